@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Runs every *.test.ts under the given folders (default: test/) with node's built-in test runner,
+// TypeScript loaded through tsx. Node 20's --test does not expand globs or find .ts files itself,
+// so the file list is made here. TEST_CONCURRENCY overrides how many files run at once.
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+
+const roots = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const passthrough = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const files = [];
+function walk(path) {
+  const st = statSync(path);
+  if (st.isFile()) {
+    if (path.endsWith('.test.ts')) files.push(path);
+    return;
+  }
+  for (const name of readdirSync(path).sort()) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    walk(join(path, name));
+  }
+}
+for (const root of roots.length ? roots : ['test']) walk(root);
+if (files.length === 0) {
+  console.error(`no test files under ${roots.join(', ') || 'test'}`);
+  process.exit(1);
+}
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
+const args = [
+  '--import', 'tsx',
+  '--test',
+  `--test-concurrency=${concurrency}`,
+  ...passthrough,
+  ...files.map((f) => relative(process.cwd(), f)),
+];
+const child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } });
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,41 @@
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { ReceivedEvent } from '../backends/consumer.ts';
+
+/** The event formats the receiver understands. */
+export type Format = 'azure' | 'raw' | 'json';
+
+/** Where the events come from; becomes the messaging attributes on every record. */
+export interface DecodeContext {
+  readonly namespace: string;
+  readonly eventHubName: string;
+  readonly consumerGroup: string;
+  readonly partitionId: string;
+}
+
+export interface DecoderOptions {
+  readonly format: Format;
+  /** `azure` format: OpenTelemetry semantic-convention names instead of the Go receiver's. Default false. */
+  readonly applySemanticConventions?: boolean;
+  /** Extra timestamp layouts tried before the built-in ones (Go reference-time layouts or strftime-like). */
+  readonly timeFormats?: readonly string[];
+  /** Regex sanitizers applied, in order, only when an event's JSON does not parse. */
+  readonly sanitizers?: readonly { readonly pattern: string; readonly replacement: string }[];
+}
+
+/** Counts from one decode call, for self-telemetry. */
+export interface DecodeStats {
+  /** Events whose body could not be decoded in the configured format (exported raw with `error.type`). */
+  readonly failedEvents: number;
+  /** Events decoded only after a sanitizer repaired them. */
+  readonly sanitizedEvents: number;
+  /** Records whose timestamp did not parse and fell back to the enqueued time. */
+  readonly timestampFallbacks: number;
+}
+
+export interface DecodeResult {
+  readonly records: ReadableLogRecord[];
+  readonly stats: DecodeStats;
+}
+
+/** A decoder is a pure function of events to log records. It never throws. */
+export type Decoder = (events: readonly ReceivedEvent[], context: DecodeContext) => DecodeResult;

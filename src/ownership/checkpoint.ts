@@ -1,0 +1,41 @@
+/** A partition's durable progress: the last event whose batch the consumer resolved. */
+export interface Checkpoint {
+  readonly partitionId: string;
+  readonly sequenceNumber: number;
+  /** Decimal string, as the Azure SDKs store it. */
+  readonly offset: string;
+  /** When the checkpoint blob was last written, if known. */
+  readonly updatedOn?: Date;
+}
+
+/** Identifies a hub's consumer group in the blob layout: `<namespace>/<hub>/<consumer group>/...`, lower-cased. */
+export interface CheckpointScope {
+  readonly fullyQualifiedNamespace: string;
+  readonly eventHubName: string;
+  readonly consumerGroup: string;
+}
+
+/**
+ * Proof, at write time, that the writer still owns the partition. Blob stores pass the lease id to the
+ * service (a write without the current lease fails with 412); the memory store compares tokens.
+ * `undefined` only for single-instance use with no ownership coordinator.
+ */
+export interface OwnershipFence {
+  readonly leaseId: string;
+  /** Returns false when the lease may have lapsed (last renewal too old): the write is refused locally. */
+  isValid(): boolean;
+}
+
+export class CheckpointFencedError extends Error {
+  override readonly name = 'CheckpointFencedError';
+}
+
+export interface CheckpointStore {
+  read(scope: CheckpointScope, partitionId: string): Promise<Checkpoint | undefined>;
+  list(scope: CheckpointScope): Promise<Checkpoint[]>;
+  /**
+   * Writes the checkpoint. Never moves backwards: a checkpoint whose sequence number is below the stored
+   * one is ignored. With a fence, refuses (CheckpointFencedError) when the fence is no longer valid.
+   */
+  write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence): Promise<void>;
+}

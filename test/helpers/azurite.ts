@@ -1,0 +1,84 @@
+/**
+ * Starts Azurite's blob service from node_modules as a child process on loopback, on a free port,
+ * in memory, with telemetry off, and stops it afterwards. Flags per ../shared/design/EVENT-HUBS-PROTOCOL.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+const require = createRequire(import.meta.url);
+
+/** Azurite's well-known development account (public, documented by Microsoft). */
+export const AZURITE_ACCOUNT = 'devstoreaccount1';
+export const AZURITE_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+
+export interface Azurite {
+  readonly port: number;
+  readonly blobEndpoint: string;
+  readonly connectionString: string;
+  stop(): Promise<void>;
+}
+
+function azuriteBlobMain(): string {
+  const pkg = require.resolve('azurite/package.json');
+  return join(dirname(pkg), 'dist', 'src', 'blob', 'main.js');
+}
+
+export async function startAzurite(options: { startTimeoutMs?: number } = {}): Promise<Azurite> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [azuriteBlobMain(), '--inMemoryPersistence', '--disableTelemetry', '--skipApiVersionCheck', '--silent', '--blobHost', '127.0.0.1', '--blobPort', '0'],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AZURITE_ACCOUNTS: '' } },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`Azurite did not start within ${options.startTimeoutMs ?? 20_000} ms; output: ${out}`));
+    }, options.startTimeoutMs ?? 20_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listens on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Azurite exited with code ${code}: ${out}`));
+    });
+  });
+  // Keep draining output so a full pipe never blocks Azurite.
+  child.stdout?.resume();
+  child.stderr?.resume();
+  const blobEndpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
+  let stopped: Promise<void> | undefined;
+  return {
+    port,
+    blobEndpoint,
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=${blobEndpoint};`,
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        timer.unref();
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      });
+      return stopped;
+    },
+  };
+}
+
+/** A random lower-case name valid as a container, hub or consumer group name. */
+export function randomName(prefix = 't'): string {
+  return `${prefix}${randomBytes(6).toString('hex')}`;
+}
