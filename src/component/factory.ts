@@ -1,0 +1,26 @@
+import type { z } from 'zod';
+import type { Logger } from './logger.ts';
+import type { LogsConsumer } from '../pipeline/consumer.ts';
+
+/** Stability of a component or feature gate, as the collector prints it in `components`. */
+export type Stability = 'development' | 'alpha' | 'beta' | 'stable' | 'deprecated';
+
+/** What every created component gets from the service. */
+export interface CreateSettings {
+  /** The component id from the config, e.g. `file/audit`. */
+  readonly id: string;
+  readonly logger: Logger;
+}
+
+/**
+ * The collector's factory triple for a logs exporter: a `type`, the one place defaults live
+ * (`createDefaultConfig`, pure, returns a fresh object), and `create`. `configSchema` validates the
+ * user's section (unknown keys rejected); the service merges it over the defaults before `create`.
+ */
+export interface ExporterFactory<C = unknown> {
+  readonly type: string;
+  readonly stability: Stability;
+  readonly configSchema: z.ZodType<C>;
+  createDefaultConfig(): C;
+  create(settings: CreateSettings, config: C): Promise<LogsConsumer>;
+}
