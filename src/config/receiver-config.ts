@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { durationMs } from './duration.ts';
+
+/**
+ * The `azure_event_hub` receiver's config section. Keys follow the Go collector's `azureeventhub`
+ * receiver so its configs run unchanged; our additions (backend, ownership, checkpoint, start_position,
+ * retry_on_failure, dead_letter, ...) live beside them. Defaults live in the schema, so parsing `{}`
+ * (plus a connection) yields the complete default config. Durations: Go-style strings or milliseconds.
+ */
+
+const retryOnFailure = z
+  .strictObject({
+    /** Retry retryable export failures. Default true. */
+    enabled: z.boolean().default(true),
+    /** First wait. Default 5s. */
+    initial_interval: durationMs.default(5_000),
+    /** Longest wait. Default 30s. */
+    max_interval: durationMs.default(30_000),
+    /** Give up (dead-letter) after this long; 0 retries forever. Default 300s. */
+    max_elapsed_time: durationMs.default(300_000),
+    /** Growth factor between waits. Default 1.5. */
+    multiplier: z.number().min(1).default(1.5),
+    /** Jitter: each wait is multiplied by a random factor in [1-r, 1+r]. Default 0.5. */
+    randomization_factor: z.number().min(0).max(1).default(0.5),
+  })
+  .default({ enabled: true, initial_interval: 5_000, max_interval: 30_000, max_elapsed_time: 300_000, multiplier: 1.5, randomization_factor: 0.5 });
+
+const blobCheckpointStore = z.strictObject({
+  /** Storage connection string (account key or SAS). Either this or storage_account_url. */
+  connection: z.string().min(1).optional(),
+  /** Blob service URL, used with Entra ID auth. */
+  storage_account_url: z.url().optional(),
+  /** Container for ownership and checkpoint blobs. Required. */
+  container_name: z.string().min(3, 'container names need at least 3 characters'),
+  /** Create the container when it does not exist. Default false (the Go receiver requires it to exist). */
+  create_container: z.boolean().default(false),
+});
+
+const ownership = z
+  .strictObject({
+    /** Blob lease duration, 15s to 60s. Default 15s. */
+    lease_duration: durationMs.default(15_000),
+    /** Lease renewal interval. Default a third of lease_duration. */
+    renew_interval: durationMs.optional(),
+    /** How often ownership is rebalanced. Default 5s. */
+    update_interval: durationMs.default(5_000),
+    /** `balanced` claims one partition per round; `greedy` its whole fair share at once. Default balanced. */
+    strategy: z.enum(['balanced', 'greedy']).default('balanced'),
+    /** This instance's owner id. Default a random UUID per process. */
+    owner_id: z.string().min(1).optional(),
+  })
+  .default({ lease_duration: 15_000, update_interval: 5_000, strategy: 'balanced' });
+
+const checkpoint = z
+  .strictObject({
+    /** Checkpoint at most this often per partition. Default 5s. */
+    interval: durationMs.default(5_000),
+    /** Also checkpoint after this many events since the last one; 0 disables. Default 0. */
+    every_n_events: z.number().int().min(0).default(0),
+  })
+  .default({ interval: 5_000, every_n_events: 0 });
+
+const partitionStart = z
+  .strictObject({
+    sequence_number: z.number().int().min(-1).optional(),
+    offset: z.string().min(1).optional(),
+    /** Include the event at that position. Default false (start after it). */
+    inclusive: z.boolean().default(false),
+  })
+  .refine((p) => (p.sequence_number === undefined) !== (p.offset === undefined), 'give exactly one of sequence_number or offset');
+
+const deadLetter = z
+  .strictObject({
+    /** A directory of JSON-lines files. */
+    directory: z.string().min(1).optional(),
+    /** A blob container (uses `connection`, or the checkpoint store's account). */
+    container: z.string().min(3).optional(),
+    connection: z.string().min(1).optional(),
+  })
+  .refine((d) => !(d.directory && d.container), 'give either directory or container, not both');
+
+const authObject = z.looseObject({ type: z.enum(['connection_string', 'default', 'managed_identity', 'workload_identity', 'service_principal']) });
+
+export const receiverConfigSchema = z
+  .strictObject({
+    /** Event Hubs connection string (SharedAccessKey or SharedAccessSignature; may carry EntityPath). */
+    connection: z.string().min(1).optional(),
+    /** Entra ID: the id of an auth extension (Go receiver style) or an inline auth object. */
+    auth: z.union([z.string().min(1), authObject]).optional(),
+    event_hub: z.strictObject({ name: z.string().min(1).optional(), namespace: z.string().min(1).optional() }).default({}),
+    /** Consumer group. Default `$Default`. */
+    group: z.string().min(1).default('$Default'),
+    /** Read only this partition (no ownership balancing). Default: all partitions. */
+    partition: z.string().default(''),
+    /** Go receiver: start offset for `partition` when there is no checkpoint (exclusive). */
+    offset: z.string().default(''),
+    /** Go receiver: id of a storage extension. Accepted for compatibility; checkpoints go to blob_checkpoint_store. */
+    storage: z.string().optional(),
+    /** `azure` (resource logs), `raw`, `json`; `""` means raw, as in the Go receiver. Default azure. */
+    format: z.enum(['azure', 'raw', 'json', '']).default('azure').transform((f) => (f === '' ? 'raw' : f)),
+    /** Go receiver: encoding extension id. Not supported (use `format`). */
+    encoding: z.string().optional(),
+    apply_semantic_conventions: z.boolean().default(false),
+    time_formats: z
+      .strictObject({ logs: z.array(z.string()).optional(), metrics: z.array(z.string()).optional(), traces: z.array(z.string()).optional() })
+      .default({}),
+    /** Go receiver (metrics only): accepted and ignored; this receiver emits logs. */
+    metric_aggregation: z.string().optional(),
+    /** Regex sanitizers tried, in order, only on events whose JSON does not parse. */
+    sanitizers: z.array(z.strictObject({ pattern: z.string().min(1), replacement: z.string() })).default([]),
+    /** Most events per batch handed to the pipeline. Default 100. */
+    max_poll_events: z.number().int().min(1).max(100_000).default(100),
+    /** Longest wait, in seconds, before handing over fewer than max_poll_events. Default 5. */
+    poll_rate: z.number().min(0).default(5),
+    /** Events buffered per partition ahead of the pipeline. 0 = 300; negative disables. Default 0. */
+    prefetch_count: z.number().int().default(0),
+    /** `polling` (default) or `streaming`; when absent, the receiver.azureeventhub.streaming gate decides. */
+    backend: z.enum(['polling', 'streaming']).optional(),
+    blob_checkpoint_store: blobCheckpointStore.optional(),
+    ownership,
+    checkpoint,
+    /** Without a checkpoint: `latest` (default), `earliest`, an RFC 3339 time, or a look-back duration ("1h"). */
+    start_position: z.string().default('latest'),
+    /** Per-partition start without a checkpoint: `{ "0": { sequence_number: 42 } }`. A checkpoint wins. */
+    partition_start: z.record(z.string(), partitionStart).default({}),
+    retry_on_failure: retryOnFailure,
+    dead_letter: deadLetter.optional(),
+    /** The hub's retention, for the retention headroom ratio (the service does not report it). */
+    retention: durationMs.optional(),
+    /** Longest graceful stop. Default 30s. */
+    shutdown_timeout: durationMs.default(30_000),
+  })
+  // `when: () => true` runs these checks even when a field failed, so every problem is reported at once;
+  // fields that failed still hold their raw input here, hence the type guards.
+  .superRefine((c, ctx) => {
+    const num = (v: unknown): v is number => typeof v === 'number';
+    if (!c.connection && !c.auth) ctx.addIssue({ code: 'custom', path: ['connection'], message: 'required: give a connection string, or auth with event_hub.name and event_hub.namespace' });
+    const hub = c.event_hub ?? {};
+    if (!c.connection && c.auth) {
+      if (!hub.name) ctx.addIssue({ code: 'custom', path: ['event_hub', 'name'], message: 'required when auth is used' });
+      if (!hub.namespace) ctx.addIssue({ code: 'custom', path: ['event_hub', 'namespace'], message: 'required when auth is used' });
+    }
+    if (typeof c.connection === 'string' && !/EntityPath=/i.test(c.connection) && !hub.name) {
+      ctx.addIssue({ code: 'custom', path: ['event_hub', 'name'], message: 'required: the connection string has no EntityPath' });
+    }
+    if (typeof c.connection === 'string' && !/Endpoint=/i.test(c.connection)) ctx.addIssue({ code: 'custom', path: ['connection'], message: 'is not an Event Hubs connection string (no Endpoint=sb://...)' });
+    if (c.offset && !c.partition) ctx.addIssue({ code: 'custom', path: ['offset'], message: 'only applies with partition; set partition, or use partition_start' });
+    if (c.encoding) ctx.addIssue({ code: 'custom', path: ['encoding'], message: 'encoding extensions are not supported; use format: azure | raw | json' });
+    const b = c.blob_checkpoint_store;
+    if (b && !!b.connection === !!b.storage_account_url) {
+      ctx.addIssue({ code: 'custom', path: ['blob_checkpoint_store', 'connection'], message: 'give exactly one of connection or storage_account_url' });
+    }
+    const o = c.ownership ?? {};
+    if (num(o.lease_duration) && (o.lease_duration < 15_000 || o.lease_duration > 60_000)) {
+      ctx.addIssue({ code: 'custom', path: ['ownership', 'lease_duration'], message: `must be between 15s and 60s (blob leases allow no other durations), got ${o.lease_duration} ms` });
+    }
+    if (num(o.renew_interval) && num(o.lease_duration) && o.renew_interval > o.lease_duration / 2) {
+      ctx.addIssue({ code: 'custom', path: ['ownership', 'renew_interval'], message: `(${o.renew_interval} ms) must be at most half of lease_duration (${o.lease_duration} ms); set it to about a third (${Math.round(o.lease_duration / 3)} ms)` });
+    }
+    if (c.dead_letter?.container && !c.dead_letter.connection && !b) {
+      ctx.addIssue({ code: 'custom', path: ['dead_letter', 'connection'], message: 'required for a dead-letter container when there is no blob_checkpoint_store' });
+    }
+  }, { when: () => true });
+
+/** What users write (keys optional where a default exists). */
+export type ReceiverConfigInput = z.input<typeof receiverConfigSchema>;
+/** The validated config with every default filled in. */
+export type ReceiverConfig = z.output<typeof receiverConfigSchema>;

@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseReceiverConfig } from '../../../src/config/parse-receiver-config.ts';
+import { ConfigError } from '../../../src/component/errors.ts';
+
+const CONN = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=c2VjcmV0S2V5VmFsdWU=;EntityPath=hub';
+
+function problems(input: unknown): string[] {
+  try {
+    parseReceiverConfig(input, ['receivers', 'azure_event_hub']);
+  } catch (e) {
+    assert.ok(e instanceof ConfigError);
+    return [...e.issues];
+  }
+  assert.fail('expected a ConfigError');
+}
+
+test('a connection alone yields the complete default config', () => {
+  const c = parseReceiverConfig({ connection: CONN });
+  assert.equal(c.group, '$Default');
+  assert.equal(c.format, 'azure');
+  assert.equal(c.max_poll_events, 100);
+  assert.equal(c.poll_rate, 5);
+  assert.equal(c.checkpoint.interval, 5_000);
+  assert.equal(c.ownership.lease_duration, 15_000);
+  assert.equal(c.ownership.strategy, 'balanced');
+  assert.equal(c.retry_on_failure.initial_interval, 5_000);
+  assert.equal(c.start_position, 'latest');
+  assert.equal(c.backend, undefined);
+});
+
+test("the Go receiver's documented keys parse unchanged, format '' meaning raw", () => {
+  const c = parseReceiverConfig({
+    connection: CONN,
+    partition: '0',
+    group: 'my-consumer-group',
+    offset: '1234-5566',
+    format: '',
+    time_formats: { logs: ['01/02/2006 15:04:05'], metrics: ['01/02/2006 15:04:05'] },
+    max_poll_events: 500,
+    poll_rate: 2,
+    prefetch_count: 1000,
+    blob_checkpoint_store: { connection: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=k;EndpointSuffix=core.windows.net', container_name: 'checkpoints' },
+  });
+  assert.equal(c.format, 'raw');
+  assert.equal(c.partition, '0');
+  assert.equal(c.blob_checkpoint_store?.container_name, 'checkpoints');
+});
+
+test('every problem is reported at once, each with its dotted path', () => {
+  const lines = problems({ ownership: { lease_duration: '5s', renew_interval: '10s' }, offset: '12', format: 'xml' });
+  const text = lines.join('\n');
+  assert.match(text, /receivers\.azure_event_hub\.connection: required/);
+  assert.match(text, /receivers\.azure_event_hub\.format: /);
+  assert.ok(lines.length >= 2, text);
+});
+
+test('cross-field errors say what to do', () => {
+  const text = problems({ connection: CONN, offset: '5', ownership: { lease_duration: '15s', renew_interval: '10s' } }).join('\n');
+  assert.match(text, /ownership\.renew_interval: .* at most half of lease_duration .* about a third/);
+  assert.match(text, /offset: only applies with partition/);
+  const lease = problems({ connection: CONN, ownership: { lease_duration: '90s' } }).join('\n');
+  assert.match(lease, /ownership\.lease_duration: must be between 15s and 60s/);
+});
+
+test('unknown keys are rejected with a suggestion', () => {
+  const text = problems({ connection: CONN, blob_checkpoint_store: { connection: 'x', containr_name: 'abc' } }).join('\n');
+  assert.match(text, /blob_checkpoint_store\.containr_name: unknown key; did you mean `container_name`\?/);
+});
+
+test('no secret from the input appears in any message', () => {
+  const text = problems({ connection: CONN.replace('EntityPath=hub', ''), blob_checkpoint_store: { connection: 'AccountKey=c2VjcmV0S2V5VmFsdWU=', storage_account_url: 'https://a.blob.core.windows.net', container_name: 'x' } }).join('\n');
+  assert.doesNotMatch(text, /c2VjcmV0S2V5VmFsdWU=/);
+});
