@@ -24,3 +24,22 @@ export interface ExporterFactory<C = unknown> {
   createDefaultConfig(): C;
   create(settings: CreateSettings, config: C): Promise<LogsConsumer>;
 }
+
+/** A running receiver, as the service sees it. */
+export interface ReceiverComponent {
+  /** Returns quickly; reading happens in background loops. A start that fails half-way cleans up. */
+  start(): Promise<void>;
+  /** Stops claiming, drains in-flight batches, writes final checkpoints, releases leases. Idempotent, safe without start. */
+  shutdown(): Promise<void>;
+}
+
+/** The receiver factory triple; `create` wires the receiver to the next consumer in the pipeline. */
+export interface ReceiverFactory<C = unknown, R extends ReceiverComponent = ReceiverComponent, S extends CreateSettings = CreateSettings> {
+  readonly type: string;
+  /** Other names the type is registered under (e.g. `azureeventhub`). */
+  readonly aliases: readonly string[];
+  readonly stability: Stability;
+  readonly configSchema: z.ZodType<C>;
+  createDefaultConfig(): C;
+  create(settings: S, config: C, next: LogsConsumer): Promise<R>;
+}

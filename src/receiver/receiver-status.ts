@@ -1,0 +1,50 @@
+import type { StopReason } from '../ownership/coordinator.ts';
+
+/** Status events of a receiver, a discriminated union (nats.js style), for logs, metrics and health. */
+export type ReceiverStatus =
+  | { readonly type: 'hubReached'; readonly partitionIds: readonly string[] }
+  | { readonly type: 'hubUnreachable'; readonly error: Error }
+  | { readonly type: 'partitionOpened'; readonly partitionId: string; readonly startSequenceNumber?: number; readonly ownerLevel?: number }
+  | { readonly type: 'partitionClosed'; readonly partitionId: string; readonly reason: StopReason | 'ownershipLost' | 'error'; readonly error?: Error }
+  | { readonly type: 'exported'; readonly partitionId: string; readonly records: number; readonly events: number; readonly durationMs: number }
+  | { readonly type: 'exportFailed'; readonly partitionId: string; readonly records: number; readonly error: Error; readonly permanent: boolean }
+  | { readonly type: 'deadLettered'; readonly partitionId: string; readonly events: number; readonly error: Error }
+  | { readonly type: 'checkpointWritten'; readonly partitionId: string; readonly sequenceNumber: number }
+  | { readonly type: 'checkpointFailed'; readonly partitionId: string; readonly error: Error }
+  | { readonly type: 'retentionGap'; readonly partitionId: string; readonly eventsLost: number; readonly checkpointSequenceNumber: number; readonly firstRetainedSequenceNumber: number }
+  | { readonly type: 'backendDisconnected'; readonly partitionId?: string; readonly error: Error }
+  | { readonly type: 'backendRecovered'; readonly partitionId?: string }
+  | { readonly type: 'standby' };
+
+/** Per-partition gauges, read at scrape time. */
+export interface PartitionStats {
+  readonly partitionId: string;
+  /** Last sequence number handed to the consumer and resolved. -1 before the first batch. */
+  readonly lastProcessedSequenceNumber: number;
+  readonly lagEvents: number;
+  readonly lagSeconds: number;
+  /** Seconds since the last successful checkpoint write; undefined before the first. */
+  readonly checkpointAgeSeconds?: number;
+  /** lagSeconds / retention seconds, when the retention is configured. 1.0 means data is about to expire unread. */
+  readonly retentionUsedRatio?: number;
+}
+
+/** Monotonic counters since start, read at scrape time. */
+export interface ReceiverCounters {
+  readonly eventsReceived: number;
+  readonly bytesReceived: number;
+  readonly recordsDecoded: number;
+  readonly eventsFailedDecode: number;
+  readonly recordsAccepted: number;
+  readonly recordsRefused: number;
+  readonly eventsDeadLettered: number;
+  readonly checkpointWrites: number;
+  readonly checkpointFailures: number;
+  readonly backendReconnects: number;
+  readonly eventsLostToRetention: number;
+}
+
+export interface ReceiverStats {
+  readonly counters: ReceiverCounters;
+  readonly partitions: readonly PartitionStats[];
+}

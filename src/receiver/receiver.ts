@@ -1,0 +1,24 @@
+import type { TokenCredential } from '@azure/core-auth';
+import type { CreateSettings, ReceiverComponent } from '../component/factory.ts';
+import type { FeatureGateRegistry } from '../component/feature-gates.ts';
+import type { ReceiverStats, ReceiverStatus } from './receiver-status.ts';
+
+/** The Azure Event Hubs receiver, as embedders and the service see it. */
+export interface AzureEventHubReceiver extends ReceiverComponent {
+  /** Counters and per-partition gauges (lag, checkpoint age), cheap enough to read at every scrape. */
+  stats(): ReceiverStats;
+  /** Partitions this instance reads now. */
+  ownedPartitions(): readonly string[];
+  /** Subscribes to status events; returns the unsubscribe function. */
+  onStatus(listener: (status: ReceiverStatus) => void): () => void;
+}
+
+/** Settings the service (or an embedder) passes to the receiver factory. */
+export interface ReceiverCreateSettings extends CreateSettings {
+  /** Gates in force; default: a fresh registry with OTELCOL_FEATURE_GATES applied. */
+  readonly featureGates?: FeatureGateRegistry;
+  /** Resolves an `auth: <extension id>` reference (Go receiver style) to a credential. */
+  readonly resolveAuth?: (extensionId: string) => TokenCredential | undefined;
+  /** A credential to use when `auth` is set inline or for `storage_account_url` (overrides `auth`). */
+  readonly credential?: TokenCredential;
+}
