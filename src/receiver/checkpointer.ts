@@ -1,0 +1,90 @@
+import type { Checkpoint, CheckpointScope, CheckpointStore, OwnershipFence } from '../ownership/checkpoint.ts';
+
+export interface CheckpointerOptions {
+  readonly store: CheckpointStore;
+  readonly scope: CheckpointScope;
+  readonly partitionId: string;
+  readonly fence?: OwnershipFence;
+  /** Write at most this often. Default 5000 ms. */
+  readonly intervalMs: number;
+  /** Also write after this many events since the last write; 0 disables. */
+  readonly everyNEvents: number;
+  /** The checkpoint read at start, if any: writes never go at or below it. */
+  readonly initial?: Checkpoint;
+  readonly now?: () => number;
+}
+
+/**
+ * One partition's bookkeeping (kafkajs' offsetManager): `mark` records the last event of a batch the
+ * consumer resolved; `flushIfDue` / `flush` write it, throttled by time or count. Writes only move forward,
+ * and a failed write keeps the mark for the next attempt.
+ */
+export class Checkpointer {
+  readonly #o: CheckpointerOptions;
+  readonly #now: () => number;
+  #pending: Checkpoint | undefined;
+  #written: number;
+  #lastWriteAt: number;
+  #eventsSinceWrite = 0;
+  #lastWrittenAt: number | undefined;
+  #inFlight: Promise<boolean> | undefined;
+
+  constructor(options: CheckpointerOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    this.#written = options.initial?.sequenceNumber ?? Number.NEGATIVE_INFINITY;
+    this.#lastWriteAt = this.#now();
+  }
+
+  /** Records that every event up to and including `sequenceNumber` was resolved by the consumer. */
+  mark(sequenceNumber: number, offset: string, events: number): void {
+    if (sequenceNumber <= (this.#pending?.sequenceNumber ?? this.#written)) return;
+    this.#pending = { partitionId: this.#o.partitionId, sequenceNumber, offset };
+    this.#eventsSinceWrite += events;
+  }
+
+  /** Milliseconds until a write is due (0 = now); Infinity when nothing is pending. */
+  msUntilDue(): number {
+    if (!this.#pending) return Number.POSITIVE_INFINITY;
+    if (this.#o.everyNEvents > 0 && this.#eventsSinceWrite >= this.#o.everyNEvents) return 0;
+    return Math.max(0, this.#lastWriteAt + this.#o.intervalMs - this.#now());
+  }
+
+  /** Seconds since the last successful write; undefined before the first. */
+  ageSeconds(): number | undefined {
+    return this.#lastWrittenAt === undefined ? undefined : (this.#now() - this.#lastWrittenAt) / 1000;
+  }
+
+  /** The highest sequence number durably written. */
+  writtenSequenceNumber(): number | undefined {
+    return Number.isFinite(this.#written) ? this.#written : undefined;
+  }
+
+  async flushIfDue(): Promise<boolean> {
+    return this.msUntilDue() === 0 ? this.flush() : false;
+  }
+
+  /** Writes the pending checkpoint now. Resolves true when something was written; rejects on failure. */
+  async flush(): Promise<boolean> {
+    while (this.#inFlight) await this.#inFlight.catch(() => undefined);
+    const pending = this.#pending;
+    if (!pending || pending.sequenceNumber <= this.#written) return false;
+    this.#inFlight = (async () => {
+      await this.#o.store.write(this.#o.scope, pending, this.#o.fence);
+      this.#written = Math.max(this.#written, pending.sequenceNumber);
+      if (this.#pending === pending) this.#pending = undefined;
+      this.#eventsSinceWrite = 0;
+      this.#lastWriteAt = this.#lastWrittenAt = this.#now();
+      return true;
+    })();
+    try {
+      return await this.#inFlight;
+    } catch (error) {
+      // Keep the mark; try again at the next interval rather than hammering a failing store.
+      this.#lastWriteAt = this.#now();
+      throw error;
+    } finally {
+      this.#inFlight = undefined;
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Checkpointer } from '../../../src/receiver/checkpointer.ts';
+import { RecordingStore } from './fakes.ts';
+
+const scope = { fullyQualifiedNamespace: 'ns', eventHubName: 'hub', consumerGroup: '$Default' };
+
+function make(opts: { intervalMs?: number; everyN?: number; initial?: number; valid?: () => boolean } = {}) {
+  let now = 1_000_000;
+  const store = new RecordingStore();
+  const cp = new Checkpointer({
+    store, scope, partitionId: '0', intervalMs: opts.intervalMs ?? 5_000, everyNEvents: opts.everyN ?? 0, now: () => now,
+    initial: opts.initial === undefined ? undefined : { partitionId: '0', sequenceNumber: opts.initial, offset: '0' },
+    fence: opts.valid ? { leaseId: 'l', isValid: opts.valid } : undefined,
+  });
+  return { cp, store, advance: (ms: number) => (now += ms) };
+}
+
+test('writes on the interval, not on every mark', async () => {
+  const { cp, store, advance } = make({ intervalMs: 5_000 });
+  for (let s = 0; s < 100; s++) {
+    cp.mark(s, String(s), 1);
+    await cp.flushIfDue();
+    advance(10);
+  }
+  assert.equal(store.writes.length, 0); // 1 s elapsed
+  advance(4_100);
+  await cp.flushIfDue();
+  assert.deepEqual(store.writes.map((w) => w.sequenceNumber), [99]);
+});
+
+test('writes every N events when that comes first', async () => {
+  const { cp, store } = make({ intervalMs: 60_000, everyN: 50 });
+  for (let s = 0; s < 120; s++) {
+    cp.mark(s, String(s), 1);
+    await cp.flushIfDue();
+  }
+  assert.deepEqual(store.writes.map((w) => w.sequenceNumber), [49, 99]);
+});
+
+test('never moves backwards, not even below the checkpoint it started from', async () => {
+  const { cp, store } = make({ initial: 10 });
+  cp.mark(5, '5', 1);
+  assert.equal(await cp.flush(), false);
+  cp.mark(12, '12', 1);
+  cp.mark(11, '11', 1);
+  await cp.flush();
+  assert.deepEqual(store.writes.map((w) => w.sequenceNumber), [12]);
+});
+
+test('a failed write keeps the mark for the next attempt', async () => {
+  const { cp, store } = make();
+  store.failWrites = 1;
+  cp.mark(3, '300', 3);
+  await assert.rejects(cp.flush(), /storage unavailable/);
+  assert.equal(await cp.flush(), true);
+  assert.equal(store.data.get('0')?.offset, '300');
+});
+
+test('a lapsed fence refuses the write', async () => {
+  const { cp } = make({ valid: () => false });
+  cp.mark(3, '300', 3);
+  await assert.rejects(cp.flush(), { name: 'CheckpointFencedError' });
+});

@@ -1,0 +1,94 @@
+import type { HubClient, OpenOptions, PartitionReader, ReceivedEvent } from '../../../src/backends/consumer.ts';
+import type { Checkpoint, CheckpointScope, CheckpointStore, OwnershipFence } from '../../../src/ownership/checkpoint.ts';
+import { CheckpointFencedError } from '../../../src/ownership/checkpoint.ts';
+
+/** A scripted in-memory partition log behind the HubClient interface, for unit tests of pump logic only. */
+export class FakeHub implements HubClient {
+  readonly kind = 'polling' as const;
+  readonly fullyQualifiedNamespace = 'fake.servicebus.windows.net';
+  readonly eventHubName = 'hub';
+  readonly consumerGroup = '$Default';
+  readonly logs = new Map<string, ReceivedEvent[]>();
+  readonly opens: { partitionId: string; options: OpenOptions }[] = [];
+  /** Errors thrown by the next receive calls, in order. */
+  readonly failNextReceives: Error[] = [];
+
+  append(partitionId: string, count: number): void {
+    const log = this.logs.get(partitionId) ?? [];
+    for (let i = 0; i < count; i++) {
+      const seq = log.length;
+      log.push({ body: Buffer.from(`event-${partitionId}-${seq}`), sequenceNumber: seq, offset: String(seq * 100), enqueuedTime: new Date(1_700_000_000_000 + seq) });
+    }
+    this.logs.set(partitionId, log);
+  }
+
+  async getHubProperties() {
+    return { name: this.eventHubName, partitionIds: [...this.logs.keys()] };
+  }
+
+  async getPartitionProperties(partitionId: string) {
+    const log = this.logs.get(partitionId) ?? [];
+    const last = log[log.length - 1];
+    return { hubName: this.eventHubName, partitionId, beginningSequenceNumber: log.length ? 0 : -1, lastEnqueuedSequenceNumber: last?.sequenceNumber ?? -1, lastEnqueuedOffset: last?.offset ?? '-1', lastEnqueuedOnUtc: last?.enqueuedTime ?? new Date(0), isEmpty: !last };
+  }
+
+  async openPartition(partitionId: string, options: OpenOptions): Promise<PartitionReader> {
+    this.opens.push({ partitionId, options });
+    const log = this.logs.get(partitionId) ?? [];
+    const p = options.startPosition;
+    let next = p.kind === 'earliest' ? 0 : p.kind === 'latest' ? log.length : p.kind === 'sequenceNumber' ? p.sequenceNumber + (p.inclusive ? 0 : 1) : 0;
+    const logs = this.logs;
+    const failNextReceives = this.failNextReceives;
+    return {
+      partitionId,
+      async receive(max, waitMs, signal) {
+        if (signal.aborted) throw signal.reason;
+        const failure = failNextReceives.shift();
+        if (failure) throw failure;
+        const current = logs.get(partitionId) ?? [];
+        if (next >= current.length) {
+          await new Promise<void>((resolve, reject) => {
+            const t = setTimeout(resolve, Math.min(waitMs, 20));
+            signal.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+          });
+          return [];
+        }
+        const batch = current.slice(next, next + max);
+        next += batch.length;
+        return batch;
+      },
+      lastEnqueued() {
+        const current = logs.get(partitionId) ?? [];
+        const last = current[current.length - 1];
+        return last ? { sequenceNumber: last.sequenceNumber, offset: last.offset, enqueuedOn: last.enqueuedTime, retrievedOn: new Date() } : undefined;
+      },
+      async close() {},
+    };
+  }
+
+  async close() {}
+}
+
+/** A checkpoint store in memory that records every write, for assertions. */
+export class RecordingStore implements CheckpointStore {
+  readonly data = new Map<string, Checkpoint>();
+  readonly writes: Checkpoint[] = [];
+  failWrites = 0;
+  async read(_scope: CheckpointScope, partitionId: string) {
+    return this.data.get(partitionId);
+  }
+  async list() {
+    return [...this.data.values()];
+  }
+  async write(_scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence) {
+    if (fence && !fence.isValid()) throw new CheckpointFencedError('lease lapsed');
+    if (this.failWrites > 0) {
+      this.failWrites--;
+      throw new Error('storage unavailable');
+    }
+    const current = this.data.get(checkpoint.partitionId);
+    if (current && current.sequenceNumber >= checkpoint.sequenceNumber) return;
+    this.data.set(checkpoint.partitionId, checkpoint);
+    this.writes.push(checkpoint);
+  }
+}
