@@ -1,0 +1,85 @@
+import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { PermanentError } from '../component/errors.ts';
+import type { LogsConsumer } from './consumer.ts';
+import type { LogBatch } from './log-batch.ts';
+import { abortReason } from './internal/abort.ts';
+import { describeError, toConsumerError } from './internal/classify-export-error.ts';
+
+/** How long to wait for an exporter's result callback before calling the export failed. 30 000 ms. */
+export const DEFAULT_EXPORT_TIMEOUT_MS = 30_000;
+
+export interface ExporterAdapterOptions {
+  /**
+   * Time to wait for the exporter's result callback; when it passes, the call rejects with a
+   * retryable error (the export may still complete later: a retry can then duplicate it).
+   * Default 30 000 ms.
+   */
+  readonly timeoutMs?: number;
+  /** Name used in error messages, e.g. `otlphttp/backend`. Default the exporter's class name. */
+  readonly name?: string;
+}
+
+/** A retryable failure: the exporter did not call back within the adapter's timeout. */
+export class ExportTimeoutError extends Error {
+  override readonly name = 'ExportTimeoutError';
+}
+
+/**
+ * Wraps any OpenTelemetry JS `LogRecordExporter` (OTLP http/proto/grpc, console, in-memory) as a
+ * `LogsConsumer`. The promise resolves when the exporter reports SUCCESS. Failures are classified:
+ * a `PermanentError`, an OTLP HTTP 4xx other than 408/429, a non-retryable gRPC status or a synchronous
+ * throw from `export()` (the serializer failed on this data, so it would fail again) reject with a
+ * `PermanentError`; network errors, 5xx, 408, 429 and timeouts reject with a retryable error.
+ *
+ * The exporter API has no cancellation: when `signal` aborts, the call rejects at once with the
+ * signal's reason, and the export itself runs to its end in the background.
+ */
+export function fromLogRecordExporter(exporter: LogRecordExporter, options: ExporterAdapterOptions = {}): LogsConsumer {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_EXPORT_TIMEOUT_MS;
+  const name = options.name ?? exporter.constructor?.name ?? 'exporter';
+  let shutdownPromise: Promise<void> | undefined;
+
+  return {
+    consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+      if (signal?.aborted) return Promise.reject(abortReason(signal));
+      if (batch.records.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        let settled = false;
+        const finish = (error?: unknown) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          if (error === undefined) resolve();
+          else reject(error);
+        };
+        const onAbort = () => finish(abortReason(signal!));
+        const timer = setTimeout(
+          () => finish(new ExportTimeoutError(`${name}: no export result within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        timer.unref();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        const onResult = (result: ExportResult) => {
+          if (result.code === ExportResultCode.SUCCESS) finish();
+          else finish(toConsumerError(result.error ?? new Error(`${name}: export failed without an error`), name));
+        };
+        try {
+          // The SDK types records as a mutable array; exporters only read it.
+          exporter.export(batch.records as ReadableLogRecord[], onResult);
+        } catch (error) {
+          // A synchronous throw comes from serializing this very data: retrying cannot help.
+          finish(new PermanentError(`${name}: export threw: ${describeError(error)}`, { cause: error }));
+        }
+      });
+    },
+    forceFlush(): Promise<void> {
+      return exporter.forceFlush();
+    },
+    shutdown(): Promise<void> {
+      shutdownPromise ??= exporter.shutdown();
+      return shutdownPromise;
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { PermanentError } from '../component/errors.ts';
+import type { LogsConsumer } from './consumer.ts';
+import type { LogBatch } from './log-batch.ts';
+import { abortReason, sleep } from './internal/abort.ts';
+
+export interface InMemoryLogsConsumerOptions {
+  /** Time each `consume` takes before it accepts, to simulate a slow exporter. Default 0 ms. */
+  readonly delayMs?: number;
+}
+
+/** A retryable failure scripted with `failNext`. */
+export class ScriptedFailureError extends Error {
+  override readonly name = 'ScriptedFailureError';
+}
+
+interface Waiter {
+  readonly count: number;
+  readonly resolve: (records: ReadableLogRecord[]) => void;
+}
+
+/**
+ * A `LogsConsumer` that keeps every accepted batch in memory, for tests and for users embedding the
+ * receiver. Failures can be scripted (`failNext`) to exercise retry, dead-lettering and at-least-once.
+ */
+export class InMemoryLogsConsumer implements LogsConsumer {
+  /** Batches accepted, in order. */
+  readonly batches: LogBatch[] = [];
+  /** Every call to `consume`, including failed ones. */
+  calls = 0;
+  #delayMs: number;
+  #failures: ('retryable' | 'permanent')[] = [];
+  #waiters: Waiter[] = [];
+  #count = 0;
+  #shutdown = false;
+
+  constructor(options: InMemoryLogsConsumerOptions = {}) {
+    this.#delayMs = options.delayMs ?? 0;
+  }
+
+  async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+    this.calls++;
+    if (signal?.aborted) throw abortReason(signal);
+    if (this.#shutdown) throw new PermanentError('in-memory consumer is shut down');
+    const failure = this.#failures.shift();
+    if (this.#delayMs > 0) await sleep(this.#delayMs, signal);
+    if (failure === 'permanent') throw new PermanentError(`scripted permanent failure (call ${this.calls})`);
+    if (failure === 'retryable') throw new ScriptedFailureError(`scripted retryable failure (call ${this.calls})`);
+    this.batches.push(batch);
+    this.#count += batch.records.length;
+    this.#waiters = this.#waiters.filter((w) => {
+      if (this.#count < w.count) return true;
+      w.resolve(this.records());
+      return false;
+    });
+  }
+
+  /** Makes the next `count` calls fail, retryably (a plain Error) or permanently (a PermanentError). */
+  failNext(count: number, kind: 'retryable' | 'permanent' = 'retryable'): this {
+    for (let i = 0; i < count; i++) this.#failures.push(kind);
+    return this;
+  }
+
+  /** Every accepted record, in order. */
+  records(): ReadableLogRecord[] {
+    return this.batches.flatMap((b) => b.records);
+  }
+
+  /** Resolves with all records once at least `count` were accepted; rejects after `timeoutMs`. */
+  waitFor(count: number, timeoutMs: number): Promise<ReadableLogRecord[]> {
+    if (this.#count >= count) return Promise.resolve(this.records());
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        count,
+        resolve: (records) => {
+          clearTimeout(timer);
+          resolve(records);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(new Error(`waited ${timeoutMs} ms for ${count} records; have ${this.#count}`));
+      }, timeoutMs);
+      timer.unref();
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Forgets accepted batches, counters and scripted failures. */
+  reset(): void {
+    this.batches.length = 0;
+    this.calls = 0;
+    this.#count = 0;
+    this.#failures = [];
+  }
+
+  async forceFlush(): Promise<void> {}
+
+  async shutdown(): Promise<void> {
+    this.#shutdown = true;
+  }
+}

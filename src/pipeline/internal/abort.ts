@@ -1,0 +1,49 @@
+/** Small helpers so every wait in the pipeline honours an AbortSignal and never holds the process open. */
+
+/** The signal's reason, or a generic AbortError when the signal carries none. */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+/** Waits `ms` milliseconds (timer unref'ed); rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    timer.unref();
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Settles like `promise`, or rejects with the signal's reason as soon as the signal aborts, whichever
+ * comes first. The underlying work is not cancelled (the caller passes the signal down for that).
+ */
+export function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(abortReason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { PermanentError, isPermanentError } from '../component/errors.ts';
+import type { Logger } from '../component/logger.ts';
+import { durationMs, formatDurationMs } from '../config/duration.ts';
+import type { LogsConsumer } from './consumer.ts';
+import type { LogBatch } from './log-batch.ts';
+import { abortReason, raceAbort, sleep } from './internal/abort.ts';
+import { describeError } from './internal/classify-export-error.ts';
+
+/** Wait before the first retry. 5 000 ms, as the collector's exporter helper. */
+export const DEFAULT_INITIAL_INTERVAL_MS = 5_000;
+/** Upper bound of one wait between retries. 30 000 ms. */
+export const DEFAULT_MAX_INTERVAL_MS = 30_000;
+/** Total time spent retrying one batch before giving up. 300 000 ms; 0 retries forever. */
+export const DEFAULT_MAX_ELAPSED_TIME_MS = 300_000;
+/** Factor applied to the wait after each failed attempt. 1.5. */
+export const DEFAULT_MULTIPLIER = 1.5;
+/** Jitter: each wait is drawn from interval × [1 − f, 1 + f]. 0.5. */
+export const DEFAULT_RANDOMIZATION_FACTOR = 0.5;
+
+/** The collector exporter helper's `retry_on_failure`, in milliseconds. */
+export interface RetryOptions {
+  /** Retry retryable failures at all. Default true. */
+  readonly enabled?: boolean;
+  /** Wait before the first retry. Default 5 000 ms. */
+  readonly initialIntervalMs?: number;
+  /** Upper bound of one wait. Default 30 000 ms. */
+  readonly maxIntervalMs?: number;
+  /** Give up once the next wait would end later than this after the first attempt. Default 300 000 ms; 0 = never give up. */
+  readonly maxElapsedTimeMs?: number;
+  /** Growth of the wait per attempt. Default 1.5. */
+  readonly multiplier?: number;
+  /** Jitter fraction in [0, 1]. Default 0.5. */
+  readonly randomizationFactor?: number;
+  /** Where retries are logged (warn). Default: not logged. */
+  readonly logger?: Logger;
+  /** Called before each wait; for self-telemetry and tests. */
+  readonly onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+  /** Source of randomness in [0, 1). Default Math.random. */
+  readonly random?: () => number;
+  /** Clock and sleep, replaceable so tests can run the schedule without waiting. Default real time. */
+  readonly clock?: { now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void> };
+}
+
+/**
+ * Raised when retries ran out (max elapsed time reached): a `PermanentError`, so the caller dead-letters
+ * the batch instead of retrying again; `cause` is the last failure.
+ */
+export class RetriesExhaustedError extends PermanentError {
+  readonly attempts: number;
+  readonly elapsedMs: number;
+  constructor(attempts: number, elapsedMs: number, lastError: unknown) {
+    super(`gave up after ${attempts} attempts in ${formatDurationMs(Math.round(elapsedMs))}: ${describeError(lastError)}`, { cause: lastError });
+    this.attempts = attempts;
+    this.elapsedMs = elapsedMs;
+  }
+}
+
+const realClock = { now: () => Date.now(), sleep };
+
+/**
+ * The wait before retry number `retry` (1-based), with exponential growth capped at `maxIntervalMs`,
+ * then jittered, the way `cenkalti/backoff` (used by the collector) computes it.
+ */
+export function backoffDelayMs(retry: number, options: RetryOptions, random: () => number = Math.random): number {
+  const initial = options.initialIntervalMs ?? DEFAULT_INITIAL_INTERVAL_MS;
+  const max = options.maxIntervalMs ?? DEFAULT_MAX_INTERVAL_MS;
+  const multiplier = options.multiplier ?? DEFAULT_MULTIPLIER;
+  const factor = options.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR;
+  const interval = Math.min(initial * multiplier ** (retry - 1), max);
+  return Math.max(0, interval * (1 + factor * (2 * random() - 1)));
+}
+
+/**
+ * Retries a consumer's retryable failures with exponential backoff while the caller waits: the waiting
+ * is the backpressure (the pump does not read more meanwhile). A `PermanentError` is never retried.
+ * After `maxElapsedTimeMs` it rejects with a `RetriesExhaustedError` (permanent, last error as cause).
+ * An aborted signal rejects at once with the signal's reason, during a wait or an attempt.
+ */
+export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): LogsConsumer {
+  if (options.enabled === false) return consumer;
+  const maxElapsed = options.maxElapsedTimeMs ?? DEFAULT_MAX_ELAPSED_TIME_MS;
+  const random = options.random ?? Math.random;
+  const clock = options.clock ?? realClock;
+
+  async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+    const started = clock.now();
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw abortReason(signal);
+      try {
+        await raceAbort(consumer.consume(batch, signal), signal);
+        return;
+      } catch (error) {
+        if (signal?.aborted) throw abortReason(signal);
+        if (isPermanentError(error)) throw error;
+        const delayMs = backoffDelayMs(attempt, options, random);
+        const elapsed = clock.now() - started;
+        if (maxElapsed > 0 && elapsed + delayMs > maxElapsed) throw new RetriesExhaustedError(attempt, elapsed, error);
+        options.onRetry?.({ attempt, delayMs, error });
+        options.logger?.warn('export failed; retrying', {
+          attempt,
+          delay_ms: Math.round(delayMs),
+          partition_id: batch.source.partitionId,
+          error: describeError(error),
+        });
+        await clock.sleep(delayMs, signal);
+      }
+    }
+  }
+
+  return {
+    consume,
+    forceFlush: consumer.forceFlush ? () => consumer.forceFlush!() : undefined,
+    shutdown: consumer.shutdown ? () => consumer.shutdown!() : undefined,
+  };
+}
+
+/**
+ * The YAML section `retry_on_failure`, durations as Go strings ("5s", "1m30s") or milliseconds.
+ * Every key is optional; the defaults above apply.
+ */
+export const retryOnFailureSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    initial_interval: durationMs.default(DEFAULT_INITIAL_INTERVAL_MS),
+    max_interval: durationMs.default(DEFAULT_MAX_INTERVAL_MS),
+    max_elapsed_time: durationMs.default(DEFAULT_MAX_ELAPSED_TIME_MS),
+    multiplier: z.number().min(1).default(DEFAULT_MULTIPLIER),
+    randomization_factor: z.number().min(0).max(1).default(DEFAULT_RANDOMIZATION_FACTOR),
+  })
+  .refine((c) => c.max_interval >= c.initial_interval, {
+    message: 'max_interval must be at least initial_interval; raise max_interval or lower initial_interval',
+    path: ['max_interval'],
+  });
+
+export type RetryOnFailureConfig = z.output<typeof retryOnFailureSchema>;
+
+/** The defaults as a YAML-shaped object (milliseconds). */
+export function defaultRetryOnFailureConfig(): RetryOnFailureConfig {
+  return {
+    enabled: true,
+    initial_interval: DEFAULT_INITIAL_INTERVAL_MS,
+    max_interval: DEFAULT_MAX_INTERVAL_MS,
+    max_elapsed_time: DEFAULT_MAX_ELAPSED_TIME_MS,
+    multiplier: DEFAULT_MULTIPLIER,
+    randomization_factor: DEFAULT_RANDOMIZATION_FACTOR,
+  };
+}
+
+/** Maps the parsed YAML section to `RetryOptions`. */
+export function retryOptionsFromConfig(config: RetryOnFailureConfig, extra: Pick<RetryOptions, 'logger' | 'onRetry'> = {}): RetryOptions {
+  return {
+    enabled: config.enabled,
+    initialIntervalMs: config.initial_interval,
+    maxIntervalMs: config.max_interval,
+    maxElapsedTimeMs: config.max_elapsed_time,
+    multiplier: config.multiplier,
+    randomizationFactor: config.randomization_factor,
+    ...extra,
+  };
+}

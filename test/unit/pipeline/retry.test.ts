@@ -1,0 +1,134 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { withRetry, backoffDelayMs, retryOnFailureSchema, retryOptionsFromConfig, RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
+import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { isPermanentError } from '../../../src/component/errors.ts';
+import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import { holdEventLoopOpen, makeBatch } from './records.ts';
+
+holdEventLoopOpen(after);
+
+/** A virtual clock: sleep advances time instantly, so a 300 s schedule runs in microseconds. */
+function virtualClock() {
+  let now = 0;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => now,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      now += ms;
+    },
+  };
+}
+
+const alwaysFailing = (): LogsConsumer & { calls: number } => {
+  const c = {
+    calls: 0,
+    async consume() {
+      c.calls++;
+      throw new Error('503 Service Unavailable');
+    },
+  };
+  return c;
+};
+
+describe('withRetry', () => {
+  test('retries retryable failures and resolves when the consumer accepts', async () => {
+    const inner = new InMemoryLogsConsumer().failNext(3);
+    const clock = virtualClock();
+    await withRetry(inner, { clock, random: () => 0.5 }).consume(makeBatch(2));
+    assert.equal(inner.calls, 4);
+    assert.equal(inner.records().length, 2);
+    // random 0.5 → no jitter: 5 s, 7.5 s, 11.25 s (defaults: initial 5 s, multiplier 1.5)
+    assert.deepEqual(clock.sleeps, [5_000, 7_500, 11_250]);
+  });
+
+  test('max_elapsed_time ends the retries with a permanent RetriesExhaustedError carrying the last error', async () => {
+    const inner = alwaysFailing();
+    const clock = virtualClock();
+    const options = { clock, random: () => 0.5, initialIntervalMs: 10, maxIntervalMs: 40, multiplier: 2, maxElapsedTimeMs: 100 };
+    const error = await withRetry(inner, options).consume(makeBatch(1)).catch((e: unknown) => e);
+    // waits 10, 20, 40 (t = 70); the next wait of 40 would end at 110 > 100: give up after 4 attempts.
+    assert.deepEqual(clock.sleeps, [10, 20, 40]);
+    assert.equal(inner.calls, 4);
+    assert.ok(error instanceof RetriesExhaustedError);
+    assert.ok(isPermanentError(error));
+    assert.equal(error.attempts, 4);
+    assert.match(String((error.cause as Error).message), /503/);
+  });
+
+  test('max_elapsed_time 0 retries until the consumer accepts (here after 500 attempts), capped at max_interval', async () => {
+    const inner = new InMemoryLogsConsumer().failNext(500);
+    const clock = virtualClock();
+    await withRetry(inner, { clock, random: () => 0.5, maxElapsedTimeMs: 0 }).consume(makeBatch(1));
+    assert.equal(inner.calls, 501);
+    assert.equal(Math.max(...clock.sleeps), 30_000);
+  });
+
+  test('never retries a PermanentError', async () => {
+    const inner = new InMemoryLogsConsumer().failNext(1, 'permanent');
+    await assert.rejects(withRetry(inner, { clock: virtualClock() }).consume(makeBatch(1)), (e: unknown) => isPermanentError(e));
+    assert.equal(inner.calls, 1);
+  });
+
+  test('enabled: false passes the first failure through', async () => {
+    const inner = new InMemoryLogsConsumer().failNext(1);
+    await assert.rejects(withRetry(inner, { enabled: false }).consume(makeBatch(1)), (e: unknown) => !isPermanentError(e));
+    assert.equal(inner.calls, 1);
+  });
+
+  test('an abort during the backoff wait rejects promptly with the reason (real timers)', async () => {
+    const inner = alwaysFailing();
+    const controller = new AbortController();
+    const retrying = withRetry(inner, { initialIntervalMs: 60_000, maxIntervalMs: 60_000 });
+    const pending = retrying.consume(makeBatch(1), controller.signal);
+    setTimeout(() => controller.abort(new Error('shutdown')), 20);
+    await assert.rejects(pending, /shutdown/);
+    assert.equal(inner.calls, 1);
+  });
+
+  test('real timers with small intervals: 2 retryable failures then success', async () => {
+    const inner = new InMemoryLogsConsumer().failNext(2);
+    const retries: number[] = [];
+    await withRetry(inner, { initialIntervalMs: 5, maxIntervalMs: 10, onRetry: (i) => retries.push(i.attempt) }).consume(makeBatch(1));
+    assert.deepEqual(retries, [1, 2]);
+    assert.equal(inner.records().length, 1);
+  });
+
+  test('jitter stays within interval × [1 − f, 1 + f]', () => {
+    const o = { initialIntervalMs: 1_000, randomizationFactor: 0.5 };
+    assert.equal(backoffDelayMs(1, o, () => 0), 500);
+    assert.equal(backoffDelayMs(1, o, () => 0.999999) < 1_500, true);
+    assert.equal(backoffDelayMs(1, o, () => 0.999999) > 1_499, true);
+    assert.equal(backoffDelayMs(20, { ...o, maxIntervalMs: 2_000 }, () => 0.5), 2_000);
+  });
+});
+
+describe('retryOnFailureSchema', () => {
+  test('fills the collector defaults', () => {
+    assert.deepEqual(retryOnFailureSchema.parse({}), {
+      enabled: true,
+      initial_interval: 5_000,
+      max_interval: 30_000,
+      max_elapsed_time: 300_000,
+      multiplier: 1.5,
+      randomization_factor: 0.5,
+    });
+  });
+
+  test('parses Go durations and plain milliseconds', () => {
+    const c = retryOnFailureSchema.parse({ initial_interval: '1s', max_interval: '1m30s', max_elapsed_time: 0 });
+    assert.equal(c.initial_interval, 1_000);
+    assert.equal(c.max_interval, 90_000);
+    assert.equal(retryOptionsFromConfig(c).maxElapsedTimeMs, 0);
+  });
+
+  test('rejects unknown keys, bad durations and max < initial', () => {
+    assert.equal(retryOnFailureSchema.safeParse({ intial_interval: '1s' }).success, false);
+    assert.equal(retryOnFailureSchema.safeParse({ initial_interval: 'soon' }).success, false);
+    const r = retryOnFailureSchema.safeParse({ initial_interval: '10s', max_interval: '1s' });
+    assert.equal(r.success, false);
+    assert.deepEqual(r.error?.issues[0]?.path, ['max_interval']);
+  });
+});
