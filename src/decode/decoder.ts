@@ -20,7 +20,22 @@ export interface DecoderOptions {
   readonly timeFormats?: readonly string[];
   /** Regex sanitizers applied, in order, only when an event's JSON does not parse. */
   readonly sanitizers?: readonly { readonly pattern: string; readonly replacement: string }[];
+  /**
+   * Built-in repairs tried, in this order, before the regex sanitizers when an event's JSON does not parse:
+   * `new_lines` escapes raw control characters inside strings; `single_quotes` rewrites the single-quoted
+   * JSON that Azure Functions emits. Default both.
+   */
+  readonly builtinSanitizers?: readonly BuiltinSanitizer[];
+  /** Events longer than this many characters are not sanitized (a failed parse goes raw). Default 4 MiB (4_194_304). */
+  readonly maxSanitizeChars?: number;
+  /** Deepest nesting of maps/arrays kept in a record; a deeper event is exported raw. Default 64 levels. */
+  readonly maxNestingDepth?: number;
+  /** Clock for the observed time, in ms since the epoch. Default `Date.now`. */
+  readonly now?: () => number;
 }
+
+/** Repairs for malformed JSON that the `azure` and `json` formats can apply. */
+export type BuiltinSanitizer = 'new_lines' | 'single_quotes';
 
 /** Counts from one decode call, for self-telemetry. */
 export interface DecodeStats {

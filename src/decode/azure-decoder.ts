@@ -1,0 +1,79 @@
+import type { LogBody } from '@opentelemetry/api-logs';
+import type { ReceivedEvent } from '../backends/consumer.ts';
+import { mapAzureRecord, NestingTooDeepError, type AzureMapping } from './internal/azure-record.ts';
+import { enqueuedMsOf, eventAttributes } from './internal/event-attributes.ts';
+import {
+  ERROR_DECODER, ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_NESTING_TOO_DEEP, ERROR_UNEXPECTED_SHAPE,
+  eventText, nestsDeeperThan, parseJson,
+} from './internal/parse-json.ts';
+import { rawErrorRecord, type BatchState } from './internal/records.ts';
+import type { Sanitizer } from './internal/sanitize.ts';
+
+/** Everything the `azure` format needs, built once by createDecoder. */
+export interface AzureFormatConfig extends AzureMapping {
+  readonly sanitizers: readonly Sanitizer[];
+  readonly maxSanitizeChars: number;
+}
+
+/**
+ * The `azure` format: an Azure Monitor diagnostic-settings body `{"records": [...]}` (also a bare array or
+ * one record object) becomes one log record per record. Appends to `state.records`; never throws for bad
+ * input: an event that cannot be decoded becomes one raw record with `error.type`.
+ */
+export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config: AzureFormatConfig): void {
+  const enqueuedMs = enqueuedMsOf(event, state.observedMs);
+  const text = eventText(event.body);
+  if (text === undefined) {
+    state.stats.failedEvents++;
+    state.records.push(rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_INVALID_UTF8, 'event body is not valid UTF-8'));
+    return;
+  }
+  const parsed = parseJson(text, config.sanitizers, config.maxSanitizeChars);
+  if (!parsed.ok) {
+    state.stats.failedEvents++;
+    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, ERROR_INVALID_JSON, parsed.message));
+    return;
+  }
+  if (parsed.sanitized) state.stats.sanitizedEvents++;
+
+  const value = parsed.value;
+  let items: readonly unknown[];
+  if (Array.isArray(value)) items = value;
+  else if (typeof value === 'object' && value !== null) {
+    const records = (value as { records?: unknown }).records;
+    items = Array.isArray(records) ? records : [value];
+  } else {
+    state.stats.failedEvents++;
+    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'body is JSON but neither an object nor an array'));
+    return;
+  }
+
+  const base = eventAttributes(event, state.context, enqueuedMs);
+  const start = state.records.length;
+  let fallbacks = 0;
+  try {
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+        // Not a record: kept as its own record, flagged, rather than dropped.
+        if (Array.isArray(item) && nestsDeeperThan(item, config.maxNestingDepth)) {
+          throw new NestingTooDeepError(`records[${i}] nests deeper than ${config.maxNestingDepth} levels`);
+        }
+        const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, `records[${i}] is not an object`);
+        state.records.push({ ...odd, body: item as LogBody });
+        continue;
+      }
+      const { record, fallback } = mapAzureRecord(item as Record<string, unknown>, base, enqueuedMs, state.observed, config);
+      if (fallback) fallbacks++;
+      state.records.push(record);
+    }
+  } catch (error) {
+    // One bad record makes the whole event raw: its text holds every record, nothing is half-exported.
+    state.records.length = start;
+    state.stats.failedEvents++;
+    const deep = error instanceof NestingTooDeepError;
+    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, deep ? ERROR_NESTING_TOO_DEEP : ERROR_DECODER, (error as Error)?.message));
+    return;
+  }
+  state.stats.timestampFallbacks += fallbacks;
+}

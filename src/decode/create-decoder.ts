@@ -1,0 +1,94 @@
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { ReceivedEvent } from '../backends/consumer.ts';
+import { decodeAzureEvent, type AzureFormatConfig } from './azure-decoder.ts';
+import type { DecodeContext, DecodeResult, Decoder, DecoderOptions } from './decoder.ts';
+import { ATTR_CLOUD_PROVIDER, CLOUD_PROVIDER_AZURE, GO_RECEIVER_NAMES, SEMCONV_NAMES } from './internal/azure-names.ts';
+import { enqueuedMsOf } from './internal/event-attributes.ts';
+import { ERROR_DECODER, eventText } from './internal/parse-json.ts';
+import { makeRecord, rawErrorRecord, type BatchState, type MutableStats } from './internal/records.ts';
+import { ResourceCache } from './internal/resource-cache.ts';
+import { buildSanitizers, DEFAULT_BUILTIN_SANITIZERS } from './internal/sanitize.ts';
+import { compileTimeLayout } from './internal/time-layout.ts';
+import { hrTimeFromMs } from './internal/timestamp.ts';
+import { decodeJsonEvent } from './json-decoder.ts';
+import { decodeRawEvent } from './raw-decoder.ts';
+
+/** Default for DecoderOptions.maxSanitizeChars: 4 MiB of text. */
+export const DEFAULT_MAX_SANITIZE_CHARS = 4 * 1024 * 1024;
+/** Default for DecoderOptions.maxNestingDepth, in levels of maps/arrays. */
+export const DEFAULT_MAX_NESTING_DEPTH = 64;
+
+type EventDecoder = (event: ReceivedEvent, state: BatchState) => void;
+
+/**
+ * Builds the decoder for one format. Invalid options (an unknown format, a bad regex or time layout)
+ * throw here, at configuration time; the returned decoder never throws.
+ */
+export function createDecoder(options: DecoderOptions): Decoder {
+  const sanitizers = buildSanitizers(options.builtinSanitizers ?? DEFAULT_BUILTIN_SANITIZERS, options.sanitizers ?? []);
+  const maxSanitizeChars = options.maxSanitizeChars ?? DEFAULT_MAX_SANITIZE_CHARS;
+  const maxNestingDepth = options.maxNestingDepth ?? DEFAULT_MAX_NESTING_DEPTH;
+  const now = options.now ?? Date.now;
+  const semanticConventions = options.applySemanticConventions === true;
+  const names = semanticConventions ? SEMCONV_NAMES : GO_RECEIVER_NAMES;
+  const resources = new ResourceCache(names.resourceId, names.providerOnResource ? { [ATTR_CLOUD_PROVIDER]: CLOUD_PROVIDER_AZURE } : {});
+
+  let decodeEvent: EventDecoder;
+  switch (options.format) {
+    case 'azure': {
+      const timeParsers = (options.timeFormats ?? []).map((layout, index) => {
+        try {
+          return compileTimeLayout(layout);
+        } catch (error) {
+          throw new Error(`timeFormats[${index}]: ${(error as Error).message}`, { cause: error });
+        }
+      });
+      const config: AzureFormatConfig = { names, semanticConventions, timeParsers, maxNestingDepth, resources, sanitizers, maxSanitizeChars };
+      decodeEvent = (event, state) => decodeAzureEvent(event, state, config);
+      break;
+    }
+    case 'json': {
+      const config = { sanitizers, maxSanitizeChars, maxNestingDepth, resource: resources.empty };
+      decodeEvent = (event, state) => decodeJsonEvent(event, state, config);
+      break;
+    }
+    case 'raw':
+      decodeEvent = (event, state) => decodeRawEvent(event, state, resources.empty);
+      break;
+    default:
+      throw new Error(`unknown format "${String(options.format)}"; use azure, raw or json`);
+  }
+
+  return (events: readonly ReceivedEvent[], context: DecodeContext): DecodeResult => {
+    const stats: MutableStats = { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 };
+    let observedMs = Date.now();
+    try {
+      observedMs = now();
+    } catch {
+      // a broken clock option must not stop the partition
+    }
+    const state: BatchState = { context, observed: hrTimeFromMs(observedMs), observedMs, stats, records: [] };
+    for (const event of events ?? []) {
+      const mark = state.records.length;
+      try {
+        decodeEvent(event, state);
+      } catch (error) {
+        // A bug, not bad input: still export the event, raw, and say so.
+        state.records.length = mark;
+        stats.failedEvents++;
+        state.records.push(lastResortRecord(state, event, resources, error));
+      }
+    }
+    return { records: state.records, stats };
+  };
+}
+
+function lastResortRecord(state: BatchState, event: ReceivedEvent, resources: ResourceCache, error: unknown): ReadableLogRecord {
+  const message = error instanceof Error ? error.message : String(error);
+  try {
+    const text = event?.body instanceof Uint8Array ? eventText(event.body) : undefined;
+    return rawErrorRecord(state, event, text, enqueuedMsOf(event, state.observedMs), resources.empty, ERROR_DECODER, message);
+  } catch {
+    return makeRecord(state.observed, state.observed, undefined, { 'error.type': ERROR_DECODER, 'error.message': message }, resources.empty);
+  }
+}

@@ -1,0 +1,87 @@
+import { isUtf8 } from 'node:buffer';
+import type { Sanitizer } from './sanitize.ts';
+
+/** Error types written to `error.type` on records exported raw. */
+export const ERROR_INVALID_UTF8 = 'invalid_utf8';
+export const ERROR_INVALID_JSON = 'invalid_json';
+export const ERROR_NESTING_TOO_DEEP = 'nesting_too_deep';
+export const ERROR_UNEXPECTED_SHAPE = 'unexpected_shape';
+export const ERROR_DECODER = 'decoder_error';
+
+const UTF8 = new TextDecoder('utf-8');
+
+/**
+ * The event body as text. Undefined when the bytes are not valid UTF-8: such an event is exported raw with
+ * its bytes intact rather than with U+FFFD replacements. A leading byte-order mark is dropped (some
+ * producers write one; JSON.parse rejects it).
+ */
+export function eventText(body: Uint8Array): string | undefined {
+  if (!isUtf8(body)) return undefined;
+  const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+  return UTF8.decode(start === 0 ? body : body.subarray(start));
+}
+
+export type ParseOutcome =
+  | { readonly ok: true; readonly value: unknown; readonly sanitized: boolean }
+  | { readonly ok: false; readonly message: string };
+
+const MAX_ERROR_MESSAGE_CHARS = 200;
+
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > MAX_ERROR_MESSAGE_CHARS ? `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}…` : message;
+}
+
+/**
+ * JSON.parse, then, only when it fails, each sanitizer in turn (cumulatively), re-parsing after every step
+ * that changed the text. V8's JSON.parse is iterative, so deep nesting cannot overflow the stack here.
+ */
+export function parseJson(text: string, sanitizers: readonly Sanitizer[], maxSanitizeChars: number): ParseOutcome {
+  let firstError: unknown;
+  try {
+    return { ok: true, value: JSON.parse(text), sanitized: false };
+  } catch (error) {
+    firstError = error;
+  }
+  if (text.length <= maxSanitizeChars) {
+    let current = text;
+    for (const sanitize of sanitizers) {
+      let next: string;
+      try {
+        next = sanitize(current);
+      } catch {
+        continue; // a user regex that throws is skipped, never fatal
+      }
+      if (next === current) continue;
+      current = next;
+      try {
+        return { ok: true, value: JSON.parse(current), sanitized: true };
+      } catch {
+        // keep repairing
+      }
+    }
+  }
+  return { ok: false, message: messageOf(firstError) };
+}
+
+/**
+ * Whether a value nests maps/arrays deeper than `limit` levels. Exporters serialize attributes
+ * recursively (JSON.stringify overflows the stack near 5,000 levels), so deep values are refused here.
+ * The walk stops at the limit, so it cannot overflow itself.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
+      if (typeof v === 'object' && v !== null && nestsDeeperThan(v, limit - 1)) return true;
+    }
+    return false;
+  }
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (typeof v === 'object' && v !== null && nestsDeeperThan(v, limit - 1)) return true;
+  }
+  return false;
+}

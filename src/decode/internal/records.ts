@@ -1,0 +1,75 @@
+import type { HrTime } from '@opentelemetry/api';
+import type { LogAttributes, LogBody, SeverityNumber } from '@opentelemetry/api-logs';
+import type { Resource } from '@opentelemetry/resources';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { ReceivedEvent } from '../../backends/consumer.ts';
+import type { DecodeContext } from '../decoder.ts';
+import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE, eventAttributes } from './event-attributes.ts';
+import { INSTRUMENTATION_SCOPE } from './scope.ts';
+import { hrTimeFromMs } from './timestamp.ts';
+
+/** Mutable counters behind DecodeStats. */
+export interface MutableStats {
+  failedEvents: number;
+  sanitizedEvents: number;
+  timestampFallbacks: number;
+}
+
+/** What one decode call shares between its events. */
+export interface BatchState {
+  readonly context: DecodeContext;
+  readonly observed: HrTime;
+  readonly observedMs: number;
+  readonly stats: MutableStats;
+  readonly records: ReadableLogRecord[];
+}
+
+/** One record with every field present, so all records share one object shape. */
+export function makeRecord(
+  hrTime: HrTime,
+  observed: HrTime,
+  body: LogBody,
+  attributes: LogAttributes,
+  resource: Resource,
+  severityNumber?: SeverityNumber,
+  severityText?: string,
+  eventName?: string,
+): ReadableLogRecord {
+  return {
+    hrTime,
+    hrTimeObserved: observed,
+    severityNumber,
+    severityText,
+    body,
+    eventName,
+    attributes,
+    resource,
+    instrumentationScope: INSTRUMENTATION_SCOPE,
+    droppedAttributesCount: 0,
+  };
+}
+
+/**
+ * The record for an event that could not be decoded: the body as text (its bytes when not UTF-8), the
+ * enqueued time, the event metadata, and `error.type` (plus a short `error.message`) saying why.
+ */
+export function rawErrorRecord(
+  state: BatchState,
+  event: ReceivedEvent,
+  text: string | undefined,
+  enqueuedMs: number,
+  resource: Resource,
+  errorType: string,
+  errorMessage?: string,
+): ReadableLogRecord {
+  const attributes = eventAttributes(event, state.context, enqueuedMs);
+  attributes[ATTR_ERROR_TYPE] = errorType;
+  if (errorMessage) attributes[ATTR_ERROR_MESSAGE] = errorMessage;
+  return makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource);
+}
+
+/** The body bytes as a plain Uint8Array (exporters base64 them as OTLP bytesValue). */
+export function bytesOf(event: ReceivedEvent): Uint8Array {
+  const body = event.body;
+  return body instanceof Uint8Array ? body : new Uint8Array(0);
+}

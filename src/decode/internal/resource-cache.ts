@@ -1,0 +1,35 @@
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+
+/** Resources kept per decoder; past this the cache starts over (ids seen again get a new object). */
+export const MAX_CACHED_RESOURCES = 10_000;
+
+/**
+ * One `Resource` object per resource id, reused across batches. Exporters group records by resource
+ * object identity (otlp-transformer's createResourceMap), so reusing the object is what puts all records
+ * of one Azure resource under one ResourceLogs.
+ */
+export class ResourceCache {
+  readonly #byId = new Map<string, Resource>();
+  readonly #idKey: string;
+  readonly #extra: Readonly<Record<string, string>>;
+  /** The resource for records without a resource id. */
+  readonly empty: Resource;
+
+  /** @param idKey attribute that holds the id; @param extra attributes every resource carries. */
+  constructor(idKey: string, extra: Readonly<Record<string, string>> = {}) {
+    this.#idKey = idKey;
+    this.#extra = extra;
+    this.empty = resourceFromAttributes({ ...extra });
+  }
+
+  get(id: string | undefined): Resource {
+    if (id === undefined || id === '') return this.empty;
+    let resource = this.#byId.get(id);
+    if (resource === undefined) {
+      if (this.#byId.size >= MAX_CACHED_RESOURCES) this.#byId.clear();
+      resource = resourceFromAttributes({ ...this.#extra, [this.#idKey]: id });
+      this.#byId.set(id, resource);
+    }
+    return resource;
+  }
+}
