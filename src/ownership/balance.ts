@@ -1,0 +1,94 @@
+import { sortPartitionIds } from './internal/partition-order.ts';
+
+/**
+ * `balanced`: claim at most one partition per round, so that members starting together interleave their
+ * claims from fresh views. `greedy`: claim the whole missing share in one round.
+ */
+export type BalanceStrategy = 'balanced' | 'greedy';
+
+export interface BalanceInput {
+  /** This instance. Counted as a live member even when absent from `members`. */
+  readonly ownerId: string;
+  /** Live members (instances whose membership lease is held), this one included or not. */
+  readonly members: readonly string[];
+  /**
+   * Current owner of each partition: an owner id while its lease is held, `undefined` (or missing) while it
+   * is free (never leased, released, expired or broken). A partition held by an id that is not a live member
+   * is treated as claimable, after the free ones: its holder is gone and the lease is about to lapse.
+   */
+  readonly ownerships: ReadonlyMap<string, string | undefined>;
+  readonly partitionIds: readonly string[];
+  readonly strategy: BalanceStrategy;
+}
+
+export interface BalanceDecision {
+  /** Partitions to claim now, best candidates first. */
+  readonly claim: readonly string[];
+  /** Partitions to give up now (at most one per round: hand-off is cooperative). */
+  readonly yield: readonly string[];
+  /** How many partitions this instance should own: floor(P/M) or ceil(P/M). */
+  readonly fairShare: number;
+  /** Number of live members the share was computed for. */
+  readonly members: number;
+}
+
+/**
+ * The load-balancing rule, a pure function of one snapshot. Every live member's share is floor(P/M) or
+ * ceil(P/M); exactly P mod M members get the ceiling: those owning most now (ties by owner id), so that a
+ * balanced fleet stays put. Below its share an instance claims free partitions (never one a live member
+ * holds: no stealing); above it, it yields one partition per round, and a member below its share picks it
+ * up in its next round.
+ */
+export function balance(input: BalanceInput): BalanceDecision {
+  const members = [...new Set([...input.members, input.ownerId])].sort();
+  const live = new Set(members);
+  const partitionIds = sortPartitionIds(new Set(input.partitionIds));
+  const total = partitionIds.length;
+  const floor = Math.floor(total / members.length);
+  const ceilSlots = total % members.length;
+
+  const owned = new Map<string, string[]>(members.map((m) => [m, []]));
+  const free: string[] = [];
+  const orphaned: string[] = [];
+  for (const id of partitionIds) {
+    const owner = input.ownerships.get(id);
+    if (owner === undefined || owner === '') free.push(id);
+    else if (live.has(owner)) owned.get(owner)!.push(id);
+    else orphaned.push(id);
+  }
+
+  // Ceiling slots go to the members owning most now, ties broken by id: every member computes the same order.
+  const ranked = [...members].sort((a, b) => owned.get(b)!.length - owned.get(a)!.length || (a < b ? -1 : a > b ? 1 : 0));
+  const fairShare = floor + (ranked.indexOf(input.ownerId) < ceilSlots ? 1 : 0);
+  const mine = owned.get(input.ownerId)!;
+  const decision = { fairShare, members: members.length };
+
+  if (mine.length > fairShare) {
+    // The most recently added partition in id order goes first; any choice is correct, a stable one is calmer.
+    return { ...decision, claim: [], yield: [mine[mine.length - 1]!] };
+  }
+  const missing = fairShare - mine.length;
+  if (missing === 0) return { ...decision, claim: [], yield: [] };
+  const wanted = input.strategy === 'greedy' ? missing : 1;
+  const candidates = [...rotate(free, input.ownerId), ...rotate(orphaned, input.ownerId)];
+  return { ...decision, claim: candidates.slice(0, wanted), yield: [] };
+}
+
+/**
+ * Starts each member's candidate list at a different place (a hash of its id), so members claiming at the
+ * same moment mostly reach for different partitions instead of racing for the same lease.
+ */
+function rotate(ids: readonly string[], ownerId: string): string[] {
+  if (ids.length < 2) return [...ids];
+  const start = fnv1a(ownerId) % ids.length;
+  return [...ids.slice(start), ...ids.slice(0, start)];
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

@@ -1,0 +1,136 @@
+import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
+import { BlobCheckpointStore as SdkBlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
+import { CheckpointFencedError, type Checkpoint, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
+import { checkpointBlobName, ownershipBlobName } from './internal/blob-names.ts';
+import { isConflict, isLeaseGone, isNotFound, toStorageError } from './internal/storage-errors.ts';
+import { sortPartitionIds } from './internal/partition-order.ts';
+
+/** Timeout of each storage request made by the store. */
+export const DEFAULT_CHECKPOINT_REQUEST_TIMEOUT_MS = 10_000;
+/** How often a write re-reads and retries after another writer changed the blob under it. */
+export const DEFAULT_CHECKPOINT_CONFLICT_RETRIES = 5;
+
+export interface BlobCheckpointStoreOptions {
+  /**
+   * Timeout of each storage request, in ms. Default 10000. Keep it below the lease duration (15 s at the
+   * least): a fenced write is sent right after a lease renewal, so a write that completes within this time
+   * lands while the lease is still ours.
+   */
+  readonly requestTimeoutMs?: number;
+  /** How many times a write re-reads the blob and retries after losing an ETag race. Default 5. */
+  readonly maxConflictRetries?: number;
+}
+
+/**
+ * Checkpoints in Azure Blob Storage, in the layout of the Azure SDK checkpoint stores (JS, .NET, Java,
+ * Python, Go): an empty blob `<fqns>/<hub>/<cg>/checkpoint/<pid>` (lower-cased) whose metadata holds
+ * `sequencenumber` and `offset` as decimal strings. Processors built on those SDKs read what this writes,
+ * and the other way round.
+ *
+ * Fencing (see docs/ownership.md): the lease is on the ownership blob, not on this one, so a write cannot
+ * carry it. A fenced write therefore (1) checks `fence.isValid()`, (2) renews the ownership lease with the
+ * fence's lease id, which the service refuses (409/412) once another instance holds the lease, and
+ * (3) writes conditionally on the checkpoint blob's ETag. After a successful renewal the lease is ours for
+ * at least the full lease duration, so the write lands inside it unless it is delayed longer than that.
+ */
+export class BlobCheckpointStore implements CheckpointStore {
+  readonly #container: ContainerClient;
+  readonly #sdkStore: SdkBlobCheckpointStore;
+  readonly #requestTimeoutMs: number;
+  readonly #maxConflictRetries: number;
+
+  constructor(containerClient: ContainerClient, options: BlobCheckpointStoreOptions = {}) {
+    this.#container = containerClient;
+    this.#sdkStore = new SdkBlobCheckpointStore(containerClient);
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_CHECKPOINT_REQUEST_TIMEOUT_MS;
+    this.#maxConflictRetries = options.maxConflictRetries ?? DEFAULT_CHECKPOINT_CONFLICT_RETRIES;
+  }
+
+  async read(scope: CheckpointScope, partitionId: string): Promise<Checkpoint | undefined> {
+    const name = checkpointBlobName(scope, partitionId);
+    const stored = await this.#readBlob(this.#container.getBlockBlobClient(name));
+    if (!stored) return undefined;
+    // A blob with unusable metadata is an error, not "no checkpoint": starting from the default position
+    // instead would silently skip or replay events. The SDK's listCheckpoints refuses such blobs too.
+    if (stored.sequenceNumber === undefined || stored.offset === undefined) {
+      throw new Error(`checkpoint blob '${name}' lacks a numeric 'sequencenumber' or an 'offset'; fix or reset it`);
+    }
+    return { partitionId, sequenceNumber: stored.sequenceNumber, offset: stored.offset, updatedOn: stored.lastModified };
+  }
+
+  /** Lists through the SDK's own `listCheckpoints`: the reference reader of this layout. */
+  async list(scope: CheckpointScope): Promise<Checkpoint[]> {
+    let listed;
+    try {
+      listed = await this.#sdkStore.listCheckpoints(scope.fullyQualifiedNamespace, scope.eventHubName, scope.consumerGroup, {
+        abortSignal: AbortSignal.timeout(this.#requestTimeoutMs),
+      });
+    } catch (error) {
+      throw toStorageError(error);
+    }
+    const byId = new Map(listed.map((c) => [c.partitionId, { partitionId: c.partitionId, sequenceNumber: c.sequenceNumber, offset: String(c.offset) }]));
+    return sortPartitionIds(byId.keys()).map((id) => byId.get(id)!);
+  }
+
+  async write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence): Promise<void> {
+    if (!Number.isSafeInteger(checkpoint.sequenceNumber) || checkpoint.sequenceNumber < 0) {
+      throw new RangeError(`checkpoint sequence number must be a non-negative integer, got ${checkpoint.sequenceNumber}`);
+    }
+    const blob = this.#container.getBlockBlobClient(checkpointBlobName(scope, checkpoint.partitionId));
+    const metadata = { sequencenumber: String(checkpoint.sequenceNumber), offset: String(checkpoint.offset) };
+    for (let attempt = 0; ; attempt++) {
+      // Renewed on every attempt: a retry after an ETag race must prove ownership again.
+      if (fence) await this.#proveOwnership(scope, checkpoint.partitionId, fence);
+      const stored = await this.#readBlob(blob);
+      if (stored?.sequenceNumber !== undefined && stored.sequenceNumber >= checkpoint.sequenceNumber) return;
+      checkFence(fence, checkpoint.partitionId);
+      try {
+        const options = { abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) };
+        if (stored) await blob.setMetadata(metadata, { ...options, conditions: { ifMatch: stored.etag } });
+        else await blob.upload('', 0, { ...options, metadata, conditions: { ifNoneMatch: '*' } });
+        return;
+      } catch (error) {
+        // 412 (ETag changed) or 409 (created meanwhile): another writer moved it; re-read and compare.
+        if (!isConflict(error) || attempt >= this.#maxConflictRetries) throw toStorageError(error);
+      }
+    }
+  }
+
+  async #proveOwnership(scope: CheckpointScope, partitionId: string, fence: OwnershipFence): Promise<void> {
+    checkFence(fence, partitionId);
+    const lease = this.#container.getBlockBlobClient(ownershipBlobName(scope, partitionId)).getBlobLeaseClient(fence.leaseId);
+    try {
+      await lease.renewLease({ abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) });
+    } catch (error) {
+      if (isLeaseGone(error)) {
+        throw new CheckpointFencedError(`checkpoint for partition ${partitionId} refused: the ownership lease is no longer ours`);
+      }
+      throw toStorageError(error);
+    }
+  }
+
+  async #readBlob(blob: BlockBlobClient): Promise<StoredCheckpoint | undefined> {
+    try {
+      const props = await blob.getProperties({ abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) });
+      const sequence = props.metadata?.sequencenumber;
+      const parsed = sequence !== undefined && /^\d+$/.test(sequence.trim()) ? Number(sequence.trim()) : undefined;
+      return { etag: props.etag ?? '*', sequenceNumber: parsed, offset: props.metadata?.offset, lastModified: props.lastModified };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw toStorageError(error);
+    }
+  }
+}
+
+interface StoredCheckpoint {
+  readonly etag: string;
+  readonly sequenceNumber: number | undefined;
+  readonly offset: string | undefined;
+  readonly lastModified: Date | undefined;
+}
+
+function checkFence(fence: OwnershipFence | undefined, partitionId: string): void {
+  if (fence && !fence.isValid()) {
+    throw new CheckpointFencedError(`checkpoint for partition ${partitionId} refused: ownership may have lapsed (no recent lease renewal)`);
+  }
+}

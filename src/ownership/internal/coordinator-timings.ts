@@ -1,0 +1,45 @@
+import type { BalanceStrategy } from '../balance.ts';
+
+/** Lease duration bounds of Azure Blob Storage leases (finite leases are 15–60 s). */
+export const MIN_LEASE_DURATION_MS = 15_000;
+export const MAX_LEASE_DURATION_MS = 60_000;
+export const DEFAULT_LEASE_DURATION_MS = 15_000;
+export const DEFAULT_UPDATE_INTERVAL_MS = 5_000;
+export const DEFAULT_SAFETY_MARGIN_MS = 2_000;
+
+export interface CoordinatorTimingOptions {
+  readonly leaseDurationMs?: number;
+  readonly renewIntervalMs?: number;
+  readonly updateIntervalMs?: number;
+  readonly startDelayMs?: number;
+  readonly safetyMarginMs?: number;
+  readonly requestTimeoutMs?: number;
+  readonly strategy?: BalanceStrategy;
+}
+
+export type CoordinatorTimings = Required<CoordinatorTimingOptions>;
+
+/** Applies defaults and checks the relations between the timings; throws a RangeError that says what to do. */
+export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): CoordinatorTimings {
+  const leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
+  if (!(leaseDurationMs >= MIN_LEASE_DURATION_MS && leaseDurationMs <= MAX_LEASE_DURATION_MS) || leaseDurationMs % 1000 !== 0) {
+    throw new RangeError(`leaseDurationMs (${leaseDurationMs}) must be whole seconds between ${MIN_LEASE_DURATION_MS} and ${MAX_LEASE_DURATION_MS} (blob lease limits)`);
+  }
+  const renewIntervalMs = options.renewIntervalMs ?? Math.round(leaseDurationMs / 3);
+  if (!(renewIntervalMs > 0 && renewIntervalMs <= leaseDurationMs / 2)) {
+    throw new RangeError(`renewIntervalMs (${renewIntervalMs}) must be positive and at most half of leaseDurationMs (${leaseDurationMs}); set it to about a third (${Math.round(leaseDurationMs / 3)})`);
+  }
+  const safetyMarginMs = options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS;
+  if (!(safetyMarginMs >= 0 && leaseDurationMs - safetyMarginMs > renewIntervalMs)) {
+    throw new RangeError(`safetyMarginMs (${safetyMarginMs}) must leave more than one renew interval (${renewIntervalMs} ms) of the lease duration (${leaseDurationMs} ms)`);
+  }
+  const updateIntervalMs = options.updateIntervalMs ?? DEFAULT_UPDATE_INTERVAL_MS;
+  if (!(updateIntervalMs > 0)) throw new RangeError(`updateIntervalMs (${updateIntervalMs}) must be positive`);
+  const startDelayMs = options.startDelayMs ?? updateIntervalMs;
+  if (!(startDelayMs >= 0)) throw new RangeError(`startDelayMs (${startDelayMs}) must not be negative`);
+  const requestTimeoutMs = options.requestTimeoutMs ?? renewIntervalMs;
+  if (!(requestTimeoutMs > 0)) throw new RangeError(`requestTimeoutMs (${requestTimeoutMs}) must be positive`);
+  const strategy = options.strategy ?? 'balanced';
+  if (strategy !== 'balanced' && strategy !== 'greedy') throw new RangeError(`strategy (${String(strategy)}) must be 'balanced' or 'greedy'`);
+  return { leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, strategy };
+}

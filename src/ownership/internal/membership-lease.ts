@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
+import type { CheckpointScope } from '../checkpoint.ts';
+import { memberBlobName } from './blob-names.ts';
+import { acquireBlobLease } from './leased-blob.ts';
+import { isLeaseGone } from './storage-errors.ts';
+
+/**
+ * This instance's membership record: a leased blob `<prefix>/members/<owner id>`. While the lease is held
+ * the instance counts toward the fair share even when it owns no partition, so over-owners see a newcomer
+ * and yield to it. One lease id for the instance's life: re-acquiring after an outage succeeds at once even
+ * if the old lease had not lapsed yet.
+ */
+export class MembershipLease {
+  readonly #blob: BlockBlobClient;
+  readonly #lease: BlobLeaseClient;
+  readonly #durationMs: number;
+  readonly #timeoutMs: number;
+  #held = false;
+  #lastRenewSentAt = 0;
+
+  constructor(container: ContainerClient, scope: CheckpointScope, ownerId: string, leaseDurationMs: number, requestTimeoutMs: number) {
+    this.#blob = container.getBlockBlobClient(memberBlobName(scope, ownerId));
+    this.#lease = this.#blob.getBlobLeaseClient(randomUUID());
+    this.#durationMs = leaseDurationMs;
+    this.#timeoutMs = requestTimeoutMs;
+  }
+
+  get held(): boolean {
+    return this.#held;
+  }
+
+  /** Acquires the lease unless held. Resolves false while another holder (a previous incarnation with the same owner id) has it. */
+  async ensure(): Promise<boolean> {
+    if (this.#held) return true;
+    const sentAt = performance.now();
+    this.#held = await acquireBlobLease(this.#blob, this.#lease, this.#durationMs / 1000, this.#timeoutMs, {});
+    if (this.#held) this.#lastRenewSentAt = sentAt;
+    return this.#held;
+  }
+
+  async renew(): Promise<void> {
+    if (!this.#held) return;
+    const sentAt = performance.now();
+    try {
+      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(this.#timeoutMs) });
+      this.#lastRenewSentAt = sentAt;
+    } catch (error) {
+      // Gone for sure, or possibly lapsed: either way acquire again at the next balancing round.
+      if (isLeaseGone(error) || performance.now() - this.#lastRenewSentAt >= this.#durationMs) this.#held = false;
+      throw error;
+    }
+  }
+
+  async release(): Promise<void> {
+    if (!this.#held) return;
+    this.#held = false;
+    await this.#lease.releaseLease({ abortSignal: AbortSignal.timeout(this.#timeoutMs) });
+  }
+}

@@ -1,0 +1,56 @@
+/** Classification of `@azure/storage-blob` RestErrors by HTTP status and storage error code. */
+
+export function statusOf(error: unknown): number | undefined {
+  const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+export function errorCodeOf(error: unknown): string | undefined {
+  const e = error as { code?: unknown; details?: { errorCode?: unknown } } | undefined;
+  const code = e?.details?.errorCode ?? e?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** 404: the blob (or container) does not exist. */
+export function isNotFound(error: unknown): boolean {
+  return statusOf(error) === 404;
+}
+
+/** 409 or 412 on a conditional write: another writer won (ETag changed, blob exists, lease held). */
+export function isConflict(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === 409 || status === 412;
+}
+
+/**
+ * The lease is definitely no longer ours: another lease id holds it (409 LeaseIdMismatchWithLeaseOperation),
+ * it was released or broken (409 LeaseIsBrokenAndCannotBeRenewed, 412 LeaseNotPresentWithBlobOperation), or
+ * the blob is gone (404). Anything else (timeouts, 5xx, connection refused) may be transient.
+ */
+export function isLeaseGone(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === 404 || status === 409 || status === 412;
+}
+
+/** A short, secret-free description of a storage error for logs and events. */
+export function describeStorageError(error: unknown): string {
+  const status = statusOf(error);
+  const code = errorCodeOf(error);
+  const name = (error as { name?: unknown } | undefined)?.name;
+  if (status !== undefined || code !== undefined) return `storage request failed (${status ?? 'no status'} ${code ?? ''})`.replace(' )', ')');
+  if (name === 'AbortError') return 'storage request timed out';
+  const message = error instanceof Error ? error.message : String(error);
+  return `storage request failed: ${redactSecrets(message)}`;
+}
+
+/** Removes account keys, SAS signatures and connection-string secrets from a message. */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/(AccountKey|SharedAccessKey|SharedAccessSignature)=[^;\s]*/gi, '$1=REDACTED')
+    .replace(/([?&]sig=)[^&\s]*/gi, '$1REDACTED');
+}
+
+/** An Error carrying a secret-free message, keeping the original as `cause` for debugging. */
+export function toStorageError(error: unknown): Error {
+  return new Error(describeStorageError(error));
+}
