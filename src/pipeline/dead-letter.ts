@@ -1,0 +1,28 @@
+import type { ReceivedEvent } from '../backends/consumer.ts';
+
+/** The partition an event came from. Extra fields the caller passes are ignored (never written). */
+export interface DeadLetterSource {
+  readonly namespace: string;
+  readonly eventHubName: string;
+  readonly consumerGroup: string;
+  readonly partitionId: string;
+}
+
+/** One event the pipeline could not deliver, and why. */
+export interface DeadLetterEntry {
+  readonly event: ReceivedEvent;
+  readonly source: DeadLetterSource;
+  /** `type`: a short class of failure, e.g. `permanent`, `retries_exhausted`, `decode`. */
+  readonly error: { readonly type: string; readonly message: string };
+  readonly at: Date;
+}
+
+/**
+ * Where events go that the exporter refused for good. `write` resolves only once every entry is durable
+ * (fsync'ed or acknowledged by the storage service): the receiver checkpoints past them after that.
+ */
+export interface DeadLetterStore {
+  write(entries: readonly DeadLetterEntry[]): Promise<void>;
+  /** Releases resources. Optional; idempotent. */
+  close?(): Promise<void>;
+}
