@@ -81,7 +81,8 @@ const deadLetter = z
 
 const authObject = z.looseObject({ type: z.enum(['connection_string', 'default', 'managed_identity', 'workload_identity', 'service_principal']) });
 
-export const receiverConfigSchema = z
+/** The section's shape with its defaults, before cross-field checks: `receiverConfigObject.parse({})` is the default config. */
+export const receiverConfigObject = z
   .strictObject({
     /** Event Hubs connection string (SharedAccessKey or SharedAccessSignature; may carry EntityPath). */
     connection: z.string().min(1).optional(),
@@ -129,7 +130,9 @@ export const receiverConfigSchema = z
     retention: durationMs.optional(),
     /** Longest graceful stop. Default 30s. */
     shutdown_timeout: durationMs.default(30_000),
-  })
+  });
+
+export const receiverConfigSchema = receiverConfigObject
   // `when: () => true` runs these checks even when a field failed, so every problem is reported at once;
   // fields that failed still hold their raw input here, hence the type guards.
   .superRefine((c, ctx) => {

@@ -3,6 +3,7 @@ import { BackendError, OwnershipLostError } from '../backends/consumer.ts';
 import type { Decoder, DecodeContext } from '../decode/decoder.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import type { LogBatch } from '../pipeline/log-batch.ts';
+import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
 import type { Checkpointer } from './checkpointer.ts';
 import type { Logger } from '../component/logger.ts';
 import type { ReceiverStatus } from './receiver-status.ts';
@@ -10,11 +11,6 @@ import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
 import { backoffDelayMs, sleep } from './internal/backoff.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
-
-/** The dead-letter contract the pump needs (implemented in src/pipeline). */
-export interface DeadLetterSink {
-  write(entries: { event: ReceivedEvent; source: DecodeContext; error: { type: string; message: string }; at: Date }[]): Promise<void>;
-}
 
 export interface PartitionPumpOptions {
   readonly hub: HubClient;
@@ -31,7 +27,7 @@ export interface PartitionPumpOptions {
   /** The pipeline; already wrapped with retry, so a rejection means "gave up" (or the stop signal). */
   readonly consumer: LogsConsumer;
   readonly checkpointer: Checkpointer;
-  readonly deadLetter?: DeadLetterSink;
+  readonly deadLetter?: DeadLetterStore;
   readonly counters: PumpCounters;
   readonly logger: Logger;
   readonly emit: (status: ReceiverStatus) => void;
@@ -223,7 +219,7 @@ export class PartitionPump {
   /** Writes a refused batch to the dead-letter store, retrying until it is durable or the pump is killed. */
   async #deadLetter(events: ReceivedEvent[], error: Error): Promise<boolean> {
     const o = this.#o;
-    const type = isPermanentError(error) ? 'permanent' : 'retries_exhausted';
+    const type = error.name === 'RetriesExhaustedError' || !isPermanentError(error) ? 'retries_exhausted' : 'permanent';
     if (!o.deadLetter) {
       o.logger.error('export refused and no dead_letter store is configured: records dropped', {
         partitionId: o.partitionId, events: events.length, firstSequenceNumber: events[0]!.sequenceNumber, lastSequenceNumber: events[events.length - 1]!.sequenceNumber, error: error.message, type,

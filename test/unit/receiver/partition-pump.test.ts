@@ -2,12 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { PartitionPump, type DeadLetterSink } from '../../../src/receiver/partition-pump.ts';
+import { PartitionPump } from '../../../src/receiver/partition-pump.ts';
 import { Checkpointer } from '../../../src/receiver/checkpointer.ts';
 import { createPumpCounters } from '../../../src/receiver/internal/pump-counters.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import { PermanentError } from '../../../src/component/errors.ts';
 import { BackendError, OwnershipLostError } from '../../../src/backends/consumer.ts';
+import type { DeadLetterStore } from '../../../src/pipeline/dead-letter.ts';
 import type { Decoder } from '../../../src/decode/decoder.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
@@ -21,7 +22,7 @@ const rawDecode: Decoder = (events) => ({
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
 const context = { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' };
 
-function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterSink; intervalMs?: number; everyN?: number } = {}) {
+function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; intervalMs?: number; everyN?: number } = {}) {
   const hub = new FakeHub();
   const store = new RecordingStore();
   const exported: number[] = [];
