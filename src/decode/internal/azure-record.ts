@@ -98,10 +98,10 @@ function parseTime(value: unknown, parsers: readonly TimeLayoutParser[]): HrTime
 function messageOf(properties: unknown, resultDescription: unknown): LogBody {
   if (typeof properties === 'object' && properties !== null && !Array.isArray(properties)) {
     const p = properties as Record<string, unknown>;
-    const m = p.message ?? p.Message ?? p.msg;
-    if (typeof m === 'string') return m;
+    const m = p.message ?? p.Message ?? p.msg ?? p.log;
+    if (typeof m === 'string' && m !== '') return m;
   }
-  return typeof resultDescription === 'string' ? resultDescription : undefined;
+  return typeof resultDescription === 'string' && resultDescription !== '' ? resultDescription : undefined;
 }
 
 function levelIn(properties: unknown): unknown {

@@ -1,0 +1,61 @@
+import { SAMPLE_BUILDERS } from './internal/sample-records.ts';
+
+/**
+ * Sample Azure resource-log event bodies, as diagnostic settings send them to an Event Hub, for the demo
+ * generator (`npm start`), the tests and the benchmark. Each category's records follow the fields Azure
+ * documents for it; see src/decode/internal/sample-records.ts.
+ */
+export type SampleCategory = keyof typeof SAMPLE_BUILDERS;
+
+/** Every category, in a stable order. */
+export const SAMPLE_CATEGORIES = Object.keys(SAMPLE_BUILDERS) as readonly SampleCategory[];
+
+export interface SampleOptions {
+  /** Time of the first record. Default now. */
+  readonly time?: Date;
+  /** Records in the body. Default 1. */
+  readonly records?: number;
+  /** Varies ids, addresses and outcomes between calls; record k uses index + k. Default 0. */
+  readonly index?: number;
+  /** Spacing between the records' times, in ms. Default 137 ms. */
+  readonly spacingMs?: number;
+}
+
+/** ISO 8601 with 7 fractional digits (100 ns ticks), as Azure writes times. */
+function azureIso(date: Date, tick: number): string {
+  return `${date.toISOString().slice(0, 19)}.${String(date.getUTCMilliseconds()).padStart(3, '0')}${String(tick % 10_000).padStart(4, '0')}Z`;
+}
+
+/**
+ * Writes `properties` the way Azure Functions does: single-quoted keys and strings, inner apostrophes left
+ * unescaped. This is not valid JSON; the decoder's `single_quotes` sanitizer repairs it.
+ */
+function singleQuoted(value: Record<string, unknown>): string {
+  const parts = Object.entries(value).map(([k, v]) => `'${k}':${typeof v === 'string' ? `'${v}'` : JSON.stringify(v)}`);
+  return `{${parts.join(',')}}`;
+}
+
+/** The records (as objects) of one sample body. For `functions` these are the records before Azure's quoting. */
+export function sampleResourceLogRecords(category: SampleCategory, options: SampleOptions = {}): Record<string, unknown>[] {
+  const builder = SAMPLE_BUILDERS[category];
+  if (!builder) throw new Error(`unknown sample category "${String(category)}"; known: ${SAMPLE_CATEGORIES.join(', ')}`);
+  const start = (options.time ?? new Date()).getTime();
+  const count = Math.max(1, options.records ?? 1);
+  const spacing = options.spacingMs ?? 137;
+  const first = options.index ?? 0;
+  const records: Record<string, unknown>[] = [];
+  for (let k = 0; k < count; k++) {
+    const date = new Date(start + k * spacing);
+    records.push(builder({ iso: azureIso(date, first + k), date, i: first + k }));
+  }
+  return records;
+}
+
+/** One event body, `{"records":[...]}` text exactly as Azure sends it (Functions' quirks included). */
+export function sampleResourceLogBody(category: SampleCategory, options: SampleOptions = {}): string {
+  const records = sampleResourceLogRecords(category, options);
+  if (category !== 'functions') return JSON.stringify({ records });
+  const marker = (k: number): string => `__single_quoted_properties_${k}__`;
+  const text = JSON.stringify({ records: records.map((r, k) => ({ ...r, properties: marker(k) })) });
+  return records.reduce<string>((acc, r, k) => acc.replace(JSON.stringify(marker(k)), () => singleQuoted(r.properties as Record<string, unknown>)), text);
+}
