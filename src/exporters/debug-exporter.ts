@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import type { Writable } from 'node:stream';
+import type { ExporterFactory } from '../component/factory.ts';
+import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { LogBatch } from '../pipeline/log-batch.ts';
+import { formatBasic, formatDetailed, formatNormal } from './internal/debug-format.ts';
+
+/** The `debug` exporter's section. */
+export const debugExporterConfigSchema = z.strictObject({
+  /** `basic`: one summary line per batch; `normal`: one line per record; `detailed`: every field. Default basic. */
+  verbosity: z.enum(['basic', 'normal', 'detailed']).default('basic'),
+  /** Accepted for compatibility with the collector's debug exporter; no effect (every batch is printed). */
+  sampling_initial: z.number().int().min(0).optional(),
+  /** Accepted for compatibility; no effect. */
+  sampling_thereafter: z.number().int().min(0).optional(),
+  /** Accepted for compatibility; no effect (output always goes to the exporter's stream). */
+  use_internal_logger: z.boolean().optional(),
+});
+
+export type DebugExporterConfig = z.output<typeof debugExporterConfigSchema>;
+
+/**
+ * Prints batches as text. A batch is acknowledged once the stream's write callback reported it
+ * written (handed to the OS for stdout), so the exporter applies the stream's own backpressure.
+ */
+export function createDebugExporter(config: DebugExporterConfig, stream: Writable = process.stdout): LogsConsumer {
+  const format = config.verbosity === 'detailed' ? formatDetailed : config.verbosity === 'normal' ? formatNormal : formatBasic;
+  return {
+    consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      const text = format(batch);
+      return new Promise((resolve, reject) => stream.write(text, (error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+/** A `debug` exporter factory writing to `stream` (tests inject one; the CLI uses stdout). */
+export function createDebugExporterFactory(stream: Writable = process.stdout): ExporterFactory<DebugExporterConfig> {
+  return {
+    type: 'debug',
+    stability: 'development',
+    configSchema: debugExporterConfigSchema,
+    createDefaultConfig: () => ({ verbosity: 'basic' }),
+    create: async (_settings, config) => createDebugExporter(config, stream),
+  };
+}
+
+/** The `debug` exporter, printing to stdout. */
+export const debugExporterFactory = createDebugExporterFactory();

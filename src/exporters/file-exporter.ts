@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { JsonLogsSerializer, ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { ConfigError, PermanentError } from '../component/errors.ts';
+import type { ExporterFactory } from '../component/factory.ts';
+import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { LogBatch } from '../pipeline/log-batch.ts';
+import { RotatingFileWriter } from './internal/rotating-file-writer.ts';
+
+/** Rotate at this size when `rotation` is set. 100 MiB, as the collector. */
+export const DEFAULT_ROTATION_MAX_MEGABYTES = 100;
+/** Rotated files kept when `rotation` is set. 100, as the collector. */
+export const DEFAULT_ROTATION_MAX_BACKUPS = 100;
+
+const rotationSchema = z.strictObject({
+  /** Size at which the file is rotated. Default 100 MiB (mebibytes). */
+  max_megabytes: z.number().positive().default(DEFAULT_ROTATION_MAX_MEGABYTES),
+  /** Rotated files older than this many days are deleted. Default 0 (no age limit). */
+  max_days: z.number().int().min(0).default(0),
+  /** Rotated files kept. Default 100; 0 keeps all. */
+  max_backups: z.number().int().min(0).default(DEFAULT_ROTATION_MAX_BACKUPS),
+  /** Name rotated files with local time instead of UTC. Default false. */
+  localtime: z.boolean().default(false),
+});
+
+/** The `file` exporter's section (the collector's keys; `sync` is ours). */
+export const fileExporterConfigSchema = z.strictObject({
+  /** File to append to; its directory is created. Required. */
+  path: z.string().min(1, 'required: the file to write to'),
+  /** `json`: one OTLP/JSON ExportLogsServiceRequest per line. `proto`: each request as protobuf, prefixed by its length (4 bytes, big-endian). Default json. */
+  format: z.enum(['json', 'proto']).default('json'),
+  /** Size-based rotation; absent: the file grows without bound. */
+  rotation: rotationSchema.optional(),
+  /** fsync after every batch before acknowledging it (survives power loss). false: acknowledge once written to the OS. Default true. */
+  sync: z.boolean().default(true),
+});
+
+export type FileExporterConfig = z.output<typeof fileExporterConfigSchema>;
+
+/** One request encoded for the file. Throws on data the serializer cannot encode. */
+function encode(records: ReadableLogRecord[], format: 'json' | 'proto'): Uint8Array {
+  if (format === 'json') {
+    const json = JsonLogsSerializer.serializeRequest(records);
+    if (!json) throw new Error('the OTLP JSON serializer returned nothing');
+    const line = new Uint8Array(json.byteLength + 1);
+    line.set(json);
+    line[json.byteLength] = 0x0a;
+    return line;
+  }
+  const proto = ProtobufLogsSerializer.serializeRequest(records);
+  if (!proto) throw new Error('the OTLP protobuf serializer returned nothing');
+  const framed = Buffer.allocUnsafe(proto.byteLength + 4);
+  framed.writeUInt32BE(proto.byteLength, 0);
+  framed.set(proto, 4);
+  return framed;
+}
+
+/**
+ * Writes each batch as one OTLP ExportLogsServiceRequest, like the collector's file exporter. A batch is
+ * acknowledged after its bytes were written and, with `sync` (default), fsync'ed.
+ */
+export function createFileExporter(config: FileExporterConfig): LogsConsumer {
+  if (!config.path) throw new ConfigError(['path: required: the file to write to']);
+  const writer = new RotatingFileWriter(config.path, {
+    sync: config.sync,
+    rotation: config.rotation && {
+      maxBytes: Math.round(config.rotation.max_megabytes * 1024 * 1024),
+      maxBackups: config.rotation.max_backups,
+      maxDays: config.rotation.max_days,
+      localTime: config.rotation.localtime,
+    },
+  });
+  return {
+    async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+      if (signal?.aborted) throw signal.reason;
+      if (batch.records.length === 0) return;
+      let bytes: Uint8Array;
+      try {
+        bytes = encode(batch.records as ReadableLogRecord[], config.format);
+      } catch (error) {
+        throw new PermanentError(`file exporter cannot encode the batch: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+      // Disk errors (ENOSPC, EIO, EACCES) stay retryable: they may clear, and the data is not at fault.
+      await writer.append(bytes);
+    },
+    async shutdown(): Promise<void> {
+      await writer.close();
+    },
+  };
+}
+
+export const fileExporterFactory: ExporterFactory<FileExporterConfig> = {
+  type: 'file',
+  stability: 'alpha',
+  configSchema: fileExporterConfigSchema,
+  createDefaultConfig: () => ({ path: '', format: 'json', sync: true }),
+  create: async (_settings, config) => createFileExporter(config),
+};

@@ -1,0 +1,99 @@
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { HrTime } from '@opentelemetry/api';
+import type { LogBatch } from '../../pipeline/log-batch.ts';
+
+/*
+ * Text renderings of a batch for the debug exporter, modelled on the collector's debug exporter output
+ * (basic: one summary line; normal: one line per record; detailed: every field, typed values).
+ */
+
+const SEVERITY_NAMES = ['Unspecified', 'Trace', 'Trace2', 'Trace3', 'Trace4', 'Debug', 'Debug2', 'Debug3', 'Debug4', 'Info', 'Info2', 'Info3', 'Info4', 'Warn', 'Warn2', 'Warn3', 'Warn4', 'Error', 'Error2', 'Error3', 'Error4', 'Fatal', 'Fatal2', 'Fatal3', 'Fatal4'];
+
+/** Groups records by resource, then scope, keeping first-seen order (as the OTLP transformer does). */
+function group(records: readonly ReadableLogRecord[]): Map<ReadableLogRecord['resource'], Map<ReadableLogRecord['instrumentationScope'], ReadableLogRecord[]>> {
+  const byResource = new Map<ReadableLogRecord['resource'], Map<ReadableLogRecord['instrumentationScope'], ReadableLogRecord[]>>();
+  for (const r of records) {
+    let byScope = byResource.get(r.resource);
+    if (!byScope) byResource.set(r.resource, (byScope = new Map()));
+    let list = byScope.get(r.instrumentationScope);
+    if (!list) byScope.set(r.instrumentationScope, (list = []));
+    list.push(r);
+  }
+  return byResource;
+}
+
+/** `Logs {"resource logs": 1, "log records": 3, "partition": "0"}` */
+export function formatBasic(batch: LogBatch): string {
+  const resources = group(batch.records).size;
+  return `Logs\t${JSON.stringify({ 'resource logs': resources, 'log records': batch.records.length, partition: batch.source.partitionId })}\n`;
+}
+
+/** One line per record: the body, then its attributes as `k=v`. */
+export function formatNormal(batch: LogBatch): string {
+  let out = formatBasic(batch);
+  for (const r of batch.records) {
+    const attrs = Object.entries(r.attributes).map(([k, v]) => `${k}=${plain(v)}`);
+    out += `${plain(r.body)}${attrs.length ? ` ${attrs.join(' ')}` : ''}\n`;
+  }
+  return out;
+}
+
+/** Every field of every record, with its resource and scope, values tagged with their OTLP type. */
+export function formatDetailed(batch: LogBatch): string {
+  let out = formatBasic(batch);
+  let ri = 0;
+  for (const [resource, scopes] of group(batch.records)) {
+    out += `ResourceLog #${ri++}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource attributes:\n${attributes(resource.attributes)}`;
+    let si = 0;
+    for (const [scope, records] of scopes) {
+      out += `ScopeLogs #${si++}\nScopeLogs SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ${scope.version ?? ''}\n`;
+      if (scope.attributes) out += `InstrumentationScope attributes:\n${attributes(scope.attributes)}`;
+      records.forEach((r, i) => {
+        const severity = r.severityNumber ?? 0;
+        out +=
+          `LogRecord #${i}\n` +
+          `ObservedTimestamp: ${timestamp(r.hrTimeObserved)}\n` +
+          `Timestamp: ${timestamp(r.hrTime)}\n` +
+          `SeverityText: ${r.severityText ?? ''}\n` +
+          `SeverityNumber: ${SEVERITY_NAMES[severity] ?? 'Unknown'}(${severity})\n` +
+          (r.eventName ? `EventName: ${r.eventName}\n` : '') +
+          `Body: ${typed(r.body)}\n` +
+          `Attributes:\n${attributes(r.attributes)}` +
+          `Trace ID: ${r.spanContext?.traceId ?? ''}\n` +
+          `Span ID: ${r.spanContext?.spanId ?? ''}\n` +
+          `Flags: ${r.spanContext?.traceFlags ?? 0}\n`;
+      });
+    }
+  }
+  return out;
+}
+
+function attributes(attrs: Readonly<Record<string, unknown>>): string {
+  return Object.entries(attrs)
+    .map(([k, v]) => `     -> ${k}: ${typed(v)}\n`)
+    .join('');
+}
+
+function timestamp(t: HrTime): string {
+  const ms = t[0] * 1000 + Math.floor(t[1] / 1e6);
+  const iso = new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+  return `${iso.slice(0, 19)}.${String(t[1]).padStart(9, '0')} +0000 UTC`;
+}
+
+function plain(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  return JSON.stringify(value, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('base64') : typeof v === 'bigint' ? v.toString() : v));
+}
+
+/** The collector's typed rendering: Str(x), Int(1), Double(1.5), Bool(true), Bytes(..), Slice([...]), Map({...}). */
+function typed(value: unknown): string {
+  if (value === undefined || value === null) return 'Empty()';
+  if (typeof value === 'string') return `Str(${value})`;
+  if (typeof value === 'boolean') return `Bool(${value})`;
+  if (typeof value === 'number') return Number.isInteger(value) ? `Int(${value})` : `Double(${value})`;
+  if (value instanceof Uint8Array) return `Bytes(${Buffer.from(value).toString('base64')})`;
+  if (Array.isArray(value)) return `Slice(${plain(value)})`;
+  return `Map(${plain(value)})`;
+}
