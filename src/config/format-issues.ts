@@ -36,7 +36,21 @@ export function suggest(key: string, known: readonly string[]): string | undefin
       best = candidate;
     }
   }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
+  if (best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3))) return best;
+  return suggestByPrefix(key, known);
+}
+
+/**
+ * A known key that the written key is a prefix of (or the reverse), for shortened names such as
+ * `container` for `container_name`, which are too far apart by edit distance. At least 4 characters.
+ */
+function suggestByPrefix(key: string, known: readonly string[]): string | undefined {
+  const k = key.toLowerCase();
+  if (k.length < 4) return undefined;
+  return known.find((c) => {
+    const lc = c.toLowerCase();
+    return lc.length >= 4 && (lc.startsWith(k) || k.startsWith(lc));
+  });
 }
 
 function editDistance(a: string, b: string): number {

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/** Where the Prometheus self-metrics endpoint listens by default (the collector's own default). */
+export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:8888';
+
+const componentIds = z.array(z.string().min(1));
+
+/** One pipeline: receivers → processors (in order) → fan-out to every exporter. */
+const pipelineSchema = z.strictObject({
+  /** Receiver ids feeding this pipeline. At least one. */
+  receivers: componentIds.min(1, 'a pipeline needs at least one receiver'),
+  /** Processor ids, applied in order. Default none. */
+  processors: componentIds.default([]),
+  /** Exporter ids; each batch goes to all of them. At least one. */
+  exporters: componentIds.min(1, 'a pipeline needs at least one exporter'),
+});
+
+const telemetrySchema = z
+  .strictObject({
+    logs: z
+      .strictObject({
+        /** Lowest level written. Default info. */
+        level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+        /** `json`: one JSON object per line; `console`: human-readable lines. Default json. */
+        encoding: z.enum(['json', 'console']).default('json'),
+      })
+      .default({ level: 'info', encoding: 'json' }),
+    metrics: z
+      .strictObject({
+        /** `host:port` of the Prometheus endpoint (`/metrics`). Port 0 picks a free port. Default 127.0.0.1:8888. */
+        address: z
+          .string()
+          .regex(/^(\[[0-9a-fA-F:]+\]|[^\s:[\]]*):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:8888 or 0.0.0.0:8888')
+          .default(DEFAULT_METRICS_ADDRESS),
+        /** `none` turns the endpoint off; `basic`, `normal` and `detailed` all serve every metric. Default normal. */
+        level: z.enum(['none', 'basic', 'normal', 'detailed']).default('normal'),
+      })
+      .default({ address: DEFAULT_METRICS_ADDRESS, level: 'normal' }),
+  })
+  .default({ logs: { level: 'info', encoding: 'json' }, metrics: { address: DEFAULT_METRICS_ADDRESS, level: 'normal' } });
+
+/** `service`: which extensions run, the pipelines, and the collector's own telemetry. */
+export const serviceSchema = z.strictObject({
+  /** Extension ids to start (health_check, ...). Default none. */
+  extensions: componentIds.default([]),
+  /** Pipelines by id: `logs` or `logs/<name>`. At least one. */
+  pipelines: z.record(z.string(), pipelineSchema).refine((p) => Object.keys(p).length > 0, 'define at least one pipeline, e.g. logs'),
+  telemetry: telemetrySchema,
+});
+
+/**
+ * The top level of a collector config. Component sections are maps from component id (`type[/name]`)
+ * to that component's own section, validated later by its factory's schema.
+ */
+export const collectorConfigSchema = z.strictObject({
+  receivers: z.record(z.string(), z.unknown()).refine((r) => Object.keys(r).length > 0, 'configure at least one receiver'),
+  exporters: z.record(z.string(), z.unknown()).refine((e) => Object.keys(e).length > 0, 'configure at least one exporter'),
+  processors: z.record(z.string(), z.unknown()).default({}),
+  extensions: z.record(z.string(), z.unknown()).default({}),
+  /** Accepted for compatibility with collector configs; this distribution has no connectors. */
+  connectors: z.record(z.string(), z.unknown()).optional(),
+  service: serviceSchema,
+});
+
+export type CollectorConfig = z.output<typeof collectorConfigSchema>;
+export type ServiceConfig = z.output<typeof serviceSchema>;
+export type PipelineConfig = z.output<typeof pipelineSchema>;
+export type TelemetryConfig = z.output<typeof telemetrySchema>;

@@ -1,0 +1,45 @@
+import type { ExporterFactory, ReceiverFactory, ReceiverComponent, CreateSettings } from '../component/factory.ts';
+import type { ExtensionFactory } from './extension-factory.ts';
+import type { ProcessorFactory } from './processor-factory.ts';
+import { azureAuthExtensionFactory } from './extensions/azure-auth-extension.ts';
+import { healthCheckExtensionFactory } from './extensions/health-check-extension.ts';
+import { batchProcessorFactory } from './processors/batch-processor-factory.ts';
+
+export type AnyReceiverFactory = ReceiverFactory<any, ReceiverComponent, any>;
+export type AnyExporterFactory = ExporterFactory<any>;
+export type AnyProcessorFactory = ProcessorFactory<any>;
+export type AnyExtensionFactory = ExtensionFactory<any>;
+
+/** The factories a distribution knows, by kind; the CLI maps config keys to them by type (or alias). */
+export interface Components {
+  readonly receivers: readonly AnyReceiverFactory[];
+  readonly exporters: readonly AnyExporterFactory[];
+  readonly processors: readonly AnyProcessorFactory[];
+  readonly extensions: readonly AnyExtensionFactory[];
+}
+
+export type ComponentKind = keyof Components;
+
+/** A factory of any kind, as far as lookup and listing go. */
+export interface NamedFactory {
+  readonly type: string;
+  readonly aliases?: readonly string[];
+  readonly stability: string;
+}
+
+/** The factory whose type or alias is `type`. */
+export function findFactory<F extends NamedFactory>(factories: readonly F[], type: string): F | undefined {
+  return factories.find((f) => f.type === type || (f.aliases ?? []).includes(type));
+}
+
+/** Every type and alias of `factories`, for "did you mean" and the list of known types. */
+export function knownTypes(factories: readonly NamedFactory[]): string[] {
+  return factories.flatMap((f) => [f.type, ...(f.aliases ?? [])]);
+}
+
+/** Extensions and processors this folder ships; receivers and exporters are added by `builtinComponents`. */
+export const distributionExtensions: readonly AnyExtensionFactory[] = [healthCheckExtensionFactory, azureAuthExtensionFactory];
+export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory];
+
+/** Settings type a receiver factory in the registry is created with. */
+export type { CreateSettings };

@@ -1,0 +1,69 @@
+import type { TokenCredential } from '@azure/core-auth';
+import { ClientCertificateCredential } from '@azure/identity';
+import { z } from 'zod';
+import { createTokenCredential } from '../../component/credential.ts';
+import type { ExtensionFactory } from '../extension-factory.ts';
+
+const nonEmpty = z.string().min(1);
+
+/**
+ * The `azure_auth` extension section, with the Go collector's azureauthextension keys, so a receiver
+ * written as `auth: azure_auth` finds its credential here. Exactly one method is chosen.
+ */
+export const azureAuthConfigSchema = z
+  .strictObject({
+    /** The DefaultAzureCredential chain (environment, workload identity, managed identity, Azure CLI). Default false. */
+    use_default: z.boolean().default(false),
+    /** A managed identity: system-assigned, or user-assigned with `client_id`. */
+    managed_identity: z.strictObject({ client_id: nonEmpty.optional() }).nullish(),
+    /** Kubernetes workload identity: a federated token file, as the webhook mounts it. All three keys required. */
+    workload_identity: z.strictObject({ client_id: nonEmpty, tenant_id: nonEmpty, federated_token_file: nonEmpty }).optional(),
+    /** An app registration with a client secret or a PEM certificate file. */
+    service_principal: z
+      .strictObject({ tenant_id: nonEmpty, client_id: nonEmpty, client_secret: nonEmpty.optional(), client_certificate_path: nonEmpty.optional() })
+      .refine((s) => !!s.client_secret !== !!s.client_certificate_path, { message: 'give exactly one of client_secret or client_certificate_path', path: ['client_secret'] })
+      .optional(),
+  })
+  .superRefine((c, ctx) => {
+    // `managed_identity:` written with no keys parses as null and still selects the method.
+    const chosen = [c.use_default === true, c.managed_identity !== undefined, c.workload_identity !== undefined, c.service_principal !== undefined].filter(Boolean).length;
+    if (chosen === 0) ctx.addIssue({ code: 'custom', path: [], message: 'choose one of use_default, managed_identity, workload_identity or service_principal' });
+    if (chosen > 1) ctx.addIssue({ code: 'custom', path: [], message: 'choose only one of use_default, managed_identity, workload_identity or service_principal' });
+  });
+
+export type AzureAuthConfig = z.output<typeof azureAuthConfigSchema>;
+
+/** Builds the credential the section describes; no network call happens until a token is requested. */
+export function credentialFromAzureAuth(config: AzureAuthConfig): TokenCredential {
+  if (config.service_principal) {
+    const sp = config.service_principal;
+    if (sp.client_certificate_path) return new ClientCertificateCredential(sp.tenant_id, sp.client_id, { certificatePath: sp.client_certificate_path });
+    return createTokenCredential({ type: 'service_principal', tenant_id: sp.tenant_id, client_id: sp.client_id, client_secret: sp.client_secret! });
+  }
+  if (config.workload_identity) {
+    const w = config.workload_identity;
+    return createTokenCredential({ type: 'workload_identity', client_id: w.client_id, tenant_id: w.tenant_id, token_file_path: w.federated_token_file });
+  }
+  if (config.managed_identity !== undefined) {
+    const id = config.managed_identity?.client_id;
+    return createTokenCredential(id ? { type: 'managed_identity', client_id: id } : { type: 'managed_identity' });
+  }
+  return createTokenCredential({ type: 'default' });
+}
+
+/** `azure_auth` (alias `azureauth`): lends an Entra ID credential to receivers that say `auth: <this id>`. */
+export const azureAuthExtensionFactory: ExtensionFactory<AzureAuthConfig> = {
+  type: 'azure_auth',
+  aliases: ['azureauth'],
+  stability: 'beta',
+  configSchema: azureAuthConfigSchema,
+  createDefaultConfig: () => ({ use_default: true }),
+  async create(_settings, config) {
+    const credential = credentialFromAzureAuth(config);
+    return {
+      async start() {},
+      async shutdown() {},
+      credential: () => credential,
+    };
+  },
+};

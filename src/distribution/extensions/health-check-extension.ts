@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { durationMs } from '../../config/duration.ts';
+import { DEFAULT_HEALTH_ENDPOINT, startHealthCheckServer } from '../../telemetry/health-check-server.ts';
+import { DEFAULT_UNHEALTHY_AFTER_MS, HealthState } from '../../telemetry/health-state.ts';
+import type { HttpListener } from '../../telemetry/internal/http-listener.ts';
+import type { AzureEventHubReceiver } from '../../receiver/receiver.ts';
+import type { Extension, ExtensionFactory } from '../extension-factory.ts';
+
+/** The `health_check` section; `endpoint` and `path` as in the collector's health_check extension. */
+export const healthCheckConfigSchema = z.strictObject({
+  /** `host:port`; port 0 picks a free port (logged at start). Default 127.0.0.1:13133. */
+  endpoint: z.string().min(1).default(DEFAULT_HEALTH_ENDPOINT),
+  /** Path of the probe; `/health` always answers too. Default `/`. */
+  path: z.string().startsWith('/', 'must start with /').default('/'),
+  /** How long the hub may stay unreachable (or checkpoints keep failing) before the probe says unhealthy. Default 30s. */
+  unhealthy_after: durationMs.default(DEFAULT_UNHEALTHY_AFTER_MS),
+  /** Go collector keys, accepted and ignored: pipeline checks are replaced by the receiver status above. */
+  check_collector_pipeline: z.looseObject({}).optional(),
+  response_body: z.looseObject({}).optional(),
+});
+
+export type HealthCheckConfig = z.output<typeof healthCheckConfigSchema>;
+
+function watchesStatus(receiver: unknown): receiver is Pick<AzureEventHubReceiver, 'onStatus'> {
+  return typeof (receiver as { onStatus?: unknown }).onStatus === 'function';
+}
+
+/** The running extension with its state exposed, for the service's log line and for tests. */
+export interface HealthCheckExtension extends Extension {
+  readonly state: HealthState;
+  /** The bound address once started. */
+  address(): { host: string; port: number } | undefined;
+}
+
+/** `health_check`: not ready until every receiver reached its hub and owns partitions (or stands by). */
+export const healthCheckExtensionFactory: ExtensionFactory<HealthCheckConfig> = {
+  type: 'health_check',
+  aliases: ['healthcheck'],
+  stability: 'beta',
+  configSchema: healthCheckConfigSchema,
+  createDefaultConfig: () => ({ endpoint: DEFAULT_HEALTH_ENDPOINT, path: '/', unhealthy_after: DEFAULT_UNHEALTHY_AFTER_MS }),
+  async create(settings, config): Promise<HealthCheckExtension> {
+    const state = new HealthState({ unhealthyAfterMs: config.unhealthy_after });
+    const unsubscribes: (() => void)[] = [];
+    let listener: HttpListener | undefined;
+    let stopped: Promise<void> | undefined;
+    return {
+      state,
+      address: () => (listener ? { host: listener.host, port: listener.port } : undefined),
+      onReceiverCreated(receiverId, receiver) {
+        if (!watchesStatus(receiver)) return;
+        state.register(receiverId);
+        unsubscribes.push(receiver.onStatus((status) => state.update(receiverId, status)));
+      },
+      onShutdownBegin() {
+        state.stopping();
+      },
+      async start() {
+        listener = await startHealthCheckServer(state, { endpoint: config.endpoint, path: config.path });
+        settings.logger.info('health check endpoint listening', { endpoint: `${listener.host}:${listener.port}`, path: config.path });
+      },
+      shutdown() {
+        stopped ??= (async () => {
+          state.stopping();
+          for (const u of unsubscribes.splice(0)) u();
+          await listener?.close();
+        })();
+        return stopped;
+      },
+    };
+  },
+};

@@ -1,0 +1,17 @@
+import type { z } from 'zod';
+import type { CreateSettings, Stability } from '../component/factory.ts';
+import type { LogsConsumer } from '../pipeline/consumer.ts';
+
+/**
+ * A logs processor factory: `create` wraps the next consumer of the pipeline and returns the consumer
+ * the previous stage calls. The returned promise of `consume` must still mean "accepted downstream",
+ * or the receiver would checkpoint past records that were never exported.
+ */
+export interface ProcessorFactory<C = unknown> {
+  readonly type: string;
+  readonly aliases?: readonly string[];
+  readonly stability: Stability;
+  readonly configSchema: z.ZodType<C>;
+  createDefaultConfig(): C;
+  create(settings: CreateSettings, config: C, next: LogsConsumer): Promise<LogsConsumer>;
+}

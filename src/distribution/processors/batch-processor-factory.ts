@@ -1,0 +1,13 @@
+import { batchProcessorConfigSchema, createBatchProcessor, DEFAULT_BATCH_TIMEOUT_MS, DEFAULT_SEND_BATCH_MAX_SIZE, DEFAULT_SEND_BATCH_SIZE, type BatchProcessorConfig } from '../../pipeline/batch-processor.ts';
+import type { ProcessorFactory } from '../processor-factory.ts';
+
+/** `batch`: combines batches from several partitions into fewer, larger exports (collector keys and defaults). */
+export const batchProcessorFactory: ProcessorFactory<BatchProcessorConfig> = {
+  type: 'batch',
+  stability: 'beta',
+  configSchema: batchProcessorConfigSchema,
+  createDefaultConfig: () => ({ send_batch_size: DEFAULT_SEND_BATCH_SIZE, send_batch_max_size: DEFAULT_SEND_BATCH_MAX_SIZE, timeout: DEFAULT_BATCH_TIMEOUT_MS }),
+  async create(_settings, config, next) {
+    return createBatchProcessor(next, config);
+  },
+};

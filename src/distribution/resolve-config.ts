@@ -1,0 +1,174 @@
+import type { z } from 'zod';
+import { ConfigError } from '../component/errors.ts';
+import { redact } from '../component/redact.ts';
+import { collectorConfigSchema, type TelemetryConfig } from '../config/collector-config.ts';
+import { isComponentIdError, parseComponentId } from '../config/component-id.ts';
+import type { UnsetVariable } from '../config/env-expansion.ts';
+import { formatIssues, suggest } from '../config/format-issues.ts';
+import { isPlainObject, mergeConfig } from '../config/merge-config.ts';
+import { knownKeysAt } from '../config/parse-receiver-config.ts';
+import { weakParse } from '../config/weak-parse.ts';
+import { findFactory, knownTypes, type Components, type ComponentKind, type NamedFactory } from './components.ts';
+
+/** One configured component: its id, the factory its type selects, and its validated config. */
+export interface ResolvedComponent<F> {
+  /** As written: `type[/name]`. */
+  readonly id: string;
+  readonly type: string;
+  readonly name: string;
+  readonly factory: F;
+  readonly config: unknown;
+}
+
+export interface ResolvedPipeline {
+  readonly id: string;
+  readonly receivers: readonly string[];
+  readonly processors: readonly string[];
+  readonly exporters: readonly string[];
+}
+
+/** A config that validated completely: every component has a factory and a parsed config; every reference resolves. */
+export interface ResolvedConfig {
+  readonly receivers: ReadonlyMap<string, ResolvedComponent<Components['receivers'][number]>>;
+  readonly exporters: ReadonlyMap<string, ResolvedComponent<Components['exporters'][number]>>;
+  readonly processors: ReadonlyMap<string, ResolvedComponent<Components['processors'][number]>>;
+  readonly extensions: ReadonlyMap<string, ResolvedComponent<Components['extensions'][number]>>;
+  readonly service: {
+    /** Extensions to start: the listed ones plus auth extensions a receiver refers to. */
+    readonly extensions: readonly string[];
+    readonly pipelines: readonly ResolvedPipeline[];
+    readonly telemetry: TelemetryConfig;
+  };
+  /** Non-fatal notes for the log: unset environment variables, configured but unused components. */
+  readonly warnings: readonly string[];
+}
+
+const SINGULAR: Record<ComponentKind, string> = { receivers: 'receiver', exporters: 'exporter', processors: 'processor', extensions: 'extension' };
+/** Extension types a receiver's `auth: <id>` may point at. */
+const AUTH_EXTENSION_TYPES = new Set(['azure_auth', 'azureauth']);
+
+/**
+ * Validates a loaded config against the known components, the way the collector does before it starts:
+ * every section by its factory's schema (unknown keys rejected with a suggestion), every reference in
+ * `service` (and every `auth: <extension>`) to a configured component. All problems are reported at once,
+ * each with its dotted path; values are never quoted. Throws a ConfigError.
+ */
+export function resolveConfig(raw: Record<string, unknown>, components: Components, unset: readonly UnsetVariable[] = []): ResolvedConfig {
+  const issues: string[] = [];
+  const top = collectorConfigSchema.safeParse(raw);
+  if (!top.success) issues.push(...formatIssues(top.error, [], (p) => knownKeysAt(collectorConfigSchema, p)));
+
+  const sections = {
+    receivers: resolveSection('receivers', raw.receivers, components.receivers, issues),
+    exporters: resolveSection('exporters', raw.exporters, components.exporters, issues),
+    processors: resolveSection('processors', raw.processors, components.processors, issues),
+    extensions: resolveSection('extensions', raw.extensions, components.extensions, issues),
+  };
+  if (isPlainObject(raw.connectors) && Object.keys(raw.connectors).length > 0) issues.push('connectors: not supported by this distribution; remove the section');
+
+  const warnings: string[] = unset.map((u) => `environment variable ${u.name} is not set; ${u.path || 'a value'} expanded to an empty string`);
+  const pipelines: ResolvedPipeline[] = [];
+  const serviceExtensions: string[] = [];
+  if (top.success) {
+    const service = top.data.service;
+    for (const [pipelineId, p] of Object.entries(service.pipelines)) {
+      const prefix = `service.pipelines.${pipelineId}`;
+      const id = parseComponentId(pipelineId);
+      if (isComponentIdError(id)) issues.push(`${prefix}: ${id.error}`);
+      else if (id.type !== 'logs') issues.push(`${prefix}: only logs pipelines are supported (this distribution receives logs); rename it logs${id.name ? `/${id.name}` : ''} or remove it`);
+      checkReferences(`${prefix}.receivers`, 'receivers', p.receivers, declared(raw.receivers), issues);
+      checkReferences(`${prefix}.processors`, 'processors', p.processors, declared(raw.processors), issues);
+      checkReferences(`${prefix}.exporters`, 'exporters', p.exporters, declared(raw.exporters), issues);
+      pipelines.push({ id: pipelineId, receivers: p.receivers, processors: p.processors, exporters: p.exporters });
+    }
+    checkReferences('service.extensions', 'extensions', service.extensions, declared(raw.extensions), issues);
+    serviceExtensions.push(...service.extensions);
+    const used = (kind: 'receivers' | 'exporters' | 'processors') => new Set(pipelines.flatMap((p) => p[kind]));
+    for (const kind of ['receivers', 'exporters', 'processors'] as const) {
+      for (const id of sections[kind].keys()) if (!used(kind).has(id)) warnings.push(`${kind}.${id} is configured but not used in any pipeline`);
+    }
+  }
+
+  // `auth: <id>` (Go receiver style) must name a configured auth extension; it is started with the others.
+  for (const [id, r] of sections.receivers) {
+    const auth = (r.config as { auth?: unknown } | undefined)?.auth;
+    if (typeof auth !== 'string') continue;
+    const ext = sections.extensions.get(auth);
+    const path = `receivers.${id}.auth`;
+    if (!ext && declared(raw.extensions).has(auth)) continue; // its own section failed and is reported already
+    if (!ext) {
+      const hint = suggest(auth, [...declared(raw.extensions)]);
+      issues.push(`${path}: references extension '${auth}', which is not configured; add it under extensions (type azure_auth)${hint ? `; did you mean \`${hint}\`?` : ''}`);
+    } else if (!AUTH_EXTENSION_TYPES.has(ext.factory.type)) {
+      issues.push(`${path}: extension '${auth}' is a ${ext.factory.type}, not an azure_auth extension`);
+    } else if (!serviceExtensions.includes(auth)) {
+      serviceExtensions.push(auth);
+    }
+  }
+
+  if (issues.length > 0) throw new ConfigError(annotateUnset(issues, unset).map(redact));
+  const service = top.success ? top.data.service : undefined;
+  return {
+    ...sections,
+    service: { extensions: serviceExtensions, pipelines, telemetry: service!.telemetry },
+    warnings,
+  };
+}
+
+function resolveSection<F extends NamedFactory & { configSchema: z.ZodType; createDefaultConfig(): unknown }>(
+  kind: ComponentKind,
+  section: unknown,
+  factories: readonly F[],
+  issues: string[],
+): Map<string, ResolvedComponent<F>> {
+  const out = new Map<string, ResolvedComponent<F>>();
+  if (!isPlainObject(section)) return out;
+  for (const [key, value] of Object.entries(section)) {
+    const path = `${kind}.${key}`;
+    const id = parseComponentId(key);
+    if (isComponentIdError(id)) {
+      issues.push(`${path}: ${id.error}`);
+      continue;
+    }
+    const factory = findFactory(factories, id.type);
+    if (!factory) {
+      const types = knownTypes(factories);
+      const hint = suggest(id.type, types);
+      issues.push(`${path}: unknown ${SINGULAR[kind]} type '${id.type}'${hint ? `; did you mean \`${hint}\`?` : ''} (known: ${types.join(', ') || 'none'})`);
+      continue;
+    }
+    // `azure_event_hub:` with nothing under it is an empty section, as in the collector.
+    const input = value === null || value === undefined ? {} : value;
+    const parsed = weakParse(factory.configSchema, input);
+    if (!parsed.success) {
+      issues.push(...formatIssues(parsed.error, [kind, key], (p) => knownKeysAt(factory.configSchema, p)));
+      continue;
+    }
+    out.set(key, { id: key, type: factory.type, name: id.name, factory, config: mergeConfig(factory.createDefaultConfig(), parsed.data) });
+  }
+  return out;
+}
+
+/** Ids written in a section, whether or not they validated (so a broken section is not also reported as missing). */
+function declared(section: unknown): Set<string> {
+  return new Set(isPlainObject(section) ? Object.keys(section) : []);
+}
+
+function checkReferences(path: string, kind: ComponentKind, ids: readonly string[], defined: ReadonlySet<string>, issues: string[]): void {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) issues.push(`${path}: '${id}' is listed twice`);
+    seen.add(id);
+    if (defined.has(id)) continue;
+    const hint = suggest(id, [...defined.keys()]);
+    issues.push(`${path}: references ${SINGULAR[kind]} '${id}', which is not configured${hint ? `; did you mean \`${hint}\`?` : ` under ${kind}`}`);
+  }
+}
+
+/** Adds "(environment variable X is not set)" to the issues at a path an unset variable expanded into. */
+function annotateUnset(issues: readonly string[], unset: readonly UnsetVariable[]): string[] {
+  return issues.map((line) => {
+    const hit = unset.find((u) => u.path && (line.startsWith(`${u.path}:`) || line.startsWith(`${u.path}.`)));
+    return hit ? `${line} (environment variable ${hit.name} is not set)` : line;
+  });
+}

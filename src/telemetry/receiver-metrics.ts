@@ -1,0 +1,110 @@
+import type { Attributes, Meter, ObservableResult } from '@opentelemetry/api';
+import type { AzureEventHubReceiver } from '../receiver/receiver.ts';
+import type { ReceiverCounters, PartitionStats } from '../receiver/receiver-status.ts';
+
+/** Prefix of the receiver-specific metrics; the two record counters use the collector's own names. */
+export const RECEIVER_METRIC_PREFIX = 'otelcol_receiver_azureeventhub_';
+/** `transport` attribute of the collector's receiver metrics: events arrive over AMQP in both backends. */
+export const RECEIVER_TRANSPORT = 'amqp';
+/** Buckets of the export latency histogram, in seconds. */
+export const EXPORT_DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+type Observed = Pick<AzureEventHubReceiver, 'stats' | 'ownedPartitions' | 'onStatus'>;
+
+interface Entry {
+  readonly attributes: Attributes;
+  readonly receiver: Observed;
+}
+
+/** Cumulative counters read from `receiver.stats().counters` at scrape time: name, counter key, description, unit. */
+const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, string])[] = [
+  ['otelcol_receiver_accepted_log_records', 'recordsAccepted', 'Log records the pipeline accepted.', '{records}'],
+  ['otelcol_receiver_refused_log_records', 'recordsRefused', 'Log records the pipeline refused (dead-lettered or dropped).', '{records}'],
+  [`${RECEIVER_METRIC_PREFIX}events_received`, 'eventsReceived', 'Events received from the hub.', '{events}'],
+  [`${RECEIVER_METRIC_PREFIX}received_bytes`, 'bytesReceived', 'Event body bytes received from the hub.', 'By'],
+  [`${RECEIVER_METRIC_PREFIX}records_decoded`, 'recordsDecoded', 'Log records decoded from events.', '{records}'],
+  [`${RECEIVER_METRIC_PREFIX}events_decode_failed`, 'eventsFailedDecode', 'Events that did not decode (exported raw with the reason).', '{events}'],
+  [`${RECEIVER_METRIC_PREFIX}events_dead_lettered`, 'eventsDeadLettered', 'Events written to the dead-letter store.', '{events}'],
+  [`${RECEIVER_METRIC_PREFIX}checkpoint_writes`, 'checkpointWrites', 'Checkpoints written.', '{writes}'],
+  [`${RECEIVER_METRIC_PREFIX}checkpoint_write_failures`, 'checkpointFailures', 'Checkpoint writes that failed.', '{writes}'],
+  [`${RECEIVER_METRIC_PREFIX}backend_reconnects`, 'backendReconnects', 'Reconnections to the hub after a disconnect.', '{reconnects}'],
+  [`${RECEIVER_METRIC_PREFIX}events_lost_to_retention`, 'eventsLostToRetention', 'Events that expired from the hub before they were read.', '{events}'],
+];
+
+/** Per-partition gauges: name, stats key, description, unit. */
+const PARTITION_GAUGES: readonly (readonly [string, keyof PartitionStats, string, string])[] = [
+  [`${RECEIVER_METRIC_PREFIX}partition_lag_events`, 'lagEvents', 'Events enqueued in the partition and not yet exported.', '{events}'],
+  [`${RECEIVER_METRIC_PREFIX}partition_lag_seconds`, 'lagSeconds', 'Age of the oldest unexported event: last enqueued time minus the last exported event time.', 's'],
+  [`${RECEIVER_METRIC_PREFIX}partition_retention_used_ratio`, 'retentionUsedRatio', 'Time lag over the configured retention; 1 means events are expiring unread.', '1'],
+  [`${RECEIVER_METRIC_PREFIX}partition_checkpoint_age_seconds`, 'checkpointAgeSeconds', 'Seconds since the last checkpoint write of the partition.', 's'],
+];
+
+/**
+ * The receiver's self-metrics on one Meter, for any number of receivers (`azure_event_hub/audit` and
+ * `azure_event_hub/metrics` in one process): instruments are created once, every receiver is read in
+ * the same callbacks and told apart by the `receiver` attribute. Counters and gauges come from
+ * `stats()` at scrape time; the export latency histogram from `exported` status events.
+ */
+export class ReceiverMetrics {
+  readonly #entries = new Set<Entry>();
+  readonly #exportDuration;
+
+  constructor(meter: Meter) {
+    for (const [name, key, description, unit] of COUNTERS) {
+      meter.createObservableCounter(name, { description, unit }).addCallback((result) => this.#observeCounter(result, key));
+    }
+    meter
+      .createObservableGauge(`${RECEIVER_METRIC_PREFIX}owned_partitions`, { description: 'Partitions this instance reads now.', unit: '{partitions}' })
+      .addCallback((result) => {
+        for (const e of this.#entries) result.observe(e.receiver.ownedPartitions().length, e.attributes);
+      });
+    for (const [name, key, description, unit] of PARTITION_GAUGES) {
+      meter.createObservableGauge(name, { description, unit }).addCallback((result) => this.#observePartitions(result, key));
+    }
+    this.#exportDuration = meter.createHistogram(`${RECEIVER_METRIC_PREFIX}export_duration_seconds`, {
+      description: 'Time from handing a batch to the pipeline until it was accepted.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: EXPORT_DURATION_BUCKETS_S },
+    });
+  }
+
+  /** Starts reporting `receiver` under `receiverId`; returns the function that stops it. */
+  add(receiverId: string, receiver: Observed, transport: string = RECEIVER_TRANSPORT): () => void {
+    const entry: Entry = { attributes: { receiver: receiverId, transport }, receiver };
+    this.#entries.add(entry);
+    const unsubscribe = receiver.onStatus((status) => {
+      if (status.type === 'exported') {
+        this.#exportDuration.record(status.durationMs / 1000, { ...entry.attributes, partition: status.partitionId });
+      }
+    });
+    return () => {
+      unsubscribe();
+      this.#entries.delete(entry);
+    };
+  }
+
+  #observeCounter(result: ObservableResult, key: keyof ReceiverCounters): void {
+    for (const e of this.#entries) {
+      const value = safeStats(e.receiver)?.counters[key];
+      if (typeof value === 'number') result.observe(value, e.attributes);
+    }
+  }
+
+  #observePartitions(result: ObservableResult, key: keyof PartitionStats): void {
+    for (const e of this.#entries) {
+      for (const p of safeStats(e.receiver)?.partitions ?? []) {
+        const value = p[key];
+        if (typeof value === 'number' && Number.isFinite(value)) result.observe(value, { ...e.attributes, partition: p.partitionId });
+      }
+    }
+  }
+}
+
+// A scrape must never fail because one receiver's stats threw (e.g. read during shutdown).
+function safeStats(receiver: Observed) {
+  try {
+    return receiver.stats();
+  } catch {
+    return undefined;
+  }
+}

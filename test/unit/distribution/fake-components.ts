@@ -1,0 +1,130 @@
+/**
+ * Small stand-ins for the service tests: exporter factories named like the real `debug` and `file`
+ * (recording what they receive), and a fake receiver factory whose receivers are driven by the test.
+ */
+import { z } from 'zod';
+import type { ExporterFactory, ReceiverFactory, CreateSettings } from '../../../src/component/factory.ts';
+import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { AzureEventHubReceiver } from '../../../src/receiver/receiver.ts';
+import type { ReceiverCounters, ReceiverStats, ReceiverStatus, PartitionStats } from '../../../src/receiver/receiver-status.ts';
+import { azureEventHubReceiverFactory } from '../../../src/receiver/factory.ts';
+import { distributionExtensions, distributionProcessors, type Components } from '../../../src/distribution/components.ts';
+
+export interface RecordingExporter extends LogsConsumer {
+  readonly id: string;
+  readonly batches: LogBatch[];
+  readonly events: string[];
+}
+
+/** Every exporter created, by id, in creation order; `events` logs consume/flush/shutdown calls globally. */
+export function recordingExporterFactory(type: string, journal: string[], created: Map<string, RecordingExporter>): ExporterFactory<{ path?: string; verbosity?: string }> {
+  return {
+    type,
+    stability: 'development',
+    configSchema: z.strictObject({ path: z.string().optional(), verbosity: z.string().optional() }) as z.ZodType<{ path?: string; verbosity?: string }>,
+    createDefaultConfig: () => ({}),
+    async create(settings: CreateSettings) {
+      const exporter: RecordingExporter = {
+        id: settings.id,
+        batches: [],
+        events: [],
+        async consume(batch) {
+          exporter.batches.push(batch);
+          journal.push(`consume ${settings.id}`);
+        },
+        async forceFlush() {
+          journal.push(`flush ${settings.id}`);
+        },
+        async shutdown() {
+          journal.push(`shutdown ${settings.id}`);
+        },
+      };
+      created.set(settings.id, exporter);
+      return exporter;
+    },
+  };
+}
+
+const ZERO_COUNTERS: ReceiverCounters = {
+  eventsReceived: 0, bytesReceived: 0, recordsDecoded: 0, eventsFailedDecode: 0, recordsAccepted: 0, recordsRefused: 0,
+  eventsDeadLettered: 0, checkpointWrites: 0, checkpointFailures: 0, backendReconnects: 0, eventsLostToRetention: 0,
+};
+
+/** A receiver driven by the test: emit statuses, set stats, push batches into the pipeline. */
+export class FakeReceiver implements AzureEventHubReceiver {
+  counters: ReceiverCounters = { ...ZERO_COUNTERS };
+  partitions: PartitionStats[] = [];
+  owned: string[] = [];
+  readonly listeners = new Set<(s: ReceiverStatus) => void>();
+  readonly next: LogsConsumer;
+  readonly journal: string[];
+  readonly id: string;
+  constructor(id: string, next: LogsConsumer, journal: string[]) {
+    this.id = id;
+    this.next = next;
+    this.journal = journal;
+  }
+  async start() {
+    this.journal.push(`start ${this.id}`);
+  }
+  async shutdown() {
+    this.journal.push(`shutdown ${this.id}`);
+  }
+  stats(): ReceiverStats {
+    return { counters: this.counters, partitions: this.partitions };
+  }
+  ownedPartitions() {
+    return this.owned;
+  }
+  onStatus(listener: (s: ReceiverStatus) => void) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  emit(status: ReceiverStatus) {
+    for (const l of this.listeners) l(status);
+  }
+}
+
+/**
+ * A receiver factory with the real receiver's type, aliases and config schema (so configs validate as in
+ * production) whose `create` returns a FakeReceiver.
+ */
+export function fakeReceiverFactory(journal: string[], created: Map<string, FakeReceiver>): ReceiverFactory<unknown, FakeReceiver> {
+  return {
+    type: azureEventHubReceiverFactory.type,
+    aliases: azureEventHubReceiverFactory.aliases,
+    stability: azureEventHubReceiverFactory.stability,
+    configSchema: azureEventHubReceiverFactory.configSchema as z.ZodType<unknown>,
+    createDefaultConfig: () => azureEventHubReceiverFactory.createDefaultConfig(),
+    async create(settings, _config, next) {
+      const r = new FakeReceiver(settings.id, next, journal);
+      created.set(settings.id, r);
+      return r;
+    },
+  };
+}
+
+export interface TestComponents {
+  readonly components: Components;
+  readonly journal: string[];
+  readonly exporters: Map<string, RecordingExporter>;
+  readonly receivers: Map<string, FakeReceiver>;
+}
+
+export function testComponents(): TestComponents {
+  const journal: string[] = [];
+  const exporters = new Map<string, RecordingExporter>();
+  const receivers = new Map<string, FakeReceiver>();
+  return {
+    journal,
+    exporters,
+    receivers,
+    components: {
+      receivers: [fakeReceiverFactory(journal, receivers)],
+      exporters: [recordingExporterFactory('debug', journal, exporters), recordingExporterFactory('file', journal, exporters)],
+      processors: distributionProcessors,
+      extensions: distributionExtensions,
+    },
+  };
+}
