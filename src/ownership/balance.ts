@@ -70,25 +70,18 @@ export function balance(input: BalanceInput): BalanceDecision {
   const missing = fairShare - mine.length;
   if (missing === 0) return { ...decision, claim: [], yield: [] };
   const wanted = input.strategy === 'greedy' ? missing : 1;
-  const candidates = [...rotate(free, input.ownerId), ...rotate(orphaned, input.ownerId)];
+  const myIndex = members.indexOf(input.ownerId);
+  const candidates = [...spread(free, myIndex, members.length), ...spread(orphaned, myIndex, members.length)];
   return { ...decision, claim: candidates.slice(0, wanted), yield: [] };
 }
 
 /**
- * Starts each member's candidate list at a different place (a hash of its id), so members claiming at the
- * same moment mostly reach for different partitions instead of racing for the same lease.
+ * Orders candidates so that members claiming at the same moment from the same view reach for different
+ * partitions: the member at index i of the sorted member list prefers candidates i, i+M, i+2M, ..., then
+ * the rest. Without this, simultaneous claims race for the same leases and most of them fail.
  */
-function rotate(ids: readonly string[], ownerId: string): string[] {
-  if (ids.length < 2) return [...ids];
-  const start = fnv1a(ownerId) % ids.length;
-  return [...ids.slice(start), ...ids.slice(0, start)];
-}
-
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
+function spread(ids: readonly string[], memberIndex: number, memberCount: number): string[] {
+  const preferred = ids.filter((_, k) => k % memberCount === memberIndex);
+  const rest = ids.filter((_, k) => k % memberCount !== memberIndex);
+  return [...preferred, ...rest];
 }

@@ -47,7 +47,7 @@ export {
 } from './internal/coordinator-timings.ts';
 
 /** After a round that claimed and is still below its share, the next round comes this soon, in ms. */
-const CATCH_UP_DELAY_MS = 200;
+const CATCH_UP_DELAY_MS = 50;
 
 type ClaimState = 'starting' | 'running' | 'stopping' | 'lost' | 'released';
 

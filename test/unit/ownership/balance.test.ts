@@ -134,11 +134,16 @@ describe('balance: claiming', () => {
     assert.equal(d.fairShare, 2);
   });
 
-  test('members starting together reach for different partitions first', () => {
-    const firsts = ['alpha', 'beta', 'gamma', 'delta'].map(
-      (m) => balance({ ownerId: m, members: ['alpha', 'beta', 'gamma', 'delta'], ownerships: new Map(), partitionIds: ids(32), strategy: 'balanced' }).claim[0],
-    );
-    assert.ok(new Set(firsts).size > 1);
+  test('members claiming together from the same view reach for disjoint partitions', () => {
+    const members = ['alpha', 'beta', 'gamma', 'delta'];
+    for (const strategy of ['balanced', 'greedy'] as const) {
+      const claims = members.flatMap((m) => balance({ ownerId: m, members, ownerships: new Map(), partitionIds: ids(32), strategy }).claim);
+      assert.equal(new Set(claims).size, claims.length, `${strategy}: no two members reach for the same partition`);
+    }
+  });
+
+  test('greedy from nothing converges in one round when everyone sees the same snapshot', () => {
+    assert.equal(simulate(['a', 'b', 'c'], 12, 'greedy').rounds, 1);
   });
 
   test('no partitions: nothing to do', () => {
