@@ -1,0 +1,55 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { durationMs } from '../../config/duration.ts';
+import { ConfigError } from '../../component/errors.ts';
+import { retryOnFailureSchema } from '../../pipeline/retry.ts';
+
+/** Per-request timeout of the OTLP exporters. 30 000 ms, as the collector's exporter helper. */
+export const DEFAULT_OTLP_TIMEOUT_MS = 30_000;
+
+/** The collector's client `tls` settings (configtls), the subset Node's HTTP and gRPC clients can honour. */
+export const tlsSchema = z.strictObject({
+  /** gRPC (`otlp`): plaintext instead of TLS. HTTP (`otlphttp`): no effect, the endpoint scheme decides. Default false. */
+  insecure: z.boolean().default(false),
+  /** Accept any server certificate (testing only). Default false. */
+  insecure_skip_verify: z.boolean().default(false),
+  /** PEM file of CA certificates to trust instead of the system roots. */
+  ca_file: z.string().min(1).optional(),
+  /** PEM client certificate for mutual TLS (with key_file). */
+  cert_file: z.string().min(1).optional(),
+  /** PEM client key for mutual TLS (with cert_file). */
+  key_file: z.string().min(1).optional(),
+  /** Server name to verify instead of the endpoint's host. */
+  server_name_override: z.string().min(1).optional(),
+}).refine((t) => !!t.cert_file === !!t.key_file, { message: 'cert_file and key_file go together; set both or neither', path: ['cert_file'] });
+
+export type TlsConfig = z.output<typeof tlsSchema>;
+
+/** Keys shared by `otlphttp` and `otlp`. */
+export const otlpCommonShape = {
+  /** Extra request headers (gRPC metadata for `otlp`), e.g. an API key. Never logged. Default none. */
+  headers: z.record(z.string(), z.string()).default({}),
+  /** `gzip` or `none` (`""` means none). Default gzip, as the collector. */
+  compression: z.enum(['gzip', 'none', '']).default('gzip').transform((c) => (c === '' ? 'none' : c)),
+  /** Time one export request may take, retries of the OTLP library included. Default 30 s. */
+  timeout: durationMs.default(DEFAULT_OTLP_TIMEOUT_MS),
+  tls: tlsSchema.prefault({}),
+  /** Backoff for retryable failures; see the pipeline's retry. Defaults: 5 s, 30 s, 300 s, ×1.5, ±50 %. */
+  retry_on_failure: retryOnFailureSchema.prefault({}),
+  /** Not supported: batches are sent while the receiver waits (that is the backpressure). Set enabled: false or omit. */
+  sending_queue: z.strictObject({ enabled: z.literal(false) }).optional(),
+};
+
+/** The PEM material a TLS section names, read from disk. A missing file is a ConfigError naming the key. */
+export async function readTlsFiles(tls: TlsConfig, path: string): Promise<{ ca?: Buffer; cert?: Buffer; key?: Buffer }> {
+  const read = async (file: string | undefined, key: string) => {
+    if (!file) return undefined;
+    try {
+      return await readFile(file);
+    } catch (error) {
+      throw new ConfigError([`${path}.tls.${key}: cannot read '${file}': ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
+    }
+  };
+  const [ca, cert, key] = await Promise.all([read(tls.ca_file, 'ca_file'), read(tls.cert_file, 'cert_file'), read(tls.key_file, 'key_file')]);
+  return { ca, cert, key };
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { OTLPLogExporter as OTLPJsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { OTLPLogExporter as OTLPProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
+import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
+import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
+import type { LogsConsumer } from '../pipeline/consumer.ts';
+import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
+import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
+import { otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
+
+/** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
+const CALLBACK_GRACE_MS = 5_000;
+
+/** The `otlphttp` exporter's section (the collector's keys). */
+export const otlpHttpExporterConfigSchema = z
+  .strictObject({
+    /** Base URL; `/v1/logs` is appended, as in the collector. Required unless logs_endpoint is set. */
+    endpoint: z.url().optional(),
+    /** Full URL for logs, used as is. Default `<endpoint>/v1/logs`. */
+    logs_endpoint: z.url().optional(),
+    /** `proto` (application/x-protobuf) or `json` (application/json). Default proto. */
+    encoding: z.enum(['proto', 'json']).default('proto'),
+    ...otlpCommonShape,
+  })
+  .refine((c) => c.endpoint || c.logs_endpoint, { message: 'required: set endpoint (or logs_endpoint)', path: ['endpoint'] });
+
+export type OtlpHttpExporterConfig = z.output<typeof otlpHttpExporterConfigSchema>;
+
+/** The URL logs are posted to. */
+export function logsUrl(config: Pick<OtlpHttpExporterConfig, 'endpoint' | 'logs_endpoint'>): string {
+  if (config.logs_endpoint) return config.logs_endpoint;
+  return `${config.endpoint!.replace(/\/+$/, '')}/v1/logs`;
+}
+
+/**
+ * OTLP over HTTP on the OpenTelemetry JS exporters (`-http` for JSON, `-proto` for protobuf), wrapped
+ * as a LogsConsumer: acknowledged when the server answered 2xx. 4xx other than 408/429 is permanent;
+ * 5xx, 408, 429, network errors and timeouts are retried by `retry_on_failure`.
+ *
+ * The OpenTelemetry library also retries 429/502/503/504 by itself (up to 5 attempts, 1 s initial
+ * backoff, honouring Retry-After) inside one request's `timeout`; our retry runs around that.
+ */
+export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, settings?: CreateSettings): Promise<LogsConsumer> {
+  const path = settings?.id ? `exporters.${settings.id}` : 'otlphttp';
+  const { ca, cert, key } = await readTlsFiles(config.tls, path);
+  const options = {
+    url: logsUrl(config),
+    headers: { ...config.headers },
+    compression: config.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
+    timeoutMillis: config.timeout,
+    // Applies to https:// endpoints; the library drops ca/cert/key for http://.
+    httpAgentOptions: {
+      keepAlive: true,
+      ca,
+      cert,
+      key,
+      rejectUnauthorized: !config.tls.insecure_skip_verify,
+      ...(config.tls.server_name_override ? { servername: config.tls.server_name_override } : {}),
+    },
+  };
+  const exporter = config.encoding === 'json' ? new OTLPJsonLogExporter(options) : new OTLPProtoLogExporter(options);
+  const consumer = fromLogRecordExporter(exporter, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name: settings?.id ?? 'otlphttp' });
+  return withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
+}
+
+export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = {
+  type: 'otlphttp',
+  stability: 'beta',
+  configSchema: otlpHttpExporterConfigSchema,
+  createDefaultConfig: () => otlpHttpExporterConfigSchema.parse({ endpoint: 'http://localhost:4318' }),
+  create: (settings, config) => createOtlpHttpExporter(config, settings),
+};

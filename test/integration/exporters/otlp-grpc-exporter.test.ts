@@ -1,0 +1,78 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData, type Metadata } from '@grpc/grpc-js';
+import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
+import { isPermanentError } from '../../../src/component/errors.ts';
+import { noopLogger } from '../../../src/component/logger.ts';
+import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import { holdEventLoopOpen, makeBatch } from '../../unit/pipeline/records.ts';
+
+holdEventLoopOpen(after);
+
+const EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+const identity = (b: Buffer) => b;
+
+describe('otlp (gRPC) exporter against a local gRPC server', () => {
+  let server: Server;
+  let port = 0;
+  const requests: { body: Buffer; metadata: Metadata }[] = [];
+  /** Status codes for the next calls, in order; afterwards OK. */
+  const script: number[] = [];
+  const consumers: LogsConsumer[] = [];
+
+  before(async () => {
+    server = new Server();
+    // A raw-bytes service definition: the test reads the protobuf request as bytes.
+    server.addService(
+      { Export: { path: EXPORT_PATH, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
+      {
+        Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
+          requests.push({ body: call.request, metadata: call.metadata });
+          const code = script.shift() ?? status.OK;
+          if (code === status.OK) callback(null, Buffer.alloc(0));
+          else callback({ code, details: `scripted status ${code}` });
+        },
+      },
+    );
+    port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  });
+  after(async () => {
+    for (const c of consumers) await c.shutdown?.();
+    await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+  });
+
+  async function exporter(section: Record<string, unknown> = {}): Promise<LogsConsumer> {
+    const config = otlpGrpcExporterConfigSchema.parse({ endpoint: `127.0.0.1:${port}`, tls: { insecure: true }, timeout: '5s', retry_on_failure: { initial_interval: '10ms', max_interval: '20ms', max_elapsed_time: '5s' }, ...section });
+    const c = await otlpGrpcExporterFactory.create({ id: 'otlp/test', logger: noopLogger }, config);
+    consumers.push(c);
+    return c;
+  }
+
+  test('exports the records as protobuf with the configured metadata', async () => {
+    requests.length = 0;
+    await (await exporter({ headers: { 'x-api-key': 'grpc-key' } })).consume(makeBatch(2, 'grpc-body'));
+    assert.equal(requests.length, 1);
+    assert.ok(requests[0]!.body.includes(Buffer.from('grpc-body-1')));
+    assert.deepEqual(requests[0]!.metadata.get('x-api-key'), ['grpc-key']);
+  });
+
+  test('UNAVAILABLE → retried, then accepted', async () => {
+    requests.length = 0;
+    script.push(status.UNAVAILABLE, status.UNAVAILABLE);
+    await (await exporter()).consume(makeBatch(1));
+    assert.equal(requests.length, 3);
+  });
+
+  test('INVALID_ARGUMENT → permanent, not retried', async () => {
+    requests.length = 0;
+    script.push(status.INVALID_ARGUMENT);
+    await assert.rejects((await exporter()).consume(makeBatch(1)), (e: unknown) => isPermanentError(e));
+    assert.equal(requests.length, 1);
+  });
+
+  test('config: endpoint required, unknown keys rejected, TLS by default', () => {
+    assert.equal(otlpGrpcExporterConfigSchema.safeParse({}).success, false);
+    assert.equal(otlpGrpcExporterConfigSchema.safeParse({ endpoint: 'x:1', balancer_name: 'rr' }).success, false);
+    assert.equal(otlpGrpcExporterConfigSchema.parse({ endpoint: 'x:1' }).tls.insecure, false);
+  });
+});

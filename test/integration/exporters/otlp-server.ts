@@ -1,0 +1,62 @@
+/**
+ * A tiny OTLP/HTTP logs server for tests, on loopback and port 0: records each request (path, headers,
+ * decoded body) and answers with a scripted status sequence.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { gunzipSync } from 'node:zlib';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  readonly path: string;
+  readonly headers: IncomingMessage['headers'];
+  /** The request body, gunzipped when it was sent with Content-Encoding: gzip. */
+  readonly body: Buffer;
+  /** The parsed body for application/json requests. */
+  readonly json?: any;
+}
+
+export interface ScriptedResponse {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+export interface OtlpTestServer {
+  readonly url: string;
+  readonly requests: ReceivedRequest[];
+  /** Responses for the next requests, in order; afterwards 200 `{}`. */
+  readonly script: ScriptedResponse[];
+  close(): Promise<void>;
+}
+
+export async function startOtlpServer(tls?: { cert: Buffer; key: Buffer }): Promise<OtlpTestServer> {
+  const requests: ReceivedRequest[] = [];
+  const script: ScriptedResponse[] = [];
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body = Buffer.concat(chunks);
+      if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
+      const json = req.headers['content-type']?.startsWith('application/json') ? JSON.parse(body.toString('utf8')) : undefined;
+      requests.push({ path: req.url ?? '', headers: req.headers, body, json });
+      const next = script.shift() ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };
+      res.writeHead(next.status, next.headers ?? {});
+      res.end(next.body ?? '');
+    });
+  };
+  const server: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, handler) : createHttpServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    requests,
+    script,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
