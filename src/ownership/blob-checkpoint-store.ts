@@ -4,6 +4,7 @@ import { CheckpointFencedError, type Checkpoint, type CheckpointScope, type Chec
 import { checkpointBlobName, ownershipBlobName } from './internal/blob-names.ts';
 import { isConflict, isLeaseGone, isNotFound, toStorageError } from './internal/storage-errors.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
+import { parseSequenceNumber } from './internal/checkpoint-metadata.ts';
 
 /** Timeout of each storage request made by the store. */
 export const DEFAULT_CHECKPOINT_REQUEST_TIMEOUT_MS = 10_000;
@@ -113,7 +114,7 @@ export class BlobCheckpointStore implements CheckpointStore {
     try {
       const props = await blob.getProperties({ abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) });
       const sequence = props.metadata?.sequencenumber;
-      const parsed = sequence !== undefined && /^\d+$/.test(sequence.trim()) ? Number(sequence.trim()) : undefined;
+      const parsed = parseSequenceNumber(sequence);
       return { etag: props.etag ?? '*', sequenceNumber: parsed, offset: props.metadata?.offset, lastModified: props.lastModified };
     } catch (error) {
       if (isNotFound(error)) return undefined;
