@@ -74,8 +74,9 @@ export class BlobCheckpointStore implements CheckpointStore {
   }
 
   async write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence): Promise<void> {
-    if (!Number.isSafeInteger(checkpoint.sequenceNumber) || checkpoint.sequenceNumber < 0) {
-      throw new RangeError(`checkpoint sequence number must be a non-negative integer, got ${checkpoint.sequenceNumber}`);
+    // -1 is "before the first event": what a first owner writes for an empty partition.
+    if (!Number.isSafeInteger(checkpoint.sequenceNumber) || checkpoint.sequenceNumber < -1) {
+      throw new RangeError(`checkpoint sequence number must be an integer ≥ -1, got ${checkpoint.sequenceNumber}`);
     }
     const blob = this.#container.getBlockBlobClient(checkpointBlobName(scope, checkpoint.partitionId));
     const metadata = { sequencenumber: String(checkpoint.sequenceNumber), offset: String(checkpoint.offset) };

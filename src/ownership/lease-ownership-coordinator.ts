@@ -100,7 +100,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   }
 
   async start(lifecycle: PartitionLifecycle): Promise<void> {
-    if (this.#state !== 'new') throw new Error('the ownership coordinator was already started');
+    if (this.#state !== 'new') throw new Error('the ownership coordinator was already started or shut down');
     this.#lifecycle = lifecycle;
     this.#state = 'running';
     try {
