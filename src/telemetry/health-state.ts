@@ -93,6 +93,8 @@ export class HealthState {
       default:
         break;
     }
+    // Latched here, not at evaluation, so a partition that was owned between two probes still counts.
+    if (t.hubReached && (t.owned.size > 0 || t.standby)) t.everReady = true;
   }
 
   /** Marks the whole service as shutting down: every probe answers 503 from now on. */
@@ -124,8 +126,7 @@ export class HealthState {
     }
     if (!t.everReady) {
       if (!t.hubReached) return { status: 'starting', reason: t.hubDownSince !== undefined ? 'hubUnreachable' : 'hubNotReached', ownedPartitions };
-      if (ownedPartitions === 0 && !t.standby) return { status: 'starting', reason: 'noPartitionsOwned', ownedPartitions };
-      t.everReady = true;
+      return { status: 'starting', reason: 'noPartitionsOwned', ownedPartitions };
     }
     return { status: 'ready', ownedPartitions };
   }

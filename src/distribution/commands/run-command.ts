@@ -53,6 +53,9 @@ export async function runCommand(args: readonly string[], io: CliIo, components:
   const handler = (signal: NodeJS.Signals) => onSignal(signal);
   signals.on('SIGTERM', handler);
   signals.on('SIGINT', handler);
+  // Every server and timer of the service is unref'ed (embedders decide their process's life); the CLI
+  // is a daemon, so this one ref'ed timer keeps it alive until the shutdown finishes.
+  const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     let service: Service;
     try {
@@ -82,6 +85,7 @@ export async function runCommand(args: readonly string[], io: CliIo, components:
     clearTimeout(timer);
     return code;
   } finally {
+    clearInterval(keepAlive);
     signals.off('SIGTERM', handler);
     signals.off('SIGINT', handler);
   }

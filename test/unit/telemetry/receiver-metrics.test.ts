@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startMetricsEndpoint } from '../../../src/telemetry/metrics-endpoint.ts';
+import { ReceiverMetrics } from '../../../src/telemetry/receiver-metrics.ts';
+import { FakeReceiver } from '../distribution/fake-components.ts';
+
+/** `name{labels} value` lines of a Prometheus text exposition, as a map from `name{labels}` to value. */
+function parseExposition(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?) (\S+)/.exec(line);
+    if (m) out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+test('the Prometheus endpoint on port 0 serves counters, lag per partition, owned partitions and export latency, moving with the receiver', async (t) => {
+  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
+  t.after(() => endpoint.shutdown());
+  assert.notEqual(endpoint.port, 0);
+  const metrics = new ReceiverMetrics(endpoint.meter);
+  const audit = new FakeReceiver('azure_event_hub/audit', { consume: async () => {} }, []);
+  const other = new FakeReceiver('azure_event_hub/metrics', { consume: async () => {} }, []);
+  metrics.add('azure_event_hub/audit', audit);
+  metrics.add('azure_event_hub/metrics', other);
+  const scrape = async () => {
+    const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    assert.equal(res.status, 200);
+    return parseExposition(await res.text());
+  };
+  const A = 'receiver="azure_event_hub/audit",transport="amqp"';
+
+  audit.counters = { ...audit.counters, recordsAccepted: 10, recordsRefused: 1, eventsReceived: 4, bytesReceived: 2048 };
+  audit.owned = ['0', '1'];
+  audit.partitions = [
+    { partitionId: '0', lastProcessedSequenceNumber: 3, lagEvents: 7, lagSeconds: 12.5, retentionUsedRatio: 0.25, checkpointAgeSeconds: 2 },
+    { partitionId: '1', lastProcessedSequenceNumber: -1, lagEvents: 0, lagSeconds: 0 },
+  ];
+  audit.emit({ type: 'exported', partitionId: '0', records: 10, events: 4, durationMs: 30 });
+  let m = await scrape();
+  assert.equal(m.get(`otelcol_receiver_accepted_log_records_total{${A}}`), 10);
+  assert.equal(m.get(`otelcol_receiver_refused_log_records_total{${A}}`), 1);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_events_received_total{${A}}`), 4);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_received_bytes_total{${A}}`), 2048);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_owned_partitions{${A}}`), 2);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_lag_events{${A},partition="0"}`), 7);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_lag_seconds{${A},partition="0"}`), 12.5);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_retention_used_ratio{${A},partition="0"}`), 0.25);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_retention_used_ratio{${A},partition="1"}`), undefined, 'no ratio without retention');
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_export_duration_seconds_count{${A},partition="0"}`), 1);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_export_duration_seconds_sum{${A},partition="0"}`), 0.03);
+  assert.equal(m.get('otelcol_receiver_accepted_log_records_total{receiver="azure_event_hub/metrics",transport="amqp"}'), 0);
+
+  audit.counters = { ...audit.counters, recordsAccepted: 25 };
+  audit.partitions = [{ partitionId: '0', lastProcessedSequenceNumber: 9, lagEvents: 1, lagSeconds: 0.5 }];
+  m = await scrape();
+  assert.equal(m.get(`otelcol_receiver_accepted_log_records_total{${A}}`), 25);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_lag_events{${A},partition="0"}`), 1);
+});
+
+test('a receiver whose stats throw does not break the scrape', async (t) => {
+  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
+  t.after(() => endpoint.shutdown());
+  const metrics = new ReceiverMetrics(endpoint.meter);
+  const broken = new FakeReceiver('r', { consume: async () => {} }, []);
+  broken.stats = () => {
+    throw new Error('shutting down');
+  };
+  metrics.add('r', broken);
+  const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
+  assert.equal(res.status, 200);
+  assert.match(await res.text(), /owned_partitions\{receiver="r",transport="amqp"\} 0/);
+});
