@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
-import type { CheckpointScope, OwnershipFence } from './checkpoint.ts';
+import type { ContainerClient } from '@azure/storage-blob';
+import type { CheckpointScope } from './checkpoint.ts';
 import type { OwnershipCoordinator, OwnershipEvent, PartitionLifecycle, StopReason } from './coordinator.ts';
 import { noopLogger, type Logger } from '../component/logger.ts';
 import { balance, type BalanceStrategy } from './balance.ts';
-import { ownershipBlobName } from './internal/blob-names.ts';
-import { acquireBlobLease } from './internal/leased-blob.ts';
 import { MembershipLease } from './internal/membership-lease.ts';
-import { parseEpoch, readOwnershipSnapshot } from './internal/ownership-snapshot.ts';
+import { readOwnershipSnapshot } from './internal/ownership-snapshot.ts';
+import { PartitionLease } from './internal/partition-lease.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
-import { isLeaseGone, toStorageError } from './internal/storage-errors.ts';
+import { toStorageError } from './internal/storage-errors.ts';
 import { resolveCoordinatorTimings, type CoordinatorTimings } from './internal/coordinator-timings.ts';
 
 export interface LeaseOwnershipCoordinatorOptions {
@@ -48,21 +46,8 @@ export {
 
 /** After a round that claimed and is still below its share, the next round comes this soon, in ms. */
 const CATCH_UP_DELAY_MS = 50;
-
-type ClaimState = 'starting' | 'running' | 'stopping' | 'lost' | 'released';
-
-interface Claim {
-  readonly partitionId: string;
-  readonly leaseId: string;
-  readonly ownerLevel: number;
-  readonly blob: BlockBlobClient;
-  readonly lease: BlobLeaseClient;
-  readonly lost: AbortController;
-  state: ClaimState;
-  lastRenewSentAt: number;
-  deadline: NodeJS.Timeout | undefined;
-  started: Promise<void>;
-}
+/** A round waits this long, in ms, for the hub's partition ids before it falls back to the last known list. */
+const PARTITION_IDS_TIMEOUT_MS = 30_000;
 
 /**
  * Partition ownership through blob leases: a claim is a lease on `<fqns>/<hub>/<cg>/ownership/<pid>`, whose
@@ -77,7 +62,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   readonly #timings: CoordinatorTimings;
   readonly #logger: Logger;
   readonly #membership: MembershipLease;
-  readonly #claims = new Map<string, Claim>();
+  readonly #claims = new Map<string, PartitionLease>();
   /** Lease ids used per partition: re-acquiring with the same id succeeds while our old lease is still on. */
   readonly #leaseIds = new Map<string, string>();
   readonly #listeners = new Set<(event: OwnershipEvent) => void>();
@@ -134,7 +119,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.#state = 'closed';
     clearTimeout(this.#roundTimer);
     clearTimeout(this.#renewTimer);
-    for (const claim of this.#claims.values()) clearTimeout(claim.deadline);
+    for (const claim of this.#claims.values()) claim.dispose();
     this.#claims.clear();
   }
 
@@ -181,9 +166,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
         // Held under our id but not by this object: a lease of ours we lost track of. Not a member's, so claimable.
         ownerships.set(pid, holder === this.ownerId ? `${this.ownerId} (earlier lease)` : holder);
       }
-      for (const claim of this.#claims.values()) {
-        if (claim.state === 'starting' || claim.state === 'running' || claim.state === 'stopping') ownerships.set(claim.partitionId, this.ownerId);
-      }
+      for (const claim of this.#claims.values()) if (claim.active) ownerships.set(claim.partitionId, this.ownerId);
       const members = snapshot.members.filter((m) => m !== this.ownerId);
       const decision = balance({ ownerId: this.ownerId, members, ownerships, partitionIds, strategy: this.#timings.strategy });
       this.#emit({ type: 'balanced', owned: this.owned(), members: decision.members, fairShare: decision.fairShare });
@@ -192,7 +175,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
         if (claim) await this.#stopAndRelease(claim, 'yield');
       }
       const toClaim = decision.claim.filter((pid) => !this.#claims.has(pid));
-      const results = await Promise.all(toClaim.map((pid) => this.#claim(pid, snapshot.epochs.get(pid))));
+      const results = await Promise.all(toClaim.map((pid) => this.#claim(pid)));
       const raced = toClaim.some((pid, i) => !results[i] && ownerships.get(pid) === undefined);
       if ((results.some(Boolean) || raced) && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
     } catch (error) {
@@ -202,51 +185,41 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   }
 
   async #fetchPartitionIds(): Promise<string[] | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${PARTITION_IDS_TIMEOUT_MS} ms`)), PARTITION_IDS_TIMEOUT_MS);
+      timer.unref();
+    });
     try {
-      this.#partitionIds = await this.#options.getPartitionIds();
+      this.#partitionIds = await Promise.race([this.#options.getPartitionIds(), timeout]);
     } catch (error) {
       this.#logger.warn('could not read the hub partition ids; using the last known list', { error: error instanceof Error ? error.message : String(error) });
+    } finally {
+      clearTimeout(timer);
     }
     return this.#partitionIds;
   }
 
   /** Acquires the partition's lease, raises its epoch and starts the pump. Resolves true when the pump runs. */
-  async #claim(partitionId: string, listedEpoch: number | undefined): Promise<boolean> {
-    const { containerClient, scope } = this.#options;
-    const timeoutMs = this.#timings.requestTimeoutMs;
-    const blob = containerClient.getBlockBlobClient(ownershipBlobName(scope, partitionId));
-    const leaseId = this.#leaseIds.get(partitionId) ?? randomUUID();
-    const lease = blob.getBlobLeaseClient(leaseId);
-    const sentAt = performance.now();
-    let ownerLevel: number;
+  async #claim(partitionId: string): Promise<boolean> {
+    let claim: PartitionLease | undefined;
     try {
-      if (!(await acquireBlobLease(blob, lease, this.#timings.leaseDurationMs / 1000, timeoutMs, { ownerid: '' }))) return false;
-      this.#leaseIds.set(partitionId, leaseId);
-      // Read under the lease: the listing may predate another owner's claim, and the epoch must only grow.
-      const props = await blob.getProperties({ conditions: { leaseId }, abortSignal: AbortSignal.timeout(timeoutMs) });
-      ownerLevel = Math.max(parseEpoch(props.metadata?.epoch) ?? 0, listedEpoch ?? 0) + 1;
-      await blob.setMetadata({ ownerid: this.ownerId, epoch: String(ownerLevel) }, { conditions: { leaseId }, abortSignal: AbortSignal.timeout(timeoutMs) });
+      claim = await PartitionLease.acquire(this.#options.containerClient, this.#options.scope, partitionId, this.ownerId, this.#leaseIds.get(partitionId), this.#timings, (c) =>
+        this.#lose(c, new Error(`lease not renewed for ${this.#timings.leaseDurationMs - this.#timings.safetyMarginMs} ms`)),
+      );
     } catch (error) {
       this.#emit({ type: 'storageError', error: toStorageError(error) });
-      await lease.releaseLease({ abortSignal: AbortSignal.timeout(timeoutMs) }).catch(() => undefined);
       return false;
     }
-    const claim: Claim = {
-      partitionId, leaseId, ownerLevel, blob, lease,
-      lost: new AbortController(),
-      state: 'starting',
-      lastRenewSentAt: sentAt,
-      deadline: undefined,
-      started: Promise.resolve(),
-    };
+    if (!claim) return false;
+    this.#leaseIds.set(partitionId, claim.leaseId);
     this.#claims.set(partitionId, claim);
-    this.#armDeadline(claim);
     if (this.#state !== 'running') {
       await this.#release(claim, 'shutdown');
       return false;
     }
-    const fence: OwnershipFence = { leaseId, isValid: () => this.#isValid(claim) };
-    claim.started = this.#lifecycle!.startPartition({ partitionId, ownerLevel, fence, lost: claim.lost.signal });
+    const { ownerLevel } = claim;
+    claim.started = this.#lifecycle!.startPartition({ partitionId, ownerLevel, fence: claim.fence(), lost: claim.lost.signal });
     try {
       await claim.started;
     } catch (error) {
@@ -260,13 +233,8 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     return true;
   }
 
-  #isValid(claim: Claim): boolean {
-    const active = claim.state === 'starting' || claim.state === 'running' || claim.state === 'stopping';
-    return active && performance.now() - claim.lastRenewSentAt < this.#timings.leaseDurationMs - this.#timings.safetyMarginMs;
-  }
-
   /** Yield or shutdown: the pump finishes its batch and writes the final checkpoint, then the lease goes. */
-  async #stopAndRelease(claim: Claim, reason: 'yield' | 'shutdown'): Promise<void> {
+  async #stopAndRelease(claim: PartitionLease, reason: 'yield' | 'shutdown'): Promise<void> {
     await claim.started.catch(() => undefined);
     if (claim.state !== 'running') return;
     claim.state = 'stopping';
@@ -279,53 +247,37 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     await this.#release(claim, reason);
   }
 
-  /** Clears `ownerid` (SDK tools then show the partition unowned) and releases the lease. */
-  async #release(claim: Claim, reason: StopReason): Promise<void> {
-    claim.state = 'released';
-    clearTimeout(claim.deadline);
-    const conditions = { leaseId: claim.leaseId };
+  async #release(claim: PartitionLease, reason: StopReason): Promise<void> {
     try {
-      await claim.blob.setMetadata({ ownerid: '', epoch: String(claim.ownerLevel) }, { conditions, abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
-      await claim.lease.releaseLease({ abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
+      await claim.release();
     } catch (error) {
       this.#logger.warn('could not release a partition lease; it lapses by itself', { partitionId: claim.partitionId, error: toStorageError(error).message });
     }
-    if (this.#claims.get(claim.partitionId) === claim) this.#claims.delete(claim.partitionId);
+    this.#forget(claim);
     this.#emit({ type: 'released', partitionId: claim.partitionId, reason });
   }
 
+  #forget(claim: PartitionLease): void {
+    if (this.#claims.get(claim.partitionId) === claim) this.#claims.delete(claim.partitionId);
+  }
+
   /** Ownership may be gone: abort the claim's signal and stop the pump at once, writing nothing. */
-  #lose(claim: Claim, error: Error): void {
-    if (claim.state === 'lost' || claim.state === 'released') return;
+  #lose(claim: PartitionLease, error: Error): void {
     const wasStopping = claim.state === 'stopping';
-    claim.state = 'lost';
-    clearTimeout(claim.deadline);
-    claim.lost.abort(error);
+    if (!claim.markLost(error)) return;
     this.#logger.warn('partition ownership lost', { partitionId: claim.partitionId, error: error.message });
     this.#emit({ type: 'released', partitionId: claim.partitionId, reason: 'lost' });
-    const forget = () => {
-      if (this.#claims.get(claim.partitionId) === claim) this.#claims.delete(claim.partitionId);
-    };
     // A yield or shutdown in progress already called stopPartition; the aborted signal tells it to hurry.
-    if (wasStopping) return forget();
+    if (wasStopping) return this.#forget(claim);
     const stop = claim.started
       .catch(() => undefined)
       .then(() => this.#lifecycle!.stopPartition(claim.partitionId, 'lost'))
       .catch((e: unknown) => this.#logger.error('stopping a lost partition failed', { partitionId: claim.partitionId, error: e instanceof Error ? e.message : String(e) }))
       .finally(() => {
-        forget();
+        this.#forget(claim);
         this.#pendingStops.delete(stop);
       });
     this.#pendingStops.add(stop);
-  }
-
-  /** Gives the claim up just before its lease could lapse unrenewed: no split brain during a storage outage. */
-  #armDeadline(claim: Claim): void {
-    clearTimeout(claim.deadline);
-    const { leaseDurationMs, safetyMarginMs } = this.#timings;
-    const remainingMs = claim.lastRenewSentAt + leaseDurationMs - safetyMarginMs - performance.now();
-    claim.deadline = setTimeout(() => this.#lose(claim, new Error(`lease not renewed for ${leaseDurationMs - safetyMarginMs} ms`)), Math.max(0, remainingMs));
-    claim.deadline.unref();
   }
 
   #scheduleRenewal(): void {
@@ -337,25 +289,18 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   }
 
   async #renewAll(): Promise<void> {
-    const claims = [...this.#claims.values()].filter((c) => c.state === 'starting' || c.state === 'running' || c.state === 'stopping');
+    const claims = [...this.#claims.values()].filter((c) => c.active);
     const membership = this.#membership.renew().catch((error: unknown) => this.#emit({ type: 'storageError', error: toStorageError(error) }));
     await Promise.all([membership, ...claims.map((claim) => this.#renew(claim))]);
   }
 
-  async #renew(claim: Claim): Promise<void> {
-    const sentAt = performance.now();
-    try {
-      await claim.lease.renewLease({ abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
-      if (claim.state === 'lost' || claim.state === 'released') return;
-      // The service renewed after we sent: counting from the send time errs on the safe side.
-      claim.lastRenewSentAt = Math.max(claim.lastRenewSentAt, sentAt);
-      this.#armDeadline(claim);
-    } catch (error) {
-      if (claim.state === 'lost' || claim.state === 'released') return;
-      const safe = toStorageError(error);
-      this.#emit({ type: 'renewalFailed', partitionId: claim.partitionId, error: safe });
-      if (isLeaseGone(error)) this.#lose(claim, safe);
-    }
+  async #renew(claim: PartitionLease): Promise<void> {
+    const result = await claim.renew();
+    if (result.ok || !claim.active) return;
+    const error = toStorageError(result.error);
+    this.#emit({ type: 'renewalFailed', partitionId: claim.partitionId, error });
+    // Definitely gone: stop now. Otherwise retry at the next renewal; the claim's deadline is the backstop.
+    if (result.gone) this.#lose(claim, error);
   }
 
   #emit(event: OwnershipEvent): void {

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
+import type { CheckpointScope, OwnershipFence } from '../checkpoint.ts';
+import { ownershipBlobName } from './blob-names.ts';
+import { acquireBlobLease } from './leased-blob.ts';
+import { parseEpoch } from './ownership-snapshot.ts';
+import { isLeaseGone } from './storage-errors.ts';
+
+/** starting → running → stopping → released, or → lost from any of the first three. */
+export type PartitionLeaseState = 'starting' | 'running' | 'stopping' | 'lost' | 'released';
+
+export interface PartitionLeaseTimings {
+  readonly leaseDurationMs: number;
+  readonly safetyMarginMs: number;
+  readonly requestTimeoutMs: number;
+}
+
+/**
+ * One held claim: the lease on `ownership/<pid>`, the epoch raised for it, and the renewal bookkeeping.
+ * A deadline timer fires `onExpire` when the last renewal that succeeded was *sent* more than
+ * `leaseDurationMs - safetyMarginMs` ago, so it fires before the service could let the lease lapse.
+ */
+export class PartitionLease {
+  readonly partitionId: string;
+  readonly leaseId: string;
+  readonly ownerLevel: number;
+  readonly lost = new AbortController();
+  state: PartitionLeaseState = 'starting';
+  /** The lifecycle's startPartition promise, once called. */
+  started: Promise<void> = Promise.resolve();
+  readonly #blob: BlockBlobClient;
+  readonly #lease: BlobLeaseClient;
+  readonly #timings: PartitionLeaseTimings;
+  readonly #onExpire: (lease: PartitionLease) => void;
+  #lastRenewSentAt: number;
+  #deadline: NodeJS.Timeout | undefined;
+
+  private constructor(
+    init: { partitionId: string; leaseId: string; ownerLevel: number; blob: BlockBlobClient; lease: BlobLeaseClient; sentAt: number },
+    timings: PartitionLeaseTimings,
+    onExpire: (lease: PartitionLease) => void,
+  ) {
+    this.partitionId = init.partitionId;
+    this.leaseId = init.leaseId;
+    this.ownerLevel = init.ownerLevel;
+    this.#blob = init.blob;
+    this.#lease = init.lease;
+    this.#lastRenewSentAt = init.sentAt;
+    this.#timings = timings;
+    this.#onExpire = onExpire;
+    this.#armDeadline();
+  }
+
+  /**
+   * Acquires the partition's lease (with `leaseId` when given: Azure lets the holder of a lease acquire it
+   * again), then raises `epoch` and sets `ownerid` under the lease. Resolves undefined when another instance
+   * holds it; throws on storage errors after releasing what it acquired.
+   */
+  static async acquire(
+    container: ContainerClient,
+    scope: CheckpointScope,
+    partitionId: string,
+    ownerId: string,
+    leaseId: string | undefined,
+    timings: PartitionLeaseTimings,
+    onExpire: (lease: PartitionLease) => void,
+  ): Promise<PartitionLease | undefined> {
+    const timeout = () => AbortSignal.timeout(timings.requestTimeoutMs);
+    const blob = container.getBlockBlobClient(ownershipBlobName(scope, partitionId));
+    const id = leaseId ?? randomUUID();
+    const lease = blob.getBlobLeaseClient(id);
+    const sentAt = performance.now();
+    if (!(await acquireBlobLease(blob, lease, timings.leaseDurationMs / 1000, timings.requestTimeoutMs, { ownerid: '' }))) return undefined;
+    try {
+      // Read under the lease: a listing may predate another owner's claim, and the epoch must only grow.
+      const props = await blob.getProperties({ conditions: { leaseId: id }, abortSignal: timeout() });
+      const ownerLevel = (parseEpoch(props.metadata?.epoch) ?? 0) + 1;
+      await blob.setMetadata({ ownerid: ownerId, epoch: String(ownerLevel) }, { conditions: { leaseId: id }, abortSignal: timeout() });
+      return new PartitionLease({ partitionId, leaseId: id, ownerLevel, blob, lease, sentAt }, timings, onExpire);
+    } catch (error) {
+      await lease.releaseLease({ abortSignal: timeout() }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Holds (or may hold) the lease: starting, running or stopping. */
+  get active(): boolean {
+    return this.state === 'starting' || this.state === 'running' || this.state === 'stopping';
+  }
+
+  isValid(): boolean {
+    return this.active && performance.now() - this.#lastRenewSentAt < this.#timings.leaseDurationMs - this.#timings.safetyMarginMs;
+  }
+
+  fence(): OwnershipFence {
+    return { leaseId: this.leaseId, isValid: () => this.isValid() };
+  }
+
+  /** Renews once. `gone`: the service says the lease is not ours any more (409/412/404). */
+  async renew(): Promise<{ ok: true } | { ok: false; gone: boolean; error: unknown }> {
+    const sentAt = performance.now();
+    try {
+      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
+    } catch (error) {
+      return { ok: false, gone: isLeaseGone(error), error };
+    }
+    if (this.active) {
+      this.#lastRenewSentAt = Math.max(this.#lastRenewSentAt, sentAt);
+      this.#armDeadline();
+    }
+    return { ok: true };
+  }
+
+  /** Marks the claim lost and aborts its signal; false when it was already lost or released. */
+  markLost(reason: Error): boolean {
+    if (!this.active) return false;
+    this.state = 'lost';
+    clearTimeout(this.#deadline);
+    this.lost.abort(reason);
+    return true;
+  }
+
+  /** Clears `ownerid` (SDK tools then show the partition unowned) and releases the lease. */
+  async release(): Promise<void> {
+    this.state = 'released';
+    clearTimeout(this.#deadline);
+    const conditions = { leaseId: this.leaseId };
+    await this.#blob.setMetadata({ ownerid: '', epoch: String(this.ownerLevel) }, { conditions, abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
+    await this.#lease.releaseLease({ abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
+  }
+
+  /** Stops the deadline timer without touching the lease (crash simulation). */
+  dispose(): void {
+    clearTimeout(this.#deadline);
+  }
+
+  #armDeadline(): void {
+    clearTimeout(this.#deadline);
+    const { leaseDurationMs, safetyMarginMs } = this.#timings;
+    const remainingMs = this.#lastRenewSentAt + leaseDurationMs - safetyMarginMs - performance.now();
+    this.#deadline = setTimeout(() => this.#onExpire(this), Math.max(0, remainingMs));
+    this.#deadline.unref();
+  }
+}
