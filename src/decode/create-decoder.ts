@@ -1,6 +1,7 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReceivedEvent } from '../backends/consumer.ts';
 import { decodeAzureEvent, type AzureFormatConfig } from './azure-decoder.ts';
+import { createKeyCache } from './internal/azure-record.ts';
 import type { DecodeContext, DecodeResult, Decoder, DecoderOptions } from './decoder.ts';
 import { ATTR_CLOUD_PROVIDER, CLOUD_PROVIDER_AZURE, GO_RECEIVER_NAMES, SEMCONV_NAMES } from './internal/azure-names.ts';
 import { enqueuedMsOf } from './internal/event-attributes.ts';
@@ -43,7 +44,7 @@ export function createDecoder(options: DecoderOptions): Decoder {
           throw new Error(`timeFormats[${index}]: ${(error as Error).message}`, { cause: error });
         }
       });
-      const config: AzureFormatConfig = { names, semanticConventions, timeParsers, maxNestingDepth, resources, sanitizers, maxSanitizeChars };
+      const config: AzureFormatConfig = { names, semanticConventions, timeParsers, maxNestingDepth, resources, sanitizers, maxSanitizeChars, keys: createKeyCache() };
       decodeEvent = (event, state) => decodeAzureEvent(event, state, config);
       break;
     }

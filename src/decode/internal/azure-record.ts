@@ -3,6 +3,7 @@ import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, SEMCONV_PROPERTY_NAMES, type AzureNames } from './azure-names.ts';
 import { nestsDeeperThan } from './parse-json.ts';
+import { RecordAttributes } from './event-attributes.ts';
 import { makeRecord } from './records.ts';
 import type { ResourceCache } from './resource-cache.ts';
 import { parseSeverity, type Severity } from './severity.ts';
@@ -21,68 +22,74 @@ export interface AzureMapping {
   readonly timeParsers: readonly TimeLayoutParser[];
   readonly maxNestingDepth: number;
   readonly resources: ResourceCache;
+  /** Field-name cache for these names; from createKeyCache(). */
+  readonly keys: KeyCache;
 }
 
-// Field kinds of the common schema. Timestamp fields are TIME_BASE + their priority.
-const EXTRA = 0;
-const RESOURCE_ID = 1;
-const TENANT_ID = 2;
-const OPERATION_NAME = 3;
-const OPERATION_VERSION = 4;
-const CATEGORY = 5;
-const RESULT_TYPE = 6;
-const RESULT_SIGNATURE = 7;
-const RESULT_DESCRIPTION = 8;
-const DURATION = 9;
-const CALLER_IP = 10;
-const CORRELATION_ID = 11;
-const IDENTITY = 12;
-const LEVEL = 13;
-const LOCATION = 14;
-const PROPERTIES = 15;
-const EVENT_PROPERTIES = 16;
+// What a top-level field is. Timestamp fields are TIME_BASE + their priority.
+const EXTRA = 0; // outside the common schema: kept as azure.<field>, value as is
+const AS_STRING = 1; // common schema, typed string by the Go receiver: numbers/booleans become strings
+const AS_IS = 2; // common schema, any value (identity)
+const RESOURCE_ID = 3;
+const RESULT_DESCRIPTION = 4;
+const DURATION = 5;
+const LEVEL = 6;
+const PROPERTIES = 7;
+const EVENT_PROPERTIES = 8;
 const TIME_BASE = 100;
 
 /** Timestamp fields in the order they are tried. */
 export const TIMESTAMP_FIELDS = ['time', 'timeStamp', 'TimeGenerated', 'EventTimeString', 'EventTimestamp', 'startTime'] as const;
 
-/** Lower-cased field name → kind. Matching is case-insensitive, as Go's encoding/json is for the Go receiver. */
-const KIND_BY_LOWER_NAME: ReadonlyMap<string, number> = new Map([
-  ['resourceid', RESOURCE_ID],
-  ['tenantid', TENANT_ID],
-  ['operationname', OPERATION_NAME],
-  ['operationversion', OPERATION_VERSION],
-  ['category', CATEGORY],
-  ['resulttype', RESULT_TYPE],
-  ['resultsignature', RESULT_SIGNATURE],
-  ['resultdescription', RESULT_DESCRIPTION],
-  ['durationms', DURATION],
-  ['calleripaddress', CALLER_IP],
-  ['correlationid', CORRELATION_ID],
-  ['identity', IDENTITY],
-  ['level', LEVEL],
-  ['location', LOCATION],
-  ['properties', PROPERTIES],
-  ['eventproperties', EVENT_PROPERTIES],
-  ...TIMESTAMP_FIELDS.map((f, i): [string, number] => [f.toLowerCase(), TIME_BASE + i]),
+/** Lower-cased field name → kind and the AzureNames entry it maps to. Case-insensitive like Go's encoding/json. */
+const FIELDS: ReadonlyMap<string, readonly [number, keyof AzureNames | undefined]> = new Map<string, readonly [number, keyof AzureNames | undefined]>([
+  ['resourceid', [RESOURCE_ID, 'resourceId']],
+  ['tenantid', [AS_STRING, 'tenantId']],
+  ['operationname', [AS_STRING, 'operationName']],
+  ['operationversion', [AS_STRING, 'operationVersion']],
+  ['category', [AS_STRING, 'category']],
+  ['resulttype', [AS_STRING, 'resultType']],
+  ['resultsignature', [AS_STRING, 'resultSignature']],
+  ['resultdescription', [RESULT_DESCRIPTION, 'resultDescription']],
+  ['durationms', [DURATION, 'duration']],
+  ['calleripaddress', [AS_STRING, 'callerIpAddress']],
+  ['correlationid', [AS_STRING, 'correlationId']],
+  ['identity', [AS_IS, 'identity']],
+  ['level', [LEVEL, undefined]],
+  ['location', [AS_STRING, 'location']],
+  ['properties', [PROPERTIES, undefined]],
+  ['eventproperties', [EVENT_PROPERTIES, undefined]],
+  ...TIMESTAMP_FIELDS.map((f, i): [string, readonly [number, undefined]] => [f.toLowerCase(), [TIME_BASE + i, undefined]]),
 ]);
 
-const MAX_KIND_CACHE_ENTRIES = 10_000;
-/** Exact field name → kind, filled as names are seen, so the hot loop is one Map lookup per key. */
-const kindCache = new Map<string, number>();
+const MAX_KEY_CACHE_ENTRIES = 10_000;
 
-function kindOf(key: string): number {
-  let kind = kindCache.get(key);
-  if (kind === undefined) {
-    kind = KIND_BY_LOWER_NAME.get(key.toLowerCase()) ?? EXTRA;
-    if (kindCache.size < MAX_KIND_CACHE_ENTRIES) kindCache.set(key, kind);
-  }
-  return kind;
+/** What a field name means under one set of names: its kind, the attribute it maps to, and its extra name. */
+interface KeyInfo {
+  readonly kind: number;
+  readonly attribute: string;
+  readonly extraName: string;
 }
 
-/** Go's receiver types these fields as strings; numbers and booleans are written as strings too. */
-function asStringValue(value: unknown): unknown {
-  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+/**
+ * Exact field name → KeyInfo, filled as names are seen, so the hot loop does one Map lookup per key and
+ * builds no strings (a concatenated key would be hashed and internalized on every store).
+ */
+export type KeyCache = Map<string, KeyInfo>;
+
+export function createKeyCache(): KeyCache {
+  return new Map();
+}
+
+function keyInfo(cache: KeyCache, key: string, names: AzureNames): KeyInfo {
+  let info = cache.get(key);
+  if (info === undefined) {
+    const [kind, nameKey] = FIELDS.get(key.toLowerCase()) ?? [EXTRA, undefined];
+    const extraName = names.extraPrefix + key;
+    info = { kind, attribute: nameKey ? (names[nameKey] as string) : extraName, extraName };
+    if (cache.size < MAX_KEY_CACHE_ENTRIES) cache.set(key, info);
+  }
+  return info;
 }
 
 function parseTime(value: unknown, parsers: readonly TimeLayoutParser[]): HrTime | undefined {
@@ -112,7 +119,7 @@ function levelIn(properties: unknown): unknown {
 
 /**
  * Maps one resource-log record. `base` holds the event's metadata and is copied, never modified.
- * Returns the record and whether its timestamp fell back to the enqueued time.
+ * A record whose timestamp fell back to the enqueued time carries ATTR_TIMESTAMP_FALLBACK.
  */
 export function mapAzureRecord(
   source: Record<string, unknown>,
@@ -120,71 +127,79 @@ export function mapAzureRecord(
   enqueuedMs: number,
   observed: HrTime,
   m: AzureMapping,
-): { record: ReadableLogRecord; fallback: boolean } {
+): ReadableLogRecord {
   const names = m.names;
   const depth = m.maxNestingDepth;
-  const attributes: LogAttributes = { ...base };
+  const attributes = new RecordAttributes(base);
   let resourceId: string | undefined;
   let level: unknown;
   let properties: unknown;
   let eventProperties: unknown;
   let eventPropertiesKey = '';
   let resultDescription: unknown;
-  let times: (string | undefined)[] | undefined; // original key per timestamp slot
+  // Timestamp fields seen: the usual single one in locals, more (rare) in an array, all by priority slot.
+  let firstTimeKey: string | undefined;
+  let firstTimeSlot = 0;
+  let times: (string | undefined)[] | undefined;
 
   for (const key in source) {
     const value = source[key];
     if (value === undefined) continue;
-    const kind = kindOf(key);
+    const info = keyInfo(m.keys, key, names);
     if (typeof value === 'object' && value !== null && nestsDeeperThan(value, depth)) {
       throw new NestingTooDeepError(`field "${key}" nests deeper than ${depth} levels`);
     }
-    switch (kind) {
+    switch (info.kind) {
+      case EXTRA:
+      case AS_IS:
+        attributes[info.attribute] = value as LogBody;
+        break;
+      case AS_STRING:
+        attributes[info.attribute] = (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
+        break;
       case RESOURCE_ID:
         if (typeof value === 'string') resourceId = value;
-        else attributes[names.extraPrefix + key] = value as LogBody;
+        else attributes[info.extraName] = value as LogBody;
         break;
-      case TENANT_ID: attributes[names.tenantId] = asStringValue(value) as LogBody; break;
-      case OPERATION_NAME: attributes[names.operationName] = asStringValue(value) as LogBody; break;
-      case OPERATION_VERSION: attributes[names.operationVersion] = asStringValue(value) as LogBody; break;
-      case CATEGORY: attributes[names.category] = asStringValue(value) as LogBody; break;
-      case RESULT_TYPE: attributes[names.resultType] = asStringValue(value) as LogBody; break;
-      case RESULT_SIGNATURE: attributes[names.resultSignature] = asStringValue(value) as LogBody; break;
       case RESULT_DESCRIPTION:
         resultDescription = value;
-        attributes[names.resultDescription] = asStringValue(value) as LogBody;
+        attributes[info.attribute] = (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
         break;
       case DURATION: {
         const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-        attributes[names.duration] = (typeof n === 'number' && Number.isFinite(n) ? n : value) as LogBody;
+        attributes[info.attribute] = (typeof n === 'number' && Number.isFinite(n) ? n : value) as LogBody;
         break;
       }
-      case CALLER_IP: attributes[names.callerIpAddress] = asStringValue(value) as LogBody; break;
-      case CORRELATION_ID: attributes[names.correlationId] = asStringValue(value) as LogBody; break;
-      case IDENTITY: attributes[names.identity] = value as LogBody; break;
       case LEVEL:
         if (typeof value === 'string' || typeof value === 'number') level = value;
-        else attributes[names.extraPrefix + key] = value as LogBody;
+        else attributes[info.extraName] = value as LogBody;
         break;
-      case LOCATION: attributes[names.location] = asStringValue(value) as LogBody; break;
       case PROPERTIES: properties = value; break;
       case EVENT_PROPERTIES:
         eventProperties = value;
-        eventPropertiesKey = key;
-        break;
-      case EXTRA:
-        attributes[names.extraPrefix + key] = value as LogBody;
+        eventPropertiesKey = info.extraName;
         break;
       default:
-        (times ??= [])[kind - TIME_BASE] = key;
+        if (firstTimeKey === undefined) {
+          firstTimeKey = key;
+          firstTimeSlot = info.kind - TIME_BASE;
+        } else {
+          times ??= [];
+          times[firstTimeSlot] = firstTimeKey;
+          times[info.kind - TIME_BASE] = key;
+        }
         break;
     }
   }
 
   // Timestamp: the first field, in priority order, that parses. Fields not used stay as attributes.
   let hrTime: HrTime | undefined;
-  let fallback = false;
-  if (times) {
+  if (times === undefined) {
+    if (firstTimeKey !== undefined) {
+      hrTime = parseTime(source[firstTimeKey], m.timeParsers);
+      if (hrTime === undefined) attributes[keyInfo(m.keys, firstTimeKey, names).extraName] = source[firstTimeKey] as LogBody;
+    }
+  } else {
     for (let slot = 0; slot < times.length; slot++) {
       const key = times[slot];
       if (key === undefined) continue;
@@ -193,20 +208,19 @@ export function mapAzureRecord(
         hrTime = parseTime(value, m.timeParsers);
         if (hrTime !== undefined) continue;
       }
-      attributes[names.extraPrefix + key] = value as LogBody;
+      attributes[keyInfo(m.keys, key, names).extraName] = value as LogBody;
     }
   }
   if (hrTime === undefined) {
     hrTime = hrTimeFromMs(enqueuedMs);
-    attributes[ATTR_TIMESTAMP_FALLBACK] = times ? 'unparsable' : 'missing';
-    fallback = true;
+    attributes[ATTR_TIMESTAMP_FALLBACK] = firstTimeKey === undefined ? 'missing' : 'unparsable';
   }
 
   // `properties` wins over `EventProperties` (as in the Go receiver); the loser is kept under its own name.
   if (properties === undefined || properties === null) {
     properties = eventProperties;
   } else if (eventProperties !== undefined) {
-    attributes[names.extraPrefix + eventPropertiesKey] = eventProperties as LogBody;
+    attributes[eventPropertiesKey] = eventProperties as LogBody;
   }
   if (properties !== undefined && properties !== null) {
     if (m.semanticConventions && typeof properties === 'object' && !Array.isArray(properties)) {
@@ -231,7 +245,7 @@ export function mapAzureRecord(
   if (severity === undefined) severity = parseSeverity(levelIn(properties));
   if (!names.providerOnResource) attributes[ATTR_CLOUD_PROVIDER] = CLOUD_PROVIDER_AZURE;
 
-  const record = makeRecord(
+  return makeRecord(
     hrTime,
     observed,
     messageOf(properties, resultDescription),
@@ -241,5 +255,4 @@ export function mapAzureRecord(
     severity?.text,
     names.eventName,
   );
-  return { record, fallback };
 }

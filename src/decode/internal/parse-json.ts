@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import type { Sanitizer } from './sanitize.ts';
 
 /** Error types written to `error.type` on records exported raw. */
@@ -8,17 +7,21 @@ export const ERROR_NESTING_TOO_DEEP = 'nesting_too_deep';
 export const ERROR_UNEXPECTED_SHAPE = 'unexpected_shape';
 export const ERROR_DECODER = 'decoder_error';
 
-const UTF8 = new TextDecoder('utf-8');
+/** Fatal: throws on malformed UTF-8 instead of substituting U+FFFD; drops a leading byte-order mark. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The event body as text. Undefined when the bytes are not valid UTF-8: such an event is exported raw with
  * its bytes intact rather than with U+FFFD replacements. A leading byte-order mark is dropped (some
- * producers write one; JSON.parse rejects it).
+ * producers write one; JSON.parse rejects it). One pass: the fatal decoder validates while it decodes, and
+ * measured faster than `isUtf8` plus a lenient decode.
  */
 export function eventText(body: Uint8Array): string | undefined {
-  if (!isUtf8(body)) return undefined;
-  const start = body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-  return UTF8.decode(start === 0 ? body : body.subarray(start));
+  try {
+    return UTF8.decode(body);
+  } catch {
+    return undefined;
+  }
 }
 
 export type ParseOutcome =

@@ -39,22 +39,34 @@ const BY_ETW_LEVEL: readonly SeverityNumber[] = [
   SeverityNumber.DEBUG,
 ];
 
+const MAX_CACHED_LEVELS = 1_000;
+/** Level value → Severity, so the usual handful of levels cost one lookup and no allocation per record. */
+const cache = new Map<string | number, Severity>();
+
 /** Maps a `level` value to an OpenTelemetry severity; the text is the level as written. Undefined when absent. */
 export function parseSeverity(level: unknown): Severity | undefined {
+  if (typeof level !== 'string' && typeof level !== 'number') return undefined;
+  let severity = cache.get(level);
+  if (severity === undefined) {
+    severity = computeSeverity(level);
+    if (severity === undefined) return undefined;
+    if (cache.size < MAX_CACHED_LEVELS) cache.set(level, severity);
+  }
+  return severity;
+}
+
+function computeSeverity(level: string | number): Severity | undefined {
   if (typeof level === 'string') {
     if (level.length === 0) return undefined;
-    // Exact spellings first: Azure writes these, and a Map hit avoids lower-casing.
-    const exact = BY_NAME.get(level) ?? BY_NAME.get(level.toLowerCase());
-    if (exact !== undefined) return { number: exact, text: level };
+    const named = BY_NAME.get(level.toLowerCase());
+    if (named !== undefined) return Object.freeze({ number: named, text: level });
     const c = level.charCodeAt(0);
     if (c >= 48 && c <= 57) {
       const n = Number(level);
-      if (Number.isInteger(n)) return { number: BY_ETW_LEVEL[n] ?? SeverityNumber.UNSPECIFIED, text: level };
+      if (Number.isInteger(n)) return Object.freeze({ number: BY_ETW_LEVEL[n] ?? SeverityNumber.UNSPECIFIED, text: level });
     }
-    return { number: SeverityNumber.UNSPECIFIED, text: level };
+    return Object.freeze({ number: SeverityNumber.UNSPECIFIED, text: level });
   }
-  if (typeof level === 'number') {
-    return { number: (Number.isInteger(level) ? BY_ETW_LEVEL[level] : undefined) ?? SeverityNumber.UNSPECIFIED, text: String(level) };
-  }
-  return undefined;
+  const number = (Number.isInteger(level) ? BY_ETW_LEVEL[level] : undefined) ?? SeverityNumber.UNSPECIFIED;
+  return Object.freeze({ number, text: String(level) });
 }

@@ -79,10 +79,15 @@ export function composeHrTime(
   year: number, month: number, day: number, hour: number, minute: number, second: number, nanos: number, offsetMinutes: number,
 ): HrTime | undefined {
   if (!validDate(year, month, day) || hour > 24 || minute > 59 || second > 60 || nanos >= NANOS_PER_SECOND) return undefined;
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day); // setUTCFullYear, unlike Date.UTC, keeps years 0–99 as written
-  date.setUTCHours(hour, minute, second, 0);
-  const ms = date.getTime() - offsetMinutes * 60_000;
+  let ms: number;
+  if (year >= 100) ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  else {
+    const date = new Date(0);
+    date.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0–99 as 1900–1999
+    date.setUTCHours(hour, minute, second, 0);
+    ms = date.getTime();
+  }
+  ms -= offsetMinutes * 60_000;
   if (Number.isNaN(ms)) return undefined;
   return [ms / 1000, nanos];
 }

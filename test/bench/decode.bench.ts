@@ -1,0 +1,105 @@
+/**
+ * Decode throughput of the `azure` format on a realistic mix of Azure resource-log events (17 categories,
+ * 1–40 records per event, as diagnostic settings batch them), as a ratio to bare JSON.parse of the same
+ * bytes in the same run. Goal: ratio ≥ 0.5, i.e. mapping costs no more than parsing.
+ * Events are decoded in batches of 100, as the partition pump does, and the records dropped, as after an
+ * export. Rounds alternate baseline and decoder; each side reports its median round.
+ */
+import type { ReceivedEvent } from '../../src/backends/consumer.ts';
+import { createDecoder } from '../../src/decode/create-decoder.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../src/decode/samples.ts';
+
+const EVENTS = 1_500;
+const ROUNDS = 9;
+/** Events per decode call, as the partition pump hands them over (the Go receiver's max_poll_events default). */
+const BATCH_EVENTS = 100;
+const context = { namespace: 'bench.servicebus.windows.net', eventHubName: 'insights-logs', consumerGroup: '$Default', partitionId: '0' };
+const start = Date.parse('2024-05-14T09:30:00Z');
+
+function makeEvents(categories: readonly string[]): ReceivedEvent[] {
+  const events: ReceivedEvent[] = [];
+  for (let n = 0; n < EVENTS; n++) {
+    const category = categories[n % categories.length] as (typeof SAMPLE_CATEGORIES)[number];
+    const records = 1 + ((n * 7) % 40);
+    const body = sampleResourceLogBody(category, { time: new Date(start + n * 1000), records, index: n });
+    events.push({ body: Buffer.from(body), sequenceNumber: n, offset: String(n * 4096), enqueuedTime: new Date(start + n * 1000 + 500) });
+  }
+  return events;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function measure(events: ReceivedEvent[]): { bytes: number; records: number; decodeMs: number; parseMs: number; parseStringMs: number } {
+  const decode = createDecoder({ format: 'azure' });
+  const bytes = events.reduce((sum, e) => sum + e.body.length, 0);
+  const strings = events.map((e) => Buffer.from(e.body).toString('utf8'));
+  let records = 0;
+  let sink = 0;
+  const decodeRuns: number[] = [];
+  const parseRuns: number[] = [];
+  const parseStringRuns: number[] = [];
+  for (let round = -2; round < ROUNDS; round++) { // two warm-up rounds
+    let t = performance.now();
+    for (const e of events) sink += (JSON.parse(Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength).toString('utf8')) as { records: unknown[] }).records.length;
+    const parseMs = performance.now() - t;
+    t = performance.now();
+    for (const s of strings) sink += (JSON.parse(s) as { records: unknown[] }).records.length;
+    const parseStringMs = performance.now() - t;
+    t = performance.now();
+    records = 0;
+    for (let b = 0; b < events.length; b += BATCH_EVENTS) records += decode(events.slice(b, b + BATCH_EVENTS), context).records.length;
+    const decodeMs = performance.now() - t;
+    if (round >= 0) {
+      parseRuns.push(parseMs);
+      parseStringRuns.push(parseStringMs);
+      decodeRuns.push(decodeMs);
+    }
+  }
+  if (sink === 42) console.log('');
+  return { bytes, records, decodeMs: median(decodeRuns), parseMs: median(parseRuns), parseStringMs: median(parseStringRuns) };
+}
+
+const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+const valid = SAMPLE_CATEGORIES.filter((c) => c !== 'functions'); // JSON.parse cannot be the baseline for invalid JSON
+const mix = measure(makeEvents(valid));
+const ratio = mix.parseMs / mix.decodeMs;
+const ratioString = mix.parseStringMs / mix.decodeMs;
+console.log(`azure format, realistic mix of ${valid.length} categories: ${EVENTS} events, ${mix.records} records, ${(mix.bytes / 1e6).toFixed(1)} MB`);
+console.log(`  JSON.parse(bytes → string):  ${mbps(mix.bytes, mix.parseMs).toFixed(1)} MB/s`);
+console.log(`  JSON.parse(string) only:     ${mbps(mix.bytes, mix.parseStringMs).toFixed(1)} MB/s`);
+console.log(`  azure decoder:               ${mbps(mix.bytes, mix.decodeMs).toFixed(1)} MB/s, ${Math.round(mix.records / (mix.decodeMs / 1000)).toLocaleString('en')} records/s`);
+console.log(`  ratio to JSON.parse of the same bytes: ${ratio.toFixed(2)} (goal ≥ 0.5); to JSON.parse of pre-decoded strings: ${ratioString.toFixed(2)}`);
+
+// Azure Functions' single-quoted bodies take the sanitizer path: parse fails, repair, parse again.
+const functionsEvents = makeEvents(['functions']);
+const decodeFunctions = createDecoder({ format: 'azure' });
+const fnRuns: number[] = [];
+let fnRecords = 0;
+for (let round = -1; round < 5; round++) {
+  const t = performance.now();
+  fnRecords = 0;
+  for (let b = 0; b < functionsEvents.length; b += BATCH_EVENTS) fnRecords += decodeFunctions(functionsEvents.slice(b, b + BATCH_EVENTS), context).records.length;
+  if (round >= 0) fnRuns.push(performance.now() - t);
+}
+const fnBytes = functionsEvents.reduce((sum, e) => sum + e.body.length, 0);
+const fnMs = median(fnRuns);
+console.log(`  Functions (sanitizer path):  ${mbps(fnBytes, fnMs).toFixed(1)} MB/s, ${Math.round(fnRecords / (fnMs / 1000)).toLocaleString('en')} records/s`);
+
+console.log(`BENCH_RESULT ${JSON.stringify({
+  events: EVENTS,
+  records: mix.records,
+  megabytes: round2(mix.bytes / 1e6),
+  decodeMBps: round2(mbps(mix.bytes, mix.decodeMs)),
+  decodeRecordsPerSecond: Math.round(mix.records / (mix.decodeMs / 1000)),
+  jsonParseMBps: round2(mbps(mix.bytes, mix.parseMs)),
+  jsonParseStringOnlyMBps: round2(mbps(mix.bytes, mix.parseStringMs)),
+  ratioToJsonParse: round2(ratio),
+  ratioToJsonParseStringOnly: round2(ratioString),
+  goalRatio: 0.5,
+  functionsSanitizerMBps: round2(mbps(fnBytes, fnMs)),
+})}`);
