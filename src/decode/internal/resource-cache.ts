@@ -14,22 +14,29 @@ export class ResourceCache {
   readonly #extra: Readonly<Record<string, string>>;
   /** The resource for records without a resource id. */
   readonly empty: Resource;
+  #lastId = '';
+  #last: Resource;
 
   /** @param idKey attribute that holds the id; @param extra attributes every resource carries. */
   constructor(idKey: string, extra: Readonly<Record<string, string>> = {}) {
     this.#idKey = idKey;
     this.#extra = extra;
     this.empty = resourceFromAttributes({ ...extra });
+    this.#last = this.empty;
   }
 
   get(id: string | undefined): Resource {
     if (id === undefined || id === '') return this.empty;
+    // Records of one event usually share a resource: skip the hash lookup for a repeat.
+    if (id === this.#lastId) return this.#last;
     let resource = this.#byId.get(id);
     if (resource === undefined) {
       if (this.#byId.size >= MAX_CACHED_RESOURCES) this.#byId.clear();
       resource = resourceFromAttributes({ ...this.#extra, [this.#idKey]: id });
       this.#byId.set(id, resource);
     }
+    this.#lastId = id;
+    this.#last = resource;
     return resource;
   }
 }
