@@ -12,3 +12,6 @@ export {
 } from './internal/parse-json.ts';
 export { INSTRUMENTATION_SCOPE, SCOPE_NAME } from './internal/scope.ts';
 export { compileTimeLayout, type TimeLayoutParser } from './internal/time-layout.ts';
+export {
+  SAMPLE_CATEGORIES, sampleResourceLogBody, sampleResourceLogRecords, type SampleCategory, type SampleOptions,
+} from './samples.ts';
