@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SeverityNumber } from '@opentelemetry/api-logs';
-import { JsonLogsSerializer } from '@opentelemetry/otlp-transformer';
+import { JsonLogsSerializer, ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import { SAMPLE_CATEGORIES, sampleResourceLogBody, type SampleCategory } from '../../../src/decode/samples.ts';
@@ -97,6 +97,13 @@ describe('fixtures: 18 Azure resource-log categories', () => {
       }
     });
   }
+
+  test('every category serializes to OTLP protobuf too (the http/proto and grpc exporters)', () => {
+    for (const c of SAMPLE_CATEGORIES) {
+      const bytes = ProtobufLogsSerializer.serializeRequest(decodeFixture(c).records);
+      assert.ok(bytes && bytes.length > 500, c);
+    }
+  });
 
   test('every category also decodes with apply_semantic_conventions, without errors or fallbacks', () => {
     const semconv = createDecoder({ format: 'azure', applySemanticConventions: true });

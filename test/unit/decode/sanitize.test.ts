@@ -73,5 +73,9 @@ describe('sanitizer chain', () => {
     const huge = `{'a':'${"x'".repeat(1_000_000)}'`;
     const outcome = parseJson(huge, chain, 8e6);
     assert.equal(typeof outcome.ok, 'boolean');
+    // Worst case for the output: one replacement per two characters, 500,000 of them.
+    const dense = `{'a':'${'"\n'.repeat(500_000)}'}`;
+    const repaired = parseJson(dense, chain, 8e6);
+    assert.ok(repaired.ok && (repaired.value as { a: string }).a.length === 1_000_000);
   });
 });
