@@ -231,7 +231,9 @@ export function mapAzureRecord(
         const mapped = SEMCONV_PROPERTY_NAMES.get(key);
         if (mapped !== undefined) attributes[mapped] = value as LogBody;
         else {
-          rest[key] = value;
+          // JSON.parse makes "__proto__" an own key; plain assignment would set the prototype instead.
+          if (key === '__proto__') Object.defineProperty(rest, key, { value, enumerable: true, writable: true, configurable: true });
+          else rest[key] = value;
           restCount++;
         }
       }

@@ -112,6 +112,9 @@ describe('malformed input never stops a partition', () => {
     assert.deepEqual(r!.attributes['azure.__proto__'], { polluted: true });
     assert.equal(r!.attributes['azure.constructor'], 'c');
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    const semconv = createDecoder({ format: 'azure', applySemanticConventions: true });
+    const [s] = semconv([fixtureEvent(body)], FIXTURE_CONTEXT).records;
+    assert.deepEqual(Object.getOwnPropertyDescriptor(s!.attributes['azure.properties'], '__proto__')?.value, { x: 1 });
   });
 
   test('randomly corrupted fixtures never throw and always yield at least one record per event', () => {
