@@ -36,7 +36,8 @@ export type ResetTarget =
 /**
  * Turns a target into the checkpoint to write, with the hub's help: for `latest`, the partition's last
  * enqueued sequence number and offset; for `time`, the last event enqueued before the time; for a sequence
- * number without an offset, that event's offset.
+ * number without an offset, the caller decides what the number means (the CLI reads `--to N` as "N is read
+ * next" and returns event N − 1 with its offset). A sequence number given *with* an offset is written as is.
  */
 export type ResolveCheckpoint = (partitionId: string, target: ResetTarget) => Promise<{ sequenceNumber: number; offset: string }>;
 
