@@ -43,6 +43,11 @@ export interface OpenOptions {
   readonly ownerLevel?: number;
   /** Events the backend may buffer ahead of `receive()`. Default 300. */
   readonly prefetchCount?: number;
+  /**
+   * Events the backend moves at once: the SDK's `maxBatchSize` in `polling`, the least credit worth a
+   * flow frame in `streaming`. Default a third of `prefetchCount` (rounded up); capped at it.
+   */
+  readonly maxBatchSize?: number;
   /** Ask the service for last-enqueued runtime metrics on every delivery (used for lag). Default true. */
   readonly trackLastEnqueuedEventProperties?: boolean;
 }

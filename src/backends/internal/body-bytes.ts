@@ -1,0 +1,25 @@
+/**
+ * The bytes of an event body. Event Hubs producers send one AMQP data section; rhea hands it over as a
+ * Buffer (or a `Section` with `typecode` 0x75 and `content`). A body sent as an AMQP value or sequence
+ * (some non-SDK producers do) is not bytes: it becomes UTF-8 text (strings) or JSON, so nothing is lost.
+ */
+const DATA_SECTION_TYPECODE = 0x75;
+
+const encoder = new TextEncoder();
+
+export function toBodyBytes(body: unknown): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  if (body === undefined || body === null) return new Uint8Array(0);
+  if (typeof body === 'string') return encoder.encode(body);
+  if (typeof body === 'object' && 'typecode' in body && 'content' in body) {
+    const section = body as { typecode: unknown; content: unknown };
+    if (section.typecode === DATA_SECTION_TYPECODE) {
+      if (section.content instanceof Uint8Array) return section.content;
+      // Several data sections: their concatenation is the body (AMQP 1.0 §3.2.6).
+      if (Array.isArray(section.content)) return Buffer.concat(section.content.map((c) => toBodyBytes(c)));
+    }
+    return toBodyBytes(section.content);
+  }
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  return encoder.encode(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+}

@@ -1,0 +1,114 @@
+/**
+ * The `polling` backend (the default): a HubClient on `@azure/event-hubs`' EventHubConsumerClient.
+ * One client (one AMQP connection) per HubClient; one single-partition subscription per open reader.
+ * Our ownership coordinator decides which partitions to read, so the SDK's load balancer and
+ * checkpoint store are not used (a single-partition subscribe bypasses them).
+ */
+import { EventHubConsumerClient, RetryMode } from '@azure/event-hubs';
+import type { RetryOptions } from '@azure/event-hubs';
+import type { BackendKind, HubClient, HubProperties, OpenOptions, PartitionProperties, PartitionReader } from '../consumer.ts';
+import { BackendError } from '../consumer.ts';
+import type { HubClientOptions } from '../hub-client-options.ts';
+import { toBackendError } from '../internal/classify-error.ts';
+import type { ResolvedRetry } from '../internal/defaults.ts';
+import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
+import { redact } from '../../component/redact.ts';
+import { PollingPartitionReader } from './polling-partition-reader.ts';
+
+function toSdkRetry(retry: ResolvedRetry): RetryOptions {
+  return { maxRetries: retry.maxRetries, retryDelayInMs: retry.retryDelayMs, maxRetryDelayInMs: retry.maxRetryDelayMs, timeoutInMs: retry.timeoutMs, mode: RetryMode.Exponential };
+}
+
+export class PollingHubClient implements HubClient {
+  readonly kind: BackendKind = 'polling';
+  readonly fullyQualifiedNamespace: string;
+  readonly eventHubName: string;
+  readonly consumerGroup: string;
+  readonly #client: EventHubConsumerClient;
+  readonly #options: HubClientOptions;
+  readonly #retry: ResolvedRetry;
+  readonly #readers = new Set<PollingPartitionReader>();
+  #closing: Promise<void> | undefined;
+
+  constructor(options: HubClientOptions) {
+    this.#options = options;
+    this.#retry = resolveRetry(options.retry);
+    this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;
+    const clientOptions = { retryOptions: toSdkRetry(this.#retry) };
+    try {
+      if (options.connectionString) {
+        this.#client = options.eventHubName
+          ? new EventHubConsumerClient(this.consumerGroup, options.connectionString, options.eventHubName, clientOptions)
+          : new EventHubConsumerClient(this.consumerGroup, options.connectionString, clientOptions);
+      } else if (options.credential && options.fullyQualifiedNamespace && options.eventHubName) {
+        this.#client = new EventHubConsumerClient(this.consumerGroup, options.fullyQualifiedNamespace, options.eventHubName, options.credential, clientOptions);
+      } else {
+        throw new TypeError('give connectionString, or credential with fullyQualifiedNamespace and eventHubName');
+      }
+    } catch (error) {
+      // The SDK quotes the whole connection string when it cannot use it.
+      throw new BackendError(`polling backend: ${redact(error instanceof Error ? error.message : String(error))}`, { retryable: false, code: 'InvalidConfiguration' });
+    }
+    this.fullyQualifiedNamespace = this.#client.fullyQualifiedNamespace;
+    this.eventHubName = this.#client.eventHubName;
+  }
+
+  async getHubProperties(signal?: AbortSignal): Promise<HubProperties> {
+    this.#assertOpen();
+    try {
+      const p = await this.#client.getEventHubProperties(signal ? { abortSignal: signal } : {});
+      return { name: p.name, createdOn: p.createdOn, partitionIds: [...p.partitionIds] };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw toBackendError(error, `reading properties of hub '${this.eventHubName}'`);
+    }
+  }
+
+  async getPartitionProperties(partitionId: string, signal?: AbortSignal): Promise<PartitionProperties> {
+    this.#assertOpen();
+    try {
+      const p = await this.#client.getPartitionProperties(partitionId, signal ? { abortSignal: signal } : {});
+      return {
+        hubName: p.eventHubName,
+        partitionId: p.partitionId,
+        beginningSequenceNumber: p.beginningSequenceNumber,
+        lastEnqueuedSequenceNumber: p.lastEnqueuedSequenceNumber,
+        lastEnqueuedOffset: String(p.lastEnqueuedOffset),
+        lastEnqueuedOnUtc: p.lastEnqueuedOnUtc,
+        isEmpty: p.isEmpty,
+      };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw toBackendError(error, `reading properties of partition ${partitionId} of hub '${this.eventHubName}'`);
+    }
+  }
+
+  async openPartition(partitionId: string, options: OpenOptions): Promise<PartitionReader> {
+    this.#assertOpen();
+    const reader: PollingPartitionReader = new PollingPartitionReader(this.#client, partitionId, options, {
+      retry: this.#retry,
+      onStatus: this.#options.onStatus,
+      onDone: () => this.#readers.delete(reader),
+    });
+    try {
+      reader.start();
+    } catch (error) {
+      // e.g. the partition is already being read through this client.
+      throw toBackendError(error, `opening partition ${partitionId}`);
+    }
+    this.#readers.add(reader);
+    return reader;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await Promise.all([...this.#readers].map((r) => r.close()));
+      await this.#client.close().catch(() => undefined);
+    })();
+    return this.#closing;
+  }
+
+  #assertOpen(): void {
+    if (this.#closing) throw new BackendError('the hub client is closed', { retryable: false, code: 'ClientClosed' });
+  }
+}

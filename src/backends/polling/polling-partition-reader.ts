@@ -1,0 +1,184 @@
+/**
+ * A PartitionReader on `EventHubConsumerClient.subscribe(partitionId, ...)`. The SDK pushes batches
+ * into `processEvents`; this reader turns that into a pull: each batch goes into an EventBuffer and the
+ * handler's promise resolves only once `receive()` has taken all of it. The SDK awaits the handler
+ * before it asks for the next batch and tops its credit up to `prefetchCount` only then, so it never
+ * holds more than `prefetchCount` events plus the one batch being handed over.
+ */
+import type { EventHubConsumerClient, PartitionContext, ReceivedEventData, Subscription } from '@azure/event-hubs';
+import { CloseReason } from '@azure/event-hubs';
+import type { BackendStatus, LastEnqueuedInfo, OpenOptions, PartitionReader, ReceivedEvent, StartPosition } from '../consumer.ts';
+import { BackendError, OwnershipLostError } from '../consumer.ts';
+import { EventBuffer } from '../internal/event-buffer.ts';
+import { classifyError, toBackendError } from '../internal/classify-error.ts';
+import type { ResolvedRetry } from '../internal/defaults.ts';
+import { backoffDelayMs, resolveWindow } from '../internal/defaults.ts';
+import { toEventPosition } from './to-event-position.ts';
+import { toReceivedEvent } from './to-received-event.ts';
+
+/**
+ * How long the SDK waits for events before it calls `processEvents([])`. Each such call tops its
+ * credit up again, so a long wait keeps an idle link's outstanding credit near `prefetchCount`.
+ */
+const SDK_MAX_WAIT_S = 60;
+
+export interface PollingReaderSettings {
+  readonly retry: ResolvedRetry;
+  readonly onStatus: ((status: BackendStatus) => void) | undefined;
+  /** Called once the reader closed or failed, so the hub client forgets it. */
+  readonly onDone: () => void;
+}
+
+export class PollingPartitionReader implements PartitionReader {
+  readonly partitionId: string;
+  readonly #client: EventHubConsumerClient;
+  readonly #options: OpenOptions;
+  readonly #settings: PollingReaderSettings;
+  readonly #window: { prefetch: number; batch: number };
+  readonly #buffer = new EventBuffer();
+  #subscription: Subscription | undefined;
+  /** Subscriptions are replaced after a pump died; handlers of an old one are ignored. */
+  #generation = 0;
+  /** Sequence number of the last event put in the buffer: where a new subscription resumes (exclusive). */
+  #lastSequenceNumber: number | undefined;
+  #lastEnqueued: LastEnqueuedInfo | undefined;
+  #disconnected = false;
+  #restartAttempt = 0;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(client: EventHubConsumerClient, partitionId: string, options: OpenOptions, settings: PollingReaderSettings) {
+    this.#client = client;
+    this.partitionId = partitionId;
+    this.#options = options;
+    this.#settings = settings;
+    this.#window = resolveWindow(options.prefetchCount, options.maxBatchSize);
+  }
+
+  /** Subscribes; the SDK attaches the link in the background and reports failures through the handlers. */
+  start(): void {
+    this.#subscribe(this.#options.startPosition);
+  }
+
+  receive(maxEvents: number, maxWaitMs: number, signal: AbortSignal): Promise<ReceivedEvent[]> {
+    return this.#buffer.receive(maxEvents, maxWaitMs, signal);
+  }
+
+  lastEnqueued(): LastEnqueuedInfo | undefined {
+    return this.#lastEnqueued;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#buffer.close();
+      await this.#stop();
+      this.#settings.onDone();
+    })();
+    return this.#closing;
+  }
+
+  #subscribe(position: StartPosition): void {
+    const generation = ++this.#generation;
+    const current = (): boolean => generation === this.#generation && !this.#buffer.isClosed && !this.#buffer.failure;
+    this.#subscription = this.#client.subscribe(
+      this.partitionId,
+      {
+        processEvents: (events, context) => (current() ? this.#onEvents(events, context) : Promise.resolve()),
+        processError: async (error) => {
+          if (current()) this.#onError(error);
+        },
+        processClose: async (reason) => {
+          if (current()) this.#onClose(reason);
+        },
+      },
+      {
+        startPosition: toEventPosition(position),
+        ...(this.#options.ownerLevel !== undefined ? { ownerLevel: this.#options.ownerLevel } : {}),
+        prefetchCount: this.#window.prefetch,
+        maxBatchSize: this.#window.batch,
+        maxWaitTimeInSeconds: SDK_MAX_WAIT_S,
+        skipParsingBodyAsJson: true,
+        trackLastEnqueuedEventProperties: this.#options.trackLastEnqueuedEventProperties ?? true,
+      },
+    );
+  }
+
+  #onEvents(events: ReceivedEventData[], context: PartitionContext): Promise<void> {
+    const info = context.lastEnqueuedEventProperties;
+    if (info?.sequenceNumber !== undefined && info.enqueuedOn && info.retrievedOn) {
+      this.#lastEnqueued = { sequenceNumber: info.sequenceNumber, offset: String(info.offset ?? ''), enqueuedOn: info.enqueuedOn, retrievedOn: info.retrievedOn };
+    }
+    // A call at all (even with no events) means the SDK's receive succeeded: the link is up.
+    if (this.#disconnected) {
+      this.#disconnected = false;
+      this.#restartAttempt = 0;
+      this.#settings.onStatus?.({ type: 'recovered', partitionId: this.partitionId });
+    }
+    if (events.length === 0) return Promise.resolve();
+    const converted = events.map(toReceivedEvent);
+    this.#lastSequenceNumber = converted[converted.length - 1]!.sequenceNumber;
+    this.#buffer.pushAll(converted);
+    // The backpressure: the SDK awaits this before it receives (and grants credit) again.
+    return this.#buffer.whenEmpty();
+  }
+
+  #onError(error: Error): void {
+    const classified = classifyError(error);
+    const context = `partition ${this.partitionId}`;
+    if (classified.kind === 'ownershipLost') {
+      this.#fail(new OwnershipLostError(`${context}: ownership lost to a reader with a higher owner level: ${classified.message}`, error));
+    } else if (classified.kind === 'transient') {
+      // The SDK retried the operation already; it goes on with a new link (or stops the pump, see #onClose).
+      if (!this.#disconnected) {
+        this.#disconnected = true;
+        this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: toBackendError(error, context) });
+      }
+    } else {
+      this.#fail(toBackendError(error, context));
+    }
+  }
+
+  #onClose(reason: CloseReason): void {
+    if (reason === CloseReason.OwnershipLost) {
+      this.#fail(new OwnershipLostError(`partition ${this.partitionId}: ownership lost to a reader with a higher owner level`));
+      return;
+    }
+    // The pump stopped although nobody asked (its retries ran out). The SDK would start a new one in
+    // 10 s from the original start position, re-reading what we already returned; start our own
+    // subscription instead, after the last event handed over.
+    if (!this.#disconnected) {
+      this.#disconnected = true;
+      this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: new BackendError(`partition ${this.partitionId}: the SDK stopped reading`, { retryable: true }) });
+    }
+    const delayMs = backoffDelayMs(++this.#restartAttempt, this.#settings.retry);
+    const old = this.#subscription;
+    this.#generation++;
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined;
+      void (async () => {
+        await old?.close().catch(() => undefined);
+        if (this.#buffer.isClosed || this.#buffer.failure) return;
+        const resume: StartPosition = this.#lastSequenceNumber !== undefined
+          ? { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false }
+          : this.#options.startPosition;
+        this.#subscribe(resume);
+      })();
+    }, delayMs);
+    this.#restartTimer.unref();
+  }
+
+  #fail(error: BackendError): void {
+    this.#buffer.fail(error);
+    // Stop the SDK before its loop restarts the partition from the original start position.
+    void this.#stop().then(this.#settings.onDone);
+  }
+
+  async #stop(): Promise<void> {
+    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#restartTimer = undefined;
+    this.#generation++;
+    const subscription = this.#subscription;
+    this.#subscription = undefined;
+    await subscription?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * The streaming backend's PartitionReader: one AMQP receiver link with manual credit. Deliveries land
+ * in an EventBuffer; credit is topped up only to `prefetch - buffered - outstanding`, so a reader
+ * nobody pulls stops the service after `prefetch` events. A transient failure (link detached with
+ * server-busy or detach-forced, connection dropped) makes it reconnect with backoff and re-attach
+ * after the last event it received, so nothing is lost or repeated; `amqp:link:stolen` and refused
+ * credentials fail it for good.
+ */
+import type { Receiver, ReceiverOptions } from 'rhea-promise';
+import { generate_uuid, types } from 'rhea-promise';
+import { Constants, RetryOperationType, retry } from '@azure/core-amqp';
+import type { BackendStatus, LastEnqueuedInfo, OpenOptions, PartitionReader, ReceivedEvent, StartPosition } from '../consumer.ts';
+import { EventBuffer } from '../internal/event-buffer.ts';
+import { classifyError, toBackendError } from '../internal/classify-error.ts';
+import type { ResolvedRetry } from '../internal/defaults.ts';
+import { backoffDelayMs, resolveWindow } from '../internal/defaults.ts';
+import type { AmqpConnection } from './amqp-connection.ts';
+import type { CbsAuthorizer, ClaimRenewal } from './cbs-authorizer.ts';
+import { creditToGrant } from './credit-window.ts';
+import { SELECTOR_FILTER_DESCRIPTOR, SELECTOR_FILTER_NAME, toSelectorFilter } from './event-position-filter.ts';
+import { toCoreAmqpRetry, translateForRetry } from './management-client.ts';
+import { lastEnqueuedFromMessage, messageToEvent } from './message-to-event.ts';
+
+/** Link properties and capabilities the SDK sends (docs/EVENT-HUBS-PROTOCOL.md, "Receiving"). */
+const RECEIVER_NAME_PROPERTY = 'com.microsoft:receiver-name';
+const GEO_REPLICATION_CAPABILITY = 'com.microsoft:georeplication';
+/** How long a graceful detach may take before the link is dropped locally. */
+const LINK_CLOSE_TIMEOUT_MS = 5_000;
+
+export interface StreamingReaderSettings {
+  readonly connection: AmqpConnection;
+  readonly authorizer: CbsAuthorizer;
+  readonly hub: string;
+  readonly consumerGroup: string;
+  readonly retry: ResolvedRetry;
+  readonly onStatus: ((status: BackendStatus) => void) | undefined;
+  readonly onDone: () => void;
+}
+
+export class StreamingPartitionReader implements PartitionReader {
+  readonly partitionId: string;
+  readonly #s: StreamingReaderSettings;
+  readonly #options: OpenOptions;
+  readonly #window: { prefetch: number; batch: number };
+  readonly #buffer = new EventBuffer();
+  readonly #name = generate_uuid();
+  #link: Receiver | undefined;
+  #renewal: ClaimRenewal | undefined;
+  #unlisten: (() => void) | undefined;
+  /** Sequence number of the last event received: a re-attach starts after it. */
+  #lastSequenceNumber: number | undefined;
+  #lastEnqueued: LastEnqueuedInfo | undefined;
+  #reconnecting = false;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(partitionId: string, options: OpenOptions, settings: StreamingReaderSettings) {
+    this.partitionId = partitionId;
+    this.#options = options;
+    this.#s = settings;
+    this.#window = resolveWindow(options.prefetchCount, options.maxBatchSize);
+    this.#buffer.onTaken = () => this.#grantCredit();
+    this.#unlisten = settings.connection.onDisconnected((connection, error) => {
+      if (this.#link && this.#link.connection === connection) this.#onTransient(error);
+    });
+  }
+
+  get #address(): string {
+    return `${this.#s.hub}/ConsumerGroups/${this.#s.consumerGroup}/Partitions/${this.partitionId}`;
+  }
+
+  get #audience(): string {
+    return `${this.#s.connection.endpoint}${this.#address}`;
+  }
+
+  /** Attaches the link, retrying transient failures; rejects with a BackendError when it cannot. */
+  async open(signal?: AbortSignal): Promise<void> {
+    try {
+      await retry({
+        operation: () => this.#attach(signal).catch((e: unknown) => Promise.reject(translateForRetry(e))),
+        connectionId: this.#s.connection.connectionId,
+        operationType: RetryOperationType.receiverLink,
+        retryOptions: toCoreAmqpRetry(this.#s.retry),
+        ...(signal ? { abortSignal: signal } : {}),
+      });
+    } catch (error) {
+      const failure = toBackendError(error, `opening partition ${this.partitionId}`);
+      this.#buffer.fail(failure);
+      await this.close();
+      throw failure;
+    }
+  }
+
+  receive(maxEvents: number, maxWaitMs: number, signal: AbortSignal): Promise<ReceivedEvent[]> {
+    return this.#buffer.receive(maxEvents, maxWaitMs, signal);
+  }
+
+  lastEnqueued(): LastEnqueuedInfo | undefined {
+    return this.#lastEnqueued;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#buffer.close();
+      await this.#teardown(true);
+      this.#s.onDone();
+    })();
+    return this.#closing;
+  }
+
+  async #attach(signal?: AbortSignal): Promise<void> {
+    if (this.#isDone()) return;
+    const timing = await this.#s.authorizer.authorize(this.#s.connection, this.#audience, signal);
+    const connection = await this.#s.connection.open();
+    const position: StartPosition = this.#lastSequenceNumber !== undefined
+      ? { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false }
+      : this.#options.startPosition;
+    const properties: Record<string, unknown> = { [RECEIVER_NAME_PROPERTY]: this.#name };
+    if (this.#options.ownerLevel !== undefined) properties[Constants.attachEpoch] = types.wrap_long(this.#options.ownerLevel);
+    const capabilities = [GEO_REPLICATION_CAPABILITY];
+    if (this.#options.trackLastEnqueuedEventProperties ?? true) capabilities.push(Constants.enableReceiverRuntimeMetricName);
+    // Handlers are bound to this attach: events of a link already replaced or dropped are ignored.
+    const ref: { link?: Receiver } = {};
+    const current = (): boolean => ref.link !== undefined && ref.link === this.#link;
+    const options: ReceiverOptions = {
+      name: `${this.#address}-${generate_uuid()}`,
+      source: { address: this.#address, filter: { [SELECTOR_FILTER_NAME]: types.wrap_described(toSelectorFilter(position), SELECTOR_FILTER_DESCRIPTOR) } },
+      credit_window: 0,
+      autoaccept: true,
+      properties,
+      desired_capabilities: capabilities,
+      onMessage: (context) => {
+        const message = context.message;
+        if (!message || !current()) return;
+        const event = messageToEvent(message);
+        this.#lastSequenceNumber = event.sequenceNumber;
+        const info = lastEnqueuedFromMessage(message);
+        if (info) this.#lastEnqueued = info;
+        this.#buffer.push(event);
+      },
+      onError: (context) => {
+        if (current()) this.#onLinkError(context.receiver?.error ?? ref.link?.error);
+      },
+      onSessionError: (context) => {
+        if (current()) this.#onLinkError(context.session?.error);
+      },
+      onClose: (context) => {
+        if (current()) this.#onLinkError(context.receiver?.error ?? ref.link?.error);
+      },
+      onSessionClose: (context) => {
+        if (current()) this.#onLinkError(context.session?.error);
+      },
+    };
+    const link = await connection.createReceiver({ ...options, ...(signal ? { abortSignal: signal } : {}) });
+    ref.link = link;
+    if (this.#isDone()) {
+      link.remove();
+      return;
+    }
+    this.#link = link;
+    this.#renewal?.stop();
+    this.#renewal = this.#s.authorizer.keepRenewed(this.#s.connection, this.#audience, timing);
+    this.#grantCredit();
+  }
+
+  #grantCredit(): void {
+    const link = this.#link;
+    if (!link || this.#reconnecting || !link.isOpen()) return;
+    const credit = creditToGrant(this.#window.prefetch, this.#buffer.length, link.credit, this.#window.batch);
+    if (credit > 0) link.addCredit(credit);
+  }
+
+  /** A detach or session end on the current link (with or without an error). */
+  #onLinkError(raw: unknown): void {
+    if (this.#isDone()) return;
+    const error = raw ?? Object.assign(new Error('the service closed the receiver link'), { code: 'DetachForcedError', retryable: true });
+    const kind = classifyError(translateForRetry(error)).kind;
+    if (kind === 'transient') this.#onTransient(translateForRetry(error));
+    else this.#failWith(translateForRetry(error));
+  }
+
+  #onTransient(error: Error): void {
+    if (this.#isDone() || this.#reconnecting) return;
+    this.#reconnecting = true;
+    this.#s.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: toBackendError(error, `partition ${this.partitionId}`) });
+    void this.#teardown(false).then(() => this.#reconnect(1));
+  }
+
+  /** Re-attaches after the last received event; transient failures retry with capped backoff, for ever. */
+  #reconnect(attempt: number): void {
+    if (this.#isDone()) return;
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = undefined;
+      this.#attach().then(
+        () => {
+          if (this.#isDone()) return;
+          this.#reconnecting = false;
+          this.#s.onStatus?.({ type: 'recovered', partitionId: this.partitionId });
+          this.#grantCredit();
+        },
+        (error: unknown) => {
+          const translated = translateForRetry(error);
+          if (classifyError(translated).kind === 'transient') this.#reconnect(attempt + 1);
+          else this.#failWith(translated);
+        },
+      );
+    }, backoffDelayMs(attempt, this.#s.retry));
+    this.#reconnectTimer.unref();
+  }
+
+  #failWith(error: unknown): void {
+    this.#buffer.fail(toBackendError(error, `partition ${this.partitionId}`));
+    void this.#teardown(true).then(this.#s.onDone);
+  }
+
+  #isDone(): boolean {
+    return this.#buffer.isClosed || this.#buffer.failure !== undefined;
+  }
+
+  /** Drops the link and its claim renewal; `final` also stops listening for connection drops. */
+  async #teardown(final: boolean): Promise<void> {
+    if (final) {
+      this.#unlisten?.();
+      this.#unlisten = undefined;
+      if (this.#reconnectTimer) clearTimeout(this.#reconnectTimer);
+      this.#reconnectTimer = undefined;
+    }
+    this.#renewal?.stop();
+    this.#renewal = undefined;
+    const link = this.#link;
+    this.#link = undefined;
+    if (!link) return;
+    if (link.isOpen() && link.connection.isOpen()) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, LINK_CLOSE_TIMEOUT_MS);
+        timer.unref();
+      });
+      await Promise.race([link.close().catch(() => undefined), timeout]);
+      clearTimeout(timer);
+    }
+    try {
+      link.remove();
+    } catch {
+      // Already gone with its session.
+    }
+  }
+}

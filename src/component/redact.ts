@@ -1,0 +1,34 @@
+/**
+ * Masks secrets in free text before it reaches a log line, an error message or the `validate` output.
+ * Covers the forms an Event Hubs or Storage connection string and a SAS token take:
+ * `SharedAccessKey=...`, `SharedAccessSignature=...` (a whole `SharedAccessSignature sr=...&sig=...`
+ * token included), `AccountKey=...` and a URL query's `sig=...`.
+ */
+
+/** What replaces a secret value. */
+export const REDACTED = '***';
+
+// A connection-string value runs to the next `;` (or a quote, whitespace or the end of the text).
+// `SharedAccessSignature=SharedAccessSignature sr=..&sig=..&se=..&skn=..` holds one space after the
+// token type, so that form is matched first and as a whole.
+const PATTERNS: readonly RegExp[] = [
+  /(SharedAccessSignature\s*=\s*)SharedAccessSignature [^;"'\s]*/gi,
+  /(SharedAccessKey\s*=\s*)[^;"'\s]+/gi,
+  /(SharedAccessSignature\s*=\s*)[^;"'\s]+/gi,
+  /(AccountKey\s*=\s*)[^;"'\s]+/gi,
+  // A bare token (`SharedAccessSignature sr=...&sig=...`) or a SAS URL: the signature is the secret.
+  /([?&\s]sig=)[^&;"'\s]+/gi,
+];
+
+/** Returns `text` with every secret value replaced by `***`; the key names stay so the reader sees what was there. */
+export function redact(text: string): string {
+  let out = text;
+  for (const pattern of PATTERNS) out = out.replace(pattern, `$1${REDACTED}`);
+  return out;
+}
+
+/** An Error's message (and cause chain's messages) redacted, for errors whose text may quote a secret. */
+export function redactError(error: unknown): string {
+  if (error instanceof Error) return redact(`${error.name}: ${error.message}`);
+  return redact(String(error));
+}

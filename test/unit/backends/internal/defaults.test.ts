@@ -1,0 +1,37 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { backoffDelayMs, resolveRetry, resolveWindow } from '../../../../src/backends/internal/defaults.ts';
+import { toBodyBytes } from '../../../../src/backends/internal/body-bytes.ts';
+
+describe('resolveWindow', () => {
+  test('defaults to 300 with a third per batch, caps the batch at the prefetch', () => {
+    assert.deepEqual(resolveWindow(undefined, undefined), { prefetch: 300, batch: 100 });
+    assert.deepEqual(resolveWindow(10, undefined), { prefetch: 10, batch: 4 });
+    assert.deepEqual(resolveWindow(10, 50), { prefetch: 10, batch: 10 });
+    assert.deepEqual(resolveWindow(0, 0), { prefetch: 1, batch: 1 });
+  });
+});
+
+describe('retry and backoff', () => {
+  test('defaults: 3 retries, 1 s doubling to 30 s', () => {
+    const r = resolveRetry(undefined);
+    assert.deepEqual(r, { maxRetries: 3, retryDelayMs: 1000, maxRetryDelayMs: 30000, timeoutMs: 60000 });
+    assert.equal(backoffDelayMs(1, r, () => 0.5), 1000);
+    assert.equal(backoffDelayMs(3, r, () => 0.5), 4000);
+    assert.equal(backoffDelayMs(10, r, () => 0.5), 30000);
+    assert.equal(backoffDelayMs(1, r, () => 0), 800);
+    assert.equal(backoffDelayMs(1, r, () => 1), 1200);
+  });
+});
+
+describe('toBodyBytes', () => {
+  test('keeps bytes, unwraps data sections, encodes values', () => {
+    const buf = Buffer.from([1, 2, 3]);
+    assert.equal(toBodyBytes(buf), buf);
+    assert.deepEqual([...toBodyBytes({ typecode: 0x75, content: buf })], [1, 2, 3]);
+    assert.deepEqual([...toBodyBytes({ typecode: 0x75, content: [Buffer.from([1]), Buffer.from([2])] })], [1, 2]);
+    assert.equal(Buffer.from(toBodyBytes('hé')).toString('utf8'), 'hé');
+    assert.equal(Buffer.from(toBodyBytes({ a: 1 })).toString('utf8'), '{"a":1}');
+    assert.equal(toBodyBytes(undefined).length, 0);
+  });
+});

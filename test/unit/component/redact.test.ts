@@ -1,0 +1,48 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { redact, redactError, REDACTED } from '../../../src/component/redact.ts';
+
+const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+
+describe('redact', () => {
+  test('masks SharedAccessKey in an Event Hubs connection string, keeping the rest', () => {
+    const cs = `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${KEY};EntityPath=hub`;
+    const out = redact(cs);
+    assert.ok(!out.includes(KEY));
+    assert.equal(out, `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${REDACTED};EntityPath=hub`);
+  });
+
+  test('masks a SharedAccessSignature connection string value including its spaces', () => {
+    const token = 'SharedAccessSignature sr=sb%3a%2f%2fns%2fhub&sig=abc%2Bdef%3D&se=1700000000&skn=Root';
+    const out = redact(`Endpoint=sb://ns/;SharedAccessSignature=${token};EntityPath=hub`);
+    assert.equal(out, `Endpoint=sb://ns/;SharedAccessSignature=${REDACTED};EntityPath=hub`);
+  });
+
+  test('masks AccountKey in a storage connection string', () => {
+    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${KEY};BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;`;
+    const out = redact(cs);
+    assert.ok(!out.includes(KEY));
+    assert.match(out, /AccountKey=\*\*\*;BlobEndpoint=/);
+  });
+
+  test('masks sig= in a SAS URL and in a bare SAS token', () => {
+    assert.equal(redact('https://a.blob.core.windows.net/c?sv=2020&sig=SECRET%3D&se=1'), `https://a.blob.core.windows.net/c?sv=2020&sig=${REDACTED}&se=1`);
+    assert.equal(redact('token SharedAccessSignature sr=x&sig=SECRET&se=1 refused'), `token SharedAccessSignature sr=x&sig=${REDACTED}&se=1 refused`);
+  });
+
+  test('is case-insensitive and handles several secrets and quotes', () => {
+    const out = redact(`"sharedaccesskey=K1" and 'accountkey=K2'`);
+    assert.ok(!out.includes('K1') && !out.includes('K2'));
+  });
+
+  test('leaves text without secrets untouched', () => {
+    const text = 'receiver for hub "h" partition 3 disconnected: amqp:link:stolen';
+    assert.equal(redact(text), text);
+  });
+
+  test('redactError includes name and masked message', () => {
+    const out = redactError(new TypeError(`bad connection string SharedAccessKey=${KEY}`));
+    assert.equal(out, `TypeError: bad connection string SharedAccessKey=${REDACTED}`);
+    assert.equal(redactError('SharedAccessKey=abc'), `SharedAccessKey=${REDACTED}`);
+  });
+});
