@@ -76,6 +76,35 @@ describe('BlobCheckpointStore on Azurite', () => {
     assert.equal(final?.offset, '1700', 'offset and sequence number travel together');
   });
 
+  test('a writer that read before another wrote cannot move the checkpoint backwards (ETag condition)', async () => {
+    const { container, scope, store } = await setup();
+    await store.write(scope, { partitionId: '0', sequenceNumber: 10, offset: '100' });
+    // Between this writer's read and its write, another writer moves the checkpoint to 90.
+    let interfered = false;
+    const racing = new Proxy(container, {
+      get(target, prop, receiver) {
+        if (prop !== 'getBlockBlobClient') return Reflect.get(target, prop, receiver);
+        return (name: string) => {
+          const blob = target.getBlockBlobClient(name);
+          const getProperties = blob.getProperties.bind(blob);
+          blob.getProperties = async (...args: Parameters<typeof blob.getProperties>) => {
+            const props = await getProperties(...args);
+            if (!interfered) {
+              interfered = true;
+              await store.write(scope, { partitionId: '0', sequenceNumber: 90, offset: '900' });
+            }
+            return props;
+          };
+          return blob;
+        };
+      },
+    });
+    await new BlobCheckpointStore(racing).write(scope, { partitionId: '0', sequenceNumber: 50, offset: '500' });
+    assert.ok(interfered);
+    const final = await store.read(scope, '0');
+    assert.deepEqual([final?.sequenceNumber, final?.offset], [90, '900'], 'the stale writer re-read, saw 90 and wrote nothing');
+  });
+
   test('fenced: refused when the fence says the lease may have lapsed', async () => {
     const { container, scope, store } = await setup();
     const { fence, valid } = await leaseOwnership(container, scope, '0');
