@@ -1,4 +1,5 @@
 /** Classification of `@azure/storage-blob` RestErrors by HTTP status and storage error code. */
+import { redact } from '../../component/redact.ts';
 
 export function statusOf(error: unknown): number | undefined {
   const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
@@ -40,17 +41,13 @@ export function describeStorageError(error: unknown): string {
   if (status !== undefined || code !== undefined) return `storage request failed (${status ?? 'no status'} ${code ?? ''})`.replace(' )', ')');
   if (name === 'AbortError') return 'storage request timed out';
   const message = error instanceof Error ? error.message : String(error);
-  return `storage request failed: ${redactSecrets(message)}`;
+  return `storage request failed: ${redact(message)}`;
 }
 
-/** Removes account keys, SAS signatures and connection-string secrets from a message. */
-export function redactSecrets(text: string): string {
-  return text
-    .replace(/(AccountKey|SharedAccessKey|SharedAccessSignature)=[^;\s]*/gi, '$1=REDACTED')
-    .replace(/([?&]sig=)[^&\s]*/gi, '$1REDACTED');
-}
-
-/** An Error carrying a secret-free message, keeping the original as `cause` for debugging. */
+/**
+ * An Error with a secret-free message. The original is deliberately not kept as `cause`: a RestError holds
+ * the request, whose URL may carry a SAS token.
+ */
 export function toStorageError(error: unknown): Error {
   return new Error(describeStorageError(error));
 }
