@@ -9,7 +9,10 @@ import type { Logger } from '../component/logger.ts';
 import type { ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
-import { backoffDelayMs, sleep } from './internal/backoff.ts';
+import { backoffDelayMs, raceAbort, settleWithin, sleep } from './internal/backoff.ts';
+
+/** Longest wait for a reader to close; a dead connection must not hold a stop. */
+const READER_CLOSE_TIMEOUT_MS = 5_000;
 import type { PumpCounters } from './internal/pump-counters.ts';
 
 export interface PartitionPumpOptions {
@@ -110,12 +113,14 @@ export class PartitionPump {
   }
 
   async #open(position: StartPosition): Promise<PartitionReader> {
-    return this.#o.hub.openPartition(this.#o.partitionId, {
+    // Opening may wait on a connection the backend keeps retrying; a stop must not wait for it.
+    const opening = this.#o.hub.openPartition(this.#o.partitionId, {
       startPosition: position,
       ownerLevel: this.#o.ownerLevel,
       prefetchCount: this.#o.prefetchCount,
       trackLastEnqueuedEventProperties: true,
     });
+    return raceAbort(opening, this.#stopReading.signal, (late) => void late.close().catch(() => undefined));
   }
 
   async #loop(): Promise<PumpEnd> {
@@ -168,7 +173,9 @@ export class PartitionPump {
   async #closeReader(): Promise<void> {
     const reader = this.#reader;
     this.#reader = undefined;
-    await reader?.close().catch((e: unknown) => this.#o.logger.debug('reader close failed', { partitionId: this.#o.partitionId, error: String(e) }));
+    if (!reader) return;
+    const closing = reader.close().catch((e: unknown) => this.#o.logger.debug('reader close failed', { partitionId: this.#o.partitionId, error: String(e) }));
+    if (!(await settleWithin(closing, READER_CLOSE_TIMEOUT_MS))) this.#o.logger.warn('reader did not close in time; abandoning it', { partitionId: this.#o.partitionId });
   }
 
   /** Decode, consume (or dead-letter), mark. Returns false when killed before the batch was resolved. */

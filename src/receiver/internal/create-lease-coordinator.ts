@@ -53,13 +53,14 @@ export function createLeaseCoordinator(w: LeaseCoordinatorWiring): OwnershipCoor
         w.logger.warn('checkpoint store unreachable', { error: redactError(event.error) });
         break;
       case 'renewalFailed':
-        w.logger.error('lease renewal failed: partition stopped', { partitionId: event.partitionId, error: redactError(event.error) });
+        w.logger.warn('lease renewal failed; retrying until the lease could lapse', { partitionId: event.partitionId, error: redactError(event.error) });
         break;
       case 'claimed':
         w.logger.info('partition claimed', { partitionId: event.partitionId, ownerLevel: event.ownerLevel });
         break;
       case 'released':
-        w.logger.info('partition released', { partitionId: event.partitionId, reason: event.reason });
+        if (event.reason === 'lost') w.logger.error('partition ownership lost: reading stopped', { partitionId: event.partitionId });
+        else w.logger.info('partition released', { partitionId: event.partitionId, reason: event.reason });
         break;
     }
   });

@@ -1,0 +1,49 @@
+/**
+ * The public API for embedding: create a receiver from a config object (the same keys as the
+ * `azure_event_hub` section of the collector YAML) and a consumer (any OpenTelemetry JS
+ * `LogRecordExporter`, or a `LogsConsumer`), then `start()` and `shutdown()`.
+ */
+import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
+import { parseReceiverConfig } from './config/parse-receiver-config.ts';
+import type { ReceiverConfigInput } from './config/receiver-config.ts';
+import { fromLogRecordExporter } from './pipeline/exporter-adapter.ts';
+import type { LogsConsumer } from './pipeline/consumer.ts';
+import { AzureEventHubReceiverImpl } from './receiver/azure-event-hub-receiver.ts';
+import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/receiver.ts';
+import { noopLogger } from './component/logger.ts';
+
+export type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/receiver.ts';
+export type { ReceiverStatus, ReceiverStats, PartitionStats, ReceiverCounters } from './receiver/receiver-status.ts';
+export type { ReceiverConfig, ReceiverConfigInput } from './config/receiver-config.ts';
+export type { LogsConsumer } from './pipeline/consumer.ts';
+export type { LogBatch, BatchSource } from './pipeline/log-batch.ts';
+export type { Logger } from './component/logger.ts';
+export type { DeadLetterEntry, DeadLetterStore } from './pipeline/dead-letter.ts';
+export type { Checkpoint, CheckpointStore, CheckpointScope } from './ownership/checkpoint.ts';
+export { PermanentError, ConfigError } from './component/errors.ts';
+export { InMemoryLogsConsumer } from './pipeline/in-memory-consumer.ts';
+export { fromLogRecordExporter } from './pipeline/exporter-adapter.ts';
+export { withRetry } from './pipeline/retry.ts';
+export { fanOut } from './pipeline/fan-out.ts';
+export { createDecoder } from './decode/create-decoder.ts';
+export { createFeatureGates, STREAMING_GATE_ID, FEATURE_GATES_ENV } from './component/feature-gates.ts';
+export { azureEventHubReceiverFactory, RECEIVER_TYPE } from './receiver/factory.ts';
+
+export interface CreateReceiverOptions extends Partial<Omit<ReceiverCreateSettings, 'id'>> {
+  /** Component id used in logs. Default `azure_event_hub`. */
+  readonly id?: string;
+}
+
+function isLogRecordExporter(value: unknown): value is LogRecordExporter {
+  return typeof (value as LogRecordExporter).export === 'function' && typeof (value as LogsConsumer).consume !== 'function';
+}
+
+/**
+ * Validates `config` (throws a ConfigError listing every problem with its path) and creates a receiver
+ * that hands decoded log records to `consumer`. Nothing connects until `start()`.
+ */
+export function createAzureEventHubReceiver(config: ReceiverConfigInput, consumer: LogsConsumer | LogRecordExporter, options: CreateReceiverOptions = {}): AzureEventHubReceiver {
+  const parsed = parseReceiverConfig(config);
+  const next = isLogRecordExporter(consumer) ? fromLogRecordExporter(consumer) : consumer;
+  return new AzureEventHubReceiverImpl(parsed, next, { ...options, id: options.id ?? 'azure_event_hub', logger: options.logger ?? noopLogger });
+}

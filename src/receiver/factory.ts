@@ -1,0 +1,21 @@
+import type { ReceiverFactory } from '../component/factory.ts';
+import { receiverConfigObject, receiverConfigSchema, type ReceiverConfig } from '../config/receiver-config.ts';
+import type { LogsConsumer } from '../pipeline/consumer.ts';
+import { AzureEventHubReceiverImpl } from './azure-event-hub-receiver.ts';
+import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
+
+/** The receiver's type in collector configs, and the Go collector's older name for it. */
+export const RECEIVER_TYPE = 'azure_event_hub';
+export const RECEIVER_ALIASES = ['azureeventhub'] as const;
+
+/** The factory triple the service registers: type, defaults, create. */
+export const azureEventHubReceiverFactory: ReceiverFactory<ReceiverConfig, AzureEventHubReceiver, ReceiverCreateSettings> = {
+  type: RECEIVER_TYPE,
+  aliases: RECEIVER_ALIASES,
+  stability: 'beta',
+  configSchema: receiverConfigSchema,
+  createDefaultConfig: () => receiverConfigObject.parse({}),
+  async create(settings, config, next: LogsConsumer) {
+    return new AzureEventHubReceiverImpl(config, next, settings);
+  },
+};
