@@ -64,6 +64,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
   #deadLetter: DeadLetterStore | undefined;
   #started: Promise<void> | undefined;
   #shutdown: Promise<void> | undefined;
+  /** A started receiver keeps its process alive, as a listening server does; every other timer is unref'd. */
+  #keepAlive: NodeJS.Timeout | undefined;
 
   constructor(config: ReceiverConfig, next: LogsConsumer, settings: ReceiverCreateSettings) {
     this.#config = config;
@@ -81,6 +83,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
 
   start(): Promise<void> {
     if (this.#shutdown) return Promise.reject(new Error('receiver was shut down'));
+    this.#keepAlive ??= setInterval(() => undefined, 60_000);
     this.#started ??= this.#start().catch(async (error: unknown) => {
       // A start that fails half-way cleans up what it started.
       await this.#teardown();
@@ -268,6 +271,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
   }
 
   async #teardown(): Promise<void> {
+    clearInterval(this.#keepAlive);
     await this.#coordinator?.shutdown().catch((e: unknown) => this.#logger.warn('ownership shutdown failed', { error: redactError(e) }));
     // Anything still running (a coordinator that failed to stop it) is stopped gracefully here.
     await Promise.all([...this.#owned.keys()].map((id) => this.stopPartition(id, 'shutdown')));

@@ -1,0 +1,36 @@
+/**
+ * A receiver instance as a child process, for fleet tests that need a real crash (kill -9).
+ * Config comes as JSON in RECEIVER_CONFIG. Every record the consumer accepts is printed as
+ * `R <partition> <sequence number>` before `consume` resolves (stdout on a pipe is synchronous on
+ * Linux), so the parent sees exactly what was acknowledged. Status events print as `S <json>`.
+ * SIGTERM: graceful shutdown, then exit 0.
+ */
+import { createAzureEventHubReceiver } from '../../src/index.ts';
+import type { LogsConsumer } from '../../src/pipeline/consumer.ts';
+
+const config = JSON.parse(process.env.RECEIVER_CONFIG ?? '{}');
+const consumer: LogsConsumer = {
+  async consume(batch) {
+    let out = '';
+    for (const r of batch.records) out += `R ${r.attributes['messaging.destination.partition.id']} ${r.attributes['azure.eventhubs.message.sequence_number']}\n`;
+    process.stdout.write(out);
+  },
+};
+const receiver = createAzureEventHubReceiver(config, consumer);
+receiver.onStatus((s) => {
+  const { type } = s;
+  if (type === 'partitionOpened' || type === 'partitionClosed' || type === 'checkpointWritten' || type === 'standby' || type === 'hubReached') {
+    process.stdout.write(`S ${JSON.stringify({ ...s, error: undefined, at: Date.now() })}\n`);
+  }
+});
+let stopping = false;
+process.on('SIGTERM', () => {
+  if (stopping) process.exit(143);
+  stopping = true;
+  void receiver.shutdown().then(() => {
+    process.stdout.write('S {"type":"stopped"}\n');
+    process.exit(0);
+  });
+});
+await receiver.start();
+process.stdout.write('S {"type":"started"}\n');
