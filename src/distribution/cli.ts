@@ -1,12 +1,8 @@
 import { EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_USAGE } from './exit-codes.ts';
 import { ConfigError } from '../component/errors.ts';
 import { redact, redactError } from '../component/redact.ts';
-import { builtinComponents } from './builtin-components.ts';
 import { processIo, type CliIo } from './cli-io.ts';
-import { checkpointsCommand } from './commands/checkpoints-command.ts';
-import { componentsCommand } from './commands/components-command.ts';
-import { runCommand } from './commands/run-command.ts';
-import { validateCommand } from './commands/validate-command.ts';
+import type { Components } from './components.ts';
 import { UsageError } from './usage-error.ts';
 
 export const CLI_NAME = 'otelcol-azure-eventhub';
@@ -31,11 +27,14 @@ Exit codes:
   130  forced exit by a second SIGINT
   143  forced exit by a second SIGTERM`;
 
-const COMMANDS: Record<string, (args: readonly string[], io: CliIo, components: Awaited<ReturnType<typeof builtinComponents>>) => Promise<number>> = {
-  run: runCommand,
-  validate: validateCommand,
-  components: componentsCommand,
-  checkpoints: checkpointsCommand,
+type Command = (args: readonly string[], io: CliIo, components: Components) => Promise<number>;
+
+// Commands and components are loaded on demand: `--help` should not wait for the Azure SDKs to load.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run-command.ts')).runCommand,
+  validate: async () => (await import('./commands/validate-command.ts')).validateCommand,
+  components: async () => (await import('./commands/components-command.ts')).componentsCommand,
+  checkpoints: async () => (await import('./commands/checkpoints-command.ts')).checkpointsCommand,
 };
 
 /**
@@ -57,14 +56,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     io.err(`${CLI_NAME}: unknown command '${redact(first)}'\n\n${MAIN_HELP}`);
     return EXIT_USAGE;
   }
-  const command = isCommand ? COMMANDS[first]! : runCommand;
+  const command = await (isCommand ? COMMANDS[first]! : COMMANDS.run!)();
   const args = isCommand ? rest : argv;
   if (!isCommand && argv.length === 0) {
     io.err(`${CLI_NAME}: --config is required\n\n${MAIN_HELP}`);
     return EXIT_USAGE;
   }
   try {
-    const components = io.components ?? (await builtinComponents());
+    const components = io.components ?? (await (await import('./builtin-components.ts')).builtinComponents());
     return await command(args, io, components);
   } catch (error) {
     if (error instanceof ConfigError) {
