@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { main } from '../../../src/distribution/cli.ts';
+import type { CliIo } from '../../../src/distribution/cli-io.ts';
+import { shutdownBudgetMs } from '../../../src/distribution/commands/run-command.ts';
+import { testComponents } from './fake-components.ts';
+
+const CONFIG = `yaml:
+receivers:
+  azure_event_hub:
+    connection: "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=cnVuLWtleQ==;EntityPath=h"
+    shutdown_timeout: 5s
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: { receivers: [azure_event_hub], exporters: [debug] }
+  telemetry:
+    metrics: { address: "127.0.0.1:0" }
+`;
+
+function setup() {
+  const tc = testComponents();
+  const signals = new EventEmitter();
+  const err: string[] = [];
+  const io: CliIo = { out: () => {}, err: (l) => err.push(l), env: {}, components: tc.components, signals };
+  return { tc, signals, err, io };
+}
+
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(predicate(), what);
+}
+
+test('the first SIGTERM stops gracefully (receivers, then exporters) and exits 0', async () => {
+  const { tc, signals, err, io } = setup();
+  const exit = main(['--config', CONFIG], io);
+  await until(() => tc.journal.includes('start azure_event_hub'), 'receiver started');
+  assert.equal(signals.listenerCount('SIGTERM'), 1);
+  signals.emit('SIGTERM', 'SIGTERM');
+  assert.equal(await exit, 0);
+  assert.deepEqual(tc.journal.slice(-3), ['shutdown azure_event_hub', 'flush debug', 'shutdown debug']);
+  assert.equal(signals.listenerCount('SIGTERM'), 0, 'signal handlers removed');
+  const logs = err.map((l) => JSON.parse(l) as { msg: string });
+  assert.ok(logs.some((l) => l.msg === 'shutting down gracefully; send the signal again to exit at once'));
+  assert.ok(!err.join('').includes('cnVuLWtleQ=='));
+});
+
+test('a second signal forces the exit: 130 after SIGINT, 143 after SIGTERM', async () => {
+  for (const [second, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    const { tc, signals, io } = setup();
+    const exit = main(['--config', CONFIG], io);
+    await until(() => tc.receivers.has('azure_event_hub') && tc.journal.includes('start azure_event_hub'), 'receiver started');
+    // A receiver whose graceful stop hangs (e.g. an exporter that never answers).
+    tc.receivers.get('azure_event_hub')!.shutdown = () => new Promise(() => {});
+    signals.emit('SIGTERM', 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 20));
+    signals.emit(second, second);
+    assert.equal(await exit, code);
+  }
+});
+
+test('the shutdown budget is the slowest receiver shutdown_timeout plus the exporter allowance', async () => {
+  const { loadConfig } = await import('../../../src/config/load-config.ts');
+  const { resolveConfig } = await import('../../../src/distribution/resolve-config.ts');
+  const loaded = await loadConfig({ configs: [CONFIG], env: {} });
+  assert.equal(shutdownBudgetMs(resolveConfig(loaded.raw, testComponents().components)), 15_000);
+});
