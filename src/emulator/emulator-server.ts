@@ -1,0 +1,484 @@
+/**
+ * The emulator: a rhea AMQP 1.0 listener (generic server) routing links to Event Hubs semantics
+ * (claims, management, producers, consumers with epochs) over in-memory partition logs.
+ */
+import type { Server } from 'node:net';
+import rhea from 'rhea';
+import type { Emulator, EmulatorEventInput, EmulatorHubConfig, EmulatorOptions, ReceiverLinkRecord } from './types.ts';
+import { parseAddress } from './internal/addresses.ts';
+import {
+  ARGUMENT_ERROR, ARGUMENT_OUT_OF_RANGE, DECODE_ERROR, LINK_STOLEN, MESSAGE_SIZE_EXCEEDED, NOT_FOUND,
+  RESOURCE_LIMIT_EXCEEDED, UNAUTHORIZED, entityNotFound, refusedByEpoch, stolenByEpoch,
+} from './internal/conditions.ts';
+import { ConnectionState } from './internal/connection-registry.ts';
+import { ConsumerLink } from './internal/consumer-link.ts';
+import { splitBatchEnvelope } from './internal/event-message.ts';
+import { FaultController, type FaultHost } from './internal/fault-controller.ts';
+import { Namespace, type Hub } from './internal/namespace.ts';
+import { partitionIndexForKey } from './internal/partition-key-hash.ts';
+import type { PartitionLog } from './internal/partition-log.ts';
+import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
+import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
+import { parseStartFilter, resolveStartSequenceNumber } from './internal/start-position.ts';
+
+/** Largest event batch accepted, as the service's attach reply announces (EVENT-HUBS-PROTOCOL.md). */
+export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
+export const DEFAULT_PORT = 5672;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_RETENTION_MS = 3_600_000;
+/** The official emulator's well-known key name and key (not secret: they are in Microsoft's docs). */
+export const DEFAULT_KEY_NAME = 'RootManageSharedAccessKey';
+export const DEFAULT_KEY = 'SAS_KEY_VALUE';
+/** Non-epoch receivers allowed per partition and consumer group, as on the service. */
+const MAX_NON_EPOCH_RECEIVERS = 5;
+/** Idle timeout announced to clients; they send heartbeats at half of it. */
+const IDLE_TIMEOUT_MS = 120_000;
+/** How long stop() waits for clients to end their connections after the AMQP close. */
+const STOP_GRACE_MS = 500;
+const EPOCH_PROPERTY = 'com.microsoft:epoch';
+const RUNTIME_METRIC_CAPABILITY = 'com.microsoft:enable-receiver-runtime-metric';
+const BATCH_MESSAGE_FORMAT = 0x80013700;
+
+const { message: amqpMessage } = rhea as any;
+
+function readerKey(hub: string, consumerGroup: string, partitionId: string): string {
+  return `${hub.toLowerCase()}\u0000${consumerGroup.toLowerCase()}\u0000${partitionId}`;
+}
+
+export class EmulatorServer implements Emulator, FaultHost {
+  readonly audit = new ReceiverAuditLog();
+  readonly faults: FaultController;
+  private readonly namespace: Namespace;
+  private readonly connections = new Map<any, ConnectionState>();
+  private readonly readers = new Map<string, Set<ConsumerLink>>();
+  private readonly retentionMs: number;
+  private readonly container: any;
+  private server: Server | undefined;
+  private retentionTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+  private boundPort = 0;
+
+  constructor(private readonly options: EmulatorOptions = {}) {
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    if (!Number.isFinite(this.retentionMs) || this.retentionMs <= 0) throw new RangeError(`retentionMs must be positive, got ${this.retentionMs}`);
+    this.namespace = new Namespace(options.consumerGroups ?? []);
+    for (const hub of options.hubs ?? []) this.namespace.add(hub);
+    this.faults = new FaultController(this);
+    this.container = (rhea as any).create_container({
+      id: 'eventhubs-emulator',
+      // Links the server creates in answer to a client's attach: producers' links get manual
+      // settlement (accept or reject each batch); deliveries to consumers go pre-settled.
+      receiver_options: { autoaccept: false },
+      sender_options: { snd_settle_mode: 1 },
+    });
+    this.wire();
+  }
+
+  get host(): string {
+    return this.options.host ?? DEFAULT_HOST;
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  async start(): Promise<void> {
+    const listenOptions: Record<string, unknown> = {
+      host: this.host,
+      port: this.options.port ?? DEFAULT_PORT,
+      idle_time_out: IDLE_TIMEOUT_MS,
+      container_id: 'eventhubs-emulator',
+    };
+    if (this.options.tls) Object.assign(listenOptions, { transport: 'tls', cert: this.options.tls.cert, key: this.options.tls.key });
+    const server: Server = this.container.listen(listenOptions);
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    const address = server.address();
+    this.boundPort = typeof address === 'object' && address ? address.port : 0;
+    const sweepMs = Math.min(1_000, Math.max(50, Math.floor(this.retentionMs / 4)));
+    this.retentionTimer = setInterval(() => this.expire(), sweepMs);
+    this.retentionTimer.unref();
+  }
+
+  connectionString(hubName?: string): string {
+    const keys = this.options.sasKeys;
+    const [keyName, key] = keys && Object.keys(keys).length > 0 ? Object.entries(keys)[0]! : [DEFAULT_KEY_NAME, DEFAULT_KEY];
+    const host = this.host === '0.0.0.0' || this.host === '::' ? '127.0.0.1' : this.host;
+    const hostPort = host.includes(':') ? `[${host}]:${this.port}` : `${host}:${this.port}`;
+    let cs = `Endpoint=sb://${hostPort};SharedAccessKeyName=${keyName};SharedAccessKey=${key}`;
+    if (!this.options.tls) cs += ';UseDevelopmentEmulator=true';
+    if (hubName !== undefined) cs += `;EntityPath=${hubName}`;
+    return cs;
+  }
+
+  append(hubName: string, partitionId: string, events: EmulatorEventInput[]): void {
+    const log = this.requireLog(hubName, partitionId);
+    const byKey = new Map<string | undefined, Buffer[]>();
+    for (const e of events) {
+      const msg: Record<string, unknown> = { body: amqpMessage.data_section(typeof e.body === 'string' ? Buffer.from(e.body, 'utf8') : e.body) };
+      if (e.properties) msg.application_properties = e.properties;
+      if (e.partitionKey !== undefined) msg.message_annotations = { 'x-opt-partition-key': e.partitionKey };
+      const list = byKey.get(e.partitionKey) ?? [];
+      list.push(amqpMessage.encode(msg));
+      byKey.set(e.partitionKey, list);
+    }
+    // Encoded in input order per key; a mixed-key call keeps order within each key, enough for preloads.
+    if (byKey.size === 1) log.append([...byKey.values()][0]!);
+    else for (const list of byKey.values()) log.append(list);
+  }
+
+  addHub(config: EmulatorHubConfig): void {
+    this.namespace.add(config);
+  }
+
+  removeHub(name: string): void {
+    const hub = this.namespace.remove(name);
+    if (!hub) return;
+    const description = entityNotFound(`${this.endpoint()}${hub.name}`);
+    for (const state of this.connections.values()) {
+      for (const link of [...state.consumers]) {
+        if (link.log.hub === hub.name) {
+          state.consumers.delete(link);
+          this.forgetReader(link);
+          link.detach(NOT_FOUND, description);
+        }
+      }
+      for (const p of [...state.producers]) {
+        if (p.hub.toLowerCase() === hub.name.toLowerCase()) {
+          state.producers.delete(p);
+          p.receiver.close({ condition: NOT_FOUND, description });
+        }
+      }
+    }
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.retentionTimer) clearInterval(this.retentionTimer);
+      const server = this.server;
+      const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      const states = [...this.connections.values()];
+      this.connections.clear();
+      // Close politely first (clients see a clean AMQP close and stop reconnecting), then make sure.
+      for (const state of states) {
+        this.closeConnectionLinks(state);
+        try {
+          state.connection.close();
+        } catch {
+          // already closing
+        }
+      }
+      await Promise.race([closed, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
+      for (const state of states) state.connection.socket?.destroy();
+      await closed;
+    })();
+    return this.stopping;
+  }
+
+  // ---- FaultHost ----
+
+  dropConnections(options: { containerId?: string; condition?: string; description?: string } = {}): number {
+    let count = 0;
+    for (const state of [...this.connections.values()]) {
+      if (options.containerId !== undefined && state.containerId !== options.containerId) continue;
+      count++;
+      this.closeConnectionLinks(state, options.condition ?? 'amqp:connection:forced');
+      if (options.condition) {
+        state.connection.close({ condition: options.condition, description: options.description ?? 'Injected fault: connection closed.' });
+        // Give the close frame a moment to leave, then make sure the socket is gone.
+        setTimeout(() => state.connection.socket?.destroy(), 50).unref();
+      } else {
+        state.connection.socket?.destroy();
+      }
+      this.connections.delete(state.connection);
+    }
+    return count;
+  }
+
+  detachReceivers(options: { hub: string; partitionId: string; consumerGroup?: string; condition: string; description?: string }): number {
+    let count = 0;
+    for (const state of this.connections.values()) {
+      for (const link of [...state.consumers]) {
+        if (link.log.hub.toLowerCase() !== options.hub.toLowerCase() || link.log.partitionId !== options.partitionId) continue;
+        if (options.consumerGroup !== undefined && link.consumerGroup.toLowerCase() !== options.consumerGroup.toLowerCase()) continue;
+        state.consumers.delete(link);
+        this.forgetReader(link);
+        link.detach(options.condition, options.description ?? `Injected fault: ${options.condition}`);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  pumpPartition(hub: string, partitionId: string): void {
+    for (const state of this.connections.values()) {
+      for (const link of state.consumers) {
+        if (link.log.hub.toLowerCase() === hub.toLowerCase() && link.log.partitionId === partitionId) link.pump();
+      }
+    }
+  }
+
+  pumpAll(): void {
+    for (const state of this.connections.values()) for (const link of state.consumers) link.pump();
+  }
+
+  // ---- internals ----
+
+  private endpoint(): string {
+    return `sb://${this.host}:${this.port}/`;
+  }
+
+  private requireLog(hubName: string, partitionId: string): PartitionLog {
+    const hub = this.namespace.get(hubName);
+    if (!hub) throw new Error(`hub '${hubName}' does not exist`);
+    const log = hub.log(String(partitionId));
+    if (!log) throw new Error(`hub '${hubName}' has no partition '${partitionId}'`);
+    return log;
+  }
+
+  private expire(): void {
+    for (const hub of this.namespace.all()) for (const log of hub.logs) log.expire(this.retentionMs);
+  }
+
+  private state(connection: any): ConnectionState {
+    let state = this.connections.get(connection);
+    if (!state) {
+      state = new ConnectionState(connection);
+      this.connections.set(connection, state);
+    }
+    return state;
+  }
+
+  private closeConnectionLinks(state: ConnectionState, condition?: string): void {
+    for (const link of state.consumers) {
+      this.forgetReader(link);
+      link.markClosed(condition);
+    }
+    state.consumers.clear();
+    state.producers.clear();
+  }
+
+  private forgetReader(link: ConsumerLink): void {
+    const key = readerKey(link.log.hub, link.consumerGroup, link.log.partitionId);
+    const set = this.readers.get(key);
+    set?.delete(link);
+    if (set && set.size === 0) this.readers.delete(key);
+  }
+
+  private refuse(link: any, condition: string, description: string): void {
+    link.close({ condition, description });
+  }
+
+  private wire(): void {
+    const c = this.container;
+    c.on('connection_open', (ctx: any) => {
+      if (this.stopping) return ctx.connection.close();
+      const state = this.state(ctx.connection);
+      state.containerId = String(ctx.connection.remote?.open?.container_id ?? '');
+    });
+    const onConnectionGone = (ctx: any) => {
+      const state = this.connections.get(ctx.connection);
+      if (!state) return;
+      this.closeConnectionLinks(state);
+      this.connections.delete(ctx.connection);
+    };
+    c.on('connection_close', onConnectionGone);
+    c.on('disconnected', onConnectionGone);
+    c.on('connection_error', () => undefined);
+    c.on('session_error', () => undefined);
+    c.on('sender_error', () => undefined);
+    c.on('receiver_error', () => undefined);
+    // rhea raises 'error' on the container for unhandled link/connection errors; never crash on them.
+    c.on('error', () => undefined);
+    c.on('sender_open', (ctx: any) => this.onClientReceiverAttach(ctx));
+    c.on('receiver_open', (ctx: any) => this.onClientSenderAttach(ctx));
+    c.on('sendable', (ctx: any) => this.consumerOf(ctx)?.pump());
+    c.on('sender_close', (ctx: any) => {
+      const link = this.consumerOf(ctx);
+      if (!link) return;
+      this.state(ctx.connection).consumers.delete(link);
+      this.forgetReader(link);
+      link.markClosed(ctx.sender?.remote?.detach?.error?.condition);
+    });
+    c.on('receiver_close', (ctx: any) => {
+      const state = this.connections.get(ctx.connection);
+      if (!state) return;
+      for (const p of state.producers) if (p.receiver === ctx.receiver) state.producers.delete(p);
+    });
+    c.on('message', (ctx: any) => this.onMessage(ctx));
+  }
+
+  private consumerOf(ctx: any): ConsumerLink | undefined {
+    return ctx.sender?.__consumer as ConsumerLink | undefined;
+  }
+
+  /** A client receiver attached: a reply link for $cbs / $management, or a partition consumer. */
+  private onClientReceiverAttach(ctx: any): void {
+    const sender = ctx.sender;
+    const state = this.state(ctx.connection);
+    const remote = sender.remote.attach ?? {};
+    const address = parseAddress(remote.source?.address);
+    if (address.kind === 'cbs' || address.kind === 'management') {
+      sender.set_source({ address: remote.source.address });
+      sender.set_target(remote.target ?? {});
+      state.replyLinks.set(sender.name, sender);
+      if (remote.target?.address) state.replyLinks.set(String(remote.target.address), sender);
+      return;
+    }
+    if (address.kind !== 'consumer') return this.refuse(sender, NOT_FOUND, entityNotFound(String(remote.source?.address ?? '')));
+    const { hub: hubName, consumerGroup, partitionId } = address;
+    if (this.options.sasKeys && !state.isAuthorized(`${hubName}/ConsumerGroups/${consumerGroup}/Partitions/${partitionId}`)) {
+      return this.refuse(sender, UNAUTHORIZED, `Unauthorized access. No valid claim was put for '${hubName}/ConsumerGroups/${consumerGroup}/Partitions/${partitionId}'.`);
+    }
+    const hub = this.namespace.get(hubName);
+    if (!hub) return this.refuse(sender, NOT_FOUND, entityNotFound(`${this.endpoint()}${hubName}`));
+    if (!hub.hasConsumerGroup(consumerGroup)) {
+      return this.refuse(sender, NOT_FOUND, entityNotFound(`${this.endpoint()}${hubName}/ConsumerGroups/${consumerGroup}`));
+    }
+    const log = hub.log(partitionId);
+    if (!log) return this.refuse(sender, ARGUMENT_OUT_OF_RANGE, partitionOutOfRange(hub));
+    let start;
+    try {
+      const filter = remote.source?.filter?.['apache.org:selector-filter:string'];
+      start = parseStartFilter(filter === undefined ? undefined : String(filter?.value ?? filter));
+    } catch (err) {
+      return this.refuse(sender, ARGUMENT_ERROR, (err as Error).message);
+    }
+    const rawEpoch = remote.properties?.[EPOCH_PROPERTY];
+    const epoch = rawEpoch === undefined || rawEpoch === null ? undefined : Number(rawEpoch);
+    const key = readerKey(hub.name, consumerGroup, partitionId);
+    const current = this.readers.get(key) ?? new Set<ConsumerLink>();
+    // Owner-level (epoch) rules: a receiver with an epoch at least the highest present takes over and the
+    // others are detached with amqp:link:stolen; a lower or missing epoch is refused while an epoch
+    // receiver exists. Detach first, then complete the attach, so the audit never shows two readers.
+    let highest: number | undefined;
+    for (const l of current) if (l.epoch !== undefined && (highest === undefined || l.epoch > highest)) highest = l.epoch;
+    if (highest !== undefined && (epoch === undefined || epoch < highest)) return this.refuse(sender, LINK_STOLEN, refusedByEpoch(epoch, highest));
+    if (epoch !== undefined) {
+      for (const old of [...current]) {
+        current.delete(old);
+        for (const s of this.connections.values()) s.consumers.delete(old);
+        old.detach(LINK_STOLEN, stolenByEpoch(epoch, old.epoch));
+      }
+    } else if (current.size >= MAX_NON_EPOCH_RECEIVERS) {
+      return this.refuse(sender, RESOURCE_LIMIT_EXCEEDED, `Exceeded the maximum number of allowed receivers per partition in a consumer group which is ${MAX_NON_EPOCH_RECEIVERS}.`);
+    }
+    sender.set_source(remote.source);
+    sender.set_target(remote.target ?? {});
+    const capabilities: unknown[] = Array.isArray(remote.desired_capabilities) ? remote.desired_capabilities : remote.desired_capabilities ? [remote.desired_capabilities] : [];
+    const runtimeMetrics = capabilities.map(String).includes(RUNTIME_METRIC_CAPABILITY);
+    if (runtimeMetrics) sender.local.attach.offered_capabilities = [RUNTIME_METRIC_CAPABILITY];
+    const record: ReceiverLinkRecord = this.audit.add({
+      hub: hub.name,
+      consumerGroup: hub.consumerGroups.get(consumerGroup.toLowerCase()) ?? consumerGroup,
+      partitionId,
+      ...(epoch !== undefined ? { epoch } : {}),
+      linkName: String(sender.name),
+      connectionId: state.containerId,
+      attachedAt: preciseNowMs(),
+    });
+    const link = new ConsumerLink(sender, log, consumerGroup, epoch, runtimeMetrics, resolveStartSequenceNumber(start, log), record, this.faults);
+    sender.__consumer = link;
+    current.add(link);
+    this.readers.set(key, current);
+    state.consumers.add(link);
+  }
+
+  /** A client sender attached: a request link to $cbs / $management, or a producer. */
+  private onClientSenderAttach(ctx: any): void {
+    const receiver = ctx.receiver;
+    const state = this.state(ctx.connection);
+    const remote = receiver.remote.attach ?? {};
+    const address = parseAddress(remote.target?.address);
+    if (address.kind === 'cbs' || address.kind === 'management') {
+      receiver.set_target({ address: remote.target.address });
+      receiver.set_source(remote.source ?? {});
+      return;
+    }
+    if (address.kind !== 'producer') return this.refuse(receiver, NOT_FOUND, entityNotFound(String(remote.target?.address ?? '')));
+    const entityPath = address.partitionId === undefined ? address.hub : `${address.hub}/Partitions/${address.partitionId}`;
+    if (this.options.sasKeys && !state.isAuthorized(entityPath)) {
+      return this.refuse(receiver, UNAUTHORIZED, `Unauthorized access. No valid claim was put for '${entityPath}'.`);
+    }
+    const hub = this.namespace.get(address.hub);
+    if (!hub) return this.refuse(receiver, NOT_FOUND, entityNotFound(`${this.endpoint()}${address.hub}`));
+    if (address.partitionId !== undefined && !hub.log(address.partitionId)) return this.refuse(receiver, ARGUMENT_OUT_OF_RANGE, partitionOutOfRange(hub));
+    receiver.set_target({ address: remote.target.address });
+    receiver.set_source(remote.source ?? {});
+    // The SDK sizes its batches from this value (eventHubSender.ts getMaxMessageSize).
+    receiver.local.attach.max_message_size = MAX_MESSAGE_SIZE_BYTES;
+    state.producers.add({ receiver, hub: hub.name, ...(address.partitionId !== undefined ? { partitionId: address.partitionId } : {}) });
+  }
+
+  private onMessage(ctx: any): void {
+    const receiver = ctx.receiver;
+    const delivery = ctx.delivery;
+    const state = this.state(ctx.connection);
+    const address = parseAddress(receiver.remote.attach?.target?.address);
+    if (address.kind === 'cbs' || address.kind === 'management') {
+      delivery.accept();
+      const request = ctx.message;
+      const reply = address.kind === 'cbs'
+        ? this.onPutToken(state, request)
+        : handleManagement(request, this.namespace, this.endpoint(), this.faults.takeRequestFailure('management'));
+      const replyTo = request?.reply_to;
+      const link = replyTo === undefined ? undefined : state.replyLinks.get(String(replyTo));
+      if (link && link.is_open()) link.send({ ...reply, correlation_id: request.message_id, to: replyTo });
+      return;
+    }
+    if (address.kind !== 'producer') return delivery.reject({ condition: NOT_FOUND, description: 'Unknown link.' });
+    this.onProducerTransfer(address.hub, address.partitionId, ctx);
+  }
+
+  private onPutToken(state: ConnectionState, request: any) {
+    const { reply, granted } = handlePutToken(request, this.options.sasKeys, this.faults.takeRequestFailure('cbs'));
+    if (granted) state.grant(granted);
+    return reply;
+  }
+
+  private onProducerTransfer(hubName: string, partitionId: string | undefined, ctx: any): void {
+    const delivery = ctx.delivery;
+    const hub = this.namespace.get(hubName);
+    if (!hub) return delivery.reject({ condition: NOT_FOUND, description: entityNotFound(`${this.endpoint()}${hubName}`) });
+    let envelope: Buffer;
+    let events: Buffer[];
+    let partitionKey: string | undefined;
+    try {
+      if (ctx.format === BATCH_MESSAGE_FORMAT || Buffer.isBuffer(ctx.message)) {
+        envelope = ctx.message as Buffer;
+        if (envelope.length > MAX_MESSAGE_SIZE_BYTES) return this.rejectOversize(delivery, envelope.length);
+        ({ events, partitionKey } = splitBatchEnvelope(envelope));
+      } else {
+        // A plain (non-batch) message is one event.
+        envelope = amqpMessage.encode(ctx.message);
+        if (envelope.length > MAX_MESSAGE_SIZE_BYTES) return this.rejectOversize(delivery, envelope.length);
+        events = [envelope];
+        const key = ctx.message?.message_annotations?.['x-opt-partition-key'];
+        partitionKey = key === undefined || key === null ? undefined : String(key);
+      }
+    } catch (err) {
+      return delivery.reject({ condition: DECODE_ERROR, description: `The message could not be decoded: ${(err as Error).message}` });
+    }
+    let log: PartitionLog | undefined;
+    if (partitionId !== undefined) log = hub.log(partitionId);
+    else if (partitionKey !== undefined) log = hub.logs[partitionIndexForKey(partitionKey, hub.logs.length)];
+    else log = hub.nextRoundRobin();
+    if (!log) return delivery.reject({ condition: ARGUMENT_OUT_OF_RANGE, description: partitionOutOfRange(hub) });
+    log.append(events, partitionKey);
+    delivery.accept();
+  }
+
+  private rejectOversize(delivery: any, size: number): void {
+    delivery.reject({
+      condition: MESSAGE_SIZE_EXCEEDED,
+      description: `The received message (size ${size} bytes) exceeds the limit (${MAX_MESSAGE_SIZE_BYTES} bytes) currently allowed on the link.`,
+    });
+  }
+}
+
+function partitionOutOfRange(hub: Hub): string {
+  return `The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 and ${hub.partitionIds.length - 1}.`;
+}

@@ -1,0 +1,15 @@
+/** The local Event Hubs–compatible emulator: public API. See docs/emulator.md. */
+import { EmulatorServer } from './emulator-server.ts';
+import type { Emulator, EmulatorOptions } from './types.ts';
+
+export type {
+  Emulator, EmulatorEventInput, EmulatorFaults, EmulatorHubConfig, EmulatorOptions, FaultCondition, ReceiverAudit, ReceiverLinkRecord,
+} from './types.ts';
+export { DEFAULT_KEY, DEFAULT_KEY_NAME, MAX_MESSAGE_SIZE_BYTES } from './emulator-server.ts';
+
+/** Starts an emulator and resolves once it listens. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const server = new EmulatorServer(options);
+  await server.start();
+  return server;
+}

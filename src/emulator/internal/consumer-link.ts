@@ -1,0 +1,116 @@
+/**
+ * One attached receiver (a server-side sender link) delivering a partition's events. Credit is the
+ * client's: rhea keeps the link's credit from the client's flow frames, and this link sends while credit
+ * remains and events exist, picking up again on new flow (`sendable`) or new events. Deliveries are sent
+ * pre-settled from stored bytes, so a delivery costs one frame and no re-encoding.
+ */
+import type { ReceiverLinkRecord } from '../types.ts';
+import { runtimeInfoSection } from './event-message.ts';
+import type { PartitionLog } from './partition-log.ts';
+import { preciseNowMs } from './receiver-audit.ts';
+
+/** What the fault controller decides for a partition at delivery time. */
+export interface DeliveryControl {
+  isPaused(log: PartitionLog): boolean;
+  /** Per-event delay in ms (0 = none). */
+  delayMs(log: PartitionLog): number;
+}
+
+/** Retry delay when the session's outgoing buffer is full although the link still has credit. */
+const BUFFER_FULL_RETRY_MS = 1;
+
+export class ConsumerLink {
+  closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    readonly sender: any,
+    readonly log: PartitionLog,
+    readonly consumerGroup: string,
+    readonly epoch: number | undefined,
+    readonly runtimeMetrics: boolean,
+    public nextSequenceNumber: number,
+    readonly record: ReceiverLinkRecord,
+    private readonly control: DeliveryControl,
+  ) {
+    this.unsubscribe = log.onAppend(() => this.pump());
+  }
+
+  /** Sends what credit allows. Safe to call at any time. */
+  pump(): void {
+    if (this.closed || this.timer || this.control.isPaused(this.log)) return;
+    const log = this.log;
+    // A reader that fell behind the retention continues from the first retained event.
+    if (this.nextSequenceNumber < log.beginSequenceNumber) this.nextSequenceNumber = log.beginSequenceNumber;
+    if (this.nextSequenceNumber >= log.endSequenceNumber) return;
+    const delayMs = this.control.delayMs(log);
+    if (delayMs > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        if (this.closed || this.control.isPaused(log)) return;
+        if (this.sender.sendable()) this.sendOne();
+        this.pump();
+      }, delayMs);
+      this.timer.unref();
+      return;
+    }
+    const sender = this.sender;
+    const end = log.endSequenceNumber;
+    while (this.nextSequenceNumber < end && sender.sendable()) this.sendOne();
+    if (this.nextSequenceNumber < end && sender.credit > 0 && sender.is_open()) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.pump();
+      }, BUFFER_FULL_RETRY_MS);
+      this.timer.unref();
+    }
+  }
+
+  private sendOne(): void {
+    const log = this.log;
+    if (this.nextSequenceNumber < log.beginSequenceNumber) this.nextSequenceNumber = log.beginSequenceNumber;
+    const event = log.get(this.nextSequenceNumber);
+    if (!event) return;
+    let payload = event.bytes;
+    if (this.runtimeMetrics) {
+      const last = log.lastEnqueuedPosition;
+      const at = event.deliveryAnnotationsAt;
+      payload = Buffer.concat([
+        payload.subarray(0, at),
+        runtimeInfoSection({
+          lastSequenceNumber: last.sequenceNumber,
+          lastOffset: last.offset,
+          lastEnqueuedTimeMs: last.enqueuedTimeMs,
+          retrievalTimeMs: Date.now(),
+        }),
+        payload.subarray(at),
+      ]);
+    }
+    // A defined message format (0) makes rhea send the bytes as they are instead of encoding an object.
+    this.sender.send(payload, undefined, 0);
+    this.nextSequenceNumber++;
+  }
+
+  /** Marks the link closed (idempotent); records the detach time and condition in the audit. */
+  markClosed(condition?: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.record.detachedAt = preciseNowMs();
+    if (condition !== undefined) this.record.detachCondition = condition;
+  }
+
+  /** Detaches the link with an AMQP error (the link is recorded closed first). */
+  detach(condition: string, description: string): void {
+    if (this.closed) return;
+    this.markClosed(condition);
+    try {
+      this.sender.close({ condition, description });
+    } catch {
+      // The connection may already be gone; the link is closed either way.
+    }
+  }
+}

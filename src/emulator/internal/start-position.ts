@@ -1,0 +1,58 @@
+/**
+ * The receiver's start position: the SDK sends it as a source filter `apache.org:selector-filter:string`
+ * holding an SQL-like expression, e.g. `amqp.annotation.x-opt-offset > '-1'` (earliest),
+ * `... > '@latest'`, `amqp.annotation.x-opt-sequence-number >= '42'` or
+ * `amqp.annotation.x-opt-enqueued-time > '1700000000000'` (see @azure/event-hubs eventPosition.ts).
+ */
+import type { PartitionLog } from './partition-log.ts';
+
+export type StartPosition =
+  | { kind: 'offset'; offset: string; inclusive: boolean }
+  | { kind: 'sequence'; sequenceNumber: number; inclusive: boolean }
+  | { kind: 'time'; timeMs: number; inclusive: boolean }
+  | { kind: 'earliest' };
+
+const FILTER_PATTERN = /^\s*amqp\.annotation\.x-opt-(offset|sequence-number|enqueued-time)\s*(>=|>)\s*'([^']*)'\s*$/i;
+
+/** Parses a selector-filter expression; throws an Error with a user-facing reason when it is not one. */
+export function parseStartFilter(expression: string | undefined): StartPosition {
+  if (expression === undefined) return { kind: 'earliest' };
+  const m = FILTER_PATTERN.exec(expression);
+  if (!m) throw new Error(`The filter expression '${expression}' is not supported.`);
+  const field = m[1]!.toLowerCase();
+  const inclusive = m[2] === '>=';
+  const value = m[3]!;
+  if (field === 'offset') {
+    if (value !== '-1' && value !== '@latest' && !/^\d+$/.test(value)) throw new Error(`The offset '${value}' is not valid.`);
+    return { kind: 'offset', offset: value, inclusive };
+  }
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(n)) throw new Error(`The ${field} '${value}' is not valid.`);
+  return field === 'sequence-number'
+    ? { kind: 'sequence', sequenceNumber: n, inclusive }
+    : { kind: 'time', timeMs: n, inclusive };
+}
+
+/** The sequence number of the first event to deliver, clamped to the retained range. */
+export function resolveStartSequenceNumber(position: StartPosition, log: PartitionLog): number {
+  const begin = log.beginSequenceNumber;
+  const end = log.endSequenceNumber;
+  let seq: number;
+  switch (position.kind) {
+    case 'earliest':
+      seq = begin;
+      break;
+    case 'offset':
+      if (position.offset === '-1') seq = begin;
+      else if (position.offset === '@latest') seq = end;
+      else seq = log.seekOffset(Number(position.offset), position.inclusive);
+      break;
+    case 'sequence':
+      seq = position.inclusive ? position.sequenceNumber : position.sequenceNumber + 1;
+      break;
+    case 'time':
+      seq = log.seekEnqueuedTime(position.timeMs, position.inclusive);
+      break;
+  }
+  return Math.min(Math.max(seq, begin), end);
+}

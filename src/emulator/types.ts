@@ -1,0 +1,107 @@
+/** Public types of the emulator; see docs/emulator.md. */
+
+export interface EmulatorHubConfig {
+  /** Hub (entity) name. */
+  name: string;
+  /** Number of partitions, 1 to 32; partition ids are "0" … "n-1". */
+  partitions: number;
+  /** Consumer groups besides `$Default`, which always exists. */
+  consumerGroups?: string[];
+}
+
+export interface EmulatorOptions {
+  /** Interface to listen on. Default "127.0.0.1". */
+  host?: string;
+  /** TCP port. Default 5672; 0 picks a free port. */
+  port?: number;
+  /** Hubs to serve. Default none (add them later with `addHub`). */
+  hubs?: EmulatorHubConfig[];
+  /** Consumer groups added to every hub. Default none (only `$Default`). */
+  consumerGroups?: string[];
+  /** Event retention in milliseconds. Default 3_600_000 (1 h), as the official emulator. */
+  retentionMs?: number;
+  /** Key name → key. When set, SAS signatures, expiry and scope are verified. Default: not verified. */
+  sasKeys?: Record<string, string>;
+  /** PEM certificate and key: serve AMQPS (TLS) instead of plain TCP. Default plain TCP. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+}
+
+export interface EmulatorEventInput {
+  body: Buffer | string;
+  /** Application properties. */
+  properties?: Record<string, unknown>;
+  partitionKey?: string;
+}
+
+/** AMQP error conditions the fault API is typically used with (any condition string is accepted). */
+export type FaultCondition =
+  | 'com.microsoft:server-busy'
+  | 'amqp:link:detach-forced'
+  | 'amqp:link:stolen'
+  | 'com.microsoft:timeout'
+  | 'amqp:connection:forced'
+  | 'amqp:internal-error'
+  | 'amqp:not-found'
+  | 'amqp:unauthorized-access'
+  | 'amqp:resource-limit-exceeded'
+  | (string & {});
+
+export interface EmulatorFaults {
+  /**
+   * Drops client connections: all of them, or those whose AMQP container id is `containerId`. Without
+   * `condition` the socket is destroyed (an abrupt network failure); with it, the connection is closed
+   * with that AMQP error. Returns how many were dropped.
+   */
+  dropConnections(options?: { containerId?: string; condition?: FaultCondition; description?: string }): number;
+  /** Detaches the matching receivers with this error condition. Returns how many were detached. */
+  detachReceivers(options: { hub: string; partitionId: string; consumerGroup?: string; condition: FaultCondition; description?: string }): number;
+  /** Delays each delivered event by `delayMs` (0 removes the delay), for one partition or all. */
+  slowDelivery(delayMs: number, target?: { hub: string; partitionId: string }): void;
+  /** Stops delivering a partition's events (links stay attached, credit accumulates). */
+  pausePartition(hub: string, partitionId: string): void;
+  resumePartition(hub: string, partitionId: string): void;
+  /** Makes the next `count` requests of this kind fail with `condition` (status code derived from it). */
+  failNextRequests(kind: 'management' | 'cbs', count: number, condition: FaultCondition, description?: string): void;
+  /** Removes every delay, pause and pending request failure. */
+  reset(): void;
+}
+
+export interface ReceiverLinkRecord {
+  hub: string;
+  consumerGroup: string;
+  partitionId: string;
+  /** Owner level, when the receiver set one. */
+  epoch?: number;
+  linkName: string;
+  /** The client's AMQP container id. */
+  connectionId: string;
+  /** When the attach was accepted, in ms since the epoch (sub-millisecond precision). */
+  attachedAt: number;
+  detachedAt?: number;
+  /** The error condition the link was detached with, if any. */
+  detachCondition?: string;
+}
+
+export interface ReceiverAudit {
+  /** Every accepted receiver link, in attach order. */
+  readonly records: readonly ReceiverLinkRecord[];
+  /** Pairs of records of one hub/consumer group/partition whose [attachedAt, detachedAt) intervals overlap. */
+  overlaps(): Array<[ReceiverLinkRecord, ReceiverLinkRecord]>;
+  clear(): void;
+}
+
+export interface Emulator {
+  readonly host: string;
+  readonly port: number;
+  /** Connection string; EntityPath set when `hubName` is given; UseDevelopmentEmulator=true unless TLS. */
+  connectionString(hubName?: string): string;
+  /** Appends events directly to a partition's log, bypassing AMQP. */
+  append(hubName: string, partitionId: string, events: EmulatorEventInput[]): void;
+  readonly faults: EmulatorFaults;
+  readonly audit: ReceiverAudit;
+  addHub(config: EmulatorHubConfig): void;
+  /** Removes a hub: its links are detached with amqp:not-found and later requests get not-found errors. */
+  removeHub(name: string): void;
+  /** Closes every connection and the listener; idempotent. */
+  stop(): Promise<void>;
+}
