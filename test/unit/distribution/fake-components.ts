@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ExporterFactory, ReceiverFactory, CreateSettings } from '../../../src/component/factory.ts';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
-import type { AzureEventHubReceiver } from '../../../src/receiver/receiver.ts';
+import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../../../src/receiver/receiver.ts';
 import type { ReceiverCounters, ReceiverStats, ReceiverStatus, PartitionStats } from '../../../src/receiver/receiver-status.ts';
 import { azureEventHubReceiverFactory } from '../../../src/receiver/factory.ts';
 import { distributionExtensions, distributionProcessors, type Components } from '../../../src/distribution/components.ts';
@@ -60,6 +60,8 @@ export class FakeReceiver implements AzureEventHubReceiver {
   readonly next: LogsConsumer;
   readonly journal: string[];
   readonly id: string;
+  /** What the service passed to the factory (resolveAuth, feature gates, logger). */
+  settings: ReceiverCreateSettings | undefined;
   constructor(id: string, next: LogsConsumer, journal: string[]) {
     this.id = id;
     this.next = next;
@@ -90,7 +92,7 @@ export class FakeReceiver implements AzureEventHubReceiver {
  * A receiver factory with the real receiver's type, aliases and config schema (so configs validate as in
  * production) whose `create` returns a FakeReceiver.
  */
-export function fakeReceiverFactory(journal: string[], created: Map<string, FakeReceiver>): ReceiverFactory<unknown, FakeReceiver> {
+export function fakeReceiverFactory(journal: string[], created: Map<string, FakeReceiver>): ReceiverFactory<unknown, FakeReceiver, ReceiverCreateSettings> {
   return {
     type: azureEventHubReceiverFactory.type,
     aliases: azureEventHubReceiverFactory.aliases,
@@ -99,6 +101,7 @@ export function fakeReceiverFactory(journal: string[], created: Map<string, Fake
     createDefaultConfig: () => azureEventHubReceiverFactory.createDefaultConfig(),
     async create(settings, _config, next) {
       const r = new FakeReceiver(settings.id, next, journal);
+      r.settings = settings;
       created.set(settings.id, r);
       return r;
     },

@@ -99,3 +99,30 @@ test('a start that fails half-way stops what it had started', async () => {
   assert.ok(tc.journal.includes('shutdown azure_event_hub/audit'));
   assert.ok(tc.journal.includes('shutdown debug'));
 });
+
+test('auth: <extension id> resolves to the azure_auth extension credential; feature gates reach the receiver', async (t) => {
+  const tc = testComponents();
+  const loaded = await loadConfig({
+    configs: [`yaml:
+receivers:
+  azure_event_hub: { auth: azure_auth/sp, event_hub: { name: h, namespace: ns.servicebus.windows.net } }
+extensions:
+  azure_auth/sp: { service_principal: { tenant_id: t, client_id: c, client_secret: s } }
+exporters: { debug: }
+service:
+  pipelines: { logs: { receivers: [azure_event_hub], exporters: [debug] } }
+  telemetry: { metrics: { level: none } }
+`],
+    env: {},
+  });
+  const { createFeatureGates, STREAMING_GATE_ID } = await import('../../../src/component/feature-gates.ts');
+  const gates = createFeatureGates({}).apply(`+${STREAMING_GATE_ID}`);
+  const service = await Service.start(resolveConfig(loaded.raw, tc.components), { logger: noopLogger, featureGates: gates });
+  t.after(() => service.shutdown());
+  const settings = tc.receivers.get('azure_event_hub')!.settings!;
+  const { ClientSecretCredential } = await import('@azure/identity');
+  assert.ok(settings.resolveAuth!('azure_auth/sp') instanceof ClientSecretCredential);
+  assert.equal(settings.resolveAuth!('other'), undefined);
+  assert.equal(settings.featureGates!.isEnabled(STREAMING_GATE_ID), true);
+  assert.equal(service.metricsAddress(), undefined, 'metrics level none: no endpoint');
+});
