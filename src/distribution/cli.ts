@@ -87,6 +87,13 @@ async function version(): Promise<string> {
 
 /** Entry point of the bin shim: runs `main` and exits with its code (the exit is immediate and bounded). */
 export async function runCli(argv: readonly string[]): Promise<never> {
+  // Node's default report of an escaped error prints its message, which may quote a connection string.
+  const fatal = (error: unknown) => {
+    process.stderr.write(`${JSON.stringify({ level: 'error', ts: new Date().toISOString(), msg: 'fatal error', error: redactError(error) })}\n`);
+    process.exit(EXIT_RUNTIME_FAILURE);
+  };
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
   const code = await main(argv);
   process.exit(code);
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ConfigError } from '../component/errors.ts';
+import { authConfigSchema } from '../component/credential.ts';
 import { redact } from '../component/redact.ts';
 import { collectorConfigSchema, type TelemetryConfig } from '../config/collector-config.ts';
 import { isComponentIdError, parseComponentId } from '../config/component-id.ts';
@@ -90,8 +91,14 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
   }
 
   // `auth: <id>` (Go receiver style) must name a configured auth extension; it is started with the others.
+  // An inline auth object is checked here too, so `validate` finds what the receiver would refuse at start.
   for (const [id, r] of sections.receivers) {
     const auth = (r.config as { auth?: unknown } | undefined)?.auth;
+    if (isPlainObject(auth)) {
+      const parsed = authConfigSchema.safeParse(auth);
+      if (!parsed.success) issues.push(...formatIssues(parsed.error, ['receivers', id, 'auth']));
+      continue;
+    }
     if (typeof auth !== 'string') continue;
     const ext = sections.extensions.get(auth);
     const path = `receivers.${id}.auth`;

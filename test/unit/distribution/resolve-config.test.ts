@@ -92,3 +92,24 @@ describe('invalid fixtures', () => {
     assert.equal(message.split('\n').filter((l) => l.startsWith('  - ')).length, 4);
   });
 });
+
+test('an inline auth object is validated with the receiver (missing keys, unknown keys), secrets not echoed', async () => {
+  const loaded = await loadConfig({
+    configs: [`yaml:
+receivers:
+  azure_event_hub:
+    auth: { type: service_principal, tenant_id: t, client_secrit: hunter2-secret }
+    event_hub: { name: h, namespace: ns.servicebus.windows.net }
+exporters: { debug: }
+service: { pipelines: { logs: { receivers: [azure_event_hub], exporters: [debug] } } }
+`],
+    env: {},
+  });
+  assert.throws(() => resolveConfig(loaded.raw, testComponents().components), (e: ConfigError) => {
+    assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_id: /);
+    assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secret: /);
+    assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secrit: unknown key/);
+    assert.ok(!e.message.includes('hunter2-secret'));
+    return true;
+  });
+});
