@@ -5,7 +5,11 @@
  * `$$` writes a literal `$`. Keys are never expanded.
  */
 
-/** A variable that was referenced but is not set (and had no default): expanded to an empty string. */
+/**
+ * A variable that was referenced but is not set (and had no default). A value that is exactly that one
+ * reference is left out of its map (so the schema reports it as missing or applies its default); inside
+ * a longer string or a list it expands to an empty string.
+ */
 export interface UnsetVariable {
   readonly name: string;
   /** Dotted path of the value that referenced it. */
@@ -19,6 +23,9 @@ export interface EnvExpansionResult {
   readonly errors: readonly string[];
 }
 
+/** What a value that is exactly one unset reference expands to: the key is dropped from its map. */
+const UNSET_VALUE = Symbol('unset');
+
 // `$$` (escape), or `${...}` up to the first `}`. Defaults cannot hold `}` (as in the collector).
 const REFERENCE = /\$\$|\$\{([^}]*)\}/g;
 const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -30,10 +37,15 @@ export function expandEnv(tree: unknown, env: Readonly<Record<string, string | u
   const errors: string[] = [];
   const walk = (node: unknown, path: readonly (string | number)[]): unknown => {
     if (typeof node === 'string') return expandString(node, path.join('.'), env, unset, errors);
-    if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i]));
+    if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i])).map((v) => (v === UNSET_VALUE ? '' : v));
     if (node !== null && typeof node === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(node)) out[key] = walk(value, [...path, key]);
+      for (const [key, value] of Object.entries(node)) {
+        const expanded = walk(value, [...path, key]);
+        // `key: ${env:UNSET}` leaves the key out, so the schema says "required" (or uses its default)
+        // instead of complaining about an empty string.
+        if (expanded !== UNSET_VALUE) out[key] = expanded;
+      }
       return out;
     }
     return node;
@@ -45,6 +57,7 @@ function expandString(text: string, path: string, env: Readonly<Record<string, s
   if (!text.includes('$')) return text;
   let references = 0;
   let whole = false;
+  let wholeUnset = false;
   const out = text.replace(REFERENCE, (match, body: string | undefined, index: number) => {
     if (match === '$$') return '$';
     references++;
@@ -54,9 +67,13 @@ function expandString(text: string, path: string, env: Readonly<Record<string, s
       errors.push(`${path || '(root)'}: ${resolved.error}`);
       return '';
     }
-    if (resolved.unsetName) unset.push({ name: resolved.unsetName, path });
+    if (resolved.unsetName) {
+      unset.push({ name: resolved.unsetName, path });
+      wholeUnset = index === 0 && match.length === text.length;
+    }
     return resolved.value;
   });
+  if (wholeUnset) return UNSET_VALUE;
   // A value that is exactly one reference takes the scalar type of what it expands to, as in the
   // collector (`max_poll_events: ${env:N}` is a number); maps and lists are never produced.
   if (references === 1 && whole) return toScalar(out);
