@@ -67,7 +67,7 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
   };
   if (isPlainObject(raw.connectors) && Object.keys(raw.connectors).length > 0) issues.push('connectors: not supported by this distribution; remove the section');
 
-  const warnings: string[] = unset.map((u) => `environment variable ${u.name} is not set; ${u.path || 'a value'} expanded to an empty string`);
+  const warnings: string[] = unset.map((u) => `environment variable ${u.name} is not set (used at ${u.path || 'the top level'})`);
   const pipelines: ResolvedPipeline[] = [];
   const serviceExtensions: string[] = [];
   if (top.success) {
