@@ -58,8 +58,9 @@ test('run: exports to a file, serves metrics and health, stops gracefully on SIG
       connection: \${env:STORAGE_CONNECTION}
       container_name: ${container}
       create_container: true
+    # Long enough that only the final checkpoint written at shutdown can hold the last events.
     checkpoint:
-      interval: 100ms
+      interval: 1h
     ownership:
       update_interval: 1s
 exporters:
