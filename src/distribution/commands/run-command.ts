@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
+import { ConfigError } from '../../component/errors.ts';
 import { createJsonLogger } from '../../telemetry/json-logger.ts';
 import type { CliIo } from '../cli-io.ts';
 import type { Components } from '../components.ts';
-import { EXIT_FORCED_SIGINT, EXIT_FORCED_SIGTERM, EXIT_OK, EXIT_RUNTIME_FAILURE } from '../exit-codes.ts';
+import { EXIT_FORCED_SIGINT, EXIT_FORCED_SIGTERM, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 import type { ResolvedConfig } from '../resolve-config.ts';
 import { Service } from '../service.ts';
 import { CONFIG_OPTIONS, CONFIG_OPTIONS_HELP, gatesFromFlags, loadFromFlags } from './config-options.ts';
@@ -61,6 +62,12 @@ export async function runCommand(args: readonly string[], io: CliIo, components:
     try {
       service = await Service.start(config, { logger, featureGates });
     } catch (error) {
+      // A component may find a config problem only when it is created (a TLS file that does not exist):
+      // that is still exit 2, with the problems listed.
+      if (error instanceof ConfigError) {
+        logger.error('could not start: invalid configuration', { issues: error.issues.join('; ') });
+        return EXIT_USAGE;
+      }
       logger.error('could not start', { error });
       return EXIT_RUNTIME_FAILURE;
     }

@@ -67,3 +67,13 @@ test('the shutdown budget is the slowest receiver shutdown_timeout plus the expo
   const loaded = await loadConfig({ configs: [CONFIG], env: {} });
   assert.equal(shutdownBudgetMs(resolveConfig(loaded.raw, testComponents().components)), 15_000);
 });
+
+test('a start failure exits 1; a config problem found while creating a component exits 2', async () => {
+  for (const [error, code] of [[new Error('connect ECONNREFUSED'), 1], [new (await import('../../../src/component/errors.ts')).ConfigError(['exporters.otlp.tls.ca_file: cannot read']), 2]] as const) {
+    const { tc, err, io } = setup();
+    const factory = tc.components.receivers[0]!;
+    (factory as { create: typeof factory.create }).create = async () => Promise.reject(error);
+    assert.equal(await main(['--config', CONFIG], io), code);
+    assert.match(err.join('\n'), code === 2 ? /tls\.ca_file: cannot read/ : /could not start/);
+  }
+});
