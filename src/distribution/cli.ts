@@ -52,7 +52,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return EXIT_OK;
   }
   const isCommand = first !== undefined && !first.startsWith('-');
-  if (isCommand && !(first in COMMANDS)) {
+  if (isCommand && !Object.hasOwn(COMMANDS, first)) {
     io.err(`${CLI_NAME}: unknown command '${redact(first)}'\n\n${MAIN_HELP}`);
     return EXIT_USAGE;
   }

@@ -62,7 +62,7 @@ describe('cli', () => {
   });
 
   test('usage errors exit 2: unknown command, unknown flag, unknown gate, missing --config', async () => {
-    for (const argv of [['frobnicate'], ['validate', '--nope'], ['components', '--feature-gates', 'no.such.gate'], ['validate'], []]) {
+    for (const argv of [['frobnicate'], ['toString'], ['validate', '--nope'], ['components', '--feature-gates', 'no.such.gate'], ['validate'], []]) {
       const r = await run(argv);
       assert.equal(r.code, 2, `${argv.join(' ')}: ${r.err}`);
       assert.ok(r.err.length > 0);
