@@ -172,7 +172,7 @@ export class EmulatorServer implements Emulator, FaultHost {
         }
       }
       await Promise.race([closed, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
-      for (const state of states) state.connection.socket?.destroy();
+      for (const state of states) abortConnection(state.connection);
       await closed;
     })();
     return this.stopping;
@@ -189,9 +189,9 @@ export class EmulatorServer implements Emulator, FaultHost {
       if (options.condition) {
         state.connection.close({ condition: options.condition, description: options.description ?? 'Injected fault: connection closed.' });
         // Give the close frame a moment to leave, then make sure the socket is gone.
-        setTimeout(() => state.connection.socket?.destroy(), 50).unref();
+        setTimeout(() => abortConnection(state.connection), 50).unref();
       } else {
-        state.connection.socket?.destroy();
+        abortConnection(state.connection);
       }
       this.connections.delete(state.connection);
     }
@@ -476,6 +476,19 @@ export class EmulatorServer implements Emulator, FaultHost {
       condition: MESSAGE_SIZE_EXCEEDED,
       description: `The received message (size ${size} bytes) exceeds the limit (${MAX_MESSAGE_SIZE_BYTES} bytes) currently allowed on the link.`,
     });
+  }
+}
+
+/**
+ * Cuts a connection's socket. A destroyed socket emits no 'end', so rhea is told explicitly (`eof`):
+ * otherwise its heartbeat timers for that connection would keep running.
+ */
+function abortConnection(connection: any): void {
+  connection.socket?.destroy();
+  try {
+    connection.eof?.();
+  } catch {
+    // already disconnected
   }
 }
 

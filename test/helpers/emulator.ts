@@ -31,10 +31,34 @@ export interface TestEmulatorOptions extends Omit<EmulatorOptions, 'port' | 'hub
   partitions?: number;
 }
 
+/**
+ * The SDK (@azure/event-hubs 6.0.4, partitionReceiver.ts `connect`) starts a new token-renewal loop each
+ * time a receiver reconnects after a detach or a dropped connection and only stops the newest on close:
+ * the older loops' 45-minute timers leak and keep the test process alive after the tests end. Timers of
+ * at least this length are unref'd in test processes that use this helper, so they cannot hold the
+ * process open; nothing in a test waits that long.
+ */
+const LONG_TIMER_MS = 5 * 60_000;
+let longTimersUnrefd = false;
+
+function unrefLongTimers(): void {
+  if (longTimersUnrefd) return;
+  longTimersUnrefd = true;
+  const original = globalThis.setTimeout;
+  const wrapper = function (this: unknown, handler: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) {
+    const timer = original(handler, ms, ...args);
+    if (typeof ms === 'number' && ms >= LONG_TIMER_MS) timer.unref();
+    return timer;
+  };
+  Object.defineProperties(wrapper, Object.getOwnPropertyDescriptors(original));
+  globalThis.setTimeout = wrapper as unknown as typeof setTimeout;
+}
+
 /** Bound on each client close during cleanup, so a stuck close cannot hang the test run. */
 const CLIENT_CLOSE_TIMEOUT_MS = 10_000;
 
 export async function startTestEmulator(t: TestContext | undefined, opts: TestEmulatorOptions = {}): Promise<TestEmulator> {
+  unrefLongTimers();
   const hubName = randomName('hub');
   const consumerGroup = randomName('cg');
   const { partitions = 2, ...rest } = opts;
