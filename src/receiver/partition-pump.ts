@@ -11,6 +11,12 @@ import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
 import { backoffDelayMs, raceAbort, settleWithin, sleep } from './internal/backoff.ts';
 
+/**
+ * A reader that returns nothing for this long while the hub reports newer events is treated as stalled
+ * and reopened after the last processed event (defence against a client stuck on a dead link).
+ */
+export const DEFAULT_STALL_TIMEOUT_MS = 15_000;
+
 /** Longest wait for a reader to close; a dead connection must not hold a stop. */
 const READER_CLOSE_TIMEOUT_MS = 5_000;
 import type { PumpCounters } from './internal/pump-counters.ts';
@@ -37,6 +43,8 @@ export interface PartitionPumpOptions {
   /** Reopen backoff after a reader failure. Defaults 500 ms to 30 s. */
   readonly reopenInitialMs?: number;
   readonly reopenMaxMs?: number;
+  /** See DEFAULT_STALL_TIMEOUT_MS. Default 15000 ms. */
+  readonly stallTimeoutMs?: number;
 }
 
 export type PumpEnd = { readonly reason: 'stopped' | 'ownershipLost' | 'lost' | 'error'; readonly error?: Error };
@@ -133,12 +141,17 @@ export class PartitionPump {
         this.#reader = await this.#open(position);
         if (failures > 0) o.emit({ type: 'backendRecovered', partitionId: o.partitionId });
         failures = 0;
+        let quietSince = Date.now();
         while (!this.#stopReading.signal.aborted) {
           const waitMs = Math.max(1, Math.min(o.maxWaitMs, o.checkpointer.msUntilDue()));
           const events = await this.#reader.receive(o.maxBatchSize, waitMs, this.#stopReading.signal);
           if (events.length > 0) {
             const handled = await this.#handle(events);
             if (!handled) break outer; // killed mid-batch
+            quietSince = Date.now();
+          } else if (Date.now() - quietSince >= (o.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS)) {
+            quietSince = Date.now();
+            await this.#checkStalled();
           }
           await this.#checkpoint(false);
         }
@@ -168,6 +181,16 @@ export class PartitionPump {
       await this.#checkpoint(true);
     }
     return end;
+  }
+
+  /** Throws a retryable error (so the loop reopens) when the hub holds events this reader is not delivering. */
+  async #checkStalled(): Promise<void> {
+    const o = this.#o;
+    const props = await raceAbort(o.hub.getPartitionProperties(o.partitionId), this.#stopReading.signal);
+    const position = this.#lastSequenceNumber >= 0 ? this.#lastSequenceNumber : startSequenceNumber(o.start);
+    if (position !== undefined && props.lastEnqueuedSequenceNumber > position) {
+      throw new BackendError(`partition ${o.partitionId}: no events for ${o.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS} ms although the hub holds up to ${props.lastEnqueuedSequenceNumber}; reopening`, { retryable: true, code: 'Stalled' });
+    }
   }
 
   async #closeReader(): Promise<void> {
@@ -273,4 +296,11 @@ export class PartitionPump {
   get lastOffset(): string | undefined {
     return this.#lastOffset;
   }
+}
+
+/** The sequence number a start position is known to begin after, when it names one. */
+function startSequenceNumber(p: StartPosition): number | undefined {
+  if (p.kind === 'sequenceNumber') return p.inclusive ? p.sequenceNumber - 1 : p.sequenceNumber;
+  if (p.kind === 'earliest') return -1;
+  return undefined;
 }

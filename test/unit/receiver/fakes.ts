@@ -12,6 +12,8 @@ export class FakeHub implements HubClient {
   readonly opens: { partitionId: string; options: OpenOptions }[] = [];
   /** Errors thrown by the next receive calls, in order. */
   readonly failNextReceives: Error[] = [];
+  /** Indexes (into `opens`) of readers that deliver nothing, as a client stuck on a dead link. */
+  readonly silentReaders = new Set<number>();
 
   append(partitionId: string, count: number): void {
     const log = this.logs.get(partitionId) ?? [];
@@ -33,7 +35,8 @@ export class FakeHub implements HubClient {
   }
 
   async openPartition(partitionId: string, options: OpenOptions): Promise<PartitionReader> {
-    this.opens.push({ partitionId, options });
+    const index = this.opens.push({ partitionId, options }) - 1;
+    const silentReaders = this.silentReaders;
     const log = this.logs.get(partitionId) ?? [];
     const p = options.startPosition;
     let next = p.kind === 'earliest' ? 0 : p.kind === 'latest' ? log.length : p.kind === 'sequenceNumber' ? p.sequenceNumber + (p.inclusive ? 0 : 1) : 0;
@@ -46,7 +49,7 @@ export class FakeHub implements HubClient {
         const failure = failNextReceives.shift();
         if (failure) throw failure;
         const current = logs.get(partitionId) ?? [];
-        if (next >= current.length) {
+        if (next >= current.length || silentReaders.has(index)) {
           await new Promise<void>((resolve, reject) => {
             const t = setTimeout(resolve, Math.min(waitMs, 20));
             signal.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });

@@ -22,7 +22,7 @@ const rawDecode: Decoder = (events) => ({
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
 const context = { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' };
 
-function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; intervalMs?: number; everyN?: number } = {}) {
+function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; intervalMs?: number; everyN?: number; stallTimeoutMs?: number } = {}) {
   const hub = new FakeHub();
   const store = new RecordingStore();
   const exported: number[] = [];
@@ -32,7 +32,7 @@ function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>
   const pump = new PartitionPump({
     hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: rawDecode, context,
     consumer: { consume: opts.consume ?? (async (b) => { for (const r of b.records) exported.push(r.attributes.seq as number); }) },
-    checkpointer, deadLetter: opts.deadLetter, counters, logger: noopLogger, emit: (s) => statuses.push(s), reopenInitialMs: 1, reopenMaxMs: 5,
+    checkpointer, deadLetter: opts.deadLetter, counters, logger: noopLogger, emit: (s) => statuses.push(s), reopenInitialMs: 1, reopenMaxMs: 5, stallTimeoutMs: opts.stallTimeoutMs,
   });
   return { hub, store, exported, statuses, counters, pump };
 }
@@ -151,4 +151,28 @@ test('a gap in sequence numbers is reported as events lost to retention', async 
   await pump.stop(1_000);
   assert.equal(counters.eventsLostToRetention, 7);
   assert.ok(statuses.some((s) => s.type === 'retentionGap' && s.eventsLost === 7));
+});
+
+test('a reader that stays silent while the hub holds newer events is reopened after the last processed event', async () => {
+  const { hub, exported, pump, statuses } = setup({ stallTimeoutMs: 100 });
+  hub.append('0', 5);
+  void pump.run();
+  await until(() => exported.length === 5);
+  hub.silentReaders.add(hub.opens.length - 1); // the open reader now delivers nothing, as on a dead link
+  hub.append('0', 5);
+  await until(() => exported.length === 10);
+  await pump.stop(1_000);
+  assert.deepEqual(exported, Array.from({ length: 10 }, (_, i) => i));
+  assert.deepEqual(hub.opens[1]!.options.startPosition, { kind: 'sequenceNumber', sequenceNumber: 4, inclusive: false });
+  assert.ok(statuses.some((s) => s.type === 'backendDisconnected' && /no events for/.test(s.error.message)));
+});
+
+test('a quiet partition with nothing new is not reopened', async () => {
+  const { hub, exported, pump } = setup({ stallTimeoutMs: 50 });
+  hub.append('0', 3);
+  void pump.run();
+  await until(() => exported.length === 3);
+  await new Promise((r) => setTimeout(r, 300));
+  await pump.stop(1_000);
+  assert.equal(hub.opens.length, 1);
 });
