@@ -1,0 +1,164 @@
+/**
+ * Peak RSS of a receiver draining a backlog of 1,000,000 1-KiB events over 32 partitions (issue goal:
+ * at most 256 MB with a slow consumer). The emulator holds the backlog in this process; the receiver runs
+ * in a child (internal/memory-child.ts) so /proc/<pid>/status measures it alone: VmRSS sampled every
+ * 250 ms and VmHWM (the kernel's own peak) at the end. Baseline: a child that only imported the same
+ * modules. Each backend runs with the default prefetch and batch settings, `start_position: earliest`,
+ * format raw, first with a slow consumer (20 ms per batch) and then with a fast one (no delay).
+ * BENCH_MEMORY_SECONDS bounds each run (default 60 s; a run also ends once the backlog is drained).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { startEmulator } from '../../src/emulator/index.ts';
+import { readRss, mib, MIB } from './internal/child-rss.ts';
+
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'internal', 'memory-child.ts');
+const PARTITIONS = 32;
+const TOTAL_EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 1_000_000);
+const EVENT_BYTES = 1024;
+const RUN_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 60);
+const FAST_RUN_SECONDS = Number(process.env.BENCH_MEMORY_FAST_SECONDS ?? 30);
+const SAMPLE_INTERVAL_MS = 250;
+const SLOW_CONSUMER_DELAY_MS = 20;
+const GOAL_BYTES = 256 * MIB;
+const APPEND_CHUNK_EVENTS = 1_000;
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+interface RunResult {
+  backend: string;
+  consumerDelayMs: number;
+  peakRssMiB: number;
+  maxSampledRssMiB: number;
+  finalRssMiB: number;
+  eventsDrained: number;
+  drainSeconds: number;
+  eventsPerSecond: number;
+  drainedAll: boolean;
+}
+
+function startChild(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; drained: () => number; exited: Promise<void> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let drained = 0;
+  let buffer = '';
+  let stderr = '';
+  let onReady!: () => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    onReady = resolve;
+    const timer = setTimeout(() => reject(new Error(`child not ready within ${START_TIMEOUT_MS} ms: ${stderr.slice(-2000)}`)), START_TIMEOUT_MS);
+    timer.unref();
+    child.once('exit', (code) => reject(new Error(`child exited with ${code}: ${stderr.slice(-2000)}`)));
+  });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (line === 'READY') onReady();
+      else if (line.startsWith('N ')) drained = Number(line.slice(2));
+    }
+  });
+  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, ready, drained: () => drained, exited };
+}
+
+async function stopChild(c: { child: ChildProcess; exited: Promise<void> }): Promise<void> {
+  if (c.child.exitCode !== null || c.child.signalCode !== null) return;
+  c.child.kill('SIGTERM');
+  const timer = setTimeout(() => c.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await c.exited;
+  clearTimeout(timer);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function baselineRss(): Promise<number> {
+  const c = startChild({ IDLE: '1' });
+  try {
+    await c.ready;
+    await sleep(2_000);
+    return readRss(c.child.pid!)?.hwmBytes ?? NaN;
+  } finally {
+    await stopChild(c);
+  }
+}
+
+async function drainRun(connection: string, backend: 'polling' | 'streaming', delayMs: number, seconds: number): Promise<RunResult> {
+  const config = { connection, format: 'raw', start_position: 'earliest', backend };
+  const c = startChild({ RECEIVER_CONFIG: JSON.stringify(config), CONSUMER_DELAY_MS: String(delayMs) });
+  const pid = c.child.pid!;
+  let maxSampled = 0;
+  let hwm = 0;
+  const sample = (): void => {
+    const s = readRss(pid);
+    if (!s) return;
+    maxSampled = Math.max(maxSampled, s.rssBytes);
+    hwm = Math.max(hwm, s.hwmBytes);
+  };
+  const sampler = setInterval(sample, SAMPLE_INTERVAL_MS);
+  try {
+    await c.ready;
+    const started = performance.now();
+    const deadline = started + seconds * 1000;
+    while (c.drained() < TOTAL_EVENTS && performance.now() < deadline) await sleep(SAMPLE_INTERVAL_MS);
+    const drainSeconds = (performance.now() - started) / 1000;
+    sample();
+    const final = readRss(pid)?.rssBytes ?? NaN;
+    const drained = c.drained();
+    return {
+      backend,
+      consumerDelayMs: delayMs,
+      peakRssMiB: mib(hwm),
+      maxSampledRssMiB: mib(maxSampled),
+      finalRssMiB: mib(final),
+      eventsDrained: drained,
+      drainSeconds: Math.round(drainSeconds * 10) / 10,
+      eventsPerSecond: Math.round(drained / drainSeconds),
+      drainedAll: drained >= TOTAL_EVENTS,
+    };
+  } finally {
+    clearInterval(sampler);
+    await stopChild(c);
+  }
+}
+
+const emulator = await startEmulator({ port: 0, hubs: [{ name: 'memory', partitions: PARTITIONS }] });
+try {
+  const preloadStarted = performance.now();
+  const body = Buffer.alloc(EVENT_BYTES, 'x');
+  const perPartition = Math.ceil(TOTAL_EVENTS / PARTITIONS);
+  for (let p = 0; p < PARTITIONS; p++) {
+    for (let n = 0; n < perPartition; n += APPEND_CHUNK_EVENTS) {
+      const count = Math.min(APPEND_CHUNK_EVENTS, perPartition - n);
+      emulator.append('memory', String(p), Array.from({ length: count }, () => ({ body })));
+    }
+  }
+  const total = perPartition * PARTITIONS;
+  console.log(`preloaded ${total.toLocaleString('en-US')} events of ${EVENT_BYTES} B over ${PARTITIONS} partitions in ${((performance.now() - preloadStarted) / 1000).toFixed(1)} s (bench process RSS ${mib(process.memoryUsage().rss)} MiB)`);
+
+  const baseline = await baselineRss();
+  console.log(`baseline: idle child that imported the receiver: ${mib(baseline)} MiB RSS`);
+  const connection = emulator.connectionString('memory');
+  const runs: RunResult[] = [];
+  const plan: Array<['polling' | 'streaming', number, number]> = [
+    ['polling', SLOW_CONSUMER_DELAY_MS, RUN_SECONDS],
+    ['streaming', SLOW_CONSUMER_DELAY_MS, RUN_SECONDS],
+    ['polling', 0, FAST_RUN_SECONDS],
+    ['streaming', 0, FAST_RUN_SECONDS],
+  ];
+  for (const [backend, delay, seconds] of plan) {
+    const r = await drainRun(connection, backend, delay, seconds);
+    runs.push(r);
+    console.log(
+      `${backend.padEnd(9)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
+        `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline), drained ${r.eventsDrained.toLocaleString('en-US')} events in ${r.drainSeconds} s ` +
+        `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}`,
+    );
+  }
+  console.log(`BENCH_RESULT ${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), goalMiB: 256, runs })}`);
+} finally {
+  await emulator.stop();
+}
