@@ -1,0 +1,92 @@
+/**
+ * `eventhubs-emulator`: starts the emulator from flags or a Docker emulator config, prints one line with
+ * the connection string once ready, and exits cleanly on SIGINT / SIGTERM. Bad flags or config: a clear
+ * message on stderr and exit code 2; a failure to listen: exit code 1.
+ */
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { CliUsageError, USAGE, parseCliArgs } from './cli-args.ts';
+import { EmulatorConfigError, hubsFromDockerConfig } from './docker-config.ts';
+import { startEmulator } from './index.ts';
+import { validateHubConfig } from './internal/namespace.ts';
+import type { EmulatorOptions } from './types.ts';
+
+export const EXIT_USAGE = 2;
+export const EXIT_FAILURE = 1;
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new EmulatorConfigError(`${what}: cannot read '${path}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** Resolves the options from the command line (reads the config and TLS files). */
+export function optionsFromArgs(argv: string[]): { options: EmulatorOptions; help: boolean } {
+  const args = parseCliArgs(argv);
+  const options = { ...args.options };
+  if (args.configFile) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(readText(args.configFile, '--config'));
+    } catch (err) {
+      if (err instanceof EmulatorConfigError) throw err;
+      throw new EmulatorConfigError(`--config: '${args.configFile}' is not valid JSON: ${(err as Error).message}`);
+    }
+    options.hubs = [...hubsFromDockerConfig(doc), ...(options.hubs ?? [])];
+  }
+  const seen = new Set<string>();
+  for (const hub of options.hubs ?? []) {
+    try {
+      validateHubConfig(hub);
+    } catch (err) {
+      throw new EmulatorConfigError((err as Error).message);
+    }
+    if (seen.has(hub.name.toLowerCase())) throw new EmulatorConfigError(`hub '${hub.name}' is declared twice`);
+    seen.add(hub.name.toLowerCase());
+  }
+  if (args.tlsCertFile && args.tlsKeyFile) {
+    options.tls = { cert: readText(args.tlsCertFile, '--tls-cert'), key: readText(args.tlsKeyFile, '--tls-key') };
+  }
+  return { options, help: args.help };
+}
+
+export async function runEmulatorCli(argv: string[]): Promise<number> {
+  let resolved: { options: EmulatorOptions; help: boolean };
+  try {
+    resolved = optionsFromArgs(argv);
+  } catch (err) {
+    if (err instanceof CliUsageError || err instanceof EmulatorConfigError) {
+      process.stderr.write(`eventhubs-emulator: ${err.message}\n\n${err instanceof CliUsageError ? USAGE : ''}`);
+      return EXIT_USAGE;
+    }
+    throw err;
+  }
+  if (resolved.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  let emulator;
+  try {
+    emulator = await startEmulator(resolved.options);
+  } catch (err) {
+    // Options were validated above, so what is left is the environment (port in use, bad TLS material).
+    process.stderr.write(`eventhubs-emulator: cannot start: ${(err as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+  let cs = emulator.connectionString();
+  // A key the user supplied stays out of the output; the well-known default key is public.
+  if (resolved.options.sasKeys) cs = cs.replace(/SharedAccessKey=[^;]*/, 'SharedAccessKey=<your --sas-key value>');
+  process.stdout.write(`${cs}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await emulator.stop();
+  return 0;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await runEmulatorCli(process.argv.slice(2));
+}

@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CliUsageError, parseCliArgs, parseDurationMs } from '../../../src/emulator/cli-args.ts';
+import { EmulatorConfigError, hubsFromDockerConfig } from '../../../src/emulator/docker-config.ts';
+
+test('flags map to emulator options', () => {
+  const args = parseCliArgs([
+    '--host', '0.0.0.0', '--port', '0', '--hub', 'logs:4', '--hub', 'metrics:1', '--consumer-group', 'a', '--consumer-group', 'b',
+    '--retention', '15m', '--sas-key', 'k1=abc=', '--tls-cert', 'c.pem', '--tls-key', 'k.pem', '--config', 'x.json',
+  ]);
+  assert.deepEqual(args.options, {
+    host: '0.0.0.0',
+    port: 0,
+    hubs: [{ name: 'logs', partitions: 4 }, { name: 'metrics', partitions: 1 }],
+    consumerGroups: ['a', 'b'],
+    retentionMs: 900_000,
+    sasKeys: { k1: 'abc=' },
+  });
+  assert.equal(args.configFile, 'x.json');
+  assert.equal(args.tlsCertFile, 'c.pem');
+  assert.equal(parseCliArgs(['-h']).help, true);
+});
+
+test('durations accept ms, s, m, h, d and reject the rest', () => {
+  assert.equal(parseDurationMs('500ms'), 500);
+  assert.equal(parseDurationMs('30s'), 30_000);
+  assert.equal(parseDurationMs('1h'), 3_600_000);
+  assert.equal(parseDurationMs('2d'), 172_800_000);
+  assert.equal(parseDurationMs('250'), 250);
+  assert.throws(() => parseDurationMs('soon'), CliUsageError);
+  assert.throws(() => parseDurationMs('0s'), /positive/);
+});
+
+test('bad flags give clear usage errors that never echo a key', () => {
+  assert.throws(() => parseCliArgs(['--hub', 'nopartitions']), /NAME:PARTITIONS/);
+  assert.throws(() => parseCliArgs(['--port', 'http']), /not a port/);
+  assert.throws(() => parseCliArgs(['--bogus']), CliUsageError);
+  assert.throws(() => parseCliArgs(['--tls-cert', 'c.pem']), /together/);
+  assert.throws(() => parseCliArgs(['--sas-key', 'supersecretvalue']), (err: Error) => !err.message.includes('supersecretvalue'));
+});
+
+test('the Docker emulator config format gives hubs and consumer groups, with every error at once', () => {
+  const hubs = hubsFromDockerConfig({
+    UserConfig: {
+      NamespaceConfig: [{ Type: 'EventHub', Name: 'emulatorNs1', Entities: [
+        { Name: 'eh1', PartitionCount: '2', ConsumerGroups: [{ Name: 'cg1' }] },
+        { Name: 'eh2', PartitionCount: 3 },
+      ] }],
+      LoggingConfig: { Type: 'File' },
+    },
+  });
+  assert.deepEqual(hubs, [{ name: 'eh1', partitions: 2, consumerGroups: ['cg1'] }, { name: 'eh2', partitions: 3, consumerGroups: [] }]);
+  assert.throws(() => hubsFromDockerConfig({}), EmulatorConfigError);
+  assert.throws(
+    () => hubsFromDockerConfig({ UserConfig: { NamespaceConfig: [{ Entities: [{ Name: 'a', PartitionCount: 40 }, { PartitionCount: 1, ConsumerGroups: [{}] }] }] } }),
+    (err: Error) => /Entities\[0\]\.PartitionCount/.test(err.message) && /Entities\[1\]\.Name/.test(err.message) && /ConsumerGroups\[0\]\.Name/.test(err.message),
+  );
+});
