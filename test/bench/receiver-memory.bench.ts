@@ -38,8 +38,8 @@ interface RunResult {
   drainedAll: boolean;
 }
 
-function startChild(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; drained: () => number; exited: Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startChild(env: Record<string, string>, args: string[] = ['--import', 'tsx', CHILD]): { child: ChildProcess; ready: Promise<void>; drained: () => number; exited: Promise<void> } {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let drained = 0;
   let buffer = '';
   let stderr = '';
@@ -75,8 +75,9 @@ async function stopChild(c: { child: ChildProcess; exited: Promise<void> }): Pro
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function baselineRss(): Promise<number> {
-  const c = startChild({ IDLE: '1' });
+/** Peak RSS of an idle child: one that imported the receiver's modules through tsx, or (bare) plain Node. */
+async function baselineRss(bare = false): Promise<number> {
+  const c = startChild({ IDLE: '1' }, bare ? ['-e', "process.stdout.write('READY\\n'); setInterval(() => undefined, 60000);"] : undefined);
   try {
     await c.ready;
     await sleep(2_000);
@@ -140,7 +141,8 @@ try {
   console.log(`preloaded ${total.toLocaleString('en-US')} events of ${EVENT_BYTES} B over ${PARTITIONS} partitions in ${((performance.now() - preloadStarted) / 1000).toFixed(1)} s (bench process RSS ${mib(process.memoryUsage().rss)} MiB)`);
 
   const baseline = await baselineRss();
-  console.log(`baseline: idle child that imported the receiver: ${mib(baseline)} MiB RSS`);
+  const bareNode = await baselineRss(true);
+  console.log(`baseline: idle child that imported the receiver (through tsx, as the CLI runs): ${mib(baseline)} MiB RSS; bare idle Node: ${mib(bareNode)} MiB`);
   const connection = emulator.connectionString('memory');
   const runs: RunResult[] = [];
   const plan: Array<['polling' | 'streaming', number, number]> = [
@@ -158,7 +160,7 @@ try {
         `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}`,
     );
   }
-  console.log(`BENCH_RESULT ${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), goalMiB: 256, runs })}`);
+  console.log(`BENCH_RESULT ${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), bareNodeRssMiB: mib(bareNode), goalMiB: 256, runs })}`);
 } finally {
   await emulator.stop();
 }
