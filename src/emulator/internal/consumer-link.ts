@@ -5,6 +5,7 @@
  * pre-settled from stored bytes, so a delivery costs one frame and no re-encoding.
  */
 import type { ReceiverLinkRecord } from '../types.ts';
+import { corkForThisTurn } from './cork-for-turn.ts';
 import { runtimeInfoSection } from './event-message.ts';
 import type { PartitionLog } from './partition-log.ts';
 import { preciseNowMs } from './receiver-audit.ts';
@@ -57,6 +58,7 @@ export class ConsumerLink {
     }
     const sender = this.sender;
     const end = log.endSequenceNumber;
+    if (sender.sendable()) corkForThisTurn(sender.connection);
     while (this.nextSequenceNumber < end && sender.sendable()) this.sendOne();
     if (this.nextSequenceNumber < end && sender.credit > 0 && sender.is_open()) {
       this.timer = setTimeout(() => {
