@@ -6,6 +6,9 @@
  * modules. Each backend runs with the default prefetch and batch settings, `start_position: earliest`,
  * format raw, first with a slow consumer (20 ms per batch) and then with a fast one (no delay).
  * BENCH_MEMORY_SECONDS bounds each run (default 60 s; a run also ends once the backlog is drained).
+ * The child also reports its V8 heap and off-heap (external) use, to tell live data from GC slack.
+ * BENCH_MEMORY_PLAN picks runs (`polling:20,streaming:0`: backend and consumer delay in ms);
+ * BENCH_MEMORY_CHILD_FLAGS passes Node flags to the receiver child (e.g. `--max-old-space-size=96`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -36,11 +39,26 @@ interface RunResult {
   drainSeconds: number;
   eventsPerSecond: number;
   drainedAll: boolean;
+  /** Largest V8 heapUsed the child reported (once a second), MiB. */
+  peakHeapUsedMiB: number;
+  /** Largest external memory (Buffers and other off-heap allocations) the child reported, MiB. */
+  peakExternalMiB: number;
 }
 
-function startChild(env: Record<string, string>, args: string[] = ['--import', 'tsx', CHILD]): { child: ChildProcess; ready: Promise<void>; drained: () => number; exited: Promise<void> } {
+interface MemoryUsageLine {
+  heapUsed: number;
+  external: number;
+}
+
+const CHILD_FLAGS = (process.env.BENCH_MEMORY_CHILD_FLAGS ?? '').split(' ').filter(Boolean);
+
+function startChild(
+  env: Record<string, string>,
+  args: string[] = [...CHILD_FLAGS, '--import', 'tsx', CHILD],
+): { child: ChildProcess; ready: Promise<void>; drained: () => number; peaks: () => MemoryUsageLine; exited: Promise<void> } {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let drained = 0;
+  const peaks: MemoryUsageLine = { heapUsed: 0, external: 0 };
   let buffer = '';
   let stderr = '';
   let onReady!: () => void;
@@ -58,11 +76,16 @@ function startChild(env: Record<string, string>, args: string[] = ['--import', '
       buffer = buffer.slice(nl + 1);
       if (line === 'READY') onReady();
       else if (line.startsWith('N ')) drained = Number(line.slice(2));
+      else if (line.startsWith('M ')) {
+        const m = JSON.parse(line.slice(2)) as MemoryUsageLine;
+        peaks.heapUsed = Math.max(peaks.heapUsed, m.heapUsed);
+        peaks.external = Math.max(peaks.external, m.external);
+      }
     }
   });
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, ready, drained: () => drained, exited };
+  return { child, ready, drained: () => drained, peaks: () => peaks, exited };
 }
 
 async function stopChild(c: { child: ChildProcess; exited: Promise<void> }): Promise<void> {
@@ -119,6 +142,8 @@ async function drainRun(connection: string, backend: 'polling' | 'streaming', de
       drainSeconds: Math.round(drainSeconds * 10) / 10,
       eventsPerSecond: Math.round(drained / drainSeconds),
       drainedAll: drained >= TOTAL_EVENTS,
+      peakHeapUsedMiB: mib(c.peaks().heapUsed),
+      peakExternalMiB: mib(c.peaks().external),
     };
   } finally {
     clearInterval(sampler);
@@ -145,22 +170,23 @@ try {
   console.log(`baseline: idle child that imported the receiver (through tsx, as the CLI runs): ${mib(baseline)} MiB RSS; bare idle Node: ${mib(bareNode)} MiB`);
   const connection = emulator.connectionString('memory');
   const runs: RunResult[] = [];
-  const plan: Array<['polling' | 'streaming', number, number]> = [
-    ['polling', SLOW_CONSUMER_DELAY_MS, RUN_SECONDS],
-    ['streaming', SLOW_CONSUMER_DELAY_MS, RUN_SECONDS],
-    ['polling', 0, FAST_RUN_SECONDS],
-    ['streaming', 0, FAST_RUN_SECONDS],
-  ];
+  const defaultPlan = `polling:${SLOW_CONSUMER_DELAY_MS},streaming:${SLOW_CONSUMER_DELAY_MS},polling:0,streaming:0`;
+  const plan = (process.env.BENCH_MEMORY_PLAN ?? defaultPlan).split(',').map((entry) => {
+    const [backend, delay] = entry.split(':');
+    if (backend !== 'polling' && backend !== 'streaming') throw new Error(`BENCH_MEMORY_PLAN: unknown backend ${backend}`);
+    const delayMs = Number(delay ?? SLOW_CONSUMER_DELAY_MS);
+    return [backend, delayMs, delayMs > 0 ? RUN_SECONDS : FAST_RUN_SECONDS] as const;
+  });
   for (const [backend, delay, seconds] of plan) {
     const r = await drainRun(connection, backend, delay, seconds);
     runs.push(r);
     console.log(
       `${backend.padEnd(9)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
-        `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline), drained ${r.eventsDrained.toLocaleString('en-US')} events in ${r.drainSeconds} s ` +
+        `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline; V8 heap used ≤ ${r.peakHeapUsedMiB} MiB, external ≤ ${r.peakExternalMiB} MiB), drained ${r.eventsDrained.toLocaleString('en-US')} events in ${r.drainSeconds} s ` +
         `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}`,
     );
   }
-  console.log(`BENCH_RESULT ${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), bareNodeRssMiB: mib(bareNode), goalMiB: 256, runs })}`);
+  console.log(`BENCH_RESULT ${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), bareNodeRssMiB: mib(bareNode), childFlags: CHILD_FLAGS, goalMiB: 256, runs })}`);
 } finally {
   await emulator.stop();
 }

@@ -1,7 +1,7 @@
 /**
  * Child process of receiver-memory.bench.ts, so the receiver's RSS is measured alone (the emulator and
  * its backlog live in the parent). Config comes as JSON in RECEIVER_CONFIG; CONSUMER_DELAY_MS is how long
- * each batch takes to "export". Every second it prints `N <events drained>`. With IDLE=1 it only imports
+ * each batch takes to "export". Every second it prints `N <events drained>` and `M <process.memoryUsage() JSON>`. With IDLE=1 it only imports
  * the same modules and waits, for the baseline RSS. SIGTERM: graceful shutdown, then exit 0.
  */
 import { createAzureEventHubReceiver } from '../../../src/index.ts';
@@ -24,7 +24,7 @@ if (process.env.IDLE === '1') {
     },
   };
   const receiver = createAzureEventHubReceiver(JSON.parse(process.env.RECEIVER_CONFIG ?? '{}'), consumer);
-  const report = setInterval(() => process.stdout.write(`N ${drained}\n`), REPORT_INTERVAL_MS);
+  const report = setInterval(() => process.stdout.write(`N ${drained}\nM ${JSON.stringify(process.memoryUsage())}\n`), REPORT_INTERVAL_MS);
   process.on('SIGTERM', () => {
     clearInterval(report);
     const forced = setTimeout(() => process.exit(143), 10_000);
