@@ -34,6 +34,13 @@ const TRANSIENT_CODES = new Set([
   'OperationTimeoutError', 'InternalServerError', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT',
 ]);
 
+/**
+ * rhea throws these plain errors when the peer breaks frame order (e.g. a transfer after its detach or
+ * close, which the emulator's injected connection close can produce). The connection is unusable, a new
+ * one is fine: transient.
+ */
+const PEER_PROTOCOL_ERRORS = /^(transfer after detach|frame sequence error|Detach already received)/;
+
 function field(error: unknown, key: string): unknown {
   return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[key] : undefined;
 }
@@ -56,6 +63,7 @@ function classifyOne(error: unknown): Classified {
   if ((code && AUTH_CODES.has(code)) || (condition && AUTH_CONDITIONS.has(condition))) return { kind: 'unauthorized', condition, code, message };
   const retryable = field(error, 'retryable');
   if (retryable === true || (retryable === undefined && code !== undefined && TRANSIENT_CODES.has(code))) return { kind: 'transient', condition, code, message };
+  if (retryable !== false && PEER_PROTOCOL_ERRORS.test(message)) return { kind: 'transient', condition, code, message };
   return { kind: 'fatal', condition, code, message };
 }
 

@@ -160,6 +160,25 @@ for (const kind of KINDS) {
       await Promise.all([r0!.close(), r1!.close()]);
     });
 
+    test('events carry partition key, properties and runtime metrics of the partition', async (t) => {
+      const { emulator, hubName, client } = await setup(t, kind);
+      emulator.append(hubName, '0', [{ body: Buffer.from([0, 1, 2, 255]), partitionKey: 'device-7', properties: { kind: 'binary', n: 3 } }, { body: 'plain' }]);
+      const reader = await client.openPartition('0', { startPosition: { kind: 'earliest' }, trackLastEnqueuedEventProperties: true });
+      const [keyed, plain] = await collect(reader, 2);
+      assert.deepEqual([...keyed!.body], [0, 1, 2, 255], 'body bytes untouched');
+      assert.equal(keyed!.partitionKey, 'device-7');
+      assert.deepEqual(keyed!.properties, { kind: 'binary', n: 3 });
+      assert.equal(plain!.partitionKey, undefined);
+      assert.ok(keyed!.enqueuedTime instanceof Date);
+      assert.equal(typeof keyed!.offset, 'string');
+      assert.ok(Number(plain!.offset) > Number(keyed!.offset));
+      const info = reader.lastEnqueued();
+      assert.equal(info?.sequenceNumber, 1);
+      assert.equal(info?.offset, plain!.offset);
+      assert.ok(info?.retrievedOn instanceof Date && info.enqueuedOn instanceof Date);
+      await reader.close();
+    });
+
     test('a reader nobody pulls lets the service run ahead by at most prefetch events', async (t) => {
       const make = clientsFor(t);
       const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { partitions: 1 });

@@ -24,6 +24,11 @@ describe('classifyError', () => {
     assert.equal(classifyError(Object.assign(new Error('x'), { code: 'DetachForcedError' })).kind, 'transient');
   });
 
+  test('a peer breaking frame order (rhea throws a plain Error) is transient: a new connection helps', () => {
+    assert.equal(classifyError(new Error('transfer after detach')).kind, 'transient');
+    assert.equal(classifyError(new Error('frame sequence error: expected 3, got 5')).kind, 'transient');
+  });
+
   test('non-retryable and unknown errors are fatal', () => {
     assert.equal(classifyError(sdkError('MessagingEntityNotFoundError', false)).kind, 'fatal');
     assert.equal(classifyError(new TypeError('bad')).kind, 'fatal');
