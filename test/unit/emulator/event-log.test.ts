@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import rhea from 'rhea';
+import { splitBatchEnvelope, stampEvent, runtimeInfoSection } from '../../../src/emulator/internal/event-message.ts';
+import { PartitionLog } from '../../../src/emulator/internal/partition-log.ts';
+import { parseStartFilter, resolveStartSequenceNumber } from '../../../src/emulator/internal/start-position.ts';
+
+const { message } = rhea as any;
+
+function encodeEvent(body: string, extra: Record<string, unknown> = {}): Buffer {
+  return message.encode({ body: message.data_section(Buffer.from(body)), ...extra });
+}
+
+test('stamping keeps the producer sections and adds sequence number, offset (string) and enqueued time', () => {
+  const original = encodeEvent('payload', {
+    durable: true,
+    message_id: 'id-1',
+    application_properties: { a: 1 },
+    message_annotations: { 'x-opt-partition-key': 'k', 'x-opt-sequence-number': 99, custom: 'keep' },
+    delivery_annotations: { hop: 'drop' },
+  });
+  const stamped = stampEvent(original, { sequenceNumber: 7, offset: 1234, enqueuedTimeMs: 1_700_000_000_000 });
+  const decoded = message.decode(stamped.bytes);
+  assert.equal(decoded.message_id, 'id-1');
+  assert.equal(decoded.durable, true);
+  assert.deepEqual(decoded.application_properties, { a: 1 });
+  assert.equal(Buffer.from(decoded.body.content).toString(), 'payload');
+  assert.equal(decoded.message_annotations['x-opt-sequence-number'], 7, 'a stale copy is replaced');
+  assert.equal(decoded.message_annotations['x-opt-offset'], '1234');
+  assert.equal(decoded.message_annotations['x-opt-enqueued-time'].getTime(), 1_700_000_000_000);
+  assert.equal(decoded.message_annotations['x-opt-partition-key'], 'k');
+  assert.equal(decoded.message_annotations.custom, 'keep');
+  assert.equal(decoded.delivery_annotations, undefined, 'delivery annotations are hop-by-hop');
+  assert.equal(stamped.partitionKey, 'k');
+
+  // Runtime metrics go right after the header.
+  const at = stamped.deliveryAnnotationsAt;
+  const withMetrics = Buffer.concat([stamped.bytes.subarray(0, at), runtimeInfoSection({ lastSequenceNumber: 9, lastOffset: 5000, lastEnqueuedTimeMs: 1, retrievalTimeMs: 2 }), stamped.bytes.subarray(at)]);
+  const m = message.decode(withMetrics);
+  assert.equal(m.delivery_annotations.last_enqueued_sequence_number, 9);
+  assert.equal(m.delivery_annotations.last_enqueued_offset, '5000');
+  assert.equal(m.durable, true);
+});
+
+test('batch envelopes split into their events and give the envelope partition key', () => {
+  const events = [encodeEvent('a'), encodeEvent('b')];
+  const envelope = message.encode({ body: message.data_sections(events), message_annotations: { 'x-opt-partition-key': 'pk' } });
+  const split = splitBatchEnvelope(envelope);
+  assert.equal(split.partitionKey, 'pk');
+  assert.deepEqual(split.events.map((e) => Buffer.from(e)), events);
+});
+
+test('the log assigns sequence numbers and byte offsets, seeks, and expires by retention', () => {
+  const log = new PartitionLog('hub', '0');
+  const sizes = ['one', 'two', 'three'].map((b) => encodeEvent(b));
+  log.append(sizes, undefined, 1_000);
+  log.append([encodeEvent('four')], undefined, 2_000);
+  assert.equal(log.endSequenceNumber, 4);
+  assert.equal(log.get(1)!.offset, sizes[0]!.length);
+  assert.equal(log.get(2)!.offset, sizes[0]!.length + sizes[1]!.length);
+  assert.equal(log.seekOffset(log.get(2)!.offset, true), 2);
+  assert.equal(log.seekOffset(log.get(2)!.offset, false), 3);
+  assert.equal(log.seekEnqueuedTime(1_000), 3);
+  assert.equal(log.seekEnqueuedTime(999), 0);
+
+  assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-offset > '-1'"), log), 0);
+  assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-offset > '@latest'"), log), 4);
+  assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number >= '2'"), log), 2);
+  assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number > '2'"), log), 3);
+  assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number > '100'"), log), 4, 'clamped to the end');
+  assert.throws(() => parseStartFilter('x > 1'), /not supported/);
+
+  assert.equal(log.expire(500, 1_600), 3, 'events enqueued before now - retention go');
+  assert.equal(log.beginSequenceNumber, 3);
+  assert.equal(log.get(2), undefined);
+  assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number >= '0'"), log), 3, 'a lagging reader starts at the first retained event');
+  log.expire(500, 10_000);
+  assert.equal(log.isEmpty, true);
+  assert.equal(log.lastEnqueuedPosition.sequenceNumber, 3, 'the last enqueued event survives full expiry');
+});
