@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import rhea from 'rhea';
+import { startTestEmulator } from '../../helpers/emulator.ts';
+
+/** Opens a bare rhea connection; resolves with it once open (or rejects on error / timeout). */
+function connect(port: number, options: Record<string, unknown>): Promise<any> {
+  const container = (rhea as any).create_container();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('connection did not open within 5 s')), 5_000);
+    container.once('connection_open', (ctx: any) => {
+      clearTimeout(timer);
+      resolve(ctx.connection);
+    });
+    container.once('disconnected', (ctx: any) => reject(ctx.error ?? new Error('disconnected')));
+    container.connect({ host: '127.0.0.1', port, reconnect: false, ...options });
+  });
+}
+
+test('the server accepts SASL ANONYMOUS (with a user name, as the SDK sends) and connections without SASL', async (t) => {
+  const { emulator } = await startTestEmulator(t, { partitions: 1 });
+  const withSasl = await connect(emulator.port, { username: 'RootManageSharedAccessKey' });
+  const withoutSasl = await connect(emulator.port, {});
+  assert.ok(withSasl.is_open() && withoutSasl.is_open());
+  withSasl.close();
+  withoutSasl.close();
+});
+
+test('the server announces an idle timeout and keeps an idle client alive with heartbeats', async (t) => {
+  const { emulator } = await startTestEmulator(t, { partitions: 1 });
+  // The client asks for frames at least every 200 ms and gives up after twice that without any.
+  const connection = await connect(emulator.port, { idle_time_out: 200 });
+  assert.ok(connection.remote.open.idle_time_out > 0, 'the server tells clients how often to send heartbeats');
+  let closed = false;
+  connection.on('connection_close', () => (closed = true));
+  connection.on('disconnected', () => (closed = true));
+  await new Promise((r) => setTimeout(r, 1_200));
+  assert.equal(closed, false, 'heartbeats kept the idle connection open');
+  assert.ok(connection.is_open());
+  connection.close();
+});
