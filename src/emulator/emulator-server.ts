@@ -16,6 +16,7 @@ import { splitBatchEnvelope } from './internal/event-message.ts';
 import { FaultController, type FaultHost } from './internal/fault-controller.ts';
 import { Namespace, type Hub } from './internal/namespace.ts';
 import { partitionIndexForKey } from './internal/partition-key-hash.ts';
+import { installPresizedFrames } from './internal/presized-frames.ts';
 import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
@@ -64,6 +65,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     this.namespace = new Namespace(options.consumerGroups ?? []);
     for (const hub of options.hubs ?? []) this.namespace.add(hub);
     this.faults = new FaultController(this);
+    installPresizedFrames();
     this.container = (rhea as any).create_container({
       id: 'eventhubs-emulator',
       // Links the server creates in answer to a client's attach: producers' links get manual
