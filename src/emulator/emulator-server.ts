@@ -6,52 +6,42 @@ import type { Server } from 'node:net';
 import rhea from 'rhea';
 import type { Emulator, EmulatorEventInput, EmulatorHubConfig, EmulatorOptions, ReceiverLinkRecord } from './types.ts';
 import { parseAddress } from './internal/addresses.ts';
-import {
-  ARGUMENT_ERROR, ARGUMENT_OUT_OF_RANGE, DECODE_ERROR, LINK_STOLEN, MESSAGE_SIZE_EXCEEDED, NOT_FOUND,
-  RESOURCE_LIMIT_EXCEEDED, UNAUTHORIZED, entityNotFound, refusedByEpoch, stolenByEpoch,
-} from './internal/conditions.ts';
+import { ARGUMENT_ERROR, ARGUMENT_OUT_OF_RANGE, LINK_STOLEN, NOT_FOUND, UNAUTHORIZED, entityNotFound, stolenByEpoch } from './internal/conditions.ts';
 import { ConnectionState } from './internal/connection-registry.ts';
 import { ConsumerLink } from './internal/consumer-link.ts';
-import { splitBatchEnvelope } from './internal/event-message.ts';
 import { FaultController, type FaultHost } from './internal/fault-controller.ts';
 import { Namespace, type Hub } from './internal/namespace.ts';
 import { partitionIndexForKey } from './internal/partition-key-hash.ts';
+import { PartitionReaders } from './internal/partition-readers.ts';
+import { MAX_MESSAGE_SIZE_BYTES, readTransfer } from './internal/producer-transfer.ts';
 import { installPresizedFrames } from './internal/presized-frames.ts';
 import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
 import { parseStartFilter, resolveStartSequenceNumber } from './internal/start-position.ts';
 
-/** Largest event batch accepted, as the service's attach reply announces (EVENT-HUBS-PROTOCOL.md). */
-export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
+export { MAX_MESSAGE_SIZE_BYTES };
 export const DEFAULT_PORT = 5672;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_RETENTION_MS = 3_600_000;
 /** The official emulator's well-known key name and key (not secret: they are in Microsoft's docs). */
 export const DEFAULT_KEY_NAME = 'RootManageSharedAccessKey';
 export const DEFAULT_KEY = 'SAS_KEY_VALUE';
-/** Non-epoch receivers allowed per partition and consumer group, as on the service. */
-const MAX_NON_EPOCH_RECEIVERS = 5;
 /** Idle timeout announced to clients; they send heartbeats at half of it. */
 const IDLE_TIMEOUT_MS = 120_000;
 /** How long stop() waits for clients to end their connections after the AMQP close. */
 const STOP_GRACE_MS = 500;
 const EPOCH_PROPERTY = 'com.microsoft:epoch';
 const RUNTIME_METRIC_CAPABILITY = 'com.microsoft:enable-receiver-runtime-metric';
-const BATCH_MESSAGE_FORMAT = 0x80013700;
 
 const { message: amqpMessage } = rhea as any;
-
-function readerKey(hub: string, consumerGroup: string, partitionId: string): string {
-  return `${hub.toLowerCase()}\u0000${consumerGroup.toLowerCase()}\u0000${partitionId}`;
-}
 
 export class EmulatorServer implements Emulator, FaultHost {
   readonly audit = new ReceiverAuditLog();
   readonly faults: FaultController;
   private readonly namespace: Namespace;
   private readonly connections = new Map<any, ConnectionState>();
-  private readonly readers = new Map<string, Set<ConsumerLink>>();
+  private readonly readers = new PartitionReaders();
   private readonly retentionMs: number;
   private readonly container: any;
   private server: Server | undefined;
@@ -264,10 +254,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   }
 
   private forgetReader(link: ConsumerLink): void {
-    const key = readerKey(link.log.hub, link.consumerGroup, link.log.partitionId);
-    const set = this.readers.get(key);
-    set?.delete(link);
-    if (set && set.size === 0) this.readers.delete(key);
+    this.readers.remove(link);
   }
 
   private refuse(link: any, condition: string, description: string): void {
@@ -351,22 +338,13 @@ export class EmulatorServer implements Emulator, FaultHost {
     }
     const rawEpoch = remote.properties?.[EPOCH_PROPERTY];
     const epoch = rawEpoch === undefined || rawEpoch === null ? undefined : Number(rawEpoch);
-    const key = readerKey(hub.name, consumerGroup, partitionId);
-    const current = this.readers.get(key) ?? new Set<ConsumerLink>();
-    // Owner-level (epoch) rules: a receiver with an epoch at least the highest present takes over and the
-    // others are detached with amqp:link:stolen; a lower or missing epoch is refused while an epoch
-    // receiver exists. Detach first, then complete the attach, so the audit never shows two readers.
-    let highest: number | undefined;
-    for (const l of current) if (l.epoch !== undefined && (highest === undefined || l.epoch > highest)) highest = l.epoch;
-    if (highest !== undefined && (epoch === undefined || epoch < highest)) return this.refuse(sender, LINK_STOLEN, refusedByEpoch(epoch, highest));
-    if (epoch !== undefined) {
-      for (const old of [...current]) {
-        current.delete(old);
-        for (const s of this.connections.values()) s.consumers.delete(old);
-        old.detach(LINK_STOLEN, stolenByEpoch(epoch, old.epoch));
-      }
-    } else if (current.size >= MAX_NON_EPOCH_RECEIVERS) {
-      return this.refuse(sender, RESOURCE_LIMIT_EXCEEDED, `Exceeded the maximum number of allowed receivers per partition in a consumer group which is ${MAX_NON_EPOCH_RECEIVERS}.`);
+    // Detach the readers this one takes over from first, then complete the attach, so the audit never
+    // shows two readers of one partition at once.
+    const admission = this.readers.admit(hub.name, consumerGroup, partitionId, epoch);
+    if (!admission.ok) return this.refuse(sender, admission.condition, admission.description);
+    for (const old of admission.stolen) {
+      for (const s of this.connections.values()) s.consumers.delete(old);
+      old.detach(LINK_STOLEN, stolenByEpoch(epoch, old.epoch));
     }
     sender.set_source(remote.source);
     sender.set_target(remote.target ?? {});
@@ -384,8 +362,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     });
     const link = new ConsumerLink(sender, log, consumerGroup, epoch, runtimeMetrics, resolveStartSequenceNumber(start, log), record, this.faults);
     sender.__consumer = link;
-    current.add(link);
-    this.readers.set(key, current);
+    this.readers.add(link);
     state.consumers.add(link);
   }
 
@@ -445,25 +422,9 @@ export class EmulatorServer implements Emulator, FaultHost {
     const delivery = ctx.delivery;
     const hub = this.namespace.get(hubName);
     if (!hub) return delivery.reject({ condition: NOT_FOUND, description: entityNotFound(`${this.endpoint()}${hubName}`) });
-    let envelope: Buffer;
-    let events: Buffer[];
-    let partitionKey: string | undefined;
-    try {
-      if (ctx.format === BATCH_MESSAGE_FORMAT || Buffer.isBuffer(ctx.message)) {
-        envelope = ctx.message as Buffer;
-        if (envelope.length > MAX_MESSAGE_SIZE_BYTES) return this.rejectOversize(delivery, envelope.length);
-        ({ events, partitionKey } = splitBatchEnvelope(envelope));
-      } else {
-        // A plain (non-batch) message is one event.
-        envelope = amqpMessage.encode(ctx.message);
-        if (envelope.length > MAX_MESSAGE_SIZE_BYTES) return this.rejectOversize(delivery, envelope.length);
-        events = [envelope];
-        const key = ctx.message?.message_annotations?.['x-opt-partition-key'];
-        partitionKey = key === undefined || key === null ? undefined : String(key);
-      }
-    } catch (err) {
-      return delivery.reject({ condition: DECODE_ERROR, description: `The message could not be decoded: ${(err as Error).message}` });
-    }
+    const contents = readTransfer(ctx);
+    if (!contents.ok) return delivery.reject(contents.error);
+    const { events, partitionKey } = contents;
     let log: PartitionLog | undefined;
     if (partitionId !== undefined) log = hub.log(partitionId);
     else if (partitionKey !== undefined) log = hub.logs[partitionIndexForKey(partitionKey, hub.logs.length)];
@@ -473,12 +434,6 @@ export class EmulatorServer implements Emulator, FaultHost {
     delivery.accept();
   }
 
-  private rejectOversize(delivery: any, size: number): void {
-    delivery.reject({
-      condition: MESSAGE_SIZE_EXCEEDED,
-      description: `The received message (size ${size} bytes) exceeds the limit (${MAX_MESSAGE_SIZE_BYTES} bytes) currently allowed on the link.`,
-    });
-  }
 }
 
 /**

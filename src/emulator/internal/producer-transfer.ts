@@ -1,0 +1,45 @@
+/**
+ * What a producer's transfer holds: a batch envelope (message format 0x80013700, the SDK's only form:
+ * one data section per event) or a plain message (one event, e.g. from a bare AMQP client). Oversize
+ * transfers are refused with amqp:link:message-size-exceeded, as the service does.
+ */
+import rhea from 'rhea';
+import { DECODE_ERROR, MESSAGE_SIZE_EXCEEDED } from './conditions.ts';
+import { splitBatchEnvelope } from './event-message.ts';
+
+/** Largest transfer accepted, as the service's attach reply announces (EVENT-HUBS-PROTOCOL.md). */
+export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
+const BATCH_MESSAGE_FORMAT = 0x80013700;
+
+const { message: amqpMessage } = rhea as any;
+
+export type TransferContents =
+  | { ok: true; events: Buffer[]; partitionKey?: string }
+  | { ok: false; error: { condition: string; description: string } };
+
+function oversize(size: number): TransferContents {
+  return {
+    ok: false,
+    error: {
+      condition: MESSAGE_SIZE_EXCEEDED,
+      description: `The received message (size ${size} bytes) exceeds the limit (${MAX_MESSAGE_SIZE_BYTES} bytes) currently allowed on the link.`,
+    },
+  };
+}
+
+/** Reads a rhea message context (`ctx.message` is raw bytes when the format is not 0). */
+export function readTransfer(ctx: { message: unknown; format?: number }): TransferContents {
+  try {
+    if (ctx.format === BATCH_MESSAGE_FORMAT || Buffer.isBuffer(ctx.message)) {
+      const envelope = ctx.message as Buffer;
+      if (envelope.length > MAX_MESSAGE_SIZE_BYTES) return oversize(envelope.length);
+      return { ok: true, ...splitBatchEnvelope(envelope) };
+    }
+    const encoded: Buffer = amqpMessage.encode(ctx.message);
+    if (encoded.length > MAX_MESSAGE_SIZE_BYTES) return oversize(encoded.length);
+    const key = (ctx.message as any)?.message_annotations?.['x-opt-partition-key'];
+    return key === undefined || key === null ? { ok: true, events: [encoded] } : { ok: true, events: [encoded], partitionKey: String(key) };
+  } catch (err) {
+    return { ok: false, error: { condition: DECODE_ERROR, description: `The message could not be decoded: ${(err as Error).message}` } };
+  }
+}
