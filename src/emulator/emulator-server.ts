@@ -7,7 +7,7 @@ import rhea from 'rhea';
 import type { Emulator, EmulatorEventInput, EmulatorHubConfig, EmulatorOptions, ReceiverLinkRecord } from './types.ts';
 import { parseAddress } from './internal/addresses.ts';
 import { ARGUMENT_ERROR, ARGUMENT_OUT_OF_RANGE, LINK_STOLEN, NOT_FOUND, UNAUTHORIZED, entityNotFound, stolenByEpoch } from './internal/conditions.ts';
-import { ConnectionState } from './internal/connection-registry.ts';
+import { ConnectionRegistry, abortConnection, type ConnectionState } from './internal/connection-registry.ts';
 import { ConsumerLink } from './internal/consumer-link.ts';
 import { FaultController, type FaultHost } from './internal/fault-controller.ts';
 import { Namespace, type Hub } from './internal/namespace.ts';
@@ -40,8 +40,8 @@ export class EmulatorServer implements Emulator, FaultHost {
   readonly audit = new ReceiverAuditLog();
   readonly faults: FaultController;
   private readonly namespace: Namespace;
-  private readonly connections = new Map<any, ConnectionState>();
   private readonly readers = new PartitionReaders();
+  private readonly connections = new ConnectionRegistry((link) => this.readers.remove(link));
   private readonly retentionMs: number;
   private readonly container: any;
   private server: Server | undefined;
@@ -108,18 +108,21 @@ export class EmulatorServer implements Emulator, FaultHost {
 
   append(hubName: string, partitionId: string, events: EmulatorEventInput[]): void {
     const log = this.requireLog(hubName, partitionId);
-    const byKey = new Map<string | undefined, Buffer[]>();
+    // Consecutive events with the same key are appended together; the input order is kept.
+    let run: Buffer[] = [];
+    let runKey: string | undefined;
     for (const e of events) {
+      if (run.length > 0 && e.partitionKey !== runKey) {
+        log.append(run, runKey);
+        run = [];
+      }
+      runKey = e.partitionKey;
       const msg: Record<string, unknown> = { body: amqpMessage.data_section(typeof e.body === 'string' ? Buffer.from(e.body, 'utf8') : e.body) };
       if (e.properties) msg.application_properties = e.properties;
       if (e.partitionKey !== undefined) msg.message_annotations = { 'x-opt-partition-key': e.partitionKey };
-      const list = byKey.get(e.partitionKey) ?? [];
-      list.push(amqpMessage.encode(msg));
-      byKey.set(e.partitionKey, list);
+      run.push(amqpMessage.encode(msg));
     }
-    // Encoded in input order per key; a mixed-key call keeps order within each key, enough for preloads.
-    if (byKey.size === 1) log.append([...byKey.values()][0]!);
-    else for (const list of byKey.values()) log.append(list);
+    if (run.length > 0) log.append(run, runKey);
   }
 
   addHub(config: EmulatorHubConfig): void {
@@ -130,21 +133,8 @@ export class EmulatorServer implements Emulator, FaultHost {
     const hub = this.namespace.remove(name);
     if (!hub) return;
     const description = entityNotFound(`${this.endpoint()}${hub.name}`);
-    for (const state of this.connections.values()) {
-      for (const link of [...state.consumers]) {
-        if (link.log.hub === hub.name) {
-          state.consumers.delete(link);
-          this.forgetReader(link);
-          link.detach(NOT_FOUND, description);
-        }
-      }
-      for (const p of [...state.producers]) {
-        if (p.hub.toLowerCase() === hub.name.toLowerCase()) {
-          state.producers.delete(p);
-          p.receiver.close({ condition: NOT_FOUND, description });
-        }
-      }
-    }
+    this.connections.detachReceivers({ hub: hub.name }, NOT_FOUND, description);
+    this.connections.closeProducers(hub.name, NOT_FOUND, description);
   }
 
   stop(): Promise<void> {
@@ -152,19 +142,10 @@ export class EmulatorServer implements Emulator, FaultHost {
       if (this.retentionTimer) clearInterval(this.retentionTimer);
       const server = this.server;
       const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-      const states = [...this.connections.values()];
-      this.connections.clear();
       // Close politely first (clients see a clean AMQP close and stop reconnecting), then make sure.
-      for (const state of states) {
-        this.closeConnectionLinks(state);
-        try {
-          state.connection.close();
-        } catch {
-          // already closing
-        }
-      }
+      const connections = this.connections.closeAll();
       await Promise.race([closed, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
-      for (const state of states) abortConnection(state.connection);
+      for (const connection of connections) abortConnection(connection);
       await closed;
     })();
     return this.stopping;
@@ -173,48 +154,20 @@ export class EmulatorServer implements Emulator, FaultHost {
   // ---- FaultHost ----
 
   dropConnections(options: { containerId?: string; condition?: string; description?: string } = {}): number {
-    let count = 0;
-    for (const state of [...this.connections.values()]) {
-      if (options.containerId !== undefined && state.containerId !== options.containerId) continue;
-      count++;
-      this.closeConnectionLinks(state, options.condition ?? 'amqp:connection:forced');
-      if (options.condition) {
-        state.connection.close({ condition: options.condition, description: options.description ?? 'Injected fault: connection closed.' });
-        // Give the close frame a moment to leave, then make sure the socket is gone.
-        setTimeout(() => abortConnection(state.connection), 50).unref();
-      } else {
-        abortConnection(state.connection);
-      }
-      this.connections.delete(state.connection);
-    }
-    return count;
+    return this.connections.drop(options);
   }
 
   detachReceivers(options: { hub: string; partitionId: string; consumerGroup?: string; condition: string; description?: string }): number {
-    let count = 0;
-    for (const state of this.connections.values()) {
-      for (const link of [...state.consumers]) {
-        if (link.log.hub.toLowerCase() !== options.hub.toLowerCase() || link.log.partitionId !== options.partitionId) continue;
-        if (options.consumerGroup !== undefined && link.consumerGroup.toLowerCase() !== options.consumerGroup.toLowerCase()) continue;
-        state.consumers.delete(link);
-        this.forgetReader(link);
-        link.detach(options.condition, options.description ?? `Injected fault: ${options.condition}`);
-        count++;
-      }
-    }
-    return count;
+    const { condition, description, ...filter } = options;
+    return this.connections.detachReceivers(filter, condition, description ?? `Injected fault: ${condition}`);
   }
 
   pumpPartition(hub: string, partitionId: string): void {
-    for (const state of this.connections.values()) {
-      for (const link of state.consumers) {
-        if (link.log.hub.toLowerCase() === hub.toLowerCase() && link.log.partitionId === partitionId) link.pump();
-      }
-    }
+    this.connections.wakeReceivers({ hub, partitionId });
   }
 
   pumpAll(): void {
-    for (const state of this.connections.values()) for (const link of state.consumers) link.pump();
+    this.connections.wakeReceivers();
   }
 
   // ---- internals ----
@@ -235,28 +188,6 @@ export class EmulatorServer implements Emulator, FaultHost {
     for (const hub of this.namespace.all()) for (const log of hub.logs) log.expire(this.retentionMs);
   }
 
-  private state(connection: any): ConnectionState {
-    let state = this.connections.get(connection);
-    if (!state) {
-      state = new ConnectionState(connection);
-      this.connections.set(connection, state);
-    }
-    return state;
-  }
-
-  private closeConnectionLinks(state: ConnectionState, condition?: string): void {
-    for (const link of state.consumers) {
-      this.forgetReader(link);
-      link.markClosed(condition);
-    }
-    state.consumers.clear();
-    state.producers.clear();
-  }
-
-  private forgetReader(link: ConsumerLink): void {
-    this.readers.remove(link);
-  }
-
   private refuse(link: any, condition: string, description: string): void {
     link.close({ condition, description });
   }
@@ -265,15 +196,10 @@ export class EmulatorServer implements Emulator, FaultHost {
     const c = this.container;
     c.on('connection_open', (ctx: any) => {
       if (this.stopping) return ctx.connection.close();
-      const state = this.state(ctx.connection);
+      const state = this.connections.ensure(ctx.connection);
       state.containerId = String(ctx.connection.remote?.open?.container_id ?? '');
     });
-    const onConnectionGone = (ctx: any) => {
-      const state = this.connections.get(ctx.connection);
-      if (!state) return;
-      this.closeConnectionLinks(state);
-      this.connections.delete(ctx.connection);
-    };
+    const onConnectionGone = (ctx: any) => this.connections.forget(ctx.connection);
     c.on('connection_close', onConnectionGone);
     c.on('disconnected', onConnectionGone);
     c.on('connection_error', () => undefined);
@@ -287,10 +213,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     c.on('sendable', (ctx: any) => this.consumerOf(ctx)?.pump());
     c.on('sender_close', (ctx: any) => {
       const link = this.consumerOf(ctx);
-      if (!link) return;
-      this.state(ctx.connection).consumers.delete(link);
-      this.forgetReader(link);
-      link.markClosed(ctx.sender?.remote?.detach?.error?.condition);
+      if (link) this.connections.consumerClosed(ctx.connection, link, ctx.sender?.remote?.detach?.error?.condition);
     });
     c.on('receiver_close', (ctx: any) => {
       const state = this.connections.get(ctx.connection);
@@ -307,7 +230,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   /** A client receiver attached: a reply link for $cbs / $management, or a partition consumer. */
   private onClientReceiverAttach(ctx: any): void {
     const sender = ctx.sender;
-    const state = this.state(ctx.connection);
+    const state = this.connections.ensure(ctx.connection);
     const remote = sender.remote.attach ?? {};
     const address = parseAddress(remote.source?.address);
     if (address.kind === 'cbs' || address.kind === 'management') {
@@ -343,7 +266,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     const admission = this.readers.admit(hub.name, consumerGroup, partitionId, epoch);
     if (!admission.ok) return this.refuse(sender, admission.condition, admission.description);
     for (const old of admission.stolen) {
-      for (const s of this.connections.values()) s.consumers.delete(old);
+      this.connections.unlinkConsumer(old);
       old.detach(LINK_STOLEN, stolenByEpoch(epoch, old.epoch));
     }
     sender.set_source(remote.source);
@@ -369,7 +292,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   /** A client sender attached: a request link to $cbs / $management, or a producer. */
   private onClientSenderAttach(ctx: any): void {
     const receiver = ctx.receiver;
-    const state = this.state(ctx.connection);
+    const state = this.connections.ensure(ctx.connection);
     const remote = receiver.remote.attach ?? {};
     const address = parseAddress(remote.target?.address);
     if (address.kind === 'cbs' || address.kind === 'management') {
@@ -395,7 +318,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   private onMessage(ctx: any): void {
     const receiver = ctx.receiver;
     const delivery = ctx.delivery;
-    const state = this.state(ctx.connection);
+    const state = this.connections.ensure(ctx.connection);
     const address = parseAddress(receiver.remote.attach?.target?.address);
     if (address.kind === 'cbs' || address.kind === 'management') {
       delivery.accept();
@@ -434,19 +357,6 @@ export class EmulatorServer implements Emulator, FaultHost {
     delivery.accept();
   }
 
-}
-
-/**
- * Cuts a connection's socket. A destroyed socket emits no 'end', so rhea is told explicitly (`eof`):
- * otherwise its heartbeat timers for that connection would keep running.
- */
-function abortConnection(connection: any): void {
-  connection.socket?.destroy();
-  try {
-    connection.eof?.();
-  } catch {
-    // already disconnected
-  }
 }
 
 function partitionOutOfRange(hub: Hub): string {

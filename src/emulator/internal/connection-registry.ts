@@ -1,4 +1,8 @@
-/** Per-connection state: the client's container id, its granted claims and its links. */
+/**
+ * Client connections and what hangs off them: the client's container id, its granted claims, its
+ * consumer and producer links. Connection-wide operations (drop, detach matching receivers, wake
+ * receivers, close everything) live here; the server decides when to call them.
+ */
 import type { ConsumerLink } from './consumer-link.ts';
 import type { Authorization } from './request-handlers.ts';
 import { scopeCovers } from './sas-token.ts';
@@ -31,5 +35,141 @@ export class ConnectionState {
 
   isAuthorized(entityPath: string, nowMs = Date.now()): boolean {
     return this.authorizations.some((a) => a.expiresAtMs > nowMs && scopeCovers(a.audience, `sb://x/${entityPath}`));
+  }
+}
+
+/** How long a connection closed with an AMQP error gets to send its close frame before its socket is cut. */
+const CLOSE_FRAME_GRACE_MS = 50;
+
+/**
+ * Cuts a connection's socket. A destroyed socket emits no 'end', so rhea is told explicitly (`eof`):
+ * otherwise its heartbeat timers for that connection would keep running.
+ */
+export function abortConnection(connection: any): void {
+  connection.socket?.destroy();
+  try {
+    connection.eof?.();
+  } catch {
+    // already disconnected
+  }
+}
+
+export interface ReceiverFilter {
+  hub: string;
+  partitionId?: string;
+  consumerGroup?: string;
+}
+
+function matches(link: ConsumerLink, filter: ReceiverFilter): boolean {
+  if (link.log.hub.toLowerCase() !== filter.hub.toLowerCase()) return false;
+  if (filter.partitionId !== undefined && link.log.partitionId !== filter.partitionId) return false;
+  return filter.consumerGroup === undefined || link.consumerGroup.toLowerCase() === filter.consumerGroup.toLowerCase();
+}
+
+export class ConnectionRegistry {
+  private readonly states = new Map<any, ConnectionState>();
+
+  /** @param onConsumerClosed told about every consumer link that stops (to leave the readers registry). */
+  constructor(private readonly onConsumerClosed: (link: ConsumerLink) => void) {}
+
+  ensure(connection: any): ConnectionState {
+    let state = this.states.get(connection);
+    if (!state) {
+      state = new ConnectionState(connection);
+      this.states.set(connection, state);
+    }
+    return state;
+  }
+
+  get(connection: any): ConnectionState | undefined {
+    return this.states.get(connection);
+  }
+
+  /** Forgets a connection that closed or dropped, closing its links' bookkeeping. */
+  forget(connection: any, condition?: string): void {
+    const state = this.states.get(connection);
+    if (!state) return;
+    this.states.delete(connection);
+    for (const link of state.consumers) {
+      this.onConsumerClosed(link);
+      link.markClosed(condition);
+    }
+    state.consumers.clear();
+    state.producers.clear();
+  }
+
+  /** A consumer link ended (client detach): bookkeeping only. */
+  consumerClosed(connection: any, link: ConsumerLink, condition?: string): void {
+    this.states.get(connection)?.consumers.delete(link);
+    this.onConsumerClosed(link);
+    link.markClosed(condition);
+  }
+
+  /** Removes a link from its connection without detaching it (the caller detaches). */
+  unlinkConsumer(link: ConsumerLink): void {
+    for (const state of this.states.values()) state.consumers.delete(link);
+  }
+
+  /** Detaches the receivers matching `filter` with an AMQP error; returns how many. */
+  detachReceivers(filter: ReceiverFilter, condition: string, description: string): number {
+    let count = 0;
+    for (const state of this.states.values()) {
+      for (const link of [...state.consumers]) {
+        if (!matches(link, filter)) continue;
+        state.consumers.delete(link);
+        this.onConsumerClosed(link);
+        link.detach(condition, description);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** Closes the producer links of a hub with an AMQP error. */
+  closeProducers(hub: string, condition: string, description: string): void {
+    for (const state of this.states.values()) {
+      for (const p of [...state.producers]) {
+        if (p.hub.toLowerCase() !== hub.toLowerCase()) continue;
+        state.producers.delete(p);
+        p.receiver.close({ condition, description });
+      }
+    }
+  }
+
+  wakeReceivers(filter?: ReceiverFilter): void {
+    for (const state of this.states.values()) {
+      for (const link of state.consumers) if (!filter || matches(link, filter)) link.pump();
+    }
+  }
+
+  /** Drops matching connections: cut (no condition) or closed with an AMQP error. Returns how many. */
+  drop(options: { containerId?: string; condition?: string; description?: string }): number {
+    let count = 0;
+    for (const state of [...this.states.values()]) {
+      if (options.containerId !== undefined && state.containerId !== options.containerId) continue;
+      count++;
+      this.forget(state.connection, options.condition ?? 'amqp:connection:forced');
+      if (options.condition) {
+        state.connection.close({ condition: options.condition, description: options.description ?? 'Injected fault: connection closed.' });
+        setTimeout(() => abortConnection(state.connection), CLOSE_FRAME_GRACE_MS).unref();
+      } else {
+        abortConnection(state.connection);
+      }
+    }
+    return count;
+  }
+
+  /** Sends every connection an AMQP close (without error) and returns them, forgotten. */
+  closeAll(): any[] {
+    const connections = [...this.states.keys()];
+    for (const connection of connections) {
+      this.forget(connection);
+      try {
+        connection.close();
+      } catch {
+        // already closing
+      }
+    }
+    return connections;
   }
 }
