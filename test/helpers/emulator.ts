@@ -8,7 +8,7 @@
  * helper, would run too late. Pass clients to `track()` instead: they are closed (newest first) before
  * the emulator stops.
  */
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.ts';
 import { randomName } from './azurite.ts';
 
@@ -57,7 +57,13 @@ function unrefLongTimers(): void {
 /** Bound on each client close during cleanup, so a stuck close cannot hang the test run. */
 const CLIENT_CLOSE_TIMEOUT_MS = 10_000;
 
-export async function startTestEmulator(t: TestContext | undefined, opts: TestEmulatorOptions = {}): Promise<TestEmulator> {
+/**
+ * Starts a test emulator. Pass the test context to clean up in that test's `after`; without it (only
+ * options), cleanup is registered with node:test's `after` of the enclosing suite or file.
+ */
+export async function startTestEmulator(t?: TestContext | TestEmulatorOptions, opts: TestEmulatorOptions = {}): Promise<TestEmulator> {
+  const context = t !== undefined && typeof (t as TestContext).after === 'function' ? (t as TestContext) : undefined;
+  if (!context && t !== undefined) opts = t as TestEmulatorOptions;
   unrefLongTimers();
   const hubName = randomName('hub');
   const consumerGroup = randomName('cg');
@@ -75,7 +81,8 @@ export async function startTestEmulator(t: TestContext | undefined, opts: TestEm
     }
     await emulator.stop();
   };
-  t?.after(cleanup);
+  if (context) context.after(cleanup);
+  else after(cleanup);
   return {
     emulator,
     hubName,

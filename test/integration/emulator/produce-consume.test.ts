@@ -59,3 +59,11 @@ test('append() preloads events that the SDK consumer reads with their properties
   assert.equal(events[1]!.partitionKey, 'k');
   assert.throws(() => emulator.append(hubName, '7', [{ body: 'x' }]), /no partition '7'/);
 });
+
+test('startTestEmulator(options) without a test context still cleans up after the file', async () => {
+  const { emulator, hubName, connectionString, track } = await startTestEmulator({ partitions: 3 });
+  const producer = track(new EventHubProducerClient(connectionString));
+  assert.deepEqual((await producer.getEventHubProperties()).partitionIds, ['0', '1', '2']);
+  assert.equal(hubName.length > 3, true);
+  assert.ok(emulator.port > 0);
+});
