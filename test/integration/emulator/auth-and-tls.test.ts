@@ -54,7 +54,7 @@ test('with SAS keys configured, signatures, expiry and scope are verified and re
   assert.equal((await good.getPartitionProperties('0')).lastEnqueuedSequenceNumber, 0, 'refused senders wrote nothing');
 });
 
-test('over TLS with a given certificate the unmodified SDK sends and receives (AMQPS, no UseDevelopmentEmulator)', async (t) => {
+test('over TLS with a given certificate the unmodified SDK sends and receives (AMQPS, no UseDevelopmentEmulator), with SAS and with a jwt credential', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'emulator-tls-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const certPath = join(dir, 'cert.pem');
@@ -82,5 +82,5 @@ test('over TLS with a given certificate the unmodified SDK sends and receives (A
     });
   });
   const line = output.trim().split('\n').pop() ?? '';
-  assert.deepEqual(JSON.parse(line), { ok: true, body: 'over tls' });
+  assert.deepEqual(JSON.parse(line), { ok: true, body: 'over tls', jwtPartitions: ['0'] });
 });

@@ -56,6 +56,14 @@ test('the CLI serves hubs from a Docker emulator config and flags, prints its co
   assert.equal(await p.exited, 0);
 });
 
+test('the CLI also exits cleanly on SIGINT', async (t) => {
+  const p = run(['--port', '0', '--hub', 'a:1']);
+  t.after(() => p.child.kill('SIGKILL'));
+  assert.match(await firstLine(p), /^Endpoint=sb:\/\/127\.0\.0\.1:\d+;/);
+  p.child.kill('SIGINT');
+  assert.equal(await p.exited, 0);
+});
+
 test('bad flags and bad config files exit with code 2 and a clear message', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'emulator-cli-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
