@@ -211,6 +211,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     c.on('sender_open', (ctx: any) => this.onClientReceiverAttach(ctx));
     c.on('receiver_open', (ctx: any) => this.onClientSenderAttach(ctx));
     c.on('sendable', (ctx: any) => this.consumerOf(ctx)?.pump());
+    c.on('sender_draining', (ctx: any) => this.consumerOf(ctx)?.pump());
     c.on('sender_close', (ctx: any) => {
       const link = this.consumerOf(ctx);
       if (link) this.connections.consumerClosed(ctx.connection, link, ctx.sender?.remote?.detach?.error?.condition);

@@ -44,7 +44,10 @@ export class ConsumerLink {
     const log = this.log;
     // A reader that fell behind the retention continues from the first retained event.
     if (this.nextSequenceNumber < log.beginSequenceNumber) this.nextSequenceNumber = log.beginSequenceNumber;
-    if (this.nextSequenceNumber >= log.endSequenceNumber) return;
+    if (this.nextSequenceNumber >= log.endSequenceNumber) {
+      this.completeDrain();
+      return;
+    }
     const delayMs = this.control.delayMs(log);
     if (delayMs > 0) {
       this.timer = setTimeout(() => {
@@ -60,13 +63,28 @@ export class ConsumerLink {
     const end = log.endSequenceNumber;
     if (sender.sendable()) corkForThisTurn(sender.connection);
     while (this.nextSequenceNumber < end && sender.sendable()) this.sendOne();
-    if (this.nextSequenceNumber < end && sender.credit > 0 && sender.is_open()) {
+    if (this.nextSequenceNumber >= end) {
+      this.completeDrain();
+      return;
+    }
+    if (sender.credit > 0 && sender.is_open()) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         this.pump();
       }, BUFFER_FULL_RETRY_MS);
       this.timer.unref();
     }
+  }
+
+  /**
+   * A client that sets `drain` on its flow asks the sender to use up the credit it cannot fill (AMQP 1.0
+   * part 2 §2.6.7). With nothing left to send, the remaining credit is consumed and a flow reports it.
+   */
+  private completeDrain(): void {
+    const sender = this.sender;
+    if (!sender._draining || sender.credit <= 0 || !sender.is_open()) return;
+    sender.set_drained(true);
+    sender.connection._register();
   }
 
   private sendOne(): void {

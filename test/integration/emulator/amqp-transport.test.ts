@@ -39,3 +39,29 @@ test('the server announces an idle timeout and keeps an idle client alive with h
   assert.ok(connection.is_open());
   connection.close();
 });
+
+test('a receiver that drains its credit gets what exists, then its remaining credit is consumed', async (t) => {
+  const { emulator, hubName } = await startTestEmulator(t, { partitions: 1 });
+  emulator.append(hubName, '0', [{ body: 'a' }, { body: 'b' }]);
+  const connection = await connect(emulator.port, {});
+  t.after(() => connection.close());
+  const receiver = connection.open_receiver({
+    source: { address: `${hubName}/ConsumerGroups/$Default/Partitions/0` },
+    credit_window: 0,
+  });
+  let received = 0;
+  receiver.on('message', () => received++);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no drain completion within 5 s (received ${received})`)), 5_000);
+    receiver.once('receiver_open', () => {
+      receiver.add_credit(10);
+      receiver.drain_credit();
+    });
+    receiver.once('receiver_drained', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  assert.equal(received, 2);
+  assert.equal(receiver.credit, 0, 'the unused credit was consumed');
+});
