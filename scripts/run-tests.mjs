@@ -31,6 +31,11 @@ const args = [
   '--import', 'tsx',
   '--test',
   `--test-concurrency=${concurrency}`,
+  // A test file's process ends when its tests end: @azure/event-hubs 6.0.4 leaves a 45-minute token
+  // renewal timer behind after a receiver reconnects, which would otherwise keep the file running.
+  '--test-force-exit',
+  // No single test may hang the suite; tests that need longer set their own timeout.
+  '--test-timeout=300000',
   ...passthrough,
   ...files.map((f) => relative(process.cwd(), f)),
 ];
