@@ -27,6 +27,8 @@ interface Timing {
   updateIntervalMs: number;
   ms: number;
   partitions: number;
+  /** Graceful only: from SIGTERM until the victim's last `partitionClosed` (its pumps stopped, before the release). */
+  victimClosedMs?: number;
 }
 
 const median = (xs: number[]): number => {
@@ -73,9 +75,12 @@ try {
       else void victim.crash();
       await waitUntil(() => lost.every((pid) => fleet.some((i) => i.owned.has(pid)) && openedAfter(signalledAt)(pid)), takeoverTimeoutMs(updateMs), `the partitions of ${victim.name} taken over`, fleet);
       const ms = Math.max(...lost.map((pid) => openedAfter(signalledAt)(pid)!.at!)) - signalledAt;
-      timings.push({ kind, updateIntervalMs: updateMs, ms, partitions: lost.length });
-      console.log(`update ${updateMs / 1000} s, ${kind.padEnd(8)} run ${Math.floor(run / 2) + 1}: ${lost.length} partitions taken over in ${(ms / 1000).toFixed(2)} s`);
       await victim.exited;
+      const closes = victim.statuses.filter((s) => s.type === 'partitionClosed' && (s.at ?? 0) >= signalledAt).map((s) => s.at!);
+      const victimClosedMs = kind === 'graceful' && closes.length > 0 ? Math.max(...closes) - signalledAt : undefined;
+      timings.push({ kind, updateIntervalMs: updateMs, ms, partitions: lost.length, victimClosedMs });
+      const closedNote = victimClosedMs === undefined ? '' : ` (the victim had closed its partitions after ${(victimClosedMs / 1000).toFixed(2)} s)`;
+      console.log(`update ${updateMs / 1000} s, ${kind.padEnd(8)} run ${Math.floor(run / 2) + 1}: ${lost.length} partitions taken over in ${(ms / 1000).toFixed(2)} s${closedNote}`);
       fleet.push(spawn());
       await waitUntil(balanced, balanceTimeoutMs(updateMs), 'the fleet rebalanced after a replacement joined', fleet);
     }
@@ -84,7 +89,11 @@ try {
   const summary = UPDATE_INTERVALS_MS.flatMap((updateMs) =>
     (['graceful', 'crash'] as const).map((kind) => {
       const ms = timings.filter((t) => t.kind === kind && t.updateIntervalMs === updateMs).map((t) => t.ms);
-      return { kind, updateIntervalMs: updateMs, leaseDurationMs: LEASE_DURATION_MS, runs: ms.length, medianMs: median(ms), maxMs: Math.max(...ms), allMs: ms };
+      const closed = timings.filter((t) => t.kind === kind && t.updateIntervalMs === updateMs && t.victimClosedMs !== undefined).map((t) => t.victimClosedMs!);
+      return {
+        kind, updateIntervalMs: updateMs, leaseDurationMs: LEASE_DURATION_MS, runs: ms.length, medianMs: median(ms), maxMs: Math.max(...ms), allMs: ms,
+        ...(closed.length > 0 ? { victimClosedMedianMs: median(closed) } : {}),
+      };
     }),
   );
   for (const s of summary) console.log(`update ${s.updateIntervalMs / 1000} s, lease ${s.leaseDurationMs / 1000} s, ${s.kind.padEnd(8)}: median ${(s.medianMs / 1000).toFixed(2)} s, max ${(s.maxMs / 1000).toFixed(2)} s over ${s.runs} runs`);
