@@ -32,6 +32,8 @@ const AUTH_CONDITIONS = new Set(['amqp:unauthorized-access', 'com.microsoft:auth
 const TRANSIENT_CODES = new Set([
   'ServerBusyError', 'ServiceUnavailableError', 'DetachForcedError', 'ConnectionForcedError', 'ConnectionLostError',
   'OperationTimeoutError', 'InternalServerError', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT',
+  // The socket ended under a write, or the peer broke the framing: the connection is gone, a new one is fine.
+  'ERR_STREAM_WRITE_AFTER_END', 'ERR_STREAM_DESTROYED', 'ProtocolError',
 ]);
 
 /**

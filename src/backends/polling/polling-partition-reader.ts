@@ -179,6 +179,11 @@ export class PollingPartitionReader implements PartitionReader {
     this.#generation++;
     const subscription = this.#subscription;
     this.#subscription = undefined;
+    // Let the SDK's pump settle first. Closing while its receiveBatch is between `connect()` and
+    // `waitForEvents()` (microtasks apart, typically right after the last batch was taken) registers the
+    // abort listener on an already aborted signal, and its 60 s wait timer then keeps the process alive
+    // (@azure/event-hubs 6.0.4, partitionReceiver.ts). One turn of the event loop closes that window.
+    await new Promise((resolve) => setImmediate(resolve));
     await subscription?.close().catch(() => undefined);
   }
 }

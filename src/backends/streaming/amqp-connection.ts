@@ -74,6 +74,7 @@ export class AmqpConnection {
     this.#closed = true;
     this.#listeners.clear();
     const connection = this.#context.connection;
+    connection.on(ConnectionEvents.error, () => undefined);
     this.#context.wasConnectionCloseCalled = true;
     try {
       this.#context.cbsSession.remove();
@@ -88,6 +89,8 @@ export class AmqpConnection {
     if (this.#usedOnce) {
       const old = this.#context.connection;
       old.removeAllListeners();
+      // An EventEmitter 'error' without a listener throws; the old connection may still report one.
+      old.on(ConnectionEvents.error, () => undefined);
       old.removeAllSessions();
       this.#context.refreshConnection();
     }
@@ -103,6 +106,9 @@ export class AmqpConnection {
     };
     connection.on(ConnectionEvents.disconnected, notify);
     connection.on(ConnectionEvents.connectionError, notify);
+    // rhea reports a frame it cannot accept (e.g. a transfer after the peer's own detach) as 'error' and
+    // ends the socket; without a listener the EventEmitter would throw it at the process.
+    connection.on(ConnectionEvents.error, notify);
     connection.on(ConnectionEvents.connectionClose, (context) => {
       // A close the service started (e.g. amqp:connection:forced); our own close sets #closed first.
       if (!this.#closed) notify(context);

@@ -183,7 +183,10 @@ export class StreamingPartitionReader implements PartitionReader {
     if (this.#isDone() || this.#reconnecting) return;
     this.#reconnecting = true;
     this.#s.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: toBackendError(error, `partition ${this.partitionId}`) });
-    void this.#teardown(false).then(() => this.#reconnect(1));
+    // The old link's close runs on in the background (it may wait for a peer that is gone); the new
+    // attach does not depend on it.
+    void this.#teardown(false);
+    this.#reconnect(1);
   }
 
   /** Re-attaches after the last received event; transient failures retry with capped backoff, for ever. */
@@ -230,19 +233,22 @@ export class StreamingPartitionReader implements PartitionReader {
     const link = this.#link;
     this.#link = undefined;
     if (!link) return;
-    if (link.isOpen() && link.connection.isOpen()) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, LINK_CLOSE_TIMEOUT_MS);
-        timer.unref();
-      });
-      await Promise.race([link.close().catch(() => undefined), timeout]);
-      clearTimeout(timer);
-    }
-    try {
+    if (!link.connection.isOpen()) {
+      // Nothing can be sent any more; forget the link and its session locally.
       link.remove();
-    } catch {
-      // Already gone with its session.
+      return;
     }
+    // close() detaches an open link, and for a link the service detached (rhea answers that detach on
+    // its own, next tick) it ends the link's session. Removing the link locally instead would race
+    // rhea's own detach and send frames for a session the peer no longer knows.
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), LINK_CLOSE_TIMEOUT_MS);
+      timer.unref();
+    });
+    const closed = link.close().then(() => false, () => true);
+    const failed = await Promise.race([closed, timedOut]);
+    clearTimeout(timer);
+    if (failed) link.remove();
   }
 }

@@ -27,6 +27,8 @@ describe('classifyError', () => {
   test('a peer breaking frame order (rhea throws a plain Error) is transient: a new connection helps', () => {
     assert.equal(classifyError(new Error('transfer after detach')).kind, 'transient');
     assert.equal(classifyError(new Error('frame sequence error: expected 3, got 5')).kind, 'transient');
+    assert.equal(classifyError(Object.assign(new Error('Invalid protocol header for AMQP'), { name: 'ProtocolError' })).kind, 'transient');
+    assert.equal(classifyError(Object.assign(new Error('write after end'), { code: 'ERR_STREAM_WRITE_AFTER_END' })).kind, 'transient');
   });
 
   test('non-retryable and unknown errors are fatal', () => {
