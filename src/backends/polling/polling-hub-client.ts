@@ -30,8 +30,12 @@ export class PollingHubClient implements HubClient {
   readonly #readers = new Set<PollingPartitionReader>();
   #closing: Promise<void> | undefined;
 
-  constructor(options: HubClientOptions) {
+  readonly #tuning: { readonly sdkMaxWaitS?: number; readonly idleRecycleRounds?: number };
+
+  /** `tuning` is for tests (short SDK rounds); production uses the defaults of PollingPartitionReader. */
+  constructor(options: HubClientOptions, tuning: { readonly sdkMaxWaitS?: number; readonly idleRecycleRounds?: number } = {}) {
     this.#options = options;
+    this.#tuning = tuning;
     this.#retry = resolveRetry(options.retry);
     this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;
     const clientOptions = { retryOptions: toSdkRetry(this.#retry) };
@@ -89,6 +93,7 @@ export class PollingHubClient implements HubClient {
       retry: this.#retry,
       onStatus: this.#options.onStatus,
       onDone: () => this.#readers.delete(reader),
+      ...this.#tuning,
     });
     try {
       reader.start();

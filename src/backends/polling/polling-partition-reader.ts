@@ -16,17 +16,24 @@ import { backoffDelayMs, resolveWindow } from '../internal/defaults.ts';
 import { toEventPosition } from './to-event-position.ts';
 import { toReceivedEvent } from './to-received-event.ts';
 
+/** How long the SDK waits for events before it calls `processEvents([])`. Default 60 s (the SDK's). */
+export const DEFAULT_SDK_MAX_WAIT_S = 60;
 /**
- * How long the SDK waits for events before it calls `processEvents([])`. Each such call tops its
- * credit up again, so a long wait keeps an idle link's outstanding credit near `prefetchCount`.
+ * Empty rounds in a row after which an idle subscription is replaced. The SDK adds `prefetchCount`
+ * credit at every `receiveBatch` without taking back what an idle link still holds, so credit grows by
+ * a prefetch per round; a fresh link starts from zero. With the defaults an idle link holds at most
+ * (3 + 1) × prefetch credit, and is replaced every 3 minutes of silence.
  */
-const SDK_MAX_WAIT_S = 60;
+export const DEFAULT_IDLE_RECYCLE_ROUNDS = 3;
 
 export interface PollingReaderSettings {
   readonly retry: ResolvedRetry;
   readonly onStatus: ((status: BackendStatus) => void) | undefined;
   /** Called once the reader closed or failed, so the hub client forgets it. */
   readonly onDone: () => void;
+  /** Tuning for tests: the SDK's wait per round (s) and the idle rounds before a new link. */
+  readonly sdkMaxWaitS?: number;
+  readonly idleRecycleRounds?: number;
 }
 
 export class PollingPartitionReader implements PartitionReader {
@@ -44,6 +51,7 @@ export class PollingPartitionReader implements PartitionReader {
   #lastEnqueued: LastEnqueuedInfo | undefined;
   #disconnected = false;
   #restartAttempt = 0;
+  #idleRounds = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
 
@@ -96,7 +104,7 @@ export class PollingPartitionReader implements PartitionReader {
         ...(this.#options.ownerLevel !== undefined ? { ownerLevel: this.#options.ownerLevel } : {}),
         prefetchCount: this.#window.prefetch,
         maxBatchSize: this.#window.batch,
-        maxWaitTimeInSeconds: SDK_MAX_WAIT_S,
+        maxWaitTimeInSeconds: this.#settings.sdkMaxWaitS ?? DEFAULT_SDK_MAX_WAIT_S,
         skipParsingBodyAsJson: true,
         trackLastEnqueuedEventProperties: this.#options.trackLastEnqueuedEventProperties ?? true,
       },
@@ -114,7 +122,17 @@ export class PollingPartitionReader implements PartitionReader {
       this.#restartAttempt = 0;
       this.#settings.onStatus?.({ type: 'recovered', partitionId: this.partitionId });
     }
-    if (events.length === 0) return Promise.resolve();
+    if (events.length === 0) {
+      // A reader that started at `latest` and has seen nothing has no position to resume from that
+      // would not skip events arriving in between; it keeps its link.
+      const resumable = this.#lastSequenceNumber !== undefined || this.#options.startPosition.kind !== 'latest';
+      if (resumable && ++this.#idleRounds >= (this.#settings.idleRecycleRounds ?? DEFAULT_IDLE_RECYCLE_ROUNDS)) {
+        this.#idleRounds = 0;
+        this.#resubscribe(0);
+      }
+      return Promise.resolve();
+    }
+    this.#idleRounds = 0;
     const converted = events.map(toReceivedEvent);
     this.#lastSequenceNumber = converted[converted.length - 1]!.sequenceNumber;
     this.#buffer.pushAll(converted);
@@ -150,7 +168,11 @@ export class PollingPartitionReader implements PartitionReader {
       this.#disconnected = true;
       this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: new BackendError(`partition ${this.partitionId}: the SDK stopped reading`, { retryable: true }) });
     }
-    const delayMs = backoffDelayMs(++this.#restartAttempt, this.#settings.retry);
+    this.#resubscribe(backoffDelayMs(++this.#restartAttempt, this.#settings.retry));
+  }
+
+  /** Replaces the subscription after `delayMs`, resuming after the last event handed over. */
+  #resubscribe(delayMs: number): void {
     const old = this.#subscription;
     this.#generation++;
     this.#restartTimer = setTimeout(() => {
