@@ -52,6 +52,7 @@ export class PollingPartitionReader implements PartitionReader {
   #disconnected = false;
   #restartAttempt = 0;
   #idleRounds = 0;
+  #replacing = false;
   #restartTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
 
@@ -173,12 +174,15 @@ export class PollingPartitionReader implements PartitionReader {
 
   /** Replaces the subscription after `delayMs`, resuming after the last event handed over. */
   #resubscribe(delayMs: number): void {
+    if (this.#replacing) return; // one replacement at a time
+    this.#replacing = true;
     const old = this.#subscription;
     this.#generation++;
     this.#restartTimer = setTimeout(() => {
       this.#restartTimer = undefined;
       void (async () => {
         await old?.close().catch(() => undefined);
+        this.#replacing = false;
         if (this.#buffer.isClosed || this.#buffer.failure) return;
         const resume: StartPosition = this.#lastSequenceNumber !== undefined
           ? { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false }
