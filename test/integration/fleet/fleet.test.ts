@@ -47,13 +47,16 @@ test('a fleet shares partitions, hands them over cleanly, and fails over after a
   };
   const owns = (instances: Instance[]) => instances.map((i) => i.owned.size).sort((a, b) => b - a).join('/');
 
-  // 1. Three instances on 12 partitions own 4/4/4: the first round waits one update interval (so
-  //    instances started together count each other), then balancing takes at most 3 more.
+  // 1. Three instances on 12 partitions own 4/4/4 within 3 update intervals of the first claim (the
+  //    first round waits one interval so that instances started together count each other; process
+  //    start-up, which compiles TypeScript, is not part of balancing and is not counted).
   const [a, b, c] = [spawn('a'), spawn('b'), spawn('c')];
   await waitUntil(() => [a, b, c].every((i) => i.statuses.some((s) => s.type === 'started')), 60_000, 'instances started', all);
-  const balancedIn = await waitUntil(() => owns([a, b, c]) === '4/4/4', 30_000, '4/4/4', all);
-  t.diagnostic(`4/4/4 after ${balancedIn} ms (update interval ${UPDATE_INTERVAL_MS} ms)`);
-  assert.ok(balancedIn <= 4 * UPDATE_INTERVAL_MS + 1_500, `4/4/4 took ${balancedIn} ms`);
+  await waitUntil(() => owns([a, b, c]) === '4/4/4', 30_000, '4/4/4', all);
+  const opened = [a, b, c].flatMap((i) => i.statuses.filter((s) => s.type === 'partitionOpened').map((s) => s.at!));
+  const balancedIn = Math.max(...opened) - Math.min(...opened);
+  t.diagnostic(`4/4/4 ${balancedIn} ms after the first claim (update interval ${UPDATE_INTERVAL_MS} ms)`);
+  assert.ok(balancedIn <= 3 * UPDATE_INTERVAL_MS + 1_000, `4/4/4 took ${balancedIn} ms after the first claim`);
 
   // 2. A fourth joins: 3/3/3/3 through cooperative hand-off.
   const d = spawn('d');
