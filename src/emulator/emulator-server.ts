@@ -80,6 +80,9 @@ export class EmulatorServer implements Emulator, FaultHost {
       port: this.options.port ?? DEFAULT_PORT,
       idle_time_out: IDLE_TIMEOUT_MS,
       container_id: 'eventhubs-emulator',
+      // rhea leaves Nagle on for accepted sockets; with small credit windows every flow/transfer round
+      // trip would then wait for the delayed-ACK timer (~40 ms).
+      tcp_no_delay: true,
     };
     if (this.options.tls) Object.assign(listenOptions, { transport: 'tls', cert: this.options.tls.cert, key: this.options.tls.key });
     const server: Server = this.container.listen(listenOptions);
