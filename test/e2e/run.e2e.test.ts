@@ -131,8 +131,12 @@ service:
   eh.emulator.append(eh.hubName, '0', [{ body: JSON.stringify({ n: 200, p: 0 }) }]);
   const second = startCli(t, ['--config', configPath], env);
   await waitUntil(async () => ((await fileRecords(out)).length >= 13 ? true : undefined), 12_000, 'the successor to export the new event');
-  const owned = second.logs().filter((l) => l.msg === 'partition owned').map((l) => l.partition);
-  assert.equal(new Set(owned).size, PARTITIONS, `successor owns all partitions: ${owned.join(',')}`);
+  // Balanced claiming takes one partition per round (the next follows at once): wait for all of them,
+  // still well inside the 15 s the old leases would need to expire.
+  await waitUntil(async () => {
+    const o = second.logs().filter((l) => l.msg === 'partition owned').map((l) => l.partition);
+    return new Set(o).size === PARTITIONS ? o : undefined;
+  }, 10_000, 'the successor to own every partition');
   second.child.kill('SIGTERM');
   assert.equal(await second.exited(60_000), 0);
   const all = await fileRecords(out);
