@@ -1,7 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { BlobServiceClient } from '@azure/storage-blob';
 import type { ReceiverConfigInput } from '../../src/index.ts';
+import type { Emulator } from '../../src/emulator/index.ts';
+import { startAzurite, randomName } from './azurite.ts';
+import { startTestEmulator } from './emulator.ts';
 
 const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'receiver-process.ts');
 
@@ -89,4 +94,35 @@ export function tally(instances: readonly Instance[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const i of instances) for (const [pid, seq] of i.records) counts.set(`${pid}/${seq}`, (counts.get(`${pid}/${seq}`) ?? 0) + 1);
   return counts;
+}
+
+/** A hub (emulator) and a checkpoint container (Azurite) for a fleet test, with a steady producer. */
+export interface FleetWorld {
+  readonly connectionString: string;
+  readonly storageConnectionString: string;
+  readonly container: string;
+  readonly emulator: Emulator;
+  /** Events appended so far per partition (sequence numbers 0..n-1). */
+  readonly produced: Map<string, number>;
+  stopProducing(): void;
+}
+
+/** Starts Azurite and the emulator, creates a container, and appends `perTick` events per partition every 100 ms. */
+export async function startFleetWorld(t: TestContext, partitions: number, perTick: number): Promise<FleetWorld> {
+  const azurite = await startAzurite();
+  t.after(() => azurite.stop());
+  const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions });
+  const container = randomName('fleet');
+  await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(container).create();
+  const produced = new Map<string, number>();
+  const producer = setInterval(() => {
+    for (let p = 0; p < partitions; p++) {
+      const pid = String(p);
+      const n = produced.get(pid) ?? 0;
+      emulator.append(hubName, pid, Array.from({ length: perTick }, (_, i) => ({ body: `p${pid}-${n + i}` })));
+      produced.set(pid, n + perTick);
+    }
+  }, 100);
+  t.after(() => clearInterval(producer));
+  return { connectionString, storageConnectionString: azurite.connectionString, container, emulator, produced, stopProducing: () => clearInterval(producer) };
 }

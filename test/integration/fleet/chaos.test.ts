@@ -1,9 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BlobServiceClient } from '@azure/storage-blob';
-import { startTestEmulator } from '../../helpers/emulator.ts';
-import { startAzurite, randomName } from '../../helpers/azurite.ts';
-import { Instance, tally, waitUntil } from '../../helpers/fleet.ts';
+import { Instance, startFleetWorld, tally, waitUntil } from '../../helpers/fleet.ts';
 
 /** Seconds of chaos; `CHAOS_SECONDS=600 npm run test:integration` for a long run. */
 const CHAOS_SECONDS = Number(process.env.CHAOS_SECONDS ?? 30);
@@ -11,22 +8,8 @@ const PARTITIONS = 16;
 const SLOTS = 4;
 
 test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, restart and graceful stop for ${CHAOS_SECONDS} s`, { timeout: (CHAOS_SECONDS + 90) * 1000 }, async (t) => {
-  const azurite = await startAzurite();
-  t.after(() => azurite.stop());
-  const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: PARTITIONS });
-  const container = randomName('chaos');
-  await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(container).create();
-
-  const produced = new Map<string, number>();
-  const producer = setInterval(() => {
-    for (let p = 0; p < PARTITIONS; p++) {
-      const pid = String(p);
-      const n = produced.get(pid) ?? 0;
-      emulator.append(hubName, pid, Array.from({ length: 3 }, (_, i) => ({ body: `p${pid}-${n + i}` })));
-      produced.set(pid, n + 3);
-    }
-  }, 100);
-  t.after(() => clearInterval(producer));
+  // Continuous production: 3 events per partition every 100 ms.
+  const { emulator, connectionString, storageConnectionString, container, produced, stopProducing } = await startFleetWorld(t, PARTITIONS, 3);
 
   const all: Instance[] = [];
   let generation = 0;
@@ -39,7 +22,7 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
       poll_rate: 0.2,
       checkpoint: { interval: '1s' },
       ownership: { lease_duration: '15s', update_interval: '1s', owner_id: name },
-      blob_checkpoint_store: { connection: azurite.connectionString, container_name: container },
+      blob_checkpoint_store: { connection: storageConnectionString, container_name: container },
     });
     all.push(instance);
     t.after(() => instance.crash());
@@ -70,7 +53,7 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
   }
   // Bring every slot back, stop producing, and let the fleet drain.
   for (let s = 0; s < SLOTS; s++) slots[s] ??= spawn(s);
-  clearInterval(producer);
+  stopProducing();
   const total = [...produced.values()].reduce((x, y) => x + y, 0);
   await waitUntil(() => tally(all).size === total, 60_000, 'every produced event exported at least once', slots.filter((s): s is Instance => !!s));
   await Promise.all(slots.map((s) => s?.stop()));

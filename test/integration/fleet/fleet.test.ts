@@ -1,32 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BlobServiceClient } from '@azure/storage-blob';
-import { startTestEmulator } from '../../helpers/emulator.ts';
-import { startAzurite, randomName } from '../../helpers/azurite.ts';
-import { Instance, tally, waitUntil } from '../../helpers/fleet.ts';
+import { Instance, startFleetWorld, tally, waitUntil } from '../../helpers/fleet.ts';
 
 const PARTITIONS = 12;
 const UPDATE_INTERVAL_MS = 1_000;
 const LEASE_MS = 15_000;
 
 test('a fleet shares partitions, hands them over cleanly, and fails over after a crash', { timeout: 240_000 }, async (t) => {
-  const azurite = await startAzurite();
-  t.after(() => azurite.stop());
-  const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: PARTITIONS });
-  const container = randomName('fleet');
-  await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(container).create();
-
   // Continuous production: 5 events per partition every 100 ms.
-  const produced = new Map<string, number>();
-  const producer = setInterval(() => {
-    for (let p = 0; p < PARTITIONS; p++) {
-      const pid = String(p);
-      const n = produced.get(pid) ?? 0;
-      emulator.append(hubName, pid, Array.from({ length: 5 }, (_, i) => ({ body: `p${pid}-${n + i}` })));
-      produced.set(pid, n + 5);
-    }
-  }, 100);
-  t.after(() => clearInterval(producer));
+  const { emulator, connectionString, storageConnectionString, container, produced, stopProducing } = await startFleetWorld(t, PARTITIONS, 5);
 
   const config = (owner: string) => ({
     connection: connectionString,
@@ -36,7 +18,7 @@ test('a fleet shares partitions, hands them over cleanly, and fails over after a
     max_poll_events: 100,
     checkpoint: { interval: '1s' },
     ownership: { lease_duration: `${LEASE_MS}ms`, update_interval: `${UPDATE_INTERVAL_MS}ms`, owner_id: owner },
-    blob_checkpoint_store: { connection: azurite.connectionString, container_name: container },
+    blob_checkpoint_store: { connection: storageConnectionString, container_name: container },
   });
   const all: Instance[] = [];
   const spawn = (name: string) => {
@@ -86,7 +68,7 @@ test('a fleet shares partitions, hands them over cleanly, and fails over after a
   assert.ok(failoverMs <= LEASE_MS + UPDATE_INTERVAL_MS + 2_000, `failover took ${failoverMs} ms`);
 
   // 5. Stop producing; let the survivors drain; stop them gracefully.
-  clearInterval(producer);
+  stopProducing();
   const total = () => [...produced.values()].reduce((x, y) => x + y, 0);
   await waitUntil(() => tally(all).size === total(), 60_000, 'every produced event exported', all);
   await Promise.all([a.stop(), c.stop()]);
