@@ -75,13 +75,15 @@ const status = setInterval(() => {
   say(`status: ${rate.toFixed(1)} records/s | events sent ${sent}, received ${stats.counters.eventsReceived} | partitions owned ${receiver.ownedPartitions().length}/${PARTITIONS} | lag ${lag} events, ${maxLagS.toFixed(1)} s | decode failures ${stats.counters.eventsFailedDecode}`);
 }, STATUS_INTERVAL_MS);
 
-let stopping = false;
+let stoppingSince: number | undefined;
 async function stop(reason: string): Promise<void> {
-  if (stopping) {
+  if (stoppingSince !== undefined) {
+    // Ctrl-C reaches the whole process group and npm/tsx relay it again: the same press, not a second one.
+    if (Date.now() - stoppingSince < 1_000) return;
     say('second signal: exiting at once');
     process.exit(130);
   }
-  stopping = true;
+  stoppingSince = Date.now();
   say(`${reason}: stopping (final checkpoints, leases released) ...`);
   clearInterval(generator);
   clearInterval(status);

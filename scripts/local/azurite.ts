@@ -29,8 +29,13 @@ export async function startAzurite(options: { startTimeoutMs?: number } = {}): P
   const child: ChildProcess = spawn(
     process.execPath,
     [azuriteBlobMain(), '--inMemoryPersistence', '--disableTelemetry', '--skipApiVersionCheck', '--silent', '--blobHost', '127.0.0.1', '--blobPort', '0'],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AZURITE_ACCOUNTS: '' } },
+    // Its own process group: a terminal's Ctrl-C reaches the whole foreground group, and storage must
+    // outlive our graceful shutdown (final checkpoints, lease releases). We stop it ourselves, last.
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AZURITE_ACCOUNTS: '' }, detached: true },
   );
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => {

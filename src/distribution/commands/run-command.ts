@@ -10,6 +10,8 @@ import { CONFIG_OPTIONS, CONFIG_OPTIONS_HELP, gatesFromFlags, loadFromFlags } fr
 
 /** Time allowed, beyond the receivers' own shutdown_timeout, for processors and exporters to flush. 10 000 ms. */
 export const EXPORTER_FLUSH_ALLOWANCE_MS = 10_000;
+/** The same signal again within this many ms is a relayed copy of the first, not a second one. 1000 ms. */
+export const DUPLICATE_SIGNAL_WINDOW_MS = 1_000;
 /** Receivers' graceful stop when their config does not say. 30 000 ms (the receiver's default shutdown_timeout). */
 export const DEFAULT_RECEIVER_SHUTDOWN_MS = 30_000;
 
@@ -72,10 +74,14 @@ export async function runCommand(args: readonly string[], io: CliIo, components:
       return EXIT_RUNTIME_FAILURE;
     }
     const first = await received;
+    const firstAt = Date.now();
     const budgetMs = shutdownBudgetMs(config);
     logger.info('shutting down gracefully; send the signal again to exit at once', { signal: first, timeout_ms: budgetMs });
     const forced = new Promise<number>((resolve) => {
       onSignal = (second) => {
+        // A terminal's Ctrl-C reaches the whole process group, and wrappers (npm, npx, tsx) relay it
+        // again: the same signal within a second is that one Ctrl-C, not a request to force the exit.
+        if (second === first && Date.now() - firstAt < DUPLICATE_SIGNAL_WINDOW_MS) return;
         logger.warn('second signal: exiting without finishing the shutdown', { signal: second });
         resolve(second === 'SIGINT' ? EXIT_FORCED_SIGINT : EXIT_FORCED_SIGTERM);
       };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { main } from '../../../src/distribution/cli.ts';
 import type { CliIo } from '../../../src/distribution/cli-io.ts';
-import { shutdownBudgetMs } from '../../../src/distribution/commands/run-command.ts';
+import { DUPLICATE_SIGNAL_WINDOW_MS, shutdownBudgetMs } from '../../../src/distribution/commands/run-command.ts';
 import { testComponents } from './fake-components.ts';
 
 const CONFIG = `yaml:
@@ -55,10 +55,28 @@ test('a second signal forces the exit: 130 after SIGINT, 143 after SIGTERM', asy
     // A receiver whose graceful stop hangs (e.g. an exporter that never answers).
     tc.receivers.get('azure_event_hub')!.shutdown = () => new Promise(() => {});
     signals.emit('SIGTERM', 'SIGTERM');
-    await new Promise((r) => setTimeout(r, 20));
+    // A different signal forces at once; the same one only after the duplicate window.
+    await new Promise((r) => setTimeout(r, second === 'SIGTERM' ? DUPLICATE_SIGNAL_WINDOW_MS + 100 : 20));
     signals.emit(second, second);
     assert.equal(await exit, code);
   }
+});
+
+test('the same signal relayed again at once (Ctrl-C through npm or tsx) does not cut the graceful stop short', async () => {
+  const { tc, signals, io } = setup();
+  const exit = main(['--config', CONFIG], io);
+  await until(() => tc.journal.includes('start azure_event_hub'), 'receiver started');
+  const receiver = tc.receivers.get('azure_event_hub')!;
+  const original = receiver.shutdown.bind(receiver);
+  receiver.shutdown = async () => {
+    await new Promise((r) => setTimeout(r, 200));
+    await original();
+  };
+  signals.emit('SIGINT', 'SIGINT');
+  await new Promise((r) => setTimeout(r, 10));
+  signals.emit('SIGINT', 'SIGINT');
+  assert.equal(await exit, 0);
+  assert.ok(tc.journal.includes('shutdown azure_event_hub'));
 });
 
 test('the shutdown budget is the slowest receiver shutdown_timeout plus the exporter allowance', async () => {
