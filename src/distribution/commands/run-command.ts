@@ -19,7 +19,8 @@ export const RUN_HELP = `Usage: otelcol-azure-eventhub [run] --config FILE [--co
 
 Runs the pipelines of the config until SIGTERM or SIGINT. On the first signal it stops claiming
 partitions, finishes in-flight batches, writes final checkpoints, releases leases and flushes the
-exporters, then exits 0; a second signal exits at once (130 for SIGINT, 143 for SIGTERM).
+exporters, then exits 0; a second signal exits at once (130 for SIGINT, 143 for SIGTERM); the same
+signal repeated within 1 s (Ctrl-C relayed by npm, npx or tsx) counts as the first.
 
 Options:
 ${CONFIG_OPTIONS_HELP}
