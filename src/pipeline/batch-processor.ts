@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { durationMs } from '../config/duration.ts';
 import type { LogsConsumer } from './consumer.ts';
 import type { BatchSource, LogBatch } from './log-batch.ts';
-import { abortReason } from './internal/abort.ts';
+import { abortReason } from '../component/abort.ts';
 
 /** Records that trigger an export regardless of the timeout. 8192, as the collector's `batch` processor. */
 export const DEFAULT_SEND_BATCH_SIZE = 8_192;

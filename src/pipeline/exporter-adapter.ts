@@ -3,7 +3,7 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { PermanentError } from '../component/errors.ts';
 import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
-import { abortReason } from './internal/abort.ts';
+import { abortReason } from '../component/abort.ts';
 import { describeError, toConsumerError } from './internal/classify-export-error.ts';
 
 /** How long to wait for an exporter's result callback before calling the export failed. 30 000 ms. */

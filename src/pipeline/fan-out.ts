@@ -1,7 +1,7 @@
 import { PermanentError, isPermanentError } from '../component/errors.ts';
 import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
-import { abortReason } from './internal/abort.ts';
+import { abortReason } from '../component/abort.ts';
 import { describeError } from './internal/classify-export-error.ts';
 
 /** A retryable failure of a fan-out: at least one consumer failed retryably. `errors` holds every failure. */

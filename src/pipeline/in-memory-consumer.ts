@@ -2,7 +2,7 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { PermanentError } from '../component/errors.ts';
 import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
-import { abortReason, sleep } from './internal/abort.ts';
+import { abortReason, sleep } from '../component/abort.ts';
 
 export interface InMemoryLogsConsumerOptions {
   /** Time each `consume` takes before it accepts, to simulate a slow exporter. Default 0 ms. */

@@ -4,7 +4,7 @@ import type { Logger } from '../component/logger.ts';
 import { durationMs, formatDurationMs } from '../config/duration.ts';
 import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
-import { abortReason, raceAbort, sleep } from './internal/abort.ts';
+import { abortReason, raceAbort, sleep } from '../component/abort.ts';
 import { describeError } from './internal/classify-export-error.ts';
 
 /** Wait before the first retry. 5 000 ms, as the collector's exporter helper. */

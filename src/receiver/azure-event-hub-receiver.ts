@@ -26,7 +26,7 @@ import { Checkpointer } from './checkpointer.ts';
 import { chooseStartPosition } from './start-position.ts';
 import { PartitionPump } from './partition-pump.ts';
 import { createPumpCounters, type PumpCounters } from './internal/pump-counters.ts';
-import { settleWithin } from './internal/backoff.ts';
+import { settleWithin } from '../component/abort.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
 

@@ -9,7 +9,8 @@ import type { Logger } from '../component/logger.ts';
 import type { ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
-import { backoffDelayMs, raceAbort, settleWithin, sleep } from './internal/backoff.ts';
+import { raceAbort, settleWithin, sleep } from '../component/abort.ts';
+import { backoffDelayMs } from './internal/backoff.ts';
 
 /**
  * A reader that returns nothing for this long while the hub reports newer events is treated as stalled

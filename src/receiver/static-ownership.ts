@@ -1,6 +1,7 @@
 import type { OwnershipCoordinator, PartitionLifecycle } from '../ownership/coordinator.ts';
 import type { Logger } from '../component/logger.ts';
-import { backoffDelayMs, sleep } from './internal/backoff.ts';
+import { sleep } from '../component/abort.ts';
+import { backoffDelayMs } from './internal/backoff.ts';
 
 const NEVER_LOST = new AbortController().signal;
 

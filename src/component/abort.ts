@@ -1,4 +1,4 @@
-/** Small helpers so every wait in the pipeline honours an AbortSignal and never holds the process open. */
+/** Small helpers so every wait honours an AbortSignal and never holds the process open. */
 
 /** The signal's reason, or a generic AbortError when the signal carries none. */
 export function abortReason(signal: AbortSignal): unknown {
@@ -24,21 +24,27 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * Settles like `promise`, or rejects with the signal's reason as soon as the signal aborts, whichever
- * comes first. The underlying work is not cancelled (the caller passes the signal down for that).
+ * comes first. The underlying work is not cancelled (the caller passes the signal down for that); a
+ * value it still produces after the abort goes to `onLateValue` (e.g. to close a reader that opened too late).
  */
-export function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+export function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal, onLateValue?: (value: T) => void): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) {
-    promise.catch(() => {});
+    promise.then((value) => onLateValue?.(value), () => {});
     return Promise.reject(abortReason(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      reject(abortReason(signal));
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);
-        resolve(value);
+        if (aborted) onLateValue?.(value);
+        else resolve(value);
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
@@ -46,4 +52,18 @@ export function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise
       },
     );
   });
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever is first; never rejects. True if it settled. */
+export async function settleWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
