@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+import type { ContainerClient } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/core-auth';
 import type { BackendKind, HubClient, PartitionProperties, StartPosition } from '../backends/consumer.ts';
 import { createHubClient } from '../backends/create-hub-client.ts';
@@ -14,11 +14,11 @@ import type { Decoder } from '../decode/decoder.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
-import { DirectoryDeadLetterStore } from '../pipeline/directory-dead-letter-store.ts';
-import { BlobDeadLetterStore } from '../pipeline/blob-dead-letter-store.ts';
+import { createDeadLetterStore } from '../pipeline/create-dead-letter-store.ts';
 import type { CheckpointScope, CheckpointStore } from '../ownership/checkpoint.ts';
 import { BlobCheckpointStore } from '../ownership/blob-checkpoint-store.ts';
 import { MemoryCheckpointStore } from '../ownership/memory-checkpoint-store.ts';
+import { checkpointContainerClient } from '../ownership/checkpoint-container.ts';
 import type { OwnershipCoordinator, PartitionClaim, PartitionLifecycle, StopReason } from '../ownership/coordinator.ts';
 import { createLeaseCoordinator } from './internal/create-lease-coordinator.ts';
 import { StaticOwnership } from './static-ownership.ts';
@@ -119,7 +119,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       sanitizers: c.sanitizers,
     });
     this.#consumer = c.retry_on_failure.enabled ? withRetry(this.#next, retryOptionsFromConfig(c.retry_on_failure, { logger: this.#logger })) : this.#next;
-    this.#deadLetter = this.#createDeadLetter(container);
+    this.#deadLetter = c.dead_letter ? await createDeadLetterStore(c.dead_letter, { fallback: c.blob_checkpoint_store, credential }) : undefined;
     const ownerId = c.ownership.owner_id ?? randomUUID();
     const hub = this.#hub;
     const getPartitionIds = async () => {
@@ -134,10 +134,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
             partition: c.partition || undefined,
             logger: this.#logger,
             restartDelayMs: c.ownership.update_interval,
-            getPartitionIds: async () => {
-              const ids = await getPartitionIds();
-              return ids;
-            },
+            getPartitionIds,
             onHubReached: (ids) => this.#emit({ type: 'hubReached', partitionIds: ids }),
             onHubError: (error) => {
               this.#logger.warn('event hub unreachable; retrying', { error: redactError(error) });
@@ -165,27 +162,10 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
   async #container(credential: TokenCredential | undefined): Promise<ContainerClient | undefined> {
     const b = this.#config.blob_checkpoint_store;
     if (!b) return undefined;
-    let service: BlobServiceClient;
-    if (b.connection) service = BlobServiceClient.fromConnectionString(b.connection);
-    else if (credential) service = new BlobServiceClient(b.storage_account_url!, credential);
-    else throw new ConfigError(['blob_checkpoint_store.storage_account_url: needs auth (an Entra ID credential)']);
-    const container = service.getContainerClient(b.container_name);
+    const container = checkpointContainerClient(b, credential);
+    if (!container) throw new ConfigError(['blob_checkpoint_store.storage_account_url: needs auth (an Entra ID credential)']);
     if (b.create_container) await container.createIfNotExists();
     return container;
-  }
-
-  #createDeadLetter(checkpointContainer: ContainerClient | undefined): DeadLetterStore | undefined {
-    const d = this.#config.dead_letter;
-    if (!d) return undefined;
-    if (d.directory) return new DirectoryDeadLetterStore(d.directory);
-    if (d.container) {
-      if (d.connection) return BlobDeadLetterStore.fromConnectionString(d.connection, d.container);
-      const b = this.#config.blob_checkpoint_store!;
-      const service = b.connection ? BlobServiceClient.fromConnectionString(b.connection) : new BlobServiceClient(b.storage_account_url!, this.#credential()!);
-      void checkpointContainer;
-      return new BlobDeadLetterStore({ containerClient: service.getContainerClient(d.container) });
-    }
-    return undefined;
   }
 
   // ---- PartitionLifecycle -------------------------------------------------------------------------

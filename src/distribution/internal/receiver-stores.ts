@@ -1,5 +1,6 @@
 import type { TokenCredential } from '@azure/core-auth';
-import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+import type { ContainerClient } from '@azure/storage-blob';
+import { checkpointContainerClient } from '../../ownership/checkpoint-container.ts';
 import type { HubClient } from '../../backends/consumer.ts';
 import { createHubClient } from '../../backends/create-hub-client.ts';
 import { authConfigSchema, createTokenCredential } from '../../component/credential.ts';
@@ -51,10 +52,8 @@ export async function openReceiverStores(config: ResolvedConfig, receiverId: str
   const b = r.blob_checkpoint_store;
   if (!b) throw new UsageError(`receivers.${picked.id} has no blob_checkpoint_store: its checkpoints live in memory only, there is nothing to list or reset`);
   const credential = await credentialFor(config, r);
-  let service: BlobServiceClient;
-  if (b.connection) service = BlobServiceClient.fromConnectionString(b.connection);
-  else if (credential) service = new BlobServiceClient(b.storage_account_url!, credential);
-  else throw new UsageError(`receivers.${picked.id}.blob_checkpoint_store.storage_account_url needs auth (an Entra ID credential)`);
+  const container = checkpointContainerClient(b, credential);
+  if (!container) throw new UsageError(`receivers.${picked.id}.blob_checkpoint_store.storage_account_url needs auth (an Entra ID credential)`);
   const hub = createHubClient(r.backend ?? 'polling', {
     connectionString: r.connection,
     credential: r.connection ? undefined : credential,
@@ -67,7 +66,7 @@ export async function openReceiverStores(config: ResolvedConfig, receiverId: str
   return {
     receiverId: picked.id,
     hub,
-    container: service.getContainerClient(b.container_name),
+    container,
     containerName: b.container_name,
     scope: { fullyQualifiedNamespace: hub.fullyQualifiedNamespace, eventHubName: hub.eventHubName, consumerGroup: r.group },
     close: () => hub.close(),

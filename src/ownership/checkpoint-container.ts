@@ -1,0 +1,20 @@
+import type { TokenCredential } from '@azure/core-auth';
+import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+
+/** The `blob_checkpoint_store` keys that say where the container is. */
+export interface CheckpointContainerConfig {
+  readonly connection?: string;
+  readonly storage_account_url?: string;
+  readonly container_name: string;
+}
+
+/**
+ * The container holding ownership and checkpoint blobs: from a storage connection string, or from the
+ * account URL with an Entra ID credential. Undefined when only a URL is given and there is no credential
+ * (the caller reports that in its own terms). Nothing connects here.
+ */
+export function checkpointContainerClient(config: CheckpointContainerConfig, credential: TokenCredential | undefined): ContainerClient | undefined {
+  if (config.connection) return BlobServiceClient.fromConnectionString(config.connection).getContainerClient(config.container_name);
+  if (config.storage_account_url && credential) return new BlobServiceClient(config.storage_account_url, credential).getContainerClient(config.container_name);
+  return undefined;
+}
