@@ -2,7 +2,7 @@
  * Masks secrets in free text before it reaches a log line, an error message or the `validate` output.
  * Covers the forms an Event Hubs or Storage connection string and a SAS token take:
  * `SharedAccessKey=...`, `SharedAccessSignature=...` (a whole `SharedAccessSignature sr=...&sig=...`
- * token included), `AccountKey=...` and a URL query's `sig=...`.
+ * token included), `AccountKey=...`, a URL query's `sig=...`, and `Bearer <token>`.
  */
 
 /** What replaces a secret value. */
@@ -18,6 +18,8 @@ const PATTERNS: readonly RegExp[] = [
   /(AccountKey\s*=\s*)[^;"'\s]+/gi,
   // A bare token (`SharedAccessSignature sr=...&sig=...`) or a SAS URL: the signature is the secret.
   /([?&\s]sig=)[^&;"'\s]+/gi,
+  // An Entra ID access token quoted from an Authorization header.
+  /(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi,
 ];
 
 /** Returns `text` with every secret value replaced by `***`; the key names stay so the reader sees what was there. */

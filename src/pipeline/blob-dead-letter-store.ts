@@ -2,7 +2,7 @@ import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/core-auth';
 import type { DeadLetterEntry, DeadLetterStore } from './dead-letter.ts';
 import { groupByPath } from './dead-letter-format.ts';
-import { redactSecrets } from './internal/redact.ts';
+import { redact } from '../component/redact.ts';
 
 /**
  * Largest append block written. The service accepts 4 MiB per block with every API version (100 MiB
@@ -58,7 +58,7 @@ export class BlobDeadLetterStore implements DeadLetterStore {
     } catch (error) {
       // No `cause`: the storage SDK's RestError carries the request (URL with any SAS token, headers).
       // eslint-disable-next-line preserve-caught-error
-      throw new Error(`dead-letter write to container '${this.#container.containerName}' failed: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
+      throw new Error(`dead-letter write to container '${this.#container.containerName}' failed: ${redact(error instanceof Error ? error.message : String(error))}`);
     }
   }
 

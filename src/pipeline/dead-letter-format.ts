@@ -1,5 +1,5 @@
 import type { DeadLetterEntry } from './dead-letter.ts';
-import { redactSecrets } from './internal/redact.ts';
+import { redact } from '../component/redact.ts';
 
 /*
  * The dead-letter line format, shared by the directory and blob stores: one JSON object per line.
@@ -45,7 +45,7 @@ export function deadLetterRecord(entry: DeadLetterEntry): Record<string, unknown
   return {
     at: entry.at.toISOString(),
     source: { namespace: source.namespace, event_hub: source.eventHubName, consumer_group: source.consumerGroup, partition_id: source.partitionId },
-    error: { type: entry.error.type, message: redactSecrets(entry.error.message) },
+    error: { type: entry.error.type, message: redact(entry.error.message) },
     event: {
       sequence_number: event.sequenceNumber,
       offset: event.offset,

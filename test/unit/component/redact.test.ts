@@ -45,4 +45,8 @@ describe('redact', () => {
     assert.equal(out, `TypeError: bad connection string SharedAccessKey=${REDACTED}`);
     assert.equal(redactError('SharedAccessKey=abc'), `SharedAccessKey=${REDACTED}`);
   });
+
+  test('masks a bearer token quoted from an Authorization header', () => {
+    assert.equal(redact('401 for Authorization: Bearer eyJ0eXAi.eyJhdWQi.c2lnbmF0dXJl=='), `401 for Authorization: Bearer ${REDACTED}`);
+  });
 });
