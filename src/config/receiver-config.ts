@@ -156,6 +156,8 @@ export const receiverConfigSchema = receiverConfigObject
     const o = c.ownership ?? {};
     if (num(o.lease_duration) && (o.lease_duration < 15_000 || o.lease_duration > 60_000)) {
       ctx.addIssue({ code: 'custom', path: ['ownership', 'lease_duration'], message: `must be between 15s and 60s (blob leases allow no other durations), got ${o.lease_duration} ms` });
+    } else if (num(o.lease_duration) && o.lease_duration % 1000 !== 0) {
+      ctx.addIssue({ code: 'custom', path: ['ownership', 'lease_duration'], message: `must be whole seconds (blob leases are set in seconds), got ${o.lease_duration} ms` });
     }
     if (num(o.renew_interval) && num(o.lease_duration) && o.renew_interval > o.lease_duration / 2) {
       ctx.addIssue({ code: 'custom', path: ['ownership', 'renew_interval'], message: `(${o.renew_interval} ms) must be at most half of lease_duration (${o.lease_duration} ms); set it to about a third (${Math.round(o.lease_duration / 3)} ms)` });

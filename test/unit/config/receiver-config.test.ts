@@ -61,6 +61,8 @@ test('cross-field errors say what to do', () => {
   assert.match(text, /offset: only applies with partition/);
   const lease = problems({ connection: CONN, ownership: { lease_duration: '90s' } }).join('\n');
   assert.match(lease, /ownership\.lease_duration: must be between 15s and 60s/);
+  const fractional = problems({ connection: CONN, ownership: { lease_duration: '15500ms' } }).join('\n');
+  assert.match(fractional, /ownership\.lease_duration: must be whole seconds/);
 });
 
 test('unknown keys are rejected with a suggestion', () => {
