@@ -1,7 +1,8 @@
 /**
  * Peak RSS of a receiver draining a backlog of 1,000,000 1-KiB events over 32 partitions (issue goal:
  * at most 256 MB with a slow consumer). The emulator holds the backlog in this process; the receiver runs
- * in a child (internal/memory-child.ts) so /proc/<pid>/status measures it alone: VmRSS sampled every
+ * in a child (internal/memory-child.mjs, plain Node on the compiled dist/ as the CLI ships) so
+ * /proc/<pid>/status measures it alone: VmRSS sampled every
  * 250 ms and VmHWM (the kernel's own peak) at the end. Baseline: a child that only imported the same
  * modules. Each backend runs with the default prefetch and batch settings, `start_position: earliest`,
  * format raw, first with a slow consumer (20 ms per batch) and then with a fast one (no delay).
@@ -11,12 +12,14 @@
  * BENCH_MEMORY_CHILD_FLAGS passes Node flags to the receiver child (e.g. `--max-old-space-size=96`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { startEmulator } from '../../src/emulator/index.ts';
 import { readRss, mib, MIB } from './internal/child-rss.ts';
 
-const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'internal', 'memory-child.ts');
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'internal', 'memory-child.mjs');
+const COMPILED = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'index.js');
 const PARTITIONS = 32;
 const TOTAL_EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 1_000_000);
 const EVENT_BYTES = 1024;
@@ -54,7 +57,7 @@ const CHILD_FLAGS = (process.env.BENCH_MEMORY_CHILD_FLAGS ?? '').split(' ').filt
 
 function startChild(
   env: Record<string, string>,
-  args: string[] = [...CHILD_FLAGS, '--import', 'tsx', CHILD],
+  args: string[] = [...CHILD_FLAGS, CHILD],
 ): { child: ChildProcess; ready: Promise<void>; drained: () => number; peaks: () => MemoryUsageLine; exited: Promise<void> } {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let drained = 0;
@@ -98,7 +101,7 @@ async function stopChild(c: { child: ChildProcess; exited: Promise<void> }): Pro
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Peak RSS of an idle child: one that imported the receiver's modules through tsx, or (bare) plain Node. */
+/** Peak RSS of an idle child: one that imported the compiled receiver, or (bare) plain Node. */
 async function baselineRss(bare = false): Promise<number> {
   const c = startChild({ IDLE: '1' }, bare ? ['-e', "process.stdout.write('READY\\n'); setInterval(() => undefined, 60000);"] : undefined);
   try {
@@ -151,6 +154,7 @@ async function drainRun(connection: string, backend: 'polling' | 'streaming', de
   }
 }
 
+if (!existsSync(COMPILED)) throw new Error('receiver-memory measures the compiled package: run `npm run build` first (npm run bench does)');
 const emulator = await startEmulator({ port: 0, hubs: [{ name: 'memory', partitions: PARTITIONS }] });
 try {
   const preloadStarted = performance.now();
@@ -167,7 +171,7 @@ try {
 
   const baseline = await baselineRss();
   const bareNode = await baselineRss(true);
-  console.log(`baseline: idle child that imported the receiver (through tsx, as the CLI runs): ${mib(baseline)} MiB RSS; bare idle Node: ${mib(bareNode)} MiB`);
+  console.log(`baseline: idle child that imported the compiled receiver (as the CLI runs): ${mib(baseline)} MiB RSS; bare idle Node: ${mib(bareNode)} MiB`);
   const connection = emulator.connectionString('memory');
   const runs: RunResult[] = [];
   const defaultPlan = `polling:${SLOW_CONSUMER_DELAY_MS},streaming:${SLOW_CONSUMER_DELAY_MS},polling:0,streaming:0`;

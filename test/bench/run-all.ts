@@ -2,12 +2,12 @@
  * `npm run bench`: runs every test/bench/*.bench.ts in its own process, one after another (they compete
  * for the same two cores otherwise), and prints each one's report. A bench prints human-readable lines
  * and ends with one line `BENCH_RESULT <json>`; the results are collected into .tmp/bench-results.json.
- * Pass names to run a subset: `npm run bench -- decode emulator`.
+ * Pass names to run a subset: `npm run bench -- decode emulator`. It builds dist/ first (`npm run build`).
  */
 import { readdirSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const wanted = process.argv.slice(2);
@@ -15,6 +15,10 @@ const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => wanted.length === 0 || wanted.some((w) => f.startsWith(w)))
   .sort();
+
+// Benchmarks that run the receiver as it ships (receiver-memory) need the compiled dist/ up to date.
+const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: join(here, '..', '..'), stdio: 'inherit' });
+if (build.status !== 0) throw new Error('npm run build failed');
 
 const results: Record<string, unknown> = {};
 let failed = 0;

@@ -1,11 +1,12 @@
 /**
  * Child process of receiver-memory.bench.ts, so the receiver's RSS is measured alone (the emulator and
- * its backlog live in the parent). Config comes as JSON in RECEIVER_CONFIG; CONSUMER_DELAY_MS is how long
- * each batch takes to "export". Every second it prints `N <events drained>` and `M <process.memoryUsage() JSON>`. With IDLE=1 it only imports
- * the same modules and waits, for the baseline RSS. SIGTERM: graceful shutdown, then exit 0.
+ * its backlog live in the parent). Plain JavaScript on the compiled package (dist/, `npm run build`): the
+ * receiver is measured as it ships, without the TypeScript loader. Config comes as JSON in
+ * RECEIVER_CONFIG; CONSUMER_DELAY_MS is how long each batch takes to "export". Every second it prints
+ * `N <events drained>` and `M <process.memoryUsage() JSON>`. With IDLE=1 it only imports the same modules
+ * and waits, for the baseline RSS. SIGTERM: graceful shutdown, then exit 0.
  */
-import { createAzureEventHubReceiver } from '../../../src/index.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import { createAzureEventHubReceiver } from '../../../dist/index.js';
 
 const REPORT_INTERVAL_MS = 1_000;
 
@@ -17,7 +18,8 @@ if (process.env.IDLE === '1') {
 } else {
   const delayMs = Number(process.env.CONSUMER_DELAY_MS ?? 0);
   let drained = 0;
-  const consumer: LogsConsumer = {
+  /** @type {import('../../../src/pipeline/consumer.ts').LogsConsumer} */
+  const consumer = {
     async consume(batch) {
       drained += batch.records.length;
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
