@@ -3,8 +3,6 @@ import type { Logger } from '../component/logger.ts';
 import { sleep } from '../component/abort.ts';
 import { backoffDelayMs } from './internal/backoff.ts';
 
-const NEVER_LOST = new AbortController().signal;
-
 export interface StaticOwnershipOptions {
   /** The hub's partitions (retried with backoff until it answers or shutdown). */
   readonly getPartitionIds: (signal: AbortSignal) => Promise<readonly string[]>;
@@ -79,8 +77,10 @@ export class StaticOwnership implements OwnershipCoordinator {
   async #startOne(partitionId: string): Promise<void> {
     for (let attempt = 1; !this.#abort.signal.aborted; attempt++) {
       try {
-        // Nothing but shutdown ends a static claim, and shutdown stops partitions gracefully, so `lost` never fires.
-        await this.#lifecycle!.startPartition({ partitionId, lost: NEVER_LOST });
+        // Nothing but shutdown ends a static claim, and shutdown stops partitions gracefully, so `lost` never
+        // fires. Each claim has its own signal: the receiver listens on it, and one signal shared by every
+        // partition would gather a listener per partition start (Node warns past 10).
+        await this.#lifecycle!.startPartition({ partitionId, lost: new AbortController().signal });
         this.#owned.add(partitionId);
         return;
       } catch (error) {
