@@ -15,6 +15,19 @@ import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
 import { redact } from '../../component/redact.ts';
 import { PollingPartitionReader } from './polling-partition-reader.ts';
 
+/** How often the client looks whether the SDK replaced its AMQP connection. 1000 ms. */
+export const CONNECTION_WATCH_INTERVAL_MS = 1_000;
+
+/**
+ * The id of the SDK's current AMQP connection, or undefined if this SDK version does not expose it.
+ * Not public API (`_context.connectionId` in @azure/event-hubs 6.x): read defensively, and without it
+ * the partition pump's stall watchdog still reopens a stuck reader.
+ */
+function sdkConnectionId(client: EventHubConsumerClient): string | undefined {
+  const id = (client as unknown as { _context?: { connectionId?: unknown } })._context?.connectionId;
+  return typeof id === 'string' ? id : undefined;
+}
+
 function toSdkRetry(retry: ResolvedRetry): RetryOptions {
   return { maxRetries: retry.maxRetries, retryDelayInMs: retry.retryDelayMs, maxRetryDelayInMs: retry.maxRetryDelayMs, timeoutInMs: retry.timeoutMs, mode: RetryMode.Exponential };
 }
@@ -29,6 +42,8 @@ export class PollingHubClient implements HubClient {
   readonly #retry: ResolvedRetry;
   readonly #readers = new Set<PollingPartitionReader>();
   #closing: Promise<void> | undefined;
+  #connectionId: string | undefined;
+  #connectionWatch: NodeJS.Timeout | undefined;
 
   readonly #tuning: { readonly sdkMaxWaitS?: number; readonly idleRecycleRounds?: number };
 
@@ -55,6 +70,31 @@ export class PollingHubClient implements HubClient {
     }
     this.fullyQualifiedNamespace = this.#client.fullyQualifiedNamespace;
     this.eventHubName = this.#client.eventHubName;
+    this.#connectionId = sdkConnectionId(this.#client);
+  }
+
+  /**
+   * When the connection drops, the SDK closes its receivers and opens a new connection, but a receive
+   * round that was waiting for events is not told: it sits on the dead link until its max wait (60 s)
+   * runs out (@azure/event-hubs 6.0.4: the receiver's close clears the error handler first). So while
+   * readers are open, the client looks every second whether the SDK's connection id changed, and tells
+   * the readers, which resubscribe after their last event.
+   */
+  #watchConnection(): void {
+    if (this.#connectionWatch || this.#connectionId === undefined) return;
+    this.#connectionWatch = setInterval(() => {
+      const id = sdkConnectionId(this.#client);
+      if (id === undefined || id === this.#connectionId) return;
+      this.#connectionId = id;
+      for (const reader of this.#readers) reader.connectionReplaced();
+    }, CONNECTION_WATCH_INTERVAL_MS);
+    this.#connectionWatch.unref();
+  }
+
+  #unwatchConnectionIfIdle(): void {
+    if (this.#readers.size > 0 || !this.#connectionWatch) return;
+    clearInterval(this.#connectionWatch);
+    this.#connectionWatch = undefined;
   }
 
   async getHubProperties(signal?: AbortSignal): Promise<HubProperties> {
@@ -92,7 +132,10 @@ export class PollingHubClient implements HubClient {
     const reader: PollingPartitionReader = new PollingPartitionReader(this.#client, partitionId, options, {
       retry: this.#retry,
       onStatus: this.#options.onStatus,
-      onDone: () => this.#readers.delete(reader),
+      onDone: () => {
+        this.#readers.delete(reader);
+        this.#unwatchConnectionIfIdle();
+      },
       ...this.#tuning,
     });
     try {
@@ -102,12 +145,15 @@ export class PollingHubClient implements HubClient {
       throw toBackendError(error, `opening partition ${partitionId}`);
     }
     this.#readers.add(reader);
+    this.#watchConnection();
     return reader;
   }
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await Promise.all([...this.#readers].map((r) => r.close()));
+      clearInterval(this.#connectionWatch);
+      this.#connectionWatch = undefined;
       await this.#client.close().catch(() => undefined);
     })();
     return this.#closing;

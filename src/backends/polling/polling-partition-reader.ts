@@ -86,6 +86,20 @@ export class PollingPartitionReader implements PartitionReader {
     return this.#closing;
   }
 
+  /**
+   * The SDK replaced its AMQP connection (polling-hub-client.ts watches for it): a receive round that
+   * was waiting on the old link would not return before the SDK's max wait, so subscribe again now,
+   * after the last event handed over. Reported as disconnected, then recovered once events flow.
+   */
+  connectionReplaced(): void {
+    if (this.#buffer.isClosed || this.#buffer.failure || this.#closing) return;
+    if (!this.#disconnected) {
+      this.#disconnected = true;
+      this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: new BackendError(`partition ${this.partitionId}: the connection was lost; subscribing again`, { retryable: true, code: 'ConnectionLost' }) });
+    }
+    this.#resubscribe(0);
+  }
+
   #subscribe(position: StartPosition): void {
     const generation = ++this.#generation;
     const current = (): boolean => generation === this.#generation && !this.#buffer.isClosed && !this.#buffer.failure;
