@@ -4,6 +4,7 @@ import { redact, redactError } from '../component/redact.ts';
 import { processIo, type CliIo } from './cli-io.ts';
 import type { Components } from './components.ts';
 import { UsageError } from './usage-error.ts';
+import { chooseHeapLimit, type HeapLimitChoice } from './heap-limit.ts';
 
 export const CLI_NAME = 'otelcol-azure-eventhub';
 
@@ -85,15 +86,42 @@ async function version(): Promise<string> {
   return pkg.version ?? 'unknown';
 }
 
-/** Entry point of the bin shim: runs `main` and exits with its code (the exit is immediate and bounded). */
-export async function runCli(argv: readonly string[]): Promise<never> {
-  // Node's default report of an escaped error prints its message, which may quote a connection string.
+/** Reports an error nothing caught as one redacted JSON line and exits 1 (Node's own report may quote a connection string). */
+export function installFatalHandlers(): void {
   const fatal = (error: unknown) => {
     process.stderr.write(`${JSON.stringify({ level: 'error', ts: new Date().toISOString(), msg: 'fatal error', error: redactError(error) })}\n`);
     process.exit(EXIT_RUNTIME_FAILURE);
   };
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', fatal);
-  const code = await main(argv);
+}
+
+/** `run`, given as a command or implied by options; it is what runs in the heap-limited worker. */
+function isRunCommand(argv: readonly string[]): boolean {
+  const first = argv[0];
+  if (first === undefined) return false;
+  if (first === 'run') return true;
+  return first.startsWith('-') && !['--help', '-h', '--version'].includes(first);
+}
+
+/**
+ * Entry point of the bin shim: runs `main` and exits with its code (the exit is immediate and bounded).
+ * `run` goes to a worker thread with a heap limit (heap-limit.ts), other commands stay on this thread.
+ */
+export async function runCli(argv: readonly string[]): Promise<never> {
+  installFatalHandlers();
+  let code: number;
+  if (isRunCommand(argv)) {
+    let choice: HeapLimitChoice;
+    try {
+      choice = chooseHeapLimit(process.env, process.execArgv);
+    } catch (error) {
+      process.stderr.write(`${CLI_NAME}: ${redact((error as Error).message)}\n`);
+      process.exit(EXIT_USAGE);
+    }
+    code = choice.kind === 'worker' ? await (await import('./run-in-worker.ts')).runInWorker(argv, choice.mib) : await main(argv);
+  } else {
+    code = await main(argv);
+  }
   process.exit(code);
 }

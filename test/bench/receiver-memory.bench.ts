@@ -8,7 +8,11 @@
  * format raw, first with a slow consumer (20 ms per batch) and then with a fast one (no delay).
  * BENCH_MEMORY_SECONDS bounds each run (default 60 s; a run also ends once the backlog is drained).
  * The child also reports its V8 heap and off-heap (external) use, to tell live data from GC slack.
- * BENCH_MEMORY_PLAN picks runs (`polling:20,streaming:0`: backend and consumer delay in ms);
+ * Each run names its runtime: `cli` runs the receiver as `otelcol-azure-eventhub run` does, in a worker
+ * thread with the CLI's default heap ceiling (src/distribution/heap-limit.ts); `embedded` runs it on the
+ * main thread with Node's own heap sizing, as a program that embeds the library and sets no V8 flag does.
+ * BENCH_MEMORY_PLAN picks runs (`polling:20:cli,streaming:0:embedded`: backend, consumer delay in ms,
+ * runtime);
  * BENCH_MEMORY_CHILD_FLAGS passes Node flags to the receiver child (e.g. `--max-old-space-size=96`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -32,8 +36,11 @@ const APPEND_CHUNK_EVENTS = 1_000;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 
+type Runtime = 'cli' | 'embedded';
+
 interface RunResult {
   backend: string;
+  runtime: Runtime;
   consumerDelayMs: number;
   peakRssMiB: number;
   maxSampledRssMiB: number;
@@ -113,9 +120,9 @@ async function baselineRss(bare = false): Promise<number> {
   }
 }
 
-async function drainRun(connection: string, backend: 'polling' | 'streaming', delayMs: number, seconds: number): Promise<RunResult> {
+async function drainRun(connection: string, backend: 'polling' | 'streaming', delayMs: number, seconds: number, runtime: Runtime): Promise<RunResult> {
   const config = { connection, format: 'raw', start_position: 'earliest', backend };
-  const c = startChild({ RECEIVER_CONFIG: JSON.stringify(config), CONSUMER_DELAY_MS: String(delayMs) });
+  const c = startChild({ RECEIVER_CONFIG: JSON.stringify(config), CONSUMER_DELAY_MS: String(delayMs), RUNTIME: runtime });
   const pid = c.child.pid!;
   let maxSampled = 0;
   let hwm = 0;
@@ -137,6 +144,7 @@ async function drainRun(connection: string, backend: 'polling' | 'streaming', de
     const drained = c.drained();
     return {
       backend,
+      runtime,
       consumerDelayMs: delayMs,
       peakRssMiB: mib(hwm),
       maxSampledRssMiB: mib(maxSampled),
@@ -174,18 +182,20 @@ try {
   console.log(`baseline: idle child that imported the compiled receiver (as the CLI runs): ${mib(baseline)} MiB RSS; bare idle Node: ${mib(bareNode)} MiB`);
   const connection = emulator.connectionString('memory');
   const runs: RunResult[] = [];
-  const defaultPlan = `polling:${SLOW_CONSUMER_DELAY_MS},streaming:${SLOW_CONSUMER_DELAY_MS},polling:0,streaming:0`;
+  const slow = SLOW_CONSUMER_DELAY_MS;
+  const defaultPlan = `polling:${slow}:cli,streaming:${slow}:cli,polling:0:cli,streaming:0:cli,polling:${slow}:embedded,streaming:${slow}:embedded`;
   const plan = (process.env.BENCH_MEMORY_PLAN ?? defaultPlan).split(',').map((entry) => {
-    const [backend, delay] = entry.split(':');
+    const [backend, delay, runtime = 'cli'] = entry.split(':');
     if (backend !== 'polling' && backend !== 'streaming') throw new Error(`BENCH_MEMORY_PLAN: unknown backend ${backend}`);
+    if (runtime !== 'cli' && runtime !== 'embedded') throw new Error(`BENCH_MEMORY_PLAN: unknown runtime ${runtime}`);
     const delayMs = Number(delay ?? SLOW_CONSUMER_DELAY_MS);
-    return [backend, delayMs, delayMs > 0 ? RUN_SECONDS : FAST_RUN_SECONDS] as const;
+    return [backend, delayMs, delayMs > 0 ? RUN_SECONDS : FAST_RUN_SECONDS, runtime] as const;
   });
-  for (const [backend, delay, seconds] of plan) {
-    const r = await drainRun(connection, backend, delay, seconds);
+  for (const [backend, delay, seconds, runtime] of plan) {
+    const r = await drainRun(connection, backend, delay, seconds, runtime);
     runs.push(r);
     console.log(
-      `${backend.padEnd(9)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
+      `${backend.padEnd(9)} ${runtime.padEnd(8)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
         `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline; V8 heap used ≤ ${r.peakHeapUsedMiB} MiB, external ≤ ${r.peakExternalMiB} MiB), drained ${r.eventsDrained.toLocaleString('en-US')} events in ${r.drainSeconds} s ` +
         `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}`,
     );

@@ -6,6 +6,7 @@ import type { Components } from '../components.ts';
 import { EXIT_FORCED_SIGINT, EXIT_FORCED_SIGTERM, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 import type { ResolvedConfig } from '../resolve-config.ts';
 import { Service } from '../service.ts';
+import { DEFAULT_HEAP_LIMIT_MIB, HEAP_LIMIT_ENV } from '../heap-limit.ts';
 import { CONFIG_OPTIONS, CONFIG_OPTIONS_HELP, gatesFromFlags, loadFromFlags } from './config-options.ts';
 
 /** Time allowed, beyond the receivers' own shutdown_timeout, for processors and exporters to flush. 10 000 ms. */
@@ -25,8 +26,12 @@ signal repeated within 1 s (Ctrl-C relayed by npm, npx or tsx) counts as the fir
 Options:
 ${CONFIG_OPTIONS_HELP}
 
-Exit codes: 0 stopped cleanly, 1 failed at run time (or the graceful stop timed out), 2 invalid config
-or flags, 130/143 forced by a second signal.`;
+Memory: the service runs in a worker thread whose V8 heap is capped at ${DEFAULT_HEAP_LIMIT_MIB} MiB, so garbage is
+collected before the process grows (${HEAP_LIMIT_ENV} sets the cap; 0, or a --max-old-space-size
+given to Node, keeps Node's own heap sizing on the main thread).
+
+Exit codes: 0 stopped cleanly, 1 failed at run time (or the graceful stop timed out, or the heap cap was
+reached), 2 invalid config or flags, 130/143 forced by a second signal.`;
 
 /** The longest graceful stop: the slowest receiver's shutdown_timeout plus the exporter flush allowance. */
 export function shutdownBudgetMs(config: ResolvedConfig): number {

@@ -5,16 +5,34 @@
  * RECEIVER_CONFIG; CONSUMER_DELAY_MS is how long each batch takes to "export". Every second it prints
  * `N <events drained>` and `M <process.memoryUsage() JSON>`. With IDLE=1 it only imports the same modules
  * and waits, for the baseline RSS. SIGTERM: graceful shutdown, then exit 0.
+ *
+ * RUNTIME=cli runs the receiver the way `otelcol-azure-eventhub run` does: in a worker thread with the
+ * CLI's default heap ceiling, started by the CLI's own runInWorker (HEAP_LIMIT_MIB overrides the
+ * ceiling). RUNTIME=embedded (the default) runs it on the main thread with Node's own heap sizing, as a
+ * program that embeds the library does.
  */
-import { createAzureEventHubReceiver } from '../../../dist/index.js';
+import { EventEmitter } from 'node:events';
+import { isMainThread, parentPort } from 'node:worker_threads';
 
 const REPORT_INTERVAL_MS = 1_000;
+
+if (isMainThread && process.env.RUNTIME === 'cli' && process.env.IDLE !== '1') {
+  const { runInWorker } = await import('../../../dist/distribution/run-in-worker.js');
+  const { DEFAULT_HEAP_LIMIT_MIB } = await import('../../../dist/distribution/heap-limit.js');
+  const limit = Number(process.env.HEAP_LIMIT_MIB ?? DEFAULT_HEAP_LIMIT_MIB);
+  process.exit(await runInWorker([], limit, { entry: new URL(import.meta.url) }));
+}
+
+const { createAzureEventHubReceiver } = await import('../../../dist/index.js');
+// Signals: the process's own, or (in the CLI's worker) the ones the main thread forwards.
+const signals = isMainThread ? process : new EventEmitter();
+parentPort?.on('message', (message) => signals.emit(message.signal));
 
 if (process.env.IDLE === '1') {
   process.stdout.write('READY\n');
   // Keep the process alive until the parent stops it.
   setInterval(() => undefined, 60_000);
-  process.on('SIGTERM', () => process.exit(0));
+  signals.on('SIGTERM', () => process.exit(0));
 } else {
   const delayMs = Number(process.env.CONSUMER_DELAY_MS ?? 0);
   let drained = 0;
@@ -27,7 +45,7 @@ if (process.env.IDLE === '1') {
   };
   const receiver = createAzureEventHubReceiver(JSON.parse(process.env.RECEIVER_CONFIG ?? '{}'), consumer);
   const report = setInterval(() => process.stdout.write(`N ${drained}\nM ${JSON.stringify(process.memoryUsage())}\n`), REPORT_INTERVAL_MS);
-  process.on('SIGTERM', () => {
+  signals.on('SIGTERM', () => {
     clearInterval(report);
     const forced = setTimeout(() => process.exit(143), 10_000);
     forced.unref();
