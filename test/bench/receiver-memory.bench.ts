@@ -12,7 +12,7 @@
  * thread with the CLI's default heap ceiling (src/distribution/heap-limit.ts); `embedded` runs it on the
  * main thread with Node's own heap sizing, as a program that embeds the library and sets no V8 flag does.
  * BENCH_MEMORY_PLAN picks runs (`polling:20:cli,streaming:0:embedded`: backend, consumer delay in ms,
- * runtime);
+ * runtime; `cli=2047` runs the CLI's worker with that heap cap in MiB instead of the default);
  * BENCH_MEMORY_CHILD_FLAGS passes Node flags to the receiver child (e.g. `--max-old-space-size=96`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -41,6 +41,8 @@ type Runtime = 'cli' | 'embedded';
 interface RunResult {
   backend: string;
   runtime: Runtime;
+  /** The worker's heap cap in MiB when it is not the CLI's default. */
+  heapLimitMiB?: number;
   consumerDelayMs: number;
   peakRssMiB: number;
   maxSampledRssMiB: number;
@@ -120,9 +122,9 @@ async function baselineRss(bare = false): Promise<number> {
   }
 }
 
-async function drainRun(connection: string, backend: 'polling' | 'streaming', delayMs: number, seconds: number, runtime: Runtime): Promise<RunResult> {
+async function drainRun(connection: string, backend: 'polling' | 'streaming', delayMs: number, seconds: number, runtime: Runtime, heapLimitMiB?: number): Promise<RunResult> {
   const config = { connection, format: 'raw', start_position: 'earliest', backend };
-  const c = startChild({ RECEIVER_CONFIG: JSON.stringify(config), CONSUMER_DELAY_MS: String(delayMs), RUNTIME: runtime });
+  const c = startChild({ RECEIVER_CONFIG: JSON.stringify(config), CONSUMER_DELAY_MS: String(delayMs), RUNTIME: runtime, ...(heapLimitMiB ? { HEAP_LIMIT_MIB: String(heapLimitMiB) } : {}) });
   const pid = c.child.pid!;
   let maxSampled = 0;
   let hwm = 0;
@@ -145,6 +147,7 @@ async function drainRun(connection: string, backend: 'polling' | 'streaming', de
     return {
       backend,
       runtime,
+      ...(heapLimitMiB ? { heapLimitMiB } : {}),
       consumerDelayMs: delayMs,
       peakRssMiB: mib(hwm),
       maxSampledRssMiB: mib(maxSampled),
@@ -185,17 +188,21 @@ try {
   const slow = SLOW_CONSUMER_DELAY_MS;
   const defaultPlan = `polling:${slow}:cli,streaming:${slow}:cli,polling:0:cli,streaming:0:cli,polling:${slow}:embedded,streaming:${slow}:embedded`;
   const plan = (process.env.BENCH_MEMORY_PLAN ?? defaultPlan).split(',').map((entry) => {
-    const [backend, delay, runtime = 'cli'] = entry.split(':');
+    const [backend, delay, runtimeSpec = 'cli'] = entry.split(':');
+    const [runtime, cap] = runtimeSpec.split('=');
     if (backend !== 'polling' && backend !== 'streaming') throw new Error(`BENCH_MEMORY_PLAN: unknown backend ${backend}`);
     if (runtime !== 'cli' && runtime !== 'embedded') throw new Error(`BENCH_MEMORY_PLAN: unknown runtime ${runtime}`);
+    const heapLimitMiB = cap === undefined ? undefined : Number(cap);
+    if (heapLimitMiB !== undefined && (runtime !== 'cli' || !Number.isInteger(heapLimitMiB) || heapLimitMiB < 64)) throw new Error(`BENCH_MEMORY_PLAN: bad heap cap in ${entry}`);
     const delayMs = Number(delay ?? SLOW_CONSUMER_DELAY_MS);
-    return [backend, delayMs, delayMs > 0 ? RUN_SECONDS : FAST_RUN_SECONDS, runtime] as const;
+    return [backend, delayMs, delayMs > 0 ? RUN_SECONDS : FAST_RUN_SECONDS, runtime, heapLimitMiB] as const;
   });
-  for (const [backend, delay, seconds, runtime] of plan) {
-    const r = await drainRun(connection, backend, delay, seconds, runtime);
+  for (const [backend, delay, seconds, runtime, heapLimitMiB] of plan) {
+    const r = await drainRun(connection, backend, delay, seconds, runtime, heapLimitMiB);
     runs.push(r);
+    const label = heapLimitMiB ? `${runtime}=${heapLimitMiB}` : runtime;
     console.log(
-      `${backend.padEnd(9)} ${runtime.padEnd(8)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
+      `${backend.padEnd(9)} ${label.padEnd(8)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
         `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline; V8 heap used ≤ ${r.peakHeapUsedMiB} MiB, external ≤ ${r.peakExternalMiB} MiB), drained ${r.eventsDrained.toLocaleString('en-US')} events in ${r.drainSeconds} s ` +
         `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}`,
     );
