@@ -69,7 +69,7 @@ export async function runEmulatorCli(argv: string[]): Promise<number> {
   }
   let emulator;
   try {
-    emulator = await startEmulator(resolved.options);
+    emulator = await startEmulator({ ...resolved.options, onProtocolError: (message) => process.stderr.write(`eventhubs-emulator: client protocol error, connection closed: ${message}\n`) });
   } catch (err) {
     // Options were validated above, so what is left is the environment (port in use, bad TLS material).
     process.stderr.write(`eventhubs-emulator: cannot start: ${(err as Error).message}\n`);

@@ -206,6 +206,9 @@ export class EmulatorServer implements Emulator, FaultHost {
     c.on('connection_close', onConnectionGone);
     c.on('disconnected', onConnectionGone);
     c.on('connection_error', () => undefined);
+    // A client frame that breaks the protocol: rhea closes that connection either way; without a listener
+    // it also prints the frame with console.error, noise in every program that embeds the emulator.
+    c.on('protocol_error', (ctx: any) => this.options.onProtocolError?.(String(ctx.error ?? ctx)));
     c.on('session_error', () => undefined);
     c.on('sender_error', () => undefined);
     c.on('receiver_error', () => undefined);

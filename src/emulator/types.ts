@@ -24,6 +24,12 @@ export interface EmulatorOptions {
   sasKeys?: Record<string, string>;
   /** PEM certificate and key: serve AMQPS (TLS) instead of plain TCP. Default plain TCP. */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * Called when a client breaks the AMQP framing rules (for example a flow frame for a session that
+   * already ended); the emulator then closes that client's connection. Default: nothing is printed
+   * (rhea's own handler would print the frame to the console).
+   */
+  onProtocolError?: (message: string) => void;
 }
 
 export interface EmulatorEventInput {

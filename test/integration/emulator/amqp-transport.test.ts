@@ -65,3 +65,28 @@ test('a receiver that drains its credit gets what exists, then its remaining cre
   assert.equal(received, 2);
   assert.equal(receiver.credit, 0, 'the unused credit was consumed');
 });
+
+// A flow frame (performative 0x13) on channel 26, where this connection has no session: what the SDK
+// sends when it adds credit to a link whose session already ended.
+const FLOW_ON_UNKNOWN_CHANNEL = Buffer.from('000000240200001a005313d0000000140000000470000051297000000800437' + '0ffffffff', 'hex');
+
+test('a frame on a channel without a session closes that connection and is reported, never printed', async (t) => {
+  const printed: unknown[][] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void printed.push(args);
+  t.after(() => (console.error = original));
+  for (const report of [true, false]) {
+    const messages: string[] = [];
+    const { emulator } = await startTestEmulator(t, { partitions: 1, ...(report ? { onProtocolError: (m: string) => void messages.push(m) } : {}) });
+    const connection = await connect(emulator.port, {});
+    const gone = new Promise((resolve) => connection.once('disconnected', resolve));
+    connection.socket.write(FLOW_ON_UNKNOWN_CHANNEL);
+    await gone;
+    if (report) assert.deepEqual(messages, ['ProtocolError: flow received on invalid channel 26']);
+    // The emulator keeps serving other clients.
+    const other = await connect(emulator.port, {});
+    assert.ok(other.is_open());
+    other.close();
+  }
+  assert.deepEqual(printed, [], 'nothing went to the console');
+});
