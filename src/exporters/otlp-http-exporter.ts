@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { OTLPLogExporter as OTLPJsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
-import { OTLPLogExporter as OTLPProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
@@ -58,7 +56,10 @@ export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, set
       ...(config.tls.server_name_override ? { servername: config.tls.server_name_override } : {}),
     },
   };
-  const exporter = config.encoding === 'json' ? new OTLPJsonLogExporter(options) : new OTLPProtoLogExporter(options);
+  // Loaded on use: only the encoding a config asks for.
+  const exporter = config.encoding === 'json'
+    ? new (await import('@opentelemetry/exporter-logs-otlp-http')).OTLPLogExporter(options)
+    : new (await import('@opentelemetry/exporter-logs-otlp-proto')).OTLPLogExporter(options);
   const consumer = fromLogRecordExporter(exporter, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name: settings?.id ?? 'otlphttp' });
   return withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
 }

@@ -1,7 +1,6 @@
 import type { ReceiverFactory } from '../component/factory.ts';
 import { receiverConfigObject, receiverConfigSchema, type ReceiverConfig } from '../config/receiver-config.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
-import { AzureEventHubReceiverImpl } from './azure-event-hub-receiver.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
 
 /** The receiver's type in collector configs, and the Go collector's older name for it. */
@@ -16,6 +15,8 @@ export const azureEventHubReceiverFactory: ReceiverFactory<ReceiverConfig, Azure
   configSchema: receiverConfigSchema,
   createDefaultConfig: () => receiverConfigObject.parse({}),
   async create(settings, config, next: LogsConsumer) {
+    // The receiver, its backends and the Azure SDKs load when a receiver is made, not when a config is validated.
+    const { AzureEventHubReceiverImpl } = await import('./azure-event-hub-receiver.ts');
     return new AzureEventHubReceiverImpl(config, next, settings);
   },
 };

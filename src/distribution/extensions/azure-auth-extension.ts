@@ -1,7 +1,4 @@
-import type { TokenCredential } from '@azure/core-auth';
-import { ClientCertificateCredential } from '@azure/identity';
 import { z } from 'zod';
-import { createTokenCredential } from '../../component/credential.ts';
 import type { ExtensionFactory } from '../extension-factory.ts';
 
 const nonEmpty = z.string().min(1);
@@ -33,24 +30,6 @@ export const azureAuthConfigSchema = z
 
 export type AzureAuthConfig = z.output<typeof azureAuthConfigSchema>;
 
-/** Builds the credential the section describes; no network call happens until a token is requested. */
-export function credentialFromAzureAuth(config: AzureAuthConfig): TokenCredential {
-  if (config.service_principal) {
-    const sp = config.service_principal;
-    if (sp.client_certificate_path) return new ClientCertificateCredential(sp.tenant_id, sp.client_id, { certificatePath: sp.client_certificate_path });
-    return createTokenCredential({ type: 'service_principal', tenant_id: sp.tenant_id, client_id: sp.client_id, client_secret: sp.client_secret! });
-  }
-  if (config.workload_identity) {
-    const w = config.workload_identity;
-    return createTokenCredential({ type: 'workload_identity', client_id: w.client_id, tenant_id: w.tenant_id, token_file_path: w.federated_token_file });
-  }
-  if (config.managed_identity !== undefined) {
-    const id = config.managed_identity?.client_id;
-    return createTokenCredential(id ? { type: 'managed_identity', client_id: id } : { type: 'managed_identity' });
-  }
-  return createTokenCredential({ type: 'default' });
-}
-
 /** `azure_auth` (alias `azureauth`): lends an Entra ID credential to receivers that say `auth: <this id>`. */
 export const azureAuthExtensionFactory: ExtensionFactory<AzureAuthConfig> = {
   type: 'azure_auth',
@@ -59,6 +38,8 @@ export const azureAuthExtensionFactory: ExtensionFactory<AzureAuthConfig> = {
   configSchema: azureAuthConfigSchema,
   createDefaultConfig: () => ({ use_default: true }),
   async create(_settings, config) {
+    // @azure/identity loads only when a credential is made: `validate` and configs without Entra ID skip it.
+    const { credentialFromAzureAuth } = await import('./azure-auth-credential.ts');
     const credential = credentialFromAzureAuth(config);
     return {
       async start() {},
