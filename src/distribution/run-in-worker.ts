@@ -6,13 +6,30 @@
  * own; Node delivers what the worker wrote before it reports the exit.
  */
 import { Worker } from 'node:worker_threads';
-import { EXIT_RUNTIME_FAILURE } from './exit-codes.ts';
+import { EventEmitter } from 'node:events';
+import { EXIT_FORCED_SIGINT, EXIT_FORCED_SIGTERM, EXIT_RUNTIME_FAILURE } from './exit-codes.ts';
 import { HEAP_LIMIT_ENV } from './heap-limit.ts';
 import { redactError } from '../component/redact.ts';
 
 /** What the main thread sends the worker: a signal the process received. */
 export interface SignalMessage {
   readonly signal: NodeJS.Signals;
+}
+
+/**
+ * The worker side: an emitter of the signals the main thread forwards over `port`. A signal that arrives
+ * before anything listens (while the CLI still loads its config) ends the thread at once with 130 or 143,
+ * as the signal would have ended a process that had not installed its handlers yet.
+ */
+export function forwardedSignals(port: { on(event: 'message', listener: (message: SignalMessage | undefined) => void): unknown }, exit: (code: number) => void): EventEmitter {
+  const signals = new EventEmitter();
+  port.on('message', (message: SignalMessage | undefined) => {
+    const signal = message?.signal;
+    if (signal !== 'SIGTERM' && signal !== 'SIGINT') return;
+    if (signals.listenerCount(signal) === 0) exit(signal === 'SIGINT' ? EXIT_FORCED_SIGINT : EXIT_FORCED_SIGTERM);
+    else signals.emit(signal, signal);
+  });
+  return signals;
 }
 
 export interface WorkerRunOptions {

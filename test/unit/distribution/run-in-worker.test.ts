@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runInWorker } from '../../../src/distribution/run-in-worker.ts';
+import { forwardedSignals, runInWorker } from '../../../src/distribution/run-in-worker.ts';
 import { chooseHeapLimit, DEFAULT_HEAP_LIMIT_MIB, HEAP_LIMIT_ENV } from '../../../src/distribution/heap-limit.ts';
 import { UsageError } from '../../../src/distribution/usage-error.ts';
 
@@ -84,5 +84,21 @@ describe('runInWorker', () => {
     const code = await runInWorker(['run', '--config', missing], 256, { writeErr: (l) => lines.push(l) });
     assert.equal(code, 2, `a config file that does not exist is a usage error, not a crash: ${lines.join('\n')}`);
     assert.equal(lines.length, 0);
+  });
+
+  test('in the worker, a forwarded signal reaches its listener; one that comes before any listener ends the thread with 130 or 143', () => {
+    const port = new EventEmitter();
+    const exits: number[] = [];
+    const signals = forwardedSignals(port, (code) => exits.push(code));
+    port.emit('message', { signal: 'SIGINT' });
+    port.emit('message', { signal: 'SIGTERM' });
+    assert.deepEqual(exits, [130, 143], 'no handler yet: the default signal exit');
+    const heard: string[] = [];
+    signals.on('SIGTERM', (s: string) => heard.push(s));
+    port.emit('message', { signal: 'SIGTERM' });
+    port.emit('message', { signal: 'SIGHUP' });
+    port.emit('message', undefined);
+    assert.deepEqual(heard, ['SIGTERM']);
+    assert.deepEqual(exits, [130, 143], 'a handled signal does not exit');
   });
 });
