@@ -38,28 +38,37 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   checkpoints: async () => (await import('./commands/checkpoints-command.ts')).checkpointsCommand,
 };
 
+type ParsedCommand =
+  | { readonly kind: 'help' | 'version' }
+  /** `explicit`: the command was named; otherwise argv starts with options (or is empty) and means `run`. */
+  | { readonly kind: 'command'; readonly name: string; readonly explicit: boolean; readonly args: readonly string[] };
+
+/** What argv asks for: help, the version, or a command and its arguments. */
+function parseCommand(argv: readonly string[]): ParsedCommand {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h' || first === 'help') return { kind: 'help' };
+  if (first === '--version' || first === 'version') return { kind: 'version' };
+  if (first !== undefined && !first.startsWith('-')) return { kind: 'command', name: first, explicit: true, args: rest };
+  return { kind: 'command', name: 'run', explicit: false, args: argv };
+}
+
 /**
  * The CLI without the process around it: returns the exit code. Usage and config errors are printed
  * (redacted) with exit 2; anything else thrown is a runtime failure (exit 1).
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  const [first, ...rest] = argv;
-  if (first === '--help' || first === '-h' || first === 'help') {
-    io.out(MAIN_HELP);
+  const parsed = parseCommand(argv);
+  if (parsed.kind !== 'command') {
+    io.out(parsed.kind === 'help' ? MAIN_HELP : `${CLI_NAME} ${await version()}`);
     return EXIT_OK;
   }
-  if (first === '--version' || first === 'version') {
-    io.out(`${CLI_NAME} ${await version()}`);
-    return EXIT_OK;
-  }
-  const isCommand = first !== undefined && !first.startsWith('-');
-  if (isCommand && !Object.hasOwn(COMMANDS, first)) {
-    io.err(`${CLI_NAME}: unknown command '${redact(first)}'\n\n${MAIN_HELP}`);
+  const { name, explicit, args } = parsed;
+  if (!Object.hasOwn(COMMANDS, name)) {
+    io.err(`${CLI_NAME}: unknown command '${redact(name)}'\n\n${MAIN_HELP}`);
     return EXIT_USAGE;
   }
-  const command = await (isCommand ? COMMANDS[first]! : COMMANDS.run!)();
-  const args = isCommand ? rest : argv;
-  if (!isCommand && argv.length === 0) {
+  const command = await COMMANDS[name]!();
+  if (argv.length === 0) {
     io.err(`${CLI_NAME}: --config is required\n\n${MAIN_HELP}`);
     return EXIT_USAGE;
   }
@@ -72,7 +81,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       return EXIT_USAGE;
     }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`${CLI_NAME}${isCommand ? ` ${first}` : ''}: ${redact((error as Error).message)}\nRun '${CLI_NAME}${isCommand ? ` ${first}` : ''} --help' for usage.`);
+      const shown = explicit ? `${CLI_NAME} ${name}` : CLI_NAME;
+      io.err(`${shown}: ${redact((error as Error).message)}\nRun '${shown} --help' for usage.`);
       return EXIT_USAGE;
     }
     io.err(`${CLI_NAME}: ${redactError(error)}`);
@@ -96,14 +106,6 @@ export function installFatalHandlers(): void {
   process.on('unhandledRejection', fatal);
 }
 
-/** `run`, given as a command or implied by options; it is what runs in the heap-limited worker. */
-function isRunCommand(argv: readonly string[]): boolean {
-  const first = argv[0];
-  if (first === undefined) return false;
-  if (first === 'run') return true;
-  return first.startsWith('-') && !['--help', '-h', '--version'].includes(first);
-}
-
 /**
  * Entry point of the bin shim: runs `main` and exits with its code (the exit is immediate and bounded).
  * `run` goes to a worker thread with a heap limit (heap-limit.ts), other commands stay on this thread.
@@ -111,7 +113,9 @@ function isRunCommand(argv: readonly string[]): boolean {
 export async function runCli(argv: readonly string[]): Promise<never> {
   installFatalHandlers();
   let code: number;
-  if (isRunCommand(argv)) {
+  const parsed = parseCommand(argv);
+  // `run`, named or implied by options, is what runs in the heap-limited worker.
+  if (parsed.kind === 'command' && parsed.name === 'run' && argv.length > 0) {
     let choice: HeapLimitChoice;
     try {
       choice = chooseHeapLimit(process.env, process.execArgv);
