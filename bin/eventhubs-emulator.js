@@ -1,15 +1,6 @@
 #!/usr/bin/env node
-// The emulator CLI: the compiled JavaScript in dist/ when it was built (`npm run build`, or `npm install`
-// in a checkout through `prepare`), otherwise the TypeScript sources through tsx (a dev dependency).
-import { existsSync } from 'node:fs';
+// The emulator CLI, from dist/ (or the sources through tsx in a checkout that was never built: load.js).
+import { loadModule } from './load.js';
 
-const compiled = new URL('../dist/emulator/cli.js', import.meta.url);
-let runEmulatorCli;
-if (existsSync(compiled)) {
-  ({ runEmulatorCli } = await import(compiled.href));
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ runEmulatorCli } = await import('../src/emulator/cli.ts'));
-}
+const { runEmulatorCli } = await loadModule('emulator/cli');
 process.exitCode = await runEmulatorCli(process.argv.slice(2));
