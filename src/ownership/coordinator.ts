@@ -7,32 +7,59 @@ export interface PartitionClaim {
   readonly ownerLevel?: number;
   /** Proof of ownership for checkpoint writes. Undefined for single-instance (static) ownership. */
   readonly fence?: OwnershipFence;
-  /** Aborted the moment ownership may have been lost (renewal failed, lease lost): stop reading at once. */
-  readonly lost: AbortSignal;
 }
 
+/**
+ * Why the owner stops a partition. `yield` and `shutdown` are graceful (finish the batch in flight, write
+ * the final checkpoint); `lost` means the lease may be gone: stop at once and write nothing.
+ */
 export type StopReason = 'yield' | 'shutdown' | 'lost';
 
-/** Implemented by the receiver: the coordinator starts and stops partition pumps through it. */
-export interface PartitionLifecycle {
-  /** Starts reading the partition; resolves once the pump is running (not when it ends). */
-  startPartition(claim: PartitionClaim): Promise<void>;
+/**
+ * How a partition's reading ended. `stopped`: by `stop()`. The others end it by themselves:
+ * `ownershipLost`: the hub disconnected the reader for a higher owner level (`amqp:link:stolen`);
+ * `fenced`: a checkpoint write was refused because the lease is gone; `error`: anything unexpected.
+ * A reader that fails transiently or permanently does not end: the pump retries it with backoff.
+ */
+export type PartitionEndReason = 'stopped' | 'ownershipLost' | 'fenced' | 'error';
+
+export interface PartitionEnd {
+  readonly reason: PartitionEndReason;
+  readonly error?: Error;
+}
+
+/** A partition being read, as its owner holds it (the pump manager's view of one pump). */
+export interface PartitionHandle {
+  /** Resolves once reading ended, by `stop()` or by itself, after its final checkpoint; never rejects. */
+  readonly ended: Promise<PartitionEnd>;
   /**
-   * Stops reading. For `yield` and `shutdown`: finish the in-flight batch, write the final checkpoint,
-   * then resolve; only afterwards is the lease released. For `lost`: stop at once, write nothing.
+   * Stops reading and resolves when it ended. `yield`/`shutdown`: graceful, bounded by the receiver's
+   * shutdown timeout. `lost`: at once, writes nothing. Calling it again returns the same end.
    */
-  stopPartition(partitionId: string, reason: StopReason): Promise<void>;
+  stop(reason: StopReason): Promise<PartitionEnd>;
+}
+
+/** Implemented by the receiver: the coordinator starts partitions through it and owns the handles. */
+export interface PartitionLifecycle {
+  /**
+   * Starts reading the partition; resolves with its handle once the pump runs (not when it ends).
+   * `signal` aborts a start in progress (its deadline, a lost lease, shutdown); the start then rejects
+   * and leaves nothing running.
+   */
+  startPartition(claim: PartitionClaim, signal: AbortSignal): Promise<PartitionHandle>;
 }
 
 /** Status events of ownership, for logs, metrics and the health check. */
 export type OwnershipEvent =
   | { readonly type: 'claimed'; readonly partitionId: string; readonly ownerLevel?: number }
-  | { readonly type: 'released'; readonly partitionId: string; readonly reason: StopReason }
+  | { readonly type: 'released'; readonly partitionId: string; readonly reason: StopReason | PartitionEndReason }
   | { readonly type: 'renewalFailed'; readonly partitionId: string; readonly error: Error }
+  | { readonly type: 'startFailed'; readonly partitionId: string; readonly error: Error; readonly retryInMs: number }
+  | { readonly type: 'ended'; readonly partitionId: string; readonly end: PartitionEnd; readonly retryInMs: number }
   | { readonly type: 'balanced'; readonly owned: readonly string[]; readonly members: number; readonly fairShare: number }
   | { readonly type: 'storageError'; readonly error: Error };
 
-/** Decides which partitions this instance reads. */
+/** Decides which partitions this instance reads, and owns their handles. */
 export interface OwnershipCoordinator {
   readonly ownerId: string;
   /** Starts the background claiming loop; returns quickly. */

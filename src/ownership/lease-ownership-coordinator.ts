@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { CheckpointScope } from './checkpoint.ts';
-import type { OwnershipCoordinator, OwnershipEvent, PartitionLifecycle, StopReason } from './coordinator.ts';
+import type { OwnershipCoordinator, OwnershipEvent, PartitionEnd, PartitionHandle, PartitionLifecycle, StopReason } from './coordinator.ts';
+import { performance } from 'node:perf_hooks';
 import { noopLogger, type Logger } from '../component/logger.ts';
 import { balance, type BalanceStrategy } from './balance.ts';
 import { MembershipLease } from './internal/membership-lease.ts';
@@ -10,6 +11,7 @@ import { PartitionLease } from './internal/partition-lease.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
 import { toStorageError } from './internal/storage-errors.ts';
 import { resolveCoordinatorTimings, type CoordinatorTimings } from './internal/coordinator-timings.ts';
+import { RestartBackoff } from './internal/restart-backoff.ts';
 
 export interface LeaseOwnershipCoordinatorOptions {
   /** Container holding the ownership, checkpoint and membership blobs. It must exist. */
@@ -31,6 +33,11 @@ export interface LeaseOwnershipCoordinatorOptions {
   readonly requestTimeoutMs?: number;
   /** Default `balanced`. */
   readonly strategy?: BalanceStrategy;
+  /** Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take, in ms. Default 30000. */
+  readonly startTimeoutMs?: number;
+  /** Restart backoff after a failed start or an unexpected end, in ms. Defaults 1000 to 60000. */
+  readonly restartInitialMs?: number;
+  readonly restartMaxMs?: number;
   /** The hub's partition ids; called every round. The last answer is reused when it fails. */
   readonly getPartitionIds: () => Promise<string[]>;
   readonly logger?: Logger;
@@ -48,6 +55,7 @@ export {
 const CATCH_UP_DELAY_MS = 50;
 /** A round waits this long, in ms, for the hub's partition ids before it falls back to the last known list. */
 const PARTITION_IDS_TIMEOUT_MS = 30_000;
+
 
 /**
  * Partition ownership through blob leases: a claim is a lease on `<fqns>/<hub>/<cg>/ownership/<pid>`, whose
@@ -67,6 +75,10 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   readonly #leaseIds = new Map<string, string>();
   readonly #listeners = new Set<(event: OwnershipEvent) => void>();
   readonly #pendingStops = new Set<Promise<void>>();
+  readonly #restarts: RestartBackoff;
+  /** Aborted at shutdown: starts in progress give up. */
+  readonly #closing = new AbortController();
+  #nextRoundAt = Number.POSITIVE_INFINITY;
   #lifecycle: PartitionLifecycle | undefined;
   #state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   #roundTimer: NodeJS.Timeout | undefined;
@@ -82,6 +94,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.ownerId = options.ownerId ?? randomUUID();
     this.#logger = (options.logger ?? noopLogger).child({ component: 'ownership', ownerId: this.ownerId });
     this.#membership = new MembershipLease(options.containerClient, options.scope, this.ownerId, this.#timings.leaseDurationMs, this.#timings.requestTimeoutMs);
+    this.#restarts = new RestartBackoff({ initialMs: options.restartInitialMs, maxMs: options.restartMaxMs });
   }
 
   async start(lifecycle: PartitionLifecycle): Promise<void> {
@@ -129,6 +142,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       return;
     }
     this.#state = 'closing';
+    this.#closing.abort(new Error('shutdown'));
     clearTimeout(this.#roundTimer);
     await this.#round;
     // Renewals keep running meanwhile: pumps may take a while to finish their batch and final checkpoint.
@@ -146,10 +160,19 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
 
   #scheduleRound(delayMs: number): void {
     if (this.#state !== 'running') return;
+    clearTimeout(this.#roundTimer);
+    this.#nextRoundAt = performance.now() + delayMs;
     this.#roundTimer = setTimeout(() => {
+      this.#nextRoundAt = Number.POSITIVE_INFINITY;
       this.#round = this.#runRound().then((next) => this.#scheduleRound(next));
     }, delayMs);
     this.#roundTimer.unref();
+  }
+
+  /** Brings the next round forward to `delayMs` from now, unless one runs or is due sooner. */
+  #wake(delayMs: number): void {
+    if (this.#state !== 'running' || this.#nextRoundAt === Number.POSITIVE_INFINITY) return;
+    if (performance.now() + delayMs < this.#nextRoundAt) this.#scheduleRound(delayMs);
   }
 
   /** One balancing round; resolves to the delay before the next one. Never rejects. */
@@ -174,9 +197,13 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
         const claim = this.#claims.get(pid);
         if (claim) await this.#stopAndRelease(claim, 'yield');
       }
-      const toClaim = decision.claim.filter((pid) => !this.#claims.has(pid));
+      // A partition whose start failed or whose reader ended waits out its restart backoff here (other
+      // instances may take it meanwhile); the round is brought forward when the wait ends.
+      const waiting = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) > 0);
+      if (waiting.length > 0) this.#wake(Math.min(...waiting.map((pid) => this.#restarts.waitMs(pid))));
+      const toClaim = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0);
       const results = await Promise.all(toClaim.map((pid) => this.#claim(pid)));
-      const raced = toClaim.some((pid, i) => !results[i] && ownerships.get(pid) === undefined);
+      const raced = toClaim.some((pid, i) => !results[i] && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0);
       if ((results.some(Boolean) || raced) && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
     } catch (error) {
       this.#emit({ type: 'storageError', error: toStorageError(error) });
@@ -219,27 +246,63 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       return false;
     }
     const { ownerLevel } = claim;
-    claim.started = this.#lifecycle!.startPartition({ partitionId, ownerLevel, fence: claim.fence(), lost: claim.lost.signal });
-    try {
-      await claim.started;
-    } catch (error) {
-      this.#logger.error('starting the partition failed; releasing it', { partitionId, error: error instanceof Error ? error.message : String(error) });
+    const signal = AbortSignal.any([claim.lost.signal, this.#closing.signal, AbortSignal.timeout(this.#timings.startTimeoutMs)]);
+    claim.started = this.#lifecycle!.startPartition({ partitionId, ownerLevel, fence: claim.fence() }, signal).then(
+      (handle) => handle,
+      (error: unknown) => {
+        const err = error instanceof Error ? error : new Error(String(error));
+        if (claim.state === 'starting' && !this.#closing.signal.aborted) {
+          const retryInMs = this.#restarts.failed(partitionId);
+          this.#emit({ type: 'startFailed', partitionId, error: err, retryInMs });
+        }
+        return undefined;
+      },
+    );
+    const handle = await claim.started;
+    if (!handle) {
       if (claim.state === 'starting') await this.#release(claim, 'yield');
       return false;
     }
-    if (claim.state !== 'starting') return false;
+    claim.handle = handle;
+    claim.startedAt = performance.now();
+    void handle.ended.then((end) => this.#onEnded(claim, handle, end));
+    if (claim.state !== 'starting') return false; // lost or shut down meanwhile: whoever changed it stops the handle
     claim.state = 'running';
     this.#emit({ type: 'claimed', partitionId, ownerLevel });
     return true;
   }
 
+  /**
+   * A partition's reading ended. Ended by our own stop: nothing to do. Ended by itself (link stolen by a
+   * higher owner level, an unexpected error): the lease goes back to the fleet at once, after the final
+   * checkpoint the pump wrote, and this instance waits out a restart backoff before it claims the
+   * partition again, so any instance may take it at its next round with a raised owner level. A leased
+   * partition is therefore always being read or being handed back; never leased and idle.
+   */
+  #onEnded(claim: PartitionLease, handle: PartitionHandle, end: PartitionEnd): void {
+    if (claim.handle !== handle || end.reason === 'stopped' || !claim.active) return;
+    const retryInMs = this.#restarts.failed(claim.partitionId, performance.now() - claim.startedAt);
+    this.#emit({ type: 'ended', partitionId: claim.partitionId, end, retryInMs });
+    if (end.reason === 'fenced') {
+      this.#lose(claim, end.error ?? new Error('checkpoint fenced: the lease is gone'));
+      return;
+    }
+    if (claim.state === 'stopping') return; // a yield or shutdown is already releasing it
+    claim.state = 'stopping';
+    const release = this.#release(claim, end.reason).finally(() => {
+      this.#pendingStops.delete(release);
+      this.#wake(retryInMs);
+    });
+    this.#pendingStops.add(release);
+  }
+
   /** Yield or shutdown: the pump finishes its batch and writes the final checkpoint, then the lease goes. */
   async #stopAndRelease(claim: PartitionLease, reason: 'yield' | 'shutdown'): Promise<void> {
-    await claim.started.catch(() => undefined);
-    if (claim.state !== 'running') return;
+    await claim.started;
+    if (claim.state !== 'running' || !claim.handle) return;
     claim.state = 'stopping';
     try {
-      await this.#lifecycle!.stopPartition(claim.partitionId, reason);
+      await claim.handle.stop(reason);
     } catch (error) {
       this.#logger.error('stopping the partition failed', { partitionId: claim.partitionId, reason, error: error instanceof Error ? error.message : String(error) });
     }
@@ -247,7 +310,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     await this.#release(claim, reason);
   }
 
-  async #release(claim: PartitionLease, reason: StopReason): Promise<void> {
+  async #release(claim: PartitionLease, reason: StopReason | PartitionEnd['reason']): Promise<void> {
     try {
       await claim.release();
     } catch (error) {
@@ -270,8 +333,8 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     // A yield or shutdown in progress already called stopPartition; the aborted signal tells it to hurry.
     if (wasStopping) return this.#forget(claim);
     const stop = claim.started
-      .catch(() => undefined)
-      .then(() => this.#lifecycle!.stopPartition(claim.partitionId, 'lost'))
+      .then((handle) => handle?.stop('lost'))
+      .then(() => undefined)
       .catch((e: unknown) => this.#logger.error('stopping a lost partition failed', { partitionId: claim.partitionId, error: e instanceof Error ? e.message : String(e) }))
       .finally(() => {
         this.#forget(claim);

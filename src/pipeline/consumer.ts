@@ -12,4 +12,9 @@ export interface LogsConsumer {
   forceFlush?(): Promise<void>;
   /** Releases resources. Optional; idempotent. */
   shutdown?(): Promise<void>;
+  /**
+   * Announces one upstream caller (a partition pump) with at most one `consume` outstanding at a time,
+   * until the returned function is called. Optional; lets a batching stage know when nothing more can arrive.
+   */
+  attachProducer?(): () => void;
 }

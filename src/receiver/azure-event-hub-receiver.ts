@@ -15,20 +15,26 @@ import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
 import { createDeadLetterStore } from '../pipeline/create-dead-letter-store.ts';
-import type { CheckpointScope, CheckpointStore } from '../ownership/checkpoint.ts';
+import type { Checkpoint, CheckpointScope, CheckpointStore } from '../ownership/checkpoint.ts';
 import { BlobCheckpointStore } from '../ownership/blob-checkpoint-store.ts';
 import { MemoryCheckpointStore } from '../ownership/memory-checkpoint-store.ts';
 import { checkpointContainerClient } from '../ownership/checkpoint-container.ts';
-import type { OwnershipCoordinator, PartitionClaim, PartitionLifecycle, StopReason } from '../ownership/coordinator.ts';
+import { toStorageError } from '../ownership/internal/storage-errors.ts';
+import type {
+  OwnershipCoordinator, OwnershipEvent, PartitionClaim, PartitionHandle, PartitionLifecycle, StopReason,
+} from '../ownership/coordinator.ts';
 import { createLeaseCoordinator } from './internal/create-lease-coordinator.ts';
 import { StaticOwnership } from './static-ownership.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { chooseStartPosition } from './start-position.ts';
 import { PartitionPump } from './partition-pump.ts';
 import { createPumpCounters, type PumpCounters } from './internal/pump-counters.ts';
-import { settleWithin } from '../component/abort.ts';
+import { raceAbort, settleWithin, sleep } from '../component/abort.ts';
+import { rateLimitedLogger } from '../component/rate-limited-logger.ts';
+import { backoffDelayMs } from './internal/backoff.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
+import { errorHints } from './internal/error-hints.ts';
 
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
@@ -55,6 +61,11 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
   readonly #listeners = new Set<(s: ReceiverStatus) => void>();
   readonly #counters: PumpCounters = createPumpCounters();
   readonly #owned = new Map<string, Owned>();
+  /** Partitions this instance read and handed back, with why: the `released` state. */
+  readonly #released = new Map<string, { reason: string; at: number }>();
+  /** Aborted at shutdown: the background bring-up gives up. */
+  readonly #closing = new AbortController();
+  #bringUp: Promise<void> | undefined;
   #hub: HubClient | undefined;
   #store: CheckpointStore | undefined;
   #scope: CheckpointScope | undefined;
@@ -71,7 +82,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     this.#config = config;
     this.#next = next;
     this.#settings = settings;
-    this.#logger = settings.logger ?? noopLogger;
+    // A partition failing the same way on every backoff step, on every partition, is one line per window.
+    this.#logger = rateLimitedLogger(settings.logger ?? noopLogger);
   }
 
   /** The backend in force: an explicit `backend:` wins over the feature gate. */
@@ -110,7 +122,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       },
     });
     this.#scope = { fullyQualifiedNamespace: this.#hub.fullyQualifiedNamespace, eventHubName: this.#hub.eventHubName, consumerGroup: c.group };
-    const container = await this.#container(credential);
+    const container = this.#container(credential);
     this.#store = container ? new BlobCheckpointStore(container) : new MemoryCheckpointStore();
     this.#decoder = createDecoder({
       format: c.format,
@@ -126,23 +138,49 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       const props = await hub.getHubProperties();
       return props.partitionIds;
     };
-    this.#coordinator =
-      container && !c.partition
-        ? createLeaseCoordinator({ container, scope: this.#scope, ownerId, ownership: c.ownership, getPartitionIds, logger: this.#logger, emit: (s) => this.#emit(s) })
-        : new StaticOwnership({
-            ownerId,
-            partition: c.partition || undefined,
-            logger: this.#logger,
-            restartDelayMs: c.ownership.update_interval,
-            getPartitionIds,
-            onHubReached: (ids) => this.#emit({ type: 'hubReached', partitionIds: ids }),
-            onHubError: (error) => {
-              this.#logger.warn('event hub unreachable; retrying', { error: redactError(error) });
-              this.#emit({ type: 'hubUnreachable', error });
-            },
-          });
-    this.#logger.info('receiver starting', { backend: kind, eventHub: this.#scope.eventHubName, consumerGroup: c.group, ownership: container && !c.partition ? 'leases' : 'static', ownerId });
-    await this.#coordinator.start(this);
+    const leases = container !== undefined && !c.partition;
+    this.#coordinator = leases
+      ? createLeaseCoordinator({ container, scope: this.#scope, ownerId, ownership: c.ownership, getPartitionIds, logger: this.#logger, emit: (s) => this.#emit(s) })
+      : new StaticOwnership({
+          ownerId,
+          partition: c.partition || undefined,
+          logger: this.#logger,
+          getPartitionIds,
+          onHubReached: (ids) => this.#emit({ type: 'hubReached', partitionIds: ids }),
+          onHubError: (error) => {
+            this.#logger.warn('event hub unreachable; retrying', { error: redactError(error), ...errorHints(error) });
+            this.#emit({ type: 'hubUnreachable', error });
+          },
+        });
+    this.#coordinator.onEvent?.((e) => this.#onOwnershipEvent(e));
+    this.#logger.info('receiver starting', { backend: kind, eventHub: this.#scope.eventHubName, consumerGroup: c.group, ownership: leases ? 'leases' : 'static', ownerId });
+    // Storage may be down or misconfigured at start: that is retried in the background (and reported),
+    // so one receiver's bad storage never fails the others in the same process.
+    const coordinator = this.#coordinator;
+    this.#bringUp = this.#ensureContainer(container).then(async (ready) => {
+      if (ready) await coordinator.start(this);
+    });
+  }
+
+  /** Creates the container when configured to, retrying with backoff; false when shut down first. */
+  async #ensureContainer(container: ContainerClient | undefined): Promise<boolean> {
+    if (!container || !this.#config.blob_checkpoint_store?.create_container) return true;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await container.createIfNotExists({ abortSignal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(30_000)]) });
+        return true;
+      } catch (error) {
+        if (this.#closing.signal.aborted) return false;
+        const err = toStorageError(error);
+        this.#emit({ type: 'storageFailing', error: err });
+        this.#logger.error('could not create the checkpoint container; retrying', { error: err.message, ...errorHints(err) });
+        try {
+          await sleep(backoffDelayMs(attempt, 1_000, 60_000), this.#closing.signal);
+        } catch {
+          return false;
+        }
+      }
+    }
   }
 
   #credential(): TokenCredential | undefined {
@@ -159,43 +197,40 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     return createTokenCredential(parsed.data);
   }
 
-  async #container(credential: TokenCredential | undefined): Promise<ContainerClient | undefined> {
+  #container(credential: TokenCredential | undefined): ContainerClient | undefined {
     const b = this.#config.blob_checkpoint_store;
     if (!b) return undefined;
     const container = checkpointContainerClient(b, credential);
     if (!container) throw new ConfigError(['blob_checkpoint_store.storage_account_url: needs auth (an Entra ID credential)']);
-    if (b.create_container) await container.createIfNotExists();
     return container;
   }
 
   // ---- PartitionLifecycle -------------------------------------------------------------------------
 
-  async startPartition(claim: PartitionClaim): Promise<void> {
+  async startPartition(claim: PartitionClaim, signal: AbortSignal): Promise<PartitionHandle> {
     const { partitionId } = claim;
-    if (this.#owned.has(partitionId) || this.#shutdown) return;
+    if (this.#shutdown) throw new Error('the receiver is shutting down');
+    if (this.#owned.has(partitionId)) throw new Error(`partition ${partitionId} is already being read`);
     const hub = this.#hub!;
     const store = this.#store!;
     const scope = this.#scope!;
     const c = this.#config;
-    const [checkpoint, props] = await Promise.all([store.read(scope, partitionId), hub.getPartitionProperties(partitionId)]);
-    // Sequence number -1 (offset "-1") is the "before the first event" marker that `earliest` and resets write: not a gap.
-    if (checkpoint && checkpoint.sequenceNumber >= 0 && props.beginningSequenceNumber > checkpoint.sequenceNumber + 1 && !props.isEmpty) {
-      const lost = props.beginningSequenceNumber - checkpoint.sequenceNumber - 1;
-      this.#counters.eventsLostToRetention += lost;
-      this.#emit({ type: 'retentionGap', partitionId, eventsLost: lost, checkpointSequenceNumber: checkpoint.sequenceNumber, firstRetainedSequenceNumber: props.beginningSequenceNumber });
-      this.#logger.error('checkpoint is older than the first retained event: events were lost to retention before they were read', { partitionId, eventsLost: lost, checkpoint: checkpoint.sequenceNumber, firstRetained: props.beginningSequenceNumber });
-    }
+    // Every wait of a start has the caller's deadline: a slow hub or store must not hold a balancing round.
+    const [checkpoint, props] = await raceAbort(Promise.all([store.read(scope, partitionId), hub.getPartitionProperties(partitionId, signal)]), signal);
+    this.#noteRetentionGap(partitionId, checkpoint, props);
     let { position, source } = chooseStartPosition(partitionId, checkpoint, { startPosition: c.start_position, partitionStart: c.partition_start, partition: c.partition, offset: c.offset });
     let initial = checkpoint;
     if (!checkpoint && position.kind === 'latest') {
       // Resolve `latest` to a concrete position and checkpoint it at once: a successor after a crash must
       // resume here, not at a later `latest` that would skip what arrived in between (ARCHITECTURE.md).
       const resolved = { partitionId, sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.isEmpty ? '-1' : props.lastEnqueuedOffset };
-      await store.write(scope, resolved, claim.fence);
+      await raceAbort(store.write(scope, resolved, claim.fence), signal);
       initial = resolved;
       position = { kind: 'sequenceNumber', sequenceNumber: resolved.sequenceNumber, inclusive: false } satisfies StartPosition;
       source = 'start_position';
     }
+    signal.throwIfAborted();
+    if (this.#shutdown) throw new Error('the receiver is shutting down');
     const checkpointer = new Checkpointer({ store, scope, partitionId, fence: claim.fence, intervalMs: c.checkpoint.interval, everyNEvents: c.checkpoint.every_n_events, initial });
     const prefetch = c.prefetch_count === 0 ? DEFAULT_PREFETCH_COUNT : Math.max(0, c.prefetch_count);
     const pump = new PartitionPump({
@@ -211,32 +246,81 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       consumer: this.#consumer!,
       checkpointer,
       deadLetter: this.#deadLetter,
+      dropRefused: this.#dropRefused(),
       counters: this.#counters,
       logger: this.#logger.child({ partitionId }),
       emit: (s) => this.#emit(s),
     });
     this.#owned.set(partitionId, { pump, checkpointer, startProps: props, startedFrom: initial?.sequenceNumber ?? -1 });
-    claim.lost.addEventListener('abort', () => void this.stopPartition(partitionId, 'lost'), { once: true });
+    this.#released.delete(partitionId);
     this.#emit({ type: 'partitionOpened', partitionId, startSequenceNumber: position.kind === 'sequenceNumber' ? position.sequenceNumber : undefined, ownerLevel: claim.ownerLevel });
     this.#logger.info('partition opened', { partitionId, start: describe(position), source, ownerLevel: claim.ownerLevel });
-    void pump.run().then((end) => {
-      if (this.#owned.get(partitionId)?.pump !== pump) return;
-      this.#owned.delete(partitionId);
-      if (end.reason !== 'stopped') {
-        this.#emit({ type: 'partitionClosed', partitionId, reason: end.reason === 'ownershipLost' ? 'ownershipLost' : end.reason === 'lost' ? 'lost' : 'error', error: end.error });
-        this.#logger.warn('partition reader ended', { partitionId, reason: end.reason, error: end.error ? redactError(end.error) : undefined });
-        if (this.#coordinator instanceof StaticOwnership) this.#coordinator.partitionEnded(partitionId);
-      }
+    let stopReason: StopReason | undefined;
+    const ended = pump.run().then((end) => {
+      if (this.#owned.get(partitionId)?.pump === pump) this.#owned.delete(partitionId);
+      const reason = end.reason === 'stopped' ? (stopReason ?? 'shutdown') : end.reason;
+      if (end.reason !== 'stopped') this.#counters.restarts[end.reason]++;
+      this.#released.set(partitionId, { reason, at: Date.now() });
+      this.#emit({ type: 'partitionState', partitionId, state: 'released', since: Date.now() });
+      this.#emit({ type: 'partitionClosed', partitionId, reason, error: end.error });
+      const fields = { partitionId, reason, lastSequenceNumber: pump.lastSequenceNumber, checkpoint: checkpointer.writtenSequenceNumber() };
+      if (end.reason === 'stopped') this.#logger.info('partition closed', fields);
+      else this.#logger.warn('partition reader ended by itself; handing the partition back', { ...fields, error: end.error ? redactError(end.error) : undefined });
+      return end;
     });
+    return {
+      ended,
+      stop: (reason) => {
+        stopReason ??= reason;
+        void (reason === 'lost' ? pump.kill() : pump.stop(this.#config.shutdown_timeout));
+        return ended;
+      },
+    };
   }
 
-  async stopPartition(partitionId: string, reason: StopReason): Promise<void> {
-    const owned = this.#owned.get(partitionId);
-    if (!owned) return;
-    const end = reason === 'lost' ? await owned.pump.kill() : await owned.pump.stop(this.#config.shutdown_timeout);
-    if (this.#owned.get(partitionId)?.pump === owned.pump) this.#owned.delete(partitionId);
-    this.#emit({ type: 'partitionClosed', partitionId, reason, error: end.error });
-    this.#logger.info('partition closed', { partitionId, reason, lastSequenceNumber: owned.pump.lastSequenceNumber, checkpoint: owned.checkpointer.writtenSequenceNumber() });
+  #noteRetentionGap(partitionId: string, checkpoint: Checkpoint | undefined, props: PartitionProperties): void {
+    // Sequence number -1 (offset "-1") is the "before the first event" marker that `earliest` and resets write: not a gap.
+    if (!checkpoint || checkpoint.sequenceNumber < 0 || props.isEmpty || props.beginningSequenceNumber <= checkpoint.sequenceNumber + 1) return;
+    const lost = props.beginningSequenceNumber - checkpoint.sequenceNumber - 1;
+    this.#counters.eventsLostToRetention += lost;
+    this.#emit({ type: 'retentionGap', partitionId, eventsLost: lost, checkpointSequenceNumber: checkpoint.sequenceNumber, firstRetainedSequenceNumber: props.beginningSequenceNumber });
+    this.#logger.error('checkpoint is older than the first retained event: events were lost to retention before they were read', { partitionId, eventsLost: lost, checkpoint: checkpoint.sequenceNumber, firstRetained: props.beginningSequenceNumber });
+  }
+
+  #dropRefused(): boolean {
+    return (this.#config.dead_letter as { drop?: boolean } | undefined)?.drop === true;
+  }
+
+  /** Ownership events of either coordinator, as logs and status: the one place they are told. */
+  #onOwnershipEvent(event: OwnershipEvent): void {
+    switch (event.type) {
+      case 'startFailed':
+        this.#counters.restarts.startFailed++;
+        this.#emit({ type: 'partitionStartFailed', partitionId: event.partitionId, error: event.error, retryInMs: event.retryInMs });
+        this.#logger.error('could not start reading the partition; retrying with backoff', { partitionId: event.partitionId, error: redactError(event.error), retryInMs: event.retryInMs, ...errorHints(event.error) });
+        break;
+      case 'ended':
+        this.#logger.warn('partition handed back after its reader ended; it will be claimed again', { partitionId: event.partitionId, reason: event.end.reason, retryInMs: event.retryInMs });
+        break;
+      case 'balanced':
+        this.#emit({ type: 'storageRecovered' });
+        if (event.owned.length === 0) this.#emit({ type: 'standby' });
+        break;
+      case 'storageError':
+        this.#emit({ type: 'storageFailing', error: event.error });
+        this.#logger.warn('checkpoint store unreachable', { error: redactError(event.error), ...errorHints(event.error) });
+        break;
+      case 'renewalFailed':
+        this.#logger.warn('lease renewal failed; retrying until the lease could lapse', { partitionId: event.partitionId, error: redactError(event.error) });
+        break;
+      case 'claimed':
+        this.#logger.info('partition claimed', { partitionId: event.partitionId, ownerLevel: event.ownerLevel });
+        break;
+      case 'released':
+        if (event.reason === 'lost') this.#logger.error('partition ownership lost: reading stopped', { partitionId: event.partitionId });
+        else this.#logger.info('partition lease released', { partitionId: event.partitionId, reason: event.reason });
+        break;
+    }
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------------
@@ -252,9 +336,11 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
 
   async #teardown(): Promise<void> {
     clearInterval(this.#keepAlive);
+    this.#closing.abort(new Error('shutdown'));
+    await this.#bringUp;
     await this.#coordinator?.shutdown().catch((e: unknown) => this.#logger.warn('ownership shutdown failed', { error: redactError(e) }));
     // Anything still running (a coordinator that failed to stop it) is stopped gracefully here.
-    await Promise.all([...this.#owned.keys()].map((id) => this.stopPartition(id, 'shutdown')));
+    await Promise.all([...this.#owned.values()].map((o) => o.pump.stop(this.#config.shutdown_timeout)));
     const closing = this.#hub?.close().catch((e: unknown) => this.#logger.warn('backend close failed', { error: redactError(e) }));
     if (closing && !(await settleWithin(closing, HUB_CLOSE_TIMEOUT_MS))) this.#logger.warn('backend did not close in time; abandoning the connection');
     await this.#deadLetter?.close?.().catch(() => undefined);
@@ -299,9 +385,13 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
         lagSeconds,
         checkpointAgeSeconds: checkpointer.ageSeconds(),
         retentionUsedRatio: retentionS ? lagSeconds / retentionS : undefined,
+        state: pump.state.state,
+        stateSeconds: Math.max(0, (now - pump.state.since) / 1000),
       });
     }
-    return { counters: { ...this.#counters }, partitions };
+    const { restarts, ...counters } = this.#counters;
+    const released = [...this.#released].map(([partitionId, r]) => ({ partitionId, reason: r.reason, seconds: (now - r.at) / 1000 }));
+    return { counters, partitions, restarts: { ...restarts }, released };
   }
 }
 

@@ -28,6 +28,8 @@ export class Checkpointer {
   #eventsSinceWrite = 0;
   #lastWrittenAt: number | undefined;
   #inFlight: Promise<boolean> | undefined;
+  /** After a failed write, no new attempt (by time or by count) before this time. */
+  #retryAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: CheckpointerOptions) {
     this.#o = options;
@@ -46,6 +48,10 @@ export class Checkpointer {
   /** Milliseconds until a write is due (0 = now); Infinity when nothing is pending. */
   msUntilDue(): number {
     if (!this.#pending) return Number.POSITIVE_INFINITY;
+    // A failing store is tried again one interval later, whatever the count says: every batch of every
+    // pump retrying at once would hammer storage through its outage.
+    const now = this.#now();
+    if (now < this.#retryAt) return this.#retryAt - now;
     if (this.#o.everyNEvents > 0 && this.#eventsSinceWrite >= this.#o.everyNEvents) return 0;
     return Math.max(0, this.#lastWriteAt + this.#o.intervalMs - this.#now());
   }
@@ -75,6 +81,7 @@ export class Checkpointer {
       if (this.#pending === pending) this.#pending = undefined;
       this.#eventsSinceWrite = 0;
       this.#lastWriteAt = this.#lastWrittenAt = this.#now();
+      this.#retryAt = Number.NEGATIVE_INFINITY;
       return true;
     })();
     try {
@@ -82,6 +89,7 @@ export class Checkpointer {
     } catch (error) {
       // Keep the mark; try again at the next interval rather than hammering a failing store.
       this.#lastWriteAt = this.#now();
+      this.#retryAt = this.#lastWriteAt + this.#o.intervalMs;
       throw error;
     } finally {
       this.#inFlight = undefined;

@@ -1,26 +1,38 @@
 import type { HubClient, PartitionReader, ReceivedEvent, StartPosition } from '../backends/consumer.ts';
-import { BackendError, OwnershipLostError } from '../backends/consumer.ts';
+import { BackendError } from '../backends/consumer.ts';
 import type { Decoder, DecodeContext } from '../decode/decoder.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import type { LogBatch } from '../pipeline/log-batch.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
+import type { PartitionEnd } from '../ownership/coordinator.ts';
 import type { Checkpointer } from './checkpointer.ts';
 import type { Logger } from '../component/logger.ts';
-import type { ReceiverStatus } from './receiver-status.ts';
+import type { PartitionState, ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
 import { raceAbort, settleWithin, sleep } from '../component/abort.ts';
 import { backoffDelayMs } from './internal/backoff.ts';
+import { classifyReaderFailure } from './internal/reader-failure.ts';
+import type { PumpCounters } from './internal/pump-counters.ts';
 
 /**
  * A reader that returns nothing for this long while the hub reports newer events is treated as stalled
  * and reopened after the last processed event (defence against a client stuck on a dead link).
  */
 export const DEFAULT_STALL_TIMEOUT_MS = 15_000;
-
 /** Longest wait for a reader to close; a dead connection must not hold a stop. */
 const READER_CLOSE_TIMEOUT_MS = 5_000;
-import type { PumpCounters } from './internal/pump-counters.ts';
+/** Longest wait for the stall watchdog's partition properties. */
+const WATCHDOG_TIMEOUT_MS = 10_000;
+/** Reopen backoff after a transient reader failure: 500 ms doubling to 30 s. */
+const TRANSIENT_INITIAL_MS = 500;
+const TRANSIENT_MAX_MS = 30_000;
+/** Reopen backoff after a permanent reader failure (misconfiguration): 1 s doubling to 5 min. */
+const PERMANENT_INITIAL_MS = 1_000;
+const PERMANENT_MAX_MS = 300_000;
+/** Wait between attempts at a batch the pipeline refused, while the partition holds it: 1 s to 60 s. */
+const HOLD_INITIAL_MS = 1_000;
+const HOLD_MAX_MS = 60_000;
 
 export interface PartitionPumpOptions {
   readonly hub: HubClient;
@@ -37,23 +49,26 @@ export interface PartitionPumpOptions {
   /** The pipeline; already wrapped with retry, so a rejection means "gave up" (or the stop signal). */
   readonly consumer: LogsConsumer;
   readonly checkpointer: Checkpointer;
+  /** Where refused batches go. Without it (and without `dropRefused`) the partition holds and retries. */
   readonly deadLetter?: DeadLetterStore;
+  /** The user chose to drop batches the pipeline refuses (`dead_letter.drop`). Default false. */
+  readonly dropRefused?: boolean;
   readonly counters: PumpCounters;
   readonly logger: Logger;
   readonly emit: (status: ReceiverStatus) => void;
-  /** Reopen backoff after a reader failure. Defaults 500 ms to 30 s. */
+  /** Reopen backoff after a transient reader failure, ms. Defaults 500 to 30000. */
   readonly reopenInitialMs?: number;
   readonly reopenMaxMs?: number;
   /** See DEFAULT_STALL_TIMEOUT_MS. Default 15000 ms. */
   readonly stallTimeoutMs?: number;
 }
 
-export type PumpEnd = { readonly reason: 'stopped' | 'ownershipLost' | 'lost' | 'error'; readonly error?: Error };
-
 /**
  * One loop per owned partition: receive a batch, decode it, hand it to the consumer, and when the
- * consumer resolves, mark it done; checkpoint on a timer or count. Two stop modes:
- * `stop()` (graceful: stop reading, finish the batch in flight, write the final checkpoint) and
+ * consumer resolves, mark it done; checkpoint on a timer or count. Reader failures are retried here
+ * (transient: short backoff; permanent: long backoff, reported), so the pump ends only when stopped,
+ * when the hub gives the partition to a higher owner level, or when its lease is gone (fenced). Two stop
+ * modes: `stop()` (graceful: stop reading, finish the batch in flight, write the final checkpoint) and
  * `kill()` (ownership lost: abort the batch, write nothing).
  */
 export class PartitionPump {
@@ -61,10 +76,11 @@ export class PartitionPump {
   readonly #stopReading = new AbortController();
   readonly #kill = new AbortController();
   #reader: PartitionReader | undefined;
-  #done: Promise<PumpEnd> | undefined;
+  #done: Promise<PartitionEnd> | undefined;
   #lastSequenceNumber = -1;
   #lastEnqueuedTime: Date | undefined;
   #lastOffset: string | undefined;
+  #state: PartitionState = { state: 'reading', since: Date.now() };
 
   constructor(options: PartitionPumpOptions) {
     this.#o = options;
@@ -83,12 +99,22 @@ export class PartitionPump {
     return this.#lastEnqueuedTime;
   }
 
+  /** Offset of the last processed event, if any. */
+  get lastOffset(): string | undefined {
+    return this.#lastOffset;
+  }
+
   get reader(): PartitionReader | undefined {
     return this.#reader;
   }
 
+  /** Reading, or retrying (a failing reader, or a batch the pipeline refused), and since when. */
+  get state(): PartitionState {
+    return this.#state;
+  }
+
   /** Starts the loop; the returned promise resolves when it ends (never rejects). */
-  run(): Promise<PumpEnd> {
+  run(): Promise<PartitionEnd> {
     this.#done ??= this.#loop().then(
       (end) => end,
       (error: unknown) => ({ reason: 'error' as const, error: error instanceof Error ? error : new Error(String(error)) }),
@@ -97,17 +123,10 @@ export class PartitionPump {
   }
 
   /** Graceful: stop reading, let the in-flight batch finish, write the final checkpoint. */
-  async stop(timeoutMs: number): Promise<PumpEnd> {
+  async stop(timeoutMs: number): Promise<PartitionEnd> {
     this.#stopReading.abort(new Error('partition stopping'));
     const done = this.run();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-      timer.unref();
-    });
-    const first = await Promise.race([done.then(() => 'done' as const), timeout.then(() => 'timeout' as const)]);
-    clearTimeout(timer);
-    if (first === 'timeout') {
+    if (!(await settleWithin(done, timeoutMs))) {
       this.#o.logger.warn('partition did not stop within the shutdown timeout; aborting its batch', { partitionId: this.#o.partitionId, timeoutMs });
       this.#kill.abort(new Error('shutdown timeout'));
     }
@@ -115,10 +134,20 @@ export class PartitionPump {
   }
 
   /** Ownership lost: abort everything now, write no checkpoint. */
-  async kill(): Promise<PumpEnd> {
+  async kill(): Promise<PartitionEnd> {
     this.#stopReading.abort(new Error('ownership lost'));
     this.#kill.abort(new Error('ownership lost'));
     return this.run();
+  }
+
+  #setState(next: PartitionState): void {
+    const prev = this.#state;
+    if (prev.state === next.state && prev.cause === next.cause && prev.permanent === next.permanent) {
+      this.#state = { ...next, since: prev.since };
+      return;
+    }
+    this.#state = next;
+    this.#o.emit({ type: 'partitionState', partitionId: this.#o.partitionId, ...next });
   }
 
   async #open(position: StartPosition): Promise<PartitionReader> {
@@ -132,23 +161,40 @@ export class PartitionPump {
     return raceAbort(opening, this.#stopReading.signal, (late) => void late.close().catch(() => undefined));
   }
 
-  async #loop(): Promise<PumpEnd> {
+  async #loop(): Promise<PartitionEnd> {
+    const detach = this.#o.consumer.attachProducer?.();
+    try {
+      const end = await this.#read();
+      await this.#closeReader();
+      // Every end but a kill writes the final checkpoint: under a lease it is fenced, so a checkpoint
+      // after the lease went is refused by the store rather than written.
+      if (!this.#kill.signal.aborted && end.reason !== 'fenced') await this.#checkpoint(true);
+      return end;
+    } finally {
+      detach?.();
+    }
+  }
+
+  async #read(): Promise<PartitionEnd> {
     const o = this.#o;
     let position = o.start;
     let failures = 0;
-    let end: PumpEnd = { reason: 'stopped' };
-    outer: while (!this.#stopReading.signal.aborted) {
+    while (!this.#stopReading.signal.aborted) {
       try {
         this.#reader = await this.#open(position);
-        if (failures > 0) o.emit({ type: 'backendRecovered', partitionId: o.partitionId });
-        failures = 0;
         let quietSince = Date.now();
         while (!this.#stopReading.signal.aborted) {
           const waitMs = Math.max(1, Math.min(o.maxWaitMs, o.checkpointer.msUntilDue()));
           const events = await this.#reader.receive(o.maxBatchSize, waitMs, this.#stopReading.signal);
+          // A receive that completed (with events or empty) proves the reader works: only now does the
+          // failure count reset (some backends accept an open and refuse at the first receive).
+          if (failures > 0) {
+            failures = 0;
+            o.emit({ type: 'backendRecovered', partitionId: o.partitionId });
+          }
+          if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
           if (events.length > 0) {
-            const handled = await this.#handle(events);
-            if (!handled) break outer; // killed mid-batch
+            if (!(await this.#handle(events))) return { reason: 'stopped' };
             quietSince = Date.now();
           } else if (Date.now() - quietSince >= (o.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS)) {
             quietSince = Date.now();
@@ -157,40 +203,57 @@ export class PartitionPump {
           await this.#checkpoint(false);
         }
       } catch (error) {
-        const err = error instanceof Error ? error : new Error(String(error));
         if (this.#stopReading.signal.aborted) break;
-        if (err instanceof OwnershipLostError || (err instanceof BackendError && err.code === 'OwnershipLost')) {
-          end = { reason: 'ownershipLost', error: err };
-          break;
-        }
-        if (err instanceof CheckpointFencedError) {
-          end = { reason: 'lost', error: err };
-          break;
-        }
+        const err = error instanceof Error ? error : new Error(String(error));
+        const failure = classifyReaderFailure(err);
+        if (failure.action === 'ownershipLost') return { reason: 'ownershipLost', error: err };
+        if (failure.action === 'fenced') return { reason: 'fenced', error: err };
         failures++;
         o.counters.backendReconnects++;
+        o.counters.restarts[failure.permanent ? 'permanent' : err instanceof BackendError && err.code === 'Stalled' ? 'stalled' : 'transient']++;
+        const delayMs = failure.permanent
+          ? backoffDelayMs(failures, PERMANENT_INITIAL_MS, PERMANENT_MAX_MS)
+          : backoffDelayMs(failures, o.reopenInitialMs ?? TRANSIENT_INITIAL_MS, o.reopenMaxMs ?? TRANSIENT_MAX_MS);
+        this.#setState({
+          state: 'retrying', since: Date.now(), cause: 'reader', permanent: failure.permanent, error: err,
+          ...(failure.configKey ? { configKey: failure.configKey } : {}),
+        });
         o.emit({ type: 'backendDisconnected', partitionId: o.partitionId, error: err });
-        o.logger.warn('partition reader failed; reopening after the last processed event', { partitionId: o.partitionId, error: err.message, attempt: failures });
+        const fields = { partitionId: o.partitionId, error: err.message, attempt: failures, retryInMs: delayMs, configKey: failure.configKey, hint: failure.hint };
+        if (failure.permanent) o.logger.error('partition reader refused: check the configuration; retrying with backoff', fields);
+        else o.logger.warn('partition reader failed; reopening after the last processed event', fields);
         await this.#closeReader();
         // Resume right after what the consumer resolved: nothing lost, nothing repeated.
         if (this.#lastSequenceNumber >= 0) position = { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false };
-        await sleep(backoffDelayMs(failures, o.reopenInitialMs ?? 500, o.reopenMaxMs ?? 30_000), this.#stopReading.signal);
+        // A stop during the wait is a graceful stop like any other: the final checkpoint is still written.
+        if (!(await this.#wait(delayMs, this.#stopReading.signal))) break;
       }
     }
-    await this.#closeReader();
-    if (!this.#kill.signal.aborted && end.reason === 'stopped') {
-      await this.#checkpoint(true);
+    return { reason: 'stopped' };
+  }
+
+  /** Sleeps; false when `signal` aborted first. */
+  async #wait(ms: number, signal: AbortSignal): Promise<boolean> {
+    try {
+      await sleep(ms, signal);
+      return true;
+    } catch {
+      return false;
     }
-    return end;
   }
 
   /** Throws a retryable error (so the loop reopens) when the hub holds events this reader is not delivering. */
   async #checkStalled(): Promise<void> {
     const o = this.#o;
-    const props = await raceAbort(o.hub.getPartitionProperties(o.partitionId), this.#stopReading.signal);
+    const signal = AbortSignal.any([this.#stopReading.signal, AbortSignal.timeout(WATCHDOG_TIMEOUT_MS)]);
+    const props = await raceAbort(o.hub.getPartitionProperties(o.partitionId, signal), signal);
     const position = this.#lastSequenceNumber >= 0 ? this.#lastSequenceNumber : startSequenceNumber(o.start);
     if (position !== undefined && props.lastEnqueuedSequenceNumber > position) {
-      throw new BackendError(`partition ${o.partitionId}: no events for ${o.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS} ms although the hub holds up to ${props.lastEnqueuedSequenceNumber}; reopening`, { retryable: true, code: 'Stalled' });
+      const stallMs = o.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+      throw new BackendError(
+        `partition ${o.partitionId}: no events for ${stallMs} ms although the hub holds up to ${props.lastEnqueuedSequenceNumber}; reopening`,
+        { retryable: true, code: 'Stalled' },
+      );
     }
   }
 
@@ -202,7 +265,7 @@ export class PartitionPump {
     if (!(await settleWithin(closing, READER_CLOSE_TIMEOUT_MS))) this.#o.logger.warn('reader did not close in time; abandoning it', { partitionId: this.#o.partitionId });
   }
 
-  /** Decode, consume (or dead-letter), mark. Returns false when killed before the batch was resolved. */
+  /** Decode, consume (or dead-letter), mark. Returns false when stopped or killed before the batch was resolved. */
   async #handle(events: ReceivedEvent[]): Promise<boolean> {
     const o = this.#o;
     const first = events[0]!;
@@ -224,21 +287,12 @@ export class PartitionPump {
     if (records.length > 0) {
       const batch: LogBatch = {
         records,
-        source: { namespace: o.context.namespace, eventHubName: o.context.eventHubName, consumerGroup: o.context.consumerGroup, partitionId: o.partitionId, firstSequenceNumber: first.sequenceNumber, lastSequenceNumber: last.sequenceNumber },
+        source: {
+          namespace: o.context.namespace, eventHubName: o.context.eventHubName, consumerGroup: o.context.consumerGroup,
+          partitionId: o.partitionId, firstSequenceNumber: first.sequenceNumber, lastSequenceNumber: last.sequenceNumber,
+        },
       };
-      const started = performance.now();
-      try {
-        await o.consumer.consume(batch, this.#kill.signal);
-        o.counters.recordsAccepted += records.length;
-        o.emit({ type: 'exported', partitionId: o.partitionId, records: records.length, events: events.length, durationMs: performance.now() - started });
-      } catch (error) {
-        if (this.#kill.signal.aborted) return false;
-        const err = error instanceof Error ? error : new Error(String(error));
-        o.counters.recordsRefused += records.length;
-        o.emit({ type: 'exportFailed', partitionId: o.partitionId, records: records.length, error: err, permanent: true });
-        const written = await this.#deadLetter(events, err);
-        if (!written) return false;
-      }
+      if (!(await this.#export(batch, events))) return false;
     }
     this.#lastSequenceNumber = last.sequenceNumber;
     this.#lastOffset = last.offset;
@@ -247,13 +301,50 @@ export class PartitionPump {
     return true;
   }
 
-  /** Writes a refused batch to the dead-letter store, retrying until it is durable or the pump is killed. */
+  /**
+   * Hands the batch to the pipeline until it is accepted, dead-lettered or (by explicit choice) dropped.
+   * Without a dead-letter store the partition holds the batch and tries again with a capped backoff: the
+   * hub is the buffer, so nothing is checkpointed past an unexported event. False when stopped first.
+   */
+  async #export(batch: LogBatch, events: ReceivedEvent[]): Promise<boolean> {
+    const o = this.#o;
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
+      try {
+        await o.consumer.consume(batch, this.#kill.signal);
+        o.counters.recordsAccepted += batch.records.length;
+        o.emit({ type: 'exported', partitionId: o.partitionId, records: batch.records.length, events: events.length, durationMs: performance.now() - started });
+        return true;
+      } catch (error) {
+        if (this.#kill.signal.aborted) return false;
+        const err = error instanceof Error ? error : new Error(String(error));
+        const permanent = isPermanentError(err);
+        o.emit({ type: 'exportFailed', partitionId: o.partitionId, records: batch.records.length, error: err, permanent });
+        if (o.deadLetter || o.dropRefused) {
+          o.counters.recordsRefused += batch.records.length;
+          return this.#deadLetter(events, err);
+        }
+        const delayMs = backoffDelayMs(attempt, HOLD_INITIAL_MS, HOLD_MAX_MS);
+        this.#setState({ state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
+        o.counters.exportHolds++;
+        o.logger.error('export refused; the partition holds the batch and retries (no dead_letter store: nothing is dropped)', {
+          partitionId: o.partitionId, events: events.length, firstSequenceNumber: batch.source.firstSequenceNumber,
+          lastSequenceNumber: batch.source.lastSequenceNumber, error: err.message, attempt, retryInMs: Math.round(delayMs),
+        });
+        if (!(await this.#wait(delayMs, this.#stopReading.signal))) return false;
+      }
+    }
+  }
+
+  /** Writes a refused batch to the dead-letter store (or drops it, when chosen), retrying until durable or killed. */
   async #deadLetter(events: ReceivedEvent[], error: Error): Promise<boolean> {
     const o = this.#o;
     const type = error.name === 'RetriesExhaustedError' || !isPermanentError(error) ? 'retries_exhausted' : 'permanent';
     if (!o.deadLetter) {
-      o.logger.error('export refused and no dead_letter store is configured: records dropped', {
-        partitionId: o.partitionId, events: events.length, firstSequenceNumber: events[0]!.sequenceNumber, lastSequenceNumber: events[events.length - 1]!.sequenceNumber, error: error.message, type,
+      o.counters.eventsDropped += events.length;
+      o.logger.error('export refused: records dropped (dead_letter.drop is set)', {
+        partitionId: o.partitionId, events: events.length, firstSequenceNumber: events[0]!.sequenceNumber,
+        lastSequenceNumber: events[events.length - 1]!.sequenceNumber, error: error.message, type,
       });
       return true;
     }
@@ -267,11 +358,7 @@ export class PartitionPump {
         return true;
       } catch (dlError) {
         o.logger.error('dead-letter write failed; retrying (the partition waits: nothing is checkpointed past it)', { partitionId: o.partitionId, attempt, error: String(dlError) });
-        try {
-          await sleep(backoffDelayMs(attempt, 1_000, 30_000), this.#kill.signal);
-        } catch {
-          return false;
-        }
+        if (!(await this.#wait(backoffDelayMs(attempt, 1_000, 30_000), this.#kill.signal))) return false;
       }
     }
   }
@@ -291,11 +378,6 @@ export class PartitionPump {
       o.logger.warn('checkpoint write failed', { partitionId: o.partitionId, error: err.message, final });
       if (err instanceof CheckpointFencedError && !final) throw err;
     }
-  }
-
-  /** Offset of the last processed event, if any. */
-  get lastOffset(): string | undefined {
-    return this.#lastOffset;
   }
 }
 

@@ -1,11 +1,28 @@
-import type { StopReason } from '../ownership/coordinator.ts';
+import type { PartitionEndReason, StopReason } from '../ownership/coordinator.ts';
+
+/**
+ * What a partition this instance holds is doing. `reading`: the reader works. `retrying`: its reader
+ * fails (`cause: 'reader'`, `permanent` when the configuration is at fault, with the key to fix) or the
+ * pipeline refuses its batch and the partition holds it (`cause: 'export'`). `released`: handed back.
+ */
+export interface PartitionState {
+  readonly state: 'reading' | 'retrying' | 'released';
+  /** When this state began (ms since the epoch). */
+  readonly since: number;
+  readonly cause?: 'reader' | 'export';
+  readonly permanent?: boolean;
+  readonly error?: Error;
+  readonly configKey?: string;
+}
 
 /** Status events of a receiver, a discriminated union (nats.js style), for logs, metrics and health. */
 export type ReceiverStatus =
   | { readonly type: 'hubReached'; readonly partitionIds: readonly string[] }
   | { readonly type: 'hubUnreachable'; readonly error: Error }
   | { readonly type: 'partitionOpened'; readonly partitionId: string; readonly startSequenceNumber?: number; readonly ownerLevel?: number }
-  | { readonly type: 'partitionClosed'; readonly partitionId: string; readonly reason: StopReason | 'ownershipLost' | 'error'; readonly error?: Error }
+  | { readonly type: 'partitionClosed'; readonly partitionId: string; readonly reason: StopReason | PartitionEndReason; readonly error?: Error }
+  | ({ readonly type: 'partitionState'; readonly partitionId: string } & PartitionState)
+  | { readonly type: 'partitionStartFailed'; readonly partitionId: string; readonly error: Error; readonly retryInMs: number }
   | { readonly type: 'exported'; readonly partitionId: string; readonly records: number; readonly events: number; readonly durationMs: number }
   | { readonly type: 'exportFailed'; readonly partitionId: string; readonly records: number; readonly error: Error; readonly permanent: boolean }
   | { readonly type: 'deadLettered'; readonly partitionId: string; readonly events: number; readonly error: Error }
@@ -14,6 +31,8 @@ export type ReceiverStatus =
   | { readonly type: 'retentionGap'; readonly partitionId: string; readonly eventsLost: number; readonly checkpointSequenceNumber: number; readonly firstRetainedSequenceNumber: number }
   | { readonly type: 'backendDisconnected'; readonly partitionId?: string; readonly error: Error }
   | { readonly type: 'backendRecovered'; readonly partitionId?: string }
+  | { readonly type: 'storageFailing'; readonly error: Error }
+  | { readonly type: 'storageRecovered' }
   | { readonly type: 'standby' };
 
 /** Per-partition gauges, read at scrape time. */
@@ -27,6 +46,9 @@ export interface PartitionStats {
   readonly checkpointAgeSeconds?: number;
   /** lagSeconds / retention seconds, when the retention is configured. 1.0 means data is about to expire unread. */
   readonly retentionUsedRatio?: number;
+  /** Reading or retrying (and why); see PartitionState. */
+  readonly state: PartitionState['state'];
+  readonly stateSeconds: number;
 }
 
 /** Monotonic counters since start, read at scrape time. */
@@ -42,9 +64,19 @@ export interface ReceiverCounters {
   readonly checkpointFailures: number;
   readonly backendReconnects: number;
   readonly eventsLostToRetention: number;
+  /** Events of refused batches dropped because `dead_letter.drop` is set. */
+  readonly eventsDropped: number;
+  /** Attempts at a refused batch the partition held (no dead-letter store: the hub is the buffer). */
+  readonly exportHolds: number;
 }
+
+/** Restarts of partition readers by reason: `transient`, `permanent`, `stalled` (reopened by the pump), `ownershipLost`, `error`, `startFailed` (by the owner). */
+export type RestartReason = 'transient' | 'permanent' | 'stalled' | 'ownershipLost' | 'fenced' | 'error' | 'startFailed';
 
 export interface ReceiverStats {
   readonly counters: ReceiverCounters;
   readonly partitions: readonly PartitionStats[];
+  readonly restarts: Readonly<Record<RestartReason, number>>;
+  /** Partitions this instance released and did not take back, with why (state `released`). */
+  readonly released: readonly { readonly partitionId: string; readonly reason: string; readonly seconds: number }[];
 }

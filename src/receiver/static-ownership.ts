@@ -1,4 +1,9 @@
-import type { OwnershipCoordinator, PartitionLifecycle } from '../ownership/coordinator.ts';
+import { performance } from 'node:perf_hooks';
+import type {
+  OwnershipCoordinator, OwnershipEvent, PartitionEnd, PartitionHandle, PartitionLifecycle,
+} from '../ownership/coordinator.ts';
+import { DEFAULT_START_TIMEOUT_MS } from '../ownership/internal/coordinator-timings.ts';
+import { RestartBackoff } from '../ownership/internal/restart-backoff.ts';
 import type { Logger } from '../component/logger.ts';
 import { sleep } from '../component/abort.ts';
 import { backoffDelayMs } from './internal/backoff.ts';
@@ -10,21 +15,29 @@ export interface StaticOwnershipOptions {
   readonly partition?: string;
   readonly ownerId: string;
   readonly logger: Logger;
-  /** Wait before restarting a partition another reader took. Default 5000 ms. */
-  readonly restartDelayMs?: number;
+  /** Restart backoff after a failed start or an unexpected end, in ms. Defaults 1000 to 60000. */
+  readonly restartInitialMs?: number;
+  readonly restartMaxMs?: number;
+  /** Longest a partition's start may take, in ms. Default 30000. */
+  readonly startTimeoutMs?: number;
   readonly onHubError?: (error: Error) => void;
   readonly onHubReached?: (partitionIds: readonly string[]) => void;
 }
 
 /**
  * Single-instance ownership, used when no blob_checkpoint_store is configured or a `partition` is pinned:
- * this instance reads every partition (or the one configured), with no leases and no owner level.
+ * this instance reads every partition (or the one configured), with no leases and no owner level. It owns
+ * the partition handles as the lease coordinator does: a partition whose start fails or whose reading
+ * ends by itself is started again after a capped, growing backoff, so it is always read or being retried.
  */
 export class StaticOwnership implements OwnershipCoordinator {
   readonly ownerId: string;
   readonly #o: StaticOwnershipOptions;
-  readonly #owned = new Set<string>();
+  readonly #handles = new Map<string, { handle: PartitionHandle; startedAt: number }>();
   readonly #abort = new AbortController();
+  readonly #listeners = new Set<(event: OwnershipEvent) => void>();
+  readonly #restarts: RestartBackoff;
+  readonly #starts = new Set<Promise<void>>();
   #lifecycle: PartitionLifecycle | undefined;
   #loop: Promise<void> | undefined;
   #shutdown: Promise<void> | undefined;
@@ -32,6 +45,7 @@ export class StaticOwnership implements OwnershipCoordinator {
   constructor(options: StaticOwnershipOptions) {
     this.#o = options;
     this.ownerId = options.ownerId;
+    this.#restarts = new RestartBackoff({ initialMs: options.restartInitialMs, maxMs: options.restartMaxMs });
   }
 
   async start(lifecycle: PartitionLifecycle): Promise<void> {
@@ -43,15 +57,11 @@ export class StaticOwnership implements OwnershipCoordinator {
   }
 
   owned(): readonly string[] {
-    return [...this.#owned];
+    return [...this.#handles.keys()];
   }
 
-  /** Called by the receiver when a partition's reader ended on its own (another reader took it). */
-  partitionEnded(partitionId: string): void {
-    if (!this.#owned.delete(partitionId) || this.#abort.signal.aborted) return;
-    void sleep(this.#o.restartDelayMs ?? 5_000, this.#abort.signal)
-      .then(() => this.#startOne(partitionId))
-      .catch(() => undefined);
+  onEvent(listener: (event: OwnershipEvent) => void): void {
+    this.#listeners.add(listener);
   }
 
   async #claimAll(): Promise<void> {
@@ -68,25 +78,59 @@ export class StaticOwnership implements OwnershipCoordinator {
     }
     const wanted = this.#o.partition ? ids.filter((id) => id === this.#o.partition) : ids;
     if (this.#o.partition && wanted.length === 0) {
-      this.#o.logger.error('the configured partition does not exist in the hub', { partition: this.#o.partition, partitions: ids.join(',') });
+      this.#o.logger.error('the configured partition does not exist in the hub; set `partition` to one of the hub\'s partition ids', {
+        partition: this.#o.partition, partitions: ids.join(','),
+      });
       return;
     }
-    await Promise.all(wanted.map((id) => this.#startOne(id)));
+    await Promise.all(wanted.map((id) => this.#track(this.#startOne(id))));
+  }
+
+  #track(start: Promise<void>): Promise<void> {
+    this.#starts.add(start);
+    return start.finally(() => this.#starts.delete(start));
   }
 
   async #startOne(partitionId: string): Promise<void> {
-    for (let attempt = 1; !this.#abort.signal.aborted; attempt++) {
+    const signal = this.#abort.signal;
+    while (!signal.aborted) {
       try {
-        // Nothing but shutdown ends a static claim, and shutdown stops partitions gracefully, so `lost` never
-        // fires. Each claim has its own signal: the receiver listens on it, and one signal shared by every
-        // partition would gather a listener per partition start (Node warns past 10).
-        await this.#lifecycle!.startPartition({ partitionId, lost: new AbortController().signal });
-        this.#owned.add(partitionId);
+        const timeout = AbortSignal.timeout(this.#o.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+        const handle = await this.#lifecycle!.startPartition({ partitionId }, AbortSignal.any([signal, timeout]));
+        if (signal.aborted) {
+          await handle.stop('shutdown');
+          return;
+        }
+        const entry = { handle, startedAt: performance.now() };
+        this.#handles.set(partitionId, entry);
+        void handle.ended.then((end) => this.#onEnded(partitionId, entry, end));
         return;
       } catch (error) {
-        if (this.#abort.signal.aborted) return;
-        this.#o.logger.warn('could not start partition; retrying', { partitionId, error: String(error), attempt });
-        await sleep(backoffDelayMs(attempt, 1_000, 30_000), this.#abort.signal).catch(() => undefined);
+        if (signal.aborted) return;
+        const retryInMs = this.#restarts.failed(partitionId);
+        this.#emit({ type: 'startFailed', partitionId, error: error instanceof Error ? error : new Error(String(error)), retryInMs });
+        await sleep(retryInMs, signal).catch(() => undefined);
+      }
+    }
+  }
+
+  #onEnded(partitionId: string, entry: { handle: PartitionHandle; startedAt: number }, end: PartitionEnd): void {
+    if (this.#handles.get(partitionId) !== entry) return;
+    this.#handles.delete(partitionId);
+    if (end.reason === 'stopped' || this.#abort.signal.aborted) return;
+    const retryInMs = this.#restarts.failed(partitionId, performance.now() - entry.startedAt);
+    this.#emit({ type: 'ended', partitionId, end, retryInMs });
+    void this.#track(
+      sleep(retryInMs, this.#abort.signal).then(() => this.#startOne(partitionId), () => undefined),
+    );
+  }
+
+  #emit(event: OwnershipEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#o.logger.warn('an ownership event listener threw', { error: String(error) });
       }
     }
   }
@@ -95,9 +139,9 @@ export class StaticOwnership implements OwnershipCoordinator {
     this.#shutdown ??= (async () => {
       this.#abort.abort(new Error('shutdown'));
       await this.#loop;
-      const lifecycle = this.#lifecycle;
-      if (lifecycle) await Promise.all([...this.#owned].map((id) => lifecycle.stopPartition(id, 'shutdown')));
-      this.#owned.clear();
+      await Promise.allSettled([...this.#starts]);
+      await Promise.all([...this.#handles.values()].map(({ handle }) => handle.stop('shutdown')));
+      this.#handles.clear();
     })();
     return this.#shutdown;
   }

@@ -1,17 +1,36 @@
 import type { ReceiverStatus } from '../receiver/receiver-status.ts';
 
-/** How long a failure must last before a receiver is reported unhealthy. 30 000 ms. */
+/** How long a transient failure must last before a receiver is reported unhealthy. 30 000 ms. */
 export const DEFAULT_UNHEALTHY_AFTER_MS = 30_000;
+/** How long a partition may retry (a failing reader, a refused batch) before the receiver is degraded. 30 000 ms. */
+export const DEFAULT_DEGRADED_AFTER_MS = 30_000;
 
-export type HealthStatus = 'starting' | 'ready' | 'unhealthy' | 'stopping';
+export type HealthStatus = 'starting' | 'ready' | 'degraded' | 'unhealthy' | 'stopping';
+
+/** A partition that is not simply reading, as the health report names it. */
+export interface PartitionHealth {
+  readonly state: 'retrying' | 'startFailing';
+  readonly cause?: 'reader' | 'export';
+  readonly permanent: boolean;
+  readonly seconds: number;
+  readonly error?: string;
+  readonly configKey?: string;
+}
 
 export interface ReceiverHealth {
   readonly status: HealthStatus;
-  /** Why it is not ready or unhealthy: `hubNotReached`, `noPartitionsOwned`, `hubUnreachable`, `checkpointFailing`, ... */
+  /**
+   * Why it is not ready: `hubNotReached`, `noPartitionsOwned`, `hubUnreachable`, `checkpointFailing`,
+   * `storageFailing`, `misconfigured` (a permanent error: fix `configKey`), `partitionRetrying`.
+   */
   readonly reason?: string;
   /** The last error message of the failure; the health server redacts it before answering. */
   readonly error?: string;
+  /** The config key to fix, when the failure names one. */
+  readonly configKey?: string;
   readonly ownedPartitions: number;
+  /** Partitions retrying or failing to start, by id (only when there are some). */
+  readonly partitions?: Readonly<Record<string, PartitionHealth>>;
 }
 
 export interface HealthReport {
@@ -19,33 +38,60 @@ export interface HealthReport {
   readonly receivers: Readonly<Record<string, ReceiverHealth>>;
 }
 
+interface Failure {
+  since: number;
+  error: string | undefined;
+  permanent: boolean;
+  configKey: string | undefined;
+}
+
+interface PartitionTrack extends Failure {
+  state: 'retrying' | 'startFailing';
+  cause?: 'reader' | 'export';
+}
+
 class ReceiverTracker {
   hubReached = false;
   standby = false;
   everReady = false;
   readonly owned = new Set<string>();
-  hubDownSince: number | undefined;
-  hubError: string | undefined;
-  checkpointFailingSince: number | undefined;
-  checkpointError: string | undefined;
+  hub: Failure | undefined;
+  checkpoint: Failure | undefined;
+  storage: Failure | undefined;
+  readonly partitions = new Map<string, PartitionTrack>();
+}
+
+function failureOf(error: Error, since: number, previous?: Failure): Failure {
+  const e = error as Error & { permanent?: unknown; configKey?: unknown };
+  const permanent = e.permanent === true || (e.permanent === undefined && (e as { code?: unknown }).code === 'Unauthorized');
+  return {
+    since: previous?.since ?? since,
+    error: error.message,
+    permanent,
+    configKey: typeof e.configKey === 'string' ? e.configKey : undefined,
+  };
 }
 
 /**
  * The health state machine, fed with receiver status events and read on every probe. A receiver is
  * `starting` (not ready) until it has reached the hub and owns partitions or has confirmed standby (a
  * fleet larger than the partition count); then `ready`, and it stays ready through rebalancing. It is
- * `unhealthy` while the hub has been unreachable, or checkpoints have failed, for longer than
- * `unhealthyAfterMs`: a pod the orchestrator should restart or stop routing to. Time is only read at
- * evaluation, so no timers are involved.
+ * `unhealthy` at once when a failure is permanent (a misconfiguration: the report names the key), and
+ * after `unhealthyAfterMs` when the hub, the checkpoint writes or the checkpoint store keep failing. It is
+ * `degraded` while a partition it holds has been retrying (its reader failing, or its batch refused by the
+ * pipeline) for longer than `degradedAfterMs`. Every status but `ready` answers non-200. Time is only read
+ * at evaluation, so no timers are involved.
  */
 export class HealthState {
   readonly #receivers = new Map<string, ReceiverTracker>();
   readonly #unhealthyAfterMs: number;
+  readonly #degradedAfterMs: number;
   readonly #now: () => number;
   #stopping = false;
 
-  constructor(options: { unhealthyAfterMs?: number; now?: () => number } = {}) {
+  constructor(options: { unhealthyAfterMs?: number; degradedAfterMs?: number; now?: () => number } = {}) {
     this.#unhealthyAfterMs = options.unhealthyAfterMs ?? DEFAULT_UNHEALTHY_AFTER_MS;
+    this.#degradedAfterMs = options.degradedAfterMs ?? DEFAULT_DEGRADED_AFTER_MS;
     this.#now = options.now ?? Date.now;
   }
 
@@ -62,33 +108,58 @@ export class HealthState {
     switch (status.type) {
       case 'hubReached':
         t.hubReached = true;
-        t.hubDownSince = undefined;
-        t.hubError = undefined;
+        t.hub = undefined;
         break;
       case 'hubUnreachable':
-        t.hubDownSince ??= now;
-        t.hubError = status.error.message;
+        t.hub = failureOf(status.error, now, t.hub);
         break;
       case 'partitionOpened':
         t.owned.add(status.partitionId);
+        t.partitions.delete(status.partitionId);
         t.standby = false;
         // Reading a partition proves the hub is reachable.
         t.hubReached = true;
-        t.hubDownSince = undefined;
+        t.hub = undefined;
         break;
       case 'partitionClosed':
         t.owned.delete(status.partitionId);
+        t.partitions.delete(status.partitionId);
         break;
+      case 'partitionState':
+        if (status.state === 'retrying') {
+          const previous = t.partitions.get(status.partitionId);
+          const base = status.error ? failureOf(status.error, status.since) : { since: status.since, error: undefined, permanent: false, configKey: undefined };
+          t.partitions.set(status.partitionId, {
+            ...base,
+            since: previous?.state === 'retrying' && previous.cause === status.cause ? previous.since : status.since,
+            permanent: status.permanent ?? base.permanent,
+            configKey: status.configKey ?? base.configKey,
+            state: 'retrying',
+            cause: status.cause,
+          });
+        } else {
+          t.partitions.delete(status.partitionId);
+        }
+        break;
+      case 'partitionStartFailed': {
+        const previous = t.partitions.get(status.partitionId);
+        t.partitions.set(status.partitionId, { ...failureOf(status.error, now, previous?.state === 'startFailing' ? previous : undefined), state: 'startFailing' });
+        break;
+      }
       case 'standby':
         t.standby = true;
         break;
       case 'checkpointWritten':
-        t.checkpointFailingSince = undefined;
-        t.checkpointError = undefined;
+        t.checkpoint = undefined;
         break;
       case 'checkpointFailed':
-        t.checkpointFailingSince ??= now;
-        t.checkpointError = status.error.message;
+        t.checkpoint = failureOf(status.error, now, t.checkpoint);
+        break;
+      case 'storageFailing':
+        t.storage = failureOf(status.error, now, t.storage);
+        break;
+      case 'storageRecovered':
+        t.storage = undefined;
         break;
       default:
         break;
@@ -104,12 +175,12 @@ export class HealthState {
 
   report(): HealthReport {
     const receivers: Record<string, ReceiverHealth> = {};
+    const rank: Record<HealthStatus, number> = { ready: 0, starting: 1, degraded: 2, unhealthy: 3, stopping: 4 };
     let overall: HealthStatus = 'ready';
     for (const [id, t] of this.#receivers) {
       const h = this.#evaluate(t);
       receivers[id] = h;
-      if (h.status === 'unhealthy') overall = 'unhealthy';
-      else if (h.status === 'starting' && overall === 'ready') overall = 'starting';
+      if (rank[h.status] > rank[overall]) overall = h.status;
     }
     if (this.#stopping) overall = 'stopping';
     return { status: overall, receivers };
@@ -118,16 +189,35 @@ export class HealthState {
   #evaluate(t: ReceiverTracker): ReceiverHealth {
     const now = this.#now();
     const ownedPartitions = t.owned.size;
-    if (t.hubDownSince !== undefined && now - t.hubDownSince >= this.#unhealthyAfterMs) {
-      return { status: 'unhealthy', reason: 'hubUnreachable', ...(t.hubError ? { error: t.hubError } : {}), ownedPartitions };
-    }
-    if (t.checkpointFailingSince !== undefined && now - t.checkpointFailingSince >= this.#unhealthyAfterMs) {
-      return { status: 'unhealthy', reason: 'checkpointFailing', ...(t.checkpointError ? { error: t.checkpointError } : {}), ownedPartitions };
-    }
+    const partitions = this.#partitions(t, now);
+    const withPartitions = partitions ? { partitions } : {};
+    const failed = (reason: string, f: Failure, status: HealthStatus = 'unhealthy'): ReceiverHealth => ({
+      status, reason, ...(f.error ? { error: f.error } : {}), ...(f.configKey ? { configKey: f.configKey } : {}), ownedPartitions, ...withPartitions,
+    });
+    // A permanent failure will not heal by waiting: report it at once, naming the key to fix.
+    for (const f of [t.hub, t.storage, ...t.partitions.values()]) if (f?.permanent) return failed('misconfigured', f);
+    const lasting = (f: Failure | undefined): f is Failure => f !== undefined && now - f.since >= this.#unhealthyAfterMs;
+    if (lasting(t.hub)) return failed('hubUnreachable', t.hub);
+    if (lasting(t.storage)) return failed('storageFailing', t.storage);
+    if (lasting(t.checkpoint)) return failed('checkpointFailing', t.checkpoint);
+    const stuck = [...t.partitions.values()].find((p) => now - p.since >= this.#degradedAfterMs);
+    if (stuck) return failed('partitionRetrying', stuck, 'degraded');
     if (!t.everReady) {
-      if (!t.hubReached) return { status: 'starting', reason: t.hubDownSince !== undefined ? 'hubUnreachable' : 'hubNotReached', ownedPartitions };
-      return { status: 'starting', reason: 'noPartitionsOwned', ownedPartitions };
+      if (!t.hubReached) return { status: 'starting', reason: t.hub !== undefined ? 'hubUnreachable' : 'hubNotReached', ownedPartitions, ...withPartitions };
+      return { status: 'starting', reason: 'noPartitionsOwned', ownedPartitions, ...withPartitions };
     }
-    return { status: 'ready', ownedPartitions };
+    return { status: 'ready', ownedPartitions, ...withPartitions };
+  }
+
+  #partitions(t: ReceiverTracker, now: number): Record<string, PartitionHealth> | undefined {
+    if (t.partitions.size === 0) return undefined;
+    const out: Record<string, PartitionHealth> = {};
+    for (const [pid, p] of [...t.partitions].sort(([a], [b]) => Number(a) - Number(b) || a.localeCompare(b))) {
+      out[pid] = {
+        state: p.state, ...(p.cause ? { cause: p.cause } : {}), permanent: p.permanent, seconds: Math.round((now - p.since) / 1000),
+        ...(p.error ? { error: p.error } : {}), ...(p.configKey ? { configKey: p.configKey } : {}),
+      };
+    }
+    return out;
   }
 }

@@ -29,7 +29,12 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
   [`${RECEIVER_METRIC_PREFIX}checkpoint_write_failures`, 'checkpointFailures', 'Checkpoint writes that failed.', '{writes}'],
   [`${RECEIVER_METRIC_PREFIX}backend_reconnects`, 'backendReconnects', 'Reconnections to the hub after a disconnect.', '{reconnects}'],
   [`${RECEIVER_METRIC_PREFIX}events_lost_to_retention`, 'eventsLostToRetention', 'Events that expired from the hub before they were read.', '{events}'],
+  [`${RECEIVER_METRIC_PREFIX}events_dropped`, 'eventsDropped', 'Events of refused batches dropped because dead_letter.drop is set.', '{events}'],
+  [`${RECEIVER_METRIC_PREFIX}export_holds`, 'exportHolds', 'Refused exports a partition held and retried (no dead-letter store: nothing dropped).', '{attempts}'],
 ];
+
+/** Partition states of `partition_state`; every state of a partition is reported, 1 for the current one. */
+const PARTITION_STATES = ['reading', 'retrying', 'released'] as const;
 
 /** Per-partition gauges: name, stats key, description, unit. */
 const PARTITION_GAUGES: readonly (readonly [string, keyof PartitionStats, string, string])[] = [
@@ -61,6 +66,22 @@ export class ReceiverMetrics {
     for (const [name, key, description, unit] of PARTITION_GAUGES) {
       meter.createObservableGauge(name, { description, unit }).addCallback((result) => this.#observePartitions(result, key));
     }
+    meter
+      .createObservableGauge(`${RECEIVER_METRIC_PREFIX}partition_state`, {
+        description: 'State of each partition this instance holds or handed back: 1 for the current state (reading, retrying, released), 0 for the others.',
+        unit: '1',
+      })
+      .addCallback((result) => this.#observeStates(result));
+    meter
+      .createObservableCounter(`${RECEIVER_METRIC_PREFIX}partition_restarts`, {
+        description: 'Partition readers restarted, by reason: transient, permanent, stalled (reopened in place), ownershipLost, fenced, error (handed back), startFailed.',
+        unit: '{restarts}',
+      })
+      .addCallback((result) => {
+        for (const e of this.#entries) {
+          for (const [reason, value] of Object.entries(safeStats(e.receiver)?.restarts ?? {})) result.observe(value, { ...e.attributes, reason });
+        }
+      });
     this.#exportDuration = meter.createHistogram(`${RECEIVER_METRIC_PREFIX}export_duration_seconds`, {
       description: 'Time from handing a batch to the pipeline until it was accepted.',
       unit: 's',
@@ -87,6 +108,20 @@ export class ReceiverMetrics {
     for (const e of this.#entries) {
       const value = safeStats(e.receiver)?.counters[key];
       if (typeof value === 'number') result.observe(value, e.attributes);
+    }
+  }
+
+  #observeStates(result: ObservableResult): void {
+    for (const e of this.#entries) {
+      const stats = safeStats(e.receiver);
+      if (!stats) continue;
+      const current = [
+        ...stats.partitions.map((p) => [p.partitionId, p.state] as const),
+        ...(stats.released ?? []).map((r) => [r.partitionId, 'released'] as const),
+      ];
+      for (const [partition, state] of current) {
+        for (const s of PARTITION_STATES) result.observe(s === state ? 1 : 0, { ...e.attributes, partition, state: s });
+      }
     }
   }
 

@@ -6,6 +6,8 @@ export const MAX_LEASE_DURATION_MS = 60_000;
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
 export const DEFAULT_UPDATE_INTERVAL_MS = 5_000;
 export const DEFAULT_SAFETY_MARGIN_MS = 2_000;
+/** Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 export interface CoordinatorTimingOptions {
   readonly leaseDurationMs?: number;
@@ -14,6 +16,7 @@ export interface CoordinatorTimingOptions {
   readonly startDelayMs?: number;
   readonly safetyMarginMs?: number;
   readonly requestTimeoutMs?: number;
+  readonly startTimeoutMs?: number;
   readonly strategy?: BalanceStrategy;
 }
 
@@ -39,7 +42,9 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
   if (!(startDelayMs >= 0)) throw new RangeError(`startDelayMs (${startDelayMs}) must not be negative`);
   const requestTimeoutMs = options.requestTimeoutMs ?? renewIntervalMs;
   if (!(requestTimeoutMs > 0)) throw new RangeError(`requestTimeoutMs (${requestTimeoutMs}) must be positive`);
+  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  if (!(startTimeoutMs > 0)) throw new RangeError(`startTimeoutMs (${startTimeoutMs}) must be positive`);
   const strategy = options.strategy ?? 'balanced';
   if (strategy !== 'balanced' && strategy !== 'greedy') throw new RangeError(`strategy (${String(strategy)}) must be 'balanced' or 'greedy'`);
-  return { leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, strategy };
+  return { leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, startTimeoutMs, strategy };
 }

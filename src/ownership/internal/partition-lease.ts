@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import type { CheckpointScope, OwnershipFence } from '../checkpoint.ts';
+import type { PartitionHandle } from '../coordinator.ts';
 import { ownershipBlobName } from './blob-names.ts';
 import { acquireBlobLease } from './leased-blob.ts';
 import { parseEpoch } from './ownership-snapshot.ts';
@@ -27,8 +28,12 @@ export class PartitionLease {
   readonly ownerLevel: number;
   readonly lost = new AbortController();
   state: PartitionLeaseState = 'starting';
-  /** The lifecycle's startPartition promise, once called. */
-  started: Promise<void> = Promise.resolve();
+  /** The lifecycle's startPartition promise, once called; undefined when the start failed. */
+  started: Promise<PartitionHandle | undefined> = Promise.resolve(undefined);
+  /** The running partition, once started. */
+  handle: PartitionHandle | undefined;
+  /** When the partition started reading (performance.now()), for the restart backoff. */
+  startedAt = 0;
   readonly #blob: BlockBlobClient;
   readonly #lease: BlobLeaseClient;
   readonly #timings: PartitionLeaseTimings;

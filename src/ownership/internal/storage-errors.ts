@@ -44,10 +44,42 @@ export function describeStorageError(error: unknown): string {
   return `storage request failed: ${redact(message)}`;
 }
 
+/** A storage failure that retrying with the same configuration cannot fix, with the key to fix. */
+export interface StorageMisconfiguration {
+  readonly configKey: string;
+  readonly hint: string;
+}
+
+/** Container missing, or credentials refused: the configuration is at fault, not the service. */
+export function storageMisconfiguration(error: unknown): StorageMisconfiguration | undefined {
+  const status = statusOf(error);
+  const code = errorCodeOf(error);
+  if (code === 'ContainerNotFound') {
+    return { configKey: 'blob_checkpoint_store.container_name', hint: 'create the container, or set blob_checkpoint_store.create_container: true' };
+  }
+  if (status === 403 || code === 'AuthenticationFailed' || code === 'AuthorizationFailure' || code === 'AuthorizationPermissionMismatch') {
+    return {
+      configKey: 'blob_checkpoint_store.connection',
+      hint: 'the storage account refused the credential: check the account key or SAS (read, write, list, lease on blobs), or the identity\'s role',
+    };
+  }
+  return undefined;
+}
+
+/** A storage error as events carry it: secret-free, `permanent` with the key to fix when the configuration is at fault. */
+export interface StorageError extends Error {
+  readonly permanent: boolean;
+  readonly configKey?: string;
+  readonly hint?: string;
+}
+
 /**
  * An Error with a secret-free message. The original is deliberately not kept as `cause`: a RestError holds
  * the request, whose URL may carry a SAS token.
  */
-export function toStorageError(error: unknown): Error {
-  return new Error(describeStorageError(error));
+export function toStorageError(error: unknown): StorageError {
+  if (error instanceof Error && typeof (error as Partial<StorageError>).permanent === 'boolean') return error as StorageError;
+  const mis = storageMisconfiguration(error);
+  const message = describeStorageError(error) + (mis ? `: ${mis.configKey}: ${mis.hint}` : '');
+  return Object.assign(new Error(message), { permanent: mis !== undefined, ...mis });
 }

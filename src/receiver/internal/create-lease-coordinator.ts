@@ -6,6 +6,7 @@ import type { ReceiverConfig } from '../../config/receiver-config.ts';
 import type { Logger } from '../../component/logger.ts';
 import { redactError } from '../../component/redact.ts';
 import type { ReceiverStatus } from '../receiver-status.ts';
+import { errorHints } from './error-hints.ts';
 
 export interface LeaseCoordinatorWiring {
   readonly container: ContainerClient;
@@ -17,7 +18,7 @@ export interface LeaseCoordinatorWiring {
   readonly emit: (status: ReceiverStatus) => void;
 }
 
-/** Builds the blob-lease coordinator from the receiver config and turns its events into receiver status. */
+/** Builds the blob-lease coordinator from the receiver config; the receiver tells its events. */
 export function createLeaseCoordinator(w: LeaseCoordinatorWiring): OwnershipCoordinator {
   let reached = false;
   const coordinator = new LeaseOwnershipCoordinator({
@@ -38,31 +39,11 @@ export function createLeaseCoordinator(w: LeaseCoordinatorWiring): OwnershipCoor
       } catch (error) {
         reached = false;
         const err = error instanceof Error ? error : new Error(String(error));
-        w.logger.warn('event hub unreachable; retrying', { error: redactError(err) });
+        w.logger.warn('event hub unreachable; retrying', { error: redactError(err), ...errorHints(err) });
         w.emit({ type: 'hubUnreachable', error: err });
         throw error;
       }
     },
-  });
-  coordinator.onEvent((event) => {
-    switch (event.type) {
-      case 'balanced':
-        if (event.owned.length === 0) w.emit({ type: 'standby' });
-        break;
-      case 'storageError':
-        w.logger.warn('checkpoint store unreachable', { error: redactError(event.error) });
-        break;
-      case 'renewalFailed':
-        w.logger.warn('lease renewal failed; retrying until the lease could lapse', { partitionId: event.partitionId, error: redactError(event.error) });
-        break;
-      case 'claimed':
-        w.logger.info('partition claimed', { partitionId: event.partitionId, ownerLevel: event.ownerLevel });
-        break;
-      case 'released':
-        if (event.reason === 'lost') w.logger.error('partition ownership lost: reading stopped', { partitionId: event.partitionId });
-        else w.logger.info('partition released', { partitionId: event.partitionId, reason: event.reason });
-        break;
-    }
   });
   return coordinator;
 }

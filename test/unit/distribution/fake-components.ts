@@ -49,12 +49,15 @@ export function recordingExporterFactory(type: string, journal: string[], create
 const ZERO_COUNTERS: ReceiverCounters = {
   eventsReceived: 0, bytesReceived: 0, recordsDecoded: 0, eventsFailedDecode: 0, recordsAccepted: 0, recordsRefused: 0,
   eventsDeadLettered: 0, checkpointWrites: 0, checkpointFailures: 0, backendReconnects: 0, eventsLostToRetention: 0,
+  eventsDropped: 0, exportHolds: 0,
 };
 
 /** A receiver driven by the test: emit statuses, set stats, push batches into the pipeline. */
 export class FakeReceiver implements AzureEventHubReceiver {
   counters: ReceiverCounters = { ...ZERO_COUNTERS };
   partitions: PartitionStats[] = [];
+  restarts: ReceiverStats['restarts'] = { transient: 0, permanent: 0, stalled: 0, ownershipLost: 0, fenced: 0, error: 0, startFailed: 0 };
+  released: { partitionId: string; reason: string; seconds: number }[] = [];
   owned: string[] = [];
   readonly listeners = new Set<(s: ReceiverStatus) => void>();
   readonly next: LogsConsumer;
@@ -74,7 +77,7 @@ export class FakeReceiver implements AzureEventHubReceiver {
     this.journal.push(`shutdown ${this.id}`);
   }
   stats(): ReceiverStats {
-    return { counters: this.counters, partitions: this.partitions };
+    return { counters: this.counters, partitions: this.partitions, restarts: this.restarts, released: this.released };
   }
   ownedPartitions() {
     return this.owned;

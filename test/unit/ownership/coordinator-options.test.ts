@@ -28,5 +28,5 @@ test('coordinator: a random owner id by default; shutdown without start is safe 
   await a.shutdown();
   await a.shutdown();
   assert.deepEqual(a.owned(), []);
-  await assert.rejects(a.start({ startPartition: async () => {}, stopPartition: async () => {} }), /already started/);
+  await assert.rejects(a.start({ startPartition: async () => ({ ended: new Promise(() => {}), stop: async () => ({ reason: 'stopped' as const }) }) }), /already started/);
 });

@@ -34,8 +34,8 @@ test('the Prometheus endpoint on port 0 serves counters, lag per partition, owne
   audit.counters = { ...audit.counters, recordsAccepted: 10, recordsRefused: 1, eventsReceived: 4, bytesReceived: 2048 };
   audit.owned = ['0', '1'];
   audit.partitions = [
-    { partitionId: '0', lastProcessedSequenceNumber: 3, lagEvents: 7, lagSeconds: 12.5, retentionUsedRatio: 0.25, checkpointAgeSeconds: 2 },
-    { partitionId: '1', lastProcessedSequenceNumber: -1, lagEvents: 0, lagSeconds: 0 },
+    { partitionId: '0', lastProcessedSequenceNumber: 3, lagEvents: 7, lagSeconds: 12.5, retentionUsedRatio: 0.25, checkpointAgeSeconds: 2, state: 'reading', stateSeconds: 5 },
+    { partitionId: '1', lastProcessedSequenceNumber: -1, lagEvents: 0, lagSeconds: 0, state: 'retrying', stateSeconds: 40 },
   ];
   audit.emit({ type: 'exported', partitionId: '0', records: 10, events: 4, durationMs: 30 });
   let m = await scrape();
@@ -51,9 +51,12 @@ test('the Prometheus endpoint on port 0 serves counters, lag per partition, owne
   assert.equal(m.get(`otelcol_receiver_azureeventhub_export_duration_seconds_count{${A},partition="0"}`), 1);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_export_duration_seconds_sum{${A},partition="0"}`), 0.03);
   assert.equal(m.get('otelcol_receiver_accepted_log_records_total{receiver="azure_event_hub/metrics",transport="amqp"}'), 0);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_state{${A},partition="1",state="retrying"}`), 1);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_state{${A},partition="1",state="reading"}`), 0);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_state{${A},partition="0",state="reading"}`), 1);
 
   audit.counters = { ...audit.counters, recordsAccepted: 25 };
-  audit.partitions = [{ partitionId: '0', lastProcessedSequenceNumber: 9, lagEvents: 1, lagSeconds: 0.5 }];
+  audit.partitions = [{ partitionId: '0', lastProcessedSequenceNumber: 9, lagEvents: 1, lagSeconds: 0.5, state: 'reading', stateSeconds: 1 }];
   m = await scrape();
   assert.equal(m.get(`otelcol_receiver_accepted_log_records_total{${A}}`), 25);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_lag_events{${A},partition="0"}`), 1);
