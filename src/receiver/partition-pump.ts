@@ -61,6 +61,9 @@ export interface PartitionPumpOptions {
   readonly reopenMaxMs?: number;
   /** See DEFAULT_STALL_TIMEOUT_MS. Default 15000 ms. */
   readonly stallTimeoutMs?: number;
+  /** Wait between attempts at a refused batch the partition holds, ms. Defaults 1000 to 60000. */
+  readonly holdInitialMs?: number;
+  readonly holdMaxMs?: number;
 }
 
 /**
@@ -313,6 +316,7 @@ export class PartitionPump {
       try {
         await o.consumer.consume(batch, this.#kill.signal);
         o.counters.recordsAccepted += batch.records.length;
+        if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
         o.emit({ type: 'exported', partitionId: o.partitionId, records: batch.records.length, events: events.length, durationMs: performance.now() - started });
         return true;
       } catch (error) {
@@ -324,7 +328,7 @@ export class PartitionPump {
           o.counters.recordsRefused += batch.records.length;
           return this.#deadLetter(events, err);
         }
-        const delayMs = backoffDelayMs(attempt, HOLD_INITIAL_MS, HOLD_MAX_MS);
+        const delayMs = backoffDelayMs(attempt, o.holdInitialMs ?? HOLD_INITIAL_MS, o.holdMaxMs ?? HOLD_MAX_MS);
         this.#setState({ state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
         o.counters.exportHolds++;
         o.logger.error('export refused; the partition holds the batch and retries (no dead_letter store: nothing is dropped)', {

@@ -62,3 +62,18 @@ test('a lapsed fence refuses the write', async () => {
   cp.mark(3, '300', 3);
   await assert.rejects(cp.flush(), { name: 'CheckpointFencedError' });
 });
+
+test('a failed count-triggered write waits for the interval before the next attempt, whatever the count', async () => {
+  let now = 0;
+  const store = new RecordingStore();
+  const c = new Checkpointer({ store, scope: { fullyQualifiedNamespace: 'f', eventHubName: 'h', consumerGroup: 'g' }, partitionId: '0', intervalMs: 5_000, everyNEvents: 10, now: () => now });
+  c.mark(19, '1900', 20);
+  assert.equal(c.msUntilDue(), 0);
+  store.failWrites = 1;
+  await assert.rejects(c.flushIfDue());
+  c.mark(29, '2900', 10);
+  assert.equal(c.msUntilDue(), 5_000, 'no retry on the next batch');
+  now += 5_000;
+  assert.equal(await c.flushIfDue(), true);
+  assert.equal(store.data.get('0')?.sequenceNumber, 29);
+});

@@ -22,7 +22,7 @@ const rawDecode: Decoder = (events) => ({
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
 const context = { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' };
 
-function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; intervalMs?: number; everyN?: number; stallTimeoutMs?: number } = {}) {
+function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; dropRefused?: boolean; intervalMs?: number; everyN?: number; stallTimeoutMs?: number; reopenInitialMs?: number } = {}) {
   const hub = new FakeHub();
   const store = new RecordingStore();
   const exported: number[] = [];
@@ -32,7 +32,8 @@ function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>
   const pump = new PartitionPump({
     hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: rawDecode, context,
     consumer: { consume: opts.consume ?? (async (b) => { for (const r of b.records) exported.push(r.attributes.seq as number); }) },
-    checkpointer, deadLetter: opts.deadLetter, counters, logger: noopLogger, emit: (s) => statuses.push(s), reopenInitialMs: 1, reopenMaxMs: 5, stallTimeoutMs: opts.stallTimeoutMs,
+    checkpointer, deadLetter: opts.deadLetter, dropRefused: opts.dropRefused, counters, logger: noopLogger, emit: (s) => statuses.push(s),
+    reopenInitialMs: opts.reopenInitialMs ?? 1, reopenMaxMs: opts.reopenInitialMs ?? 5, stallTimeoutMs: opts.stallTimeoutMs, holdInitialMs: 1, holdMaxMs: 5,
   });
   return { hub, store, exported, statuses, counters, pump };
 }
@@ -175,4 +176,77 @@ test('a quiet partition with nothing new is not reopened', async () => {
   await new Promise((r) => setTimeout(r, 300));
   await pump.stop(1_000);
   assert.equal(hub.opens.length, 1);
+});
+
+test('without a dead-letter store a refused batch is held and retried until accepted: nothing dropped, nothing checkpointed past it', async () => {
+  let refusals = 0;
+  const exported: number[] = [];
+  const { hub, store, pump, counters, statuses } = setup({
+    consume: async (b) => {
+      if (b.records.some((r) => r.attributes.seq === 10) && refusals < 5) {
+        refusals++;
+        throw refusals % 2 ? new PermanentError('400 bad request') : new Error('503 unavailable');
+      }
+      for (const r of b.records) exported.push(r.attributes.seq as number);
+    },
+  });
+  hub.append('0', 30);
+  void pump.run();
+  await until(() => refusals === 5 && exported.length === 30);
+  await pump.stop(1_000);
+  assert.deepEqual(exported, Array.from({ length: 30 }, (_, i) => i), 'every event exported once, in order, after the holds');
+  assert.equal(counters.exportHolds, 5);
+  assert.equal(counters.recordsRefused, 0);
+  assert.equal(counters.eventsDropped, 0);
+  assert.equal(store.data.get('0')?.sequenceNumber, 29);
+  const states = statuses.flatMap((s) => (s.type === 'partitionState' ? [`${s.state}${s.cause ? `/${s.cause}` : ''}`] : []));
+  assert.equal(states[0], 'retrying/export', 'the hold is reported');
+  assert.equal(states.at(-1), 'reading', 'and its end');
+});
+
+test('a held batch is never checkpointed past, even by the final checkpoint of a stop', async () => {
+  const { hub, store, pump } = setup({ consume: async (b) => { if (b.records.some((r) => (r.attributes.seq as number) >= 10)) throw new Error('503'); } });
+  hub.append('0', 30);
+  void pump.run();
+  await until(() => pump.state.state === 'retrying');
+  const end = await pump.stop(1_000);
+  assert.equal(end.reason, 'stopped');
+  assert.equal(store.data.get('0')?.sequenceNumber, 9, 'the last accepted event, not the held batch');
+});
+
+test('dead_letter.drop: a refused batch is dropped, counted and checkpointed past', async () => {
+  const { hub, store, pump, counters } = setup({ dropRefused: true, consume: async (b) => { if (b.records.some((r) => r.attributes.seq === 10)) throw new PermanentError('400'); } });
+  hub.append('0', 30);
+  void pump.run();
+  await until(() => counters.eventsDropped === 10);
+  await pump.stop(1_000);
+  assert.equal(counters.recordsRefused, 10);
+  assert.equal(store.data.get('0')?.sequenceNumber, 29);
+});
+
+test('a stop during the reopen backoff is graceful: the final checkpoint is written, the end is reported once', async () => {
+  const { hub, store, exported, pump, statuses } = setup({ reopenInitialMs: 60_000 });
+  hub.append('0', 25);
+  void pump.run();
+  await until(() => exported.length === 25);
+  hub.failNextReceives.push(new BackendError('link detached', { retryable: true }));
+  await until(() => pump.state.state === 'retrying');
+  const end = await pump.stop(1_000);
+  assert.equal(end.reason, 'stopped');
+  assert.equal(store.data.get('0')?.sequenceNumber, 24, 'the final checkpoint covers everything exported');
+  assert.equal(statuses.filter((s) => s.type === 'checkpointWritten').length, 1);
+});
+
+test('the failure count resets only after a receive completed, and a permanent refusal is reported with its key', async () => {
+  const { hub, exported, pump, statuses, counters } = setup();
+  hub.append('0', 5);
+  const refused = Object.assign(new BackendError("consumer group 'nope' not found", { retryable: false }), { permanent: true, configKey: 'group' });
+  hub.failNextReceives.push(refused, refused, refused);
+  void pump.run();
+  await until(() => exported.length === 5, 30_000);
+  await pump.stop(1_000);
+  assert.equal(counters.restarts.permanent, 3);
+  assert.equal(statuses.filter((s) => s.type === 'backendRecovered').length, 1, 'recovered once, after the first completed receive');
+  const retrying = statuses.find((s) => s.type === 'partitionState' && s.state === 'retrying');
+  assert.ok(retrying && retrying.type === 'partitionState' && retrying.permanent === true && retrying.configKey === 'group');
 });
