@@ -65,7 +65,8 @@ async function run(mode: string, options: BatchProcessorOptions, attach: boolean
   };
   console.log(
     `${mode.padEnd(38)} ${String(result.batchesPerSecond).padStart(7)} batches/s ` +
-      `(${result.batchesPerSecond * RECORDS_PER_BATCH} records/s), ${result.exportsPerSecond} exports/s of ${result.recordsPerExport} records`,
+      `(${result.batchesPerSecond * RECORDS_PER_BATCH} records/s), ` +
+      `${result.exportsPerSecond} exports/s of ${result.recordsPerExport} records`,
   );
   return result;
 }
@@ -81,4 +82,5 @@ const slow2 = await run('attached, 10 ms exporter, 2 exports', { timeoutMs: 200,
 clearInterval(hold);
 const ratio = attached.batchesPerSecond / Math.max(1, timerPaced.batchesPerSecond);
 console.log(`attached / timer-paced: ${ratio.toFixed(1)}×`);
-console.log(`BENCH_RESULT ${JSON.stringify({ ratio: Number(ratio.toFixed(1)), modes: [timerPaced, attached, unbatched, slow1, slow2] })}`);
+const modes = [timerPaced, attached, unbatched, slow1, slow2];
+console.log(`BENCH_RESULT ${JSON.stringify({ ratio: Number(ratio.toFixed(1)), modes })}`);

@@ -20,7 +20,8 @@ const PUMPS = 8;
 
 /** Rejects if `promise` has not settled within `ms`, so a stall fails instead of hanging. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms).unref())]);
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms).unref());
+  return Promise.race([promise, timeout]);
 }
 
 /** Batch sizes of one pump: 1 to 150 records, deterministic, so batches split and combine unevenly. */
@@ -81,7 +82,8 @@ describe('BatchProcessor draining a backlog from partition pumps', () => {
 
   test('retried failures on the way do not stall the drain', async () => {
     const flaky = new InMemoryLogsConsumer().failNext(3, 'retryable');
-    const head = withRetry(fanOut([new BatchProcessor(flaky, { timeoutMs: HOUR_MS, sendBatchMaxSize: 8192, maxConcurrentExports: 2 })]), { clock: instantClock });
+    const processor = new BatchProcessor(flaky, { timeoutMs: HOUR_MS, sendBatchMaxSize: 8192, maxConcurrentExports: 2 });
+    const head = withRetry(fanOut([processor]), { clock: instantClock });
     await within(Promise.all(Array.from({ length: PUMPS }, (_, p) => runPump(head, p))), 30_000);
     const byPartition = indexesByPartition(flaky);
     for (let p = 0; p < PUMPS; p++) {

@@ -129,7 +129,12 @@ describe('BatchProcessor', () => {
   });
 
   test('config schema: collector defaults, durations, max ≥ size', () => {
-    assert.deepEqual(batchProcessorConfigSchema.parse({}), { send_batch_size: 8192, send_batch_max_size: 0, timeout: 200, max_concurrent_exports: 1 });
+    assert.deepEqual(batchProcessorConfigSchema.parse({}), {
+      send_batch_size: 8192,
+      send_batch_max_size: 0,
+      timeout: 200,
+      max_concurrent_exports: 1,
+    });
     assert.equal(batchProcessorConfigSchema.parse({ max_concurrent_exports: 4 }).max_concurrent_exports, 4);
     assert.equal(batchProcessorConfigSchema.safeParse({ max_concurrent_exports: 0 }).success, false);
     assert.equal(batchProcessorConfigSchema.safeParse({ max_concurrent_exports: 1.5 }).success, false);
@@ -193,7 +198,8 @@ describe('BatchProcessor', () => {
 
   test('concurrent exports: a split batch goes out part after part, other callers use the free slots', async () => {
     const held = heldConsumer();
-    const batcher = new BatchProcessor(held.consumer, { sendBatchSize: 2, sendBatchMaxSize: 2, timeoutMs: HOUR_MS, maxConcurrentExports: 3 });
+    const options = { sendBatchSize: 2, sendBatchMaxSize: 2, timeoutMs: HOUR_MS, maxConcurrentExports: 3 };
+    const batcher = new BatchProcessor(held.consumer, options);
     const a = batcher.consume(makeBatch(6, 'a', '0'));
     const b = batcher.consume(makeBatch(2, 'b', '1'));
     let aDone = false;
@@ -227,7 +233,8 @@ describe('BatchProcessor', () => {
   test('producers attached through withRetry and fanOut reach every processor behind them', async () => {
     const left = new InMemoryLogsConsumer();
     const right = new InMemoryLogsConsumer();
-    const head = withRetry(fanOut([new BatchProcessor(left, { timeoutMs: HOUR_MS }), new BatchProcessor(right, { timeoutMs: HOUR_MS })]));
+    const processors = [left, right].map((next) => new BatchProcessor(next, { timeoutMs: HOUR_MS }));
+    const head = withRetry(fanOut(processors));
     assert.equal(typeof head.attachProducer, 'function');
     const detach = [0, 1].map(() => head.attachProducer!());
     await within(Promise.all([head.consume(makeBatch(1, 'a', '0')), head.consume(makeBatch(1, 'b', '1'))]), 5_000);
