@@ -32,6 +32,7 @@ function shielded(consumer: LogsConsumer): LogsConsumer {
     consume: (batch, signal) => consumer.consume(batch, signal),
     forceFlush: () => consumer.forceFlush?.() ?? Promise.resolve(),
     shutdown: () => consumer.forceFlush?.() ?? Promise.resolve(),
+    attachProducer: consumer.attachProducer ? () => consumer.attachProducer!() : undefined,
   };
 }
 

@@ -1,9 +1,8 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { z } from 'zod';
-import { durationMs } from '../config/duration.ts';
 import type { LogsConsumer } from './consumer.ts';
 import type { BatchSource, LogBatch } from './log-batch.ts';
 import { abortReason } from '../component/abort.ts';
+import { combineSources } from './internal/combine-sources.ts';
 
 /** Records that trigger an export regardless of the timeout. 8192, as the collector's `batch` processor. */
 export const DEFAULT_SEND_BATCH_SIZE = 8_192;
@@ -11,6 +10,8 @@ export const DEFAULT_SEND_BATCH_SIZE = 8_192;
 export const DEFAULT_SEND_BATCH_MAX_SIZE = 0;
 /** Longest a record waits for more to join its export. 200 ms. */
 export const DEFAULT_BATCH_TIMEOUT_MS = 200;
+/** Exports running at the same time. 1, as the collector's processor (one sender). */
+export const DEFAULT_MAX_CONCURRENT_EXPORTS = 1;
 
 export interface BatchProcessorOptions {
   /** Export as soon as this many records are pending. Default 8192 records. */
@@ -19,7 +20,7 @@ export interface BatchProcessorOptions {
   readonly sendBatchMaxSize?: number;
   /** Export whatever is pending this long after the first record arrived. Default 200 ms; 0 = export at once. */
   readonly timeoutMs?: number;
-  /** Exports running at the same time. Default 1, as the collector's processor (one sender). */
+  /** Exports running at the same time; an integer ≥ 1. Default 1 (one sender, as the collector's processor). */
   readonly maxConcurrentExports?: number;
 }
 
@@ -34,6 +35,7 @@ interface Caller {
   readonly exports: Set<Export>;
 }
 
+/** What is left of one caller's batch; a caller has at most one part pending. */
 interface Part {
   readonly caller: Caller;
   readonly source: BatchSource;
@@ -47,13 +49,23 @@ interface Export {
 
 /**
  * The collector's `batch` processor as a `LogsConsumer` wrapper: batches arriving from several partitions
- * are combined into one export of up to `sendBatchSize` records (or whatever arrived within `timeoutMs`).
+ * are combined into fewer, larger exports. An export starts when any of these holds:
+ * - `sendBatchSize` records are pending;
+ * - `timeoutMs` passed since the oldest pending record arrived (0: at once);
+ * - every producer attached with `attachProducer()` (one per partition pump) is waiting on this processor:
+ *   nothing more can arrive until an export settles, so waiting out the timer would only stall them all.
+ *   With no producer attached (a library calling `consume` directly) only the first two apply.
  *
  * At-least-once survives batching: each caller's promise resolves only after every export holding its
  * records resolved, and rejects with that export's error (a caller whose batch was split rejects at the
  * first failed part; its not-yet-exported records are dropped, since the caller will send them again).
  * Nothing is queued beyond what callers are waiting on: each caller (a partition pump) has one batch in
- * flight, so memory is bounded by the callers' batches, and while an export is slow they all wait.
+ * flight, so memory is bounded by the callers' batches, and while exports are slow they all wait.
+ *
+ * Up to `maxConcurrentExports` exports run at once. A caller's batch split by `sendBatchMaxSize` goes out
+ * in order, one part at a time: a part never starts while an earlier part of the same batch is in flight.
+ * Towards `next`, this processor attaches itself as that many producers, so a processor behind it does not
+ * wait on its timer either.
  *
  * The combined batch's `source` is the common source when all parts come from one partition (sequence
  * range widened); otherwise partition ids are joined with ',' and the sequence numbers are -1.
@@ -64,9 +76,14 @@ export class BatchProcessor implements LogsConsumer {
   readonly #sendBatchMaxSize: number;
   readonly #timeoutMs: number;
   readonly #maxConcurrent: number;
+  readonly #detachFromNext: ((() => void) | undefined)[];
   #pending: Part[] = [];
   #pendingCount = 0;
   #inFlight = 0;
+  /** Producers attached and not detached. */
+  #producers = 0;
+  /** Callers that called `consume` and are not settled yet. */
+  #waiting = 0;
   #flushDue = false;
   #timer: NodeJS.Timeout | undefined;
   #idleWaiters: (() => void)[] = [];
@@ -78,10 +95,15 @@ export class BatchProcessor implements LogsConsumer {
     this.#sendBatchSize = options.sendBatchSize ?? DEFAULT_SEND_BATCH_SIZE;
     this.#sendBatchMaxSize = options.sendBatchMaxSize ?? DEFAULT_SEND_BATCH_MAX_SIZE;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_BATCH_TIMEOUT_MS;
-    this.#maxConcurrent = Math.max(1, options.maxConcurrentExports ?? 1);
+    this.#maxConcurrent = options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS;
     if (this.#sendBatchMaxSize > 0 && this.#sendBatchMaxSize < this.#sendBatchSize) {
       throw new RangeError(`sendBatchMaxSize (${this.#sendBatchMaxSize}) must be 0 or at least sendBatchSize (${this.#sendBatchSize})`);
     }
+    if (!Number.isInteger(this.#maxConcurrent) || this.#maxConcurrent < 1) {
+      throw new RangeError(`maxConcurrentExports (${this.#maxConcurrent}) must be an integer of at least 1`);
+    }
+    // Each export slot is one caller of `next` with at most one call outstanding.
+    this.#detachFromNext = Array.from({ length: this.#maxConcurrent }, () => next.attachProducer?.());
   }
 
   consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
@@ -105,10 +127,27 @@ export class BatchProcessor implements LogsConsumer {
       };
       const onAbort = () => this.#fail(caller, abortReason(signal!));
       signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting++;
       this.#pending.push({ caller, source: batch.source, records: batch.records });
       this.#pendingCount += batch.records.length;
       this.#pump();
     });
+  }
+
+  /**
+   * Counts one more upstream caller with at most one `consume` outstanding (see `LogsConsumer`); once as
+   * many callers wait as are attached, pending records are exported without waiting for the timeout.
+   */
+  attachProducer(): () => void {
+    this.#producers++;
+    let attached = true;
+    return () => {
+      if (!attached) return;
+      attached = false;
+      this.#producers--;
+      // The callers still waiting may now be all there is.
+      this.#pump();
+    };
   }
 
   /** Exports everything pending now and waits for all exports, then flushes the next consumer. */
@@ -124,23 +163,25 @@ export class BatchProcessor implements LogsConsumer {
     this.#shutdownPromise ??= (async () => {
       this.#closed = true;
       await this.forceFlush();
+      for (const detach of this.#detachFromNext) detach?.();
       await this.#next.shutdown?.();
     })();
     return this.#shutdownPromise;
   }
 
   #pump(): void {
-    while (this.#inFlight < this.#maxConcurrent && this.#pendingCount > 0 && (this.#flushDue || this.#timeoutMs === 0 || this.#pendingCount >= this.#sendBatchSize)) {
-      const limit = this.#sendBatchMaxSize > 0 ? Math.min(this.#sendBatchMaxSize, this.#pendingCount) : this.#pendingCount;
-      this.#startExport(this.#take(limit));
+    while (this.#inFlight < this.#maxConcurrent) {
+      const ready = this.#exportableCount();
+      if (ready === 0 || !this.#due(ready)) break;
+      this.#startExport(this.#take(this.#sendBatchMaxSize > 0 ? Math.min(this.#sendBatchMaxSize, ready) : ready));
     }
     if (this.#pendingCount === 0) {
       this.#flushDue = false;
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
     } else if (!this.#timer && !this.#flushDue && this.#timeoutMs > 0) {
-      // Records left behind (below send_batch_size, or waiting for a free export slot) go at the latest
-      // one timeout from now.
+      // Records left behind (below send_batch_size with producers still to come, or waiting for a free
+      // export slot or for an earlier part of their batch) go at the latest one timeout from now.
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
         this.#flushDue = true;
@@ -151,24 +192,43 @@ export class BatchProcessor implements LogsConsumer {
     this.#checkIdle();
   }
 
-  /** Removes up to `limit` records from the front of the queue, splitting the last part if needed. */
+  /** Whether `ready` exportable records should go now rather than wait for more. */
+  #due(ready: number): boolean {
+    if (this.#flushDue || this.#timeoutMs === 0 || ready >= this.#sendBatchSize) return true;
+    // Every attached producer is waiting here: no record can arrive before an export settles.
+    return this.#producers > 0 && this.#waiting >= this.#producers;
+  }
+
+  /** Pending records that may start an export now: those of callers with no earlier part in flight. */
+  #exportableCount(): number {
+    let count = 0;
+    for (const part of this.#pending) if (part.caller.inFlight === 0) count += part.records.length;
+    return count;
+  }
+
+  /**
+   * Removes up to `limit` exportable records from the queue, oldest first, splitting the last part if
+   * needed. Parts whose caller still has an export in flight stay (they follow that export, in order).
+   */
   #take(limit: number): Part[] {
     const taken: Part[] = [];
+    const kept: Part[] = [];
     let room = limit;
-    while (room > 0 && this.#pending.length > 0) {
-      const part = this.#pending[0]!;
-      if (part.records.length <= room) {
-        this.#pending.shift();
+    for (const part of this.#pending) {
+      if (room === 0 || part.caller.inFlight > 0) {
+        kept.push(part);
+      } else if (part.records.length <= room) {
         taken.push(part);
         room -= part.records.length;
       } else {
         taken.push({ caller: part.caller, source: part.source, records: part.records.slice(0, room) });
         part.records = part.records.slice(room);
         room = 0;
+        kept.push(part);
       }
     }
-    const count = limit - room;
-    this.#pendingCount -= count;
+    this.#pending = kept;
+    this.#pendingCount -= limit - room;
     for (const part of taken) part.caller.pendingRecords -= part.records.length;
     return taken;
   }
@@ -200,7 +260,7 @@ export class BatchProcessor implements LogsConsumer {
       caller.exports.delete(exp);
       if (error !== undefined) this.#fail(caller, error);
       else if (!caller.settled && caller.inFlight === 0 && caller.pendingRecords === 0) {
-        caller.settled = true;
+        this.#settle(caller);
         caller.resolve();
       }
     }
@@ -210,7 +270,7 @@ export class BatchProcessor implements LogsConsumer {
   /** Rejects a caller, drops its records not yet exported, and aborts exports no live caller waits on. */
   #fail(caller: Caller, error: unknown): void {
     if (caller.settled) return;
-    caller.settled = true;
+    this.#settle(caller);
     if (caller.pendingRecords > 0) {
       this.#pending = this.#pending.filter((p) => p.caller !== caller);
       this.#pendingCount -= caller.pendingRecords;
@@ -221,6 +281,11 @@ export class BatchProcessor implements LogsConsumer {
     }
     caller.reject(error);
     this.#checkIdle();
+  }
+
+  #settle(caller: Caller): void {
+    caller.settled = true;
+    this.#waiting--;
   }
 
   #idle(): Promise<void> {
@@ -234,51 +299,4 @@ export class BatchProcessor implements LogsConsumer {
     this.#idleWaiters = [];
     for (const w of waiters) w();
   }
-}
-
-/** One source for a combined batch (see the class comment). */
-function combineSources(sources: readonly BatchSource[]): BatchSource {
-  const first = sources[0]!;
-  const samePartition = sources.every(
-    (s) => s.partitionId === first.partitionId && s.eventHubName === first.eventHubName && s.namespace === first.namespace && s.consumerGroup === first.consumerGroup,
-  );
-  if (samePartition) {
-    return {
-      ...first,
-      firstSequenceNumber: Math.min(...sources.map((s) => s.firstSequenceNumber)),
-      lastSequenceNumber: Math.max(...sources.map((s) => s.lastSequenceNumber)),
-    };
-  }
-  const join = (pick: (s: BatchSource) => string) => [...new Set(sources.map(pick))].join(',');
-  return {
-    namespace: join((s) => s.namespace),
-    eventHubName: join((s) => s.eventHubName),
-    consumerGroup: join((s) => s.consumerGroup),
-    partitionId: join((s) => s.partitionId),
-    firstSequenceNumber: -1,
-    lastSequenceNumber: -1,
-  };
-}
-
-/** The YAML section of the `batch` processor, with the collector's keys and defaults. */
-export const batchProcessorConfigSchema = z
-  .strictObject({
-    send_batch_size: z.number().int().positive().default(DEFAULT_SEND_BATCH_SIZE),
-    send_batch_max_size: z.number().int().min(0).default(DEFAULT_SEND_BATCH_MAX_SIZE),
-    timeout: durationMs.default(DEFAULT_BATCH_TIMEOUT_MS),
-  })
-  .refine((c) => c.send_batch_max_size === 0 || c.send_batch_max_size >= c.send_batch_size, {
-    message: 'send_batch_max_size must be 0 or at least send_batch_size; raise it or lower send_batch_size',
-    path: ['send_batch_max_size'],
-  });
-
-export type BatchProcessorConfig = z.output<typeof batchProcessorConfigSchema>;
-
-/** Wraps `next` in a batch processor configured from the parsed YAML section. */
-export function createBatchProcessor(next: LogsConsumer, config: BatchProcessorConfig): BatchProcessor {
-  return new BatchProcessor(next, {
-    sendBatchSize: config.send_batch_size,
-    sendBatchMaxSize: config.send_batch_max_size,
-    timeoutMs: config.timeout,
-  });
 }

@@ -13,8 +13,14 @@ export interface LogsConsumer {
   /** Releases resources. Optional; idempotent. */
   shutdown?(): Promise<void>;
   /**
-   * Announces one upstream caller (a partition pump) with at most one `consume` outstanding at a time,
-   * until the returned function is called. Optional; lets a batching stage know when nothing more can arrive.
+   * Announces one upstream caller (e.g. a partition pump) that has at most one `consume()` call
+   * outstanding at a time, until the returned detach function is called (detaching twice is harmless).
+   * Optional, for both sides: a caller need not announce itself, and a consumer need not implement it.
+   *
+   * A buffering consumer uses the count to know when nothing more can arrive: once every attached
+   * caller is waiting on it, waiting longer for more records only delays them all (the `batch`
+   * processor then exports at once instead of waiting out its timeout). A wrapper forwards the call to
+   * what it wraps (to each, for a fan-out) and returns a function that detaches from all of them.
    */
   attachProducer?(): () => void;
 }

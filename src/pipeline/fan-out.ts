@@ -45,5 +45,15 @@ export function fanOut(consumers: readonly LogsConsumer[]): LogsConsumer {
     async shutdown(): Promise<void> {
       await Promise.all(list.map((c) => c.shutdown?.()));
     },
+    // Each consume() reaches every consumer, so one producer of the fan-out is one producer of each.
+    attachProducer(): () => void {
+      const detachers = list.map((c) => c.attachProducer?.());
+      let attached = true;
+      return () => {
+        if (!attached) return;
+        attached = false;
+        for (const detach of detachers) detach?.();
+      };
+    },
   };
 }

@@ -112,6 +112,8 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
     consume,
     forceFlush: consumer.forceFlush ? () => consumer.forceFlush!() : undefined,
     shutdown: consumer.shutdown ? () => consumer.shutdown!() : undefined,
+    // One call in flight here is at most one call in flight below: retries are sequential.
+    attachProducer: consumer.attachProducer ? () => consumer.attachProducer!() : undefined,
   };
 }
 

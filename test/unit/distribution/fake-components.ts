@@ -15,6 +15,8 @@ export interface RecordingExporter extends LogsConsumer {
   readonly id: string;
   readonly batches: LogBatch[];
   readonly events: string[];
+  /** Producers attached (`attachProducer`) and not yet detached. */
+  producers: number;
 }
 
 /** Every exporter created, by id, in creation order; `events` logs consume/flush/shutdown calls globally. */
@@ -29,6 +31,15 @@ export function recordingExporterFactory(type: string, journal: string[], create
         id: settings.id,
         batches: [],
         events: [],
+        producers: 0,
+        attachProducer() {
+          exporter.producers++;
+          let attached = true;
+          return () => {
+            if (attached) exporter.producers--;
+            attached = false;
+          };
+        },
         async consume(batch) {
           exporter.batches.push(batch);
           journal.push(`consume ${settings.id}`);

@@ -126,3 +126,37 @@ service:
   assert.equal(settings.featureGates!.isEnabled(STREAMING_GATE_ID), true);
   assert.equal(service.metricsAddress(), undefined, 'metrics level none: no endpoint');
 });
+
+test('pump producers reach each pipeline\'s batch processor, and each processor attaches its export slots to the exporters', async (t) => {
+  const tc = testComponents();
+  const config = `
+receivers:
+  azure_event_hub: { connection: "${CONN}audit" }
+processors:
+  batch: { timeout: 1h, max_concurrent_exports: 2 }
+  batch/b: { timeout: 1h }
+exporters:
+  debug:
+service:
+  pipelines:
+    logs/a: { receivers: [azure_event_hub], processors: [batch], exporters: [debug] }
+    logs/b: { receivers: [azure_event_hub], processors: [batch/b], exporters: [debug] }
+  telemetry:
+    metrics: { level: none }
+`;
+  const loaded = await loadConfig({ configs: [`yaml:${config}`], env: {} });
+  const service = await Service.start(resolveConfig(loaded.raw, tc.components), { logger: noopLogger });
+  t.after(() => service.shutdown());
+  const debug = tc.exporters.get('debug')!;
+  assert.equal(debug.producers, 3, "batch's two export slots and batch/b's one, through the shared exporter stage");
+
+  const receiver = tc.receivers.get('azure_event_hub')!;
+  const detach = [0, 1].map(() => receiver.next.attachProducer!());
+  // With a one-hour timeout, this settles only because both pumps waiting is enough for each processor.
+  const guard = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('stalled on the timer')), 5_000).unref());
+  await Promise.race([Promise.all([receiver.next.consume(batch('0', 2)), receiver.next.consume(batch('1', 3))]), guard]);
+  assert.equal(debug.batches.length, 2, 'one combined export per pipeline');
+  for (const d of detach) d();
+  await service.shutdown();
+  assert.equal(debug.producers, 0, 'processors detach when they shut down');
+});

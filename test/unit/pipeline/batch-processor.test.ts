@@ -1,7 +1,10 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchProcessor, batchProcessorConfigSchema } from '../../../src/pipeline/batch-processor.ts';
+import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
+import { batchProcessorConfigSchema } from '../../../src/pipeline/batch-processor-config.ts';
 import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { fanOut } from '../../../src/pipeline/fan-out.ts';
+import { withRetry } from '../../../src/pipeline/retry.ts';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
 import { holdEventLoopOpen, makeBatch } from './records.ts';
@@ -11,6 +14,21 @@ holdEventLoopOpen(after);
 /** Rejects if `promise` has not settled within `ms` (so a missing trigger fails instead of hanging). */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms).unref())]);
+}
+
+/** So long that a test paced by the timer would fail on `within` instead of passing. */
+const HOUR_MS = 3_600_000;
+
+/** Lets every pending callback run (promise reactions, then one macrotask turn): "nothing else happens". */
+const settleCallbacks = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A consumer whose exports stay in flight until the test releases them, one by one. */
+function heldConsumer() {
+  const started: { batch: LogBatch; release: () => void }[] = [];
+  const consumer: LogsConsumer = {
+    consume: (batch) => new Promise<void>((resolve) => started.push({ batch, release: resolve })),
+  };
+  return { consumer, started, bodies: (i: number) => started[i]!.batch.records.map((r) => r.body) };
 }
 
 describe('BatchProcessor', () => {
@@ -111,9 +129,144 @@ describe('BatchProcessor', () => {
   });
 
   test('config schema: collector defaults, durations, max ≥ size', () => {
-    assert.deepEqual(batchProcessorConfigSchema.parse({}), { send_batch_size: 8192, send_batch_max_size: 0, timeout: 200 });
+    assert.deepEqual(batchProcessorConfigSchema.parse({}), {
+      send_batch_size: 8192,
+      send_batch_max_size: 0,
+      timeout: 200,
+      max_concurrent_exports: 1,
+    });
+    assert.equal(batchProcessorConfigSchema.parse({ max_concurrent_exports: 4 }).max_concurrent_exports, 4);
+    assert.equal(batchProcessorConfigSchema.safeParse({ max_concurrent_exports: 0 }).success, false);
+    assert.equal(batchProcessorConfigSchema.safeParse({ max_concurrent_exports: 1.5 }).success, false);
     assert.equal(batchProcessorConfigSchema.parse({ timeout: '1s' }).timeout, 1_000);
     assert.equal(batchProcessorConfigSchema.safeParse({ send_batch_size: 100, send_batch_max_size: 10 }).success, false);
     assert.equal(batchProcessorConfigSchema.safeParse({ sendBatchSize: 100 }).success, false);
+  });
+
+  test('once every attached producer is waiting, their records go at once in one export, not at the timeout', async () => {
+    const next = new InMemoryLogsConsumer();
+    const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
+    const detach = [0, 1, 2].map(() => batcher.attachProducer());
+    const a = batcher.consume(makeBatch(2, 'a', '0'));
+    const b = batcher.consume(makeBatch(2, 'b', '1'));
+    await settleCallbacks();
+    assert.equal(next.calls, 0, 'the third producer may still send: keep batching');
+    const c = batcher.consume(makeBatch(2, 'c', '2'));
+    await within(Promise.all([a, b, c]), 5_000);
+    assert.equal(next.calls, 1);
+    assert.deepEqual(next.records().map((r) => r.body), ['a-0', 'a-1', 'b-0', 'b-1', 'c-0', 'c-1']);
+    for (const d of detach) d();
+  });
+
+  test('a producer detaching makes the callers still waiting enough: they are exported at once', async () => {
+    const next = new InMemoryLogsConsumer();
+    const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
+    const [detachA, detachB, detachGone] = [0, 1, 2].map(() => batcher.attachProducer());
+    const waiting = Promise.all([batcher.consume(makeBatch(1, 'a', '0')), batcher.consume(makeBatch(1, 'b', '1'))]);
+    await settleCallbacks();
+    assert.equal(next.calls, 0);
+    detachGone!();
+    detachGone!(); // a second call must not count as another producer leaving
+    await within(waiting, 5_000);
+    assert.equal(next.records().length, 2);
+
+    // Two producers remain: one caller alone is not enough; with both it goes.
+    const a = batcher.consume(makeBatch(1, 'a2', '0'));
+    await settleCallbacks();
+    assert.equal(next.calls, 1, 'the second detach above was ignored: two producers are still attached');
+    await within(Promise.all([a, batcher.consume(makeBatch(1, 'b2', '1'))]), 5_000);
+    assert.equal(next.calls, 2);
+    detachA!();
+    detachB!();
+  });
+
+  test('with no producer attached the timer paces exports, as before', async () => {
+    const next = new InMemoryLogsConsumer();
+    const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
+    const pending = [0, 1, 2, 3].map((i) => batcher.consume(makeBatch(1, `c${i}`, String(i))));
+    await settleCallbacks();
+    assert.equal(next.calls, 0, 'below send_batch_size and no producer announced: waits for the timeout');
+    await batcher.forceFlush();
+    await Promise.all(pending);
+    assert.equal(next.calls, 1);
+
+    const timed = new InMemoryLogsConsumer();
+    const short = new BatchProcessor(timed, { timeoutMs: 20 });
+    await within(short.consume(makeBatch(1)), 5_000);
+    assert.equal(timed.calls, 1, 'the timeout alone exports');
+  });
+
+  test('concurrent exports: a split batch goes out part after part, other callers use the free slots', async () => {
+    const held = heldConsumer();
+    const options = { sendBatchSize: 2, sendBatchMaxSize: 2, timeoutMs: HOUR_MS, maxConcurrentExports: 3 };
+    const batcher = new BatchProcessor(held.consumer, options);
+    const a = batcher.consume(makeBatch(6, 'a', '0'));
+    const b = batcher.consume(makeBatch(2, 'b', '1'));
+    let aDone = false;
+    void a.then(() => (aDone = true));
+    await settleCallbacks();
+    assert.equal(held.started.length, 2, "a's first part and b run together; a's second part waits for its first");
+    assert.deepEqual(held.bodies(0), ['a-0', 'a-1']);
+    assert.deepEqual(held.bodies(1), ['b-0', 'b-1']);
+    held.started[1]!.release();
+    await within(b, 5_000);
+    await settleCallbacks();
+    assert.equal(held.started.length, 2, 'a free slot does not let a later part of a overtake its first');
+    held.started[0]!.release();
+    await settleCallbacks();
+    assert.equal(held.started.length, 3);
+    assert.deepEqual(held.bodies(2), ['a-2', 'a-3']);
+    held.started[2]!.release();
+    await settleCallbacks();
+    assert.deepEqual(held.bodies(3), ['a-4', 'a-5']);
+    assert.equal(aDone, false, 'a resolves only after every export holding its records');
+    held.started[3]!.release();
+    await within(a, 5_000);
+  });
+
+  test('maxConcurrentExports must be an integer of at least 1', () => {
+    const next = new InMemoryLogsConsumer();
+    assert.throws(() => new BatchProcessor(next, { maxConcurrentExports: 0 }), /at least 1/);
+    assert.throws(() => new BatchProcessor(next, { maxConcurrentExports: 1.5 }), /at least 1/);
+  });
+
+  test('producers attached through withRetry and fanOut reach every processor behind them', async () => {
+    const left = new InMemoryLogsConsumer();
+    const right = new InMemoryLogsConsumer();
+    const processors = [left, right].map((next) => new BatchProcessor(next, { timeoutMs: HOUR_MS }));
+    const head = withRetry(fanOut(processors));
+    assert.equal(typeof head.attachProducer, 'function');
+    const detach = [0, 1].map(() => head.attachProducer!());
+    await within(Promise.all([head.consume(makeBatch(1, 'a', '0')), head.consume(makeBatch(1, 'b', '1'))]), 5_000);
+    assert.equal(left.calls, 1);
+    assert.equal(right.calls, 1);
+    for (const d of detach) d();
+  });
+
+  test('fanOut detaches from every target once, however often its detach is called', () => {
+    let attached = 0;
+    const counting: LogsConsumer = {
+      consume: async () => {},
+      attachProducer: () => {
+        attached++;
+        return () => attached--;
+      },
+    };
+    const detach = fanOut([counting, counting, new InMemoryLogsConsumer()]).attachProducer!();
+    assert.equal(attached, 2);
+    detach();
+    detach();
+    assert.equal(attached, 0);
+  });
+
+  test('a processor in front of another attaches its export slots to it, so the chain does not stall either', async () => {
+    const next = new InMemoryLogsConsumer();
+    const inner = new BatchProcessor(next, { timeoutMs: HOUR_MS });
+    const outer = new BatchProcessor(inner, { timeoutMs: HOUR_MS });
+    const detach = [0, 1].map(() => outer.attachProducer());
+    await within(Promise.all([outer.consume(makeBatch(1, 'a', '0')), outer.consume(makeBatch(1, 'b', '1'))]), 5_000);
+    assert.equal(next.calls, 1);
+    for (const d of detach) d();
+    await outer.shutdown();
   });
 });
