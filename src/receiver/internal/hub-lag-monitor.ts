@@ -56,6 +56,8 @@ export class HubLagMonitor {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #stopping = new AbortController();
+  /** Aborted by stop(); one per refresh (see #refresh). */
+  #round: AbortSignal = new AbortController().signal;
   readonly #readings = new Map<string, Reading>();
   readonly #stale = new Set<string>();
   #partitionIds: readonly string[] = [];
@@ -135,16 +137,26 @@ export class HubLagMonitor {
   }
 
   async #refresh(): Promise<void> {
-    const [ids, owners] = await Promise.all([this.#readPartitionIds(), this.#readOwners()]);
-    const failed: string[] = [];
-    const queue = [...ids];
-    const worker = async (): Promise<void> => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-        if (!(await this.#refreshPartition(id, owners))) failed.push(id);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(REFRESH_CONCURRENCY, ids.length) }, worker));
-    this.#report(failed, ids.length, owners === undefined);
+    // The requests' signals hang off a controller that lives for one refresh, not off the long-lived stop
+    // signal: a dependent signal registered on that one at every request would pile up for the process's life.
+    const round = new AbortController();
+    const onStop = () => round.abort(this.#stopping.signal.reason);
+    this.#stopping.signal.addEventListener('abort', onStop, { once: true });
+    this.#round = round.signal;
+    try {
+      const [ids, owners] = await Promise.all([this.#readPartitionIds(), this.#readOwners()]);
+      const failed: string[] = [];
+      const queue = [...ids];
+      const worker = async (): Promise<void> => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          if (!(await this.#refreshPartition(id, owners))) failed.push(id);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(REFRESH_CONCURRENCY, ids.length) }, worker));
+      this.#report(failed, ids.length, owners === undefined);
+    } finally {
+      this.#stopping.signal.removeEventListener('abort', onStop);
+    }
   }
 
   /** The hub's partition ids, or the last known ones (all stale) when the hub does not answer. */
@@ -200,7 +212,7 @@ export class HubLagMonitor {
 
   /** Runs `call` with a signal that aborts at the request deadline or on stop, and never waits past either. */
   #deadline<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const signal = AbortSignal.any([this.#stopping.signal, AbortSignal.timeout(this.#timeoutMs)]);
+    const signal = AbortSignal.any([this.#round, AbortSignal.timeout(this.#timeoutMs)]);
     return raceAbort(call(signal), signal);
   }
 
