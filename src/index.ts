@@ -13,7 +13,7 @@ import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/r
 import { noopLogger } from './component/logger.ts';
 
 export type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/receiver.ts';
-export type { ReceiverStatus, ReceiverStats, PartitionStats, ReceiverCounters } from './receiver/receiver-status.ts';
+export type { ReceiverStatus, ReceiverStats, PartitionStats, ReceiverCounters, HubPartitionLag } from './receiver/receiver-status.ts';
 export type { ReceiverConfig, ReceiverConfigInput } from './config/receiver-config.ts';
 export type { LogsConsumer } from './pipeline/consumer.ts';
 export type { LogBatch, BatchSource } from './pipeline/log-batch.ts';

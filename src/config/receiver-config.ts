@@ -130,6 +130,11 @@ export const receiverConfigObject = z
     retention: durationMs.optional(),
     /** Longest graceful stop. Default 30s. */
     shutdown_timeout: durationMs.default(30_000),
+    /**
+     * How often the hub-wide lag (every partition, whoever owns it) is read from the hub and the checkpoint
+     * store: one management call and one checkpoint read per partition each time. Default 30s; 0 turns it off.
+     */
+    hub_lag_interval: durationMs.default(30_000),
   });
 
 export const receiverConfigSchema = receiverConfigObject
@@ -161,6 +166,10 @@ export const receiverConfigSchema = receiverConfigObject
     }
     if (num(o.renew_interval) && num(o.lease_duration) && o.renew_interval > o.lease_duration / 2) {
       ctx.addIssue({ code: 'custom', path: ['ownership', 'renew_interval'], message: `(${o.renew_interval} ms) must be at most half of lease_duration (${o.lease_duration} ms); set it to about a third (${Math.round(o.lease_duration / 3)} ms)` });
+    }
+    if (num(c.hub_lag_interval) && c.hub_lag_interval !== 0 && c.hub_lag_interval < 1_000) {
+      const message = `must be 0 (off) or at least 1s: every round reads each partition once; got ${c.hub_lag_interval} ms`;
+      ctx.addIssue({ code: 'custom', path: ['hub_lag_interval'], message });
     }
     if (c.dead_letter?.container && !c.dead_letter.connection && !b) {
       ctx.addIssue({ code: 'custom', path: ['dead_letter', 'connection'], message: 'required for a dead-letter container when there is no blob_checkpoint_store' });

@@ -80,3 +80,34 @@ export interface ReceiverStats {
   /** Partitions this instance released and did not take back, with why (state `released`). */
   readonly released: readonly { readonly partitionId: string; readonly reason: string; readonly seconds: number }[];
 }
+
+/**
+ * One partition of the hub as the checkpoint store and the hub report it, whoever owns it (hub-wide lag).
+ * Read in the background every lag-monitor interval, not at scrape time.
+ *
+ * The lag here is "events not yet exported or not yet checkpointed": checkpoints trail processing by up to
+ * the owner's `checkpoint.interval`, so it may exceed the owner's own `PartitionStats.lagEvents` by up to
+ * one checkpoint interval's worth of events.
+ */
+export interface HubPartitionLag {
+  readonly partitionId: string;
+  /** Owner id holding the partition's lease; `''` when nobody holds it (free, expired) or owners are unknown. */
+  readonly owner: string;
+  /** Sequence number in the partition's checkpoint; undefined when it has none. */
+  readonly checkpointSequenceNumber?: number;
+  /** Sequence number of the partition's newest event; -1 when the partition is empty. */
+  readonly lastEnqueuedSequenceNumber: number;
+  /**
+   * Last enqueued minus checkpoint, at least 0; 0 for an empty partition. Undefined when the partition
+   * has no checkpoint (where reading starts then depends on the owner's `start_position`).
+   */
+  readonly lagEvents?: number;
+  /** Seconds since the checkpoint was last written (now minus the store's last-modified time), when known. */
+  readonly checkpointAgeSeconds?: number;
+  /** Enqueued time of the newest event; undefined when the partition is empty. */
+  readonly lastEnqueuedTime?: Date;
+  /** When these values were read successfully. */
+  readonly refreshedAt: Date;
+  /** True when the last refresh of this partition failed: the values are the last good ones, from `refreshedAt`. */
+  readonly stale: boolean;
+}

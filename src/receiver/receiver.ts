@@ -1,7 +1,7 @@
 import type { TokenCredential } from '@azure/core-auth';
 import type { CreateSettings, ReceiverComponent } from '../component/factory.ts';
 import type { FeatureGateRegistry } from '../component/feature-gates.ts';
-import type { ReceiverStats, ReceiverStatus } from './receiver-status.ts';
+import type { HubPartitionLag, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
 
 /** The Azure Event Hubs receiver, as embedders and the service see it. */
 export interface AzureEventHubReceiver extends ReceiverComponent {
@@ -11,6 +11,11 @@ export interface AzureEventHubReceiver extends ReceiverComponent {
   ownedPartitions(): readonly string[];
   /** Subscribes to status events; returns the unsubscribe function. */
   onStatus(listener: (status: ReceiverStatus) => void): () => void;
+  /**
+   * Lag of every partition of the hub, whoever owns it, from the checkpoint store and the hub (refreshed in
+   * the background; cheap to call at every scrape). Optional: absent or [] when the receiver does not monitor it.
+   */
+  hubLag?(): readonly HubPartitionLag[];
 }
 
 /** Settings the service (or an embedder) passes to the receiver factory. */

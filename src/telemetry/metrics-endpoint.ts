@@ -1,8 +1,8 @@
 import type { Meter } from '@opentelemetry/api';
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { listenHttp } from './internal/http-listener.ts';
+import { LiveGaugesPrometheusExporter } from './internal/live-gauges-prometheus-exporter.ts';
 
 /** Instrumentation scope of the distribution's own metrics. */
 export const SELF_METRICS_SCOPE = 'otelcol-azure-eventhub';
@@ -29,10 +29,11 @@ export interface MetricsEndpoint {
  * The self-telemetry endpoint: an `@opentelemetry/sdk-metrics` MeterProvider read by the Prometheus
  * exporter, served at `GET /metrics`. The exporter's own server is not used because it cannot listen
  * on port 0 (it treats 0 as "use the default 9464"); its request handler is mounted on ours instead.
- * Observable instruments are read at scrape time, so a scrape always sees the receiver's current state.
+ * Observable instruments are read at scrape time, so a scrape always sees the receiver's current state;
+ * a gauge series the callbacks no longer observe (a partition given away) disappears.
  */
 export async function startMetricsEndpoint(options: MetricsEndpointOptions = {}): Promise<MetricsEndpoint> {
-  const exporter = new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true });
+  const exporter = new LiveGaugesPrometheusExporter({ preventServerStart: true, withoutScopeInfo: true });
   const provider = new MeterProvider({
     readers: [exporter],
     resource: resourceFromAttributes({

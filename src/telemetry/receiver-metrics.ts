@@ -1,6 +1,6 @@
 import type { Attributes, Meter, ObservableResult } from '@opentelemetry/api';
 import type { AzureEventHubReceiver } from '../receiver/receiver.ts';
-import type { ReceiverCounters, PartitionStats } from '../receiver/receiver-status.ts';
+import type { HubPartitionLag, ReceiverCounters, PartitionStats } from '../receiver/receiver-status.ts';
 
 /** Prefix of the receiver-specific metrics; the two record counters use the collector's own names. */
 export const RECEIVER_METRIC_PREFIX = 'otelcol_receiver_azureeventhub_';
@@ -9,7 +9,8 @@ export const RECEIVER_TRANSPORT = 'amqp';
 /** Buckets of the export latency histogram, in seconds. */
 export const EXPORT_DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-type Observed = Pick<AzureEventHubReceiver, 'stats' | 'ownedPartitions' | 'onStatus'>;
+// `hubLag` is optional: a receiver without a hub-wide lag monitor reports only its own partitions.
+type Observed = Pick<AzureEventHubReceiver, 'stats' | 'ownedPartitions' | 'onStatus' | 'hubLag'>;
 
 interface Entry {
   readonly attributes: Attributes;
@@ -45,6 +46,37 @@ const PARTITION_GAUGES: readonly (readonly [string, keyof PartitionStats, string
 ];
 
 /**
+ * Hub-wide per-partition gauges, from `receiver.hubLag()`: every partition of the hub, whoever owns it,
+ * labelled with `owner` (`''` when nobody holds its lease). Name, value, description, unit.
+ */
+type HubValue = (p: HubPartitionLag, nowMs: number) => number | undefined;
+const HUB_PARTITION_GAUGES: readonly (readonly [string, HubValue, string, string])[] = [
+  [
+    `${RECEIVER_METRIC_PREFIX}hub_partition_lag_events`,
+    (p) => p.lagEvents,
+    'Every partition of the hub, whoever owns it: events after its checkpoint (unexported or not yet checkpointed).',
+    '{events}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}hub_partition_checkpoint_age_seconds`,
+    (p) => p.checkpointAgeSeconds,
+    'Every partition of the hub, whoever owns it: seconds since its checkpoint was last written.',
+    's',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}hub_partition_refresh_age_seconds`,
+    (p, nowMs) => Math.max(0, (nowMs - p.refreshedAt.getTime()) / 1000),
+    'Seconds since the hub-wide values of the partition were last read; grows while the hub or storage fails.',
+    's',
+  ],
+];
+
+export interface ReceiverMetricsOptions {
+  /** Clock in ms since the epoch, for ages computed at scrape time. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/**
  * The receiver's self-metrics on one Meter, for any number of receivers (`azure_event_hub/audit` and
  * `azure_event_hub/metrics` in one process): instruments are created once, every receiver is read in
  * the same callbacks and told apart by the `receiver` attribute. Counters and gauges come from
@@ -54,7 +86,10 @@ export class ReceiverMetrics {
   readonly #entries = new Set<Entry>();
   readonly #exportDuration;
 
-  constructor(meter: Meter) {
+  readonly #now: () => number;
+
+  constructor(meter: Meter, options: ReceiverMetricsOptions = {}) {
+    this.#now = options.now ?? Date.now;
     for (const [name, key, description, unit] of COUNTERS) {
       meter.createObservableCounter(name, { description, unit }).addCallback((result) => this.#observeCounter(result, key));
     }
@@ -82,6 +117,9 @@ export class ReceiverMetrics {
           for (const [reason, value] of Object.entries(safeStats(e.receiver)?.restarts ?? {})) result.observe(value, { ...e.attributes, reason });
         }
       });
+    for (const [name, value, description, unit] of HUB_PARTITION_GAUGES) {
+      meter.createObservableGauge(name, { description, unit }).addCallback((result) => this.#observeHub(result, value));
+    }
     this.#exportDuration = meter.createHistogram(`${RECEIVER_METRIC_PREFIX}export_duration_seconds`, {
       description: 'Time from handing a batch to the pipeline until it was accepted.',
       unit: 's',
@@ -132,6 +170,25 @@ export class ReceiverMetrics {
         if (typeof value === 'number' && Number.isFinite(value)) result.observe(value, { ...e.attributes, partition: p.partitionId });
       }
     }
+  }
+
+  #observeHub(result: ObservableResult, value: HubValue): void {
+    const now = this.#now();
+    for (const e of this.#entries) {
+      for (const p of safeHubLag(e.receiver)) {
+        const v = value(p, now);
+        if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+        result.observe(v, { ...e.attributes, partition: p.partitionId, owner: p.owner });
+      }
+    }
+  }
+}
+
+function safeHubLag(receiver: Observed): readonly HubPartitionLag[] {
+  try {
+    return receiver.hubLag?.() ?? [];
+  } catch {
+    return [];
   }
 }
 

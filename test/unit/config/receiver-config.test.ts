@@ -27,6 +27,7 @@ test('a connection alone yields the complete default config', () => {
   assert.equal(c.retry_on_failure.initial_interval, 5_000);
   assert.equal(c.start_position, 'latest');
   assert.equal(c.backend, undefined);
+  assert.equal(c.hub_lag_interval, 30_000);
 });
 
 test("the Go receiver's documented keys parse unchanged, format '' meaning raw", () => {
@@ -73,4 +74,10 @@ test('unknown keys are rejected with a suggestion', () => {
 test('no secret from the input appears in any message', () => {
   const text = problems({ connection: CONN.replace('EntityPath=hub', ''), blob_checkpoint_store: { connection: 'AccountKey=c2VjcmV0S2V5VmFsdWU=', storage_account_url: 'https://a.blob.core.windows.net', container_name: 'x' } }).join('\n');
   assert.doesNotMatch(text, /c2VjcmV0S2V5VmFsdWU=/);
+});
+
+test('hub_lag_interval: a duration, 0 turns the hub-wide lag off, anything between is refused', () => {
+  assert.equal(parseReceiverConfig({ connection: CONN, hub_lag_interval: '2m' }).hub_lag_interval, 120_000);
+  assert.equal(parseReceiverConfig({ connection: CONN, hub_lag_interval: 0 }).hub_lag_interval, 0);
+  assert.match(problems({ connection: CONN, hub_lag_interval: '100ms' }).join('\n'), /hub_lag_interval: must be 0 \(off\) or at least 1s/);
 });

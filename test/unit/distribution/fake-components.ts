@@ -7,7 +7,7 @@ import type { ExporterFactory, ReceiverFactory, CreateSettings } from '../../../
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../../../src/receiver/receiver.ts';
-import type { ReceiverCounters, ReceiverStats, ReceiverStatus, PartitionStats } from '../../../src/receiver/receiver-status.ts';
+import type { HubPartitionLag, ReceiverCounters, ReceiverStats, ReceiverStatus, PartitionStats } from '../../../src/receiver/receiver-status.ts';
 import { azureEventHubReceiverFactory } from '../../../src/receiver/factory.ts';
 import { distributionExtensions, distributionProcessors, type Components } from '../../../src/distribution/components.ts';
 
@@ -70,6 +70,8 @@ export class FakeReceiver implements AzureEventHubReceiver {
   restarts: ReceiverStats['restarts'] = { transient: 0, permanent: 0, stalled: 0, ownershipLost: 0, fenced: 0, error: 0, startFailed: 0 };
   released: { partitionId: string; reason: string; seconds: number }[] = [];
   owned: string[] = [];
+  /** Hub-wide lag to report; undefined: the receiver has no `hubLag` (as before the monitor existed). */
+  hubLag: (() => readonly HubPartitionLag[]) | undefined = undefined;
   readonly listeners = new Set<(s: ReceiverStatus) => void>();
   readonly next: LogsConsumer;
   readonly journal: string[];

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startMetricsEndpoint } from '../../../src/telemetry/metrics-endpoint.ts';
 import { ReceiverMetrics } from '../../../src/telemetry/receiver-metrics.ts';
 import { FakeReceiver } from '../distribution/fake-components.ts';
+import type { HubPartitionLag } from '../../../src/receiver/receiver-status.ts';
 
 /** `name{labels} value` lines of a Prometheus text exposition, as a map from `name{labels}` to value. */
 function parseExposition(text: string): Map<string, number> {
@@ -60,6 +61,9 @@ test('the Prometheus endpoint on port 0 serves counters, lag per partition, owne
   m = await scrape();
   assert.equal(m.get(`otelcol_receiver_accepted_log_records_total{${A}}`), 25);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_lag_events{${A},partition="0"}`), 1);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_lag_events{${A},partition="1"}`), undefined, 'a partition given away has no frozen lag');
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_partition_retention_used_ratio{${A},partition="0"}`), undefined);
+  assert.equal(m.get(`otelcol_receiver_accepted_log_records_total{receiver="azure_event_hub/metrics",transport="amqp"}`), 0, 'counters stay');
 });
 
 test('a receiver whose stats throw does not break the scrape', async (t) => {
@@ -74,4 +78,52 @@ test('a receiver whose stats throw does not break the scrape', async (t) => {
   const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
   assert.equal(res.status, 200);
   assert.match(await res.text(), /owned_partitions\{receiver="r",transport="amqp"\} 0/);
+});
+
+test('hub-wide lag: every partition with its owner label, from hubLag(); none for a receiver without it', async (t) => {
+  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
+  t.after(() => endpoint.shutdown());
+  let now = 1_700_000_000_000;
+  const metrics = new ReceiverMetrics(endpoint.meter, { now: () => now });
+  const audit = new FakeReceiver('azure_event_hub/audit', { consume: async () => {} }, []);
+  const plain = new FakeReceiver('azure_event_hub/plain', { consume: async () => {} }, []);
+  metrics.add('azure_event_hub/audit', audit);
+  metrics.add('azure_event_hub/plain', plain);
+  const refreshedAt = new Date(now - 20_000);
+  let rows: HubPartitionLag[] = [
+    { partitionId: '0', owner: 'pod-a', checkpointSequenceNumber: 89, lastEnqueuedSequenceNumber: 99, lagEvents: 10, checkpointAgeSeconds: 4, refreshedAt, stale: false },
+    { partitionId: '1', owner: '', lastEnqueuedSequenceNumber: 49, refreshedAt, stale: false }, // no checkpoint: no lag series
+    { partitionId: '2', owner: 'pod-gone', checkpointSequenceNumber: 5, lastEnqueuedSequenceNumber: 500, lagEvents: 495, checkpointAgeSeconds: 900, refreshedAt, stale: true },
+  ];
+  audit.hubLag = () => rows;
+  const A = 'receiver="azure_event_hub/audit",transport="amqp"';
+  const scrape = async () => {
+    const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    assert.equal(res.status, 200);
+    return res.text();
+  };
+
+  let text = await scrape();
+  let m = parseExposition(text);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_lag_events{${A},partition="0",owner="pod-a"}`), 10);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_lag_events{${A},partition="2",owner="pod-gone"}`), 495);
+  assert.ok(![...m.keys()].some((k) => k.startsWith('otelcol_receiver_azureeventhub_hub_partition_lag_events') && k.includes('partition="1"')), 'unknown lag is absent, not 0');
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_checkpoint_age_seconds{${A},partition="0",owner="pod-a"}`), 4);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_refresh_age_seconds{${A},partition="1",owner=""}`), 20);
+  assert.doesNotMatch(text, /hub_partition_[a-z_]+\{receiver="azure_event_hub\/plain"/, 'a receiver without hubLag adds no hub series');
+
+  // The owner moves: the series follows it; a hubLag that throws empties the hub series but not the scrape.
+  now += 10_000;
+  rows = [{ ...rows[0]!, owner: 'pod-b', lagEvents: 3 }];
+  m = parseExposition(await scrape());
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_lag_events{${A},partition="0",owner="pod-b"}`), 3);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_lag_events{${A},partition="0",owner="pod-a"}`), undefined, 'the old owner\'s series is gone, not frozen');
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_lag_events{${A},partition="2",owner="pod-gone"}`), undefined);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_refresh_age_seconds{${A},partition="0",owner="pod-b"}`), 30);
+  audit.hubLag = () => {
+    throw new Error('shutting down');
+  };
+  text = await scrape();
+  assert.doesNotMatch(text, /hub_partition_lag_events\{/);
+  assert.match(text, /owned_partitions\{receiver="azure_event_hub\/audit",transport="amqp"\} 0/);
 });

@@ -1,0 +1,24 @@
+import type { ContainerClient } from '@azure/storage-blob';
+import type { CheckpointScope } from './checkpoint.ts';
+import { readOwnershipSnapshot, type OwnershipSnapshot } from './internal/ownership-snapshot.ts';
+
+/**
+ * Partition id → owner id for the partitions whose ownership lease is held (`leased` or `breaking`); a free
+ * partition, whose lease expired, was broken or released, is absent. An owner id is `''` when the blob's
+ * `ownerid` metadata is missing (a lease taken by a tool that does not write it).
+ */
+export function ownersFromSnapshot(snapshot: OwnershipSnapshot): ReadonlyMap<string, string> {
+  return new Map(snapshot.holders);
+}
+
+/**
+ * Reads the owners of a consumer group's partitions from the ownership blobs, in one listing of the
+ * container per call. The lease state is the service's, so an owner that stopped renewing drops out on
+ * its own once its lease lapses, without trusting any clock.
+ */
+export function blobPartitionOwners(
+  container: ContainerClient,
+  scope: CheckpointScope,
+): (signal: AbortSignal) => Promise<ReadonlyMap<string, string>> {
+  return async (signal) => ownersFromSnapshot(await readOwnershipSnapshot(container, scope, signal));
+}
