@@ -35,6 +35,9 @@ import { backoffDelayMs } from './internal/backoff.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
 import { errorHints } from './internal/error-hints.ts';
+import { HubLagMonitor } from './internal/hub-lag-monitor.ts';
+import { blobPartitionOwners } from '../ownership/partition-owners.ts';
+import type { HubPartitionLag } from './receiver-status.ts';
 
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
@@ -66,6 +69,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
   /** Aborted at shutdown: the background bring-up gives up. */
   readonly #closing = new AbortController();
   #bringUp: Promise<void> | undefined;
+  #hubLag: HubLagMonitor | undefined;
   #hub: HubClient | undefined;
   #store: CheckpointStore | undefined;
   #scope: CheckpointScope | undefined;
@@ -153,6 +157,15 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
           },
         });
     this.#coordinator.onEvent?.((e) => this.#onOwnershipEvent(e));
+    if (c.hub_lag_interval > 0) {
+      // Lag of every partition of the hub, whoever owns it: a partition stuck anywhere in the fleet shows here.
+      const owned = this.#coordinator;
+      this.#hubLag = new HubLagMonitor({
+        hub: this.#hub, store: this.#store, scope: this.#scope, intervalMs: c.hub_lag_interval, logger: this.#logger,
+        readOwners: leases ? blobPartitionOwners(container, this.#scope) : async () => new Map(owned.owned().map((p) => [p, ownerId])),
+      });
+      this.#hubLag.start();
+    }
     this.#logger.info('receiver starting', { backend: kind, eventHub: this.#scope.eventHubName, consumerGroup: c.group, ownership: leases ? 'leases' : 'static', ownerId });
     // Storage may be down or misconfigured at start: that is retried in the background (and reported),
     // so one receiver's bad storage never fails the others in the same process.
@@ -338,6 +351,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     clearInterval(this.#keepAlive);
     this.#closing.abort(new Error('shutdown'));
     await this.#bringUp;
+    await this.#hubLag?.stop();
     await this.#coordinator?.shutdown().catch((e: unknown) => this.#logger.warn('ownership shutdown failed', { error: redactError(e) }));
     // Anything still running (a coordinator that failed to stop it) is stopped gracefully here.
     await Promise.all([...this.#owned.values()].map((o) => o.pump.stop(this.#config.shutdown_timeout)));
@@ -347,6 +361,11 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
   }
 
   // ---- observation ----------------------------------------------------------------------------------
+
+  /** Lag of every partition of the hub with its owner, refreshed every `hub_lag_interval`. */
+  hubLag(): readonly HubPartitionLag[] {
+    return this.#hubLag?.snapshot() ?? [];
+  }
 
   ownedPartitions(): readonly string[] {
     return [...this.#owned.keys()].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));

@@ -84,6 +84,8 @@ export class PartitionPump {
   #lastEnqueuedTime: Date | undefined;
   #lastOffset: string | undefined;
   #state: PartitionState = { state: 'reading', since: Date.now() };
+  /** Set while this pump is announced to the pipeline as a producer (see #announce). */
+  #detach: (() => void) | undefined;
 
   constructor(options: PartitionPumpOptions) {
     this.#o = options;
@@ -164,8 +166,20 @@ export class PartitionPump {
     return raceAbort(opening, this.#stopReading.signal, (late) => void late.close().catch(() => undefined));
   }
 
+  /**
+   * A pump with a backlog (its last receive filled a batch) announces itself to the pipeline as a producer
+   * that will call again at once; a caught-up pump, which may wait up to `poll_rate` for its next event,
+   * withdraws, so a batching stage never waits for it while the busy partitions wait on the stage.
+   */
+  #announce(backlog: boolean): void {
+    if (backlog && !this.#detach) this.#detach = this.#o.consumer.attachProducer?.();
+    else if (!backlog && this.#detach) {
+      this.#detach();
+      this.#detach = undefined;
+    }
+  }
+
   async #loop(): Promise<PartitionEnd> {
-    const detach = this.#o.consumer.attachProducer?.();
     try {
       const end = await this.#read();
       await this.#closeReader();
@@ -174,7 +188,7 @@ export class PartitionPump {
       if (!this.#kill.signal.aborted && end.reason !== 'fenced') await this.#checkpoint(true);
       return end;
     } finally {
-      detach?.();
+      this.#announce(false);
     }
   }
 
@@ -196,6 +210,7 @@ export class PartitionPump {
             o.emit({ type: 'backendRecovered', partitionId: o.partitionId });
           }
           if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
+          this.#announce(events.length >= o.maxBatchSize);
           if (events.length > 0) {
             if (!(await this.#handle(events))) return { reason: 'stopped' };
             quietSince = Date.now();
