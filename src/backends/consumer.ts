@@ -39,6 +39,12 @@ export type StartPosition =
 
 export interface OpenOptions {
   readonly startPosition: StartPosition;
+  /**
+   * Where `startPosition` came from, as the config key a refusal names (`BackendError.configKey`):
+   * `start_position`, `partition_start`, `offset` or `checkpoint`. Default: `offset` for an offset,
+   * `partition_start` for a sequence number, `start_position` otherwise.
+   */
+  readonly startPositionKey?: string;
   /** The owner level (epoch). A reader with a higher one disconnects this one. Omitted: no epoch. */
   readonly ownerLevel?: number;
   /** Events the backend may buffer ahead of `receive()`. Default 300. */
@@ -82,18 +88,56 @@ export interface LastEnqueuedInfo {
  */
 export type ReaderCloseReason = 'ownershipLost' | 'closed' | 'error';
 
-/** Errors thrown by backends carry a `retryable` flag and the AMQP condition when there is one. */
+/** What a BackendError is built from; see the fields of BackendError. */
+export interface BackendErrorOptions {
+  readonly retryable: boolean;
+  readonly permanent?: boolean;
+  readonly configKey?: string;
+  readonly hint?: string;
+  readonly condition?: string;
+  readonly code?: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * Errors thrown by backends. `retryable`: transient, the backend or the caller may try again at once.
+ * `permanent`: retrying with the same configuration cannot succeed (the hub, consumer group or partition
+ * does not exist, the credential is refused, the hub refuses the start position); `configKey` names the
+ * setting to fix and `hint` says what to do. Neither: not retryable, cause unknown (e.g. ownership lost).
+ * Messages are redacted. docs/backends.md, "Errors", has the table.
+ */
 export class BackendError extends Error {
   override readonly name = 'BackendError';
   readonly retryable: boolean;
+  /** True when only a configuration change can help. Never true together with `retryable`. */
+  readonly permanent: boolean;
+  /**
+   * The config key to fix, for a permanent error: `event_hub.name`, `connection` (EntityPath, key, SAS),
+   * `auth`, `group`, `partition`, `offset`, `partition_start`, `start_position` or `checkpoint`.
+   */
+  readonly configKey: string | undefined;
+  /** One sentence saying what to do, for a permanent error. */
+  readonly hint: string | undefined;
   readonly condition: string | undefined;
+  /**
+   * A stable code: for permanent errors `HubNotFound`, `ConsumerGroupNotFound`, `PartitionNotFound`,
+   * `InvalidStartPosition`, `Unauthorized` or `InvalidConfiguration`; otherwise the library's code.
+   */
   readonly code: string | undefined;
-  constructor(message: string, options: { retryable: boolean; condition?: string; code?: string; cause?: unknown }) {
+  constructor(message: string, options: BackendErrorOptions) {
     super(message, { cause: options.cause });
-    this.retryable = options.retryable;
+    this.permanent = options.permanent ?? false;
+    this.retryable = options.retryable && !this.permanent;
+    this.configKey = options.configKey;
+    this.hint = options.hint;
     this.condition = options.condition;
     this.code = options.code;
   }
+}
+
+/** True for a BackendError that only a configuration change can fix; `configKey` then names the setting. */
+export function isPermanentBackendError(error: unknown): error is BackendError & { readonly permanent: true } {
+  return error instanceof BackendError && error.permanent;
 }
 
 /** A reader with a higher owner level took the partition; the caller must stop reading it. */

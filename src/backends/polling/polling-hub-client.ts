@@ -9,24 +9,16 @@ import type { RetryOptions } from '@azure/event-hubs';
 import type { BackendKind, HubClient, HubProperties, OpenOptions, PartitionProperties, PartitionReader } from '../consumer.ts';
 import { BackendError } from '../consumer.ts';
 import type { HubClientOptions } from '../hub-client-options.ts';
+import type { ConfigKeys } from '../internal/classify-error.ts';
 import { toBackendError } from '../internal/classify-error.ts';
+import { configKeysOf, invalidConfiguration } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
-import { redact } from '../../component/redact.ts';
+import { sdkConnectionId } from './internal/event-hubs-internals.ts';
 import { PollingPartitionReader } from './polling-partition-reader.ts';
 
 /** How often the client looks whether the SDK replaced its AMQP connection. 1000 ms. */
 export const CONNECTION_WATCH_INTERVAL_MS = 1_000;
-
-/**
- * The id of the SDK's current AMQP connection, or undefined if this SDK version does not expose it.
- * Not public API (`_context.connectionId` in @azure/event-hubs 6.x): read defensively, and without it
- * the partition pump's stall watchdog still reopens a stuck reader.
- */
-function sdkConnectionId(client: EventHubConsumerClient): string | undefined {
-  const id = (client as unknown as { _context?: { connectionId?: unknown } })._context?.connectionId;
-  return typeof id === 'string' ? id : undefined;
-}
 
 function toSdkRetry(retry: ResolvedRetry): RetryOptions {
   return { maxRetries: retry.maxRetries, retryDelayInMs: retry.retryDelayMs, maxRetryDelayInMs: retry.maxRetryDelayMs, timeoutInMs: retry.timeoutMs, mode: RetryMode.Exponential };
@@ -40,6 +32,7 @@ export class PollingHubClient implements HubClient {
   readonly #client: EventHubConsumerClient;
   readonly #options: HubClientOptions;
   readonly #retry: ResolvedRetry;
+  readonly #keys: ConfigKeys;
   readonly #readers = new Set<PollingPartitionReader>();
   #closing: Promise<void> | undefined;
   #connectionId: string | undefined;
@@ -52,6 +45,7 @@ export class PollingHubClient implements HubClient {
     this.#options = options;
     this.#tuning = tuning;
     this.#retry = resolveRetry(options.retry);
+    this.#keys = configKeysOf(options);
     this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;
     const clientOptions = { retryOptions: toSdkRetry(this.#retry) };
     try {
@@ -66,7 +60,7 @@ export class PollingHubClient implements HubClient {
       }
     } catch (error) {
       // The SDK quotes the whole connection string when it cannot use it.
-      throw new BackendError(`polling backend: ${redact(error instanceof Error ? error.message : String(error))}`, { retryable: false, code: 'InvalidConfiguration' });
+      throw invalidConfiguration('polling', error, options);
     }
     this.fullyQualifiedNamespace = this.#client.fullyQualifiedNamespace;
     this.eventHubName = this.#client.eventHubName;
@@ -104,7 +98,7 @@ export class PollingHubClient implements HubClient {
       return { name: p.name, createdOn: p.createdOn, partitionIds: [...p.partitionIds] };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw toBackendError(error, `reading properties of hub '${this.eventHubName}'`);
+      throw toBackendError(error, `reading properties of hub '${this.eventHubName}'`, this.#keys);
     }
   }
 
@@ -123,7 +117,7 @@ export class PollingHubClient implements HubClient {
       };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw toBackendError(error, `reading properties of partition ${partitionId} of hub '${this.eventHubName}'`);
+      throw toBackendError(error, `reading properties of partition ${partitionId} of hub '${this.eventHubName}'`, this.#keys);
     }
   }
 
@@ -131,6 +125,7 @@ export class PollingHubClient implements HubClient {
     this.#assertOpen();
     const reader: PollingPartitionReader = new PollingPartitionReader(this.#client, partitionId, options, {
       retry: this.#retry,
+      keys: this.#keys,
       onStatus: this.#options.onStatus,
       onDone: () => {
         this.#readers.delete(reader);
@@ -142,7 +137,7 @@ export class PollingHubClient implements HubClient {
       reader.start();
     } catch (error) {
       // e.g. the partition is already being read through this client.
-      throw toBackendError(error, `opening partition ${partitionId}`);
+      throw toBackendError(error, `opening partition ${partitionId}`, this.#keys);
     }
     this.#readers.add(reader);
     this.#watchConnection();

@@ -10,11 +10,14 @@ import { CloseReason } from '@azure/event-hubs';
 import type { BackendStatus, LastEnqueuedInfo, OpenOptions, PartitionReader, ReceivedEvent, StartPosition } from '../consumer.ts';
 import { BackendError, OwnershipLostError } from '../consumer.ts';
 import { EventBuffer } from '../internal/event-buffer.ts';
+import type { ConfigKeys } from '../internal/classify-error.ts';
 import { classifyError, toBackendError } from '../internal/classify-error.ts';
+import { startPositionKeyOf } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { backoffDelayMs, resolveWindow } from '../internal/defaults.ts';
 import { toEventPosition } from './to-event-position.ts';
 import { toReceivedEvent } from './to-received-event.ts';
+import { closeSubscriptionSettled } from './internal/event-hubs-internals.ts';
 
 /** How long the SDK waits for events before it calls `processEvents([])`. Default 60 s (the SDK's). */
 export const DEFAULT_SDK_MAX_WAIT_S = 60;
@@ -28,6 +31,8 @@ export const DEFAULT_IDLE_RECYCLE_ROUNDS = 3;
 
 export interface PollingReaderSettings {
   readonly retry: ResolvedRetry;
+  /** Config keys of the hub client, named by permanent errors. */
+  readonly keys: ConfigKeys;
   readonly onStatus: ((status: BackendStatus) => void) | undefined;
   /** Called once the reader closed or failed, so the hub client forgets it. */
   readonly onDone: () => void;
@@ -42,6 +47,7 @@ export class PollingPartitionReader implements PartitionReader {
   readonly #options: OpenOptions;
   readonly #settings: PollingReaderSettings;
   readonly #window: { prefetch: number; batch: number };
+  readonly #keys: ConfigKeys;
   readonly #buffer = new EventBuffer();
   #subscription: Subscription | undefined;
   /** Subscriptions are replaced after a pump died; handlers of an old one are ignored. */
@@ -62,6 +68,7 @@ export class PollingPartitionReader implements PartitionReader {
     this.#options = options;
     this.#settings = settings;
     this.#window = resolveWindow(options.prefetchCount, options.maxBatchSize);
+    this.#keys = { ...settings.keys, startPosition: startPositionKeyOf(options) };
   }
 
   /** Subscribes; the SDK attaches the link in the background and reports failures through the handlers. */
@@ -155,8 +162,13 @@ export class PollingPartitionReader implements PartitionReader {
     return this.#buffer.whenEmpty();
   }
 
+  /**
+   * The SDK reports a refused attach (unknown hub or consumer group, refused credential, a start position
+   * the hub rejects) here, at the first receive after `subscribe()`: a permanent one fails the reader, so
+   * the next `receive()` rejects with it instead of the SDK's loop retrying the same attach for ever.
+   */
   #onError(error: Error): void {
-    const classified = classifyError(error);
+    const classified = classifyError(error, this.#keys);
     const context = `partition ${this.partitionId}`;
     if (classified.kind === 'ownershipLost') {
       this.#fail(new OwnershipLostError(`${context}: ownership lost to a reader with a higher owner level: ${classified.message}`, error));
@@ -164,10 +176,10 @@ export class PollingPartitionReader implements PartitionReader {
       // The SDK retried the operation already; it goes on with a new link (or stops the pump, see #onClose).
       if (!this.#disconnected) {
         this.#disconnected = true;
-        this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: toBackendError(error, context) });
+        this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: toBackendError(error, context, this.#keys) });
       }
     } else {
-      this.#fail(toBackendError(error, context));
+      this.#fail(toBackendError(error, context, this.#keys));
     }
   }
 
@@ -219,11 +231,6 @@ export class PollingPartitionReader implements PartitionReader {
     this.#generation++;
     const subscription = this.#subscription;
     this.#subscription = undefined;
-    // Let the SDK's pump settle first. Closing while its receiveBatch is between `connect()` and
-    // `waitForEvents()` (microtasks apart, typically right after the last batch was taken) registers the
-    // abort listener on an already aborted signal, and its 60 s wait timer then keeps the process alive
-    // (@azure/event-hubs 6.0.4, partitionReceiver.ts). One turn of the event loop closes that window.
-    await new Promise((resolve) => setImmediate(resolve));
-    await subscription?.close().catch(() => undefined);
+    await closeSubscriptionSettled(subscription);
   }
 }

@@ -20,12 +20,12 @@ export function toCoreAmqpRetry(retry: ResolvedRetry): RetryOptions {
 
 /**
  * Translates an error with `@azure/core-amqp` and stops `retry()` from retrying what cannot succeed:
- * core-amqp counts a refused credential as retryable (for key rotation), we do not.
+ * core-amqp counts a refused credential as retryable (for key rotation), we do not; nor anything permanent.
  */
 export function translateForRetry(error: unknown): Error {
   const translated = translate(error) as Error & { retryable?: boolean };
-  const kind = classifyError(translated).kind;
-  if (kind === 'unauthorized' || kind === 'ownershipLost') translated.retryable = false;
+  const c = classifyError(translated);
+  if (c.permanent || c.kind === 'ownershipLost') translated.retryable = false;
   return translated;
 }
 

@@ -8,10 +8,11 @@ import { ConnectionConfig as ConnectionConfigFactory, createSasTokenProvider, pa
 import type { BackendKind, HubClient, HubProperties, OpenOptions, PartitionProperties, PartitionReader } from '../consumer.ts';
 import { BackendError } from '../consumer.ts';
 import type { HubClientOptions } from '../hub-client-options.ts';
+import type { ConfigKeys } from '../internal/classify-error.ts';
 import { toBackendError } from '../internal/classify-error.ts';
+import { configKeysOf, invalidConfiguration } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
-import { redact } from '../../component/redact.ts';
 import { AmqpConnection } from './amqp-connection.ts';
 import type { TokenSource } from './cbs-authorizer.ts';
 import { CbsAuthorizer } from './cbs-authorizer.ts';
@@ -52,6 +53,7 @@ export class StreamingHubClient implements HubClient {
   readonly consumerGroup: string;
   readonly #options: HubClientOptions;
   readonly #retry: ResolvedRetry;
+  readonly #keys: ConfigKeys;
   readonly #connection: AmqpConnection;
   readonly #authorizer: CbsAuthorizer;
   readonly #management: ManagementClient;
@@ -61,12 +63,13 @@ export class StreamingHubClient implements HubClient {
   constructor(options: HubClientOptions) {
     this.#options = options;
     this.#retry = resolveRetry(options.retry);
+    this.#keys = configKeysOf(options);
     this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;
     let target: ParsedTarget;
     try {
       target = parseTarget(options);
     } catch (error) {
-      throw new BackendError(`streaming backend: ${redact(error instanceof Error ? error.message : String(error))}`, { retryable: false, code: 'InvalidConfiguration' });
+      throw invalidConfiguration('streaming', error, options);
     }
     this.fullyQualifiedNamespace = target.config.host;
     this.eventHubName = target.config.entityPath!;
@@ -86,7 +89,7 @@ export class StreamingHubClient implements HubClient {
       };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw toBackendError(error, `reading properties of hub '${this.eventHubName}'`);
+      throw toBackendError(error, `reading properties of hub '${this.eventHubName}'`, this.#keys);
     }
   }
 
@@ -105,7 +108,7 @@ export class StreamingHubClient implements HubClient {
       };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw toBackendError(error, `reading properties of partition ${partitionId} of hub '${this.eventHubName}'`);
+      throw toBackendError(error, `reading properties of partition ${partitionId} of hub '${this.eventHubName}'`, this.#keys);
     }
   }
 
@@ -117,6 +120,7 @@ export class StreamingHubClient implements HubClient {
       hub: this.eventHubName,
       consumerGroup: this.consumerGroup,
       retry: this.#retry,
+      keys: this.#keys,
       onStatus: this.#options.onStatus,
       onDone: () => this.#readers.delete(reader),
     });

@@ -11,7 +11,9 @@ import { generate_uuid, types } from 'rhea-promise';
 import { Constants, RetryOperationType, retry } from '@azure/core-amqp';
 import type { BackendStatus, LastEnqueuedInfo, OpenOptions, PartitionReader, ReceivedEvent, StartPosition } from '../consumer.ts';
 import { EventBuffer } from '../internal/event-buffer.ts';
+import type { ConfigKeys } from '../internal/classify-error.ts';
 import { classifyError, toBackendError } from '../internal/classify-error.ts';
+import { startPositionKeyOf } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { backoffDelayMs, resolveWindow } from '../internal/defaults.ts';
 import type { AmqpConnection } from './amqp-connection.ts';
@@ -20,10 +22,21 @@ import { creditToGrant } from './credit-window.ts';
 import { SELECTOR_FILTER_DESCRIPTOR, SELECTOR_FILTER_NAME, toSelectorFilter } from './event-position-filter.ts';
 import { toCoreAmqpRetry, translateForRetry } from './management-client.ts';
 import { lastEnqueuedFromMessage, messageToEvent } from './message-to-event.ts';
+import { createReceiverOrRefusal } from './internal/rhea-promise-internals.ts';
 
 /** Link properties and capabilities the SDK sends (docs/EVENT-HUBS-PROTOCOL.md, "Receiving"). */
 const RECEIVER_NAME_PROPERTY = 'com.microsoft:receiver-name';
 const GEO_REPLICATION_CAPABILITY = 'com.microsoft:georeplication';
+/** The selector filter of a position; a position it cannot express fails as InvalidStartPosition (permanent). */
+function selectorFilterOf(position: StartPosition): string {
+  try {
+    return toSelectorFilter(position);
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    throw Object.assign(new RangeError(text), { code: 'InvalidStartPosition', retryable: false });
+  }
+}
+
 /** How long a graceful detach may take before the link is dropped locally. */
 const LINK_CLOSE_TIMEOUT_MS = 5_000;
 
@@ -33,6 +46,8 @@ export interface StreamingReaderSettings {
   readonly hub: string;
   readonly consumerGroup: string;
   readonly retry: ResolvedRetry;
+  /** Config keys of the hub client, named by permanent errors. */
+  readonly keys: ConfigKeys;
   readonly onStatus: ((status: BackendStatus) => void) | undefined;
   readonly onDone: () => void;
 }
@@ -42,6 +57,7 @@ export class StreamingPartitionReader implements PartitionReader {
   readonly #s: StreamingReaderSettings;
   readonly #options: OpenOptions;
   readonly #window: { prefetch: number; batch: number };
+  readonly #keys: ConfigKeys;
   readonly #buffer = new EventBuffer();
   readonly #name = generate_uuid();
   #link: Receiver | undefined;
@@ -59,6 +75,7 @@ export class StreamingPartitionReader implements PartitionReader {
     this.#options = options;
     this.#s = settings;
     this.#window = resolveWindow(options.prefetchCount, options.maxBatchSize);
+    this.#keys = { ...settings.keys, startPosition: startPositionKeyOf(options) };
     this.#buffer.onTaken = () => this.#grantCredit();
     this.#unlisten = settings.connection.onDisconnected((connection, error) => {
       if (this.#link && this.#link.connection === connection) this.#onTransient(error);
@@ -84,7 +101,7 @@ export class StreamingPartitionReader implements PartitionReader {
         ...(signal ? { abortSignal: signal } : {}),
       });
     } catch (error) {
-      const failure = toBackendError(error, `opening partition ${this.partitionId}`);
+      const failure = toBackendError(error, `opening partition ${this.partitionId}`, this.#keys);
       this.#buffer.fail(failure);
       await this.close();
       throw failure;
@@ -119,12 +136,16 @@ export class StreamingPartitionReader implements PartitionReader {
     if (this.#options.ownerLevel !== undefined) properties[Constants.attachEpoch] = types.wrap_long(this.#options.ownerLevel);
     const capabilities = [GEO_REPLICATION_CAPABILITY];
     if (this.#options.trackLastEnqueuedEventProperties ?? true) capabilities.push(Constants.enableReceiverRuntimeMetricName);
+    const filter = selectorFilterOf(position);
     // Handlers are bound to this attach: events of a link already replaced or dropped are ignored.
     const ref: { link?: Receiver } = {};
     const current = (): boolean => ref.link !== undefined && ref.link === this.#link;
+    const ended = (error: unknown): void => {
+      if (current()) this.#onLinkError(error);
+    };
     const options: ReceiverOptions = {
       name: `${this.#address}-${generate_uuid()}`,
-      source: { address: this.#address, filter: { [SELECTOR_FILTER_NAME]: types.wrap_described(toSelectorFilter(position), SELECTOR_FILTER_DESCRIPTOR) } },
+      source: { address: this.#address, filter: { [SELECTOR_FILTER_NAME]: types.wrap_described(filter, SELECTOR_FILTER_DESCRIPTOR) } },
       credit_window: 0,
       autoaccept: true,
       properties,
@@ -138,20 +159,18 @@ export class StreamingPartitionReader implements PartitionReader {
         if (info) this.#lastEnqueued = info;
         this.#buffer.push(event);
       },
-      onError: (context) => {
-        if (current()) this.#onLinkError(context.receiver?.error ?? ref.link?.error);
-      },
-      onSessionError: (context) => {
-        if (current()) this.#onLinkError(context.session?.error);
-      },
-      onClose: (context) => {
-        if (current()) this.#onLinkError(context.receiver?.error ?? ref.link?.error);
-      },
-      onSessionClose: (context) => {
-        if (current()) this.#onLinkError(context.session?.error);
-      },
+      onError: (context) => ended(context.receiver?.error ?? ref.link?.error),
+      onSessionError: (context) => ended(context.session?.error),
+      onClose: (context) => ended(context.receiver?.error ?? ref.link?.error),
+      onSessionClose: (context) => ended(context.session?.error),
     };
-    const link = await connection.createReceiver({ ...options, ...(signal ? { abortSignal: signal } : {}) });
+    const { link, refusal } = await createReceiverOrRefusal(connection, { ...options, ...(signal ? { abortSignal: signal } : {}) });
+    if (refusal !== undefined) {
+      // Unknown hub or consumer group, a start position the hub rejects, a missing claim: the error of the
+      // detach that answered the attach. Transient ones (server busy) are retried by the caller.
+      void this.#release(link);
+      throw translateForRetry(refusal);
+    }
     ref.link = link;
     if (this.#isDone()) {
       link.remove();
@@ -182,7 +201,7 @@ export class StreamingPartitionReader implements PartitionReader {
   #onTransient(error: Error): void {
     if (this.#isDone() || this.#reconnecting) return;
     this.#reconnecting = true;
-    this.#s.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: toBackendError(error, `partition ${this.partitionId}`) });
+    this.#s.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: toBackendError(error, `partition ${this.partitionId}`, this.#keys) });
     // The old link's close runs on in the background (it may wait for a peer that is gone); the new
     // attach does not depend on it.
     void this.#teardown(false);
@@ -212,7 +231,7 @@ export class StreamingPartitionReader implements PartitionReader {
   }
 
   #failWith(error: unknown): void {
-    this.#buffer.fail(toBackendError(error, `partition ${this.partitionId}`));
+    this.#buffer.fail(toBackendError(error, `partition ${this.partitionId}`, this.#keys));
     void this.#teardown(true).then(this.#s.onDone);
   }
 
@@ -232,7 +251,11 @@ export class StreamingPartitionReader implements PartitionReader {
     this.#renewal = undefined;
     const link = this.#link;
     this.#link = undefined;
-    if (!link) return;
+    if (link) await this.#release(link);
+  }
+
+  /** Detaches a link (or forgets it when the connection is gone), within LINK_CLOSE_TIMEOUT_MS. */
+  async #release(link: Receiver): Promise<void> {
     if (!link.connection.isOpen()) {
       // Nothing can be sent any more; forget the link and its session locally.
       link.remove();

@@ -76,6 +76,11 @@ export class PartitionLog {
     return this.isEmpty ? this.nextSequenceNumber : this.events[this.head]!.sequenceNumber;
   }
 
+  /** The offset the next event will get (the byte position after the last one). */
+  get nextOffsetValue(): number {
+    return this.nextOffset;
+  }
+
   /** The sequence number the next event will get. */
   get endSequenceNumber(): number {
     return this.nextSequenceNumber;

@@ -33,6 +33,27 @@ export function parseStartFilter(expression: string | undefined): StartPosition 
     : { kind: 'time', timeMs: n, inclusive };
 }
 
+/**
+ * The service's refusal of a position past the end of the partition, or undefined when it is fine. Event
+ * Hubs detaches such a receiver with `com.microsoft:argument-error` and "The supplied offset '…' is invalid.
+ * The last offset in the system is '…'" (the same for sequence numbers), rather than waiting at the end.
+ * A position naming the next event to come (`> last`, `>= last + 1`) is fine; enqueued times never fail.
+ */
+export function pastEndRefusal(position: StartPosition, log: PartitionLog): string | undefined {
+  const last = log.lastEnqueuedPosition;
+  if (position.kind === 'sequence') {
+    const first = position.inclusive ? position.sequenceNumber : position.sequenceNumber + 1;
+    if (first <= last.sequenceNumber + 1) return undefined;
+    return `The supplied sequence number '${position.sequenceNumber}' is invalid. The last sequence number in the system is '${last.sequenceNumber}'.`;
+  }
+  if (position.kind === 'offset' && /^\d+$/.test(position.offset)) {
+    const offset = Number(position.offset);
+    if (offset <= last.offset || (position.inclusive && offset <= log.nextOffsetValue)) return undefined;
+    return `The supplied offset '${position.offset}' is invalid. The last offset in the system is '${last.offset}'.`;
+  }
+  return undefined;
+}
+
 /** The sequence number of the first event to deliver, clamped to the retained range. */
 export function resolveStartSequenceNumber(position: StartPosition, log: PartitionLog): number {
   const begin = log.beginSequenceNumber;

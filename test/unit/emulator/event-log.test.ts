@@ -1,9 +1,9 @@
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import rhea from 'rhea';
 import { splitBatchEnvelope, stampEvent, runtimeInfoSection } from '../../../src/emulator/internal/event-message.ts';
 import { PartitionLog } from '../../../src/emulator/internal/partition-log.ts';
-import { parseStartFilter, resolveStartSequenceNumber } from '../../../src/emulator/internal/start-position.ts';
+import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber } from '../../../src/emulator/internal/start-position.ts';
 
 const { message } = rhea as any;
 
@@ -77,4 +77,22 @@ test('the log assigns sequence numbers and byte offsets, seeks, and expires by r
   log.expire(500, 10_000);
   assert.equal(log.isEmpty, true);
   assert.equal(log.lastEnqueuedPosition.sequenceNumber, 3, 'the last enqueued event survives full expiry');
+});
+
+describe('pastEndRefusal (the service refuses a position past the end of the partition)', () => {
+  test('a sequence number or offset past the last event is refused with the service text; the next event is fine', () => {
+    const log = new PartitionLog('hub', '0');
+    log.append([encodeEvent('a'), encodeEvent('b')]);
+    const last = log.lastEnqueuedPosition;
+    assert.equal(pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber, inclusive: false }, log), undefined);
+    assert.equal(pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber + 1, inclusive: true }, log), undefined);
+    assert.match(
+      pastEndRefusal({ kind: 'sequence', sequenceNumber: 1000, inclusive: false }, log) ?? '',
+      /^The supplied sequence number '1000' is invalid\. The last sequence number in the system is '1'\.$/,
+    );
+    assert.equal(pastEndRefusal({ kind: 'offset', offset: String(last.offset), inclusive: false }, log), undefined);
+    assert.match(pastEndRefusal({ kind: 'offset', offset: '999999', inclusive: false }, log) ?? '', /The supplied offset '999999' is invalid/);
+    assert.equal(pastEndRefusal({ kind: 'offset', offset: '@latest', inclusive: false }, log), undefined);
+    assert.equal(pastEndRefusal({ kind: 'time', timeMs: Date.now() + 60_000, inclusive: false }, log), undefined);
+  });
 });

@@ -1,0 +1,31 @@
+/**
+ * Every place the polling backend relies on `@azure/event-hubs` beyond its public API, in one file.
+ * Written for @azure/event-hubs 6.0.4 (package.json pins it); test/unit/backends/polling/event-hubs-internals
+ * .test.ts fails when the installed version or the private shape changes, so an upgrade starts here.
+ */
+import type { EventHubConsumerClient, Subscription } from '@azure/event-hubs';
+
+/** The version of @azure/event-hubs this file was written for. */
+export const EVENT_HUBS_VERSION_WRITTEN_FOR = '6.0.4';
+
+/**
+ * The id of the SDK's current AMQP connection, or undefined if this SDK version does not expose it.
+ * Not public API: `EventHubConsumerClient._context.connectionId` (a ConnectionContext). The client
+ * watches it to learn that the SDK replaced its connection (polling-hub-client.ts); without it the
+ * partition pump's stall watchdog still reopens a stuck reader.
+ */
+export function sdkConnectionId(client: EventHubConsumerClient): string | undefined {
+  const id = (client as unknown as { _context?: { connectionId?: unknown } })._context?.connectionId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * Closes a subscription after letting the SDK's pump settle. Closing while its receiveBatch is between
+ * `connect()` and `waitForEvents()` (microtasks apart, typically right after the last batch was taken)
+ * registers the abort listener on an already aborted signal, and its 60 s wait timer then keeps the
+ * process alive (partitionReceiver.ts). One turn of the event loop closes that window.
+ */
+export async function closeSubscriptionSettled(subscription: Subscription | undefined): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  await subscription?.close().catch(() => undefined);
+}

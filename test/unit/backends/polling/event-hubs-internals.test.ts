@@ -1,0 +1,33 @@
+/**
+ * Fails when @azure/event-hubs changes under src/backends/polling/internal/event-hubs-internals.ts: the
+ * installed version must be the one the file was written for, and the private field it reads must exist
+ * on a real client (created without connecting). On a failure, re-read the SDK's sources for what the
+ * workaround relies on, adjust the file and its version constant.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { EventHubConsumerClient } from '@azure/event-hubs';
+import { EVENT_HUBS_VERSION_WRITTEN_FOR, sdkConnectionId } from '../../../../src/backends/polling/internal/event-hubs-internals.ts';
+
+const require = createRequire(import.meta.url);
+
+test('the installed @azure/event-hubs is the version the workarounds were written for', () => {
+  const installed = (require('@azure/event-hubs/package.json') as { version: string }).version;
+  assert.equal(installed, EVENT_HUBS_VERSION_WRITTEN_FOR);
+});
+
+test('a client exposes its connection id at _context.connectionId, and it changes with a new client', async () => {
+  // A placeholder key on a closed port: the constructor does not connect.
+  const cs = 'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;UseDevelopmentEmulator=true';
+  const a = new EventHubConsumerClient('$Default', cs);
+  const b = new EventHubConsumerClient('$Default', cs);
+  try {
+    const idA = sdkConnectionId(a);
+    assert.equal(typeof idA, 'string');
+    assert.ok(idA!.length > 0);
+    assert.notEqual(sdkConnectionId(b), idA);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});

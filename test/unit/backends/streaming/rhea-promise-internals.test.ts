@@ -1,0 +1,46 @@
+/**
+ * Fails when rhea-promise or rhea change under src/backends/streaming/internal/rhea-promise-internals.ts:
+ * the installed versions must be those the file was written for, and a receiver's `source` must still be
+ * the peer's attach source (rhea's `remote.attach.source`, read through rhea-promise's Link), which is how
+ * a refused attach is told from an accepted one. test/integration/backends/misconfiguration.test.ts
+ * shows the whole behaviour against the emulator.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { Receiver as PromiseReceiver } from 'rhea-promise';
+import { RHEA_PROMISE_VERSION_WRITTEN_FOR, RHEA_VERSION_WRITTEN_FOR } from '../../../../src/backends/streaming/internal/rhea-promise-internals.ts';
+
+const require = createRequire(import.meta.url);
+
+test('the installed rhea-promise and rhea are the versions the workaround was written for', () => {
+  assert.equal((require('rhea-promise/package.json') as { version: string }).version, RHEA_PROMISE_VERSION_WRITTEN_FOR);
+  assert.equal((require('rhea/package.json') as { version: string }).version, RHEA_VERSION_WRITTEN_FOR);
+});
+
+test("a rhea receiver's source and error are the peer's attach source and detach error", () => {
+  type RheaLink = { remote: { attach?: { source: unknown }; detach?: { error: unknown } }; source: unknown; error: unknown };
+  const { Receiver: RheaReceiver } = require('rhea/lib/link.js') as {
+    Receiver: new (session: unknown, name: string, handle: number, options: unknown) => RheaLink;
+  };
+  // A session stub is enough: the constructor only records it.
+  const link = new RheaReceiver({ connection: {}, get_option: (_: string, d: unknown) => d }, 'r', 0, { credit_window: 0 });
+  link.remote.attach = { source: null };
+  assert.equal(link.source, null);
+  link.remote.attach = { source: { address: 'hub/ConsumerGroups/$Default/Partitions/0' } };
+  assert.deepEqual(link.source, { address: 'hub/ConsumerGroups/$Default/Partitions/0' });
+  const error = { condition: 'amqp:not-found', description: 'x' };
+  link.remote.detach = { error };
+  assert.equal(link.error, error);
+});
+
+test("rhea-promise's Receiver reads source and error from the rhea link it wraps", () => {
+  const link = Object.create(PromiseReceiver.prototype) as { _link: object; source: unknown; error: unknown };
+  const error = { condition: 'amqp:not-found', description: 'x' };
+  link._link = { source: null, error };
+  assert.equal(link.source, null);
+  assert.equal(link.error, error);
+  for (const method of ['isRemoteOpen', 'isOpen', 'close', 'remove', 'once', 'removeListener'] as const) {
+    assert.equal(typeof (PromiseReceiver.prototype as unknown as Record<string, unknown>)[method], 'function', method);
+  }
+});
