@@ -250,6 +250,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       hub,
       partitionId,
       start: position,
+      startSource: source,
       ownerLevel: claim.ownerLevel,
       prefetchCount: Math.max(prefetch, c.max_poll_events),
       maxBatchSize: c.max_poll_events,

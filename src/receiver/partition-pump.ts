@@ -38,6 +38,8 @@ export interface PartitionPumpOptions {
   readonly hub: HubClient;
   readonly partitionId: string;
   readonly start: StartPosition;
+  /** The config key `start` came from (`checkpoint`, `partition_start`, `offset`, `start_position`), named if the hub refuses it. */
+  readonly startSource?: string;
   readonly ownerLevel?: number;
   readonly prefetchCount: number;
   /** Most events per batch. */
@@ -162,6 +164,7 @@ export class PartitionPump {
       ownerLevel: this.#o.ownerLevel,
       prefetchCount: this.#o.prefetchCount,
       trackLastEnqueuedEventProperties: true,
+      ...(this.#o.startSource ? { startPositionKey: position === this.#o.start ? this.#o.startSource : 'checkpoint' } : {}),
     });
     return raceAbort(opening, this.#stopReading.signal, (late) => void late.close().catch(() => undefined));
   }
