@@ -159,7 +159,6 @@ export class Service {
     const log = this.logger.child({ receiver: id });
     return receiver.onStatus((s) => {
       if (s.type === 'hubReached') log.info('hub reached', { partitions: s.partitionIds.length });
-      else if (s.type === 'hubUnreachable') log.warn('hub unreachable', { error: redactError(s.error) });
       else if (s.type === 'partitionOpened') log.info('partition owned', { partition: s.partitionId });
       else if (s.type === 'partitionClosed') log.info('partition released', { partition: s.partitionId, reason: s.reason });
       else if (s.type === 'standby') log.info('standby: every partition is owned by other instances');

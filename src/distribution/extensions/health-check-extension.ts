@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { durationMs } from '../../config/duration.ts';
 import { DEFAULT_HEALTH_ENDPOINT, startHealthCheckServer } from '../../telemetry/health-check-server.ts';
-import { DEFAULT_UNHEALTHY_AFTER_MS, HealthState } from '../../telemetry/health-state.ts';
+import { DEFAULT_DEGRADED_AFTER_MS, DEFAULT_UNHEALTHY_AFTER_MS, HealthState } from '../../telemetry/health-state.ts';
 import type { HttpListener } from '../../telemetry/internal/http-listener.ts';
 import type { AzureEventHubReceiver } from '../../receiver/receiver.ts';
 import type { Extension, ExtensionFactory } from '../extension-factory.ts';
@@ -14,6 +14,8 @@ export const healthCheckConfigSchema = z.strictObject({
   path: z.string().startsWith('/', 'must start with /').default('/'),
   /** How long the hub may stay unreachable (or checkpoints keep failing) before the probe says unhealthy. Default 30s. */
   unhealthy_after: durationMs.default(DEFAULT_UNHEALTHY_AFTER_MS),
+  /** How long a partition may keep retrying (a failing reader, a refused batch) before the probe says degraded. Default 30s. */
+  degraded_after: durationMs.default(DEFAULT_DEGRADED_AFTER_MS),
   /** Go collector keys, accepted and ignored: pipeline checks are replaced by the receiver status above. */
   check_collector_pipeline: z.looseObject({}).optional(),
   response_body: z.looseObject({}).optional(),
@@ -38,9 +40,9 @@ export const healthCheckExtensionFactory: ExtensionFactory<HealthCheckConfig> = 
   aliases: ['healthcheck'],
   stability: 'beta',
   configSchema: healthCheckConfigSchema,
-  createDefaultConfig: () => ({ endpoint: DEFAULT_HEALTH_ENDPOINT, path: '/', unhealthy_after: DEFAULT_UNHEALTHY_AFTER_MS }),
+  createDefaultConfig: () => ({ endpoint: DEFAULT_HEALTH_ENDPOINT, path: '/', unhealthy_after: DEFAULT_UNHEALTHY_AFTER_MS, degraded_after: DEFAULT_DEGRADED_AFTER_MS }),
   async create(settings, config): Promise<HealthCheckExtension> {
-    const state = new HealthState({ unhealthyAfterMs: config.unhealthy_after });
+    const state = new HealthState({ unhealthyAfterMs: config.unhealthy_after, degradedAfterMs: config.degraded_after });
     const unsubscribes: (() => void)[] = [];
     let listener: HttpListener | undefined;
     let stopped: Promise<void> | undefined;
