@@ -6,10 +6,11 @@ import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
 import { abortReason, raceAbort, sleep } from '../component/abort.ts';
 import { describeError } from './internal/classify-export-error.ts';
+import { backoffPolicyDelayMs, type BackoffPolicy } from '../component/backoff.ts';
 
 /** Wait before the first retry. 5 000 ms, as the collector's exporter helper. */
 export const DEFAULT_INITIAL_INTERVAL_MS = 5_000;
-/** Upper bound of one wait between retries. 30 000 ms. */
+/** Cap of the wait between retries, before jitter. 30 000 ms. */
 export const DEFAULT_MAX_INTERVAL_MS = 30_000;
 /** Total time spent retrying one batch before giving up. 300 000 ms; 0 retries forever. */
 export const DEFAULT_MAX_ELAPSED_TIME_MS = 300_000;
@@ -24,7 +25,7 @@ export interface RetryOptions {
   readonly enabled?: boolean;
   /** Wait before the first retry. Default 5 000 ms. */
   readonly initialIntervalMs?: number;
-  /** Upper bound of one wait. Default 30 000 ms. */
+  /** Cap of one wait before jitter (a wait reaches at most this × (1 + randomizationFactor)). Default 30 000 ms. */
   readonly maxIntervalMs?: number;
   /** Give up once the next wait would end later than this after the first attempt. Default 300 000 ms; 0 = never give up. */
   readonly maxElapsedTimeMs?: number;
@@ -58,17 +59,14 @@ export class RetriesExhaustedError extends PermanentError {
 
 const realClock = { now: () => Date.now(), sleep };
 
-/**
- * The wait before retry number `retry` (1-based), with exponential growth capped at `maxIntervalMs`,
- * then jittered, the way `cenkalti/backoff` (used by the collector) computes it.
- */
-export function backoffDelayMs(retry: number, options: RetryOptions, random: () => number = Math.random): number {
-  const initial = options.initialIntervalMs ?? DEFAULT_INITIAL_INTERVAL_MS;
-  const max = options.maxIntervalMs ?? DEFAULT_MAX_INTERVAL_MS;
-  const multiplier = options.multiplier ?? DEFAULT_MULTIPLIER;
-  const factor = options.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR;
-  const interval = Math.min(initial * multiplier ** (retry - 1), max);
-  return Math.max(0, interval * (1 + factor * (2 * random() - 1)));
+/** `options` as the product's backoff policy (src/component/backoff.ts), with this section's defaults. */
+function retryBackoffPolicy(options: RetryOptions): BackoffPolicy {
+  return {
+    initialMs: options.initialIntervalMs ?? DEFAULT_INITIAL_INTERVAL_MS,
+    maxMs: options.maxIntervalMs ?? DEFAULT_MAX_INTERVAL_MS,
+    multiplier: options.multiplier ?? DEFAULT_MULTIPLIER,
+    randomizationFactor: options.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR,
+  };
 }
 
 /**
@@ -82,6 +80,7 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
   const maxElapsed = options.maxElapsedTimeMs ?? DEFAULT_MAX_ELAPSED_TIME_MS;
   const random = options.random ?? Math.random;
   const clock = options.clock ?? realClock;
+  const policy = retryBackoffPolicy(options);
 
   async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
     const started = clock.now();
@@ -93,7 +92,7 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
       } catch (error) {
         if (signal?.aborted) throw abortReason(signal);
         if (isPermanentError(error)) throw error;
-        const delayMs = backoffDelayMs(attempt, options, random);
+        const delayMs = backoffPolicyDelayMs(attempt, policy, random);
         const elapsed = clock.now() - started;
         if (maxElapsed > 0 && elapsed + delayMs > maxElapsed) throw new RetriesExhaustedError(attempt, elapsed, error);
         options.onRetry?.({ attempt, delayMs, error });

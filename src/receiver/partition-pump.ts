@@ -10,7 +10,7 @@ import type { ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
 import { raceAbort, settleWithin, sleep } from '../component/abort.ts';
-import { backoffDelayMs } from './internal/backoff.ts';
+import { backoffDelayMs } from '../component/backoff.ts';
 
 /**
  * A reader that returns nothing for this long while the hub reports newer events is treated as stalled

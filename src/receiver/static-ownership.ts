@@ -1,7 +1,7 @@
 import type { OwnershipCoordinator, PartitionLifecycle } from '../ownership/coordinator.ts';
 import type { Logger } from '../component/logger.ts';
 import { sleep } from '../component/abort.ts';
-import { backoffDelayMs } from './internal/backoff.ts';
+import { backoffDelayMs } from '../component/backoff.ts';
 
 export interface StaticOwnershipOptions {
   /** The hub's partitions (retried with backoff until it answers or shutdown). */

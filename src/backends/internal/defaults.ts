@@ -35,9 +35,3 @@ export function resolveWindow(prefetchCount: number | undefined, maxBatchSize: n
   const batch = Math.min(prefetch, Math.max(1, Math.floor(maxBatchSize ?? Math.ceil(prefetch / 3))));
   return { prefetch, batch };
 }
-
-/** Exponential backoff with ±20 % jitter, the shape `@azure/core-amqp`'s retry uses. */
-export function backoffDelayMs(attempt: number, retry: ResolvedRetry, random: () => number = Math.random): number {
-  const base = retry.retryDelayMs * (0.8 + 0.4 * random());
-  return Math.min(retry.maxRetryDelayMs, Math.round(base * 2 ** Math.max(0, attempt - 1)));
-}
