@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { durationMs } from './duration.ts';
+import { retryOnFailureSchema } from '../pipeline/retry.ts';
 
 /**
  * The `azure_event_hub` receiver's config section. Keys follow the Go collector's `azureeventhub`
@@ -7,23 +8,6 @@ import { durationMs } from './duration.ts';
  * retry_on_failure, dead_letter, ...) live beside them. Defaults live in the schema, so parsing `{}`
  * (plus a connection) yields the complete default config. Durations: Go-style strings or milliseconds.
  */
-
-const retryOnFailure = z
-  .strictObject({
-    /** Retry retryable export failures. Default true. */
-    enabled: z.boolean().default(true),
-    /** First wait. Default 5s. */
-    initial_interval: durationMs.default(5_000),
-    /** Longest wait. Default 30s. */
-    max_interval: durationMs.default(30_000),
-    /** Give up (dead-letter) after this long; 0 retries forever. Default 300s. */
-    max_elapsed_time: durationMs.default(300_000),
-    /** Growth factor between waits. Default 1.5. */
-    multiplier: z.number().min(1).default(1.5),
-    /** Jitter: each wait is multiplied by a random factor in [1-r, 1+r]. Default 0.5. */
-    randomization_factor: z.number().min(0).max(1).default(0.5),
-  })
-  .default({ enabled: true, initial_interval: 5_000, max_interval: 30_000, max_elapsed_time: 300_000, multiplier: 1.5, randomization_factor: 0.5 });
 
 const blobCheckpointStore = z.strictObject({
   /** Storage connection string (account key or SAS). Either this or storage_account_url. */
@@ -124,7 +108,8 @@ export const receiverConfigObject = z
     start_position: z.string().default('latest'),
     /** Per-partition start without a checkpoint: `{ "0": { sequence_number: 42 } }`. A checkpoint wins. */
     partition_start: z.record(z.string(), partitionStart).default({}),
-    retry_on_failure: retryOnFailure,
+    /** Backoff for retryable export failures; the same section and defaults as the exporters' (pipeline/retry.ts). */
+    retry_on_failure: retryOnFailureSchema.prefault({}),
     dead_letter: deadLetter.optional(),
     /** The hub's retention, for the retention headroom ratio (the service does not report it). */
     retention: durationMs.optional(),

@@ -120,16 +120,27 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
  */
 export const retryOnFailureSchema = z
   .strictObject({
+    /** Retry retryable failures at all. Default true. */
     enabled: z.boolean().default(true),
+    /** Wait before the first retry. Default 5s. */
     initial_interval: durationMs.default(DEFAULT_INITIAL_INTERVAL_MS),
+    /** Cap of one wait before jitter; at least initial_interval. Default 30s. */
     max_interval: durationMs.default(DEFAULT_MAX_INTERVAL_MS),
+    /** Give up on a batch once the next wait would end later than this after its first attempt; 0 = never. Default 300s. */
     max_elapsed_time: durationMs.default(DEFAULT_MAX_ELAPSED_TIME_MS),
+    /** Growth of the wait per attempt. Default 1.5. */
     multiplier: z.number().min(1).default(DEFAULT_MULTIPLIER),
+    /** Jitter: each wait is the interval × a random factor in [1 − f, 1 + f]. Default 0.5. */
     randomization_factor: z.number().min(0).max(1).default(DEFAULT_RANDOMIZATION_FACTOR),
   })
-  .refine((c) => c.max_interval >= c.initial_interval, {
-    message: 'max_interval must be at least initial_interval; raise max_interval or lower initial_interval',
-    path: ['max_interval'],
+  .superRefine((c, ctx) => {
+    if (c.max_interval >= c.initial_interval) return;
+    const [max, initial] = [formatDurationMs(c.max_interval), formatDurationMs(c.initial_interval)];
+    ctx.addIssue({
+      code: 'custom',
+      path: ['max_interval'],
+      message: `(${max}) must be at least initial_interval (${initial}); raise max_interval or lower initial_interval`,
+    });
   });
 
 export type RetryOnFailureConfig = z.output<typeof retryOnFailureSchema>;

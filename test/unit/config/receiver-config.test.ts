@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseReceiverConfig } from '../../../src/config/parse-receiver-config.ts';
 import { ConfigError } from '../../../src/component/errors.ts';
+import { retryOnFailureSchema } from '../../../src/pipeline/retry.ts';
 
 const CONN = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=c2VjcmV0S2V5VmFsdWU=;EntityPath=hub';
 
@@ -73,4 +74,15 @@ test('unknown keys are rejected with a suggestion', () => {
 test('no secret from the input appears in any message', () => {
   const text = problems({ connection: CONN.replace('EntityPath=hub', ''), blob_checkpoint_store: { connection: 'AccountKey=c2VjcmV0S2V5VmFsdWU=', storage_account_url: 'https://a.blob.core.windows.net', container_name: 'x' } }).join('\n');
   assert.doesNotMatch(text, /c2VjcmV0S2V5VmFsdWU=/);
+});
+
+test('retry_on_failure is the pipeline\'s section: same defaults, max_interval < initial_interval reported with its path', () => {
+  const c = parseReceiverConfig({ connection: CONN });
+  assert.deepEqual(c.retry_on_failure, retryOnFailureSchema.parse({}));
+  assert.equal(parseReceiverConfig({ connection: CONN, retry_on_failure: { max_elapsed_time: '1m' } }).retry_on_failure.max_interval, 30_000);
+  const lines = problems({ connection: CONN, retry_on_failure: { initial_interval: '10s', max_interval: '1s' } });
+  assert.equal(lines.length, 1, lines.join('\n'));
+  assert.match(lines[0]!, /^receivers\.azure_event_hub\.retry_on_failure\.max_interval: \(1s\) must be at least initial_interval \(10s\); raise max_interval/);
+  const typo = problems({ connection: CONN, retry_on_failure: { max_intervall: '1s' } });
+  assert.match(typo.join('\n'), /retry_on_failure\.max_intervall: unknown key; did you mean `max_interval`\?/);
 });
