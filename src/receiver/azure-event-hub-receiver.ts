@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/core-auth';
 import type { BackendKind, HubClient, PartitionProperties, StartPosition } from '../backends/consumer.ts';
+import { DEFAULT_PREFETCH_COUNT } from '../backends/consumer.ts';
 import { createHubClient } from '../backends/create-hub-client.ts';
 import type { ReceiverConfig } from '../config/receiver-config.ts';
 import { createFeatureGates, STREAMING_GATE_ID } from '../component/feature-gates.ts';
@@ -32,9 +33,6 @@ import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-s
 
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
-
-/** Default prefetch when the config says 0 (the SDK's own default). */
-const DEFAULT_PREFETCH_COUNT = 300;
 
 interface Owned {
   readonly pump: PartitionPump;

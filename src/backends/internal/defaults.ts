@@ -1,8 +1,6 @@
 /** Defaults shared by both backends; `HubClientOptions` and `OpenOptions` document them. */
 import type { HubClientOptions } from '../hub-client-options.ts';
-
-/** Events a reader may buffer ahead of `receive()`. */
-export const DEFAULT_PREFETCH_COUNT = 300;
+import { DEFAULT_PREFETCH_COUNT } from '../consumer.ts';
 /** The consumer group every hub has. */
 export const DEFAULT_CONSUMER_GROUP = '$Default';
 export const DEFAULT_MAX_RETRIES = 3;
