@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PermanentError, isPermanentError } from '../component/errors.ts';
+import { PermanentError, isPermanentError, retryAfterMsOf } from '../component/errors.ts';
 import type { Logger } from '../component/logger.ts';
 import { durationMs, formatDurationMs } from '../config/duration.ts';
 import type { LogsConsumer } from './consumer.ts';
@@ -72,6 +72,7 @@ function retryBackoffPolicy(options: RetryOptions): BackoffPolicy {
 /**
  * Retries a consumer's retryable failures with exponential backoff while the caller waits: the waiting
  * is the backpressure (the pump does not read more meanwhile). A `PermanentError` is never retried.
+ * A failure carrying `retryAfterMs` (a `RetryLaterError`: the server's Retry-After) waits at least that.
  * After `maxElapsedTimeMs` it rejects with a `RetriesExhaustedError` (permanent, last error as cause).
  * An aborted signal rejects at once with the signal's reason, during a wait or an attempt.
  */
@@ -92,13 +93,16 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
       } catch (error) {
         if (signal?.aborted) throw abortReason(signal);
         if (isPermanentError(error)) throw error;
-        const delayMs = backoffPolicyDelayMs(attempt, policy, random);
+        // A server that said when to come back (HTTP Retry-After) is not asked again sooner.
+        const retryAfterMs = retryAfterMsOf(error);
+        const delayMs = Math.max(backoffPolicyDelayMs(attempt, policy, random), retryAfterMs ?? 0);
         const elapsed = clock.now() - started;
         if (maxElapsed > 0 && elapsed + delayMs > maxElapsed) throw new RetriesExhaustedError(attempt, elapsed, error);
         options.onRetry?.({ attempt, delayMs, error });
         options.logger?.warn('export failed; retrying', {
           attempt,
           delay_ms: Math.round(delayMs),
+          ...(retryAfterMs !== undefined ? { retry_after_ms: Math.round(retryAfterMs) } : {}),
           partition_id: batch.source.partitionId,
           error: describeError(error),
         });
