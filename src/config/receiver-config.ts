@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { durationMs } from './duration.ts';
 import { retryOnFailureSchema } from '../pipeline/retry.ts';
+import { startPositionSchema } from './start-position.ts';
+import { quoteValue } from '../component/redact.ts';
 
 /**
  * The `azure_event_hub` receiver's config section. Keys follow the Go collector's `azureeventhub`
@@ -44,10 +46,28 @@ const checkpoint = z
   })
   .default({ interval: 5_000, every_n_events: 0 });
 
+/**
+ * An event offset. Only checked for what can never be an offset (blank, surrounding whitespace, control
+ * characters): offsets are opaque strings (decimal on most namespaces, not on geo-replicated ones).
+ */
+function checkOffset(value: string, ctx: z.RefinementCtx): void {
+  // eslint-disable-next-line no-control-regex
+  if (value.trim() === '' || value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) {
+    const message = `${quoteValue(value)} is not an offset: copy it as the hub or a checkpoint shows it, without spaces`;
+    ctx.addIssue({ code: 'custom', message });
+  }
+}
+
+/** Whether `id` can be a partition id: the hub lists them as "0", "1", ... */
+const isPartitionId = (id: string) => /^\d+$/.test(id);
+const notAPartitionId = (id: string) => `${quoteValue(id)} is not a partition id; partition ids are 0, 1, 2, ... as the hub lists them`;
+
 const partitionStart = z
   .strictObject({
+    /** Sequence number to start at (-1: before the first event). */
     sequence_number: z.number().int().min(-1).optional(),
-    offset: z.string().min(1).optional(),
+    /** Offset to start at (opaque; not necessarily a number). */
+    offset: z.string().superRefine(checkOffset).optional(),
     /** Include the event at that position. Default false (start after it). */
     inclusive: z.boolean().default(false),
   })
@@ -76,9 +96,13 @@ export const receiverConfigObject = z
     /** Consumer group. Default `$Default`. */
     group: z.string().min(1).default('$Default'),
     /** Read only this partition (no ownership balancing). Default: all partitions. */
+    // Not checked for being a partition id: the Go receiver's own test configs use `partition: foo`.
     partition: z.string().default(''),
     /** Go receiver: start offset for `partition` when there is no checkpoint (exclusive). */
-    offset: z.string().default(''),
+    offset: z
+      .string()
+      .default('')
+      .superRefine((offset, ctx) => void (offset === '' || checkOffset(offset, ctx))),
     /** Go receiver: id of a storage extension. Accepted for compatibility; checkpoints go to blob_checkpoint_store. */
     storage: z.string().optional(),
     /** `azure` (resource logs), `raw`, `json`; `""` means raw, as in the Go receiver. Default azure. */
@@ -104,10 +128,20 @@ export const receiverConfigObject = z
     blob_checkpoint_store: blobCheckpointStore.optional(),
     ownership,
     checkpoint,
-    /** Without a checkpoint: `latest` (default), `earliest`, an RFC 3339 time, or a look-back duration ("1h"). */
-    start_position: z.string().default('latest'),
+    /**
+     * Without a checkpoint: `latest` (default), `earliest`, an RFC 3339 time, or a look-back duration ("1h").
+     * Parsed here, once, into a `StartPositionSetting`.
+     */
+    start_position: startPositionSchema,
     /** Per-partition start without a checkpoint: `{ "0": { sequence_number: 42 } }`. A checkpoint wins. */
-    partition_start: z.record(z.string(), partitionStart).default({}),
+    partition_start: z
+      .record(z.string(), partitionStart)
+      .default({})
+      .superRefine((entries, ctx) => {
+        for (const id of Object.keys(entries)) {
+          if (!isPartitionId(id)) ctx.addIssue({ code: 'custom', path: [id], message: notAPartitionId(id) });
+        }
+      }),
     /** Backoff for retryable export failures; the same section and defaults as the exporters' (pipeline/retry.ts). */
     retry_on_failure: retryOnFailureSchema.prefault({}),
     dead_letter: deadLetter.optional(),

@@ -26,7 +26,7 @@ test('a connection alone yields the complete default config', () => {
   assert.equal(c.ownership.lease_duration, 15_000);
   assert.equal(c.ownership.strategy, 'balanced');
   assert.equal(c.retry_on_failure.initial_interval, 5_000);
-  assert.equal(c.start_position, 'latest');
+  assert.deepEqual(c.start_position, { kind: 'latest' });
   assert.equal(c.backend, undefined);
 });
 
@@ -85,4 +85,39 @@ test('retry_on_failure is the pipeline\'s section: same defaults, max_interval <
   assert.match(lines[0]!, /^receivers\.azure_event_hub\.retry_on_failure\.max_interval: \(1s\) must be at least initial_interval \(10s\); raise max_interval/);
   const typo = problems({ connection: CONN, retry_on_failure: { max_intervall: '1s' } });
   assert.match(typo.join('\n'), /retry_on_failure\.max_intervall: unknown key; did you mean `max_interval`\?/);
+});
+
+test('start_position is parsed at validation: each form, and what is wrong with its path', () => {
+  const at = (start_position: unknown) => parseReceiverConfig({ connection: CONN, start_position }).start_position;
+  assert.deepEqual(at('earliest'), { kind: 'earliest' });
+  assert.deepEqual(at('1h'), { kind: 'lookBack', lookBackMs: 3_600_000 });
+  assert.deepEqual(at('2026-01-02T15:04:05+01:00'), { kind: 'enqueuedTime', enqueuedTime: new Date('2026-01-02T14:04:05Z') });
+  const [line, ...rest] = problems({ connection: CONN, start_position: 'yesterday' });
+  assert.deepEqual(rest, []);
+  assert.match(line!, /^receivers\.azure_event_hub\.start_position: 'yesterday' is not latest, earliest, an RFC 3339 time/);
+});
+
+test('start_position never echoes a long or secret-looking value', () => {
+  const key = 'c2VjcmV0S2V5VmFsdWU=';
+  for (const value of [CONN, key, `SharedAccessKey=${key}`]) {
+    const text = problems({ connection: CONN, start_position: value }).join('\n');
+    assert.match(text, /start_position: a \d+-character value is not latest/);
+    assert.ok(!text.includes(key), text);
+  }
+});
+
+test('partition_start: keys must be partition ids, offsets may be opaque but not blank or padded', () => {
+  const ok = parseReceiverConfig({ connection: CONN, partition_start: { '0': { offset: '1234-5566' }, '1': { offset: 'geo:0:42' }, '2': { sequence_number: -1 } } });
+  assert.equal(ok.partition_start['1']?.offset, 'geo:0:42');
+  const text = problems({ connection: CONN, partition_start: { p0: { sequence_number: 1 }, '1': { offset: ' 7' }, '2': { offset: '\t' } } }).join('\n');
+  assert.match(text, /partition_start\.p0: 'p0' is not a partition id; partition ids are 0, 1, 2/);
+  assert.match(text, /partition_start\.1\.offset: ' 7' is not an offset/);
+  assert.match(text, /partition_start\.2\.offset: a 1-character value is not an offset/);
+  assert.match(problems({ connection: CONN, partition_start: { '0': { sequence_numbr: 1 } } }).join('\n'), /partition_start\.0\.sequence_numbr: unknown key; did you mean `sequence_number`\?/);
+});
+
+test('the Go receiver\'s partition and offset: any partition text (as the Go receiver), an opaque offset', () => {
+  assert.equal(parseReceiverConfig({ connection: CONN, partition: '3', offset: 'opaque-offset' }).offset, 'opaque-offset');
+  assert.equal(parseReceiverConfig({ connection: CONN, partition: 'foo', offset: '1234-5566' }).partition, 'foo');
+  assert.match(problems({ connection: CONN, partition: '0', offset: '12 ' }).join('\n'), /\.offset: '12 ' is not an offset/);
 });
