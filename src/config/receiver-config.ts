@@ -73,15 +73,35 @@ const partitionStart = z
   })
   .refine((p) => (p.sequence_number === undefined) !== (p.offset === undefined), 'give exactly one of sequence_number or offset');
 
+/**
+ * What happens to a batch the exporter refuses (permanently, or after `retry_on_failure.max_elapsed_time`).
+ * Without this section nothing is dropped: the partition holds and retries with capped backoff until the
+ * batch is accepted (the hub is the buffer; lag grows). With a store (`directory` or `container`) the
+ * events are written there, then checkpointed past. `drop: true` is the explicit opt-in to discard them.
+ */
 const deadLetter = z
   .strictObject({
     /** A directory of JSON-lines files. */
     directory: z.string().min(1).optional(),
     /** A blob container (uses `connection`, or the checkpoint store's account). */
     container: z.string().min(3).optional(),
+    /** Storage connection string for `container`. Default: the checkpoint store's account. */
     connection: z.string().min(1).optional(),
+    /** Discard refused batches (counted and logged, then checkpointed past) instead of holding the partition. Default false. */
+    drop: z.boolean().default(false),
   })
-  .refine((d) => !(d.directory && d.container), 'give either directory or container, not both');
+  .superRefine((d, ctx) => {
+    if (d.directory && d.container) ctx.addIssue({ code: 'custom', path: [], message: 'give either directory or container, not both' });
+    if (d.drop && (d.directory || d.container)) {
+      const message = 'drop: true discards refused batches, a store keeps them; give drop: true or directory/container, not both';
+      ctx.addIssue({ code: 'custom', path: ['drop'], message });
+    }
+    if (!d.drop && !d.directory && !d.container) {
+      const message = 'give directory or container (to keep refused batches), or drop: true (to discard them); or remove dead_letter';
+      ctx.addIssue({ code: 'custom', path: [], message });
+    }
+    if (d.connection && !d.container) ctx.addIssue({ code: 'custom', path: ['connection'], message: 'only applies with container' });
+  });
 
 const authObject = z.looseObject({ type: z.enum(['connection_string', 'default', 'managed_identity', 'workload_identity', 'service_principal']) });
 
@@ -144,6 +164,7 @@ export const receiverConfigObject = z
       }),
     /** Backoff for retryable export failures; the same section and defaults as the exporters' (pipeline/retry.ts). */
     retry_on_failure: retryOnFailureSchema.prefault({}),
+    /** Where refused batches go: a store, or `drop: true`. Absent: nothing is dropped; the partition holds and retries. */
     dead_letter: deadLetter.optional(),
     /** The hub's retention, for the retention headroom ratio (the service does not report it). */
     retention: durationMs.optional(),

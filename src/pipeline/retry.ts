@@ -130,7 +130,11 @@ export const retryOnFailureSchema = z
     initial_interval: durationMs.default(DEFAULT_INITIAL_INTERVAL_MS),
     /** Cap of one wait before jitter; at least initial_interval. Default 30s. */
     max_interval: durationMs.default(DEFAULT_MAX_INTERVAL_MS),
-    /** Give up on a batch once the next wait would end later than this after its first attempt; 0 = never. Default 300s. */
+    /**
+     * Give up on a batch once the next wait would end later than this after its first attempt; 0 = never.
+     * The receiver then writes it to its dead-letter store if one is configured, drops it if
+     * `dead_letter.drop` is set, and otherwise keeps the partition retrying. Default 300s.
+     */
     max_elapsed_time: durationMs.default(DEFAULT_MAX_ELAPSED_TIME_MS),
     /** Growth of the wait per attempt. Default 1.5. */
     multiplier: z.number().min(1).default(DEFAULT_MULTIPLIER),

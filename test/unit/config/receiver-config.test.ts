@@ -121,3 +121,20 @@ test('the Go receiver\'s partition and offset: any partition text (as the Go rec
   assert.equal(parseReceiverConfig({ connection: CONN, partition: 'foo', offset: '1234-5566' }).partition, 'foo');
   assert.match(problems({ connection: CONN, partition: '0', offset: '12 ' }).join('\n'), /\.offset: '12 ' is not an offset/);
 });
+
+test('dead_letter: drop is an explicit boolean opt-in, default false, exclusive with a store', () => {
+  assert.equal(parseReceiverConfig({ connection: CONN }).dead_letter, undefined);
+  assert.deepEqual(parseReceiverConfig({ connection: CONN, dead_letter: { drop: true } }).dead_letter, { drop: true });
+  assert.deepEqual(parseReceiverConfig({ connection: CONN, dead_letter: { directory: '/var/dlq' } }).dead_letter, { directory: '/var/dlq', drop: false });
+  const both = problems({ connection: CONN, dead_letter: { drop: true, directory: '/var/dlq' } });
+  assert.deepEqual(both, ['receivers.azure_event_hub.dead_letter.drop: drop: true discards refused batches, a store keeps them; give drop: true or directory/container, not both']);
+  assert.match(problems({ connection: CONN, dead_letter: { drop: true, container: 'dlq' } }).join('\n'), /dead_letter\.drop: .*not both/);
+  assert.match(problems({ connection: CONN, dead_letter: { drop: 'yes' } }).join('\n'), /dead_letter\.drop: /);
+});
+
+test('dead_letter: an empty section or drop: false alone says what to give', () => {
+  for (const dead_letter of [{}, { drop: false }]) {
+    assert.match(problems({ connection: CONN, dead_letter }).join('\n'), /^receivers\.azure_event_hub\.dead_letter: give directory or container .* or drop: true/);
+  }
+  assert.match(problems({ connection: CONN, dead_letter: { directory: '/d', connection: 'UseDevelopmentStorage=true' } }).join('\n'), /dead_letter\.connection: only applies with container/);
+});
