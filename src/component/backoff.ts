@@ -38,7 +38,11 @@ export function backoffIntervalMs(attempt: number, policy: BackoffPolicy): numbe
 }
 
 /** The wait after failed attempt `attempt` (1-based) under `policy`, jittered. Whole ms, never negative. */
-export function backoffPolicyDelayMs(attempt: number, policy: BackoffPolicy, random: () => number = Math.random): number {
+export function backoffPolicyDelayMs(
+  attempt: number,
+  policy: BackoffPolicy,
+  random: () => number = Math.random,
+): number {
   const factor = Math.min(1, Math.max(0, policy.randomizationFactor ?? DEFAULT_BACKOFF_RANDOMIZATION_FACTOR));
   const interval = backoffIntervalMs(attempt, policy);
   return Math.max(0, Math.round(interval * (1 + factor * (2 * random() - 1))));

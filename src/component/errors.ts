@@ -33,12 +33,13 @@ export class RetryLaterError extends Error {
   readonly retryAfterMs: number | undefined;
   constructor(message: string, retryAfterMs: number | undefined, options?: { cause?: unknown }) {
     super(message, options);
-    this.retryAfterMs = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0 ? retryAfterMs : undefined;
+    this.retryAfterMs = retryAfterMsOf({ retryAfterMs });
   }
 }
 
 /** The wait a failure asked for (`retryAfterMs` on it), in ms; undefined when none or not positive. */
 export function retryAfterMsOf(error: unknown): number | undefined {
-  const ms = typeof error === 'object' && error !== null ? (error as { retryAfterMs?: unknown }).retryAfterMs : undefined;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const ms = (error as { retryAfterMs?: unknown }).retryAfterMs;
   return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }

@@ -87,7 +87,7 @@ const deadLetter = z
     container: z.string().min(3).optional(),
     /** Storage connection string for `container`. Default: the checkpoint store's account. */
     connection: z.string().min(1).optional(),
-    /** Discard refused batches (counted and logged, then checkpointed past) instead of holding the partition. Default false. */
+    /** Discard refused batches (counted, logged, checkpointed past) instead of holding the partition. Default false. */
     drop: z.boolean().default(false),
   })
   .superRefine((d, ctx) => {

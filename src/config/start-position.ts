@@ -15,7 +15,9 @@ export type StartPositionSetting =
   | { readonly kind: 'lookBack'; readonly lookBackMs: number };
 
 /** The outcome of `parseStartPositionSetting`: the setting, or what is wrong and what to write instead. */
-export type StartPositionParse = { readonly ok: true; readonly value: StartPositionSetting } | { readonly ok: false; readonly message: string };
+export type StartPositionParse =
+  | { readonly ok: true; readonly value: StartPositionSetting }
+  | { readonly ok: false; readonly message: string };
 
 // RFC 3339 date-time (section 5.6): date, `T` (or `t`, or a space, which the RFC allows), time with
 // optional fraction, then `Z` or a numeric offset. Captures are checked for ranges below.
@@ -35,7 +37,8 @@ export function parseStartPositionSetting(text: string): StartPositionParse {
   if (lower === 'earliest') return { ok: true, value: { kind: 'earliest' } };
   const shown = quoteValue(value);
   if (/^\d+(\.\d+)?$/.test(value)) {
-    return { ok: false, message: `${shown} needs a unit to be a look-back duration: write "${value}s", "${value}m" or "${value}h"` };
+    const units = `"${value}s", "${value}m" or "${value}h"`;
+    return { ok: false, message: `${shown} needs a unit to be a look-back duration: write ${units}` };
   }
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) return parseTime(value, shown);
   const lookBack = parseDurationMs(value);
@@ -46,15 +49,17 @@ export function parseStartPositionSetting(text: string): StartPositionParse {
 function parseTime(value: string, shown: string): StartPositionParse {
   const m = RFC3339.exec(value);
   if (!m) {
-    const zone = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value) ? '; add a time zone (Z or +01:00)' : '';
+    const zoneless = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value);
+    const zone = zoneless ? '; add a time zone (Z or +01:00)' : '';
     return { ok: false, message: `${shown} is not an RFC 3339 time like 2026-01-02T15:04:05Z${zone}` };
   }
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map(Number);
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const offsetOk = m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
   // Second 60 is a leap second in RFC 3339; Date has none, so it is refused rather than silently moved.
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59 || !offsetOk) {
-    return { ok: false, message: `${shown} is not a valid date and time (check month, day, hour, minute, second and zone)` };
+  const inRange = month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
+  if (!inRange || !offsetOk) {
+    return { ok: false, message: `${shown} is not a valid date and time (check month, day, hour, minute, second, zone)` };
   }
   return { ok: true, value: { kind: 'enqueuedTime', enqueuedTime: new Date(value.replace(' ', 'T').toUpperCase()) } };
 }
