@@ -37,6 +37,12 @@ export type StartPosition =
   | { readonly kind: 'offset'; readonly offset: string; readonly inclusive: boolean }
   | { readonly kind: 'enqueuedTime'; readonly enqueuedTime: Date };
 
+/**
+ * Events a reader buffers ahead of `receive()` when `prefetchCount` is not given (and what the receiver's
+ * `prefetch_count: 0` means). 300, the Azure SDK's own default (three batches of 100).
+ */
+export const DEFAULT_PREFETCH_COUNT = 300;
+
 export interface OpenOptions {
   readonly startPosition: StartPosition;
   /**
@@ -47,7 +53,7 @@ export interface OpenOptions {
   readonly startPositionKey?: string;
   /** The owner level (epoch). A reader with a higher one disconnects this one. Omitted: no epoch. */
   readonly ownerLevel?: number;
-  /** Events the backend may buffer ahead of `receive()`. Default 300. */
+  /** Events the backend may buffer ahead of `receive()`. Default `DEFAULT_PREFETCH_COUNT` (300). */
   readonly prefetchCount?: number;
   /**
    * Events the backend moves at once: the SDK's `maxBatchSize` in `polling`, the least credit worth a

@@ -34,3 +34,26 @@ export function redactError(error: unknown): string {
   if (error instanceof Error) return redact(`${error.name}: ${error.message}`);
   return redact(String(error));
 }
+
+/** Longest value `quoteValue` shows. Longer values are described, not quoted. */
+export const MAX_QUOTED_VALUE_LENGTH = 32;
+
+// A run of token characters (base64, base64url, hex) with both letters and digits: the shape of a key,
+// a signature or a token, even without a `key=` before it.
+const TOKEN_RUN = /[A-Za-z0-9+/=_-]{16,}/g;
+
+/**
+ * A config value made safe to quote in a message (e.g. the `validate` output): `'yesterday'` for a short
+ * value with nothing secret-looking in it; otherwise a description (`a 88-character value`) so that a
+ * key pasted into the wrong setting never reaches the output, not even in part.
+ */
+export function quoteValue(value: string): string {
+  const redacted = redact(value);
+  const tokenLike = (redacted.match(TOKEN_RUN) ?? []).some((run) => /[A-Za-z]/.test(run) && /\d/.test(run));
+  // eslint-disable-next-line no-control-regex
+  const printable = !/[\u0000-\u001f\u007f]/.test(redacted);
+  if (redacted !== value || tokenLike || !printable || value.length > MAX_QUOTED_VALUE_LENGTH) {
+    return `a ${value.length}-character value`;
+  }
+  return `'${value}'`;
+}

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { durationMs } from './duration.ts';
+import { retryOnFailureSchema } from '../pipeline/retry.ts';
+import { startPositionSchema } from './start-position.ts';
+import { quoteValue } from '../component/redact.ts';
 
 /**
  * The `azure_event_hub` receiver's config section. Keys follow the Go collector's `azureeventhub`
@@ -7,23 +10,6 @@ import { durationMs } from './duration.ts';
  * retry_on_failure, dead_letter, ...) live beside them. Defaults live in the schema, so parsing `{}`
  * (plus a connection) yields the complete default config. Durations: Go-style strings or milliseconds.
  */
-
-const retryOnFailure = z
-  .strictObject({
-    /** Retry retryable export failures. Default true. */
-    enabled: z.boolean().default(true),
-    /** First wait. Default 5s. */
-    initial_interval: durationMs.default(5_000),
-    /** Longest wait. Default 30s. */
-    max_interval: durationMs.default(30_000),
-    /** Give up (dead-letter) after this long; 0 retries forever. Default 300s. */
-    max_elapsed_time: durationMs.default(300_000),
-    /** Growth factor between waits. Default 1.5. */
-    multiplier: z.number().min(1).default(1.5),
-    /** Jitter: each wait is multiplied by a random factor in [1-r, 1+r]. Default 0.5. */
-    randomization_factor: z.number().min(0).max(1).default(0.5),
-  })
-  .default({ enabled: true, initial_interval: 5_000, max_interval: 30_000, max_elapsed_time: 300_000, multiplier: 1.5, randomization_factor: 0.5 });
 
 const blobCheckpointStore = z.strictObject({
   /** Storage connection string (account key or SAS). Either this or storage_account_url. */
@@ -60,24 +46,62 @@ const checkpoint = z
   })
   .default({ interval: 5_000, every_n_events: 0 });
 
+/**
+ * An event offset. Only checked for what can never be an offset (blank, surrounding whitespace, control
+ * characters): offsets are opaque strings (decimal on most namespaces, not on geo-replicated ones).
+ */
+function checkOffset(value: string, ctx: z.RefinementCtx): void {
+  // eslint-disable-next-line no-control-regex
+  if (value.trim() === '' || value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) {
+    const message = `${quoteValue(value)} is not an offset: copy it as the hub or a checkpoint shows it, without spaces`;
+    ctx.addIssue({ code: 'custom', message });
+  }
+}
+
+/** Whether `id` can be a partition id: the hub lists them as "0", "1", ... */
+const isPartitionId = (id: string) => /^\d+$/.test(id);
+const notAPartitionId = (id: string) => `${quoteValue(id)} is not a partition id; partition ids are 0, 1, 2, ... as the hub lists them`;
+
 const partitionStart = z
   .strictObject({
+    /** Sequence number to start at (-1: before the first event). */
     sequence_number: z.number().int().min(-1).optional(),
-    offset: z.string().min(1).optional(),
+    /** Offset to start at (opaque; not necessarily a number). */
+    offset: z.string().superRefine(checkOffset).optional(),
     /** Include the event at that position. Default false (start after it). */
     inclusive: z.boolean().default(false),
   })
   .refine((p) => (p.sequence_number === undefined) !== (p.offset === undefined), 'give exactly one of sequence_number or offset');
 
+/**
+ * What happens to a batch the exporter refuses (permanently, or after `retry_on_failure.max_elapsed_time`).
+ * Without this section nothing is dropped: the partition holds and retries with capped backoff until the
+ * batch is accepted (the hub is the buffer; lag grows). With a store (`directory` or `container`) the
+ * events are written there, then checkpointed past. `drop: true` is the explicit opt-in to discard them.
+ */
 const deadLetter = z
   .strictObject({
     /** A directory of JSON-lines files. */
     directory: z.string().min(1).optional(),
     /** A blob container (uses `connection`, or the checkpoint store's account). */
     container: z.string().min(3).optional(),
+    /** Storage connection string for `container`. Default: the checkpoint store's account. */
     connection: z.string().min(1).optional(),
+    /** Discard refused batches (counted, logged, checkpointed past) instead of holding the partition. Default false. */
+    drop: z.boolean().default(false),
   })
-  .refine((d) => !(d.directory && d.container), 'give either directory or container, not both');
+  .superRefine((d, ctx) => {
+    if (d.directory && d.container) ctx.addIssue({ code: 'custom', path: [], message: 'give either directory or container, not both' });
+    if (d.drop && (d.directory || d.container)) {
+      const message = 'drop: true discards refused batches, a store keeps them; give drop: true or directory/container, not both';
+      ctx.addIssue({ code: 'custom', path: ['drop'], message });
+    }
+    if (!d.drop && !d.directory && !d.container) {
+      const message = 'give directory or container (to keep refused batches), or drop: true (to discard them); or remove dead_letter';
+      ctx.addIssue({ code: 'custom', path: [], message });
+    }
+    if (d.connection && !d.container) ctx.addIssue({ code: 'custom', path: ['connection'], message: 'only applies with container' });
+  });
 
 const authObject = z.looseObject({ type: z.enum(['connection_string', 'default', 'managed_identity', 'workload_identity', 'service_principal']) });
 
@@ -92,9 +116,13 @@ export const receiverConfigObject = z
     /** Consumer group. Default `$Default`. */
     group: z.string().min(1).default('$Default'),
     /** Read only this partition (no ownership balancing). Default: all partitions. */
+    // Not checked for being a partition id: the Go receiver's own test configs use `partition: foo`.
     partition: z.string().default(''),
     /** Go receiver: start offset for `partition` when there is no checkpoint (exclusive). */
-    offset: z.string().default(''),
+    offset: z
+      .string()
+      .default('')
+      .superRefine((offset, ctx) => void (offset === '' || checkOffset(offset, ctx))),
     /** Go receiver: id of a storage extension. Accepted for compatibility; checkpoints go to blob_checkpoint_store. */
     storage: z.string().optional(),
     /** `azure` (resource logs), `raw`, `json`; `""` means raw, as in the Go receiver. Default azure. */
@@ -120,11 +148,23 @@ export const receiverConfigObject = z
     blob_checkpoint_store: blobCheckpointStore.optional(),
     ownership,
     checkpoint,
-    /** Without a checkpoint: `latest` (default), `earliest`, an RFC 3339 time, or a look-back duration ("1h"). */
-    start_position: z.string().default('latest'),
+    /**
+     * Without a checkpoint: `latest` (default), `earliest`, an RFC 3339 time, or a look-back duration ("1h").
+     * Parsed here, once, into a `StartPositionSetting`.
+     */
+    start_position: startPositionSchema,
     /** Per-partition start without a checkpoint: `{ "0": { sequence_number: 42 } }`. A checkpoint wins. */
-    partition_start: z.record(z.string(), partitionStart).default({}),
-    retry_on_failure: retryOnFailure,
+    partition_start: z
+      .record(z.string(), partitionStart)
+      .default({})
+      .superRefine((entries, ctx) => {
+        for (const id of Object.keys(entries)) {
+          if (!isPartitionId(id)) ctx.addIssue({ code: 'custom', path: [id], message: notAPartitionId(id) });
+        }
+      }),
+    /** Backoff for retryable export failures; the same section and defaults as the exporters' (pipeline/retry.ts). */
+    retry_on_failure: retryOnFailureSchema.prefault({}),
+    /** Where refused batches go: a store, or `drop: true`. Absent: nothing is dropped; the partition holds and retries. */
     dead_letter: deadLetter.optional(),
     /** The hub's retention, for the retention headroom ratio (the service does not report it). */
     retention: durationMs.optional(),

@@ -5,6 +5,7 @@ import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import { otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
+import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
 
 /** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
 const CALLBACK_GRACE_MS = 5_000;
@@ -33,10 +34,9 @@ export function logsUrl(config: Pick<OtlpHttpExporterConfig, 'endpoint' | 'logs_
 /**
  * OTLP over HTTP on the OpenTelemetry JS exporters (`-http` for JSON, `-proto` for protobuf), wrapped
  * as a LogsConsumer: acknowledged when the server answered 2xx. 4xx other than 408/429 is permanent;
- * 5xx, 408, 429, network errors and timeouts are retried by `retry_on_failure`.
- *
- * The OpenTelemetry library also retries 429/502/503/504 by itself (up to 5 attempts, 1 s initial
- * backoff, honouring Retry-After) inside one request's `timeout`; our retry runs around that.
+ * 5xx, 408, 429, network errors and timeouts are retried by `retry_on_failure`, and only by it: the
+ * library's own retry is turned off (internal/otlp-exporter-base-retry.ts), so one attempt is one HTTP
+ * request. A Retry-After on a 429/502/503/504 makes the next attempt wait at least that long.
  */
 export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, settings?: CreateSettings): Promise<LogsConsumer> {
   const path = settings?.id ? `exporters.${settings.id}` : 'otlphttp';
@@ -60,6 +60,11 @@ export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, set
   const exporter = config.encoding === 'json'
     ? new (await import('@opentelemetry/exporter-logs-otlp-http')).OTLPLogExporter(options)
     : new (await import('@opentelemetry/exporter-logs-otlp-proto')).OTLPLogExporter(options);
+  // One retry_on_failure attempt = one HTTP request: the library's own retry layer is taken out.
+  if (disableLibraryRetry(exporter) === 'unknown-shape') {
+    const message = "cannot turn off the OTLP library's own retry (its internals changed): an attempt may send several requests";
+    settings?.logger?.warn(message, { written_for: OTLP_EXPORTER_BASE_VERSION });
+  }
   const consumer = fromLogRecordExporter(exporter, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name: settings?.id ?? 'otlphttp' });
   return withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
 }

@@ -1,15 +1,16 @@
 import { z } from 'zod';
-import { PermanentError, isPermanentError } from '../component/errors.ts';
+import { PermanentError, isPermanentError, retryAfterMsOf } from '../component/errors.ts';
 import type { Logger } from '../component/logger.ts';
 import { durationMs, formatDurationMs } from '../config/duration.ts';
 import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
 import { abortReason, raceAbort, sleep } from '../component/abort.ts';
 import { describeError } from './internal/classify-export-error.ts';
+import { backoffPolicyDelayMs, type BackoffPolicy } from '../component/backoff.ts';
 
 /** Wait before the first retry. 5 000 ms, as the collector's exporter helper. */
 export const DEFAULT_INITIAL_INTERVAL_MS = 5_000;
-/** Upper bound of one wait between retries. 30 000 ms. */
+/** Cap of the wait between retries, before jitter. 30 000 ms. */
 export const DEFAULT_MAX_INTERVAL_MS = 30_000;
 /** Total time spent retrying one batch before giving up. 300 000 ms; 0 retries forever. */
 export const DEFAULT_MAX_ELAPSED_TIME_MS = 300_000;
@@ -24,7 +25,7 @@ export interface RetryOptions {
   readonly enabled?: boolean;
   /** Wait before the first retry. Default 5 000 ms. */
   readonly initialIntervalMs?: number;
-  /** Upper bound of one wait. Default 30 000 ms. */
+  /** Cap of one wait before jitter (a wait reaches at most this × (1 + randomizationFactor)). Default 30 000 ms. */
   readonly maxIntervalMs?: number;
   /** Give up once the next wait would end later than this after the first attempt. Default 300 000 ms; 0 = never give up. */
   readonly maxElapsedTimeMs?: number;
@@ -58,22 +59,20 @@ export class RetriesExhaustedError extends PermanentError {
 
 const realClock = { now: () => Date.now(), sleep };
 
-/**
- * The wait before retry number `retry` (1-based), with exponential growth capped at `maxIntervalMs`,
- * then jittered, the way `cenkalti/backoff` (used by the collector) computes it.
- */
-export function backoffDelayMs(retry: number, options: RetryOptions, random: () => number = Math.random): number {
-  const initial = options.initialIntervalMs ?? DEFAULT_INITIAL_INTERVAL_MS;
-  const max = options.maxIntervalMs ?? DEFAULT_MAX_INTERVAL_MS;
-  const multiplier = options.multiplier ?? DEFAULT_MULTIPLIER;
-  const factor = options.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR;
-  const interval = Math.min(initial * multiplier ** (retry - 1), max);
-  return Math.max(0, interval * (1 + factor * (2 * random() - 1)));
+/** `options` as the product's backoff policy (src/component/backoff.ts), with this section's defaults. */
+function retryBackoffPolicy(options: RetryOptions): BackoffPolicy {
+  return {
+    initialMs: options.initialIntervalMs ?? DEFAULT_INITIAL_INTERVAL_MS,
+    maxMs: options.maxIntervalMs ?? DEFAULT_MAX_INTERVAL_MS,
+    multiplier: options.multiplier ?? DEFAULT_MULTIPLIER,
+    randomizationFactor: options.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR,
+  };
 }
 
 /**
  * Retries a consumer's retryable failures with exponential backoff while the caller waits: the waiting
  * is the backpressure (the pump does not read more meanwhile). A `PermanentError` is never retried.
+ * A failure carrying `retryAfterMs` (a `RetryLaterError`: the server's Retry-After) waits at least that.
  * After `maxElapsedTimeMs` it rejects with a `RetriesExhaustedError` (permanent, last error as cause).
  * An aborted signal rejects at once with the signal's reason, during a wait or an attempt.
  */
@@ -82,6 +81,7 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
   const maxElapsed = options.maxElapsedTimeMs ?? DEFAULT_MAX_ELAPSED_TIME_MS;
   const random = options.random ?? Math.random;
   const clock = options.clock ?? realClock;
+  const policy = retryBackoffPolicy(options);
 
   async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
     const started = clock.now();
@@ -93,13 +93,16 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
       } catch (error) {
         if (signal?.aborted) throw abortReason(signal);
         if (isPermanentError(error)) throw error;
-        const delayMs = backoffDelayMs(attempt, options, random);
+        // A server that said when to come back (HTTP Retry-After) is not asked again sooner.
+        const retryAfterMs = retryAfterMsOf(error);
+        const delayMs = Math.max(backoffPolicyDelayMs(attempt, policy, random), retryAfterMs ?? 0);
         const elapsed = clock.now() - started;
         if (maxElapsed > 0 && elapsed + delayMs > maxElapsed) throw new RetriesExhaustedError(attempt, elapsed, error);
         options.onRetry?.({ attempt, delayMs, error });
         options.logger?.warn('export failed; retrying', {
           attempt,
           delay_ms: Math.round(delayMs),
+          ...(retryAfterMs !== undefined ? { retry_after_ms: Math.round(retryAfterMs) } : {}),
           partition_id: batch.source.partitionId,
           error: describeError(error),
         });
@@ -123,16 +126,31 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
  */
 export const retryOnFailureSchema = z
   .strictObject({
+    /** Retry retryable failures at all. Default true. */
     enabled: z.boolean().default(true),
+    /** Wait before the first retry. Default 5s. */
     initial_interval: durationMs.default(DEFAULT_INITIAL_INTERVAL_MS),
+    /** Cap of one wait before jitter; at least initial_interval. Default 30s. */
     max_interval: durationMs.default(DEFAULT_MAX_INTERVAL_MS),
+    /**
+     * Give up on a batch once the next wait would end later than this after its first attempt; 0 = never.
+     * The receiver then writes it to its dead-letter store if one is configured, drops it if
+     * `dead_letter.drop` is set, and otherwise keeps the partition retrying. Default 300s.
+     */
     max_elapsed_time: durationMs.default(DEFAULT_MAX_ELAPSED_TIME_MS),
+    /** Growth of the wait per attempt. Default 1.5. */
     multiplier: z.number().min(1).default(DEFAULT_MULTIPLIER),
+    /** Jitter: each wait is the interval × a random factor in [1 − f, 1 + f]. Default 0.5. */
     randomization_factor: z.number().min(0).max(1).default(DEFAULT_RANDOMIZATION_FACTOR),
   })
-  .refine((c) => c.max_interval >= c.initial_interval, {
-    message: 'max_interval must be at least initial_interval; raise max_interval or lower initial_interval',
-    path: ['max_interval'],
+  .superRefine((c, ctx) => {
+    if (c.max_interval >= c.initial_interval) return;
+    const [max, initial] = [formatDurationMs(c.max_interval), formatDurationMs(c.initial_interval)];
+    ctx.addIssue({
+      code: 'custom',
+      path: ['max_interval'],
+      message: `(${max}) must be at least initial_interval (${initial}); raise max_interval or lower initial_interval`,
+    });
   });
 
 export type RetryOnFailureConfig = z.output<typeof retryOnFailureSchema>;

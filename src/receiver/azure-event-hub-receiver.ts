@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ContainerClient } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/core-auth';
 import type { BackendKind, HubClient, PartitionProperties, StartPosition } from '../backends/consumer.ts';
+import { DEFAULT_PREFETCH_COUNT } from '../backends/consumer.ts';
 import { createHubClient } from '../backends/create-hub-client.ts';
 import type { ReceiverConfig } from '../config/receiver-config.ts';
 import { createFeatureGates, STREAMING_GATE_ID } from '../component/feature-gates.ts';
@@ -31,7 +32,7 @@ import { PartitionPump } from './partition-pump.ts';
 import { createPumpCounters, type PumpCounters } from './internal/pump-counters.ts';
 import { raceAbort, settleWithin, sleep } from '../component/abort.ts';
 import { rateLimitedLogger } from '../component/rate-limited-logger.ts';
-import { backoffDelayMs } from './internal/backoff.ts';
+import { backoffDelayMs } from '../component/backoff.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
 import { errorHints } from './internal/error-hints.ts';
@@ -41,9 +42,6 @@ import type { HubPartitionLag } from './receiver-status.ts';
 
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
-
-/** Default prefetch when the config says 0 (the SDK's own default). */
-const DEFAULT_PREFETCH_COUNT = 300;
 
 interface Owned {
   readonly pump: PartitionPump;
@@ -135,7 +133,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       sanitizers: c.sanitizers,
     });
     this.#consumer = c.retry_on_failure.enabled ? withRetry(this.#next, retryOptionsFromConfig(c.retry_on_failure, { logger: this.#logger })) : this.#next;
-    this.#deadLetter = c.dead_letter ? await createDeadLetterStore(c.dead_letter, { fallback: c.blob_checkpoint_store, credential }) : undefined;
+    this.#deadLetter = c.dead_letter && !c.dead_letter.drop ? await createDeadLetterStore(c.dead_letter, { fallback: c.blob_checkpoint_store, credential }) : undefined;
     const ownerId = c.ownership.owner_id ?? randomUUID();
     const hub = this.#hub;
     const getPartitionIds = async () => {
@@ -302,7 +300,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
   }
 
   #dropRefused(): boolean {
-    return (this.#config.dead_letter as { drop?: boolean } | undefined)?.drop === true;
+    return this.#config.dead_letter?.drop === true;
   }
 
   /** Ownership events of either coordinator, as logs and status: the one place they are told. */

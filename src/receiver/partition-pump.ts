@@ -11,7 +11,7 @@ import type { PartitionState, ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
 import { raceAbort, settleWithin, sleep } from '../component/abort.ts';
-import { backoffDelayMs } from './internal/backoff.ts';
+import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
 

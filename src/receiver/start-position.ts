@@ -1,11 +1,11 @@
 import type { StartPosition } from '../backends/consumer.ts';
 import type { Checkpoint } from '../ownership/checkpoint.ts';
-import { parseDurationMs } from '../config/duration.ts';
+import type { StartPositionSetting } from '../config/start-position.ts';
 
 /** The start-position part of the receiver config, already validated. */
 export interface StartConfig {
-  /** `latest`, `earliest`, an RFC 3339 time, or a look-back duration. */
-  readonly startPosition: string;
+  /** `start_position` as the config schema parsed it (`parseStartPositionSetting`). */
+  readonly startPosition: StartPositionSetting;
   /** Per-partition overrides. */
   readonly partitionStart: Readonly<Record<string, { sequence_number?: number; offset?: string; inclusive: boolean }>>;
   /** Go receiver: `partition` + `offset` (exclusive), used when `partitionStart` has no entry. */
@@ -28,19 +28,18 @@ export function chooseStartPosition(partitionId: string, checkpoint: Checkpoint 
     if (override.offset !== undefined) return { position: { kind: 'offset', offset: override.offset, inclusive: override.inclusive }, source: 'partition_start' };
   }
   if (config.offset && config.partition === partitionId) return { position: { kind: 'offset', offset: config.offset, inclusive: false }, source: 'offset' };
-  return { position: parseStartPosition(config.startPosition, now), source: 'start_position' };
+  return { position: resolveStartPosition(config.startPosition, now), source: 'start_position' };
 }
 
-/** Parses `start_position`: `latest`, `earliest`, an RFC 3339 time, or a look-back duration ("1h" = one hour ago). */
-export function parseStartPosition(text: string, now: Date = new Date()): StartPosition {
-  const value = text.trim();
-  if (value === '' || value.toLowerCase() === 'latest') return { kind: 'latest' };
-  if (value.toLowerCase() === 'earliest') return { kind: 'earliest' };
-  const lookBack = parseDurationMs(value);
-  if (lookBack !== undefined && /[a-zµ]$/i.test(value)) return { kind: 'enqueuedTime', enqueuedTime: new Date(now.getTime() - lookBack) };
-  if (/^\d{4}-\d{2}-\d{2}T/.test(value)) {
-    const time = new Date(value);
-    if (!Number.isNaN(time.getTime())) return { kind: 'enqueuedTime', enqueuedTime: time };
+/** A parsed `start_position` as a reader position: a look-back becomes the time `now` minus its length. */
+export function resolveStartPosition(setting: StartPositionSetting, now: Date = new Date()): StartPosition {
+  switch (setting.kind) {
+    case 'latest':
+    case 'earliest':
+      return { kind: setting.kind };
+    case 'enqueuedTime':
+      return { kind: 'enqueuedTime', enqueuedTime: setting.enqueuedTime };
+    case 'lookBack':
+      return { kind: 'enqueuedTime', enqueuedTime: new Date(now.getTime() - setting.lookBackMs) };
   }
-  throw new Error(`start_position '${value}' is not latest, earliest, an RFC 3339 time (2026-01-02T15:04:05Z) or a look-back duration (1h)`);
 }

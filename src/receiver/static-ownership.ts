@@ -6,7 +6,7 @@ import { DEFAULT_START_TIMEOUT_MS } from '../ownership/internal/coordinator-timi
 import { RestartBackoff } from '../ownership/internal/restart-backoff.ts';
 import type { Logger } from '../component/logger.ts';
 import { sleep } from '../component/abort.ts';
-import { backoffDelayMs } from './internal/backoff.ts';
+import { backoffDelayMs } from '../component/backoff.ts';
 
 export interface StaticOwnershipOptions {
   /** The hub's partitions (retried with backoff until it answers or shutdown). */

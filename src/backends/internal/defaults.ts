@@ -1,8 +1,6 @@
 /** Defaults shared by both backends; `HubClientOptions` and `OpenOptions` document them. */
 import type { HubClientOptions } from '../hub-client-options.ts';
-
-/** Events a reader may buffer ahead of `receive()`. */
-export const DEFAULT_PREFETCH_COUNT = 300;
+import { DEFAULT_PREFETCH_COUNT } from '../consumer.ts';
 /** The consumer group every hub has. */
 export const DEFAULT_CONSUMER_GROUP = '$Default';
 export const DEFAULT_MAX_RETRIES = 3;
@@ -34,10 +32,4 @@ export function resolveWindow(prefetchCount: number | undefined, maxBatchSize: n
   // overlaps consuming (the SDK's own default prefetch is three batches).
   const batch = Math.min(prefetch, Math.max(1, Math.floor(maxBatchSize ?? Math.ceil(prefetch / 3))));
   return { prefetch, batch };
-}
-
-/** Exponential backoff with ±20 % jitter, the shape `@azure/core-amqp`'s retry uses. */
-export function backoffDelayMs(attempt: number, retry: ResolvedRetry, random: () => number = Math.random): number {
-  const base = retry.retryDelayMs * (0.8 + 0.4 * random());
-  return Math.min(retry.maxRetryDelayMs, Math.round(base * 2 ** Math.max(0, attempt - 1)));
 }

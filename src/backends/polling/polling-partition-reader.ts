@@ -14,7 +14,8 @@ import type { ConfigKeys } from '../internal/classify-error.ts';
 import { classifyError, toBackendError } from '../internal/classify-error.ts';
 import { startPositionKeyOf } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
-import { backoffDelayMs, resolveWindow } from '../internal/defaults.ts';
+import { resolveWindow } from '../internal/defaults.ts';
+import { backoffDelayMs } from '../../component/backoff.ts';
 import { toEventPosition } from './to-event-position.ts';
 import { toReceivedEvent } from './to-received-event.ts';
 import { closeSubscriptionSettled } from './internal/event-hubs-internals.ts';
@@ -195,7 +196,8 @@ export class PollingPartitionReader implements PartitionReader {
       this.#disconnected = true;
       this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: new BackendError(`partition ${this.partitionId}: the SDK stopped reading`, { retryable: true }) });
     }
-    this.#resubscribe(backoffDelayMs(++this.#restartAttempt, this.#settings.retry));
+    const { retryDelayMs, maxRetryDelayMs } = this.#settings.retry;
+    this.#resubscribe(backoffDelayMs(++this.#restartAttempt, retryDelayMs, maxRetryDelayMs));
   }
 
   /** Replaces the subscription after `delayMs`, resuming after the last event handed over. */

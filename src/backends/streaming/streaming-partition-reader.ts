@@ -15,7 +15,8 @@ import type { ConfigKeys } from '../internal/classify-error.ts';
 import { classifyError, toBackendError } from '../internal/classify-error.ts';
 import { startPositionKeyOf } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
-import { backoffDelayMs, resolveWindow } from '../internal/defaults.ts';
+import { resolveWindow } from '../internal/defaults.ts';
+import { backoffDelayMs } from '../../component/backoff.ts';
 import type { AmqpConnection } from './amqp-connection.ts';
 import type { CbsAuthorizer, ClaimRenewal } from './cbs-authorizer.ts';
 import { creditToGrant } from './credit-window.ts';
@@ -226,7 +227,7 @@ export class StreamingPartitionReader implements PartitionReader {
           else this.#failWith(translated);
         },
       );
-    }, backoffDelayMs(attempt, this.#s.retry));
+    }, backoffDelayMs(attempt, this.#s.retry.retryDelayMs, this.#s.retry.maxRetryDelayMs));
     this.#reconnectTimer.unref();
   }
 

@@ -31,7 +31,7 @@ export const otlpCommonShape = {
   headers: z.record(z.string(), z.string()).default({}),
   /** `gzip` or `none` (`""` means none). Default gzip, as the collector. */
   compression: z.enum(['gzip', 'none', '']).default('gzip').transform((c) => (c === '' ? 'none' : c)),
-  /** Time one export request may take, retries of the OTLP library included. Default 30 s. */
+  /** Time one export request (one attempt of retry_on_failure) may take. Default 30 s. */
   timeout: durationMs.default(DEFAULT_OTLP_TIMEOUT_MS),
   tls: tlsSchema.prefault({}),
   /** Backoff for retryable failures; see the pipeline's retry. Defaults: 5 s, 30 s, 300 s, ×1.5, ±50 %. */

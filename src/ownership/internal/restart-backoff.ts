@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { backoffDelayMs } from '../../receiver/internal/backoff.ts';
+import { backoffDelayMs } from '../../component/backoff.ts';
 
 /** First wait before a partition whose start failed or whose reading ended is started again. 1000 ms. */
 export const DEFAULT_RESTART_INITIAL_MS = 1_000;

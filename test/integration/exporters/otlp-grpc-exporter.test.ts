@@ -63,6 +63,13 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
     assert.equal(requests.length, 3);
   });
 
+  test('UNAVAILABLE with retry_on_failure disabled → a retryable rejection after exactly one call', async () => {
+    requests.length = 0;
+    script.push(status.UNAVAILABLE);
+    await assert.rejects((await exporter({ retry_on_failure: { enabled: false } })).consume(makeBatch(1)), (e: unknown) => !isPermanentError(e));
+    assert.equal(requests.length, 1);
+  });
+
   test('INVALID_ARGUMENT → permanent, not retried', async () => {
     requests.length = 0;
     script.push(status.INVALID_ARGUMENT);

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { otlpHttpExporterFactory, otlpHttpExporterConfigSchema } from '../../../src/exporters/otlp-http-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
-import { noopLogger } from '../../../src/component/logger.ts';
+import { noopLogger, type Logger } from '../../../src/component/logger.ts';
+import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from '../../unit/pipeline/records.ts';
 import { startOtlpServer, type OtlpTestServer } from './otlp-server.ts';
@@ -25,8 +26,9 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     for (const c of consumers) await c.shutdown?.();
     await server?.close();
   });
-  async function exporter(section: Record<string, unknown>): Promise<LogsConsumer> {
-    const c = await otlpHttpExporterFactory.create({ id: 'otlphttp/test', logger: noopLogger }, otlpHttpExporterConfigSchema.parse({ endpoint: server.url, ...section }));
+  async function exporter(section: Record<string, unknown>, logger: Logger = noopLogger): Promise<LogsConsumer> {
+    const config = otlpHttpExporterConfigSchema.parse({ endpoint: server.url, ...section });
+    const c = await otlpHttpExporterFactory.create({ id: 'otlphttp/test', logger }, config);
     consumers.push(c);
     return c;
   }
@@ -56,21 +58,55 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     assert.ok(req.body.includes(Buffer.from('eventhub-test')));
   });
 
-  test('503 → retried by retry_on_failure, then accepted', async () => {
+  /** A logger that keeps the fields of each 'retrying' warning: one per failed attempt of retry_on_failure. */
+  function retryLog(): Logger & { retries: Record<string, unknown>[] } {
+    const retries: Record<string, unknown>[] = [];
+    const log: Logger & { retries: typeof retries } = {
+      ...noopLogger,
+      retries,
+      warn: (message, fields) => void (message === 'export failed; retrying' && retries.push(fields ?? {})),
+      child: () => log,
+    };
+    return log;
+  }
+
+  test('503 three times → exactly one request per attempt of retry_on_failure, then accepted', async () => {
     server.requests.length = 0;
-    // Retry-After beyond the request timeout keeps the OpenTelemetry library from retrying by itself,
-    // so the second request can only come from our retry.
-    server.script.push({ status: 503, headers: { 'retry-after': '120' } });
-    const c = await exporter({ retry_on_failure: fastRetry, timeout: '2s' });
+    for (let i = 0; i < 3; i++) server.script.push({ status: 503 });
+    const logger = retryLog();
+    const c = await exporter({ retry_on_failure: fastRetry, timeout: '5s' }, logger);
     await c.consume(makeBatch(1, 'retry'));
-    assert.equal(server.requests.length, 2);
+    // Three failed attempts and the accepted one: four requests. The library's own retry would have
+    // sent its retries inside the first attempt (1 s apart) and made this 4 requests for 1 attempt.
+    assert.equal(logger.retries.length, 3);
+    assert.equal(server.requests.length, 4);
   });
 
-  test('503 with retry_on_failure disabled → a retryable rejection after one request', async () => {
+  test('503 with retry_on_failure disabled → a retryable rejection after exactly one request', async () => {
+    server.requests.length = 0;
+    server.script.push({ status: 503 });
+    const c = await exporter({ retry_on_failure: { enabled: false }, timeout: '5s' });
+    await assert.rejects(c.consume(makeBatch(1)), (e: unknown) => !isPermanentError(e));
+    assert.equal(server.requests.length, 1);
+  });
+
+  test('429 with Retry-After: the next attempt waits at least that long', async () => {
+    server.requests.length = 0;
+    server.script.push({ status: 429, headers: { 'retry-after': '1' } });
+    const logger = retryLog();
+    const c = await exporter({ retry_on_failure: fastRetry, timeout: '5s' }, logger);
+    await c.consume(makeBatch(1));
+    assert.equal(server.requests.length, 2);
+    assert.equal(logger.retries.length, 1);
+    assert.equal(logger.retries[0]!.retry_after_ms, 1_000);
+    assert.ok(Number(logger.retries[0]!.delay_ms) >= 1_000, `delay ${String(logger.retries[0]!.delay_ms)} ms`);
+  });
+
+  test('503 with a Retry-After beyond max_elapsed_time → gives up after one request', async () => {
     server.requests.length = 0;
     server.script.push({ status: 503, headers: { 'retry-after': '120' } });
-    const c = await exporter({ retry_on_failure: { enabled: false }, timeout: '2s' });
-    await assert.rejects(c.consume(makeBatch(1)), (e: unknown) => !isPermanentError(e));
+    const c = await exporter({ retry_on_failure: fastRetry, timeout: '5s' });
+    await assert.rejects(c.consume(makeBatch(1)), (e: unknown) => e instanceof RetriesExhaustedError && /Retry-After 120 s/.test(e.message));
     assert.equal(server.requests.length, 1);
   });
 

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { redact, redactError, REDACTED } from '../../../src/component/redact.ts';
+import { quoteValue, redact, redactError, REDACTED } from '../../../src/component/redact.ts';
 
 const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
@@ -48,5 +48,22 @@ describe('redact', () => {
 
   test('masks a bearer token quoted from an Authorization header', () => {
     assert.equal(redact('401 for Authorization: Bearer eyJ0eXAi.eyJhdWQi.c2lnbmF0dXJl=='), `401 for Authorization: Bearer ${REDACTED}`);
+  });
+});
+
+describe('quoteValue', () => {
+  test('quotes a short, harmless value', () => {
+    assert.equal(quoteValue('yesterday'), "'yesterday'");
+    assert.equal(quoteValue('2026-13-45T99:00:00Z'), "'2026-13-45T99:00:00Z'");
+  });
+
+  test('describes instead of quoting: a key, a connection string, a long value, control characters', () => {
+    assert.equal(quoteValue(KEY), `a ${KEY.length}-character value`);
+    assert.equal(quoteValue('c2VjcmV0S2V5VmFsdWU'), 'a 19-character value');
+    const cs = `Endpoint=sb://ns/;SharedAccessKeyName=Root;SharedAccessKey=${KEY}`;
+    assert.equal(quoteValue(cs), `a ${cs.length}-character value`);
+    assert.equal(quoteValue('SharedAccessKey=x'), 'a 17-character value');
+    assert.equal(quoteValue('x'.repeat(40)), 'a 40-character value');
+    assert.equal(quoteValue('late\nst'), 'a 7-character value');
   });
 });

@@ -25,3 +25,9 @@ test('formats milliseconds back', () => {
   assert.equal(formatDurationMs(250), '250ms');
   assert.equal(formatDurationMs(15_000), '15s');
 });
+
+test('a bad duration is quoted only when short and harmless', () => {
+  const message = (v: string) => durationMs.safeParse(v).error?.issues[0]?.message ?? '';
+  assert.match(message('soon'), /^'soon' is not a duration/);
+  assert.match(message('SharedAccessKey=c2VjcmV0S2V5VmFsdWU='), /^a 36-character value is not a duration/);
+});

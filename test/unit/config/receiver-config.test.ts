@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseReceiverConfig } from '../../../src/config/parse-receiver-config.ts';
 import { ConfigError } from '../../../src/component/errors.ts';
+import { retryOnFailureSchema } from '../../../src/pipeline/retry.ts';
 
 const CONN = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=c2VjcmV0S2V5VmFsdWU=;EntityPath=hub';
 
@@ -25,7 +26,7 @@ test('a connection alone yields the complete default config', () => {
   assert.equal(c.ownership.lease_duration, 15_000);
   assert.equal(c.ownership.strategy, 'balanced');
   assert.equal(c.retry_on_failure.initial_interval, 5_000);
-  assert.equal(c.start_position, 'latest');
+  assert.deepEqual(c.start_position, { kind: 'latest' });
   assert.equal(c.backend, undefined);
   assert.equal(c.hub_lag_interval, 30_000);
 });
@@ -80,4 +81,67 @@ test('hub_lag_interval: a duration, 0 turns the hub-wide lag off, anything betwe
   assert.equal(parseReceiverConfig({ connection: CONN, hub_lag_interval: '2m' }).hub_lag_interval, 120_000);
   assert.equal(parseReceiverConfig({ connection: CONN, hub_lag_interval: 0 }).hub_lag_interval, 0);
   assert.match(problems({ connection: CONN, hub_lag_interval: '100ms' }).join('\n'), /hub_lag_interval: must be 0 \(off\) or at least 1s/);
+});
+
+test('retry_on_failure is the pipeline\'s section: same defaults, max_interval < initial_interval reported with its path', () => {
+  const c = parseReceiverConfig({ connection: CONN });
+  assert.deepEqual(c.retry_on_failure, retryOnFailureSchema.parse({}));
+  assert.equal(parseReceiverConfig({ connection: CONN, retry_on_failure: { max_elapsed_time: '1m' } }).retry_on_failure.max_interval, 30_000);
+  const lines = problems({ connection: CONN, retry_on_failure: { initial_interval: '10s', max_interval: '1s' } });
+  assert.equal(lines.length, 1, lines.join('\n'));
+  assert.match(lines[0]!, /^receivers\.azure_event_hub\.retry_on_failure\.max_interval: \(1s\) must be at least initial_interval \(10s\); raise max_interval/);
+  const typo = problems({ connection: CONN, retry_on_failure: { max_intervall: '1s' } });
+  assert.match(typo.join('\n'), /retry_on_failure\.max_intervall: unknown key; did you mean `max_interval`\?/);
+});
+
+test('start_position is parsed at validation: each form, and what is wrong with its path', () => {
+  const at = (start_position: unknown) => parseReceiverConfig({ connection: CONN, start_position }).start_position;
+  assert.deepEqual(at('earliest'), { kind: 'earliest' });
+  assert.deepEqual(at('1h'), { kind: 'lookBack', lookBackMs: 3_600_000 });
+  assert.deepEqual(at('2026-01-02T15:04:05+01:00'), { kind: 'enqueuedTime', enqueuedTime: new Date('2026-01-02T14:04:05Z') });
+  const [line, ...rest] = problems({ connection: CONN, start_position: 'yesterday' });
+  assert.deepEqual(rest, []);
+  assert.match(line!, /^receivers\.azure_event_hub\.start_position: 'yesterday' is not latest, earliest, an RFC 3339 time/);
+});
+
+test('start_position never echoes a long or secret-looking value', () => {
+  const key = 'c2VjcmV0S2V5VmFsdWU=';
+  for (const value of [CONN, key, `SharedAccessKey=${key}`]) {
+    const text = problems({ connection: CONN, start_position: value }).join('\n');
+    assert.match(text, /start_position: a \d+-character value is not latest/);
+    assert.ok(!text.includes(key), text);
+  }
+});
+
+test('partition_start: keys must be partition ids, offsets may be opaque but not blank or padded', () => {
+  const ok = parseReceiverConfig({ connection: CONN, partition_start: { '0': { offset: '1234-5566' }, '1': { offset: 'geo:0:42' }, '2': { sequence_number: -1 } } });
+  assert.equal(ok.partition_start['1']?.offset, 'geo:0:42');
+  const text = problems({ connection: CONN, partition_start: { p0: { sequence_number: 1 }, '1': { offset: ' 7' }, '2': { offset: '\t' } } }).join('\n');
+  assert.match(text, /partition_start\.p0: 'p0' is not a partition id; partition ids are 0, 1, 2/);
+  assert.match(text, /partition_start\.1\.offset: ' 7' is not an offset/);
+  assert.match(text, /partition_start\.2\.offset: a 1-character value is not an offset/);
+  assert.match(problems({ connection: CONN, partition_start: { '0': { sequence_numbr: 1 } } }).join('\n'), /partition_start\.0\.sequence_numbr: unknown key; did you mean `sequence_number`\?/);
+});
+
+test('the Go receiver\'s partition and offset: any partition text (as the Go receiver), an opaque offset', () => {
+  assert.equal(parseReceiverConfig({ connection: CONN, partition: '3', offset: 'opaque-offset' }).offset, 'opaque-offset');
+  assert.equal(parseReceiverConfig({ connection: CONN, partition: 'foo', offset: '1234-5566' }).partition, 'foo');
+  assert.match(problems({ connection: CONN, partition: '0', offset: '12 ' }).join('\n'), /\.offset: '12 ' is not an offset/);
+});
+
+test('dead_letter: drop is an explicit boolean opt-in, default false, exclusive with a store', () => {
+  assert.equal(parseReceiverConfig({ connection: CONN }).dead_letter, undefined);
+  assert.deepEqual(parseReceiverConfig({ connection: CONN, dead_letter: { drop: true } }).dead_letter, { drop: true });
+  assert.deepEqual(parseReceiverConfig({ connection: CONN, dead_letter: { directory: '/var/dlq' } }).dead_letter, { directory: '/var/dlq', drop: false });
+  const both = problems({ connection: CONN, dead_letter: { drop: true, directory: '/var/dlq' } });
+  assert.deepEqual(both, ['receivers.azure_event_hub.dead_letter.drop: drop: true discards refused batches, a store keeps them; give drop: true or directory/container, not both']);
+  assert.match(problems({ connection: CONN, dead_letter: { drop: true, container: 'dlq' } }).join('\n'), /dead_letter\.drop: .*not both/);
+  assert.match(problems({ connection: CONN, dead_letter: { drop: 'yes' } }).join('\n'), /dead_letter\.drop: /);
+});
+
+test('dead_letter: an empty section or drop: false alone says what to give', () => {
+  for (const dead_letter of [{}, { drop: false }]) {
+    assert.match(problems({ connection: CONN, dead_letter }).join('\n'), /^receivers\.azure_event_hub\.dead_letter: give directory or container .* or drop: true/);
+  }
+  assert.match(problems({ connection: CONN, dead_letter: { directory: '/d', connection: 'UseDevelopmentStorage=true' } }).join('\n'), /dead_letter\.connection: only applies with container/);
 });

@@ -32,6 +32,14 @@ describe('cli', () => {
     assert.equal(r.out, '');
   });
 
+  test('validate: start_position: yesterday exits 2 naming the path and what to write', async () => {
+    const r = await run(['validate', '-c', join(FIXTURES, 'invalid_start_position.yaml')]);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /receivers\.azure_event_hub\.start_position: 'yesterday' is not latest, earliest, an RFC 3339 time \(2026-01-02T15:04:05Z\) or a look-back duration/);
+    const fixed = await run(['validate', '-c', join(FIXTURES, 'invalid_start_position.yaml'), '--set', 'receivers.azure_event_hub.start_position=24h']);
+    assert.doesNotMatch(fixed.err, /start_position/);
+  });
+
   test('--config files merge in order and --set applies last', async () => {
     const base = join(FIXTURES, 'invalid_format.yaml');
     const fixed = await run(['validate', '-c', base, '-c', 'yaml:receivers: {azure_event_hub: {format: json}}']);

@@ -1,8 +1,8 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { withRetry, backoffDelayMs, retryOnFailureSchema, retryOptionsFromConfig, RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
+import { withRetry, retryOnFailureSchema, retryOptionsFromConfig, RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
 import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
-import { isPermanentError } from '../../../src/component/errors.ts';
+import { isPermanentError, RetryLaterError } from '../../../src/component/errors.ts';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from './records.ts';
 
@@ -96,12 +96,34 @@ describe('withRetry', () => {
     assert.equal(inner.records().length, 1);
   });
 
-  test('jitter stays within interval × [1 − f, 1 + f]', () => {
-    const o = { initialIntervalMs: 1_000, randomizationFactor: 0.5 };
-    assert.equal(backoffDelayMs(1, o, () => 0), 500);
-    assert.equal(backoffDelayMs(1, o, () => 0.999999) < 1_500, true);
-    assert.equal(backoffDelayMs(1, o, () => 0.999999) > 1_499, true);
-    assert.equal(backoffDelayMs(20, { ...o, maxIntervalMs: 2_000 }, () => 0.5), 2_000);
+  test('waits follow the backoff policy with this section\'s defaults (×1.5, ±50 %)', async () => {
+    const inner = new InMemoryLogsConsumer().failNext(3);
+    const clock = virtualClock();
+    await withRetry(inner, { initialIntervalMs: 1_000, random: () => 0.5, clock }).consume(makeBatch(1));
+    assert.deepEqual(clock.sleeps, [1_000, 1_500, 2_250]);
+  });
+});
+
+describe('Retry-After', () => {
+  test('a failure carrying retryAfterMs waits at least that long; a shorter one leaves the backoff as is', async () => {
+    let calls = 0;
+    const throttled: LogsConsumer = {
+      async consume() {
+        calls++;
+        if (calls === 1) throw new RetryLaterError('429', 12_000);
+        if (calls === 2) throw new RetryLaterError('503', 10);
+      },
+    };
+    const clock = virtualClock();
+    await withRetry(throttled, { initialIntervalMs: 1_000, random: () => 0.5, clock }).consume(makeBatch(1));
+    assert.deepEqual(clock.sleeps, [12_000, 1_500]);
+  });
+
+  test('a Retry-After beyond max_elapsed_time gives up at once', async () => {
+    const c: LogsConsumer = { consume: () => Promise.reject(new RetryLaterError('429', 600_000)) };
+    const clock = virtualClock();
+    await assert.rejects(withRetry(c, { clock }).consume(makeBatch(1)), RetriesExhaustedError);
+    assert.deepEqual(clock.sleeps, []);
   });
 });
 

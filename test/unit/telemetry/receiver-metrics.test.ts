@@ -110,7 +110,7 @@ test('hub-wide lag: every partition with its owner label, from hubLag(); none fo
   assert.ok(![...m.keys()].some((k) => k.startsWith('otelcol_receiver_azureeventhub_hub_partition_lag_events') && k.includes('partition="1"')), 'unknown lag is absent, not 0');
   assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_checkpoint_age_seconds{${A},partition="0",owner="pod-a"}`), 4);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_hub_partition_refresh_age_seconds{${A},partition="1",owner=""}`), 20);
-  assert.doesNotMatch(text, /hub_partition_[a-z_]+\{receiver="azure_event_hub\/plain"/, 'a receiver without hubLag adds no hub series');
+  assert.doesNotMatch(text, /azureeventhub_hub_partition_[a-z_]+\{receiver="azure_event_hub\/plain"/, 'a receiver without hubLag adds no hub series');
 
   // The owner moves: the series follows it; a hubLag that throws empties the hub series but not the scrape.
   now += 10_000;
