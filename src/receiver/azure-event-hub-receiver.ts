@@ -259,6 +259,9 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       checkpointer,
       deadLetter: this.#deadLetter,
       dropRefused: this.#dropRefused(),
+      // A held batch is tried again on the retry_on_failure schedule: one policy for every export retry.
+      holdInitialMs: c.retry_on_failure.initial_interval,
+      holdMaxMs: c.retry_on_failure.max_interval,
       counters: this.#counters,
       logger: this.#logger.child({ partitionId }),
       emit: (s) => this.#emit(s),

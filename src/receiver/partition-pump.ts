@@ -63,7 +63,7 @@ export interface PartitionPumpOptions {
   readonly reopenMaxMs?: number;
   /** See DEFAULT_STALL_TIMEOUT_MS. Default 15000 ms. */
   readonly stallTimeoutMs?: number;
-  /** Wait between attempts at a refused batch the partition holds, ms. Defaults 1000 to 60000. */
+  /** Wait between attempts at a refused batch the partition holds, ms (the receiver passes retry_on_failure's intervals). Defaults 1000 to 60000. */
   readonly holdInitialMs?: number;
   readonly holdMaxMs?: number;
 }
