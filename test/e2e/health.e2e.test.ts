@@ -1,7 +1,7 @@
 /**
- * The health_check extension of a running CLI: not ready (503) while the hub cannot be reached, ready
- * (200) once partitions are owned, unhealthy (503, reason hubUnreachable) once the hub has been gone
- * longer than `unhealthy_after`.
+ * The health_check extension of a running CLI: unhealthy (503, reason misconfigured, the key to fix)
+ * while the hub does not exist, ready (200) once partitions are owned, unhealthy again once the hub is
+ * gone. (A hub that is merely unreachable is `hubUnreachable` after `unhealthy_after`: unit-tested.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startEmulator } from '../../src/emulator/index.ts';
 import { endpointOf, httpGet, startCli, waitUntil } from './cli-process.ts';
 
-test('health: not ready → ready → unhealthy when the hub disappears', { timeout: 120_000 }, async (t) => {
+test('health: unhealthy naming the key while the hub does not exist → ready → unhealthy when it disappears', { timeout: 120_000 }, async (t) => {
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
   const emulator = await startEmulator({ port: 0 });
@@ -54,12 +54,13 @@ service:
   const cli = startCli(t, ['--config', configPath], { EH_CONNECTION: emulator.connectionString(hubName), STORAGE_CONNECTION: azurite.connectionString });
   const url = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/ready`;
 
-  // The hub does not exist yet: not ready, with the reason.
-  const starting = await waitUntil(async () => {
+  // The hub does not exist yet: a permanent failure, reported at once with the key to fix.
+  const missing = await waitUntil(async () => {
     const r = await httpGet(url);
-    return r.status === 503 && JSON.parse(r.body).receivers.azure_event_hub.reason === 'hubUnreachable' ? r : undefined;
-  }, 20_000, 'not ready because the hub is unreachable');
-  assert.equal(JSON.parse(starting.body).status, 'starting');
+    return r.status === 503 && JSON.parse(r.body).receivers.azure_event_hub.reason === 'misconfigured' ? r : undefined;
+  }, 20_000, 'not ready because the hub does not exist');
+  assert.equal(JSON.parse(missing.body).status, 'unhealthy');
+  assert.equal(JSON.parse(missing.body).receivers.azure_event_hub.configKey, 'connection', 'the hub comes from the EntityPath');
 
   emulator.addHub({ name: hubName, partitions: 2 });
   const ready = await waitUntil(async () => {
@@ -75,7 +76,7 @@ service:
     return r.status === 503 && JSON.parse(r.body).status === 'unhealthy' ? r : undefined;
   }, 30_000, 'unhealthy');
   const body = JSON.parse(unhealthy.body);
-  assert.equal(body.receivers.azure_event_hub.reason, 'hubUnreachable');
+  assert.equal(body.receivers.azure_event_hub.reason, 'misconfigured', 'a hub that no longer exists');
   assert.ok(!unhealthy.body.includes('SharedAccessKey='), 'no connection string in the reason');
 
   cli.child.kill('SIGTERM');

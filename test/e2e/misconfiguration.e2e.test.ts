@@ -92,13 +92,15 @@ service:
     const url = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/`;
 
     // Health says which receiver is misconfigured and which key to fix, well within 15 s.
+    const firstSeen = new Map<string, number>();
     const report = await waitUntil(async () => {
       const r = await httpGet(url);
       const body = JSON.parse(r.body) as { status: string; receivers: Record<string, { reason?: string; configKey?: string }> };
+      for (const id of Object.keys(BAD)) if (body.receivers[id]?.reason === 'misconfigured' && !firstSeen.has(id)) firstSeen.set(id, Date.now() - started);
       const all = Object.keys(BAD).every((id) => body.receivers[id]?.reason === 'misconfigured');
       return r.status !== 200 && all ? body : undefined;
     }, 15_000, `${backend}: every misconfigured receiver reported`);
-    t.diagnostic(`${backend}: health non-200 naming every bad receiver ${Date.now() - started} ms after start`);
+    t.diagnostic(`${backend}: health non-200 naming every bad receiver ${Date.now() - started} ms after start (${[...firstSeen].map(([id, ms]) => `${id.split('/')[1]} ${ms} ms`).join(', ')})`);
     for (const [id, { configKey }] of Object.entries(BAD)) {
       assert.equal(report.receivers[id]!.configKey, configKey, `${backend} ${id}: the key to fix`);
     }

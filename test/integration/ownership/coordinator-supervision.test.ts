@@ -65,7 +65,6 @@ test('a partition that keeps failing to start backs off (no hot loop) and is han
   t.diagnostic(`4 attempts in ${elapsed} ms; backoff ${delays.map((d) => Math.round(d)).join(', ')} ms`);
   // With a 100 ms round, a hot loop would make ~40 attempts in that time; the backoff doubles instead.
   assert.ok(delays.length >= 3 && delays[2]! > delays[0]!, 'the wait grows');
-  assert.equal((await leaseState(fleet, '1')).state !== 'leased' || fleet.timeline.reading('a').includes('1'), true);
   // A healthy peer takes the partition while a waits.
   await fleet.add('b', { startDelayMs: 0 });
   await waitFor('b reads partition 1', () => fleet.timeline.reading('b').includes('1'), 15_000);
