@@ -14,9 +14,9 @@ import { Namespace, type Hub } from './internal/namespace.ts';
 import { partitionIndexForKey } from './internal/partition-key-hash.ts';
 import { PartitionReaders } from './internal/partition-readers.ts';
 import { MAX_MESSAGE_SIZE_BYTES, readTransfer } from './internal/producer-transfer.ts';
-import { installPresizedFrames } from './internal/presized-frames.ts';
 import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
+import { usePresizedFrames } from './internal/rhea-server-output.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
 import { parseStartFilter, resolveStartSequenceNumber } from './internal/start-position.ts';
 
@@ -55,7 +55,6 @@ export class EmulatorServer implements Emulator, FaultHost {
     this.namespace = new Namespace(options.consumerGroups ?? []);
     for (const hub of options.hubs ?? []) this.namespace.add(hub);
     this.faults = new FaultController(this);
-    installPresizedFrames();
     this.container = (rhea as any).create_container({
       id: 'eventhubs-emulator',
       // Links the server creates in answer to a client's attach: producers' links get manual
@@ -199,6 +198,8 @@ export class EmulatorServer implements Emulator, FaultHost {
     const c = this.container;
     c.on('connection_open', (ctx: any) => {
       if (this.stopping) return ctx.connection.close();
+      // Only this server's connections: clients in the same process keep rhea's stock frame writer.
+      usePresizedFrames(ctx.connection);
       const state = this.connections.ensure(ctx.connection);
       state.containerId = String(ctx.connection.remote?.open?.container_id ?? '');
     });
