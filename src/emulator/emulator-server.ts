@@ -2,7 +2,7 @@
  * The emulator: a rhea AMQP 1.0 listener (generic server) routing links to Event Hubs semantics
  * (claims, management, producers, consumers with epochs) over in-memory partition logs.
  */
-import type { Server } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import rhea from 'rhea';
 import type { Emulator, EmulatorEventInput, EmulatorHubConfig, EmulatorOptions, ReceiverLinkRecord } from './types.ts';
 import { parseAddress } from './internal/addresses.ts';
@@ -45,6 +45,8 @@ export class EmulatorServer implements Emulator, FaultHost {
   private readonly retentionMs: number;
   private readonly container: any;
   private server: Server | undefined;
+  /** Every accepted socket, including those whose AMQP connection never opened or was already dropped. */
+  private readonly sockets = new Set<Socket>();
   private retentionTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private boundPort = 0;
@@ -86,6 +88,10 @@ export class EmulatorServer implements Emulator, FaultHost {
     if (this.options.tls) Object.assign(listenOptions, { transport: 'tls', cert: this.options.tls.cert, key: this.options.tls.key });
     const server: Server = this.container.listen(listenOptions);
     this.server = server;
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
@@ -148,6 +154,9 @@ export class EmulatorServer implements Emulator, FaultHost {
       const connections = this.connections.closeAll();
       await Promise.race([closed, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
       for (const connection of connections) abortConnection(connection);
+      // server.close() waits for every accepted socket: also cut those of clients that are still
+      // reconnecting (accepted, AMQP open not yet seen) or whose connection was dropped by a fault.
+      for (const socket of this.sockets) socket.destroy();
       await closed;
     })();
     return this.stopping;
