@@ -2,7 +2,7 @@
  * The emulator: a rhea AMQP 1.0 listener (generic server) routing links to Event Hubs semantics
  * (claims, management, producers, consumers with epochs) over in-memory partition logs.
  */
-import type { Server } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import rhea from 'rhea';
 import type { Emulator, EmulatorEventInput, EmulatorHubConfig, EmulatorOptions, ReceiverLinkRecord } from './types.ts';
 import { parseAddress } from './internal/addresses.ts';
@@ -14,9 +14,9 @@ import { Namespace, type Hub } from './internal/namespace.ts';
 import { partitionIndexForKey } from './internal/partition-key-hash.ts';
 import { PartitionReaders } from './internal/partition-readers.ts';
 import { MAX_MESSAGE_SIZE_BYTES, readTransfer } from './internal/producer-transfer.ts';
-import { installPresizedFrames } from './internal/presized-frames.ts';
 import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
+import { usePresizedFrames } from './internal/rhea-server-output.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
 import { parseStartFilter, resolveStartSequenceNumber } from './internal/start-position.ts';
 
@@ -45,6 +45,8 @@ export class EmulatorServer implements Emulator, FaultHost {
   private readonly retentionMs: number;
   private readonly container: any;
   private server: Server | undefined;
+  /** Every accepted socket, including those whose AMQP connection never opened or was already dropped. */
+  private readonly sockets = new Set<Socket>();
   private retentionTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private boundPort = 0;
@@ -55,7 +57,6 @@ export class EmulatorServer implements Emulator, FaultHost {
     this.namespace = new Namespace(options.consumerGroups ?? []);
     for (const hub of options.hubs ?? []) this.namespace.add(hub);
     this.faults = new FaultController(this);
-    installPresizedFrames();
     this.container = (rhea as any).create_container({
       id: 'eventhubs-emulator',
       // Links the server creates in answer to a client's attach: producers' links get manual
@@ -87,6 +88,10 @@ export class EmulatorServer implements Emulator, FaultHost {
     if (this.options.tls) Object.assign(listenOptions, { transport: 'tls', cert: this.options.tls.cert, key: this.options.tls.key });
     const server: Server = this.container.listen(listenOptions);
     this.server = server;
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
@@ -149,6 +154,9 @@ export class EmulatorServer implements Emulator, FaultHost {
       const connections = this.connections.closeAll();
       await Promise.race([closed, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
       for (const connection of connections) abortConnection(connection);
+      // server.close() waits for every accepted socket: also cut those of clients that are still
+      // reconnecting (accepted, AMQP open not yet seen) or whose connection was dropped by a fault.
+      for (const socket of this.sockets) socket.destroy();
       await closed;
     })();
     return this.stopping;
@@ -199,6 +207,8 @@ export class EmulatorServer implements Emulator, FaultHost {
     const c = this.container;
     c.on('connection_open', (ctx: any) => {
       if (this.stopping) return ctx.connection.close();
+      // Only this server's connections: clients in the same process keep rhea's stock frame writer.
+      usePresizedFrames(ctx.connection);
       const state = this.connections.ensure(ctx.connection);
       state.containerId = String(ctx.connection.remote?.open?.container_id ?? '');
     });

@@ -11,6 +11,7 @@
 import { after, type TestContext } from 'node:test';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.ts';
 import { randomName } from './azurite.ts';
+import { unrefSdkTokenRenewalTimers } from './sdk-token-renewal-timers.ts';
 
 export interface Closeable {
   close(): Promise<unknown>;
@@ -31,29 +32,6 @@ export interface TestEmulatorOptions extends Omit<EmulatorOptions, 'port' | 'hub
   partitions?: number;
 }
 
-/**
- * The SDK (@azure/event-hubs 6.0.4, partitionReceiver.ts `connect`) starts a new token-renewal loop each
- * time a receiver reconnects after a detach or a dropped connection and only stops the newest on close:
- * the older loops' 45-minute timers leak and keep the test process alive after the tests end. Timers of
- * at least this length are unref'd in test processes that use this helper, so they cannot hold the
- * process open; nothing in a test waits that long.
- */
-const LONG_TIMER_MS = 5 * 60_000;
-let longTimersUnrefd = false;
-
-function unrefLongTimers(): void {
-  if (longTimersUnrefd) return;
-  longTimersUnrefd = true;
-  const original = globalThis.setTimeout;
-  const wrapper = function (this: unknown, handler: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) {
-    const timer = original(handler, ms, ...args);
-    if (typeof ms === 'number' && ms >= LONG_TIMER_MS) timer.unref();
-    return timer;
-  };
-  Object.defineProperties(wrapper, Object.getOwnPropertyDescriptors(original));
-  globalThis.setTimeout = wrapper as unknown as typeof setTimeout;
-}
-
 /** Bound on each client close during cleanup, so a stuck close cannot hang the test run. */
 const CLIENT_CLOSE_TIMEOUT_MS = 10_000;
 
@@ -64,7 +42,8 @@ const CLIENT_CLOSE_TIMEOUT_MS = 10_000;
 export async function startTestEmulator(t?: TestContext | TestEmulatorOptions, opts: TestEmulatorOptions = {}): Promise<TestEmulator> {
   const context = t !== undefined && typeof (t as TestContext).after === 'function' ? (t as TestContext) : undefined;
   if (!context && t !== undefined) opts = t as TestEmulatorOptions;
-  unrefLongTimers();
+  // The SDK's known token-renewal timer leak (see the helper) must not keep test processes alive.
+  unrefSdkTokenRenewalTimers();
   const hubName = randomName('hub');
   const consumerGroup = randomName('cg');
   const { partitions = 2, ...rest } = opts;

@@ -102,6 +102,8 @@ export interface FleetWorld {
   readonly storageConnectionString: string;
   readonly container: string;
   readonly emulator: Emulator;
+  /** The hub's name in the emulator (for its fault API). */
+  readonly hubName: string;
   /** Events appended so far per partition (sequence numbers 0..n-1). */
   readonly produced: Map<string, number>;
   stopProducing(): void;
@@ -124,5 +126,5 @@ export async function startFleetWorld(t: TestContext, partitions: number, perTic
     }
   }, 100);
   t.after(() => clearInterval(producer));
-  return { connectionString, storageConnectionString: azurite.connectionString, container, emulator, produced, stopProducing: () => clearInterval(producer) };
+  return { connectionString, storageConnectionString: azurite.connectionString, container, emulator, hubName, produced, stopProducing: () => clearInterval(producer) };
 }

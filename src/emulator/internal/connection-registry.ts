@@ -85,6 +85,11 @@ export class ConnectionRegistry {
     return this.states.get(connection);
   }
 
+  /** The open client connections (rhea connection objects). */
+  all(): any[] {
+    return [...this.states.keys()];
+  }
+
   /** Forgets a connection that closed or dropped, closing its links' bookkeeping. */
   forget(connection: any, condition?: string): void {
     const state = this.states.get(connection);

@@ -5,7 +5,7 @@
  * pre-settled from stored bytes, so a delivery costs one frame and no re-encoding.
  */
 import type { ReceiverLinkRecord } from '../types.ts';
-import { corkForThisTurn } from './cork-for-turn.ts';
+import { corkForThisTurn } from './rhea-server-output.ts';
 import { runtimeInfoSection } from './event-message.ts';
 import type { PartitionLog } from './partition-log.ts';
 import { preciseNowMs } from './receiver-audit.ts';

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createConnection } from 'node:net';
 import rhea from 'rhea';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 
@@ -89,4 +90,21 @@ test('a frame on a channel without a session closes that connection and is repor
     other.close();
   }
   assert.deepEqual(printed, [], 'nothing went to the console');
+});
+
+test('stop() ends while a client holds an accepted socket without an AMQP connection (a client reconnecting)', async (t) => {
+  const { emulator } = await startTestEmulator(t, { partitions: 1 });
+  const socket = createConnection({ host: '127.0.0.1', port: emulator.port });
+  t.after(() => socket.destroy());
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  // The client never sends a protocol header, so the server has no AMQP connection to close politely.
+  let bound: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([
+    emulator.stop().then(() => true),
+    new Promise<boolean>((resolve) => (bound = setTimeout(() => resolve(false), 20_000))),
+  ]);
+  clearTimeout(bound);
+  assert.equal(stopped, true, 'stop() resolved');
+  await closed;
 });

@@ -50,12 +50,20 @@ test('two EventHubConsumerClients with the blob checkpoint store on Azurite shar
     return links.length === PARTITIONS && new Set(links.map((l) => l.partitionId)).size === PARTITIONS &&
       perConnection.size === 2 && [...perConnection.values()].every((n) => n === 2);
   };
-  await waitFor(split, 45_000, `a 2/2 split (SDK callbacks say ${owned[0]!.size}/${owned[1]!.size})`);
+  await waitFor(split, 45_000, () => `a 2/2 split (SDK callbacks say ${owned[0]!.size}/${owned[1]!.size})`);
   await waitFor(() => seen.size === PARTITIONS * 2, 15_000, 'every event processed');
 
+  // An event is seen before its batch's checkpoint is written (processEvents awaits updateCheckpoint
+  // after recording it), and a partition moved by the balancing is read again from its last checkpoint
+  // by its new owner: wait for the store itself to hold every partition's last event.
   const store = new BlobCheckpointStore(container);
   const ns = new URL(connectionString.split(';')[0]!.replace('Endpoint=', '')).hostname;
-  const checkpoints = await store.listCheckpoints(ns, hubName, '$Default');
+  let checkpoints: Awaited<ReturnType<typeof store.listCheckpoints>> = [];
+  await waitFor(async () => {
+    checkpoints = await store.listCheckpoints(ns, hubName, '$Default');
+    return checkpoints.length === PARTITIONS && checkpoints.every((c) => c.sequenceNumber === 1);
+  }, 15_000, () => `a checkpoint at sequence number 1 for each partition (store: ${
+    checkpoints.map((c) => `${c.partitionId}@${c.sequenceNumber}`).join(', ')})`);
   assert.equal(checkpoints.length, PARTITIONS, 'the store reads back one checkpoint per partition');
   for (const c of checkpoints) assert.equal(c.sequenceNumber, 1);
   const ownerships = await store.listOwnership(ns, hubName, '$Default');

@@ -44,11 +44,20 @@ export async function collectEvents(
   return events;
 }
 
-/** Resolves when `predicate` holds, polling every 10 ms; rejects after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+/**
+ * Resolves when `predicate` holds, polling every 10 ms (an async predicate is awaited before the next
+ * poll); rejects after `timeoutMs`. `what` may be a function, called at timeout to describe the state.
+ */
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what: string | (() => string) = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  while (!(await predicate())) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
+    }
     await new Promise((r) => setTimeout(r, 10));
   }
 }
