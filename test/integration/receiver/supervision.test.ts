@@ -75,3 +75,44 @@ for (const backend of BACKENDS) {
     }
   });
 }
+
+for (const backend of BACKENDS) {
+  test(`${backend}: a stop during the reader's reopen backoff writes the final checkpoint; the successor exports no duplicate`, { timeout: 120_000 }, async (t) => {
+    const azurite = await startAzurite();
+    t.after(() => azurite.stop());
+    const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 2 });
+    const container = randomName('backoff');
+    await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(container).create();
+    preload(emulator, hubName, 2, 300);
+    const config = {
+      connection: connectionString, backend, format: 'raw' as const, start_position: 'earliest', max_poll_events: 50,
+      checkpoint: { interval: '1h' }, // only the final checkpoint of a stop is written
+      ownership: { update_interval: '1s' },
+      blob_checkpoint_store: { connection: azurite.connectionString, container_name: container },
+    };
+    const first = new InMemoryLogsConsumer();
+    const a = startReceiver(t, config, first);
+    const statuses: ReceiverStatus[] = [];
+    a.onStatus((s) => statuses.push(s));
+    await a.start();
+    await first.waitFor(600, 30_000);
+    // The hub answers the reader with "not found" once: a permanent refusal, reopened after a backoff.
+    await until(() => emulator.faults.detachReceivers({ hub: hubName, partitionId: '0', condition: 'amqp:not-found', description: "The messaging entity 'x' could not be found." }) > 0, 5_000, 'a detach');
+    await until(() => statuses.some((s) => s.type === 'partitionState' && s.partitionId === '0' && s.state === 'retrying'), 20_000, 'the reader in its backoff');
+    await a.shutdown();
+    const closed = statuses.filter((s) => s.type === 'partitionClosed' && s.partitionId === '0');
+    assert.equal(closed.length, 1, 'closed once');
+
+    preload(emulator, hubName, 2, 100);
+    const second = new InMemoryLogsConsumer();
+    const b = startReceiver(t, config, second);
+    await b.start();
+    await until(() => byPartition(second.records()).get('0')?.length === 100 && byPartition(second.records()).get('1')?.length === 100, 30_000, 'the successor catching up');
+    const before = byPartition(first.records());
+    for (const [pid, seqs] of byPartition(second.records())) {
+      const seen = new Set(before.get(pid));
+      assert.deepEqual(seqs.filter((s) => seen.has(s)), [], `partition ${pid}: no duplicate`);
+      assert.deepEqual([...before.get(pid)!, ...seqs], Array.from({ length: 400 }, (_, i) => i), `partition ${pid}: nothing lost`);
+    }
+  });
+}
