@@ -88,12 +88,6 @@ export interface LastEnqueuedInfo {
   readonly retrievedOn: Date;
 }
 
-/**
- * Why a reader stopped. `ownershipLost`: a reader with a higher owner level took the partition
- * (AMQP `amqp:link:stolen`); never retried by the backend.
- */
-export type ReaderCloseReason = 'ownershipLost' | 'closed' | 'error';
-
 /** What a BackendError is built from; see the fields of BackendError. */
 export interface BackendErrorOptions {
   readonly retryable: boolean;

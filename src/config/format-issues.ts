@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /** Joins a zod issue path into the collector's dotted form: `receivers.azure_event_hub.ownership.lease_duration`. */
-export function dottedPath(prefix: readonly (string | number)[], path: readonly PropertyKey[]): string {
+function dottedPath(prefix: readonly (string | number)[], path: readonly PropertyKey[]): string {
   return [...prefix, ...path].map(String).join('.');
 }
 

@@ -36,7 +36,7 @@ function setOwn(target: LogAttributes, key: string, value: AnyValue): void {
 }
 
 /** AMQP application property values (rhea decodes them to JS values) as OpenTelemetry AnyValue. */
-export function toAnyValue(value: unknown, depth: number): AnyValue {
+function toAnyValue(value: unknown, depth: number): AnyValue {
   switch (typeof value) {
     case 'string':
     case 'number':

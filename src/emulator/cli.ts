@@ -23,7 +23,7 @@ function readText(path: string, what: string): string {
 }
 
 /** Resolves the options from the command line (reads the config and TLS files). */
-export function optionsFromArgs(argv: string[]): { options: EmulatorOptions; help: boolean } {
+function optionsFromArgs(argv: string[]): { options: EmulatorOptions; help: boolean } {
   const args = parseCliArgs(argv);
   const options = { ...args.options };
   if (args.configFile) {

@@ -26,7 +26,7 @@ export const otlpHttpExporterConfigSchema = z
 export type OtlpHttpExporterConfig = z.output<typeof otlpHttpExporterConfigSchema>;
 
 /** The URL logs are posted to. */
-export function logsUrl(config: Pick<OtlpHttpExporterConfig, 'endpoint' | 'logs_endpoint'>): string {
+function logsUrl(config: Pick<OtlpHttpExporterConfig, 'endpoint' | 'logs_endpoint'>): string {
   if (config.logs_endpoint) return config.logs_endpoint;
   return `${config.endpoint!.replace(/\/+$/, '')}/v1/logs`;
 }

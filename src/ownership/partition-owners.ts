@@ -7,7 +7,7 @@ import { readOwnershipSnapshot, type OwnershipSnapshot } from './internal/owners
  * partition, whose lease expired, was broken or released, is absent. An owner id is `''` when the blob's
  * `ownerid` metadata is missing (a lease taken by a tool that does not write it).
  */
-export function ownersFromSnapshot(snapshot: OwnershipSnapshot): ReadonlyMap<string, string> {
+function ownersFromSnapshot(snapshot: OwnershipSnapshot): ReadonlyMap<string, string> {
   return new Map(snapshot.holders);
 }
 

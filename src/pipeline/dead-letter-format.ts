@@ -33,7 +33,7 @@ function jsonSafe(value: unknown, depth = 0): unknown {
  * byte-exact as base64, plus `body_utf8` when it is valid UTF-8, so it can be read and replayed.
  * The error message is redacted; only the four source fields are written.
  */
-export function deadLetterRecord(entry: DeadLetterEntry): Record<string, unknown> {
+function deadLetterRecord(entry: DeadLetterEntry): Record<string, unknown> {
   const { event, source } = entry;
   const body = Buffer.from(event.body.buffer, event.body.byteOffset, event.body.byteLength);
   let bodyUtf8: string | undefined;
@@ -62,7 +62,7 @@ export function deadLetterRecord(entry: DeadLetterEntry): Record<string, unknown
 }
 
 /** One JSON line per entry, each ending in `\n`. */
-export function deadLetterLine(entry: DeadLetterEntry): string {
+function deadLetterLine(entry: DeadLetterEntry): string {
   return `${JSON.stringify(deadLetterRecord(entry))}\n`;
 }
 

@@ -155,18 +155,6 @@ export const retryOnFailureSchema = z
 
 export type RetryOnFailureConfig = z.output<typeof retryOnFailureSchema>;
 
-/** The defaults as a YAML-shaped object (milliseconds). */
-export function defaultRetryOnFailureConfig(): RetryOnFailureConfig {
-  return {
-    enabled: true,
-    initial_interval: DEFAULT_INITIAL_INTERVAL_MS,
-    max_interval: DEFAULT_MAX_INTERVAL_MS,
-    max_elapsed_time: DEFAULT_MAX_ELAPSED_TIME_MS,
-    multiplier: DEFAULT_MULTIPLIER,
-    randomization_factor: DEFAULT_RANDOMIZATION_FACTOR,
-  };
-}
-
 /** Maps the parsed YAML section to `RetryOptions`. */
 export function retryOptionsFromConfig(config: RetryOnFailureConfig, extra: Pick<RetryOptions, 'logger' | 'onRetry'> = {}): RetryOptions {
   return {

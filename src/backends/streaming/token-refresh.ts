@@ -4,9 +4,7 @@
  * (docs/EVENT-HUBS-PROTOCOL.md, "Claims-based security").
  */
 
-/** SAS tokens we sign live this long (the SDK's choice, kept so both backends behave alike). */
-export const SAS_TOKEN_VALIDITY_S = 3_600;
-/** A SAS claim is renewed after this, well inside its hour. */
+/** A SAS claim is renewed after this, well inside the hour SAS tokens we sign live (the SDK's choice). */
 export const SAS_REFRESH_INTERVAL_MS = 45 * 60_000;
 /** An Entra ID token is renewed this long before it expires. */
 export const JWT_REFRESH_MARGIN_MS = 2 * 60_000;

@@ -21,7 +21,7 @@ export interface ReceiverStores {
 }
 
 /** Picks the receiver: the one named, or the only one. */
-export function pickReceiver(config: ResolvedConfig, receiverId: string | undefined): { id: string; config: ReceiverConfig } {
+function pickReceiver(config: ResolvedConfig, receiverId: string | undefined): { id: string; config: ReceiverConfig } {
   const ids = [...config.receivers.keys()];
   if (receiverId !== undefined) {
     const r = config.receivers.get(receiverId);

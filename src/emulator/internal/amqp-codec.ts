@@ -126,7 +126,7 @@ export function encodeString(s: string): Buffer {
 }
 
 /** Writes a long (0x81) or a timestamp (0x83, ms since the epoch) at `at`; returns the next offset. */
-export function writeInt64(buf: Buffer, at: number, code: 0x81 | 0x83, value: number): number {
+function writeInt64(buf: Buffer, at: number, code: 0x81 | 0x83, value: number): number {
   buf[at] = code;
   buf.writeBigInt64BE(BigInt(Math.trunc(value)), at + 1);
   return at + 9;

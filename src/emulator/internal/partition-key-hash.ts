@@ -10,7 +10,7 @@ function rotl(x: number, k: number): number {
 }
 
 /** lookup3 `hashlittle2` with both initial values 0; returns the primary (c) and secondary (b) hashes. */
-export function hashLittle2(bytes: Uint8Array): { c: number; b: number } {
+function hashLittle2(bytes: Uint8Array): { c: number; b: number } {
   let length = bytes.length;
   let a = (0xdeadbeef + length) | 0;
   let b = a;

@@ -6,7 +6,7 @@ export function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-export function errorCodeOf(error: unknown): string | undefined {
+function errorCodeOf(error: unknown): string | undefined {
   const e = error as { code?: unknown; details?: { errorCode?: unknown } } | undefined;
   const code = e?.details?.errorCode ?? e?.code;
   return typeof code === 'string' ? code : undefined;
@@ -51,7 +51,7 @@ export interface StorageMisconfiguration {
 }
 
 /** Container missing, or credentials refused: the configuration is at fault, not the service. */
-export function storageMisconfiguration(error: unknown): StorageMisconfiguration | undefined {
+function storageMisconfiguration(error: unknown): StorageMisconfiguration | undefined {
   const status = statusOf(error);
   const code = errorCodeOf(error);
   if (code === 'ContainerNotFound') {

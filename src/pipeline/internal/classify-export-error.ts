@@ -21,7 +21,7 @@ function looksLikeGrpcError(error: object): error is { code: number; details: un
  * a gRPC status outside the retryable list. Everything else (network errors, 5xx, 408, 429, timeouts,
  * the OTLP exporter's "retryable status" error, unknown errors) is retryable.
  */
-export function isPermanentExportFailure(error: unknown): boolean {
+function isPermanentExportFailure(error: unknown): boolean {
   if (isPermanentError(error)) return true;
   if (typeof error !== 'object' || error === null) return false;
   if (looksLikeGrpcError(error)) return !RETRYABLE_GRPC_CODES.has(error.code);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 export const HTTP_CLOSE_TIMEOUT_MS = 2_000;
 
 /** Splits `host:port` (`[::1]:8888` for IPv6). Port 0 asks the OS for a free port. */
-export function parseHostPort(address: string): { host: string; port: number } {
+function parseHostPort(address: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address);
   if (!m) throw new Error(`'${address}' is not host:port`);
   const port = Number(m[3]);
