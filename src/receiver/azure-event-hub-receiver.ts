@@ -22,7 +22,12 @@ import { MemoryCheckpointStore } from '../ownership/memory-checkpoint-store.ts';
 import { checkpointContainerClient } from '../ownership/checkpoint-container.ts';
 import { toStorageError } from '../ownership/internal/storage-errors.ts';
 import type {
-  OwnershipCoordinator, OwnershipEvent, PartitionClaim, PartitionHandle, PartitionLifecycle, StopReason,
+  OwnershipCoordinator,
+  OwnershipEvent,
+  PartitionClaim,
+  PartitionHandle,
+  PartitionLifecycle,
+  StopReason,
 } from '../ownership/coordinator.ts';
 import { createLeaseCoordinator } from './internal/create-lease-coordinator.ts';
 import { StaticOwnership } from './static-ownership.ts';
@@ -123,7 +128,11 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
         } else this.#emit({ type: 'backendRecovered', partitionId: s.partitionId });
       },
     });
-    this.#scope = { fullyQualifiedNamespace: this.#hub.fullyQualifiedNamespace, eventHubName: this.#hub.eventHubName, consumerGroup: c.group };
+    this.#scope = {
+      fullyQualifiedNamespace: this.#hub.fullyQualifiedNamespace,
+      eventHubName: this.#hub.eventHubName,
+      consumerGroup: c.group,
+    };
     const container = this.#container(credential);
     this.#store = container ? new BlobCheckpointStore(container) : new MemoryCheckpointStore();
     this.#decoder = createDecoder({
@@ -132,8 +141,13 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       timeFormats: c.time_formats.logs,
       sanitizers: c.sanitizers,
     });
-    this.#consumer = c.retry_on_failure.enabled ? withRetry(this.#next, retryOptionsFromConfig(c.retry_on_failure, { logger: this.#logger })) : this.#next;
-    this.#deadLetter = c.dead_letter && !c.dead_letter.drop ? await createDeadLetterStore(c.dead_letter, { fallback: c.blob_checkpoint_store, credential }) : undefined;
+    this.#consumer = c.retry_on_failure.enabled
+      ? withRetry(this.#next, retryOptionsFromConfig(c.retry_on_failure, { logger: this.#logger }))
+      : this.#next;
+    this.#deadLetter =
+      c.dead_letter && !c.dead_letter.drop
+        ? await createDeadLetterStore(c.dead_letter, { fallback: c.blob_checkpoint_store, credential })
+        : undefined;
     const ownerId = c.ownership.owner_id ?? randomUUID();
     const hub = this.#hub;
     const getPartitionIds = async () => {
@@ -142,7 +156,15 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     };
     const leases = container !== undefined && !c.partition;
     this.#coordinator = leases
-      ? createLeaseCoordinator({ container, scope: this.#scope, ownerId, ownership: c.ownership, getPartitionIds, logger: this.#logger, emit: (s) => this.#emit(s) })
+      ? createLeaseCoordinator({
+          container,
+          scope: this.#scope,
+          ownerId,
+          ownership: c.ownership,
+          getPartitionIds,
+          logger: this.#logger,
+          emit: (s) => this.#emit(s),
+        })
       : new StaticOwnership({
           ownerId,
           partition: c.partition || undefined,
@@ -159,12 +181,24 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       // Lag of every partition of the hub, whoever owns it: a partition stuck anywhere in the fleet shows here.
       const owned = this.#coordinator;
       this.#hubLag = new HubLagMonitor({
-        hub: this.#hub, store: this.#store, scope: this.#scope, intervalMs: c.hub_lag_interval, logger: this.#logger,
-        readOwners: leases ? blobPartitionOwners(container, this.#scope) : async () => new Map(owned.owned().map((p) => [p, ownerId])),
+        hub: this.#hub,
+        store: this.#store,
+        scope: this.#scope,
+        intervalMs: c.hub_lag_interval,
+        logger: this.#logger,
+        readOwners: leases
+          ? blobPartitionOwners(container, this.#scope)
+          : async () => new Map(owned.owned().map((p) => [p, ownerId])),
       });
       this.#hubLag.start();
     }
-    this.#logger.info('receiver starting', { backend: kind, eventHub: this.#scope.eventHubName, consumerGroup: c.group, ownership: leases ? 'leases' : 'static', ownerId });
+    this.#logger.info('receiver starting', {
+      backend: kind,
+      eventHub: this.#scope.eventHubName,
+      consumerGroup: c.group,
+      ownership: leases ? 'leases' : 'static',
+      ownerId,
+    });
     // Storage may be down or misconfigured at start: that is retried in the background (and reported),
     // so one receiver's bad storage never fails the others in the same process.
     const coordinator = this.#coordinator;
@@ -178,13 +212,18 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     if (!container || !this.#config.blob_checkpoint_store?.create_container) return true;
     for (let attempt = 1; ; attempt++) {
       try {
-        await container.createIfNotExists({ abortSignal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(30_000)]) });
+        await container.createIfNotExists({
+          abortSignal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(30_000)]),
+        });
         return true;
       } catch (error) {
         if (this.#closing.signal.aborted) return false;
         const err = toStorageError(error);
         this.#emit({ type: 'storageFailing', error: err });
-        this.#logger.error('could not create the checkpoint container; retrying', { error: err.message, ...errorHints(err) });
+        this.#logger.error('could not create the checkpoint container; retrying', {
+          error: err.message,
+          ...errorHints(err),
+        });
         try {
           await sleep(backoffDelayMs(attempt, 1_000, 60_000), this.#closing.signal);
         } catch {
@@ -204,7 +243,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       return resolved;
     }
     const parsed = authConfigSchema.safeParse(auth);
-    if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `auth.${i.path.join('.')}: ${i.message}`));
+    if (!parsed.success)
+      throw new ConfigError(parsed.error.issues.map((i) => `auth.${i.path.join('.')}: ${i.message}`));
     return createTokenCredential(parsed.data);
   }
 
@@ -212,7 +252,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     const b = this.#config.blob_checkpoint_store;
     if (!b) return undefined;
     const container = checkpointContainerClient(b, credential);
-    if (!container) throw new ConfigError(['blob_checkpoint_store.storage_account_url: needs auth (an Entra ID credential)']);
+    if (!container)
+      throw new ConfigError(['blob_checkpoint_store.storage_account_url: needs auth (an Entra ID credential)']);
     return container;
   }
 
@@ -227,22 +268,46 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     const scope = this.#scope!;
     const c = this.#config;
     // Every wait of a start has the caller's deadline: a slow hub or store must not hold a balancing round.
-    const [checkpoint, props] = await raceAbort(Promise.all([store.read(scope, partitionId), hub.getPartitionProperties(partitionId, signal)]), signal);
+    const [checkpoint, props] = await raceAbort(
+      Promise.all([store.read(scope, partitionId), hub.getPartitionProperties(partitionId, signal)]),
+      signal,
+    );
     this.#noteRetentionGap(partitionId, checkpoint, props);
-    let { position, source } = chooseStartPosition(partitionId, checkpoint, { startPosition: c.start_position, partitionStart: c.partition_start, partition: c.partition, offset: c.offset });
+    let { position, source } = chooseStartPosition(partitionId, checkpoint, {
+      startPosition: c.start_position,
+      partitionStart: c.partition_start,
+      partition: c.partition,
+      offset: c.offset,
+    });
     let initial = checkpoint;
     if (!checkpoint && position.kind === 'latest') {
       // Resolve `latest` to a concrete position and checkpoint it at once: a successor after a crash must
       // resume here, not at a later `latest` that would skip what arrived in between (ARCHITECTURE.md).
-      const resolved = { partitionId, sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.isEmpty ? '-1' : props.lastEnqueuedOffset };
+      const resolved = {
+        partitionId,
+        sequenceNumber: props.lastEnqueuedSequenceNumber,
+        offset: props.isEmpty ? '-1' : props.lastEnqueuedOffset,
+      };
       await raceAbort(store.write(scope, resolved, claim.fence), signal);
       initial = resolved;
-      position = { kind: 'sequenceNumber', sequenceNumber: resolved.sequenceNumber, inclusive: false } satisfies StartPosition;
+      position = {
+        kind: 'sequenceNumber',
+        sequenceNumber: resolved.sequenceNumber,
+        inclusive: false,
+      } satisfies StartPosition;
       source = 'start_position';
     }
     signal.throwIfAborted();
     if (this.#shutdown) throw new Error('the receiver is shutting down');
-    const checkpointer = new Checkpointer({ store, scope, partitionId, fence: claim.fence, intervalMs: c.checkpoint.interval, everyNEvents: c.checkpoint.every_n_events, initial });
+    const checkpointer = new Checkpointer({
+      store,
+      scope,
+      partitionId,
+      fence: claim.fence,
+      intervalMs: c.checkpoint.interval,
+      everyNEvents: c.checkpoint.every_n_events,
+      initial,
+    });
     const prefetch = c.prefetch_count === 0 ? DEFAULT_PREFETCH_COUNT : Math.max(0, c.prefetch_count);
     const pump = new PartitionPump({
       hub,
@@ -254,7 +319,12 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       maxBatchSize: c.max_poll_events,
       maxWaitMs: Math.max(1, c.poll_rate * 1000),
       decode: this.#decoder!,
-      context: { namespace: scope.fullyQualifiedNamespace, eventHubName: scope.eventHubName, consumerGroup: scope.consumerGroup, partitionId },
+      context: {
+        namespace: scope.fullyQualifiedNamespace,
+        eventHubName: scope.eventHubName,
+        consumerGroup: scope.consumerGroup,
+        partitionId,
+      },
       consumer: this.#consumer!,
       checkpointer,
       deadLetter: this.#deadLetter,
@@ -268,8 +338,18 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     });
     this.#owned.set(partitionId, { pump, checkpointer, startProps: props, startedFrom: initial?.sequenceNumber ?? -1 });
     this.#released.delete(partitionId);
-    this.#emit({ type: 'partitionOpened', partitionId, startSequenceNumber: position.kind === 'sequenceNumber' ? position.sequenceNumber : undefined, ownerLevel: claim.ownerLevel });
-    this.#logger.info('partition opened', { partitionId, start: describe(position), source, ownerLevel: claim.ownerLevel });
+    this.#emit({
+      type: 'partitionOpened',
+      partitionId,
+      startSequenceNumber: position.kind === 'sequenceNumber' ? position.sequenceNumber : undefined,
+      ownerLevel: claim.ownerLevel,
+    });
+    this.#logger.info('partition opened', {
+      partitionId,
+      start: describe(position),
+      source,
+      ownerLevel: claim.ownerLevel,
+    });
     let stopReason: StopReason | undefined;
     const ended = pump.run().then((end) => {
       if (this.#owned.get(partitionId)?.pump === pump) this.#owned.delete(partitionId);
@@ -278,9 +358,18 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       this.#released.set(partitionId, { reason, at: Date.now() });
       this.#emit({ type: 'partitionState', partitionId, state: 'released', since: Date.now() });
       this.#emit({ type: 'partitionClosed', partitionId, reason, error: end.error });
-      const fields = { partitionId, reason, lastSequenceNumber: pump.lastSequenceNumber, checkpoint: checkpointer.writtenSequenceNumber() };
+      const fields = {
+        partitionId,
+        reason,
+        lastSequenceNumber: pump.lastSequenceNumber,
+        checkpoint: checkpointer.writtenSequenceNumber(),
+      };
       if (end.reason === 'stopped') this.#logger.info('partition closed', fields);
-      else this.#logger.warn('partition reader ended by itself; handing the partition back', { ...fields, error: end.error ? redactError(end.error) : undefined });
+      else
+        this.#logger.warn('partition reader ended by itself; handing the partition back', {
+          ...fields,
+          error: end.error ? redactError(end.error) : undefined,
+        });
       return end;
     });
     return {
@@ -295,11 +384,31 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
 
   #noteRetentionGap(partitionId: string, checkpoint: Checkpoint | undefined, props: PartitionProperties): void {
     // Sequence number -1 (offset "-1") is the "before the first event" marker that `earliest` and resets write: not a gap.
-    if (!checkpoint || checkpoint.sequenceNumber < 0 || props.isEmpty || props.beginningSequenceNumber <= checkpoint.sequenceNumber + 1) return;
+    if (
+      !checkpoint ||
+      checkpoint.sequenceNumber < 0 ||
+      props.isEmpty ||
+      props.beginningSequenceNumber <= checkpoint.sequenceNumber + 1
+    )
+      return;
     const lost = props.beginningSequenceNumber - checkpoint.sequenceNumber - 1;
     this.#counters.eventsLostToRetention += lost;
-    this.#emit({ type: 'retentionGap', partitionId, eventsLost: lost, checkpointSequenceNumber: checkpoint.sequenceNumber, firstRetainedSequenceNumber: props.beginningSequenceNumber });
-    this.#logger.error('checkpoint is older than the first retained event: events were lost to retention before they were read', { partitionId, eventsLost: lost, checkpoint: checkpoint.sequenceNumber, firstRetained: props.beginningSequenceNumber });
+    this.#emit({
+      type: 'retentionGap',
+      partitionId,
+      eventsLost: lost,
+      checkpointSequenceNumber: checkpoint.sequenceNumber,
+      firstRetainedSequenceNumber: props.beginningSequenceNumber,
+    });
+    this.#logger.error(
+      'checkpoint is older than the first retained event: events were lost to retention before they were read',
+      {
+        partitionId,
+        eventsLost: lost,
+        checkpoint: checkpoint.sequenceNumber,
+        firstRetained: props.beginningSequenceNumber,
+      },
+    );
   }
 
   #dropRefused(): boolean {
@@ -311,11 +420,25 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     switch (event.type) {
       case 'startFailed':
         this.#counters.restarts.startFailed++;
-        this.#emit({ type: 'partitionStartFailed', partitionId: event.partitionId, error: event.error, retryInMs: event.retryInMs });
-        this.#logger.error('could not start reading the partition; retrying with backoff', { partitionId: event.partitionId, error: redactError(event.error), retryInMs: event.retryInMs, ...errorHints(event.error) });
+        this.#emit({
+          type: 'partitionStartFailed',
+          partitionId: event.partitionId,
+          error: event.error,
+          retryInMs: event.retryInMs,
+        });
+        this.#logger.error('could not start reading the partition; retrying with backoff', {
+          partitionId: event.partitionId,
+          error: redactError(event.error),
+          retryInMs: event.retryInMs,
+          ...errorHints(event.error),
+        });
         break;
       case 'ended':
-        this.#logger.warn('partition handed back after its reader ended; it will be claimed again', { partitionId: event.partitionId, reason: event.end.reason, retryInMs: event.retryInMs });
+        this.#logger.warn('partition handed back after its reader ended; it will be claimed again', {
+          partitionId: event.partitionId,
+          reason: event.end.reason,
+          retryInMs: event.retryInMs,
+        });
         break;
       case 'balanced':
         this.#emit({ type: 'storageRecovered' });
@@ -323,16 +446,23 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
         break;
       case 'storageError':
         this.#emit({ type: 'storageFailing', error: event.error });
-        this.#logger.warn('checkpoint store unreachable', { error: redactError(event.error), ...errorHints(event.error) });
+        this.#logger.warn('checkpoint store unreachable', {
+          error: redactError(event.error),
+          ...errorHints(event.error),
+        });
         break;
       case 'renewalFailed':
-        this.#logger.warn('lease renewal failed; retrying until the lease could lapse', { partitionId: event.partitionId, error: redactError(event.error) });
+        this.#logger.warn('lease renewal failed; retrying until the lease could lapse', {
+          partitionId: event.partitionId,
+          error: redactError(event.error),
+        });
         break;
       case 'claimed':
         this.#logger.info('partition claimed', { partitionId: event.partitionId, ownerLevel: event.ownerLevel });
         break;
       case 'released':
-        if (event.reason === 'lost') this.#logger.error('partition ownership lost: reading stopped', { partitionId: event.partitionId });
+        if (event.reason === 'lost')
+          this.#logger.error('partition ownership lost: reading stopped', { partitionId: event.partitionId });
         else this.#logger.info('partition lease released', { partitionId: event.partitionId, reason: event.reason });
         break;
     }
@@ -354,11 +484,16 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
     this.#closing.abort(new Error('shutdown'));
     await this.#bringUp;
     await this.#hubLag?.stop();
-    await this.#coordinator?.shutdown().catch((e: unknown) => this.#logger.warn('ownership shutdown failed', { error: redactError(e) }));
+    await this.#coordinator
+      ?.shutdown()
+      .catch((e: unknown) => this.#logger.warn('ownership shutdown failed', { error: redactError(e) }));
     // Anything still running (a coordinator that failed to stop it) is stopped gracefully here.
     await Promise.all([...this.#owned.values()].map((o) => o.pump.stop(this.#config.shutdown_timeout)));
-    const closing = this.#hub?.close().catch((e: unknown) => this.#logger.warn('backend close failed', { error: redactError(e) }));
-    if (closing && !(await settleWithin(closing, HUB_CLOSE_TIMEOUT_MS))) this.#logger.warn('backend did not close in time; abandoning the connection');
+    const closing = this.#hub
+      ?.close()
+      .catch((e: unknown) => this.#logger.warn('backend close failed', { error: redactError(e) }));
+    if (closing && !(await settleWithin(closing, HUB_CLOSE_TIMEOUT_MS)))
+      this.#logger.warn('backend did not close in time; abandoning the connection');
     await this.#deadLetter?.close?.().catch(() => undefined);
   }
 
@@ -411,7 +546,11 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver, Partiti
       });
     }
     const { restarts, ...counters } = this.#counters;
-    const released = [...this.#released].map(([partitionId, r]) => ({ partitionId, reason: r.reason, seconds: (now - r.at) / 1000 }));
+    const released = [...this.#released].map(([partitionId, r]) => ({
+      partitionId,
+      reason: r.reason,
+      seconds: (now - r.at) / 1000,
+    }));
     return { counters, partitions, restarts: { ...restarts }, released };
   }
 }

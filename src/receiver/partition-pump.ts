@@ -124,7 +124,10 @@ export class PartitionPump {
   run(): Promise<PartitionEnd> {
     this.#done ??= this.#loop().then(
       (end) => end,
-      (error: unknown) => ({ reason: 'error' as const, error: error instanceof Error ? error : new Error(String(error)) }),
+      (error: unknown) => ({
+        reason: 'error' as const,
+        error: error instanceof Error ? error : new Error(String(error)),
+      }),
     );
     return this.#done;
   }
@@ -134,7 +137,10 @@ export class PartitionPump {
     this.#stopReading.abort(new Error('partition stopping'));
     const done = this.run();
     if (!(await settleWithin(done, timeoutMs))) {
-      this.#o.logger.warn('partition did not stop within the shutdown timeout; aborting its batch', { partitionId: this.#o.partitionId, timeoutMs });
+      this.#o.logger.warn('partition did not stop within the shutdown timeout; aborting its batch', {
+        partitionId: this.#o.partitionId,
+        timeoutMs,
+      });
       this.#kill.abort(new Error('shutdown timeout'));
     }
     return done;
@@ -164,7 +170,9 @@ export class PartitionPump {
       ownerLevel: this.#o.ownerLevel,
       prefetchCount: this.#o.prefetchCount,
       trackLastEnqueuedEventProperties: true,
-      ...(this.#o.startSource ? { startPositionKey: position === this.#o.start ? this.#o.startSource : 'checkpoint' } : {}),
+      ...(this.#o.startSource
+        ? { startPositionKey: position === this.#o.start ? this.#o.startSource : 'checkpoint' }
+        : {}),
     });
     return raceAbort(opening, this.#stopReading.signal, (late) => void late.close().catch(() => undefined));
   }
@@ -231,21 +239,40 @@ export class PartitionPump {
         if (failure.action === 'fenced') return { reason: 'fenced', error: err };
         failures++;
         o.counters.backendReconnects++;
-        o.counters.restarts[failure.permanent ? 'permanent' : err instanceof BackendError && err.code === 'Stalled' ? 'stalled' : 'transient']++;
+        o.counters.restarts[
+          failure.permanent
+            ? 'permanent'
+            : err instanceof BackendError && err.code === 'Stalled'
+              ? 'stalled'
+              : 'transient'
+        ]++;
         const delayMs = failure.permanent
           ? backoffDelayMs(failures, PERMANENT_INITIAL_MS, PERMANENT_MAX_MS)
           : backoffDelayMs(failures, o.reopenInitialMs ?? TRANSIENT_INITIAL_MS, o.reopenMaxMs ?? TRANSIENT_MAX_MS);
         this.#setState({
-          state: 'retrying', since: Date.now(), cause: 'reader', permanent: failure.permanent, error: err,
+          state: 'retrying',
+          since: Date.now(),
+          cause: 'reader',
+          permanent: failure.permanent,
+          error: err,
           ...(failure.configKey ? { configKey: failure.configKey } : {}),
         });
         o.emit({ type: 'backendDisconnected', partitionId: o.partitionId, error: err });
-        const fields = { partitionId: o.partitionId, error: err.message, attempt: failures, retryInMs: delayMs, configKey: failure.configKey, hint: failure.hint };
-        if (failure.permanent) o.logger.error('partition reader refused: check the configuration; retrying with backoff', fields);
+        const fields = {
+          partitionId: o.partitionId,
+          error: err.message,
+          attempt: failures,
+          retryInMs: delayMs,
+          configKey: failure.configKey,
+          hint: failure.hint,
+        };
+        if (failure.permanent)
+          o.logger.error('partition reader refused: check the configuration; retrying with backoff', fields);
         else o.logger.warn('partition reader failed; reopening after the last processed event', fields);
         await this.#closeReader();
         // Resume right after what the consumer resolved: nothing lost, nothing repeated.
-        if (this.#lastSequenceNumber >= 0) position = { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false };
+        if (this.#lastSequenceNumber >= 0)
+          position = { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false };
         // A stop during the wait is a graceful stop like any other: the final checkpoint is still written.
         if (!(await this.#wait(delayMs, this.#stopReading.signal))) break;
       }
@@ -282,8 +309,13 @@ export class PartitionPump {
     const reader = this.#reader;
     this.#reader = undefined;
     if (!reader) return;
-    const closing = reader.close().catch((e: unknown) => this.#o.logger.debug('reader close failed', { partitionId: this.#o.partitionId, error: String(e) }));
-    if (!(await settleWithin(closing, READER_CLOSE_TIMEOUT_MS))) this.#o.logger.warn('reader did not close in time; abandoning it', { partitionId: this.#o.partitionId });
+    const closing = reader
+      .close()
+      .catch((e: unknown) =>
+        this.#o.logger.debug('reader close failed', { partitionId: this.#o.partitionId, error: String(e) }),
+      );
+    if (!(await settleWithin(closing, READER_CLOSE_TIMEOUT_MS)))
+      this.#o.logger.warn('reader did not close in time; abandoning it', { partitionId: this.#o.partitionId });
   }
 
   /** Decode, consume (or dead-letter), mark. Returns false when stopped or killed before the batch was resolved. */
@@ -299,8 +331,17 @@ export class PartitionPump {
     if (this.#lastSequenceNumber >= 0 && first.sequenceNumber > this.#lastSequenceNumber + 1) {
       const lost = first.sequenceNumber - this.#lastSequenceNumber - 1;
       o.counters.eventsLostToRetention += lost;
-      o.emit({ type: 'retentionGap', partitionId: o.partitionId, eventsLost: lost, checkpointSequenceNumber: this.#lastSequenceNumber, firstRetainedSequenceNumber: first.sequenceNumber });
-      o.logger.error('events expired before they were read (retention gap)', { partitionId: o.partitionId, eventsLost: lost });
+      o.emit({
+        type: 'retentionGap',
+        partitionId: o.partitionId,
+        eventsLost: lost,
+        checkpointSequenceNumber: this.#lastSequenceNumber,
+        firstRetainedSequenceNumber: first.sequenceNumber,
+      });
+      o.logger.error('events expired before they were read (retention gap)', {
+        partitionId: o.partitionId,
+        eventsLost: lost,
+      });
     }
     const { records, stats } = o.decode(events, o.context);
     o.counters.recordsDecoded += records.length;
@@ -309,8 +350,12 @@ export class PartitionPump {
       const batch: LogBatch = {
         records,
         source: {
-          namespace: o.context.namespace, eventHubName: o.context.eventHubName, consumerGroup: o.context.consumerGroup,
-          partitionId: o.partitionId, firstSequenceNumber: first.sequenceNumber, lastSequenceNumber: last.sequenceNumber,
+          namespace: o.context.namespace,
+          eventHubName: o.context.eventHubName,
+          consumerGroup: o.context.consumerGroup,
+          partitionId: o.partitionId,
+          firstSequenceNumber: first.sequenceNumber,
+          lastSequenceNumber: last.sequenceNumber,
         },
       };
       if (!(await this.#export(batch, events))) return false;
@@ -335,13 +380,25 @@ export class PartitionPump {
         await o.consumer.consume(batch, this.#kill.signal);
         o.counters.recordsAccepted += batch.records.length;
         if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
-        o.emit({ type: 'exported', partitionId: o.partitionId, records: batch.records.length, events: events.length, durationMs: performance.now() - started });
+        o.emit({
+          type: 'exported',
+          partitionId: o.partitionId,
+          records: batch.records.length,
+          events: events.length,
+          durationMs: performance.now() - started,
+        });
         return true;
       } catch (error) {
         if (this.#kill.signal.aborted) return false;
         const err = error instanceof Error ? error : new Error(String(error));
         const permanent = isPermanentError(err);
-        o.emit({ type: 'exportFailed', partitionId: o.partitionId, records: batch.records.length, error: err, permanent });
+        o.emit({
+          type: 'exportFailed',
+          partitionId: o.partitionId,
+          records: batch.records.length,
+          error: err,
+          permanent,
+        });
         if (o.deadLetter || o.dropRefused) {
           o.counters.recordsRefused += batch.records.length;
           return this.#deadLetter(events, err);
@@ -349,10 +406,18 @@ export class PartitionPump {
         const delayMs = backoffDelayMs(attempt, o.holdInitialMs ?? HOLD_INITIAL_MS, o.holdMaxMs ?? HOLD_MAX_MS);
         this.#setState({ state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
         o.counters.exportHolds++;
-        o.logger.error('export refused; the partition holds the batch and retries (no dead_letter store: nothing is dropped)', {
-          partitionId: o.partitionId, events: events.length, firstSequenceNumber: batch.source.firstSequenceNumber,
-          lastSequenceNumber: batch.source.lastSequenceNumber, error: err.message, attempt, retryInMs: Math.round(delayMs),
-        });
+        o.logger.error(
+          'export refused; the partition holds the batch and retries (no dead_letter store: nothing is dropped)',
+          {
+            partitionId: o.partitionId,
+            events: events.length,
+            firstSequenceNumber: batch.source.firstSequenceNumber,
+            lastSequenceNumber: batch.source.lastSequenceNumber,
+            error: err.message,
+            attempt,
+            retryInMs: Math.round(delayMs),
+          },
+        );
         if (!(await this.#wait(delayMs, this.#stopReading.signal))) return false;
       }
     }
@@ -365,8 +430,12 @@ export class PartitionPump {
     if (!o.deadLetter) {
       o.counters.eventsDropped += events.length;
       o.logger.error('export refused: records dropped (dead_letter.drop is set)', {
-        partitionId: o.partitionId, events: events.length, firstSequenceNumber: events[0]!.sequenceNumber,
-        lastSequenceNumber: events[events.length - 1]!.sequenceNumber, error: error.message, type,
+        partitionId: o.partitionId,
+        events: events.length,
+        firstSequenceNumber: events[0]!.sequenceNumber,
+        lastSequenceNumber: events[events.length - 1]!.sequenceNumber,
+        error: error.message,
+        type,
       });
       return true;
     }
@@ -379,7 +448,11 @@ export class PartitionPump {
         o.emit({ type: 'deadLettered', partitionId: o.partitionId, events: events.length, error });
         return true;
       } catch (dlError) {
-        o.logger.error('dead-letter write failed; retrying (the partition waits: nothing is checkpointed past it)', { partitionId: o.partitionId, attempt, error: String(dlError) });
+        o.logger.error('dead-letter write failed; retrying (the partition waits: nothing is checkpointed past it)', {
+          partitionId: o.partitionId,
+          attempt,
+          error: String(dlError),
+        });
         if (!(await this.#wait(backoffDelayMs(attempt, 1_000, 30_000), this.#kill.signal))) return false;
       }
     }
@@ -391,7 +464,11 @@ export class PartitionPump {
       const wrote = final ? await o.checkpointer.flush() : await o.checkpointer.flushIfDue();
       if (wrote) {
         o.counters.checkpointWrites++;
-        o.emit({ type: 'checkpointWritten', partitionId: o.partitionId, sequenceNumber: o.checkpointer.writtenSequenceNumber()! });
+        o.emit({
+          type: 'checkpointWritten',
+          partitionId: o.partitionId,
+          sequenceNumber: o.checkpointer.writtenSequenceNumber()!,
+        });
       }
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));

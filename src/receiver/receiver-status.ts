@@ -19,16 +19,49 @@ export interface PartitionState {
 export type ReceiverStatus =
   | { readonly type: 'hubReached'; readonly partitionIds: readonly string[] }
   | { readonly type: 'hubUnreachable'; readonly error: Error }
-  | { readonly type: 'partitionOpened'; readonly partitionId: string; readonly startSequenceNumber?: number; readonly ownerLevel?: number }
-  | { readonly type: 'partitionClosed'; readonly partitionId: string; readonly reason: StopReason | PartitionEndReason; readonly error?: Error }
+  | {
+      readonly type: 'partitionOpened';
+      readonly partitionId: string;
+      readonly startSequenceNumber?: number;
+      readonly ownerLevel?: number;
+    }
+  | {
+      readonly type: 'partitionClosed';
+      readonly partitionId: string;
+      readonly reason: StopReason | PartitionEndReason;
+      readonly error?: Error;
+    }
   | ({ readonly type: 'partitionState'; readonly partitionId: string } & PartitionState)
-  | { readonly type: 'partitionStartFailed'; readonly partitionId: string; readonly error: Error; readonly retryInMs: number }
-  | { readonly type: 'exported'; readonly partitionId: string; readonly records: number; readonly events: number; readonly durationMs: number }
-  | { readonly type: 'exportFailed'; readonly partitionId: string; readonly records: number; readonly error: Error; readonly permanent: boolean }
+  | {
+      readonly type: 'partitionStartFailed';
+      readonly partitionId: string;
+      readonly error: Error;
+      readonly retryInMs: number;
+    }
+  | {
+      readonly type: 'exported';
+      readonly partitionId: string;
+      readonly records: number;
+      readonly events: number;
+      readonly durationMs: number;
+    }
+  | {
+      readonly type: 'exportFailed';
+      readonly partitionId: string;
+      readonly records: number;
+      readonly error: Error;
+      readonly permanent: boolean;
+    }
   | { readonly type: 'deadLettered'; readonly partitionId: string; readonly events: number; readonly error: Error }
   | { readonly type: 'checkpointWritten'; readonly partitionId: string; readonly sequenceNumber: number }
   | { readonly type: 'checkpointFailed'; readonly partitionId: string; readonly error: Error }
-  | { readonly type: 'retentionGap'; readonly partitionId: string; readonly eventsLost: number; readonly checkpointSequenceNumber: number; readonly firstRetainedSequenceNumber: number }
+  | {
+      readonly type: 'retentionGap';
+      readonly partitionId: string;
+      readonly eventsLost: number;
+      readonly checkpointSequenceNumber: number;
+      readonly firstRetainedSequenceNumber: number;
+    }
   | { readonly type: 'backendDisconnected'; readonly partitionId?: string; readonly error: Error }
   | { readonly type: 'backendRecovered'; readonly partitionId?: string }
   | { readonly type: 'storageFailing'; readonly error: Error }
@@ -71,7 +104,8 @@ export interface ReceiverCounters {
 }
 
 /** Restarts of partition readers by reason: `transient`, `permanent`, `stalled` (reopened by the pump), `ownershipLost`, `error`, `startFailed` (by the owner). */
-export type RestartReason = 'transient' | 'permanent' | 'stalled' | 'ownershipLost' | 'fenced' | 'error' | 'startFailed';
+export type RestartReason =
+  'transient' | 'permanent' | 'stalled' | 'ownershipLost' | 'fenced' | 'error' | 'startFailed';
 
 export interface ReceiverStats {
   readonly counters: ReceiverCounters;

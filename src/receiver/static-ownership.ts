@@ -1,6 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type {
-  OwnershipCoordinator, OwnershipEvent, PartitionEnd, PartitionHandle, PartitionLifecycle,
+  OwnershipCoordinator,
+  OwnershipEvent,
+  PartitionEnd,
+  PartitionHandle,
+  PartitionLifecycle,
 } from '../ownership/coordinator.ts';
 import { DEFAULT_START_TIMEOUT_MS } from '../ownership/internal/coordinator-timings.ts';
 import { RestartBackoff } from '../ownership/internal/restart-backoff.ts';
@@ -78,9 +82,13 @@ export class StaticOwnership implements OwnershipCoordinator {
     }
     const wanted = this.#o.partition ? ids.filter((id) => id === this.#o.partition) : ids;
     if (this.#o.partition && wanted.length === 0) {
-      this.#o.logger.error('the configured partition does not exist in the hub; set `partition` to one of the hub\'s partition ids', {
-        partition: this.#o.partition, partitions: ids.join(','),
-      });
+      this.#o.logger.error(
+        "the configured partition does not exist in the hub; set `partition` to one of the hub's partition ids",
+        {
+          partition: this.#o.partition,
+          partitions: ids.join(','),
+        },
+      );
       return;
     }
     await Promise.all(wanted.map((id) => this.#track(this.#startOne(id))));
@@ -108,7 +116,12 @@ export class StaticOwnership implements OwnershipCoordinator {
       } catch (error) {
         if (signal.aborted) return;
         const retryInMs = this.#restarts.failed(partitionId);
-        this.#emit({ type: 'startFailed', partitionId, error: error instanceof Error ? error : new Error(String(error)), retryInMs });
+        this.#emit({
+          type: 'startFailed',
+          partitionId,
+          error: error instanceof Error ? error : new Error(String(error)),
+          retryInMs,
+        });
         await sleep(retryInMs, signal).catch(() => undefined);
       }
     }
@@ -121,7 +134,10 @@ export class StaticOwnership implements OwnershipCoordinator {
     const retryInMs = this.#restarts.failed(partitionId, performance.now() - entry.startedAt);
     this.#emit({ type: 'ended', partitionId, end, retryInMs });
     void this.#track(
-      sleep(retryInMs, this.#abort.signal).then(() => this.#startOne(partitionId), () => undefined),
+      sleep(retryInMs, this.#abort.signal).then(
+        () => this.#startOne(partitionId),
+        () => undefined,
+      ),
     );
   }
 

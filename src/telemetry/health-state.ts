@@ -63,7 +63,8 @@ class ReceiverTracker {
 
 function failureOf(error: Error, since: number, previous?: Failure): Failure {
   const e = error as Error & { permanent?: unknown; configKey?: unknown };
-  const permanent = e.permanent === true || (e.permanent === undefined && (e as { code?: unknown }).code === 'Unauthorized');
+  const permanent =
+    e.permanent === true || (e.permanent === undefined && (e as { code?: unknown }).code === 'Unauthorized');
   return {
     since: previous?.since ?? since,
     error: error.message,
@@ -128,7 +129,9 @@ export class HealthState {
       case 'partitionState':
         if (status.state === 'retrying') {
           const previous = t.partitions.get(status.partitionId);
-          const base = status.error ? failureOf(status.error, status.since) : { since: status.since, error: undefined, permanent: false, configKey: undefined };
+          const base = status.error
+            ? failureOf(status.error, status.since)
+            : { since: status.since, error: undefined, permanent: false, configKey: undefined };
           t.partitions.set(status.partitionId, {
             ...base,
             since: previous?.state === 'retrying' && previous.cause === status.cause ? previous.since : status.since,
@@ -143,7 +146,10 @@ export class HealthState {
         break;
       case 'partitionStartFailed': {
         const previous = t.partitions.get(status.partitionId);
-        t.partitions.set(status.partitionId, { ...failureOf(status.error, now, previous?.state === 'startFailing' ? previous : undefined), state: 'startFailing' });
+        t.partitions.set(status.partitionId, {
+          ...failureOf(status.error, now, previous?.state === 'startFailing' ? previous : undefined),
+          state: 'startFailing',
+        });
         break;
       }
       case 'standby':
@@ -192,18 +198,30 @@ export class HealthState {
     const partitions = this.#partitions(t, now);
     const withPartitions = partitions ? { partitions } : {};
     const failed = (reason: string, f: Failure, status: HealthStatus = 'unhealthy'): ReceiverHealth => ({
-      status, reason, ...(f.error ? { error: f.error } : {}), ...(f.configKey ? { configKey: f.configKey } : {}), ownedPartitions, ...withPartitions,
+      status,
+      reason,
+      ...(f.error ? { error: f.error } : {}),
+      ...(f.configKey ? { configKey: f.configKey } : {}),
+      ownedPartitions,
+      ...withPartitions,
     });
     // A permanent failure will not heal by waiting: report it at once, naming the key to fix.
     for (const f of [t.hub, t.storage, ...t.partitions.values()]) if (f?.permanent) return failed('misconfigured', f);
-    const lasting = (f: Failure | undefined): f is Failure => f !== undefined && now - f.since >= this.#unhealthyAfterMs;
+    const lasting = (f: Failure | undefined): f is Failure =>
+      f !== undefined && now - f.since >= this.#unhealthyAfterMs;
     if (lasting(t.hub)) return failed('hubUnreachable', t.hub);
     if (lasting(t.storage)) return failed('storageFailing', t.storage);
     if (lasting(t.checkpoint)) return failed('checkpointFailing', t.checkpoint);
     const stuck = [...t.partitions.values()].find((p) => now - p.since >= this.#degradedAfterMs);
     if (stuck) return failed('partitionRetrying', stuck, 'degraded');
     if (!t.everReady) {
-      if (!t.hubReached) return { status: 'starting', reason: t.hub !== undefined ? 'hubUnreachable' : 'hubNotReached', ownedPartitions, ...withPartitions };
+      if (!t.hubReached)
+        return {
+          status: 'starting',
+          reason: t.hub !== undefined ? 'hubUnreachable' : 'hubNotReached',
+          ownedPartitions,
+          ...withPartitions,
+        };
       return { status: 'starting', reason: 'noPartitionsOwned', ownedPartitions, ...withPartitions };
     }
     return { status: 'ready', ownedPartitions, ...withPartitions };
@@ -214,8 +232,12 @@ export class HealthState {
     const out: Record<string, PartitionHealth> = {};
     for (const [pid, p] of [...t.partitions].sort(([a], [b]) => Number(a) - Number(b) || a.localeCompare(b))) {
       out[pid] = {
-        state: p.state, ...(p.cause ? { cause: p.cause } : {}), permanent: p.permanent, seconds: Math.round((now - p.since) / 1000),
-        ...(p.error ? { error: p.error } : {}), ...(p.configKey ? { configKey: p.configKey } : {}),
+        state: p.state,
+        ...(p.cause ? { cause: p.cause } : {}),
+        permanent: p.permanent,
+        seconds: Math.round((now - p.since) / 1000),
+        ...(p.error ? { error: p.error } : {}),
+        ...(p.configKey ? { configKey: p.configKey } : {}),
       };
     }
     return out;

@@ -20,18 +20,58 @@ interface Entry {
 /** Cumulative counters read from `receiver.stats().counters` at scrape time: name, counter key, description, unit. */
 const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, string])[] = [
   ['otelcol_receiver_accepted_log_records', 'recordsAccepted', 'Log records the pipeline accepted.', '{records}'],
-  ['otelcol_receiver_refused_log_records', 'recordsRefused', 'Log records the pipeline refused (dead-lettered or dropped).', '{records}'],
+  [
+    'otelcol_receiver_refused_log_records',
+    'recordsRefused',
+    'Log records the pipeline refused (dead-lettered or dropped).',
+    '{records}',
+  ],
   [`${RECEIVER_METRIC_PREFIX}events_received`, 'eventsReceived', 'Events received from the hub.', '{events}'],
   [`${RECEIVER_METRIC_PREFIX}received_bytes`, 'bytesReceived', 'Event body bytes received from the hub.', 'By'],
   [`${RECEIVER_METRIC_PREFIX}records_decoded`, 'recordsDecoded', 'Log records decoded from events.', '{records}'],
-  [`${RECEIVER_METRIC_PREFIX}events_decode_failed`, 'eventsFailedDecode', 'Events that did not decode (exported raw with the reason).', '{events}'],
-  [`${RECEIVER_METRIC_PREFIX}events_dead_lettered`, 'eventsDeadLettered', 'Events written to the dead-letter store.', '{events}'],
+  [
+    `${RECEIVER_METRIC_PREFIX}events_decode_failed`,
+    'eventsFailedDecode',
+    'Events that did not decode (exported raw with the reason).',
+    '{events}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}events_dead_lettered`,
+    'eventsDeadLettered',
+    'Events written to the dead-letter store.',
+    '{events}',
+  ],
   [`${RECEIVER_METRIC_PREFIX}checkpoint_writes`, 'checkpointWrites', 'Checkpoints written.', '{writes}'],
-  [`${RECEIVER_METRIC_PREFIX}checkpoint_write_failures`, 'checkpointFailures', 'Checkpoint writes that failed.', '{writes}'],
-  [`${RECEIVER_METRIC_PREFIX}backend_reconnects`, 'backendReconnects', 'Reconnections to the hub after a disconnect.', '{reconnects}'],
-  [`${RECEIVER_METRIC_PREFIX}events_lost_to_retention`, 'eventsLostToRetention', 'Events that expired from the hub before they were read.', '{events}'],
-  [`${RECEIVER_METRIC_PREFIX}events_dropped`, 'eventsDropped', 'Events of refused batches dropped because dead_letter.drop is set.', '{events}'],
-  [`${RECEIVER_METRIC_PREFIX}export_holds`, 'exportHolds', 'Refused exports a partition held and retried (no dead-letter store: nothing dropped).', '{attempts}'],
+  [
+    `${RECEIVER_METRIC_PREFIX}checkpoint_write_failures`,
+    'checkpointFailures',
+    'Checkpoint writes that failed.',
+    '{writes}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}backend_reconnects`,
+    'backendReconnects',
+    'Reconnections to the hub after a disconnect.',
+    '{reconnects}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}events_lost_to_retention`,
+    'eventsLostToRetention',
+    'Events that expired from the hub before they were read.',
+    '{events}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}events_dropped`,
+    'eventsDropped',
+    'Events of refused batches dropped because dead_letter.drop is set.',
+    '{events}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}export_holds`,
+    'exportHolds',
+    'Refused exports a partition held and retried (no dead-letter store: nothing dropped).',
+    '{attempts}',
+  ],
 ];
 
 /** Partition states of `partition_state`; every state of a partition is reported, 1 for the current one. */
@@ -39,10 +79,30 @@ const PARTITION_STATES = ['reading', 'retrying', 'released'] as const;
 
 /** Per-partition gauges: name, stats key, description, unit. */
 const PARTITION_GAUGES: readonly (readonly [string, keyof PartitionStats, string, string])[] = [
-  [`${RECEIVER_METRIC_PREFIX}partition_lag_events`, 'lagEvents', 'Events enqueued in the partition and not yet exported.', '{events}'],
-  [`${RECEIVER_METRIC_PREFIX}partition_lag_seconds`, 'lagSeconds', 'Age of the oldest unexported event: last enqueued time minus the last exported event time.', 's'],
-  [`${RECEIVER_METRIC_PREFIX}partition_retention_used_ratio`, 'retentionUsedRatio', 'Time lag over the configured retention; 1 means events are expiring unread.', '1'],
-  [`${RECEIVER_METRIC_PREFIX}partition_checkpoint_age_seconds`, 'checkpointAgeSeconds', 'Seconds since the last checkpoint write of the partition.', 's'],
+  [
+    `${RECEIVER_METRIC_PREFIX}partition_lag_events`,
+    'lagEvents',
+    'Events enqueued in the partition and not yet exported.',
+    '{events}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}partition_lag_seconds`,
+    'lagSeconds',
+    'Age of the oldest unexported event: last enqueued time minus the last exported event time.',
+    's',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}partition_retention_used_ratio`,
+    'retentionUsedRatio',
+    'Time lag over the configured retention; 1 means events are expiring unread.',
+    '1',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}partition_checkpoint_age_seconds`,
+    'checkpointAgeSeconds',
+    'Seconds since the last checkpoint write of the partition.',
+    's',
+  ],
 ];
 
 /**
@@ -91,30 +151,40 @@ export class ReceiverMetrics {
   constructor(meter: Meter, options: ReceiverMetricsOptions = {}) {
     this.#now = options.now ?? Date.now;
     for (const [name, key, description, unit] of COUNTERS) {
-      meter.createObservableCounter(name, { description, unit }).addCallback((result) => this.#observeCounter(result, key));
+      meter
+        .createObservableCounter(name, { description, unit })
+        .addCallback((result) => this.#observeCounter(result, key));
     }
     meter
-      .createObservableGauge(`${RECEIVER_METRIC_PREFIX}owned_partitions`, { description: 'Partitions this instance reads now.', unit: '{partitions}' })
+      .createObservableGauge(`${RECEIVER_METRIC_PREFIX}owned_partitions`, {
+        description: 'Partitions this instance reads now.',
+        unit: '{partitions}',
+      })
       .addCallback((result) => {
         for (const e of this.#entries) result.observe(e.receiver.ownedPartitions().length, e.attributes);
       });
     for (const [name, key, description, unit] of PARTITION_GAUGES) {
-      meter.createObservableGauge(name, { description, unit }).addCallback((result) => this.#observePartitions(result, key));
+      meter
+        .createObservableGauge(name, { description, unit })
+        .addCallback((result) => this.#observePartitions(result, key));
     }
     meter
       .createObservableGauge(`${RECEIVER_METRIC_PREFIX}partition_state`, {
-        description: 'State of each partition this instance holds or handed back: 1 for the current state (reading, retrying, released), 0 for the others.',
+        description:
+          'State of each partition this instance holds or handed back: 1 for the current state (reading, retrying, released), 0 for the others.',
         unit: '1',
       })
       .addCallback((result) => this.#observeStates(result));
     meter
       .createObservableCounter(`${RECEIVER_METRIC_PREFIX}partition_restarts`, {
-        description: 'Partition readers restarted, by reason: transient, permanent, stalled (reopened in place), ownershipLost, fenced, error (handed back), startFailed.',
+        description:
+          'Partition readers restarted, by reason: transient, permanent, stalled (reopened in place), ownershipLost, fenced, error (handed back), startFailed.',
         unit: '{restarts}',
       })
       .addCallback((result) => {
         for (const e of this.#entries) {
-          for (const [reason, value] of Object.entries(safeStats(e.receiver)?.restarts ?? {})) result.observe(value, { ...e.attributes, reason });
+          for (const [reason, value] of Object.entries(safeStats(e.receiver)?.restarts ?? {}))
+            result.observe(value, { ...e.attributes, reason });
         }
       });
     for (const [name, value, description, unit] of HUB_PARTITION_GAUGES) {
@@ -167,7 +237,8 @@ export class ReceiverMetrics {
     for (const e of this.#entries) {
       for (const p of safeStats(e.receiver)?.partitions ?? []) {
         const value = p[key];
-        if (typeof value === 'number' && Number.isFinite(value)) result.observe(value, { ...e.attributes, partition: p.partitionId });
+        if (typeof value === 'number' && Number.isFinite(value))
+          result.observe(value, { ...e.attributes, partition: p.partitionId });
       }
     }
   }
