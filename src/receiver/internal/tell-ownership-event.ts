@@ -1,0 +1,62 @@
+import type { Logger } from '../../component/logger.ts';
+import { redactError } from '../../component/redact.ts';
+import type { OwnershipEvent } from '../../ownership/coordinator.ts';
+import type { ReceiverStatus } from '../receiver-status.ts';
+import type { PumpCounters } from './pump-counters.ts';
+import { errorHints } from './error-hints.ts';
+
+/** Ownership events of either coordinator, as logs and receiver status: the one place they are told. */
+export function tellOwnershipEvent(
+  event: OwnershipEvent,
+  to: { readonly logger: Logger; readonly emit: (status: ReceiverStatus) => void; readonly counters: PumpCounters },
+): void {
+  switch (event.type) {
+    case 'startFailed':
+      to.counters.restarts.startFailed++;
+      to.emit({
+        type: 'partitionStartFailed',
+        partitionId: event.partitionId,
+        error: event.error,
+        retryInMs: event.retryInMs,
+      });
+      to.logger.error('could not start reading the partition; retrying with backoff', {
+        partitionId: event.partitionId,
+        error: redactError(event.error),
+        retryInMs: event.retryInMs,
+        ...errorHints(event.error),
+      });
+      break;
+    case 'ended':
+      to.logger.warn('partition handed back after its reader ended; it will be claimed again', {
+        partitionId: event.partitionId,
+        reason: event.end.reason,
+        retryInMs: event.retryInMs,
+      });
+      break;
+    case 'balanced':
+      to.emit({ type: 'storageRecovered' });
+      if (event.owned.length === 0) to.emit({ type: 'standby' });
+      break;
+    case 'storageError':
+      to.emit({ type: 'storageFailing', error: event.error });
+      to.logger.warn('checkpoint store unreachable', {
+        error: redactError(event.error),
+        ...errorHints(event.error),
+      });
+      break;
+    case 'renewalFailed':
+      to.logger.warn('lease renewal failed; retrying until the lease could lapse', {
+        partitionId: event.partitionId,
+        error: redactError(event.error),
+      });
+      break;
+    case 'claimed':
+      to.logger.info('partition claimed', { partitionId: event.partitionId, ownerLevel: event.ownerLevel });
+      break;
+    case 'released':
+      if (event.reason === 'lost')
+        to.logger.error('partition ownership lost: reading stopped', { partitionId: event.partitionId });
+      else to.logger.info('partition lease released', { partitionId: event.partitionId, reason: event.reason });
+      break;
+  }
+}

@@ -1,0 +1,261 @@
+import type { HubClient, PartitionProperties, StartPosition } from '../backends/consumer.ts';
+import { DEFAULT_PREFETCH_COUNT } from '../backends/consumer.ts';
+import type { ReceiverConfig } from '../config/receiver-config.ts';
+import type { Logger } from '../component/logger.ts';
+import { redactError } from '../component/redact.ts';
+import { raceAbort } from '../component/abort.ts';
+import type { Decoder } from '../decode/decoder.ts';
+import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
+import type { Checkpoint, CheckpointScope, CheckpointStore } from '../ownership/checkpoint.ts';
+import type { PartitionClaim, PartitionHandle, PartitionLifecycle, StopReason } from '../ownership/coordinator.ts';
+import { Checkpointer } from './checkpointer.ts';
+import { chooseStartPosition } from './start-position.ts';
+import { PartitionPump } from './partition-pump.ts';
+import type { PumpCounters } from './internal/pump-counters.ts';
+import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
+
+/** What the starter needs of the receiver: the wiring it built. */
+export interface PartitionStarterDeps {
+  readonly hub: HubClient;
+  readonly store: CheckpointStore;
+  readonly scope: CheckpointScope;
+  readonly config: ReceiverConfig;
+  readonly decoder: Decoder;
+  /** The pipeline, wrapped with retry. */
+  readonly consumer: LogsConsumer;
+  readonly deadLetter?: DeadLetterStore;
+  readonly counters: PumpCounters;
+  readonly logger: Logger;
+  readonly emit: (status: ReceiverStatus) => void;
+  /** True once the receiver shuts down: no new partition starts. */
+  readonly isClosing: () => boolean;
+}
+
+interface Owned {
+  readonly pump: PartitionPump;
+  readonly checkpointer: Checkpointer;
+  readonly startProps: PartitionProperties;
+  readonly startedFrom: number;
+}
+
+/**
+ * The coordinator's PartitionLifecycle: starts a partition (checkpoint, start position, first checkpoint
+ * of a resolved `latest`, the pump) and hands its handle to the coordinator, which owns it from then on.
+ * Keeps the running pumps for the receiver's stats.
+ */
+export class PartitionStarter implements PartitionLifecycle {
+  readonly #d: PartitionStarterDeps;
+  readonly #owned = new Map<string, Owned>();
+  /** Partitions this instance read and handed back, with why: the `released` state. */
+  readonly #released = new Map<string, { reason: string; at: number }>();
+
+  constructor(deps: PartitionStarterDeps) {
+    this.#d = deps;
+  }
+
+  /** Partitions with a running pump, in partition order. */
+  owned(): readonly string[] {
+    return [...this.#owned.keys()].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  }
+
+  /** Stops every pump still running (graceful); for a coordinator that failed to stop them. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.#owned.values()].map((o) => o.pump.stop(this.#d.config.shutdown_timeout)));
+  }
+
+  async startPartition(claim: PartitionClaim, signal: AbortSignal): Promise<PartitionHandle> {
+    const { partitionId } = claim;
+    if (this.#d.isClosing()) throw new Error('the receiver is shutting down');
+    if (this.#owned.has(partitionId)) throw new Error(`partition ${partitionId} is already being read`);
+    const { hub, store, scope, config: c } = this.#d;
+    // Every wait of a start has the caller's deadline: a slow hub or store must not hold a balancing round.
+    const [checkpoint, props] = await raceAbort(
+      Promise.all([store.read(scope, partitionId), hub.getPartitionProperties(partitionId, signal)]),
+      signal,
+    );
+    this.#noteRetentionGap(partitionId, checkpoint, props);
+    let { position, source } = chooseStartPosition(partitionId, checkpoint, {
+      startPosition: c.start_position,
+      partitionStart: c.partition_start,
+      partition: c.partition,
+      offset: c.offset,
+    });
+    let initial = checkpoint;
+    if (!checkpoint && position.kind === 'latest') {
+      // Resolve `latest` to a concrete position and checkpoint it at once: a successor after a crash must
+      // resume here, not at a later `latest` that would skip what arrived in between (ARCHITECTURE.md).
+      const resolved = {
+        partitionId,
+        sequenceNumber: props.lastEnqueuedSequenceNumber,
+        offset: props.isEmpty ? '-1' : props.lastEnqueuedOffset,
+      };
+      await raceAbort(store.write(scope, resolved, claim.fence), signal);
+      initial = resolved;
+      position = {
+        kind: 'sequenceNumber',
+        sequenceNumber: resolved.sequenceNumber,
+        inclusive: false,
+      } satisfies StartPosition;
+      source = 'start_position';
+    }
+    signal.throwIfAborted();
+    if (this.#d.isClosing()) throw new Error('the receiver is shutting down');
+    const checkpointer = new Checkpointer({
+      store,
+      scope,
+      partitionId,
+      fence: claim.fence,
+      intervalMs: c.checkpoint.interval,
+      everyNEvents: c.checkpoint.every_n_events,
+      initial,
+    });
+    const prefetch = c.prefetch_count === 0 ? DEFAULT_PREFETCH_COUNT : Math.max(0, c.prefetch_count);
+    const pump = new PartitionPump({
+      hub,
+      partitionId,
+      start: position,
+      startSource: source,
+      ownerLevel: claim.ownerLevel,
+      prefetchCount: Math.max(prefetch, c.max_poll_events),
+      maxBatchSize: c.max_poll_events,
+      maxWaitMs: Math.max(1, c.poll_rate * 1000),
+      decode: this.#d.decoder,
+      context: {
+        namespace: scope.fullyQualifiedNamespace,
+        eventHubName: scope.eventHubName,
+        consumerGroup: scope.consumerGroup,
+        partitionId,
+      },
+      consumer: this.#d.consumer,
+      checkpointer,
+      deadLetter: this.#d.deadLetter,
+      dropRefused: c.dead_letter?.drop === true,
+      // A held batch is tried again on the retry_on_failure schedule: one policy for every export retry.
+      holdInitialMs: c.retry_on_failure.initial_interval,
+      holdMaxMs: c.retry_on_failure.max_interval,
+      counters: this.#d.counters,
+      logger: this.#d.logger.child({ partitionId }),
+      emit: this.#d.emit,
+    });
+    this.#owned.set(partitionId, { pump, checkpointer, startProps: props, startedFrom: initial?.sequenceNumber ?? -1 });
+    this.#released.delete(partitionId);
+    this.#d.emit({
+      type: 'partitionOpened',
+      partitionId,
+      startSequenceNumber: position.kind === 'sequenceNumber' ? position.sequenceNumber : undefined,
+      ownerLevel: claim.ownerLevel,
+    });
+    this.#d.logger.info('partition opened', {
+      partitionId,
+      start: describe(position),
+      source,
+      ownerLevel: claim.ownerLevel,
+    });
+    let stopReason: StopReason | undefined;
+    const ended = pump.run().then((end) => {
+      if (this.#owned.get(partitionId)?.pump === pump) this.#owned.delete(partitionId);
+      const reason = end.reason === 'stopped' ? (stopReason ?? 'shutdown') : end.reason;
+      if (end.reason !== 'stopped') this.#d.counters.restarts[end.reason]++;
+      this.#released.set(partitionId, { reason, at: Date.now() });
+      this.#d.emit({ type: 'partitionState', partitionId, state: 'released', since: Date.now() });
+      this.#d.emit({ type: 'partitionClosed', partitionId, reason, error: end.error });
+      const fields = {
+        partitionId,
+        reason,
+        lastSequenceNumber: pump.lastSequenceNumber,
+        checkpoint: checkpointer.writtenSequenceNumber(),
+      };
+      if (end.reason === 'stopped') this.#d.logger.info('partition closed', fields);
+      else
+        this.#d.logger.warn('partition reader ended by itself; handing the partition back', {
+          ...fields,
+          error: end.error ? redactError(end.error) : undefined,
+        });
+      return end;
+    });
+    return {
+      ended,
+      stop: (reason) => {
+        stopReason ??= reason;
+        void (reason === 'lost' ? pump.kill() : pump.stop(c.shutdown_timeout));
+        return ended;
+      },
+    };
+  }
+
+  #noteRetentionGap(partitionId: string, checkpoint: Checkpoint | undefined, props: PartitionProperties): void {
+    // Sequence number -1 (offset "-1") is the "before the first event" marker that `earliest` and resets write: not a gap.
+    if (
+      !checkpoint ||
+      checkpoint.sequenceNumber < 0 ||
+      props.isEmpty ||
+      props.beginningSequenceNumber <= checkpoint.sequenceNumber + 1
+    )
+      return;
+    const lost = props.beginningSequenceNumber - checkpoint.sequenceNumber - 1;
+    this.#d.counters.eventsLostToRetention += lost;
+    this.#d.emit({
+      type: 'retentionGap',
+      partitionId,
+      eventsLost: lost,
+      checkpointSequenceNumber: checkpoint.sequenceNumber,
+      firstRetainedSequenceNumber: props.beginningSequenceNumber,
+    });
+    this.#d.logger.error(
+      'checkpoint is older than the first retained event: events were lost to retention before they were read',
+      {
+        partitionId,
+        eventsLost: lost,
+        checkpoint: checkpoint.sequenceNumber,
+        firstRetained: props.beginningSequenceNumber,
+      },
+    );
+  }
+
+  /** Per-partition gauges and counters of the running pumps. */
+  stats(): ReceiverStats {
+    const now = Date.now();
+    const retentionS = this.#d.config.retention ? this.#d.config.retention / 1000 : undefined;
+    const partitions: PartitionStats[] = [];
+    for (const [partitionId, { pump, checkpointer, startProps, startedFrom }] of this.#owned) {
+      const last = pump.reader?.lastEnqueued();
+      const lastSeq = last?.sequenceNumber ?? startProps.lastEnqueuedSequenceNumber;
+      const processed = pump.lastSequenceNumber >= 0 ? pump.lastSequenceNumber : startedFrom;
+      const lagEvents = Math.max(0, lastSeq - processed);
+      const since = pump.lastEnqueuedTime ?? (lagEvents > 0 ? startProps.lastEnqueuedOnUtc : undefined);
+      const lagSeconds = lagEvents > 0 && since ? Math.max(0, (now - since.getTime()) / 1000) : 0;
+      partitions.push({
+        partitionId,
+        lastProcessedSequenceNumber: pump.lastSequenceNumber,
+        lagEvents,
+        lagSeconds,
+        checkpointAgeSeconds: checkpointer.ageSeconds(),
+        retentionUsedRatio: retentionS ? lagSeconds / retentionS : undefined,
+        state: pump.state.state,
+        stateSeconds: Math.max(0, (now - pump.state.since) / 1000),
+      });
+    }
+    const { restarts, ...counters } = this.#d.counters;
+    const released = [...this.#released].map(([partitionId, r]) => ({
+      partitionId,
+      reason: r.reason,
+      seconds: (now - r.at) / 1000,
+    }));
+    return { counters, partitions, restarts: { ...restarts }, released };
+  }
+}
+
+function describe(p: StartPosition): string {
+  switch (p.kind) {
+    case 'earliest':
+    case 'latest':
+      return p.kind;
+    case 'sequenceNumber':
+      return `sequence number ${p.inclusive ? '>=' : '>'} ${p.sequenceNumber}`;
+    case 'offset':
+      return `offset ${p.inclusive ? '>=' : '>'} ${p.offset}`;
+    case 'enqueuedTime':
+      return `enqueued after ${p.enqueuedTime.toISOString()}`;
+  }
+}
