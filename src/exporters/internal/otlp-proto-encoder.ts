@@ -228,10 +228,13 @@ function hexDigit(c: number): number {
 /** Each own enumerable attribute as a repeated KeyValue `field`, in enumeration order. */
 function writeAttributes(w: ProtoWriter, attributes: LogAttributes, field: number): void {
   const tag = (field << 3) | 2;
-  for (const key in attributes) {
-    if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
+  // Keys and values as two arrays (own enumerable properties, in for-in order): no keyed property loads,
+  // which are slow on the many shapes of parsed JSON.
+  const keys = Object.keys(attributes);
+  const values = Object.values(attributes);
+  for (let i = 0; i < keys.length; i++) {
     w.byte(tag);
-    writeKeyValue(w, key, attributes[key]);
+    writeKeyValue(w, keys[i]!, values[i]);
   }
 }
 

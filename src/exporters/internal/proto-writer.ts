@@ -7,7 +7,7 @@
  */
 
 /** Strings longer than this take the native path even when ASCII: one C++ call beats a JS loop there. */
-const NATIVE_STRING_CHARS = 48;
+const NATIVE_STRING_CHARS = 256;
 
 /** Bytes of the varint encoding of a non-negative integer below 2^32. */
 export function varintSize(value: number): number {
@@ -29,7 +29,10 @@ export class ProtoWriter {
 
   /** Makes room for `n` more bytes. */
   ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
+    if (this.pos + n > this.buf.length) this.#grow(n);
+  }
+
+  #grow(n: number): void {
     let size = this.buf.length * 2;
     while (size < this.pos + n) size *= 2;
     const next = Buffer.allocUnsafe(size);
@@ -128,16 +131,22 @@ export class ProtoWriter {
   string(value: string): void {
     const n = value.length;
     if (n > NATIVE_STRING_CHARS) return this.#nativeString(value);
-    this.ensure(n + 1);
+    this.ensure(n + 2);
     const buf = this.buf;
     const start = this.pos;
-    let p = start + 1; // n ≤ 48: one length byte when ASCII
+    // When ASCII, the byte length is n (≤ 256): a one- or two-byte length prefix.
+    let p = n < 0x80 ? start + 1 : start + 2;
     for (let i = 0; i < n; i++) {
       const c = value.charCodeAt(i);
       if (c > 0x7f) return this.#nativeString(value);
       buf[p++] = c;
     }
-    buf[start] = n;
+    if (n < 0x80) {
+      buf[start] = n;
+    } else {
+      buf[start] = (n & 0x7f) | 0x80;
+      buf[start + 1] = n >>> 7;
+    }
     this.pos = p;
   }
 
