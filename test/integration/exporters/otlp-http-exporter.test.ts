@@ -158,6 +158,8 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     assert.equal(d.timeout, 30_000);
     assert.equal(d.retry_on_failure.initial_interval, 5_000);
     assert.equal(otlpHttpExporterConfigSchema.safeParse({ endpoint: 'http://x', sending_queue: { enabled: true } }).success, false);
+    const zstd = otlpHttpExporterConfigSchema.safeParse({ endpoint: 'http://x', compression: 'zstd' });
+    assert.match(zstd.error?.issues[0]?.message ?? '', /zstd is not available/);
   });
 });
 
