@@ -29,8 +29,13 @@ export type TlsConfig = z.output<typeof tlsSchema>;
 export const otlpCommonShape = {
   /** Extra request headers (gRPC metadata for `otlp`), e.g. an API key. Never logged. Default none. */
   headers: z.record(z.string(), z.string()).default({}),
-  /** `gzip` or `none` (`""` means none). Default gzip, as the collector. */
-  compression: z.enum(['gzip', 'none', '']).default('gzip').transform((c) => (c === '' ? 'none' : c)),
+  /** `gzip` or `none` (`""` means none; best for a collector on the same host). Default gzip, as the collector. */
+  compression: z
+    .enum(['gzip', 'none', ''], {
+      error: 'expected gzip or none ("" means none); zstd is not available: Node 20\'s zlib has no zstd',
+    })
+    .default('gzip')
+    .transform((c) => (c === '' ? 'none' : c)),
   /** Time one export request (one attempt of retry_on_failure) may take. Default 30 s. */
   timeout: durationMs.default(DEFAULT_OTLP_TIMEOUT_MS),
   tls: tlsSchema.prefault({}),

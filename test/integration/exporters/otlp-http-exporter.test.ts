@@ -11,6 +11,11 @@ import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from '../../unit/pipeline/records.ts';
 import { startOtlpServer, type OtlpTestServer } from './otlp-server.ts';
+import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { createDecoder } from '../../../src/decode/create-decoder.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
 
 holdEventLoopOpen(after);
 
@@ -56,6 +61,32 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     // Protobuf strings are raw UTF-8: the body and a resource attribute appear verbatim.
     assert.ok(req.body.includes(Buffer.from('protobuf-body-0')));
     assert.ok(req.body.includes(Buffer.from('eventhub-test')));
+  });
+
+  test('proto encoding: the server decodes the one-pass encoder\'s bodies with the OTLP schema, as upstream\'s would be', async () => {
+    const decode = createDecoder({ format: 'azure' });
+    const events = SAMPLE_CATEGORIES.map((category, n) => ({
+      body: Buffer.from(sampleResourceLogBody(category, { records: 3, index: n })),
+      sequenceNumber: n, offset: String(n * 1024), enqueuedTime: new Date(), partitionKey: 'clé-😀',
+    }));
+    const records = decode(events, { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '1' }).records;
+    const edge = { ...records[0]!, body: 'lone \ud800 surrogate', attributes: { big: 2 ** 60, bytes: new Uint8Array([0, 255]), nested: { a: [1, { b: null }] } } };
+    const sent = [...records, edge] as ReadableLogRecord[];
+    for (const compression of ['gzip', 'none']) {
+      server.requests.length = 0;
+      const c = await exporter({ compression, retry_on_failure: { enabled: false } });
+      await c.consume({ records: sent, source: makeBatch(0).source });
+      assert.equal(server.requests.length, 1);
+      const req = server.requests[0]!;
+      assert.equal(req.headers['content-encoding'], compression === 'gzip' ? 'gzip' : undefined);
+      assert.ok(req.proto, 'the server decoded the body');
+      assert.deepEqual(req.proto, decodeLogsRequest(ProtobufLogsSerializer.serializeRequest(sent)!));
+      const bodies = req.proto.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords));
+      assert.equal(bodies.length, sent.length);
+      const last = bodies.find((l: any) => l.body?.stringValue?.startsWith('lone'));
+      assert.equal(last.body.stringValue, 'lone \ufffd surrogate');
+      assert.equal(last.attributes[0].value.intValue, '1152921504606846976');
+    }
   });
 
   /** A logger that keeps the fields of each 'retrying' warning: one per failed attempt of retry_on_failure. */
@@ -127,6 +158,8 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     assert.equal(d.timeout, 30_000);
     assert.equal(d.retry_on_failure.initial_interval, 5_000);
     assert.equal(otlpHttpExporterConfigSchema.safeParse({ endpoint: 'http://x', sending_queue: { enabled: true } }).success, false);
+    const zstd = otlpHttpExporterConfigSchema.safeParse({ endpoint: 'http://x', compression: 'zstd' });
+    assert.match(zstd.error?.issues[0]?.message ?? '', /zstd is not available/);
   });
 });
 

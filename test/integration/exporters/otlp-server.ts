@@ -6,6 +6,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { createServer as createHttpsServer } from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
+import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
 
 export interface ReceivedRequest {
   readonly path: string;
@@ -14,6 +15,12 @@ export interface ReceivedRequest {
   readonly body: Buffer;
   /** The parsed body for application/json requests. */
   readonly json?: any;
+  /**
+   * The body of an application/x-protobuf request decoded as an ExportLogsServiceRequest with the
+   * opentelemetry-proto schema (test/helpers/otlp-logs-proto.ts). A body that does not decode is
+   * answered 400 (and recorded without this field).
+   */
+  readonly proto?: any;
 }
 
 export interface ScriptedResponse {
@@ -40,8 +47,18 @@ export async function startOtlpServer(tls?: { cert: Buffer; key: Buffer }): Prom
       let body = Buffer.concat(chunks);
       if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
       const json = req.headers['content-type']?.startsWith('application/json') ? JSON.parse(body.toString('utf8')) : undefined;
-      requests.push({ path: req.url ?? '', headers: req.headers, body, json });
-      const next = script.shift() ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };
+      let proto: any;
+      let invalid: string | undefined;
+      if (req.headers['content-type'] === 'application/x-protobuf') {
+        try {
+          proto = decodeLogsRequest(body);
+        } catch (error) {
+          invalid = `not an OTLP logs request: ${String(error)}`;
+        }
+      }
+      requests.push({ path: req.url ?? '', headers: req.headers, body, json, proto });
+      const next = invalid !== undefined ? { status: 400, body: invalid }
+        : script.shift() ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };
       res.writeHead(next.status, next.headers ?? {});
       res.end(next.body ?? '');
     });

@@ -1,0 +1,124 @@
+/**
+ * OTLP/protobuf encoding of realistic log records: upstream's `ProtobufLogsSerializer` (otlp-transformer
+ * 0.223.1, a size pass then a write pass) against this project's one-pass encoder
+ * (src/exporters/internal/otlp-proto-encoder.ts) on the same batches, in one run, rounds interleaved,
+ * each from a collected heap; each side's fastest round (and the ratio of medians). Times are process CPU
+ * time (user + system), steadier than wall time on a machine shared with other jobs. Then gzip at level 1
+ * (what the collector's confighttp uses by default) and level 6 (zlib's default, which the OTLP JS
+ * exporters use) on the encoded bodies: bytes and time.
+ *
+ * Records: Azure resource logs of every sample category except `functions` decoded by the `azure` format
+ * (1–40 records per event, 100 events per decode call as the partition pump does), then exported in
+ * batches of BATCH_RECORDS, as the `batch` processor sends them by default (send_batch_size 8192).
+ */
+import { gzipSync, constants } from 'node:zlib';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReceivedEvent } from '../../src/backends/consumer.ts';
+import { createDecoder } from '../../src/decode/create-decoder.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../src/decode/samples.ts';
+import { encodeLogsRequest } from '../../src/exporters/internal/otlp-proto-encoder.ts';
+
+const EVENTS = 1_500;
+const ROUNDS = 15;
+const BATCH_EVENTS = 100;
+const BATCH_RECORDS = Number(process.env.BENCH_OTLP_BATCH_RECORDS ?? 8192);
+const context = { namespace: 'bench.servicebus.windows.net', eventHubName: 'insights-logs', consumerGroup: '$Default', partitionId: '0' };
+const start = Date.parse('2024-05-14T09:30:00Z');
+
+function makeRecords(): ReadableLogRecord[] {
+  const categories = SAMPLE_CATEGORIES.filter((c) => c !== 'functions');
+  const events: ReceivedEvent[] = [];
+  for (let n = 0; n < EVENTS; n++) {
+    const category = categories[n % categories.length]!;
+    const body = sampleResourceLogBody(category, { time: new Date(start + n * 1000), records: 1 + ((n * 7) % 40), index: n });
+    events.push({ body: Buffer.from(body), sequenceNumber: n, offset: String(n * 4096), enqueuedTime: new Date(start + n * 1000 + 500) });
+  }
+  const decode = createDecoder({ format: 'azure' });
+  const records: ReadableLogRecord[] = [];
+  for (let b = 0; b < events.length; b += BATCH_EVENTS) records.push(...decode(events.slice(b, b + BATCH_EVENTS), context).records);
+  return records;
+}
+
+const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
+/** Process CPU time in ms. */
+const cpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const best = (values: number[]): number => Math.min(...values);
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+const records = makeRecords();
+const batches: ReadableLogRecord[][] = [];
+for (let i = 0; i < records.length; i += BATCH_RECORDS) batches.push(records.slice(i, i + BATCH_RECORDS));
+
+// Same bytes, or the comparison means nothing.
+for (const batch of batches) {
+  if (!Buffer.from(encodeLogsRequest(batch)).equals(Buffer.from(ProtobufLogsSerializer.serializeRequest(batch)!))) {
+    throw new Error('the encoder and upstream disagree on a batch');
+  }
+}
+
+function time(encode: (batch: ReadableLogRecord[]) => Uint8Array | undefined): [number, number] {
+  collect();
+  let bytes = 0;
+  const t = cpuMs();
+  for (const batch of batches) bytes += encode(batch)!.length;
+  return [cpuMs() - t, bytes];
+}
+
+const upstreamRuns: number[] = [];
+const oursRuns: number[] = [];
+let totalBytes = 0;
+for (let round = -3; round < ROUNDS; round++) { // three warm-up rounds
+  const [upstreamMs] = time((b) => ProtobufLogsSerializer.serializeRequest(b));
+  const [oursMs, bytes] = time(encodeLogsRequest);
+  totalBytes = bytes;
+  if (round >= 0) {
+    upstreamRuns.push(upstreamMs);
+    oursRuns.push(oursMs);
+  }
+}
+const upstreamMs = best(upstreamRuns);
+const oursMs = best(oursRuns);
+const speedup = upstreamMs / oursMs;
+const medianSpeedup = median(upstreamRuns) / median(oursRuns);
+const perRecord = (ms: number): number => (ms * 1000) / records.length;
+console.log(`${records.length} azure-decoded records in ${batches.length} batches of up to ${BATCH_RECORDS}; ${(totalBytes / 1e6).toFixed(1)} MB of OTLP protobuf`);
+console.log(`  upstream ProtobufLogsSerializer: ${upstreamMs.toFixed(1)} ms CPU, ${perRecord(upstreamMs).toFixed(2)} µs/record, ${(totalBytes / 1e3 / upstreamMs).toFixed(0)} MB/s`);
+console.log(`  one-pass encoder:                ${oursMs.toFixed(1)} ms CPU, ${perRecord(oursMs).toFixed(2)} µs/record, ${(totalBytes / 1e3 / oursMs).toFixed(0)} MB/s`);
+console.log(`  speedup ${speedup.toFixed(2)}× (fastest rounds), ${medianSpeedup.toFixed(2)}× (medians)`);
+
+// gzip of the encoded bodies, one batch at a time as the exporter sends them.
+const bodies = batches.map((b) => encodeLogsRequest(b));
+const gzip: Record<string, { bytes: number; ms: number; usPerRecord: number; ratio: number }> = {};
+for (const level of [1, 6]) {
+  const runs: number[] = [];
+  let bytes = 0;
+  for (let round = -1; round < 5; round++) {
+    collect();
+    const t = cpuMs();
+    bytes = 0;
+    for (const body of bodies) bytes += gzipSync(body, { level, strategy: constants.Z_DEFAULT_STRATEGY }).length;
+    if (round >= 0) runs.push(cpuMs() - t);
+  }
+  const ms = best(runs);
+  gzip[`level${level}`] = { bytes, ms: round2(ms), usPerRecord: round2(perRecord(ms)), ratio: round2(totalBytes / bytes) };
+  console.log(`  gzip level ${level}: ${(bytes / 1e6).toFixed(2)} MB (${(totalBytes / bytes).toFixed(1)}:1), ${ms.toFixed(1)} ms, ${perRecord(ms).toFixed(2)} µs/record`);
+}
+console.log(`  gzip level 1 vs 6: ${(gzip.level6!.ms / gzip.level1!.ms).toFixed(2)}× faster, ${(gzip.level1!.bytes / gzip.level6!.bytes).toFixed(2)}× the bytes`);
+
+console.log(`BENCH_RESULT ${JSON.stringify({
+  records: records.length,
+  batchRecords: BATCH_RECORDS,
+  protobufMegabytes: round2(totalBytes / 1e6),
+  upstreamMs: round2(upstreamMs),
+  oursMs: round2(oursMs),
+  upstreamUsPerRecord: round2(perRecord(upstreamMs)),
+  oursUsPerRecord: round2(perRecord(oursMs)),
+  speedup: round2(speedup),
+  medianSpeedup: round2(medianSpeedup),
+  gzip,
+})}`);
