@@ -4,7 +4,7 @@ import { DEFAULT_PREFETCH_COUNT } from '../consumer.ts';
 /** The consumer group every hub has. */
 export const DEFAULT_CONSUMER_GROUP = '$Default';
 export const DEFAULT_MAX_RETRIES = 3;
-export const DEFAULT_RETRY_DELAY_MS = 1_000;
+export const DEFAULT_RETRY_DELAY_MS = 500;
 export const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
 /** Time allowed for one attempt of an operation (attach, CBS, management request). */
 export const DEFAULT_OPERATION_TIMEOUT_MS = 60_000;
