@@ -13,7 +13,11 @@ import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/r
 import { noopLogger } from './component/logger.ts';
 
 export type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/receiver.ts';
-export type { ReceiverStatus, ReceiverStats, PartitionStats, ReceiverCounters, HubPartitionLag } from './receiver/receiver-status.ts';
+export type {
+  ReceiverStatus, ReceiverStats, PartitionStats, PartitionState, ReceiverCounters, HubPartitionLag, RestartReason,
+} from './receiver/receiver-status.ts';
+export type { HealthReport, ReceiverHealth, PartitionHealth, HealthStatus } from './telemetry/health-state.ts';
+export { HealthState } from './telemetry/health-state.ts';
 export type { ReceiverConfig, ReceiverConfigInput } from './config/receiver-config.ts';
 export type { LogsConsumer } from './pipeline/consumer.ts';
 export type { LogBatch, BatchSource } from './pipeline/log-batch.ts';

@@ -69,3 +69,70 @@ describe('HealthState', () => {
     assert.equal(state.report().status, 'stopping');
   });
 });
+
+describe('HealthState: permanent failures, retrying partitions, storage', () => {
+  const permanent = (message: string, configKey: string) => Object.assign(new Error(message), { permanent: true, configKey });
+
+  test('a permanent reader failure is unhealthy at once, naming the partition and the key; reading again clears it', () => {
+    const { state } = setup();
+    state.update('r', { type: 'hubReached', partitionIds: ['0', '1'] });
+    state.update('r', { type: 'partitionOpened', partitionId: '0' });
+    state.update('r', { type: 'partitionOpened', partitionId: '1' });
+    const error = permanent("consumer group 'nope' not found", 'group');
+    state.update('r', { type: 'partitionState', partitionId: '1', state: 'retrying', since: 1_000_000, cause: 'reader', permanent: true, configKey: 'group', error });
+    const r = state.report();
+    assert.equal(r.status, 'unhealthy');
+    assert.equal(r.receivers.r!.reason, 'misconfigured');
+    assert.equal(r.receivers.r!.configKey, 'group');
+    assert.deepEqual(Object.keys(r.receivers.r!.partitions!), ['1']);
+    assert.equal(r.receivers.r!.partitions!['1']!.cause, 'reader');
+    state.update('r', { type: 'partitionState', partitionId: '1', state: 'reading', since: 1_000_000 });
+    assert.equal(state.report().status, 'ready');
+  });
+
+  test('a partition retrying transiently (or holding a refused batch) is degraded only after the bound', () => {
+    let now = 1_000_000;
+    const state = new HealthState({ degradedAfterMs: 5_000, now: () => now });
+    state.update('r', { type: 'partitionOpened', partitionId: '0' });
+    state.update('r', { type: 'partitionState', partitionId: '0', state: 'retrying', since: now, cause: 'export', permanent: false, error: new Error('503') });
+    now += 4_999;
+    assert.equal(state.report().status, 'ready');
+    assert.equal(state.report().receivers.r!.partitions!['0']!.state, 'retrying', 'named even before the bound');
+    now += 1;
+    assert.equal(state.report().status, 'degraded');
+    assert.equal(state.report().receivers.r!.reason, 'partitionRetrying');
+    // A refused batch flapping between permanent and transient keeps its start.
+    state.update('r', { type: 'partitionState', partitionId: '0', state: 'retrying', since: now, cause: 'export', permanent: false, error: new Error('503') });
+    assert.equal(state.report().status, 'degraded');
+    state.update('r', { type: 'partitionClosed', partitionId: '0', reason: 'yield' });
+    assert.equal(state.report().status, 'ready');
+  });
+
+  test('a permanent hub or storage error is unhealthy at once; a transient storage failure after the threshold', () => {
+    const { state, advance } = setup();
+    state.update('r', { type: 'hubUnreachable', error: permanent('hub not found', 'event_hub.name') });
+    assert.equal(state.report().receivers.r!.reason, 'misconfigured');
+    assert.equal(state.report().receivers.r!.configKey, 'event_hub.name');
+    state.update('r', { type: 'hubReached', partitionIds: ['0'] });
+    state.update('r', { type: 'partitionOpened', partitionId: '0' });
+    state.update('r', { type: 'storageFailing', error: new Error('storage request timed out') });
+    advance(9_999);
+    assert.equal(state.report().status, 'ready');
+    advance(1);
+    assert.equal(state.report().receivers.r!.reason, 'storageFailing');
+    state.update('r', { type: 'storageRecovered' });
+    assert.equal(state.report().status, 'ready');
+    state.update('r', { type: 'storageFailing', error: permanent('container not found', 'blob_checkpoint_store.container_name') });
+    assert.equal(state.report().receivers.r!.configKey, 'blob_checkpoint_store.container_name');
+  });
+
+  test('one misconfigured receiver makes the service unhealthy and names it; the others stay ready', () => {
+    const { state } = setup();
+    state.update('good', { type: 'partitionOpened', partitionId: '0' });
+    state.update('bad', { type: 'hubUnreachable', error: permanent('refused', 'connection') });
+    const r = state.report();
+    assert.equal(r.status, 'unhealthy');
+    assert.equal(r.receivers.good!.status, 'ready');
+    assert.equal(r.receivers.bad!.status, 'unhealthy');
+  });
+});
