@@ -66,8 +66,14 @@ test('two EventHubConsumerClients with the blob checkpoint store on Azurite shar
     checkpoints.map((c) => `${c.partitionId}@${c.sequenceNumber}`).join(', ')})`);
   assert.equal(checkpoints.length, PARTITIONS, 'the store reads back one checkpoint per partition');
   for (const c of checkpoints) assert.equal(c.sequenceNumber, 1);
-  const ownerships = await store.listOwnership(ns, hubName, '$Default');
-  assert.equal(new Set(ownerships.map((o) => o.ownerId)).size, 2, 'two owners in the ownership blobs');
+  // The ownership blobs trail the links (a claim is written by the processor's next balancing round, and
+  // the processors keep re-balancing at 300 ms): wait for a moment where both show the two clients.
+  let owners: string[] = [];
+  await waitFor(async () => {
+    const ownerships = await store.listOwnership(ns, hubName, '$Default');
+    owners = [...new Set(ownerships.map((o) => o.ownerId).filter(Boolean))];
+    return owners.length === 2 && split();
+  }, 30_000, () => `two owners in the ownership blobs (found ${owners.length}) while the links are split 2/2`);
 
   // The processors read with owner level 0: readers moved by the balancing were detached by the emulator
   // (amqp:link:stolen) before the new owner attached, so the audit never shows two readers at once.
