@@ -153,7 +153,10 @@ try {
         `${strategy}: NOT balanced after ${(balanceMs / 1000).toFixed(0)} s: ${opened} of ${PARTITIONS} partitions opened, shares ${fleet.map((i) => i.owned.size).join('/')}; ` +
           `opened over time ${progress.map((p) => `${Math.round(p.atMs / 1000)} s: ${p.opened}`).join(', ')}; ${coldRequests} storage requests`,
       );
-      results.push({ strategy, balanced: false, afterMs: balanceMs, opened, progress, coldStorageRequests: coldRequests });
+      const closed: Record<string, number> = {};
+      for (const s of fleet.flatMap((i) => i.statuses)) if (s.type === 'partitionClosed') closed[s.reason ?? '?'] = (closed[s.reason ?? '?'] ?? 0) + 1;
+      console.log(`${strategy}: partitions closed meanwhile, by reason: ${JSON.stringify(closed)}; storage requests ${JSON.stringify(tallyKinds(proxy.requests.slice(coldRequestsFrom)))}`);
+      results.push({ strategy, balanced: false, afterMs: balanceMs, opened, progress, closed, coldStorageRequests: coldRequests });
       await Promise.all(fleet.map((i) => i.crash()));
       continue;
     }
