@@ -1,5 +1,6 @@
 /** Command-line flags of `eventhubs-emulator`, parsed into EmulatorOptions (pure: no I/O). */
 import { parseArgs } from 'node:util';
+import { EMULATOR_TIERS, type EmulatorTier } from './tier-quotas.ts';
 import type { EmulatorHubConfig, EmulatorOptions } from './types.ts';
 
 export const USAGE = `Usage: eventhubs-emulator [options]
@@ -9,7 +10,10 @@ A local Azure Event Hubs-compatible AMQP 1.0 server (for development and tests).
 Options:
   --host HOST              interface to listen on (default 127.0.0.1)
   --port PORT              TCP port (default 5672; 0 picks a free port)
-  --hub NAME:PARTITIONS    a hub with 1 to 32 partitions (repeatable)
+  --hub NAME:PARTITIONS    a hub with 1 to 32 partitions, more with --tier (repeatable)
+  --tier TIER              namespace quotas: emulator (default; 1-32 partitions per hub), basic,
+                           standard (32), premium (100), dedicated (1024)
+  --units N                processing (premium) or capacity (dedicated) units for the quotas (default 1)
   --consumer-group NAME    a consumer group added to every hub (repeatable; $Default always exists)
   --retention DURATION     event retention, e.g. 30s, 15m, 1h, 2d, 500ms (default 1h)
   --config FILE            hubs from a Microsoft Docker emulator config (JSON)
@@ -54,6 +58,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
         hub: { type: 'string', multiple: true },
         'consumer-group': { type: 'string', multiple: true },
         retention: { type: 'string' },
+        tier: { type: 'string' },
+        units: { type: 'string' },
         config: { type: 'string' },
         'sas-key': { type: 'string', multiple: true },
         'tls-cert': { type: 'string' },
@@ -80,6 +86,16 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (hubs.length > 0) options.hubs = hubs;
   const groups = values['consumer-group'] as string[] | undefined;
   if (groups?.length) options.consumerGroups = groups;
+  if (typeof values.tier === 'string') {
+    if (!(EMULATOR_TIERS as readonly string[]).includes(values.tier)) {
+      throw new CliUsageError(`--tier: '${values.tier}' is not a tier; use one of ${EMULATOR_TIERS.join(', ')}`);
+    }
+    options.tier = values.tier as EmulatorTier;
+  }
+  if (typeof values.units === 'string') {
+    if (!/^[1-9]\d{0,3}$/.test(values.units)) throw new CliUsageError(`--units: '${values.units}' must be a whole number from 1 to 9999`);
+    options.capacityUnits = Number(values.units);
+  }
   if (typeof values.retention === 'string') options.retentionMs = parseDurationMs(values.retention);
   const sasKeys: Record<string, string> = {};
   for (const spec of (values['sas-key'] as string[] | undefined) ?? []) {

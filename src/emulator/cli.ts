@@ -8,7 +8,8 @@ import { pathToFileURL } from 'node:url';
 import { CliUsageError, USAGE, parseCliArgs } from './cli-args.ts';
 import { EmulatorConfigError, hubsFromDockerConfig } from './docker-config.ts';
 import { startEmulator } from './index.ts';
-import { validateHubConfig } from './internal/namespace.ts';
+import { Namespace } from './internal/namespace.ts';
+import { tierQuotas } from './tier-quotas.ts';
 import type { EmulatorOptions } from './types.ts';
 
 export const EXIT_USAGE = 2;
@@ -26,6 +27,7 @@ function readText(path: string, what: string): string {
 function optionsFromArgs(argv: string[]): { options: EmulatorOptions; help: boolean } {
   const args = parseCliArgs(argv);
   const options = { ...args.options };
+  const quotas = tierQuotas(options.tier, options.capacityUnits);
   if (args.configFile) {
     let doc: unknown;
     try {
@@ -34,17 +36,17 @@ function optionsFromArgs(argv: string[]): { options: EmulatorOptions; help: bool
       if (err instanceof EmulatorConfigError) throw err;
       throw new EmulatorConfigError(`--config: '${args.configFile}' is not valid JSON: ${(err as Error).message}`);
     }
-    options.hubs = [...hubsFromDockerConfig(doc), ...(options.hubs ?? [])];
+    options.hubs = [...hubsFromDockerConfig(doc, quotas.partitionsPerHub), ...(options.hubs ?? [])];
   }
-  const seen = new Set<string>();
+  // A dry run of the namespace checks every hub against the tier's quotas before anything listens.
+  const namespace = new Namespace(options.consumerGroups ?? [], quotas);
   for (const hub of options.hubs ?? []) {
+    if (namespace.get(hub.name)) throw new EmulatorConfigError(`hub '${hub.name}' is declared twice`);
     try {
-      validateHubConfig(hub);
+      namespace.add(hub);
     } catch (err) {
       throw new EmulatorConfigError((err as Error).message);
     }
-    if (seen.has(hub.name.toLowerCase())) throw new EmulatorConfigError(`hub '${hub.name}' is declared twice`);
-    seen.add(hub.name.toLowerCase());
   }
   if (args.tlsCertFile && args.tlsKeyFile) {
     options.tls = { cert: readText(args.tlsCertFile, '--tls-cert'), key: readText(args.tlsKeyFile, '--tls-key') };

@@ -5,6 +5,7 @@
  * Microsoft's samples write PartitionCount as a string ("2"); both forms are accepted. Errors name the
  * JSON path of the offending value.
  */
+import { DEFAULT_MAX_PARTITIONS } from './tier-quotas.ts';
 import type { EmulatorHubConfig } from './types.ts';
 
 export class EmulatorConfigError extends Error {
@@ -15,8 +16,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The hubs declared in a Docker emulator config document (already parsed from JSON). */
-export function hubsFromDockerConfig(doc: unknown): EmulatorHubConfig[] {
+/**
+ * The hubs declared in a Docker emulator config document (already parsed from JSON). `maxPartitions` is
+ * the per-hub limit of the chosen tier: 32 (the Docker emulator's) unless `--tier` allows more.
+ */
+export function hubsFromDockerConfig(doc: unknown, maxPartitions = DEFAULT_MAX_PARTITIONS): EmulatorHubConfig[] {
   const errors: string[] = [];
   const hubs: EmulatorHubConfig[] = [];
   const user = isObject(doc) ? doc.UserConfig : undefined;
@@ -35,8 +39,8 @@ export function hubsFromDockerConfig(doc: unknown): EmulatorHubConfig[] {
       if (typeof name !== 'string' || name === '') errors.push(`${eat}.Name: required string`);
       const rawCount = entity.PartitionCount;
       const partitions = typeof rawCount === 'string' && /^\d+$/.test(rawCount) ? Number(rawCount) : rawCount;
-      if (typeof partitions !== 'number' || !Number.isInteger(partitions) || partitions < 1 || partitions > 32) {
-        errors.push(`${eat}.PartitionCount: must be an integer from 1 to 32, got ${JSON.stringify(rawCount)}`);
+      if (typeof partitions !== 'number' || !Number.isInteger(partitions) || partitions < 1 || partitions > maxPartitions) {
+        errors.push(`${eat}.PartitionCount: must be an integer from 1 to ${maxPartitions}, got ${JSON.stringify(rawCount)}`);
       }
       const groups: string[] = [];
       if (entity.ConsumerGroups !== undefined) {

@@ -11,6 +11,7 @@ import { ConnectionRegistry, abortConnection, type ConnectionState } from './int
 import { ConsumerLink } from './internal/consumer-link.ts';
 import { FaultController, type FaultHost } from './internal/fault-controller.ts';
 import { Namespace, type Hub } from './internal/namespace.ts';
+import { tierQuotas } from './tier-quotas.ts';
 import { partitionIndexForKey } from './internal/partition-key-hash.ts';
 import { PartitionReaders } from './internal/partition-readers.ts';
 import { MAX_MESSAGE_SIZE_BYTES, readTransfer } from './internal/producer-transfer.ts';
@@ -54,7 +55,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   constructor(private readonly options: EmulatorOptions = {}) {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     if (!Number.isFinite(this.retentionMs) || this.retentionMs <= 0) throw new RangeError(`retentionMs must be positive, got ${this.retentionMs}`);
-    this.namespace = new Namespace(options.consumerGroups ?? []);
+    this.namespace = new Namespace(options.consumerGroups ?? [], tierQuotas(options.tier, options.capacityUnits));
     for (const hub of options.hubs ?? []) this.namespace.add(hub);
     this.faults = new FaultController(this);
     this.container = (rhea as any).create_container({

@@ -1,9 +1,10 @@
 /** Public types of the emulator; see docs/emulator.md. */
+import type { EmulatorTier } from './tier-quotas.ts';
 
 export interface EmulatorHubConfig {
   /** Hub (entity) name. */
   name: string;
-  /** Number of partitions, 1 to 32; partition ids are "0" … "n-1". */
+  /** Number of partitions, 1 to 32 (up to 1024 with `tier`); partition ids are "0" … "n-1". */
   partitions: number;
   /** Consumer groups besides `$Default`, which always exists. */
   consumerGroups?: string[];
@@ -18,6 +19,14 @@ export interface EmulatorOptions {
   hubs?: EmulatorHubConfig[];
   /** Consumer groups added to every hub. Default none (only `$Default`). */
   consumerGroups?: string[];
+  /**
+   * Namespace quotas to apply: `emulator` (the Docker emulator's 1–32 partitions per hub, nothing else),
+   * `basic`, `standard` (32), `premium` (100 per hub, 200 per PU over the namespace) or `dedicated` (1024
+   * per hub, 2000 per CU), each with its tier's limits on hubs and consumer groups. Default `emulator`.
+   */
+  tier?: EmulatorTier;
+  /** Processing units (premium) or capacity units (dedicated) the namespace quotas scale with. Default 1. */
+  capacityUnits?: number;
   /** Event retention in milliseconds. Default 3_600_000 (1 h), as the official emulator. */
   retentionMs?: number;
   /** Key name → key. When set, SAS signatures, expiry and scope are verified. Default: not verified. */

@@ -2,11 +2,13 @@
  * The emulated namespace: hubs, their partitions' logs and their consumer groups. Entity names compare
  * case-insensitively, as on the service. `$Default` always exists.
  */
+import { DEFAULT_MAX_PARTITIONS, tierHint, tierQuotas, type TierQuotas } from '../tier-quotas.ts';
 import type { EmulatorHubConfig } from '../types.ts';
 import { PartitionLog } from './partition-log.ts';
 
 export const DEFAULT_CONSUMER_GROUP = '$Default';
-export const MAX_PARTITIONS = 32;
+/** The default (Docker emulator) limit; a tier may allow more (`tier-quotas.ts`). */
+export const MAX_PARTITIONS = DEFAULT_MAX_PARTITIONS;
 
 export class Hub {
   readonly createdAt = new Date();
@@ -38,12 +40,15 @@ export class Hub {
   }
 }
 
-export function validateHubConfig(config: EmulatorHubConfig): void {
+/** Checks one hub's own settings against the per-hub quotas (default: the Docker emulator's 1–32 partitions). */
+export function validateHubConfig(config: EmulatorHubConfig, quotas: TierQuotas = tierQuotas()): void {
   if (typeof config.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/.test(config.name)) {
     throw new Error(`hub name '${String(config.name)}' is not valid: use letters, digits, '.', '_' and '-', starting with a letter or digit`);
   }
-  if (!Number.isInteger(config.partitions) || config.partitions < 1 || config.partitions > MAX_PARTITIONS) {
-    throw new Error(`hub '${config.name}': partitions must be an integer from 1 to ${MAX_PARTITIONS}, got ${String(config.partitions)}`);
+  const max = quotas.partitionsPerHub;
+  if (!Number.isInteger(config.partitions) || config.partitions < 1 || config.partitions > max) {
+    const hint = quotas.tier === 'emulator' && Number.isInteger(config.partitions) ? tierHint(config.partitions) : '';
+    throw new Error(`hub '${config.name}': partitions must be an integer from 1 to ${max} (tier ${quotas.tier}), got ${String(config.partitions)}${hint}`);
   }
   for (const cg of config.consumerGroups ?? []) {
     if (typeof cg !== 'string' || !/^[A-Za-z0-9$][A-Za-z0-9._-]{0,49}$/.test(cg)) {
@@ -55,15 +60,35 @@ export function validateHubConfig(config: EmulatorHubConfig): void {
 export class Namespace {
   private readonly hubs = new Map<string, Hub>();
 
-  constructor(private readonly sharedConsumerGroups: string[]) {}
+  constructor(private readonly sharedConsumerGroups: string[], readonly quotas: TierQuotas = tierQuotas()) {}
 
+  /** Adds a hub; throws when it breaks a quota of the namespace's tier (the service refuses such a hub too). */
   add(config: EmulatorHubConfig): Hub {
-    validateHubConfig(config);
+    validateHubConfig(config, this.quotas);
     const key = config.name.toLowerCase();
     if (this.hubs.has(key)) throw new Error(`hub '${config.name}' already exists`);
+    this.checkNamespaceQuotas(config);
     const hub = new Hub(config.name, config.partitions, [...this.sharedConsumerGroups, ...(config.consumerGroups ?? [])]);
     this.hubs.set(key, hub);
     return hub;
+  }
+
+  private checkNamespaceQuotas(config: EmulatorHubConfig): void {
+    const { tier, hubsPerNamespace, partitionsPerNamespace, consumerGroupsPerHub } = this.quotas;
+    if (hubsPerNamespace !== undefined && this.hubs.size + 1 > hubsPerNamespace) {
+      throw new Error(`hub '${config.name}': a ${tier} namespace holds at most ${hubsPerNamespace} hubs`);
+    }
+    if (partitionsPerNamespace !== undefined) {
+      let total = config.partitions;
+      for (const hub of this.hubs.values()) total += hub.partitionIds.length;
+      if (total > partitionsPerNamespace) {
+        throw new Error(`hub '${config.name}': a ${tier} namespace holds at most ${partitionsPerNamespace} partitions over all hubs, this hub makes ${total}`);
+      }
+    }
+    const groups = new Set([DEFAULT_CONSUMER_GROUP, ...this.sharedConsumerGroups, ...(config.consumerGroups ?? [])].map((g) => g.toLowerCase()));
+    if (consumerGroupsPerHub !== undefined && groups.size > consumerGroupsPerHub) {
+      throw new Error(`hub '${config.name}': a ${tier} hub has at most ${consumerGroupsPerHub} consumer groups ($Default included), got ${groups.size}`);
+    }
   }
 
   remove(name: string): Hub | undefined {

@@ -5,17 +5,37 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** One request as the proxy saw it. */
+export interface SeenRequest {
+  readonly method: string;
+  /** URL path, without the query. */
+  readonly path: string;
+  /** The `comp` query parameter (`lease`, `metadata`, `list`, ...), or '' when absent. */
+  readonly comp: string;
+  /** The `x-ms-lease-action` header (`acquire`, `renew`, `release`, ...), or '' when absent. */
+  readonly leaseAction: string;
+}
+
 export interface CountingProxy {
   readonly port: number;
   /** Requests seen so far whose method and URL path match. */
   count(method: string, pathIncludes: string): number;
+  /** Requests seen so far, in arrival order (the array grows; slice it to take a window). */
+  readonly requests: readonly SeenRequest[];
   stop(): Promise<void>;
 }
 
 export async function startCountingProxy(targetPort: number): Promise<CountingProxy> {
-  const seen: Array<{ method: string; path: string }> = [];
+  const seen: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
-    seen.push({ method: req.method ?? '', path: (req.url ?? '').split('?')[0]! });
+    const [path, query] = (req.url ?? '').split('?');
+    const leaseAction = req.headers['x-ms-lease-action'];
+    seen.push({
+      method: req.method ?? '',
+      path: path!,
+      comp: new URLSearchParams(query ?? '').get('comp') ?? '',
+      leaseAction: typeof leaseAction === 'string' ? leaseAction : '',
+    });
     const upstream = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
@@ -29,6 +49,7 @@ export async function startCountingProxy(targetPort: number): Promise<CountingPr
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
+    requests: seen,
     count: (method, pathIncludes) => seen.filter((r) => r.method === method && r.path.includes(pathIncludes)).length,
     stop: () =>
       new Promise<void>((resolve) => {

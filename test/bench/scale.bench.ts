@@ -1,0 +1,246 @@
+/**
+ * 1024 partitions over 8 receiver processes (issue 14): time to balance from a cold start, storage
+ * operations per minute per partition in steady state, idle RSS per owned partition, and failover after a
+ * kill -9. The emulator (tier `dedicated`) serves one hub of 1024 partitions; Azurite sits behind a
+ * counting proxy, so every storage request the fleet makes is counted and classified where it arrives.
+ * Receivers are child processes (test/helpers/fleet.ts) with blob leases, default ownership and
+ * checkpoint settings, and the default `hub_lag_interval`. Per strategy (`balanced`, `greedy`):
+ *   1. cold start: 8 instances spawned at once on an empty container; balanced = all 1024 partitions
+ *      opened and every instance at its fair share ±1 (127 to 129);
+ *   2. idle window (nothing produced): storage requests by kind, RSS of every instance and of a baseline
+ *      instance (same config, a 1-partition hub: code, connections and one pump loaded);
+ *   3. steady window: one event per partition per second, so that every checkpoint interval has progress;
+ *   4. kill -9 of the instance owning most: time until each of its partitions is opened by a survivor and
+ *      until a survivor acknowledged a record of it.
+ * A strategy that is not balanced within BENCH_SCALE_BALANCE_SECONDS (150) reports how many partitions it
+ * had opened every 15 s and skips phases 2 to 4 (`balanced` claims one partition per round: at 1024
+ * partitions it needs 128 rounds per instance).
+ * Env: BENCH_SCALE_STRATEGIES (default "greedy,balanced"), BENCH_SCALE_IDLE_SECONDS (30: one hub-lag interval),
+ * BENCH_SCALE_STEADY_SECONDS (45), BENCH_SCALE_INSTANCES (8), BENCH_SCALE_PARTITIONS (1024), BENCH_SCALE_BACKEND
+ * (polling).
+ */
+import { BlobServiceClient } from '@azure/storage-blob';
+import { startEmulator } from '../../src/emulator/index.ts';
+import { startAzurite, randomName, AZURITE_ACCOUNT, AZURITE_KEY } from '../helpers/azurite.ts';
+import { Instance, waitUntil } from '../helpers/fleet.ts';
+import { startCountingProxy, type SeenRequest } from './internal/counting-proxy.ts';
+import { readRss, mib } from './internal/child-rss.ts';
+
+const PARTITIONS = Number(process.env.BENCH_SCALE_PARTITIONS ?? 1024);
+const INSTANCES = Number(process.env.BENCH_SCALE_INSTANCES ?? 8);
+const STRATEGIES = (process.env.BENCH_SCALE_STRATEGIES ?? 'greedy,balanced').split(',') as Array<'balanced' | 'greedy'>;
+const IDLE_SECONDS = Number(process.env.BENCH_SCALE_IDLE_SECONDS ?? 30);
+const STEADY_SECONDS = Number(process.env.BENCH_SCALE_STEADY_SECONDS ?? 45);
+/** A strategy not balanced by then is reported with its progress, and its later phases are skipped. */
+const BALANCE_TIMEOUT_MS = Number(process.env.BENCH_SCALE_BALANCE_SECONDS ?? 150) * 1000;
+const PROGRESS_EVERY_MS = 15_000;
+const FAILOVER_TIMEOUT_MS = 120_000;
+const RSS_SAMPLE_MS = 2_000;
+const BACKEND = (process.env.BENCH_SCALE_BACKEND ?? 'polling') as 'polling' | 'streaming';
+const PRODUCE_TICK_MS = 1_000;
+const KIB = 1024;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+
+/** What a storage request is for, from its path, `comp` and lease action. */
+function kindOf(r: SeenRequest): string {
+  const area = r.path.includes('/ownership/') ? 'ownership' : r.path.includes('/checkpoint/') ? 'checkpoint' : r.path.includes('/members/') ? 'membership' : 'container';
+  if (r.comp === 'list') return 'list';
+  if (r.comp === 'lease') return `${area} lease ${r.leaseAction || '?'}`;
+  if (r.comp === 'metadata') return `${area} ${r.method === 'PUT' ? 'metadata write' : 'metadata read'}`;
+  if (r.method === 'HEAD' || r.method === 'GET') return `${area} read`;
+  if (r.method === 'PUT') return `${area} create`;
+  return `${area} ${r.method}`;
+}
+
+function tallyKinds(requests: readonly SeenRequest[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of requests) out[kindOf(r)] = (out[kindOf(r)] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(out).sort((a, b) => b[1] - a[1]));
+}
+
+interface StorageWindow {
+  seconds: number;
+  requests: number;
+  perPartitionPerMinute: number;
+  byKindPerPartitionPerMinute: Record<string, number>;
+}
+
+/** Counts the storage requests that arrive during `seconds`, while `during` runs. */
+async function storageWindow(proxy: { requests: readonly SeenRequest[] }, seconds: number, during?: () => Promise<void>): Promise<StorageWindow> {
+  const from = proxy.requests.length;
+  const started = performance.now();
+  await Promise.all([sleep(seconds * 1000), during?.()]);
+  const elapsed = (performance.now() - started) / 1000;
+  const window = proxy.requests.slice(from);
+  const perPartitionPerMinute = (n: number): number => round1((n / PARTITIONS / elapsed) * 60);
+  return {
+    seconds: round1(elapsed),
+    requests: window.length,
+    perPartitionPerMinute: perPartitionPerMinute(window.length),
+    byKindPerPartitionPerMinute: Object.fromEntries(Object.entries(tallyKinds(window)).map(([k, n]) => [k, perPartitionPerMinute(n)])),
+  };
+}
+
+const azurite = await startAzurite();
+const proxy = await startCountingProxy(azurite.port);
+const storage = `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
+const hub = randomName('scale');
+const baselineHub = randomName('baseline');
+const emulator = await startEmulator({ port: 0, tier: 'dedicated', hubs: [{ name: hub, partitions: PARTITIONS }, { name: baselineHub, partitions: 1 }] });
+let producing = false;
+const producer = setInterval(() => {
+  if (!producing) return;
+  for (let p = 0; p < PARTITIONS; p++) emulator.append(hub, String(p), [{ body: `event at ${Date.now()}` }]);
+  emulator.append(baselineHub, '0', [{ body: `event at ${Date.now()}` }]);
+}, PRODUCE_TICK_MS);
+const everyInstance: Instance[] = [];
+const results: unknown[] = [];
+
+async function newContainer(prefix: string): Promise<string> {
+  const name = randomName(prefix);
+  await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(name).create();
+  return name;
+}
+
+function spawnInstance(name: string, hubName: string, container: string, strategy: 'balanced' | 'greedy'): Instance {
+  const instance = new Instance(name, {
+    connection: emulator.connectionString(hubName),
+    format: 'raw',
+    backend: BACKEND,
+    start_position: 'latest',
+    ownership: { owner_id: name, strategy },
+    blob_checkpoint_store: { connection: storage, container_name: container },
+  });
+  everyInstance.push(instance);
+  return instance;
+}
+
+try {
+  const baseline = spawnInstance('baseline', baselineHub, await newContainer('baseline'), 'balanced');
+  await waitUntil(() => baseline.owned.size === 1, 60_000, 'the baseline instance to open its partition', [baseline]);
+
+  for (const strategy of STRATEGIES) {
+    producing = false;
+    const container = await newContainer(`scale-${strategy}`);
+    const fair = PARTITIONS / INSTANCES;
+    const spawnedAt = Date.now();
+    const fleet = Array.from({ length: INSTANCES }, (_, i) => spawnInstance(`${strategy}-${i}`, hub, container, strategy));
+    const coldRequestsFrom = proxy.requests.length;
+    const allOwned = (): boolean => new Set(fleet.flatMap((i) => [...i.owned])).size === PARTITIONS;
+    const isBalanced = (): boolean => allOwned() && fleet.every((i) => Math.abs(i.owned.size - fair) <= 1);
+    let firstOwnedAt: number | undefined;
+    const progress: Array<{ atMs: number; opened: number }> = [];
+    let nextProgressAt = spawnedAt + PROGRESS_EVERY_MS;
+    while (!isBalanced() && Date.now() - spawnedAt < BALANCE_TIMEOUT_MS) {
+      if (firstOwnedAt === undefined && fleet.some((i) => i.owned.size > 0)) firstOwnedAt = Date.now();
+      if (Date.now() >= nextProgressAt) {
+        progress.push({ atMs: Date.now() - spawnedAt, opened: new Set(fleet.flatMap((i) => [...i.owned])).size });
+        nextProgressAt += PROGRESS_EVERY_MS;
+      }
+      await sleep(25);
+    }
+    const balanceMs = Date.now() - spawnedAt;
+    const coldRequests = proxy.requests.length - coldRequestsFrom;
+    if (!isBalanced()) {
+      const opened = new Set(fleet.flatMap((i) => [...i.owned])).size;
+      console.log(
+        `${strategy}: NOT balanced after ${(balanceMs / 1000).toFixed(0)} s: ${opened} of ${PARTITIONS} partitions opened, shares ${fleet.map((i) => i.owned.size).join('/')}; ` +
+          `opened over time ${progress.map((p) => `${Math.round(p.atMs / 1000)} s: ${p.opened}`).join(', ')}; ${coldRequests} storage requests`,
+      );
+      const closed: Record<string, number> = {};
+      for (const s of fleet.flatMap((i) => i.statuses)) if (s.type === 'partitionClosed') closed[s.reason ?? '?'] = (closed[s.reason ?? '?'] ?? 0) + 1;
+      console.log(`${strategy}: partitions closed meanwhile, by reason: ${JSON.stringify(closed)}; storage requests ${JSON.stringify(tallyKinds(proxy.requests.slice(coldRequestsFrom)))}`);
+      results.push({ strategy, balanced: false, afterMs: balanceMs, opened, progress, closed, coldStorageRequests: coldRequests });
+      await Promise.all(fleet.map((i) => i.crash()));
+      continue;
+    }
+    console.log(
+      `${strategy}: balanced ${(balanceMs / 1000).toFixed(1)} s after spawning ${INSTANCES} processes ` +
+        `(the first partition opened after ${(((firstOwnedAt ?? spawnedAt) - spawnedAt) / 1000).toFixed(1)} s: process start + the first round's delay); ` +
+        `${coldRequests} storage requests to get there; shares ${fleet.map((i) => i.owned.size).join('/')}`,
+    );
+
+    // Idle: nothing produced. RSS sampled over the window, storage counted.
+    const rss = new Map<string, number[]>([['baseline', []], ...fleet.map((i) => [i.name, []] as [string, number[]])]);
+    const sampleRss = async (): Promise<void> => {
+      const end = Date.now() + IDLE_SECONDS * 1000 - RSS_SAMPLE_MS;
+      while (Date.now() < end) {
+        for (const i of [baseline, ...fleet]) {
+          const r = readRss(i.child.pid!);
+          if (r) rss.get(i.name)!.push(r.rssBytes);
+        }
+        await sleep(RSS_SAMPLE_MS);
+      }
+    };
+    const idle = await storageWindow(proxy, IDLE_SECONDS, sampleRss);
+    const baselineRss = median(rss.get('baseline')!);
+    const perPartitionKiB = fleet.map((i) => (median(rss.get(i.name)!) - baselineRss) / (i.owned.size - 1) / KIB);
+    const instanceRssMiB = fleet.map((i) => mib(median(rss.get(i.name)!)));
+    console.log(
+      `${strategy}: idle ${idle.perPartitionPerMinute} storage ops/partition/min over ${idle.seconds} s ${JSON.stringify(idle.byKindPerPartitionPerMinute)}`,
+    );
+    console.log(
+      `${strategy}: idle RSS per instance ${instanceRssMiB.join('/')} MiB, baseline (1 partition) ${mib(baselineRss)} MiB: ` +
+        `${Math.round(median(perPartitionKiB))} KiB per owned partition above the baseline (range ${Math.round(Math.min(...perPartitionKiB))}–${Math.round(Math.max(...perPartitionKiB))})`,
+    );
+
+    // Steady: one event per partition per second.
+    producing = true;
+    await sleep(2 * PRODUCE_TICK_MS);
+    const steady = await storageWindow(proxy, STEADY_SECONDS);
+    console.log(
+      `${strategy}: steady ${steady.perPartitionPerMinute} storage ops/partition/min over ${steady.seconds} s at 1 event/partition/s ` +
+        `${JSON.stringify(steady.byKindPerPartitionPerMinute)}`,
+    );
+
+    // Crash: kill -9 the instance owning most; partitions must be opened (and read) by survivors.
+    const victim = [...fleet].sort((a, b) => b.owned.size - a.owned.size)[0]!;
+    const survivors = fleet.filter((i) => i !== victim);
+    const lost = [...victim.owned];
+    const killedAt = Date.now();
+    await victim.crash();
+    const openedAt = (pid: string): number | undefined =>
+      survivors.flatMap((i) => i.statuses).find((s) => s.type === 'partitionOpened' && s.partitionId === pid && (s.at ?? 0) >= killedAt)?.at;
+    const readAt = (pid: string): number | undefined => {
+      let first: number | undefined;
+      for (const i of survivors) for (const [p, , at] of i.records) if (p === pid && at >= killedAt && (first === undefined || at < first)) first = at;
+      return first;
+    };
+    await waitUntil(() => lost.every((pid) => openedAt(pid) !== undefined), FAILOVER_TIMEOUT_MS, `the ${lost.length} partitions of ${victim.name} opened again`, survivors);
+    const openedMs = Math.max(...lost.map((pid) => openedAt(pid)!)) - killedAt;
+    await waitUntil(() => lost.every((pid) => readAt(pid) !== undefined), FAILOVER_TIMEOUT_MS, `the partitions of ${victim.name} read again`, survivors);
+    const readMs = Math.max(...lost.map((pid) => readAt(pid)!)) - killedAt;
+    const firstOpenedMs = Math.min(...lost.map((pid) => openedAt(pid)!)) - killedAt;
+    console.log(
+      `${strategy}: kill -9 of ${victim.name} (${lost.length} partitions): first reopened after ${(firstOpenedMs / 1000).toFixed(1)} s, ` +
+        `all reopened after ${(openedMs / 1000).toFixed(1)} s, all read again after ${(readMs / 1000).toFixed(1)} s (lease 15 s + update 5 s = 20 s bound)`,
+    );
+    results.push({
+      strategy,
+      balanced: true,
+      balanceMs,
+      progress,
+      firstOpenedMs: (firstOwnedAt ?? spawnedAt) - spawnedAt,
+      coldStorageRequests: coldRequests,
+      idle,
+      steady,
+      idleRss: { baselineMiB: mib(baselineRss), instanceMiB: instanceRssMiB, perOwnedPartitionKiBMedian: Math.round(median(perPartitionKiB)) },
+      failover: { partitions: lost.length, firstOpenedMs, allOpenedMs: openedMs, allReadMs: readMs },
+    });
+    producing = false;
+    await Promise.all(fleet.map((i) => i.crash()));
+  }
+  console.log(`BENCH_RESULT ${JSON.stringify({ partitions: PARTITIONS, instances: INSTANCES, backend: BACKEND, results })}`);
+} finally {
+  clearInterval(producer);
+  await Promise.all(everyInstance.map((i) => i.crash()));
+  await emulator.stop();
+  await proxy.stop();
+  await azurite.stop();
+}
