@@ -14,10 +14,9 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { EventHubConsumerClient } from '@azure/event-hubs';
-import type { Subscription } from '@azure/event-hubs';
 import { createHubClient } from '../../src/backends/create-hub-client.ts';
 import type { BackendKind } from '../../src/backends/consumer.ts';
+import { drainWithSdk } from './internal/sdk-drain.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const PARTITIONS = 8;
@@ -44,33 +43,8 @@ async function startChild(): Promise<{ connectionString: string; stop: () => voi
 }
 
 /** Bare SDK: one single-partition subscription per partition, a no-op handler; ms until all events arrived. */
-async function drainSdk(connectionString: string): Promise<number> {
-  const client = new EventHubConsumerClient('$Default', connectionString);
-  const perPartition = EVENTS / PARTITIONS;
-  const started = performance.now();
-  const subscriptions: Subscription[] = [];
-  await new Promise<void>((resolve, reject) => {
-    let donePartitions = 0;
-    const timer = setTimeout(() => reject(new Error('sdk drain timed out')), DRAIN_TIMEOUT_MS);
-    for (let p = 0; p < PARTITIONS; p++) {
-      let count = 0;
-      subscriptions.push(client.subscribe(String(p), {
-        processEvents: async (events) => {
-          const before = count;
-          count += events.length;
-          if (before < perPartition && count >= perPartition && ++donePartitions === PARTITIONS) {
-            clearTimeout(timer);
-            resolve();
-          }
-        },
-        processError: async () => {},
-      }, { startPosition: { offset: '-1' }, prefetchCount: PREFETCH, maxBatchSize: BATCH, maxWaitTimeInSeconds: 60, skipParsingBodyAsJson: true, trackLastEnqueuedEventProperties: true }));
-    }
-  });
-  const elapsed = performance.now() - started;
-  await Promise.all(subscriptions.map((s) => s.close()));
-  await client.close();
-  return elapsed;
+function drainSdk(connectionString: string): Promise<number> {
+  return drainWithSdk({ connectionString, partitions: PARTITIONS, eventsPerPartition: EVENTS / PARTITIONS, prefetchCount: PREFETCH, maxBatchSize: BATCH, timeoutMs: DRAIN_TIMEOUT_MS });
 }
 
 /** One backend: a receive() loop per partition with a no-op consumer; ms until all events arrived. */
