@@ -9,13 +9,16 @@ export interface CountingProxy {
   readonly port: number;
   /** Requests seen so far whose method and URL path match. */
   count(method: string, pathIncludes: string): number;
+  /** Requests seen so far whose method, path and query match (`query` is the raw query string). */
+  countWhere(match: (r: { method: string; path: string; query: string }) => boolean): number;
   stop(): Promise<void>;
 }
 
 export async function startCountingProxy(targetPort: number): Promise<CountingProxy> {
-  const seen: Array<{ method: string; path: string }> = [];
+  const seen: Array<{ method: string; path: string; query: string }> = [];
   const server: Server = createServer((req, res) => {
-    seen.push({ method: req.method ?? '', path: (req.url ?? '').split('?')[0]! });
+    const [path = '', query = ''] = (req.url ?? '').split('?');
+    seen.push({ method: req.method ?? '', path, query });
     const upstream = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
@@ -30,6 +33,7 @@ export async function startCountingProxy(targetPort: number): Promise<CountingPr
   return {
     port: (server.address() as AddressInfo).port,
     count: (method, pathIncludes) => seen.filter((r) => r.method === method && r.path.includes(pathIncludes)).length,
+    countWhere: (match) => seen.filter(match).length,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
