@@ -39,7 +39,7 @@ export interface LeaseOwnershipCoordinatorOptions {
    * On a graceful shutdown with peers, the longest this instance keeps reading after it marked its membership
    * `leaving`, in ms: it waits for the peers' next round (rounds fall on a shared wall-clock grid), where they
    * see the mark and then watch for its releases, so they claim within a fraction of a second of each release.
-   * Default the update interval, at most 5000, plus 250. 0 turns the notice off (release at once, as before).
+   * Default the update interval, at most 5000, plus 100. 0 turns the notice off (release at once, as before).
    */
   readonly leaveNoticeMaxMs?: number;
   /** Restart backoff after a failed start or an unexpected end, in ms. Defaults 1000 to 60000. */
@@ -70,6 +70,8 @@ const HANDOFF_POLL_MS = 250;
  * polls at HANDOFF_POLL_MS for this long, in ms, after each tick, then waits for the next tick.
  */
 const YIELD_WATCH_MS = 2_000;
+/** A leaving instance starts stopping its partitions this long, in ms, before the tick its peers list at. */
+const RELEASE_LEAD_MS = 500;
 /** A round waits this long, in ms, for the hub's partition ids before it falls back to the last known list. */
 const PARTITION_IDS_TIMEOUT_MS = 30_000;
 
@@ -179,10 +181,10 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   }
 
   /**
-   * Peers see a release only when they list, at their rounds. So before releasing anything, mark the
-   * membership `leaving` and keep reading until just past the next tick of the round grid: every peer lists
-   * then, sees the mark and polls every HANDOFF_POLL_MS until this instance's partitions are free. The
-   * partitions are thus unread only for the final batch, the release and one short poll.
+   * Peers see a release only when they list, at the ticks of the round grid. So before releasing anything,
+   * mark the membership `leaving`, keep reading, and start stopping RELEASE_LEAD_MS before the next tick:
+   * a release done by the tick is claimed at the tick; one that takes longer is claimed within one
+   * HANDOFF_POLL_MS of it, since every peer saw the mark at the tick and polls until the partitions are free.
    */
   async #announceLeaving(): Promise<void> {
     const maxMs = this.#timings.leaveNoticeMaxMs;
@@ -195,9 +197,10 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       this.#logger.warn('could not mark the membership as leaving; peers see the releases at their next round', { error: toStorageError(error).message });
       return;
     }
-    const waitMs = this.#msToNextTick(0) + LEAVE_NOTICE_MARGIN_MS;
-    if (performance.now() - began + waitMs > maxMs) return;
-    this.#logger.info('leaving: partitions are released after the peers\' next round', { waitMs: Math.round(waitMs) });
+    // The tick must come after the mark is stored, or the peers would not see it.
+    const waitMs = this.#msToNextTick(LEAVE_NOTICE_MARGIN_MS) - RELEASE_LEAD_MS;
+    if (waitMs <= 0 || performance.now() - began + waitMs > maxMs) return;
+    this.#logger.info('leaving: partitions are released at the peers\' next round', { waitMs: Math.round(waitMs) });
     await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
 
@@ -212,9 +215,9 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     return Math.ceil((now + minMs) / interval) * interval - now || interval;
   }
 
-  /** The regular round: the next grid tick, at least half an interval away (one listing per interval). */
+  /** The regular round: the next grid tick (one listing per interval; a round off the grid never skips a tick). */
   #regularDelay(): number {
-    return this.#msToNextTick(this.#timings.updateIntervalMs / 2);
+    return this.#msToNextTick(Math.min(HANDOFF_POLL_MS, this.#timings.updateIntervalMs / 4));
   }
 
   #scheduleRound(delayMs: number): void {
@@ -252,7 +255,9 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const members = snapshot.members.filter((m) => m !== this.ownerId);
       const leaving = snapshot.leaving.filter((m) => m !== this.ownerId);
       this.#peerCount = members.length;
-      const decision = balance({ ownerId: this.ownerId, members, leaving, ownerships, partitionIds, strategy: this.#timings.strategy });
+      // While a member leaves, everyone's share is settled (the leaver is excluded): take it whole, in parallel.
+      const strategy = leaving.length > 0 ? 'greedy' : this.#timings.strategy;
+      const decision = balance({ ownerId: this.ownerId, members, leaving, ownerships, partitionIds, strategy });
       this.#emit({ type: 'balanced', owned: this.owned(), members: decision.members, fairShare: decision.fairShare });
       for (const pid of decision.yield) {
         const claim = this.#claims.get(pid);

@@ -7,10 +7,10 @@ export const DEFAULT_LEASE_DURATION_MS = 15_000;
 export const DEFAULT_UPDATE_INTERVAL_MS = 5_000;
 export const DEFAULT_SAFETY_MARGIN_MS = 2_000;
 /**
- * A leaving instance keeps reading this long past the round tick it waits for, in ms: peers list at the
- * tick (their clocks may differ a little), see the `leaving` mark, and get ready to claim.
+ * A leaving instance aims at the first round tick at least this long, in ms, after its `leaving` mark is
+ * stored, so that peers whose clocks run a little ahead still list after the mark.
  */
-export const LEAVE_NOTICE_MARGIN_MS = 250;
+export const LEAVE_NOTICE_MARGIN_MS = 100;
 /** The default leave notice is at most this, in ms, plus the margin, however long the update interval. */
 export const MAX_DEFAULT_LEAVE_NOTICE_MS = 5_000;
 /** Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take. */
