@@ -24,7 +24,7 @@ function readText(path: string, what: string): string {
 }
 
 /** Resolves the options from the command line (reads the config and TLS files). */
-function optionsFromArgs(argv: string[]): { options: EmulatorOptions; help: boolean } {
+export function optionsFromArgs(argv: string[]): { options: EmulatorOptions; help: boolean } {
   const args = parseCliArgs(argv);
   const options = { ...args.options };
   const quotas = tierQuotas(options.tier, options.capacityUnits);

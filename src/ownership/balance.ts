@@ -19,6 +19,11 @@ export interface BalanceInput {
   readonly ownerships: ReadonlyMap<string, string | undefined>;
   readonly partitionIds: readonly string[];
   readonly strategy: BalanceStrategy;
+  /**
+   * Members shutting down (membership marked `leaving`). They get no share, and the partitions they still
+   * hold are neither claimable nor counted: they will be released in a moment. Default none.
+   */
+  readonly leaving?: readonly string[];
 }
 
 export interface BalanceDecision {
@@ -40,7 +45,8 @@ export interface BalanceDecision {
  * up in its next round.
  */
 export function balance(input: BalanceInput): BalanceDecision {
-  const members = [...new Set([...input.members, input.ownerId])].sort();
+  const leaving = new Set(input.leaving ?? []);
+  const members = [...new Set([...input.members.filter((m) => !leaving.has(m)), input.ownerId])].sort();
   const live = new Set(members);
   const partitionIds = sortPartitionIds(new Set(input.partitionIds));
   const total = partitionIds.length;
@@ -54,7 +60,7 @@ export function balance(input: BalanceInput): BalanceDecision {
     const owner = input.ownerships.get(id);
     if (owner === undefined || owner === '') free.push(id);
     else if (live.has(owner)) owned.get(owner)!.push(id);
-    else orphaned.push(id);
+    else if (!leaving.has(owner)) orphaned.push(id);
   }
 
   // Ceiling slots go to the members owning most now, ties broken by id: every member computes the same order.

@@ -10,7 +10,7 @@ import { readOwnershipSnapshot } from './internal/ownership-snapshot.ts';
 import { PartitionLease } from './internal/partition-lease.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
 import { toStorageError } from './internal/storage-errors.ts';
-import { resolveCoordinatorTimings, type CoordinatorTimings } from './internal/coordinator-timings.ts';
+import { LEAVE_NOTICE_MARGIN_MS, resolveCoordinatorTimings, type CoordinatorTimings } from './internal/coordinator-timings.ts';
 import { RestartBackoff } from './internal/restart-backoff.ts';
 
 export interface LeaseOwnershipCoordinatorOptions {
@@ -35,6 +35,13 @@ export interface LeaseOwnershipCoordinatorOptions {
   readonly strategy?: BalanceStrategy;
   /** Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take, in ms. Default 30000. */
   readonly startTimeoutMs?: number;
+  /**
+   * On a graceful shutdown with peers, the longest this instance keeps reading after it marked its membership
+   * `leaving`, in ms: it waits for the peers' next round (rounds fall on a shared wall-clock grid), where they
+   * see the mark and then watch for its releases, so they claim within a fraction of a second of each release.
+   * Default the update interval, at most 5000, plus 100. 0 turns the notice off (release at once, as before).
+   */
+  readonly leaveNoticeMaxMs?: number;
   /** Restart backoff after a failed start or an unexpected end, in ms. Defaults 1000 to 60000. */
   readonly restartInitialMs?: number;
   readonly restartMaxMs?: number;
@@ -53,6 +60,18 @@ export {
 
 /** After a round that claimed and is still below its share, the next round comes this soon, in ms. */
 const CATCH_UP_DELAY_MS = 50;
+/**
+ * While a hand-off is under way (a leaving member still holds partitions, or this member waits for an
+ * over-owner's yield), rounds come this often, in ms, instead of every update interval.
+ */
+const HANDOFF_POLL_MS = 250;
+/**
+ * Over-owners yield right after a tick of the round grid. A member below its share with nothing to claim
+ * polls at HANDOFF_POLL_MS for this long, in ms, after each tick, then waits for the next tick.
+ */
+const YIELD_WATCH_MS = 2_000;
+/** A leaving instance starts stopping its partitions this long, in ms, before the tick its peers list at. */
+const RELEASE_LEAD_MS = 500;
 /** A round waits this long, in ms, for the hub's partition ids before it falls back to the last known list. */
 const PARTITION_IDS_TIMEOUT_MS = 30_000;
 
@@ -87,6 +106,8 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   #renewal: Promise<void> | undefined;
   #shutdown: Promise<void> | undefined;
   #partitionIds: string[] | undefined;
+  /** Other live members at the last round: a lone instance has nobody to announce its leaving to. */
+  #peerCount = 0;
 
   constructor(options: LeaseOwnershipCoordinatorOptions) {
     this.#options = options;
@@ -145,6 +166,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.#closing.abort(new Error('shutdown'));
     clearTimeout(this.#roundTimer);
     await this.#round;
+    await this.#announceLeaving();
     // Renewals keep running meanwhile: pumps may take a while to finish their batch and final checkpoint.
     await Promise.all([...this.#claims.values()].map((claim) => this.#stopAndRelease(claim, 'shutdown')));
     await Promise.allSettled([...this.#pendingStops]);
@@ -156,6 +178,46 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     } catch (error) {
       this.#logger.warn('could not release the membership lease; it lapses by itself', { error: toStorageError(error).message });
     }
+  }
+
+  /**
+   * Peers see a release only when they list, at the ticks of the round grid. So before releasing anything,
+   * mark the membership `leaving`, keep reading, and start stopping RELEASE_LEAD_MS before the next tick:
+   * a release done by the tick is claimed at the tick; one that takes longer is claimed within one
+   * HANDOFF_POLL_MS of it, since every peer saw the mark at the tick and polls until the partitions are free.
+   */
+  async #announceLeaving(): Promise<void> {
+    const maxMs = this.#timings.leaveNoticeMaxMs;
+    const owning = [...this.#claims.values()].some((c) => c.state === 'running');
+    if (maxMs <= 0 || !owning || this.#peerCount === 0 || !this.#membership.held) return;
+    const began = performance.now();
+    try {
+      await this.#membership.markLeaving();
+    } catch (error) {
+      this.#logger.warn('could not mark the membership as leaving; peers see the releases at their next round', { error: toStorageError(error).message });
+      return;
+    }
+    // The tick must come after the mark is stored, or the peers would not see it.
+    const waitMs = this.#msToNextTick(LEAVE_NOTICE_MARGIN_MS) - RELEASE_LEAD_MS;
+    if (waitMs <= 0 || performance.now() - began + waitMs > maxMs) return;
+    this.#logger.info('leaving: partitions are released at the peers\' next round', { waitMs: Math.round(waitMs) });
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+
+  /**
+   * Time to the first tick of the round grid at least `minMs` from now. Ticks are multiples of the update
+   * interval on the wall clock, so that every instance lists at the same moments and a leaving instance
+   * knows when its peers will look. A clock that is off only delays hand-offs to the next round, as before.
+   */
+  #msToNextTick(minMs: number): number {
+    const interval = this.#timings.updateIntervalMs;
+    const now = Date.now();
+    return Math.ceil((now + minMs) / interval) * interval - now || interval;
+  }
+
+  /** The regular round: the next grid tick (one listing per interval; a round off the grid never skips a tick). */
+  #regularDelay(): number {
+    return this.#msToNextTick(Math.min(HANDOFF_POLL_MS, this.#timings.updateIntervalMs / 4));
   }
 
   #scheduleRound(delayMs: number): void {
@@ -183,7 +245,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
         this.#logger.warn('membership record is leased by another instance with the same owner id; waiting for it to lapse');
       }
       const snapshot = await readOwnershipSnapshot(this.#options.containerClient, this.#options.scope, AbortSignal.timeout(this.#timings.requestTimeoutMs));
-      if (this.#state !== 'running' || !partitionIds) return this.#timings.updateIntervalMs;
+      if (this.#state !== 'running' || !partitionIds) return this.#regularDelay();
       const ownerships = new Map<string, string | undefined>();
       for (const [pid, holder] of snapshot.holders) {
         // Held under our id but not by this object: a lease of ours we lost track of. Not a member's, so claimable.
@@ -191,7 +253,11 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       }
       for (const claim of this.#claims.values()) if (claim.active) ownerships.set(claim.partitionId, this.ownerId);
       const members = snapshot.members.filter((m) => m !== this.ownerId);
-      const decision = balance({ ownerId: this.ownerId, members, ownerships, partitionIds, strategy: this.#timings.strategy });
+      const leaving = snapshot.leaving.filter((m) => m !== this.ownerId);
+      this.#peerCount = members.length;
+      // While a member leaves, everyone's share is settled (the leaver is excluded): take it whole, in parallel.
+      const strategy = leaving.length > 0 ? 'greedy' : this.#timings.strategy;
+      const decision = balance({ ownerId: this.ownerId, members, leaving, ownerships, partitionIds, strategy });
       this.#emit({ type: 'balanced', owned: this.owned(), members: decision.members, fairShare: decision.fairShare });
       for (const pid of decision.yield) {
         const claim = this.#claims.get(pid);
@@ -205,10 +271,16 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const results = await Promise.all(toClaim.map((pid) => this.#claim(pid)));
       const raced = toClaim.some((pid, i) => !results[i] && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0);
       if ((results.some(Boolean) || raced) && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
+      // Hand-offs under way: poll briefly (never in a settled fleet, so steady-state traffic stays the same).
+      const leavingHolds = leaving.length > 0 && [...snapshot.holders.values()].some((holder) => leaving.includes(holder));
+      const awaitsYield = decision.claim.length === 0 && this.owned().length < decision.fairShare && waiting.length === 0;
+      const sinceTickMs = Date.now() % this.#timings.updateIntervalMs;
+      const poll = Math.min(HANDOFF_POLL_MS, this.#timings.updateIntervalMs);
+      if (leavingHolds || (awaitsYield && sinceTickMs + poll < Math.min(YIELD_WATCH_MS, this.#timings.updateIntervalMs / 2))) return poll;
     } catch (error) {
       this.#emit({ type: 'storageError', error: toStorageError(error) });
     }
-    return this.#timings.updateIntervalMs;
+    return this.#regularDelay();
   }
 
   async #fetchPartitionIds(): Promise<string[] | undefined> {

@@ -4,8 +4,11 @@
  * (`partitionOpened` status, timestamped in the child). A fleet of 3 receivers (child processes, the
  * fleet helpers) shares 12 partitions through blob leases in Azurite (lease 15 s), with continuous
  * production; each run stops or crashes one instance, then starts a replacement and waits for 4/4/4
- * again. Done for ownership update intervals of 5 s (the default) and 1 s. BENCH_FAILOVER_RUNS runs of
- * each kind per interval (default 3).
+ * again. Done for ownership update intervals of 5 s (the default) and 1 s (BENCH_FAILOVER_INTERVALS, in ms,
+ * comma-separated). BENCH_FAILOVER_RUNS runs of each kind per interval (default 3). Each signal comes at a
+ * random moment of the balancing cycle, as real stops do: sent right after the fleet settled, it would
+ * always fall just after a round. For graceful stops the bench also reports the unread gap: per partition,
+ * from the victim's `partitionClosed` to its `partitionOpened` elsewhere (the time nobody reads it).
  */
 import { BlobServiceClient } from '@azure/storage-blob';
 import { startEmulator } from '../../src/emulator/index.ts';
@@ -15,8 +18,10 @@ import { Instance, waitUntil } from '../helpers/fleet.ts';
 const PARTITIONS = 12;
 const INSTANCES = 3;
 const LEASE_DURATION_MS = 15_000;
-const UPDATE_INTERVALS_MS = [5_000, 1_000];
+const UPDATE_INTERVALS_MS = (process.env.BENCH_FAILOVER_INTERVALS ?? '5000,1000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_FAILOVER_RUNS ?? 3);
+/** `graceful,crash` (default) alternates the two; one kind alone runs only that kind, RUNS times. */
+const KINDS = (process.env.BENCH_FAILOVER_KINDS ?? 'graceful,crash').split(',') as Array<'graceful' | 'crash'>;
 const PRODUCE_TICK_MS = 100;
 /** Longest wait for a fleet to settle at its fair share: a replacement claims one partition per round. */
 const balanceTimeoutMs = (updateMs: number): number => 120_000 + updateMs * 12;
@@ -29,6 +34,8 @@ interface Timing {
   partitions: number;
   /** Graceful only: from SIGTERM until the victim's last `partitionClosed` (its pumps stopped, before the release). */
   victimClosedMs?: number;
+  /** Graceful only: the longest time one of the victim's partitions went unread (closed there → opened elsewhere). */
+  gapMs?: number;
 }
 
 const median = (xs: number[]): number => {
@@ -65,10 +72,12 @@ try {
     const fleet: Instance[] = Array.from({ length: INSTANCES }, spawn);
     const balanced = (): boolean => fleet.every((i) => i.owned.size === PARTITIONS / INSTANCES) && new Set(fleet.flatMap((i) => [...i.owned])).size === PARTITIONS;
     await waitUntil(balanced, balanceTimeoutMs(updateMs), `${INSTANCES} instances balanced`, fleet);
-    for (let run = 0; run < RUNS * 2; run++) {
-      const kind = run % 2 === 0 ? 'graceful' : 'crash';
+    for (let run = 0; run < RUNS * KINDS.length; run++) {
+      const kind = KINDS[run % KINDS.length]!;
       const victim = fleet.shift()!;
       const lost = [...victim.owned];
+      // A random point of the balancing cycle: the fleet settled right after someone's round.
+      await new Promise((r) => setTimeout(r, Math.random() * updateMs));
       const openedAfter = (since: number) => (pid: string) => fleet.flatMap((i) => i.statuses).find((s) => s.type === 'partitionOpened' && s.partitionId === pid && (s.at ?? 0) >= since);
       const signalledAt = Date.now();
       if (kind === 'graceful') void victim.stop();
@@ -78,25 +87,34 @@ try {
       await victim.exited;
       const closes = victim.statuses.filter((s) => s.type === 'partitionClosed' && (s.at ?? 0) >= signalledAt).map((s) => s.at!);
       const victimClosedMs = kind === 'graceful' && closes.length > 0 ? Math.max(...closes) - signalledAt : undefined;
-      timings.push({ kind, updateIntervalMs: updateMs, ms, partitions: lost.length, victimClosedMs });
-      const closedNote = victimClosedMs === undefined ? '' : ` (the victim had closed its partitions after ${(victimClosedMs / 1000).toFixed(2)} s)`;
-      console.log(`update ${updateMs / 1000} s, ${kind.padEnd(8)} run ${Math.floor(run / 2) + 1}: ${lost.length} partitions taken over in ${(ms / 1000).toFixed(2)} s${closedNote}`);
+      const closedAt = (pid: string) => victim.statuses.find((s) => s.type === 'partitionClosed' && s.partitionId === pid && (s.at ?? 0) >= signalledAt)?.at;
+      const gaps = lost.map((pid) => openedAfter(signalledAt)(pid)!.at! - (closedAt(pid) ?? signalledAt));
+      const gapMs = kind === 'graceful' ? Math.max(...gaps) : undefined;
+      timings.push({ kind, updateIntervalMs: updateMs, ms, partitions: lost.length, victimClosedMs, gapMs });
+      const closedNote = victimClosedMs === undefined ? '' :
+        ` (the victim had closed its partitions after ${(victimClosedMs / 1000).toFixed(2)} s; unread for at most ${(gapMs! / 1000).toFixed(2)} s)`;
+      console.log(`update ${updateMs / 1000} s, ${kind.padEnd(8)} run ${Math.floor(run / KINDS.length) + 1}: ${lost.length} partitions taken over in ${(ms / 1000).toFixed(2)} s${closedNote}`);
       fleet.push(spawn());
       await waitUntil(balanced, balanceTimeoutMs(updateMs), 'the fleet rebalanced after a replacement joined', fleet);
     }
     await Promise.all(fleet.map((i) => i.stop()));
   }
   const summary = UPDATE_INTERVALS_MS.flatMap((updateMs) =>
-    (['graceful', 'crash'] as const).map((kind) => {
+    KINDS.map((kind) => {
       const ms = timings.filter((t) => t.kind === kind && t.updateIntervalMs === updateMs).map((t) => t.ms);
       const closed = timings.filter((t) => t.kind === kind && t.updateIntervalMs === updateMs && t.victimClosedMs !== undefined).map((t) => t.victimClosedMs!);
+      const gaps = timings.filter((t) => t.kind === kind && t.updateIntervalMs === updateMs && t.gapMs !== undefined).map((t) => t.gapMs!);
       return {
         kind, updateIntervalMs: updateMs, leaseDurationMs: LEASE_DURATION_MS, runs: ms.length, medianMs: median(ms), maxMs: Math.max(...ms), allMs: ms,
         ...(closed.length > 0 ? { victimClosedMedianMs: median(closed) } : {}),
+        ...(gaps.length > 0 ? { unreadGapMedianMs: median(gaps), unreadGapMaxMs: Math.max(...gaps) } : {}),
       };
     }),
   );
-  for (const s of summary) console.log(`update ${s.updateIntervalMs / 1000} s, lease ${s.leaseDurationMs / 1000} s, ${s.kind.padEnd(8)}: median ${(s.medianMs / 1000).toFixed(2)} s, max ${(s.maxMs / 1000).toFixed(2)} s over ${s.runs} runs`);
+  for (const s of summary) {
+    const gap = 'unreadGapMedianMs' in s ? `; unread gap median ${(s.unreadGapMedianMs! / 1000).toFixed(2)} s, max ${(s.unreadGapMaxMs! / 1000).toFixed(2)} s` : '';
+    console.log(`update ${s.updateIntervalMs / 1000} s, lease ${s.leaseDurationMs / 1000} s, ${s.kind.padEnd(8)}: median ${(s.medianMs / 1000).toFixed(2)} s, max ${(s.maxMs / 1000).toFixed(2)} s over ${s.runs} runs${gap}`);
+  }
   console.log(`BENCH_RESULT ${JSON.stringify({ instances: INSTANCES, partitions: PARTITIONS, summary })}`);
 } finally {
   clearInterval(producer);

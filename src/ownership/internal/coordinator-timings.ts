@@ -6,6 +6,13 @@ export const MAX_LEASE_DURATION_MS = 60_000;
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
 export const DEFAULT_UPDATE_INTERVAL_MS = 5_000;
 export const DEFAULT_SAFETY_MARGIN_MS = 2_000;
+/**
+ * A leaving instance aims at the first round tick at least this long, in ms, after its `leaving` mark is
+ * stored, so that peers whose clocks run a little ahead still list after the mark.
+ */
+export const LEAVE_NOTICE_MARGIN_MS = 100;
+/** The default leave notice is at most this, in ms, plus the margin, however long the update interval. */
+export const MAX_DEFAULT_LEAVE_NOTICE_MS = 5_000;
 /** Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
@@ -17,6 +24,7 @@ export interface CoordinatorTimingOptions {
   readonly safetyMarginMs?: number;
   readonly requestTimeoutMs?: number;
   readonly startTimeoutMs?: number;
+  readonly leaveNoticeMaxMs?: number;
   readonly strategy?: BalanceStrategy;
 }
 
@@ -44,7 +52,9 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
   if (!(requestTimeoutMs > 0)) throw new RangeError(`requestTimeoutMs (${requestTimeoutMs}) must be positive`);
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   if (!(startTimeoutMs > 0)) throw new RangeError(`startTimeoutMs (${startTimeoutMs}) must be positive`);
+  const leaveNoticeMaxMs = options.leaveNoticeMaxMs ?? Math.min(updateIntervalMs, MAX_DEFAULT_LEAVE_NOTICE_MS) + LEAVE_NOTICE_MARGIN_MS;
+  if (!(leaveNoticeMaxMs >= 0)) throw new RangeError(`leaveNoticeMaxMs (${leaveNoticeMaxMs}) must not be negative; 0 turns the leave notice off`);
   const strategy = options.strategy ?? 'balanced';
   if (strategy !== 'balanced' && strategy !== 'greedy') throw new RangeError(`strategy (${String(strategy)}) must be 'balanced' or 'greedy'`);
-  return { leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, startTimeoutMs, strategy };
+  return { leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, startTimeoutMs, leaveNoticeMaxMs, strategy };
 }

@@ -6,11 +6,16 @@ import { memberBlobName } from './blob-names.ts';
 import { acquireBlobLease } from './leased-blob.ts';
 import { isLeaseGone } from './storage-errors.ts';
 
+/** Metadata key on a membership blob: the instance is shutting down and is about to release its partitions. */
+export const LEAVING_METADATA_KEY = 'leaving';
+
 /**
  * This instance's membership record: a leased blob `<prefix>/members/<owner id>`. While the lease is held
  * the instance counts toward the fair share even when it owns no partition, so over-owners see a newcomer
  * and yield to it. One lease id for the instance's life: re-acquiring after an outage succeeds at once even
- * if the old lease had not lapsed yet.
+ * if the old lease had not lapsed yet. A graceful shutdown first marks the record `leaving` (see
+ * `markLeaving`), so that peers get ready to claim at once; a fresh lease clears a mark left by an earlier
+ * incarnation with the same owner id.
  */
 export class MembershipLease {
   readonly #blob: BlockBlobClient;
@@ -35,9 +40,19 @@ export class MembershipLease {
   async ensure(): Promise<boolean> {
     if (this.#held) return true;
     const sentAt = performance.now();
-    this.#held = await acquireBlobLease(this.#blob, this.#lease, this.#durationMs / 1000, this.#timeoutMs, {});
-    if (this.#held) this.#lastRenewSentAt = sentAt;
-    return this.#held;
+    if (!(await acquireBlobLease(this.#blob, this.#lease, this.#durationMs / 1000, this.#timeoutMs, {}))) return false;
+    // One write per acquisition (never in steady state): an earlier incarnation may have left `leaving` set.
+    await this.#blob.setMetadata({}, { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) });
+    this.#held = true;
+    this.#lastRenewSentAt = sentAt;
+    return true;
+  }
+
+  /** Marks the record `leaving` (under the lease): peers stop counting this instance and watch for its releases. */
+  async markLeaving(): Promise<void> {
+    if (!this.#held) return;
+    const metadata = { [LEAVING_METADATA_KEY]: 'true' };
+    await this.#blob.setMetadata(metadata, { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) });
   }
 
   async renew(): Promise<void> {

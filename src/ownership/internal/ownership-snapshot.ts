@@ -1,11 +1,14 @@
 import type { ContainerClient } from '@azure/storage-blob';
 import type { CheckpointScope } from '../checkpoint.ts';
 import { blobPrefix, parseBlobName } from './blob-names.ts';
+import { LEAVING_METADATA_KEY } from './membership-lease.ts';
 
 /** One listing of a consumer group's ownership and membership blobs. */
 export interface OwnershipSnapshot {
-  /** Owner ids whose membership lease is held. */
+  /** Owner ids whose membership lease is held, except those leaving. */
   readonly members: string[];
+  /** Owner ids whose membership lease is held and marked `leaving`: shutting down, about to release. */
+  readonly leaving: string[];
   /** Partition id → `ownerid` metadata while the ownership lease is held (`''` when unknown); absent when free. */
   readonly holders: Map<string, string>;
   /** Partition id → the `epoch` metadata key, where present. */
@@ -18,13 +21,13 @@ export interface OwnershipSnapshot {
  * `expired` and `broken` are free.
  */
 export async function readOwnershipSnapshot(container: ContainerClient, scope: CheckpointScope, signal: AbortSignal): Promise<OwnershipSnapshot> {
-  const snapshot: OwnershipSnapshot = { members: [], holders: new Map(), epochs: new Map() };
+  const snapshot: OwnershipSnapshot = { members: [], leaving: [], holders: new Map(), epochs: new Map() };
   for await (const item of container.listBlobsFlat({ prefix: blobPrefix(scope), includeMetadata: true, abortSignal: signal })) {
     const parsed = parseBlobName(scope, item.name);
     if (!parsed || parsed.kind === 'checkpoint') continue;
     const held = item.properties.leaseState === 'leased' || item.properties.leaseState === 'breaking';
     if (parsed.kind === 'members') {
-      if (held) snapshot.members.push(parsed.id);
+      if (held) (item.metadata?.[LEAVING_METADATA_KEY] === 'true' ? snapshot.leaving : snapshot.members).push(parsed.id);
       continue;
     }
     if (held) snapshot.holders.set(parsed.id, item.metadata?.ownerid ?? '');

@@ -10,6 +10,8 @@ export interface SeenRequest {
   readonly method: string;
   /** URL path, without the query. */
   readonly path: string;
+  /** The raw query string. */
+  readonly query: string;
   /** The `comp` query parameter (`lease`, `metadata`, `list`, ...), or '' when absent. */
   readonly comp: string;
   /** The `x-ms-lease-action` header (`acquire`, `renew`, `release`, ...), or '' when absent. */
@@ -22,18 +24,21 @@ export interface CountingProxy {
   count(method: string, pathIncludes: string): number;
   /** Requests seen so far, in arrival order (the array grows; slice it to take a window). */
   readonly requests: readonly SeenRequest[];
+  /** Requests seen so far that match (`query` is the raw query string). */
+  countWhere(match: (r: SeenRequest) => boolean): number;
   stop(): Promise<void>;
 }
 
 export async function startCountingProxy(targetPort: number): Promise<CountingProxy> {
   const seen: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
-    const [path, query] = (req.url ?? '').split('?');
+    const [path = '', query = ''] = (req.url ?? '').split('?');
     const leaseAction = req.headers['x-ms-lease-action'];
     seen.push({
       method: req.method ?? '',
-      path: path!,
-      comp: new URLSearchParams(query ?? '').get('comp') ?? '',
+      path,
+      query,
+      comp: new URLSearchParams(query).get('comp') ?? '',
       leaseAction: typeof leaseAction === 'string' ? leaseAction : '',
     });
     const upstream = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (up) => {
@@ -51,6 +56,7 @@ export async function startCountingProxy(targetPort: number): Promise<CountingPr
     port: (server.address() as AddressInfo).port,
     requests: seen,
     count: (method, pathIncludes) => seen.filter((r) => r.method === method && r.path.includes(pathIncludes)).length,
+    countWhere: (match) => seen.filter(match).length,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -155,3 +155,35 @@ describe('balance: claiming', () => {
     assert.deepEqual(d, { claim: ['1'], yield: [], fairShare: 2, members: 1 });
   });
 });
+
+describe('balance: a member leaving', () => {
+  const start = ownerships({ a: ids(12).slice(0, 4), b: ids(12).slice(4, 8), c: ids(12).slice(8) });
+
+  test('a leaving member gets no share: the others count on its partitions', () => {
+    const d = balance({ ownerId: 'a', members: ['a', 'b'], leaving: ['c'], ownerships: start, partitionIds: ids(12), strategy: 'balanced' });
+    assert.equal(d.members, 2);
+    assert.equal(d.fairShare, 6);
+  });
+
+  test('waits for its releases: never claims a partition a leaving member still holds', () => {
+    for (const strategy of ['balanced', 'greedy'] as const) {
+      const d = balance({ ownerId: 'a', members: ['a', 'b'], leaving: ['c'], ownerships: start, partitionIds: ids(12), strategy });
+      assert.deepEqual(d, { claim: [], yield: [], fairShare: 6, members: 2 }, strategy);
+    }
+  });
+
+  test('claims what the leaving member released, up to its new share', () => {
+    const released = new Map(start);
+    for (const pid of ['8', '9', '10', '11']) released.delete(pid);
+    const a = balance({ ownerId: 'a', members: ['a', 'b'], leaving: ['c'], ownerships: released, partitionIds: ids(12), strategy: 'greedy' });
+    const b = balance({ ownerId: 'b', members: ['a', 'b'], leaving: ['c'], ownerships: released, partitionIds: ids(12), strategy: 'greedy' });
+    assert.equal(a.claim.length, 2);
+    assert.equal(b.claim.length, 2);
+    assert.deepEqual([...a.claim, ...b.claim].sort(), ['10', '11', '8', '9']);
+  });
+
+  test('listed both as a member and as leaving: leaving wins', () => {
+    const d = balance({ ownerId: 'a', members: ['a', 'b', 'c'], leaving: ['c'], ownerships: start, partitionIds: ids(12), strategy: 'balanced' });
+    assert.equal(d.members, 2);
+  });
+});
