@@ -58,6 +58,8 @@ export {
   MIN_LEASE_DURATION_MS,
 } from './internal/coordinator-timings.ts';
 
+/** Partitions claimed (and started) at once in one round; the rest of a share follows in catch-up rounds. */
+const MAX_CLAIMS_PER_ROUND = 16;
 /** After a round that claimed and is still below its share, the next round comes this soon, in ms. */
 const CATCH_UP_DELAY_MS = 50;
 /**
@@ -267,7 +269,12 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       // instances may take it meanwhile); the round is brought forward when the wait ends.
       const waiting = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) > 0);
       if (waiting.length > 0) this.#wake(Math.min(...waiting.map((pid) => this.#restarts.waitMs(pid))));
-      const toClaim = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0);
+      // At most MAX_CLAIMS_PER_ROUND starts at once: a greedy claim of a large share (128 partitions at 1024
+      // over 8 instances) would otherwise start every pump together and overrun the start deadline; the rest
+      // follow in catch-up rounds a moment later.
+      const toClaim = decision.claim
+        .filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0)
+        .slice(0, MAX_CLAIMS_PER_ROUND);
       const results = await Promise.all(toClaim.map((pid) => this.#claim(pid)));
       const raced = toClaim.some((pid, i) => !results[i] && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0);
       if ((results.some(Boolean) || raced) && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);

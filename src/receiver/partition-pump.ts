@@ -83,6 +83,13 @@ export class PartitionPump {
   #reader: PartitionReader | undefined;
   #done: Promise<PartitionEnd> | undefined;
   #lastSequenceNumber = -1;
+  /** Last sequence number received (decoded, maybe still being exported): where the next batch must follow. */
+  #lastReceived = -1;
+  /**
+   * The batch being exported while the next one is received and decoded: resolves true once it was
+   * accepted (or dead-lettered, or dropped by choice) and marked, false when the pump stopped first.
+   */
+  #inFlight: Promise<boolean> | undefined;
   #lastEnqueuedTime: Date | undefined;
   #lastOffset: string | undefined;
   #state: PartitionState = { state: 'reading', since: Date.now() };
@@ -193,6 +200,8 @@ export class PartitionPump {
   async #loop(): Promise<PartitionEnd> {
     try {
       const end = await this.#read();
+      // Graceful: the batch in flight finishes (a stop past the shutdown timeout kills it).
+      await this.#settle();
       await this.#closeReader();
       // Every end but a kill writes the final checkpoint: under a lease it is fenced, so a checkpoint
       // after the lease went is refused by the store rather than written.
@@ -223,11 +232,18 @@ export class PartitionPump {
           if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
           this.#announce(events.length >= o.maxBatchSize);
           if (events.length > 0) {
-            if (!(await this.#handle(events))) return { reason: 'stopped' };
+            const prepared = this.#prepare(events);
+            // One batch in the pipeline at a time, in order: the next is handed over once the previous
+            // was delivered, and it is exported while the one after it is received and decoded.
+            if (!(await this.#settle())) return { reason: 'stopped' };
+            this.#inFlight = this.#deliver(prepared);
             quietSince = Date.now();
-          } else if (Date.now() - quietSince >= (o.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS)) {
-            quietSince = Date.now();
-            await this.#checkStalled();
+          } else {
+            if (!(await this.#settle())) return { reason: 'stopped' };
+            if (Date.now() - quietSince >= (o.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS)) {
+              quietSince = Date.now();
+              await this.#checkStalled();
+            }
           }
           await this.#checkpoint(false);
         }
@@ -270,7 +286,10 @@ export class PartitionPump {
           o.logger.error('partition reader refused: check the configuration; retrying with backoff', fields);
         else o.logger.warn('partition reader failed; reopening after the last processed event', fields);
         await this.#closeReader();
+        // The batch in flight is delivered first, so the position below includes it.
+        if (!(await this.#settle())) break;
         // Resume right after what the consumer resolved: nothing lost, nothing repeated.
+        this.#lastReceived = this.#lastSequenceNumber;
         if (this.#lastSequenceNumber >= 0)
           position = { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false };
         // A stop during the wait is a graceful stop like any other: the final checkpoint is still written.
@@ -318,8 +337,11 @@ export class PartitionPump {
       this.#o.logger.warn('reader did not close in time; abandoning it', { partitionId: this.#o.partitionId });
   }
 
-  /** Decode, consume (or dead-letter), mark. Returns false when stopped or killed before the batch was resolved. */
-  async #handle(events: ReceivedEvent[]): Promise<boolean> {
+  /**
+   * Counts and decodes a received batch (noting a retention gap). Runs while the previous batch may still
+   * be exported: decoding overlaps the export's wait instead of following it.
+   */
+  #prepare(events: ReceivedEvent[]): { events: ReceivedEvent[]; batch: LogBatch | undefined } {
     const o = this.#o;
     const first = events[0]!;
     const last = events[events.length - 1]!;
@@ -327,15 +349,15 @@ export class PartitionPump {
     for (const e of events) bytes += e.body.byteLength;
     o.counters.eventsReceived += events.length;
     o.counters.bytesReceived += bytes;
-    // Events missing between what we processed and what arrived expired before we read them.
-    if (this.#lastSequenceNumber >= 0 && first.sequenceNumber > this.#lastSequenceNumber + 1) {
-      const lost = first.sequenceNumber - this.#lastSequenceNumber - 1;
+    // Events missing between what we received and what arrived expired before we read them.
+    if (this.#lastReceived >= 0 && first.sequenceNumber > this.#lastReceived + 1) {
+      const lost = first.sequenceNumber - this.#lastReceived - 1;
       o.counters.eventsLostToRetention += lost;
       o.emit({
         type: 'retentionGap',
         partitionId: o.partitionId,
         eventsLost: lost,
-        checkpointSequenceNumber: this.#lastSequenceNumber,
+        checkpointSequenceNumber: this.#lastReceived,
         firstRetainedSequenceNumber: first.sequenceNumber,
       });
       o.logger.error('events expired before they were read (retention gap)', {
@@ -343,28 +365,42 @@ export class PartitionPump {
         eventsLost: lost,
       });
     }
+    this.#lastReceived = last.sequenceNumber;
     const { records, stats } = o.decode(events, o.context);
     o.counters.recordsDecoded += records.length;
     o.counters.eventsFailedDecode += stats.failedEvents;
-    if (records.length > 0) {
-      const batch: LogBatch = {
-        records,
-        source: {
-          namespace: o.context.namespace,
-          eventHubName: o.context.eventHubName,
-          consumerGroup: o.context.consumerGroup,
-          partitionId: o.partitionId,
-          firstSequenceNumber: first.sequenceNumber,
-          lastSequenceNumber: last.sequenceNumber,
-        },
-      };
-      if (!(await this.#export(batch, events))) return false;
-    }
+    if (records.length === 0) return { events, batch: undefined };
+    const batch: LogBatch = {
+      records,
+      source: {
+        namespace: o.context.namespace,
+        eventHubName: o.context.eventHubName,
+        consumerGroup: o.context.consumerGroup,
+        partitionId: o.partitionId,
+        firstSequenceNumber: first.sequenceNumber,
+        lastSequenceNumber: last.sequenceNumber,
+      },
+    };
+    return { events, batch };
+  }
+
+  /** Exports a prepared batch (or dead-letters it), then marks it. False when stopped or killed first. */
+  async #deliver(prepared: { events: ReceivedEvent[]; batch: LogBatch | undefined }): Promise<boolean> {
+    const { events, batch } = prepared;
+    if (batch && !(await this.#export(batch, events))) return false;
+    const last = events[events.length - 1]!;
     this.#lastSequenceNumber = last.sequenceNumber;
     this.#lastOffset = last.offset;
     this.#lastEnqueuedTime = last.enqueuedTime;
-    o.checkpointer.mark(last.sequenceNumber, last.offset, events.length);
+    this.#o.checkpointer.mark(last.sequenceNumber, last.offset, events.length);
     return true;
+  }
+
+  /** Waits for the batch in flight; true when there was none or it was delivered. */
+  async #settle(): Promise<boolean> {
+    const inFlight = this.#inFlight;
+    this.#inFlight = undefined;
+    return inFlight ? inFlight : true;
   }
 
   /**
