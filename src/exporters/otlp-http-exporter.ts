@@ -10,12 +10,19 @@ import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import { otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
 import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
 import { OtlpProtoLogsSerializer } from './internal/otlp-proto-encoder.ts';
+import { DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport } from './internal/gzip-transport.ts';
 
 /** The component type @opentelemetry/exporter-logs-otlp-proto reports in its self-observability metrics. */
 const OTLP_HTTP_LOG_EXPORTER_COMPONENT = 'otlp_http_log_exporter';
 
 /** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
 const CALLBACK_GRACE_MS = 5_000;
+
+/** A gzip level: 1 (fastest) to 9 (smallest), or -1, Go's zlib.DefaultCompression (6), as the collector accepts. */
+const gzipLevelSchema = z.number().int().refine((l) => l === GO_DEFAULT_COMPRESSION || (l >= 1 && l <= 9), {
+  message: 'expected a gzip level from 1 (fastest) to 9 (smallest), or -1 for the default (6); '
+    + 'for no compression set compression: none',
+});
 
 /** The `otlphttp` exporter's section (the collector's keys). */
 export const otlpHttpExporterConfigSchema = z
@@ -27,10 +34,24 @@ export const otlpHttpExporterConfigSchema = z
     /** `proto` (application/x-protobuf) or `json` (application/json). Default proto. */
     encoding: z.enum(['proto', 'json']).default('proto'),
     ...otlpCommonShape,
+    /** gzip level, 1 (fastest, ~2.3× less CPU) to 9 (smallest); -1 means 6. Ignored without gzip. Default 6. */
+    compression_level: gzipLevelSchema.optional(),
+    /** The collector's spelling (confighttp): `compression_params.level`, same values as compression_level. */
+    compression_params: z.strictObject({ level: gzipLevelSchema.optional() }).optional(),
   })
-  .refine((c) => c.endpoint || c.logs_endpoint, { message: 'required: set endpoint (or logs_endpoint)', path: ['endpoint'] });
+  .refine((c) => c.endpoint || c.logs_endpoint, { message: 'required: set endpoint (or logs_endpoint)', path: ['endpoint'] })
+  .refine(
+    (c) => c.compression_level === undefined || c.compression_params?.level === undefined
+      || effectiveGzipLevel(c.compression_level) === effectiveGzipLevel(c.compression_params.level),
+    { message: 'compression_level and compression_params.level disagree; set one of them', path: ['compression_level'] },
+  );
 
 export type OtlpHttpExporterConfig = z.output<typeof otlpHttpExporterConfigSchema>;
+
+/** The gzip level the exporter uses: compression_level, else compression_params.level, else 6. */
+export function gzipLevel(config: Pick<OtlpHttpExporterConfig, 'compression_level' | 'compression_params'>): number {
+  return effectiveGzipLevel(config.compression_level ?? config.compression_params?.level ?? DEFAULT_GZIP_LEVEL);
+}
 
 /** The URL logs are posted to. */
 function logsUrl(config: Pick<OtlpHttpExporterConfig, 'endpoint' | 'logs_endpoint'>): string {
@@ -44,31 +65,50 @@ function logsUrl(config: Pick<OtlpHttpExporterConfig, 'endpoint' | 'logs_endpoin
  * as a LogsConsumer: acknowledged when the server answered 2xx. 4xx other than 408/429 is permanent;
  * 5xx, 408, 429, network errors and timeouts are retried by `retry_on_failure`, and only by it: the
  * library's own retry is turned off (internal/otlp-exporter-base-retry.ts), so one attempt is one HTTP
- * request. A Retry-After on a 429/502/503/504 makes the next attempt wait at least that long.
+ * request. A Retry-After on a 429/502/503/504 makes the next attempt wait at least that long. With gzip,
+ * bodies are compressed at `compression_level` by our transport step (internal/gzip-transport.ts).
  */
 export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, settings?: CreateSettings): Promise<LogsConsumer> {
   const path = settings?.id ? `exporters.${settings.id}` : 'otlphttp';
   const { ca, cert, key } = await readTlsFiles(config.tls, path);
-  const options = {
-    url: logsUrl(config),
-    headers: { ...config.headers },
-    compression: config.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
-    timeoutMillis: config.timeout,
-    // Applies to https:// endpoints; the library drops ca/cert/key for http://.
-    httpAgentOptions: {
-      keepAlive: true,
-      ca,
-      cert,
-      key,
-      rejectUnauthorized: !config.tls.insecure_skip_verify,
-      ...(config.tls.server_name_override ? { servername: config.tls.server_name_override } : {}),
-    },
+  const gzip = config.compression === 'gzip';
+  const level = gzipLevel(config);
+  // gzip happens in our transport (internal/gzip-transport.ts) at `level`: the library is told to send the
+  // body as is, and the header says what it is. `libraryGzip` is the fallback when that cannot be wired.
+  const build = async (libraryGzip: boolean) => {
+    const options: OTLPExporterNodeConfigBase = {
+      url: logsUrl(config),
+      headers: gzip && !libraryGzip ? { ...config.headers, 'Content-Encoding': 'gzip' } : { ...config.headers },
+      compression: libraryGzip ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
+      timeoutMillis: config.timeout,
+      // Applies to https:// endpoints; the library drops ca/cert/key for http://.
+      httpAgentOptions: {
+        keepAlive: true,
+        ca,
+        cert,
+        key,
+        rejectUnauthorized: !config.tls.insecure_skip_verify,
+        ...(config.tls.server_name_override ? { servername: config.tls.server_name_override } : {}),
+      },
+    };
+    return config.encoding === 'json'
+      ? new (await import('@opentelemetry/exporter-logs-otlp-http')).OTLPLogExporter(options) // loaded on use
+      : createProtoLogExporter(options);
   };
-  const exporter = config.encoding === 'json'
-    ? new (await import('@opentelemetry/exporter-logs-otlp-http')).OTLPLogExporter(options) // loaded on use
-    : createProtoLogExporter(options);
+  let exporter = await build(false);
   // One retry_on_failure attempt = one HTTP request: the library's own retry layer is taken out.
-  if (disableLibraryRetry(exporter) === 'unknown-shape') {
+  let retry = disableLibraryRetry(exporter, gzip ? (inner) => new GzipTransport(inner, level) : undefined);
+  if (retry === 'unknown-shape' && gzip) {
+    // Our transport could not go in: the body would leave uncompressed under a gzip header. Let the library gzip.
+    await exporter.shutdown();
+    exporter = await build(true);
+    retry = disableLibraryRetry(exporter);
+    settings?.logger?.warn(`cannot set the gzip level (the OTLP library's internals changed): gzip at level ${DEFAULT_GZIP_LEVEL}`, {
+      written_for: OTLP_EXPORTER_BASE_VERSION,
+      compression_level: level,
+    });
+  }
+  if (retry === 'unknown-shape') {
     const message = "cannot turn off the OTLP library's own retry (its internals changed): an attempt may send several requests";
     settings?.logger?.warn(message, { written_for: OTLP_EXPORTER_BASE_VERSION });
   }

@@ -4,8 +4,8 @@
  * (src/exporters/internal/otlp-proto-encoder.ts) on the same batches, in one run, rounds interleaved,
  * each from a collected heap; each side's fastest round (and the ratio of medians). Times are process CPU
  * time (user + system), steadier than wall time on a machine shared with other jobs. Then gzip at level 1
- * (what the collector's confighttp uses by default) and level 6 (zlib's default, which the OTLP JS
- * exporters use) on the encoded bodies: bytes and time.
+ * (`compression_level: 1`) and level 6 (zlib's default: the otlphttp exporter's default, as the OTLP JS
+ * exporters and the Go collector's confighttp) on the encoded bodies: bytes and time.
  *
  * Records: Azure resource logs of every sample category except `functions` decoded by the `azure` format
  * (1–40 records per event, 100 events per decode call as the partition pump does), then exported in
@@ -18,6 +18,10 @@ import type { ReceivedEvent } from '../../src/backends/consumer.ts';
 import { createDecoder } from '../../src/decode/create-decoder.ts';
 import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../src/decode/samples.ts';
 import { encodeLogsRequest } from '../../src/exporters/internal/otlp-proto-encoder.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createOtlpHttpExporter } from '../../src/exporters/otlp-http-exporter.ts';
+import { otlpHttpExporterConfigSchema } from '../../src/exporters/otlp-http-exporter.ts';
 
 const EVENTS = 1_500;
 const ROUNDS = 15;
@@ -110,6 +114,37 @@ for (const level of [1, 6]) {
 }
 console.log(`  gzip level 1 vs 6: ${(gzip.level6!.ms / gzip.level1!.ms).toFixed(2)}× faster, ${(gzip.level1!.bytes / gzip.level6!.bytes).toFixed(2)}× the bytes`);
 
+// End to end through the otlphttp exporter (encode, gzip at the level, HTTP to an in-process sink that
+// reads and drops the body): process CPU per record, all threads (gzip runs on libuv's pool).
+const sink = createServer((req, res) => req.on('data', () => {}).on('end', () => res.end('{}')));
+await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+const endToEnd: Record<string, { usPerRecord: number; wireBytes: number }> = {};
+const source = { partitionId: '0', firstSequenceNumber: 0, lastSequenceNumber: 0, lastOffset: '0', lastEnqueuedTime: new Date() };
+const exporters = new Map<number, Awaited<ReturnType<typeof createOtlpHttpExporter>>>();
+for (const level of [1, 6]) {
+  const config = otlpHttpExporterConfigSchema.parse({ endpoint: sinkUrl, compression_level: level, retry_on_failure: { enabled: false } });
+  exporters.set(level, await createOtlpHttpExporter(config));
+}
+const e2eRuns = new Map<number, number[]>([[1, []], [6, []]]);
+for (let round = -1; round < 5; round++) {
+  for (const level of [1, 6]) {
+    collect();
+    const t = cpuMs();
+    for (const batch of batches) await exporters.get(level)!.consume({ records: batch, source } as never);
+    if (round >= 0) e2eRuns.get(level)!.push(cpuMs() - t);
+  }
+}
+for (const level of [1, 6]) {
+  const ms = best(e2eRuns.get(level)!);
+  endToEnd[`level${level}`] = { usPerRecord: round2(perRecord(ms)), wireBytes: gzip[`level${level}`]!.bytes };
+  console.log(`  otlphttp end to end, compression_level ${level}: ${perRecord(ms).toFixed(2)} µs CPU/record (all threads)`);
+  await exporters.get(level)!.shutdown?.();
+}
+console.log(`  end to end level 1 vs 6: ${(endToEnd.level6!.usPerRecord / endToEnd.level1!.usPerRecord).toFixed(2)}× less CPU`);
+sink.closeAllConnections();
+sink.close();
+
 console.log(`BENCH_RESULT ${JSON.stringify({
   records: records.length,
   batchRecords: BATCH_RECORDS,
@@ -121,4 +156,5 @@ console.log(`BENCH_RESULT ${JSON.stringify({
   speedup: round2(speedup),
   medianSpeedup: round2(medianSpeedup),
   gzip,
+  endToEnd,
 })}`);

@@ -16,6 +16,10 @@
  * honours it. test/integration/exporters/otlp-http-exporter.test.ts checks that a server answering 503
  * sees exactly one request per attempt, and test/unit/exporters/otlp-exporter-base-retry.test.ts fails
  * when this shape changes.
+ *
+ * The same place is where the `otlphttp` exporter's gzip level plugs in (internal/gzip-transport.ts): the
+ * plain HTTP transport, built with compression `none`, is wrapped by one that gzips at the configured level.
+ * When the shape is unknown the caller builds the exporter again with the library's own gzip (level 6).
  */
 import type { ExportResponse, IExporterTransport } from '@opentelemetry/otlp-exporter-base';
 import { RetryLaterError } from '../../component/errors.ts';
@@ -32,9 +36,14 @@ interface DelegateShape {
 
 /**
  * Replaces the library's retrying transport inside an OTLP HTTP exporter with a single-attempt one.
- * Idempotent. Returns `unknown-shape` (and changes nothing) when the internals are not as expected.
+ * `wrapInner`, if given, wraps the library's plain HTTP transport below it (e.g. to compress each body).
+ * Idempotent (a second call changes nothing, `wrapInner` included). Returns `unknown-shape` (and changes
+ * nothing) when the internals are not as expected.
  */
-export function disableLibraryRetry(exporter: object): LibraryRetryResult {
+export function disableLibraryRetry(
+  exporter: object,
+  wrapInner?: (inner: IExporterTransport) => IExporterTransport,
+): LibraryRetryResult {
   const delegate = (exporter as { _delegate?: DelegateShape })._delegate;
   const current = delegate?._transport;
   if (current instanceof SingleAttemptTransport) return 'unwrapped';
@@ -42,7 +51,7 @@ export function disableLibraryRetry(exporter: object): LibraryRetryResult {
   if (!delegate || current?.constructor?.name !== 'RetryingTransport' || typeof inner?.send !== 'function') {
     return 'unknown-shape';
   }
-  delegate._transport = new SingleAttemptTransport(inner);
+  delegate._transport = new SingleAttemptTransport(wrapInner ? wrapInner(inner) : inner);
   return 'unwrapped';
 }
 

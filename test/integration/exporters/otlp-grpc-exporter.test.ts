@@ -6,6 +6,10 @@ import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from '../../unit/pipeline/records.ts';
+import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { createDecoder } from '../../../src/decode/create-decoder.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
 
 holdEventLoopOpen(after);
 
@@ -54,6 +58,23 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
     assert.equal(requests.length, 1);
     assert.ok(requests[0]!.body.includes(Buffer.from('grpc-body-1')));
     assert.deepEqual(requests[0]!.metadata.get('x-api-key'), ['grpc-key']);
+  });
+
+  test('the request bytes are upstream ProtobufLogsSerializer\'s for a sample batch (gzip and none)', async () => {
+    const decode = createDecoder({ format: 'azure' });
+    const events = SAMPLE_CATEGORIES.map((category, n) => ({
+      body: Buffer.from(sampleResourceLogBody(category, { records: 3, index: n })),
+      sequenceNumber: n, offset: String(n * 1024), enqueuedTime: new Date(), partitionKey: 'clé-😀',
+    }));
+    const context = { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '2' };
+    const sent = decode(events, context).records as ReadableLogRecord[];
+    const upstream = Buffer.from(ProtobufLogsSerializer.serializeRequest(sent)!);
+    for (const compression of ['gzip', 'none']) {
+      requests.length = 0;
+      await (await exporter({ compression })).consume({ records: sent, source: makeBatch(0).source });
+      assert.equal(requests.length, 1);
+      assert.ok(requests[0]!.body.equals(upstream), `${compression}: same bytes as upstream`);
+    }
   });
 
   test('UNAVAILABLE → retried, then accepted', async () => {

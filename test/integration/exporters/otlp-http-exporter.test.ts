@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { otlpHttpExporterFactory, otlpHttpExporterConfigSchema } from '../../../src/exporters/otlp-http-exporter.ts';
+import { otlpHttpExporterFactory, otlpHttpExporterConfigSchema, gzipLevel } from '../../../src/exporters/otlp-http-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger, type Logger } from '../../../src/component/logger.ts';
 import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
@@ -89,6 +89,42 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     }
   });
 
+  test('compression_level: a valid gzip body at each level, decoded to the same request; level 1 is larger than 9', async () => {
+    const decode = createDecoder({ format: 'azure' });
+    const events = SAMPLE_CATEGORIES.map((category, n) => ({
+      body: Buffer.from(sampleResourceLogBody(category, { records: 20, index: n })),
+      sequenceNumber: n, offset: String(n * 1024), enqueuedTime: new Date(),
+    }));
+    const context = { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '1' };
+    const sent = decode(events, context).records as ReadableLogRecord[];
+    const expected = decodeLogsRequest(ProtobufLogsSerializer.serializeRequest(sent)!);
+    const wire = new Map<string, number>();
+    const sections: [string, Record<string, unknown>][] = [
+      ['default', {}], ['1', { compression_level: 1 }], ['9', { compression_level: 9 }],
+      ['params 1', { compression_params: { level: 1 } }], ['json 1', { encoding: 'json', compression_level: 1 }],
+    ];
+    for (const [name, section] of sections) {
+      server.requests.length = 0;
+      const logged: string[] = [];
+      const c = await exporter({ ...section, retry_on_failure: { enabled: false } }, { ...noopLogger, warn: (m) => void logged.push(m) });
+      await c.consume({ records: sent, source: makeBatch(0).source });
+      assert.deepEqual(logged, [], `${name}: no fallback warning`);
+      assert.equal(server.requests.length, 1, name);
+      const req = server.requests[0]!;
+      // otlp-server gunzips a Content-Encoding: gzip body (gunzipSync throws on a non-gzip one).
+      assert.equal(req.headers['content-encoding'], 'gzip', name);
+      assert.ok(req.wireBytes < req.body.length, `${name}: the wire body is compressed`);
+      if (section.encoding === 'json') {
+        const count = req.json.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords)).length;
+        assert.equal(count, sent.length, name);
+      }
+      else assert.deepEqual(req.proto, expected, name);
+      wire.set(name, req.wireBytes);
+    }
+    assert.ok(wire.get('1')! > wire.get('9')!, `level 1 (${wire.get('1')} B) is larger than level 9 (${wire.get('9')} B)`);
+    assert.equal(wire.get('params 1'), wire.get('1'), 'compression_params.level is the same setting');
+  });
+
   /** A logger that keeps the fields of each 'retrying' warning: one per failed attempt of retry_on_failure. */
   function retryLog(): Logger & { retries: Record<string, unknown>[] } {
     const retries: Record<string, unknown>[] = [];
@@ -147,6 +183,37 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     const c = await exporter({ retry_on_failure: fastRetry });
     await assert.rejects(c.consume(makeBatch(1)), (e: unknown) => isPermanentError(e));
     assert.equal(server.requests.length, 1);
+  });
+
+  test('config: gzip levels 1–9 and -1 accepted, 0 and 10 rejected with the dotted path', async () => {
+    const { builtinComponents } = await import('../../../src/distribution/builtin-components.ts');
+    const { resolveConfig } = await import('../../../src/distribution/resolve-config.ts');
+    const components = (await builtinComponents());
+    const problems = (section: Record<string, unknown>): string => {
+      try {
+        resolveConfig({
+          receivers: { azure_event_hub: { connection: 'Endpoint=sb://ns.servicebus.windows.net/;EntityPath=hub' } },
+          exporters: { otlphttp: { endpoint: server.url, ...section } },
+          service: { pipelines: { logs: { receivers: ['azure_event_hub'], exporters: ['otlphttp'] } } },
+        }, components);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    };
+    for (const level of [1, 6, 9, -1]) {
+      assert.equal(problems({ compression_level: level }), '', `level ${level}`);
+      assert.equal(problems({ compression_params: { level } }), '', `compression_params.level ${level}`);
+    }
+    assert.equal(gzipLevel(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x' })), 6);
+    assert.equal(gzipLevel(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x', compression_params: { level: -1 } })), 6);
+    for (const level of [0, 10, 1.5]) {
+      assert.match(problems({ compression_level: level }), /exporters\.otlphttp\.compression_level: /, `level ${level}`);
+      assert.match(problems({ compression_params: { level } }), /exporters\.otlphttp\.compression_params\.level: /);
+    }
+    assert.match(problems({ compression_level: 0 }), /1 \(fastest\) to 9/);
+    assert.match(problems({ compression_level: 1, compression_params: { level: 9 } }), /compression_level: .*disagree/);
+    assert.equal(problems({ compression_level: 6, compression_params: { level: -1 } }), '');
   });
 
   test('config: endpoint required, logs_endpoint used as is, unknown keys rejected', () => {

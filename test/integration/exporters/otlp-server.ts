@@ -13,6 +13,8 @@ export interface ReceivedRequest {
   readonly headers: IncomingMessage['headers'];
   /** The request body, gunzipped when it was sent with Content-Encoding: gzip. */
   readonly body: Buffer;
+  /** Bytes on the wire: the body's length before gunzipping. */
+  readonly wireBytes: number;
   /** The parsed body for application/json requests. */
   readonly json?: any;
   /**
@@ -45,6 +47,7 @@ export async function startOtlpServer(tls?: { cert: Buffer; key: Buffer }): Prom
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       let body = Buffer.concat(chunks);
+      const wireBytes = body.length;
       if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
       const json = req.headers['content-type']?.startsWith('application/json') ? JSON.parse(body.toString('utf8')) : undefined;
       let proto: any;
@@ -56,7 +59,7 @@ export async function startOtlpServer(tls?: { cert: Buffer; key: Buffer }): Prom
           invalid = `not an OTLP logs request: ${String(error)}`;
         }
       }
-      requests.push({ path: req.url ?? '', headers: req.headers, body, json, proto });
+      requests.push({ path: req.url ?? '', headers: req.headers, body, wireBytes, json, proto });
       const next = invalid !== undefined ? { status: 400, body: invalid }
         : script.shift() ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };
       res.writeHead(next.status, next.headers ?? {});

@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { fileExporterFactory, fileExporterConfigSchema } from '../../../src/exporters/file-exporter.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import { makeBatch } from '../pipeline/records.ts';
+import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { createDecoder } from '../../../src/decode/create-decoder.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
 
 const settings = { id: 'file', logger: noopLogger };
 
@@ -53,6 +57,24 @@ describe('file exporter', () => {
     const second = bytes.readUInt32BE(4 + first);
     assert.equal(4 + first + 4 + second, bytes.byteLength);
     assert.ok(bytes.subarray(4, 4 + first).includes(Buffer.from('proto-body-0')));
+  });
+
+  test('proto format: each request is upstream ProtobufLogsSerializer\'s bytes for a sample batch', async () => {
+    const decode = createDecoder({ format: 'azure' });
+    const events = SAMPLE_CATEGORIES.map((category, n) => ({
+      body: Buffer.from(sampleResourceLogBody(category, { records: 3, index: n })),
+      sequenceNumber: n, offset: String(n * 1024), enqueuedTime: new Date(), partitionKey: 'clé-😀',
+    }));
+    const context = { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '3' };
+    const sent = decode(events, context).records as ReadableLogRecord[];
+    const path = join(await tempDir(), 'sample.bin');
+    const exporter = await fileExporterFactory.create(settings, fileExporterConfigSchema.parse({ path, format: 'proto', sync: false }));
+    await exporter.consume({ records: sent, source: makeBatch(0).source });
+    await exporter.shutdown!();
+    const bytes = await readFile(path);
+    const upstream = Buffer.from(ProtobufLogsSerializer.serializeRequest(sent)!);
+    assert.equal(bytes.readUInt32BE(0), upstream.byteLength);
+    assert.ok(bytes.subarray(4).equals(upstream));
   });
 
   test('rotates by size and keeps max_backups rotated files', async () => {

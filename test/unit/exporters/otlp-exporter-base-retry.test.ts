@@ -33,3 +33,16 @@ test('an object without the expected internals is reported, not changed', () => 
   assert.equal(disableLibraryRetry(stranger), 'unknown-shape');
   assert.equal(disableLibraryRetry({}), 'unknown-shape');
 });
+
+test('wrapInner wraps the plain HTTP transport below the single-attempt layer (where the gzip level goes in)', async () => {
+  const exporter = new ProtoExporter({ url: 'http://127.0.0.1:9/v1/logs' });
+  const plain = (exporter as any)._delegate._transport._transport;
+  const seen: unknown[] = [];
+  const wrapper = { send: async () => ({ status: 'success' as const }), shutdown() {} };
+  assert.equal(disableLibraryRetry(exporter, (inner) => (seen.push(inner), wrapper)), 'unwrapped');
+  assert.deepEqual(seen, [plain]);
+  const response = await (exporter as any)._delegate._transport.send(new Uint8Array([1]), 1000);
+  assert.equal(response.status, 'success', 'requests go through the wrapper');
+  assert.equal(disableLibraryRetry({}, () => wrapper), 'unknown-shape');
+  await exporter.shutdown();
+});
