@@ -185,7 +185,6 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
           ? blobPartitionOwners(container, this.#scope)
           : async () => new Map(owned.owned().map((p) => [p, ownerId])),
       });
-      this.#hubLag.start();
     }
     this.#logger.info('receiver starting', {
       backend: kind,
@@ -198,7 +197,10 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     // so one receiver's bad storage never fails the others in the same process.
     const coordinator = this.#coordinator;
     this.#bringUp = this.#ensureContainer(container).then(async (ready) => {
-      if (ready) await coordinator.start(starter);
+      if (!ready) return;
+      // After the container exists: its first refresh would otherwise warn about a missing container.
+      this.#hubLag?.start();
+      await coordinator.start(starter);
     });
   }
 
