@@ -27,7 +27,8 @@ export function tellOwnershipEvent(
       });
       break;
     case 'ended':
-      to.logger.warn('partition handed back after its reader ended; it will be claimed again', {
+      // The pump's end was already logged as a warning; this says when this instance may take it back.
+      to.logger.info('partition handed back after its reader ended; it will be claimed again', {
         partitionId: event.partitionId,
         reason: event.end.reason,
         retryInMs: event.retryInMs,
