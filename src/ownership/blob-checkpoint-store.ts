@@ -1,7 +1,7 @@
 import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { BlobCheckpointStore as SdkBlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
 import { CheckpointFencedError, type Checkpoint, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
-import { checkpointBlobName, ownershipBlobName } from './internal/blob-names.ts';
+import { blobPrefix, checkpointBlobName, ownershipBlobName, parseBlobName } from './internal/blob-names.ts';
 import { isConflict, isLeaseGone, isNotFound, toStorageError } from './internal/storage-errors.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
 import { parseSequenceNumber } from './internal/checkpoint-metadata.ts';
@@ -70,6 +70,33 @@ export class BlobCheckpointStore implements CheckpointStore {
       throw toStorageError(error);
     }
     const byId = new Map(listed.map((c) => [c.partitionId, { partitionId: c.partitionId, sequenceNumber: c.sequenceNumber, offset: String(c.offset) }]));
+    return sortPartitionIds(byId.keys()).map((id) => byId.get(id)!);
+  }
+
+  /**
+   * Every checkpoint of the consumer group in one listing, with when each was last written: one storage
+   * request whatever the partition count (the hub-wide lag reads this every round). Blobs whose metadata is
+   * unusable are left out (their partition's lag is then unknown); `read` reports them as errors.
+   */
+  async readAll(scope: CheckpointScope, signal?: AbortSignal): Promise<Checkpoint[]> {
+    const out: Checkpoint[] = [];
+    try {
+      const blobs = this.#container.listBlobsFlat({
+        prefix: blobPrefix(scope, 'checkpoint'),
+        includeMetadata: true,
+        abortSignal: signal ?? AbortSignal.timeout(this.#requestTimeoutMs),
+      });
+      for await (const blob of blobs) {
+        const parsed = parseBlobName(scope, blob.name);
+        const sequenceNumber = parseSequenceNumber(blob.metadata?.sequencenumber);
+        const offset = blob.metadata?.offset;
+        if (parsed?.kind !== 'checkpoint' || sequenceNumber === undefined || offset === undefined) continue;
+        out.push({ partitionId: parsed.id, sequenceNumber, offset, updatedOn: blob.properties.lastModified });
+      }
+    } catch (error) {
+      throw toStorageError(error);
+    }
+    const byId = new Map(out.map((c) => [c.partitionId, c]));
     return sortPartitionIds(byId.keys()).map((id) => byId.get(id)!);
   }
 

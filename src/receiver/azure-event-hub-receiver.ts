@@ -115,7 +115,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       consumerGroup: c.group,
     };
     const container = this.#container(credential);
-    this.#store = container ? new BlobCheckpointStore(container) : new MemoryCheckpointStore();
+    const blobStore = container ? new BlobCheckpointStore(container) : undefined;
+    this.#store = blobStore ?? new MemoryCheckpointStore();
     this.#deadLetter =
       c.dead_letter && !c.dead_letter.drop
         ? await createDeadLetterStore(c.dead_letter, { fallback: c.blob_checkpoint_store, credential })
@@ -175,10 +176,13 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     if (c.hub_lag_interval > 0) {
       // Lag of every partition of the hub, whoever owns it: a partition stuck anywhere in the fleet shows here.
       const owned = this.#coordinator;
+      const hubScope = this.#scope;
       this.#hubLag = new HubLagMonitor({
         hub: this.#hub,
         store: this.#store,
         scope: this.#scope,
+        // One listing of every checkpoint per refresh, not one read per partition.
+        readCheckpoints: blobStore ? (signal) => blobStore.readAll(hubScope, signal) : undefined,
         intervalMs: c.hub_lag_interval,
         logger: this.#logger,
         readOwners: leases

@@ -6,7 +6,7 @@ import { noopLogger, type Logger } from '../../component/logger.ts';
 import { redactError } from '../../component/redact.ts';
 import type { HubPartitionLag } from '../receiver-status.ts';
 
-/** Default interval between refreshes: one management call and one checkpoint read per partition each time. */
+/** Default interval between refreshes: one management call per partition, and the checkpoints read each time. */
 export const DEFAULT_HUB_LAG_INTERVAL_MS = 30_000;
 /** Default deadline of each request of a refresh (hub properties, partition properties, checkpoint, owners). */
 export const DEFAULT_HUB_LAG_REQUEST_TIMEOUT_MS = 10_000;
@@ -23,6 +23,11 @@ export interface HubLagMonitorOptions {
   readonly hub: Pick<HubClient, 'getHubProperties' | 'getPartitionProperties'>;
   /** Where the fleet's checkpoints are, read for every partition (not only the ones this instance owns). */
   readonly store: Pick<CheckpointStore, 'read'>;
+  /**
+   * Reads every checkpoint at once (e.g. `BlobCheckpointStore.readAll`: one listing per refresh instead of
+   * one read per partition). Absent: each partition's checkpoint is read on its own.
+   */
+  readonly readCheckpoints?: (signal: AbortSignal) => Promise<readonly Checkpoint[]>;
   readonly scope: CheckpointScope;
   /** Who owns each partition (e.g. `blobPartitionOwners`). Absent: every owner is reported as `''`. */
   readonly readOwners?: ReadOwners;
@@ -144,12 +149,16 @@ export class HubLagMonitor {
     this.#stopping.signal.addEventListener('abort', onStop, { once: true });
     this.#round = round.signal;
     try {
-      const [ids, owners] = await Promise.all([this.#readPartitionIds(), this.#readOwners()]);
+      const [ids, owners, checkpoints] = await Promise.all([
+        this.#readPartitionIds(),
+        this.#readOwners(),
+        this.#readCheckpoints(),
+      ]);
       const failed: string[] = [];
       const queue = [...ids];
       const worker = async (): Promise<void> => {
         for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-          if (!(await this.#refreshPartition(id, owners))) failed.push(id);
+          if (!(await this.#refreshPartition(id, owners, checkpoints))) failed.push(id);
         }
       };
       await Promise.all(Array.from({ length: Math.min(REFRESH_CONCURRENCY, ids.length) }, worker));
@@ -188,15 +197,45 @@ export class HubLagMonitor {
     }
   }
 
+  /**
+   * All checkpoints in one call when `readCheckpoints` is given: a map (a partition absent from it has no
+   * checkpoint), or `'failed'` (each partition keeps its last known checkpoint, stale). Undefined without
+   * `readCheckpoints`: each partition reads its own.
+   */
+  async #readCheckpoints(): Promise<ReadonlyMap<string, Checkpoint> | 'failed' | undefined> {
+    const read = this.#options.readCheckpoints;
+    if (!read) return undefined;
+    try {
+      return new Map((await this.#deadline(read)).map((c) => [c.partitionId, c]));
+    } catch (error) {
+      if (!this.#stopping.signal.aborted) this.#logFailure('checkpoints unavailable; hub lag keeps the last known ones', error);
+      return 'failed';
+    }
+  }
+
   /** Reads one partition; true when its values are fresh. */
-  async #refreshPartition(partitionId: string, owners: OwnerMap | undefined): Promise<boolean> {
+  async #refreshPartition(
+    partitionId: string,
+    owners: OwnerMap | undefined,
+    checkpoints: ReadonlyMap<string, Checkpoint> | 'failed' | undefined,
+  ): Promise<boolean> {
     const { hub, store, scope } = this.#options;
     try {
       const [props, checkpoint] = await Promise.all([
         this.#deadline((signal) => hub.getPartitionProperties(partitionId, signal)),
-        // The store takes no signal (the blob store has its own request timeout); the race bounds the wait.
-        this.#deadline(() => store.read(scope, partitionId)),
+        checkpoints === undefined
+          ? // The store takes no signal (the blob store has its own request timeout); the race bounds the wait.
+            this.#deadline(() => store.read(scope, partitionId))
+          : checkpoints === 'failed'
+            ? this.#readings.get(partitionId)?.checkpoint
+            : checkpoints.get(partitionId),
       ]);
+      if (checkpoints === 'failed') {
+        const owner = (owners ?? this.#owners).get(partitionId) ?? '';
+        this.#readings.set(partitionId, { owner, checkpoint, props, at: this.#now() });
+        this.#stale.add(partitionId);
+        return false;
+      }
       const owner = (owners ?? this.#owners).get(partitionId) ?? '';
       this.#readings.set(partitionId, { owner, checkpoint, props, at: this.#now() });
       if (owners) this.#stale.delete(partitionId);

@@ -129,5 +129,20 @@ describe('BlobCheckpointStore on Azurite', () => {
     await container.getBlockBlobClient(`${scope.fullyQualifiedNamespace}/${scope.eventHubName}/${scope.consumerGroup}/checkpoint/0`.toLowerCase()).upload('', 0, { metadata: { offset: '5' } });
     await assert.rejects(store.read(scope, '0'), /sequencenumber/);
   });
-});
 
+  test('readAll: every checkpoint in one listing, as read() sees it, with its time; an unusable blob left out', async () => {
+    const { container, scope, store } = await setup();
+    for (const [pid, seq] of [['0', 10], ['2', -1], ['10', 7]] as const) {
+      await store.write(scope, { partitionId: pid, sequenceNumber: seq, offset: String(seq * 100) });
+    }
+    await container.getBlockBlobClient(`${scope.fullyQualifiedNamespace}/${scope.eventHubName}/${scope.consumerGroup}/checkpoint/5`.toLowerCase()).upload('', 0, { metadata: { offset: '5' } });
+    // Another consumer group's checkpoint is not listed.
+    await store.write({ ...scope, consumerGroup: 'other' }, { partitionId: '0', sequenceNumber: 99, offset: '9900' });
+    const all = await store.readAll(scope);
+    assert.deepEqual(all.map((c) => [c.partitionId, c.sequenceNumber, c.offset]), [['0', 10, '1000'], ['2', -1, '-100'], ['10', 7, '700']]);
+    for (const c of all) {
+      const one = await store.read(scope, c.partitionId);
+      assert.deepEqual([one?.sequenceNumber, one?.offset, one?.updatedOn?.getTime()], [c.sequenceNumber, c.offset, c.updatedOn?.getTime()]);
+    }
+  });
+});
