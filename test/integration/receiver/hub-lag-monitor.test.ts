@@ -9,7 +9,7 @@ import type { CheckpointScope } from '../../../src/ownership/checkpoint.ts';
 import { blobPartitionOwners } from '../../../src/ownership/partition-owners.ts';
 import { HubLagMonitor } from '../../../src/receiver/internal/hub-lag-monitor.ts';
 import type { HubPartitionLag } from '../../../src/receiver/receiver-status.ts';
-import { BACKENDS, until } from './harness.ts';
+import { BACKENDS, startReceiver, until } from './harness.ts';
 
 let azurite: Azurite;
 let service: BlobServiceClient;
@@ -91,3 +91,23 @@ for (const kind of BACKENDS) {
     });
   });
 }
+
+test('a running receiver reports every partition of the hub with its owner and its lag reaching 0 (hubLag, blob store)', { timeout: 90_000 }, async (t) => {
+  const az = await startAzurite();
+  t.after(() => az.stop());
+  const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 3 });
+  const containerName = randomName('hublag');
+  await BlobServiceClient.fromConnectionString(az.connectionString).getContainerClient(containerName).create();
+  for (let p = 0; p < 3; p++) emulator.append(hubName, String(p), [{ body: 'a' }, { body: 'b' }]);
+  const receiver = startReceiver(t, {
+    connection: connectionString, format: 'raw', start_position: 'earliest', hub_lag_interval: '1s',
+    checkpoint: { interval: '200ms' }, ownership: { owner_id: 'pod-x', update_interval: '1s', strategy: 'greedy' },
+    blob_checkpoint_store: { connection: az.connectionString, container_name: containerName },
+  });
+  await receiver.start();
+  await until(() => {
+    const rows = receiver.hubLag?.() ?? [];
+    return rows.length === 3 && rows.every((r) => r.owner === 'pod-x' && r.lagEvents === 0 && r.checkpointSequenceNumber === 1 && !r.stale);
+  }, 30_000, 'every partition owned by pod-x, checkpointed at its last event, lag 0');
+  assert.ok(receiver.hubLag!().every((r) => r.checkpointAgeSeconds !== undefined), 'checkpoint ages from the listing');
+});
