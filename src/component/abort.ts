@@ -22,6 +22,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** Waits `ms` milliseconds like `sleep`, but never rejects: resolves false when `signal` aborted first. */
+export async function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Settles like `promise`, or rejects with the signal's reason as soon as the signal aborts, whichever
  * comes first. The underlying work is not cancelled (the caller passes the signal down for that); a

@@ -25,12 +25,12 @@ import { tellOwnershipEvent } from './internal/tell-ownership-event.ts';
 import { PartitionStarter } from './partition-starter.ts';
 import { StaticOwnership } from './static-ownership.ts';
 import { createPumpCounters, type PumpCounters } from './internal/pump-counters.ts';
-import { settleWithin, sleep } from '../component/abort.ts';
+import { pause, settleWithin } from '../component/abort.ts';
 import { rateLimitedLogger } from '../component/rate-limited-logger.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
 import type { ReceiverStats, ReceiverStatus } from './receiver-status.ts';
-import { errorHints } from './internal/error-hints.ts';
+import { errorHints } from '../component/failure-hints.ts';
 import { HubLagMonitor } from './internal/hub-lag-monitor.ts';
 import { blobPartitionOwners } from '../ownership/partition-owners.ts';
 import type { HubPartitionLag } from './receiver-status.ts';
@@ -225,11 +225,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
           error: err.message,
           ...errorHints(err),
         });
-        try {
-          await sleep(backoffDelayMs(attempt, 1_000, 60_000), this.#closing.signal);
-        } catch {
-          return false;
-        }
+        if (!(await pause(backoffDelayMs(attempt, 1_000, 60_000), this.#closing.signal))) return false;
       }
     }
   }

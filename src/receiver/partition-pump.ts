@@ -10,7 +10,7 @@ import type { Logger } from '../component/logger.ts';
 import type { PartitionState, ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
-import { raceAbort, settleWithin, sleep } from '../component/abort.ts';
+import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
@@ -293,20 +293,10 @@ export class PartitionPump {
         if (this.#lastSequenceNumber >= 0)
           position = { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false };
         // A stop during the wait is a graceful stop like any other: the final checkpoint is still written.
-        if (!(await this.#wait(delayMs, this.#stopReading.signal))) break;
+        if (!(await pause(delayMs, this.#stopReading.signal))) break;
       }
     }
     return { reason: 'stopped' };
-  }
-
-  /** Sleeps; false when `signal` aborted first. */
-  async #wait(ms: number, signal: AbortSignal): Promise<boolean> {
-    try {
-      await sleep(ms, signal);
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   /** Throws a retryable error (so the loop reopens) when the hub holds events this reader is not delivering. */
@@ -454,7 +444,7 @@ export class PartitionPump {
             retryInMs: Math.round(delayMs),
           },
         );
-        if (!(await this.#wait(delayMs, this.#stopReading.signal))) return false;
+        if (!(await pause(delayMs, this.#stopReading.signal))) return false;
       }
     }
   }
@@ -489,7 +479,7 @@ export class PartitionPump {
           attempt,
           error: String(dlError),
         });
-        if (!(await this.#wait(backoffDelayMs(attempt, 1_000, 30_000), this.#kill.signal))) return false;
+        if (!(await pause(backoffDelayMs(attempt, 1_000, 30_000), this.#kill.signal))) return false;
       }
     }
   }

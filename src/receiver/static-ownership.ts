@@ -9,7 +9,7 @@ import type {
 import { DEFAULT_START_TIMEOUT_MS } from '../ownership/internal/coordinator-timings.ts';
 import { RestartBackoff } from '../ownership/internal/restart-backoff.ts';
 import type { Logger } from '../component/logger.ts';
-import { sleep } from '../component/abort.ts';
+import { pause, sleep } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 
 export interface StaticOwnershipOptions {
@@ -122,7 +122,7 @@ export class StaticOwnership implements OwnershipCoordinator {
           error: error instanceof Error ? error : new Error(String(error)),
           retryInMs,
         });
-        await sleep(retryInMs, signal).catch(() => undefined);
+        await pause(retryInMs, signal);
       }
     }
   }
@@ -134,10 +134,7 @@ export class StaticOwnership implements OwnershipCoordinator {
     const retryInMs = this.#restarts.failed(partitionId, performance.now() - entry.startedAt);
     this.#emit({ type: 'ended', partitionId, end, retryInMs });
     void this.#track(
-      sleep(retryInMs, this.#abort.signal).then(
-        () => this.#startOne(partitionId),
-        () => undefined,
-      ),
+      pause(retryInMs, this.#abort.signal).then((waited) => (waited ? this.#startOne(partitionId) : undefined)),
     );
   }
 

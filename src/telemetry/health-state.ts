@@ -1,4 +1,5 @@
 import type { ReceiverStatus } from '../receiver/receiver-status.ts';
+import { failureHints } from '../component/failure-hints.ts';
 
 /** How long a transient failure must last before a receiver is reported unhealthy. 30 000 ms. */
 export const DEFAULT_UNHEALTHY_AFTER_MS = 30_000;
@@ -62,15 +63,8 @@ class ReceiverTracker {
 }
 
 function failureOf(error: Error, since: number, previous?: Failure): Failure {
-  const e = error as Error & { permanent?: unknown; configKey?: unknown };
-  const permanent =
-    e.permanent === true || (e.permanent === undefined && (e as { code?: unknown }).code === 'Unauthorized');
-  return {
-    since: previous?.since ?? since,
-    error: error.message,
-    permanent,
-    configKey: typeof e.configKey === 'string' ? e.configKey : undefined,
-  };
+  const { permanent, configKey } = failureHints(error);
+  return { since: previous?.since ?? since, error: error.message, permanent, configKey };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ReceiverConfig } from '../../config/receiver-config.ts';
 import type { Logger } from '../../component/logger.ts';
 import { redactError } from '../../component/redact.ts';
 import type { ReceiverStatus } from '../receiver-status.ts';
-import { errorHints } from './error-hints.ts';
+import { errorHints } from '../../component/failure-hints.ts';
 
 export interface LeaseCoordinatorWiring {
   readonly container: ContainerClient;

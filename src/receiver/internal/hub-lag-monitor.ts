@@ -230,17 +230,12 @@ export class HubLagMonitor {
             ? this.#readings.get(partitionId)?.checkpoint
             : checkpoints.get(partitionId),
       ]);
-      if (checkpoints === 'failed') {
-        const owner = (owners ?? this.#owners).get(partitionId) ?? '';
-        this.#readings.set(partitionId, { owner, checkpoint, props, at: this.#now() });
-        this.#stale.add(partitionId);
-        return false;
-      }
       const owner = (owners ?? this.#owners).get(partitionId) ?? '';
       this.#readings.set(partitionId, { owner, checkpoint, props, at: this.#now() });
-      if (owners) this.#stale.delete(partitionId);
+      const fresh = owners !== undefined && checkpoints !== 'failed';
+      if (fresh) this.#stale.delete(partitionId);
       else this.#stale.add(partitionId);
-      return owners !== undefined;
+      return fresh;
     } catch (error) {
       this.#stale.add(partitionId);
       if (this.#stopping.signal.aborted) return false;

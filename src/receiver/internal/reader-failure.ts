@@ -1,5 +1,6 @@
 import { BackendError, OwnershipLostError } from '../../backends/consumer.ts';
 import { CheckpointFencedError } from '../../ownership/checkpoint.ts';
+import { failureHints } from '../../component/failure-hints.ts';
 
 /** How the pump treats a failure of its reader. */
 export interface ReaderFailure {
@@ -22,12 +23,5 @@ export function classifyReaderFailure(error: Error): ReaderFailure {
     return { action: 'ownershipLost', permanent: false };
   }
   if (error instanceof CheckpointFencedError) return { action: 'fenced', permanent: false };
-  const e = error as Partial<{ permanent: boolean; configKey: string; hint: string; code: string; retryable: boolean }>;
-  const permanent = e.permanent === true || (e.permanent === undefined && e.code === 'Unauthorized');
-  return {
-    action: 'retry',
-    permanent,
-    ...(typeof e.configKey === 'string' ? { configKey: e.configKey } : {}),
-    ...(typeof e.hint === 'string' ? { hint: e.hint } : {}),
-  };
+  return { action: 'retry', ...failureHints(error) };
 }

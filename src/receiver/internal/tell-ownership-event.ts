@@ -3,7 +3,7 @@ import { redactError } from '../../component/redact.ts';
 import type { OwnershipEvent } from '../../ownership/coordinator.ts';
 import type { ReceiverStatus } from '../receiver-status.ts';
 import type { PumpCounters } from './pump-counters.ts';
-import { errorHints } from './error-hints.ts';
+import { errorHints } from '../../component/failure-hints.ts';
 
 /** Ownership events of either coordinator, as logs and receiver status: the one place they are told. */
 export function tellOwnershipEvent(
