@@ -19,7 +19,7 @@ import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
 import { usePresizedFrames } from './internal/rhea-server-output.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
-import { parseStartFilter, resolveStartSequenceNumber } from './internal/start-position.ts';
+import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber } from './internal/start-position.ts';
 
 export { MAX_MESSAGE_SIZE_BYTES };
 export const DEFAULT_PORT = 5672;
@@ -277,6 +277,9 @@ export class EmulatorServer implements Emulator, FaultHost {
     } catch (err) {
       return this.refuse(sender, ARGUMENT_ERROR, (err as Error).message);
     }
+    // Like the service: a position beyond the last event is refused, not waited at.
+    const pastEnd = pastEndRefusal(start, log);
+    if (pastEnd) return this.refuse(sender, ARGUMENT_ERROR, pastEnd);
     const rawEpoch = remote.properties?.[EPOCH_PROPERTY];
     const epoch = rawEpoch === undefined || rawEpoch === null ? undefined : Number(rawEpoch);
     // Detach the readers this one takes over from first, then complete the attach, so the audit never
