@@ -19,6 +19,7 @@ import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
 import { usePresizedFrames } from './internal/rhea-server-output.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
+import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from './internal/offset-format.ts';
 import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber } from './internal/start-position.ts';
 
 export { MAX_MESSAGE_SIZE_BYTES };
@@ -55,7 +56,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   constructor(private readonly options: EmulatorOptions = {}) {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     if (!Number.isFinite(this.retentionMs) || this.retentionMs <= 0) throw new RangeError(`retentionMs must be positive, got ${this.retentionMs}`);
-    this.namespace = new Namespace(options.consumerGroups ?? [], tierQuotas(options.tier, options.capacityUnits));
+    this.namespace = new Namespace(options.consumerGroups ?? [], tierQuotas(options.tier, options.capacityUnits), options.opaqueOffsets ? OPAQUE_OFFSETS : NUMERIC_OFFSETS);
     for (const hub of options.hubs ?? []) this.namespace.add(hub);
     this.faults = new FaultController(this);
     this.container = (rhea as any).create_container({
