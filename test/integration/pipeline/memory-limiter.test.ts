@@ -82,14 +82,14 @@ test('memory_limiter under a slow exporter: usage stays under the limit plus the
   t.after(() => rm(deadLetterDir, { recursive: true, force: true }));
   const exporter = new QueueingSlowExporter();
   // The limits are set once the receiver runs and idles, so the baseline includes its own memory.
-  let limiter: MemoryLimiter | undefined;
+  const held: { limiter?: MemoryLimiter } = {};
   const receiver = startReceiver(t, {
     connection: connectionString, format: 'raw', start_position: 'earliest', max_poll_events: 50, prefetch_count: 100,
     checkpoint: { interval: '200ms' },
     // Retries run out quickly: a refusal must still be held, never dead-lettered.
     retry_on_failure: { initial_interval: '20ms', max_interval: '100ms', max_elapsed_time: '200ms' },
     dead_letter: { directory: deadLetterDir },
-  }, { consume: (batch, signal) => limiter!.consume(batch, signal) });
+  }, { consume: (batch, signal) => held.limiter!.consume(batch, signal) });
   await receiver.start();
   await until(() => receiver.ownedPartitions().length === PARTITIONS, 30_000, 'every partition owned');
 
@@ -99,17 +99,18 @@ test('memory_limiter under a slow exporter: usage stays under the limit plus the
   const softLimitBytes = hardLimitBytes - SPIKE_MIB * MIB;
   const total = PARTITIONS * PER_PARTITION;
   assert.ok(total * RENDERED_BYTES > 2 * HEADROOM_MIB * MIB, 'the backlog is far above the headroom: without the limiter the bound would not hold');
-  limiter = new MemoryLimiter(exporter, {
+  const limiter = new MemoryLimiter(exporter, {
     checkIntervalMs: 10, hardLimitBytes, softLimitBytes, minGcIntervalSoftMs: 100, minGcIntervalHardMs: 0, gc,
   });
-  t.after(() => limiter!.shutdown());
+  held.limiter = limiter;
+  t.after(() => limiter.shutdown());
   let maxRss = 0;
   const started = Date.now();
   const timeline: string[] = [];
   const probe = setInterval(() => {
     maxRss = Math.max(maxRss, process.memoryUsage.rss());
     if (timeline.length < 400 && (Date.now() - started) % 1000 < 20) {
-      const st = limiter!.stats();
+      const st = limiter.stats();
       timeline.push(`${((Date.now() - started) / 1000).toFixed(0)}s:${exporter.delivered.size}/${exporter.queued}/${(st.lastUsageBytes / MIB).toFixed(0)}${st.refusing ? 'R' : ''}`);
     }
   }, 20);
