@@ -4,6 +4,7 @@ import type { ProcessorFactory } from './processor-factory.ts';
 import { azureAuthExtensionFactory } from './extensions/azure-auth-extension.ts';
 import { healthCheckExtensionFactory } from './extensions/health-check-extension.ts';
 import { batchProcessorFactory } from './processors/batch-processor-factory.ts';
+import { memoryLimiterProcessorFactory } from './processors/memory-limiter-processor-factory.ts';
 
 export type AnyReceiverFactory = ReceiverFactory<any, ReceiverComponent, any>;
 export type AnyExporterFactory = ExporterFactory<any>;
@@ -39,7 +40,7 @@ export function knownTypes(factories: readonly NamedFactory[]): string[] {
 
 /** Extensions and processors this folder ships; receivers and exporters are added by `builtinComponents`. */
 export const distributionExtensions: readonly AnyExtensionFactory[] = [healthCheckExtensionFactory, azureAuthExtensionFactory];
-export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory];
+export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory, memoryLimiterProcessorFactory];
 
 /** Settings type a receiver factory in the registry is created with. */
 export type { CreateSettings };
