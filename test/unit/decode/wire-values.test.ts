@@ -31,6 +31,14 @@ describe('integers a double cannot hold', () => {
     assert.equal(quoteUnsafeIntegers('{"a":"\\\\",  "b" : 9007199254740993 }'), '{"a":"\\\\",  "b" : "9007199254740993" }');
   });
 
+  test('deep nesting: digits kept past the depth cap of the walk, and 10,000 levels do not overflow the stack', () => {
+    const deep = (levels: number, inner: string) => '['.repeat(levels) + inner + ']'.repeat(levels);
+    let value = parseJsonLossless(deep(300, '9007199254740993')) as unknown;
+    for (let i = 0; i < 300; i++) value = (value as unknown[])[0];
+    assert.equal(value, '9007199254740993');
+    assert.doesNotThrow(() => parseJsonLossless(deep(10_000, '1')));
+  });
+
   test('the azure and json formats keep those digits', () => {
     const azure = createDecoder({ format: 'azure' });
     const body = '{"records":[{"time":"2024-05-14T09:30:00Z","category":"C","properties":{"id":9007199254740993,"n":1e20}}]}';
