@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { JsonLogsSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ConfigError, PermanentError } from '../component/errors.ts';
 import type { ExporterFactory } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import type { LogBatch } from '../pipeline/log-batch.ts';
+import { encodeLogsRequestJson } from './internal/otlp-json-encoder.ts';
 import { encodeLogsRequest } from './internal/otlp-proto-encoder.ts';
 import { RotatingFileWriter } from './internal/rotating-file-writer.ts';
 
@@ -41,8 +41,8 @@ export type FileExporterConfig = z.output<typeof fileExporterConfigSchema>;
 /** One request encoded for the file. Throws on data the serializer cannot encode. */
 function encode(records: ReadableLogRecord[], format: 'json' | 'proto'): Uint8Array {
   if (format === 'json') {
-    const json = JsonLogsSerializer.serializeRequest(records);
-    if (!json) throw new Error('the OTLP JSON serializer returned nothing');
+    // Strict OTLP/JSON, the same content as the proto format (internal/otlp-json-encoder.ts).
+    const json = encodeLogsRequestJson(records);
     const line = new Uint8Array(json.byteLength + 1);
     line.set(json);
     line[json.byteLength] = 0x0a;

@@ -9,6 +9,7 @@ import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import { otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
 import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
+import { OtlpJsonLogsSerializer } from './internal/otlp-json-encoder.ts';
 import { OtlpProtoLogsSerializer } from './internal/otlp-proto-encoder.ts';
 import { DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport } from './internal/gzip-transport.ts';
 
@@ -60,8 +61,8 @@ function logsUrl(config: Pick<OtlpHttpExporterConfig, 'endpoint' | 'logs_endpoin
 }
 
 /**
- * OTLP over HTTP on the OpenTelemetry JS exporters (`-http` for JSON; for protobuf, `-proto`'s parts with our
- * one-pass encoder, see createProtoLogExporter), wrapped
+ * OTLP over HTTP on the OpenTelemetry JS exporters' parts (`-proto`'s with our one-pass encoder, `-http`'s
+ * with our strict JSON encoder; see createProtoLogExporter and createJsonLogExporter), wrapped
  * as a LogsConsumer: acknowledged when the server answered 2xx. 4xx other than 408/429 is permanent;
  * 5xx, 408, 429, network errors and timeouts are retried by `retry_on_failure`, and only by it: the
  * library's own retry is turned off (internal/otlp-exporter-base-retry.ts), so one attempt is one HTTP
@@ -91,9 +92,7 @@ export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, set
         ...(config.tls.server_name_override ? { servername: config.tls.server_name_override } : {}),
       },
     };
-    return config.encoding === 'json'
-      ? new (await import('@opentelemetry/exporter-logs-otlp-http')).OTLPLogExporter(options) // loaded on use
-      : createProtoLogExporter(options);
+    return config.encoding === 'json' ? createJsonLogExporter(options) : createProtoLogExporter(options);
   };
   let exporter = await build(false);
   // One retry_on_failure attempt = one HTTP request: the library's own retry layer is taken out.
@@ -125,6 +124,16 @@ export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, set
 function createProtoLogExporter(options: OTLPExporterNodeConfigBase): OTLPExporterBase<ReadableLogRecord[]> {
   const http = convertLegacyHttpOptions(options, 'LOGS', 'v1/logs', { 'Content-Type': 'application/x-protobuf' });
   const delegate = createOtlpHttpExportDelegate(http, OtlpProtoLogsSerializer, OTLP_HTTP_LOG_EXPORTER_COMPONENT, LogsExporterMetricsHelper, undefined);
+  return new OTLPExporterBase(delegate);
+}
+
+/**
+ * What `@opentelemetry/exporter-logs-otlp-http`'s OTLPLogExporter is (0.223.1), with its JSON serializer
+ * swapped for ours (internal/otlp-json-encoder.ts): strict OTLP/JSON, the same content as the proto encoding.
+ */
+function createJsonLogExporter(options: OTLPExporterNodeConfigBase): OTLPExporterBase<ReadableLogRecord[]> {
+  const http = convertLegacyHttpOptions(options, 'LOGS', 'v1/logs', { 'Content-Type': 'application/json' });
+  const delegate = createOtlpHttpExportDelegate(http, OtlpJsonLogsSerializer, OTLP_HTTP_LOG_EXPORTER_COMPONENT, LogsExporterMetricsHelper, undefined);
   return new OTLPExporterBase(delegate);
 }
 

@@ -1,3 +1,4 @@
+import { parseJsonLossless } from './lossless-integers.ts';
 import type { Sanitizer } from './sanitize.ts';
 
 /** Error types written to `error.type` on records exported raw. */
@@ -38,11 +39,12 @@ function messageOf(error: unknown): string {
 /**
  * JSON.parse, then, only when it fails, each sanitizer in turn (cumulatively), re-parsing after every step
  * that changed the text. V8's JSON.parse is iterative, so deep nesting cannot overflow the stack here.
+ * Integers beyond 2^53 inside int64 come back as strings of their exact digits (lossless-integers.ts).
  */
 export function parseJson(text: string, sanitizers: readonly Sanitizer[], maxSanitizeChars: number): ParseOutcome {
   let firstError: unknown;
   try {
-    return { ok: true, value: JSON.parse(text), sanitized: false };
+    return { ok: true, value: parseJsonLossless(text), sanitized: false };
   } catch (error) {
     firstError = error;
   }
@@ -58,7 +60,7 @@ export function parseJson(text: string, sanitizers: readonly Sanitizer[], maxSan
       if (next === current) continue;
       current = next;
       try {
-        return { ok: true, value: JSON.parse(current), sanitized: true };
+        return { ok: true, value: parseJsonLossless(current), sanitized: true };
       } catch {
         // keep repairing
       }

@@ -1,5 +1,5 @@
 import type { HrTime } from '@opentelemetry/api';
-import { composeHrTime } from './timestamp.ts';
+import { composeHrTime, isRepresentableTime } from './timestamp.ts';
 
 /**
  * User `time_formats`: Go reference-time layouts (`01/02/2006 15:04:05`, as the Go receiver takes them,
@@ -213,7 +213,8 @@ export function compileTimeLayout(layout: string): TimeLayoutParser {
     if (pm !== undefined) hour = (hour % 12) + (pm ? 12 : 0);
     if (yearDay > 0) {
       const start = composeHrTime(year, 1, 1, hour, minute, second, nanos, offset);
-      return start ? [start[0] + (yearDay - 1) * 86_400, start[1]] : undefined;
+      const time: HrTime | undefined = start ? [start[0] + (yearDay - 1) * 86_400, start[1]] : undefined;
+      return time !== undefined && isRepresentableTime(time) ? time : undefined;
     }
     return composeHrTime(year, month, day, hour, minute, second, nanos, offset);
   };

@@ -13,6 +13,29 @@ export function parseBuiltinTimestamp(value: unknown): HrTime | undefined {
 }
 
 const NANOS_PER_SECOND = 1_000_000_000;
+/**
+ * The last second whose nanoseconds since the epoch fit in int64: 2262-04-11T23:47:16Z. OTLP carries
+ * times as 64-bit nanoseconds, and Go's time.UnixNano (the collector's pdata) is int64.
+ */
+const MAX_UNIX_SECONDS = 9_223_372_036;
+const MAX_NANOS_AT_MAX_SECONDS = 854_775_807;
+
+/**
+ * Whether a time is representable on the OTLP wire: after the epoch and no later than 2^63 - 1 ns
+ * (2262-04-11). A time outside is not a timestamp we can export: 1601-01-01 (Windows' zero FILETIME)
+ * would wrap to 2062 as an unsigned fixed64 and be refused in OTLP/JSON. Parsers return undefined
+ * for it, so the record falls back to the enqueued time and keeps the original text, as for any
+ * unparsable timestamp. 1970-01-01T00:00:00Z itself is 0, which OTLP reads as "unknown": refused too.
+ */
+export function isRepresentableTime(time: HrTime): boolean {
+  const [seconds, nanos] = time;
+  if (seconds > 0) return seconds < MAX_UNIX_SECONDS || (seconds === MAX_UNIX_SECONDS && nanos <= MAX_NANOS_AT_MAX_SECONDS);
+  return seconds === 0 && nanos > 0;
+}
+
+function representable(time: HrTime | undefined): HrTime | undefined {
+  return time !== undefined && isRepresentableTime(time) ? time : undefined;
+}
 /** Below this an epoch number is seconds (up to year 5138), then ms, µs, and ns. */
 const EPOCH_SECONDS_LIMIT = 1e11;
 const EPOCH_MS_LIMIT = 1e14;
@@ -46,7 +69,7 @@ export function fromEpochNumber(n: number): HrTime | undefined {
     seconds += 1;
     nanos -= NANOS_PER_SECOND;
   }
-  return [seconds, nanos];
+  return representable([seconds, nanos]);
 }
 
 function isDigit(c: number): boolean {
@@ -74,7 +97,10 @@ function validDate(year: number, month: number, day: number): boolean {
   return day <= max;
 }
 
-/** Builds an HrTime from UTC calendar fields and a zone offset in minutes east of UTC. */
+/**
+ * Builds an HrTime from UTC calendar fields and a zone offset in minutes east of UTC; undefined for an
+ * invalid date or one outside the representable range (isRepresentableTime).
+ */
 export function composeHrTime(
   year: number, month: number, day: number, hour: number, minute: number, second: number, nanos: number, offsetMinutes: number,
 ): HrTime | undefined {
@@ -89,7 +115,7 @@ export function composeHrTime(
   }
   ms -= offsetMinutes * 60_000;
   if (Number.isNaN(ms)) return undefined;
-  return [ms / 1000, nanos];
+  return representable([ms / 1000, nanos]);
 }
 
 /** Reads a fraction of a second starting after the separator; returns [nanos, next index]. */
@@ -234,7 +260,7 @@ export function parseTimestampString(raw: string): HrTime | undefined {
   // strings long enough to hold a date and a clock are tried.
   if (s.length >= MIN_FREE_FORM_LENGTH && s.includes(':')) {
     const ms = Date.parse(s);
-    if (!Number.isNaN(ms)) return hrTimeFromMs(ms);
+    if (!Number.isNaN(ms)) return representable(hrTimeFromMs(ms));
   }
   return undefined;
 }

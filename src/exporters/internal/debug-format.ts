@@ -1,6 +1,7 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { HrTime } from '@opentelemetry/api';
 import type { LogBatch } from '../../pipeline/log-batch.ts';
+import { int64String, isInt64, wireTime } from './otlp-wire-values.ts';
 
 /*
  * Text renderings of a batch for the debug exporter, modelled on the collector's debug exporter output
@@ -74,7 +75,9 @@ function attributes(attrs: Readonly<Record<string, unknown>>): string {
     .join('');
 }
 
-function timestamp(t: HrTime): string {
+/** The time the OTLP encoders write (1970-01-01 00:00:00 for one they cannot carry, see otlp-wire-values.ts). */
+function timestamp(time: HrTime): string {
+  const t = wireTime(time);
   const ms = t[0] * 1000 + Math.floor(t[1] / 1e6);
   const iso = new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
   return `${iso.slice(0, 19)}.${String(t[1]).padStart(9, '0')} +0000 UTC`;
@@ -92,7 +95,7 @@ function typed(value: unknown): string {
   if (value === undefined || value === null) return 'Empty()';
   if (typeof value === 'string') return `Str(${value})`;
   if (typeof value === 'boolean') return `Bool(${value})`;
-  if (typeof value === 'number') return Number.isInteger(value) ? `Int(${value})` : `Double(${value})`;
+  if (typeof value === 'number') return isInt64(value) ? `Int(${int64String(value)})` : `Double(${value})`; // as on the wire
   if (value instanceof Uint8Array) return `Bytes(${Buffer.from(value).toString('base64')})`;
   if (Array.isArray(value)) return `Slice(${plain(value)})`;
   return `Map(${plain(value)})`;

@@ -4,7 +4,8 @@
  * @opentelemetry/otlp-transformer 0.223.1, which walks every record twice, a size pass then a write pass,
  * scanning each string up to three times). The output is the same bytes as that serializer's, field
  * for field and in the same order (test/unit/exporters/otlp-proto-encoder.test.ts compares both, and
- * decodes them with the opentelemetry-proto schema).
+ * decodes them with the opentelemetry-proto schema), except for times outside (0, 2^63) ns, written 0
+ * instead of wrapped around (internal/otlp-wire-values.ts).
  *
  * Field numbers are those of opentelemetry-proto v1 (collector/logs/v1/logs_service.proto,
  * logs/v1/logs.proto, common/v1/common.proto, resource/v1/resource.proto).
@@ -14,6 +15,7 @@ import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ProtobufLogsSerializer, type ISerializer, type IExportLogsServiceResponse } from '@opentelemetry/otlp-transformer';
+import { isInt64, wireTime } from './otlp-wire-values.ts';
 import { ProtoWriter, varintSize } from './proto-writer.ts';
 
 type Scope = ReadableLogRecord['instrumentationScope'];
@@ -43,9 +45,6 @@ const ANY_ARRAY = 0x2a;
 const ANY_KVLIST = 0x32;
 const ANY_BYTES = 0x3a;
 
-/** int64 bounds: an integral number inside is an int_value, any other number a double_value. */
-const INT64_MIN = -(2 ** 63);
-const INT64_MAX_EXCLUSIVE = 2 ** 63;
 /** Content length assumed for a map or list value before it is written (a two-byte length prefix). */
 const CONTAINER_GUESS_BYTES = 200;
 
@@ -195,14 +194,20 @@ function writeLogRecord(w: ProtoWriter, record: ReadableLogRecord): void {
   w.end(start, 2);
 }
 
+/** Seconds below which a whole-second time with nanoseconds in [0, 1e9) needs no check (2262-04-11). */
+const PLAIN_MAX_SECONDS = 9_223_372_036;
+
 /**
  * [seconds, nanoseconds] as fixed64 nanoseconds since the epoch, exact beyond 2^53: seconds are split at
  * bit 16 so that each product with 1e9 stays an exact double, and the halves are summed with carries.
- * Negative seconds give what the upstream serializer gives (the field is unsigned; no valid encoding).
+ * A time outside (0, 2^63) ns is written 0 (otlp-wire-values.ts): upstream would wrap it (1601 → 2062).
  */
 function writeHrTime(w: ProtoWriter, time: HrTime): void {
-  const seconds = time[0];
-  const nanos = time[1];
+  let seconds = time[0];
+  let nanos = time[1];
+  const plain = seconds > 0 && seconds < PLAIN_MAX_SECONDS && Number.isInteger(seconds) && nanos >= 0 && nanos < 1e9
+    && Number.isInteger(nanos);
+  if (!plain) [seconds, nanos] = wireTime(time);
   const lowSecondsNanos = (seconds & 0xffff) * 1e9; // < 2^46
   const highSecondsNanos = ((seconds / 0x10000) >>> 0) * 1e9; // to be shifted left 16 bits; < 2^62
   const low = (lowSecondsNanos >>> 0) + (((highSecondsNanos & 0xffff) * 0x10000) >>> 0) + nanos;
@@ -280,7 +285,7 @@ function writeAnyValue(w: ProtoWriter, value: AnyValue): void {
       w.byte(value ? 1 : 0);
       return;
     case 'number':
-      if (Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX_EXCLUSIVE) {
+      if (isInt64(value)) {
         w.byte(ANY_INT);
         w.int64(value);
       } else {

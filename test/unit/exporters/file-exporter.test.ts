@@ -43,7 +43,7 @@ describe('file exporter', () => {
     assert.deepEqual(records.map((r: any) => r.body.stringValue), ['first-0', 'first-1']);
     assert.equal(records[0].timeUnixNano, '1700000000123000000');
     assert.equal(records[0].severityNumber, 9);
-    assert.deepEqual(records[1].attributes, [{ key: 'test.index', value: { intValue: 1 } }]);
+    assert.deepEqual(records[1].attributes, [{ key: 'test.index', value: { intValue: '1' } }], 'int64 as a decimal string (OTLP/JSON)');
     assert.equal(JSON.parse(lines[1]!).resourceLogs[0].scopeLogs[0].logRecords[0].body.stringValue, 'second-0');
   });
 

@@ -107,11 +107,24 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
     assert.equal(a.yes.boolValue, true);
   });
 
-  test('times (negative, zero, far future), dropped counts, trace context, severities, event names', () => {
+  test('times outside (0, 2^63) ns are written 0 where upstream wraps them (1601 would read as 2062)', () => {
+    const outside: ReadableLogRecord['hrTime'][] = [[-11_644_473_600, 0], [-1, 999_999_999], [0, 0], [9_223_372_036, 854_775_808],
+      [18_446_744_073, 709_551_615], [32_503_680_000, 0], [Number.NaN, 0]];
+    const decoded = decodeLogsRequest(encodeLogsRequest(outside.map((hrTime) => record({ hrTime }))));
+    const times = decoded.resourceLogs[0].scopeLogs[0].logRecords.map((l: any) => l.timeUnixNano ?? '0');
+    assert.deepEqual(times, outside.map(() => '0'));
+    const upstream = decodeLogsRequest(ProtobufLogsSerializer.serializeRequest([record({ hrTime: [-11_644_473_600, 0] })])!);
+    const wrapped = BigInt(upstream.resourceLogs[0].scopeLogs[0].logRecords[0].timeUnixNano);
+    assert.equal(new Date(Number(wrapped / 1_000_000n)).getUTCFullYear(), 2062, 'upstream wraps 1601 to 2062');
+    const edge = decodeLogsRequest(encodeLogsRequest([record({ hrTime: [9_223_372_036, 854_775_807] }), record({ hrTime: [1, 1_500_000_000] })]));
+    assert.deepEqual(edge.resourceLogs[0].scopeLogs[0].logRecords.map((l: any) => l.timeUnixNano), ['9223372036854775807', '2500000000']);
+  });
+
+  test('times (zero observed, far future), dropped counts, trace context, severities, event names', () => {
     const records = [
-      record({ hrTime: [-62_135_596_800, 0], hrTimeObserved: [0, 0] }),
-      record({ hrTime: [-1, 999_999_999], hrTimeObserved: [4_102_444_800, 999_999_999] }),
-      record({ hrTime: [18_446_744_073, 709_551_615], droppedAttributesCount: 300, severityNumber: 24, severityText: 'FATAL' }),
+      record({ hrTime: [1, 0], hrTimeObserved: [0, 0] }),
+      record({ hrTime: [1, 999_999_999], hrTimeObserved: [4_102_444_800, 999_999_999] }),
+      record({ hrTime: [9_223_372_035, 709_551_615], droppedAttributesCount: 300, severityNumber: 24, severityText: 'FATAL' }),
       record({ spanContext: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 } }),
       record({ spanContext: { traceId: '0AF7651916CD43DD8448EB211C80319C', spanId: 'B7AD6B7169203331', traceFlags: 0 } }),
       record({ severityNumber: undefined, severityText: undefined, body: undefined, eventName: 'checkout.done' }),

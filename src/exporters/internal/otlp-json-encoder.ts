@@ -1,0 +1,132 @@
+/**
+ * OTLP/JSON encoding of a logs export request, replacing `JsonLogsSerializer` of
+ * @opentelemetry/otlp-transformer 0.223.1, which writes values strict OTLP/JSON parsers refuse: int_value
+ * as a JSON number even outside int64 (1e20), NaN and infinities as `null`, times before 1970 as negative
+ * nanoseconds, and lone UTF-16 surrogates as `\ud83d` escapes. This encoder follows the protobuf JSON
+ * mapping the OTLP specification names (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding):
+ * - 64-bit integers (int_value, time_unix_nano, observed_time_unix_nano) as decimal strings;
+ * - doubles as numbers, NaN and ±Infinity as the strings "NaN", "Infinity", "-Infinity";
+ * - bytes as base64; trace and span IDs as hex (OTLP's exception to the mapping);
+ * - field names in lowerCamelCase; enums (severity_number) as integers.
+ * Numbers, times and strings follow the same rules as the protobuf encoder (otlp-wire-values.ts), so both
+ * encodings carry the same content. Grouping by resource then scope, and field order, are upstream's.
+ */
+import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
+import type { Resource } from '@opentelemetry/resources';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { JsonLogsSerializer, type ISerializer, type IExportLogsServiceResponse } from '@opentelemetry/otlp-transformer';
+import { int64String, isInt64, unixNanosString, wellFormed } from './otlp-wire-values.ts';
+
+type Scope = ReadableLogRecord['instrumentationScope'];
+
+interface JsonKeyValue {
+  key: string;
+  value: JsonAnyValue;
+}
+
+type JsonAnyValue =
+  | { stringValue: string }
+  | { boolValue: boolean }
+  | { intValue: string }
+  | { doubleValue: number | string }
+  | { bytesValue: string }
+  | { arrayValue: { values: JsonAnyValue[] } }
+  | { kvlistValue: { values: JsonKeyValue[] } }
+  | Record<string, never>;
+
+/** The ExportLogsServiceRequest for `records` as UTF-8 JSON bytes. */
+export function encodeLogsRequestJson(records: readonly ReadableLogRecord[]): Uint8Array {
+  return Buffer.from(JSON.stringify(logsRequest(records)), 'utf8');
+}
+
+/**
+ * `JsonLogsSerializer` with the request side replaced by `encodeLogsRequestJson`; the response side is
+ * upstream's. What the otlphttp exporter hands to `createOtlpHttpExportDelegate` for `encoding: json`.
+ */
+export const OtlpJsonLogsSerializer: ISerializer<ReadableLogRecord[], IExportLogsServiceResponse> = {
+  serializeRequest: (records) => encodeLogsRequestJson(records),
+  deserializeResponse: (data) => JsonLogsSerializer.deserializeResponse(data),
+};
+
+function logsRequest(records: readonly ReadableLogRecord[]): object {
+  const groups = new Map<Resource, Map<Scope, ReadableLogRecord[]>>();
+  for (const record of records) {
+    let scopes = groups.get(record.resource);
+    if (scopes === undefined) groups.set(record.resource, (scopes = new Map()));
+    const list = scopes.get(record.instrumentationScope);
+    if (list === undefined) scopes.set(record.instrumentationScope, [record]);
+    else list.push(record);
+  }
+  const resourceLogs = [];
+  for (const [resource, scopes] of groups) {
+    const scopeLogs = [];
+    for (const [scope, list] of scopes) {
+      scopeLogs.push({ scope: scopeJson(scope), logRecords: list.map(logRecordJson), schemaUrl: optionalString(scope.schemaUrl) });
+    }
+    resourceLogs.push({
+      resource: { attributes: attributesJson(resource.attributes), droppedAttributesCount: 0 },
+      scopeLogs,
+      schemaUrl: optionalString(resource.schemaUrl),
+    });
+  }
+  return { resourceLogs };
+}
+
+function optionalString(value: string | undefined): string | undefined {
+  return value ? wellFormed(value) : undefined;
+}
+
+function scopeJson(scope: Scope): object {
+  const hasAttributes = scope.attributes !== undefined && Object.keys(scope.attributes).length > 0;
+  return {
+    name: wellFormed(scope.name),
+    version: optionalString(scope.version),
+    attributes: hasAttributes ? attributesJson(scope.attributes!) : undefined,
+    droppedAttributesCount: hasAttributes ? (scope.droppedAttributesCount ?? 0) : undefined,
+  };
+}
+
+function logRecordJson(record: ReadableLogRecord): object {
+  const span = record.spanContext;
+  return {
+    timeUnixNano: unixNanosString(record.hrTime),
+    observedTimeUnixNano: unixNanosString(record.hrTimeObserved),
+    severityNumber: record.severityNumber || undefined,
+    severityText: optionalString(record.severityText),
+    // An absent body stays absent, as in the protobuf encoding (upstream writes `"body": {}`).
+    body: record.body === undefined ? undefined : anyValueJson(record.body),
+    eventName: optionalString(record.eventName),
+    attributes: attributesJson(record.attributes),
+    droppedAttributesCount: record.droppedAttributesCount ?? 0,
+    flags: span?.traceFlags || undefined,
+    traceId: span?.traceId || undefined,
+    spanId: span?.spanId || undefined,
+  };
+}
+
+function attributesJson(attributes: LogAttributes): JsonKeyValue[] {
+  const keys = Object.keys(attributes);
+  const out = new Array<JsonKeyValue>(keys.length);
+  for (let i = 0; i < keys.length; i++) out[i] = { key: wellFormed(keys[i]!), value: anyValueJson(attributes[keys[i]!]) };
+  return out;
+}
+
+/** The same variant as the protobuf encoder picks; null, undefined and other types an empty AnyValue. */
+function anyValueJson(value: AnyValue): JsonAnyValue {
+  switch (typeof value) {
+    case 'string':
+      return { stringValue: wellFormed(value) };
+    case 'boolean':
+      return { boolValue: value };
+    case 'number':
+      if (isInt64(value)) return { intValue: int64String(value) };
+      return { doubleValue: Number.isFinite(value) ? value : String(value) }; // "NaN", "Infinity", "-Infinity"
+    case 'object':
+      if (value === null) return {};
+      if (value instanceof Uint8Array) return { bytesValue: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+      if (Array.isArray(value)) return { arrayValue: { values: value.map((v: AnyValue) => anyValueJson(v)) } };
+      return { kvlistValue: { values: attributesJson(value as LogAttributes) } };
+    default:
+      return {};
+  }
+}
