@@ -49,6 +49,11 @@ test('packed tarball, production dependencies only, run as a non-root user: expo
     maxBuffer: 16 << 20,
   });
   const installed = join(app, 'node_modules', 'otelcol-azure-eventhub');
+  // The bins are linked as a user's `npx otelcol-azure-eventhub` finds them (npm drops bin entries it
+  // considers invalid when publishing: `npm pkg fix` must have nothing to fix).
+  const { stdout: version } = await run(join(app, 'node_modules', '.bin', 'otelcol-azure-eventhub'), ['--version'], { cwd: dir });
+  assert.match(version.trim(), /\d+\.\d+\.\d+/);
+  assert.ok(existsSync(join(app, 'node_modules', '.bin', 'eventhubs-emulator')), 'the emulator bin is linked');
   for (const dev of ['typescript', 'tsx', 'azurite', 'eslint']) {
     assert.equal(existsSync(join(app, 'node_modules', dev)), false, `dev dependency ${dev} is not installed`);
   }
