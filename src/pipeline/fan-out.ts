@@ -15,6 +15,23 @@ export class FanOutError extends Error {
 }
 
 /**
+ * One signal per consumer, each aborted (with the same reason) when `signal` aborts, through one listener
+ * on `signal`. Why: every exporter adds its own abort listeners (its retry's wait, its adapter's callback
+ * race) while a call is in flight; nine exporters listening on the caller's one signal passed Node's
+ * limit of 10 listeners per event and printed a MaxListenersExceededWarning on every batch.
+ */
+function linkSignals(signal: AbortSignal | undefined, count: number): { signals: (AbortSignal | undefined)[]; release(): void } {
+  if (!signal) return { signals: Array.from({ length: count }, () => undefined), release: () => {} };
+  const controllers = Array.from({ length: count }, () => new AbortController());
+  const onAbort = () => {
+    for (const c of controllers) c.abort(abortReason(signal));
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { signals: controllers.map((c) => c.signal), release: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/**
  * Sends every batch to all consumers at once (one pipeline feeding several exporters) and resolves
  * when all accepted it. When some fail: if any failure is retryable, it rejects retryably (a
  * `FanOutError`), otherwise with a `PermanentError` listing them.
@@ -28,7 +45,13 @@ export function fanOut(consumers: readonly LogsConsumer[]): LogsConsumer {
   const list = [...consumers];
   return {
     async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
-      const results = await Promise.allSettled(list.map((c) => c.consume(batch, signal)));
+      const linked = linkSignals(signal, list.length);
+      let results: PromiseSettledResult<void>[];
+      try {
+        results = await Promise.allSettled(list.map((c, i) => c.consume(batch, linked.signals[i])));
+      } finally {
+        linked.release();
+      }
       const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
       if (errors.length === 0) return;
       if (signal?.aborted) throw abortReason(signal);

@@ -4,6 +4,26 @@ import { fanOut, FanOutError } from '../../../src/pipeline/fan-out.ts';
 import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { makeBatch } from './records.ts';
+import { withRetry } from '../../../src/pipeline/retry.ts';
+import { fromLogRecordExporter } from '../../../src/pipeline/exporter-adapter.ts';
+import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
+import { ExportResultCode } from '@opentelemetry/core';
+
+/** An exporter that answers after `ms` (a network round trip): its abort listeners stay while it waits. */
+function slowExporter(ms: number): LogRecordExporter & { exported: number } {
+  const exporter = {
+    exported: 0,
+    export: (records: unknown[], done: (r: { code: ExportResultCode }) => void) => {
+      setTimeout(() => {
+        exporter.exported += records.length;
+        done({ code: ExportResultCode.SUCCESS });
+      }, ms);
+    },
+    shutdown: async () => {},
+    forceFlush: async () => {},
+  };
+  return exporter;
+}
 
 describe('fanOut', () => {
   test('resolves when all consumers accepted, each got the batch', async () => {
@@ -47,5 +67,28 @@ describe('fanOut', () => {
     await fan.shutdown!();
     await assert.rejects(a.consume(makeBatch(1)), (e: unknown) => isPermanentError(e));
     await assert.rejects(b.consume(makeBatch(1)), (e: unknown) => isPermanentError(e));
+  });
+
+  test('nine exporters with retry on one pipeline: no MaxListenersExceededWarning, and an abort still reaches each', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const exporters = Array.from({ length: 9 }, () => slowExporter(20));
+      // As the service builds it: each exporter with its own retry, the receiver's retry around the fan-out.
+      const pipeline = withRetry(fanOut(exporters.map((e) => withRetry(fromLogRecordExporter(e)))));
+      const controller = new AbortController();
+      await pipeline.consume(makeBatch(2), controller.signal);
+      assert.deepEqual(exporters.map((e) => e.exported), Array(9).fill(2));
+      const reason = new Error('partition lost');
+      const aborted = pipeline.consume(makeBatch(1), controller.signal);
+      controller.abort(reason);
+      await assert.rejects(aborted, (e: unknown) => e === reason);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map(String), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });
