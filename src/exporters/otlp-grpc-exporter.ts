@@ -9,6 +9,7 @@ import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import { otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
 import { OtlpProtoLogsSerializer } from './internal/otlp-proto-encoder.ts';
+import { GRPC_JS_VERSION_WRITTEN_FOR, trimGrpcAcceptEncoding } from './internal/grpc-js-accept-encoding.ts';
 
 /** The component type @opentelemetry/exporter-logs-otlp-grpc reports in its self-observability metrics. */
 const OTLP_GRPC_LOG_EXPORTER_COMPONENT = 'otlp_grpc_log_exporter';
@@ -38,6 +39,11 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
   const path = settings?.id ? `exporters.${settings.id}` : 'otlp';
   // Loaded on use, so configs without a gRPC exporter never load gRPC.
   const [grpc, grpcBase] = await Promise.all([import('@grpc/grpc-js'), import('@opentelemetry/otlp-grpc-exporter-base')]);
+  // gzip must stay on against grpcio servers, which list their encodings with spaces (see the file).
+  if (config.compression === 'gzip' && trimGrpcAcceptEncoding() === 'unknown-shape') {
+    settings?.logger?.warn('cannot keep gzip on against grpcio servers (@grpc/grpc-js internals changed): '
+      + 'a server listing "identity, deflate, gzip" may receive uncompressed calls', { written_for: GRPC_JS_VERSION_WRITTEN_FOR });
+  }
   const hostPort = config.endpoint.replace(/^https?:\/\//, '').replace(/\/+$/, '');
   let credentials;
   if (config.tls.insecure) {
