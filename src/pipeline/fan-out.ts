@@ -3,6 +3,7 @@ import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
 import { abortReason } from '../component/abort.ts';
 import { describeError } from './internal/classify-export-error.ts';
+import { isPartialRefusal, PartialRefusalError } from './partial-refusal.ts';
 
 /** A retryable failure of a fan-out: at least one consumer failed retryably. `errors` holds every failure. */
 export class FanOutError extends Error {
@@ -34,7 +35,8 @@ function linkSignals(signal: AbortSignal | undefined, count: number): { signals:
 /**
  * Sends every batch to all consumers at once (one pipeline feeding several exporters) and resolves
  * when all accepted it. When some fail: if any failure is retryable, it rejects retryably (a
- * `FanOutError`), otherwise with a `PermanentError` listing them.
+ * `FanOutError`), otherwise with a `PermanentError` listing them (when each refused only some records, a
+ * `PartialRefusalError` with all their refusals).
  *
  * Duplicates: a retry re-sends the batch to every consumer, including those that had accepted it, so a
  * retryable failure of one destination duplicates the batch in the others (at-least-once per
@@ -58,6 +60,10 @@ export function fanOut(consumers: readonly LogsConsumer[]): LogsConsumer {
       const summary = `${errors.length} of ${list.length} consumers failed: ${errors.map(describeError).join('; ')}`;
       if (errors.every(isPermanentError)) {
         if (errors.length === 1) throw errors[0];
+        // Each consumer refused only some records: together they refused the union, the rest went everywhere.
+        if (errors.every(isPartialRefusal)) {
+          throw new PartialRefusalError(errors.flatMap((e) => e.refusals), Math.min(...errors.map((e) => e.delivered)));
+        }
         throw new PermanentError(summary, { cause: errors[0] });
       }
       throw new FanOutError(summary, errors);

@@ -10,10 +10,13 @@ import type { Logger } from '../component/logger.ts';
 import type { PartitionState, ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
+import { isRequestTooLarge } from '../pipeline/partial-refusal.ts';
+import { RetriesExhaustedError } from '../pipeline/retry.ts';
 import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
+import { refusedEvents, type RefusedEvent } from './internal/refused-events.ts';
 
 /**
  * A reader that returns nothing for this long while the hub reports newer events is treated as stalled
@@ -53,6 +56,8 @@ export interface PartitionPumpOptions {
   readonly checkpointer: Checkpointer;
   /** Where refused batches go. Without it (and without `dropRefused`) the partition holds and retries. */
   readonly deadLetter?: DeadLetterStore;
+  /** The receiver's id (`azure_event_hub/logs`), named in dead-letter log lines. Default unnamed. */
+  readonly receiverId?: string;
   /** The user chose to drop batches the pipeline refuses (`dead_letter.drop`). Default false. */
   readonly dropRefused?: boolean;
   readonly counters: PumpCounters;
@@ -426,8 +431,15 @@ export class PartitionPump {
           permanent,
         });
         if (o.deadLetter || o.dropRefused) {
+          // Part of the batch delivered, part refused for good: only the refused records' events go.
+          const partial = refusedEvents(err, batch, events);
+          if (partial) {
+            o.counters.recordsAccepted += batch.records.length - partial.records;
+            o.counters.recordsRefused += partial.records;
+            return this.#deadLetter(partial.events);
+          }
           o.counters.recordsRefused += batch.records.length;
-          return this.#deadLetter(events, err);
+          return this.#deadLetter(events.map((event) => ({ event, error: err })));
         }
         const delayMs = backoffDelayMs(attempt, o.holdInitialMs ?? HOLD_INITIAL_MS, o.holdMaxMs ?? HOLD_MAX_MS);
         this.#setState({ state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
@@ -449,29 +461,42 @@ export class PartitionPump {
     }
   }
 
-  /** Writes a refused batch to the dead-letter store (or drops it, when chosen), retrying until durable or killed. */
-  async #deadLetter(events: ReceivedEvent[], error: Error): Promise<boolean> {
+  /**
+   * Writes refused events to the dead-letter store (or drops them, when chosen), retrying until durable or
+   * killed; then logs one error line (rate-limited by the receiver's logger) saying what went where and why.
+   */
+  async #deadLetter(refused: readonly RefusedEvent[]): Promise<boolean> {
     const o = this.#o;
-    const type = error.name === 'RetriesExhaustedError' || !isPermanentError(error) ? 'retries_exhausted' : 'permanent';
+    const first = refused[0]!;
+    const reasons = [...new Set(refused.map((r) => r.error.message))];
+    const fields = {
+      ...(o.receiverId ? { receiver: o.receiverId } : {}),
+      partitionId: o.partitionId,
+      events: refused.length,
+      firstSequenceNumber: first.event.sequenceNumber,
+      lastSequenceNumber: refused[refused.length - 1]!.event.sequenceNumber,
+      error: reasons.join('; '),
+      type: [...new Set(refused.map((r) => deadLetterType(r.error)))].join(','),
+    };
     if (!o.deadLetter) {
-      o.counters.eventsDropped += events.length;
-      o.logger.error('export refused: records dropped (dead_letter.drop is set)', {
-        partitionId: o.partitionId,
-        events: events.length,
-        firstSequenceNumber: events[0]!.sequenceNumber,
-        lastSequenceNumber: events[events.length - 1]!.sequenceNumber,
-        error: error.message,
-        type,
-      });
+      o.counters.eventsDropped += refused.length;
+      o.logger.error('export refused: records dropped (dead_letter.drop is set)', fields);
       return true;
     }
     const at = new Date();
-    const entries = events.map((event) => ({ event, source: o.context, error: { type, message: error.message }, at }));
+    const entries = refused.map(({ event, error }) => ({
+      event,
+      source: o.context,
+      error: { type: deadLetterType(error), message: error.message },
+      at,
+    }));
     for (let attempt = 1; ; attempt++) {
       try {
         await o.deadLetter.write(entries);
-        o.counters.eventsDeadLettered += events.length;
-        o.emit({ type: 'deadLettered', partitionId: o.partitionId, events: events.length, error });
+        o.counters.eventsDeadLettered += refused.length;
+        o.emit({ type: 'deadLettered', partitionId: o.partitionId, events: refused.length, error: first.error });
+        const store = o.deadLetter.locationOf?.(entries[0]!) ?? o.deadLetter.constructor?.name ?? 'dead-letter store';
+        o.logger.error('export refused: events written to the dead-letter store', { ...fields, store });
         return true;
       } catch (dlError) {
         o.logger.error('dead-letter write failed; retrying (the partition waits: nothing is checkpointed past it)', {
@@ -504,6 +529,13 @@ export class PartitionPump {
       if (err instanceof CheckpointFencedError && !final) throw err;
     }
   }
+}
+
+/** The dead-letter entry's `error.type`: why the pipeline refused the event. */
+function deadLetterType(error: Error): string {
+  if (isRequestTooLarge(error)) return 'request_too_large';
+  if (error instanceof RetriesExhaustedError || !isPermanentError(error)) return 'retries_exhausted';
+  return 'permanent';
 }
 
 /** The sequence number a start position is known to begin after, when it names one. */

@@ -4,6 +4,7 @@ import { fanOut, FanOutError } from '../../../src/pipeline/fan-out.ts';
 import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { makeBatch } from './records.ts';
+import { isPartialRefusal, PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
 import { withRetry } from '../../../src/pipeline/retry.ts';
 import { fromLogRecordExporter } from '../../../src/pipeline/exporter-adapter.ts';
 import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
@@ -58,6 +59,19 @@ describe('fanOut', () => {
     const a = new InMemoryLogsConsumer().failNext(1, 'permanent');
     const b = new InMemoryLogsConsumer().failNext(1, 'permanent');
     await assert.rejects(fanOut([a, b]).consume(makeBatch(1)), (e: unknown) => isPermanentError(e) && /2 of 2/.test((e as Error).message));
+  });
+
+  test('two consumers each refusing some records → one PartialRefusalError with both refusals', async () => {
+    const batch = makeBatch(4);
+    const refusing = (index: number, reason: string) => ({
+      consume: async () => {
+        throw new PartialRefusalError([{ records: [batch.records[index]!], error: new Error(reason) }], 3);
+      },
+    });
+    const error = await fanOut([refusing(1, 'too large for A'), refusing(3, 'too large for B')]).consume(batch).catch((e: unknown) => e);
+    assert.ok(isPartialRefusal(error));
+    assert.deepEqual(error.refusals.map((r) => [r.records[0]!.body, r.error.message]), [['r-1', 'too large for A'], ['r-3', 'too large for B']]);
+    assert.ok(isPermanentError(error));
   });
 
   test('forwards forceFlush and shutdown to all', async () => {
