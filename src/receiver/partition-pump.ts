@@ -10,7 +10,7 @@ import type { Logger } from '../component/logger.ts';
 import type { PartitionState, ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isPermanentError } from '../component/errors.ts';
-import { isRequestTooLarge } from '../pipeline/partial-refusal.ts';
+import { isPartialRefusal, isRequestTooLarge } from '../pipeline/partial-refusal.ts';
 import { RetriesExhaustedError } from '../pipeline/retry.ts';
 import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
@@ -405,16 +405,19 @@ export class PartitionPump {
    */
   async #export(batch: LogBatch, events: ReceivedEvent[]): Promise<boolean> {
     const o = this.#o;
+    // What is still to deliver: after a partial refusal while the partition holds, only the refused records
+    // are tried again, so the delivered ones are not sent again on every attempt.
+    let pending = batch;
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       try {
-        await o.consumer.consume(batch, this.#kill.signal);
-        o.counters.recordsAccepted += batch.records.length;
+        await o.consumer.consume(pending, this.#kill.signal);
+        o.counters.recordsAccepted += pending.records.length;
         if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
         o.emit({
           type: 'exported',
           partitionId: o.partitionId,
-          records: batch.records.length,
+          records: pending.records.length,
           events: events.length,
           durationMs: performance.now() - started,
         });
@@ -426,20 +429,25 @@ export class PartitionPump {
         o.emit({
           type: 'exportFailed',
           partitionId: o.partitionId,
-          records: batch.records.length,
+          records: pending.records.length,
           error: err,
           permanent,
         });
+        // Part of the batch delivered, part refused for good: only the refused records' events are concerned.
+        const partial = refusedEvents(err, pending, events);
         if (o.deadLetter || o.dropRefused) {
-          // Part of the batch delivered, part refused for good: only the refused records' events go.
-          const partial = refusedEvents(err, batch, events);
           if (partial) {
-            o.counters.recordsAccepted += batch.records.length - partial.records;
+            o.counters.recordsAccepted += pending.records.length - partial.records;
             o.counters.recordsRefused += partial.records;
             return this.#deadLetter(partial.events);
           }
-          o.counters.recordsRefused += batch.records.length;
+          o.counters.recordsRefused += pending.records.length;
           return this.#deadLetter(events.map((event) => ({ event, error: err })));
+        }
+        if (partial && isPartialRefusal(err)) {
+          const refused = err.refusedRecords();
+          o.counters.recordsAccepted += pending.records.length - partial.records;
+          pending = { records: pending.records.filter((r) => refused.has(r)), source: pending.source };
         }
         const delayMs = backoffDelayMs(attempt, o.holdInitialMs ?? HOLD_INITIAL_MS, o.holdMaxMs ?? HOLD_MAX_MS);
         this.#setState({ state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
@@ -449,6 +457,7 @@ export class PartitionPump {
           {
             partitionId: o.partitionId,
             events: events.length,
+            records: pending.records.length,
             firstSequenceNumber: batch.source.firstSequenceNumber,
             lastSequenceNumber: batch.source.lastSequenceNumber,
             error: err.message,

@@ -148,6 +148,28 @@ test('a partial refusal dead-letters only the refused records\' events, with the
   );
 });
 
+test('without a dead-letter store, a partial refusal holds the partition and retries only the refused records', async () => {
+  const attempts: string[][] = [];
+  const { hub, store, pump, counters } = setup({
+    decode: twoPerEvent,
+    consume: async (b) => {
+      attempts.push(b.records.map((r) => String(r.body)));
+      const refused = b.records.filter((r) => r.body === '3.1');
+      // Refused twice, then (say, after the backend's limit was raised) accepted.
+      if (refused.length > 0 && attempts.length <= 2) throw new PartialRefusalError([{ records: refused, error: new RequestTooLargeError('too large') }], b.records.length - 1);
+    },
+  });
+  hub.append('0', 10);
+  void pump.run();
+  await until(() => counters.recordsAccepted === 20);
+  await pump.stop(1_000);
+  assert.equal(attempts[0]!.length, 20);
+  assert.deepEqual(attempts.slice(1), [['3.1'], ['3.1']], 'the delivered records are not sent again');
+  assert.equal(counters.exportHolds, 2);
+  assert.equal(counters.recordsAccepted, 20);
+  assert.equal(store.data.get('0')?.sequenceNumber, 9);
+});
+
 test('a whole batch refused with a dead-letter store logs one error line with its sequence range and reason', async () => {
   const logger = errorLines();
   let n = 0;
