@@ -29,6 +29,8 @@ export { InMemoryLogsConsumer } from './pipeline/in-memory-consumer.ts';
 export { fromLogRecordExporter } from './pipeline/exporter-adapter.ts';
 export { withRetry } from './pipeline/retry.ts';
 export { fanOut } from './pipeline/fan-out.ts';
+export { limitRequestBytes, type RequestBytesLimitOptions } from './pipeline/request-bytes-limit.ts';
+export { PartialRefusalError, RequestTooLargeError, type Refusal } from './pipeline/partial-refusal.ts';
 export { createDecoder } from './decode/create-decoder.ts';
 export { createFeatureGates, STREAMING_GATE_ID, FEATURE_GATES_ENV } from './component/feature-gates.ts';
 export { azureEventHubReceiverFactory, RECEIVER_TYPE } from './receiver/factory.ts';

@@ -1,15 +1,18 @@
 /**
- * The one backoff policy of the product: capped exponential growth, then proportional jitter.
+ * The one backoff policy of the product: capped exponential growth, then proportional jitter, and no
+ * wait ever longer than the cap.
  *
  *   interval(n) = min(maxMs, initialMs × multiplier^(n − 1))        n = 1, 2, ... (the failed attempt)
- *   wait(n)     = interval(n) × (1 + randomizationFactor × (2r − 1))  r uniform in [0, 1)
+ *   wait(n)     = uniform in [interval(n) × (1 − f), min(maxMs, interval(n) × (1 + f))]   f = randomizationFactor
  *
  * Why this jitter model: `retry_on_failure` exposes the collector's keys (`multiplier`,
- * `randomization_factor`), whose meaning is fixed by the collector's `cenkalti/backoff`, which computes
- * waits exactly this way; keeping it means a config ported from the collector retries on the same
- * schedule. The jitter is symmetric around the capped interval, so a fleet of partitions failing
- * together stays spread out even at the cap (clamping after the jitter would pile half the waits onto
- * `maxMs` exactly). The price: one wait can reach `maxMs × (1 + randomizationFactor)`.
+ * `randomization_factor`), whose meaning comes from the collector's `cenkalti/backoff`: while the jitter
+ * window stays below the cap, waits are drawn exactly as there, so a config ported from the collector
+ * retries on the same schedule. Where the window would cross the cap, cenkalti/backoff lets the wait pass
+ * it (up to `maxMs × (1 + f)`: 2983 ms was seen with `max_interval: 2s`); we cut the window at the cap
+ * instead, because our docs promise `max_interval` as the longest wait. Cutting the window rather than
+ * clamping the drawn value keeps waits spread at the cap (uniform in [maxMs × (1 − f), maxMs]), so a fleet
+ * of partitions failing together does not retry in lockstep.
  */
 
 /** Growth per attempt when a caller does not choose one. 2 (doubling). */
@@ -20,7 +23,7 @@ export const DEFAULT_BACKOFF_RANDOMIZATION_FACTOR = 0.5;
 export interface BackoffPolicy {
   /** Interval after the first failure, before jitter. In ms. */
   readonly initialMs: number;
-  /** Cap of the interval, before jitter. In ms. */
+  /** Cap of the interval, and the longest wait (jitter never goes past it). In ms. */
   readonly maxMs: number;
   /** Growth of the interval per attempt, at least 1. Default 2. */
   readonly multiplier?: number;
@@ -45,7 +48,9 @@ export function backoffPolicyDelayMs(
 ): number {
   const factor = Math.min(1, Math.max(0, policy.randomizationFactor ?? DEFAULT_BACKOFF_RANDOMIZATION_FACTOR));
   const interval = backoffIntervalMs(attempt, policy);
-  return Math.max(0, Math.round(interval * (1 + factor * (2 * random() - 1))));
+  const low = interval * (1 - factor);
+  const high = Math.min(Math.max(0, policy.maxMs), interval * (1 + factor));
+  return Math.max(0, Math.round(low + (high - low) * random()));
 }
 
 /**

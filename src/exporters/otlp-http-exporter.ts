@@ -7,7 +7,9 @@ import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
-import { otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
+import { DEFAULT_HTTP_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
+import { measuredSerializer, type MeasuredSerializer } from './internal/measured-serializer.ts';
+import { limitRequestBytes } from '../pipeline/request-bytes-limit.ts';
 import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
 import { OtlpJsonLogsSerializer } from './internal/otlp-json-encoder.ts';
 import { OtlpProtoLogsSerializer } from './internal/otlp-proto-encoder.ts';
@@ -39,6 +41,11 @@ export const otlpHttpExporterConfigSchema = z
     compression_level: gzipLevelSchema.optional(),
     /** The collector's spelling (confighttp): `compression_params.level`, same values as compression_level. */
     compression_params: z.strictObject({ level: gzipLevelSchema.optional() }).optional(),
+    /**
+     * Largest request body, in bytes before compression; larger batches are split, a larger record is
+     * refused. 0: no bound. Default 8 MiB (8 388 608).
+     */
+    max_request_bytes: maxRequestBytesSchema(DEFAULT_HTTP_MAX_REQUEST_BYTES),
   })
   .refine((c) => c.endpoint || c.logs_endpoint, { message: 'required: set endpoint (or logs_endpoint)', path: ['endpoint'] })
   .refine(
@@ -61,19 +68,22 @@ function logsUrl(config: Pick<OtlpHttpExporterConfig, 'endpoint' | 'logs_endpoin
 }
 
 /**
- * OTLP over HTTP on the OpenTelemetry JS exporters' parts (`-proto`'s with our one-pass encoder, `-http`'s
- * with our strict JSON encoder; see createProtoLogExporter and createJsonLogExporter), wrapped
+ * OTLP over HTTP on the OpenTelemetry JS exporters' parts (`-http` for JSON, `-proto` with our one-pass
+ * encoder for protobuf; see createLogExporter), wrapped
  * as a LogsConsumer: acknowledged when the server answered 2xx. 4xx other than 408/429 is permanent;
  * 5xx, 408, 429, network errors and timeouts are retried by `retry_on_failure`, and only by it: the
  * library's own retry is turned off (internal/otlp-exporter-base-retry.ts), so one attempt is one HTTP
  * request. A Retry-After on a 429/502/503/504 makes the next attempt wait at least that long. With gzip,
  * bodies are compressed at `compression_level` by our transport step (internal/gzip-transport.ts).
+ * Requests stay below `max_request_bytes`, and a 413 splits the request (src/pipeline/request-bytes-limit.ts).
  */
 export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, settings?: CreateSettings): Promise<LogsConsumer> {
   const path = settings?.id ? `exporters.${settings.id}` : 'otlphttp';
   const { ca, cert, key } = await readTlsFiles(config.tls, path);
   const gzip = config.compression === 'gzip';
   const level = gzipLevel(config);
+  // Measured requests are sent as measured: the size bound costs no second encoding.
+  const serializer = measuredSerializer<unknown>(config.encoding === 'json' ? OtlpJsonLogsSerializer : OtlpProtoLogsSerializer);
   // gzip happens in our transport (internal/gzip-transport.ts) at `level`: the library is told to send the
   // body as is, and the header says what it is. `libraryGzip` is the fallback when that cannot be wired.
   const build = async (libraryGzip: boolean) => {
@@ -92,7 +102,7 @@ export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, set
         ...(config.tls.server_name_override ? { servername: config.tls.server_name_override } : {}),
       },
     };
-    return config.encoding === 'json' ? createJsonLogExporter(options) : createProtoLogExporter(options);
+    return createLogExporter(options, config.encoding, serializer);
   };
   let exporter = await build(false);
   // One retry_on_failure attempt = one HTTP request: the library's own retry layer is taken out.
@@ -111,29 +121,28 @@ export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, set
     const message = "cannot turn off the OTLP library's own retry (its internals changed): an attempt may send several requests";
     settings?.logger?.warn(message, { written_for: OTLP_EXPORTER_BASE_VERSION });
   }
-  const consumer = fromLogRecordExporter(exporter, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name: settings?.id ?? 'otlphttp' });
-  return withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
+  const name = settings?.id ?? 'otlphttp';
+  const consumer = fromLogRecordExporter(exporter, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
+  const retrying = withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
+  return limitRequestBytes(retrying, { maxBytes: config.max_request_bytes, measure: serializer.measure, name, logger: settings?.logger });
 }
 
 /**
- * What `@opentelemetry/exporter-logs-otlp-proto`'s OTLPLogExporter is (0.223.1), built from the same
- * public parts of otlp-exporter-base, with the request serializer swapped for the one-pass encoder
- * (internal/otlp-proto-encoder.ts; the same bytes, less CPU). Transport, headers, compression,
- * timeouts and environment variables behave as in the library's exporter.
+ * What `@opentelemetry/exporter-logs-otlp-proto`'s and `-http`'s OTLPLogExporters are (0.223.1), built
+ * from the same public parts of otlp-exporter-base, with the request serializer wrapped so the size bound
+ * measures the bytes that are then sent (internal/measured-serializer.ts). For protobuf the serializer is
+ * the one-pass encoder (internal/otlp-proto-encoder.ts; the same bytes, less CPU), for JSON our strict
+ * encoder (internal/otlp-json-encoder.ts: strict OTLP/JSON, the same content as the proto encoding). Transport, headers, compression, timeouts and environment variables behave as in the
+ * library's exporters.
  */
-function createProtoLogExporter(options: OTLPExporterNodeConfigBase): OTLPExporterBase<ReadableLogRecord[]> {
-  const http = convertLegacyHttpOptions(options, 'LOGS', 'v1/logs', { 'Content-Type': 'application/x-protobuf' });
-  const delegate = createOtlpHttpExportDelegate(http, OtlpProtoLogsSerializer, OTLP_HTTP_LOG_EXPORTER_COMPONENT, LogsExporterMetricsHelper, undefined);
-  return new OTLPExporterBase(delegate);
-}
-
-/**
- * What `@opentelemetry/exporter-logs-otlp-http`'s OTLPLogExporter is (0.223.1), with its JSON serializer
- * swapped for ours (internal/otlp-json-encoder.ts): strict OTLP/JSON, the same content as the proto encoding.
- */
-function createJsonLogExporter(options: OTLPExporterNodeConfigBase): OTLPExporterBase<ReadableLogRecord[]> {
-  const http = convertLegacyHttpOptions(options, 'LOGS', 'v1/logs', { 'Content-Type': 'application/json' });
-  const delegate = createOtlpHttpExportDelegate(http, OtlpJsonLogsSerializer, OTLP_HTTP_LOG_EXPORTER_COMPONENT, LogsExporterMetricsHelper, undefined);
+function createLogExporter(
+  options: OTLPExporterNodeConfigBase,
+  encoding: 'proto' | 'json',
+  serializer: MeasuredSerializer<unknown>,
+): OTLPExporterBase<ReadableLogRecord[]> {
+  const contentType = encoding === 'json' ? 'application/json' : 'application/x-protobuf';
+  const http = convertLegacyHttpOptions(options, 'LOGS', 'v1/logs', { 'Content-Type': contentType });
+  const delegate = createOtlpHttpExportDelegate(http, serializer, OTLP_HTTP_LOG_EXPORTER_COMPONENT, LogsExporterMetricsHelper, undefined);
   return new OTLPExporterBase(delegate);
 }
 

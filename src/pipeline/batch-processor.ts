@@ -3,6 +3,7 @@ import type { LogsConsumer } from './consumer.ts';
 import type { BatchSource, LogBatch } from './log-batch.ts';
 import { abortReason } from '../component/abort.ts';
 import { combineSources } from './internal/combine-sources.ts';
+import { isPartialRefusal, PartialRefusalError, type Refusal } from './partial-refusal.ts';
 
 /** Records that trigger an export regardless of the timeout. 8192, as the collector's `batch` processor. */
 export const DEFAULT_SEND_BATCH_SIZE = 8_192;
@@ -31,6 +32,10 @@ interface Caller {
   pendingRecords: number;
   /** Exports holding some of this caller's records and not yet settled. */
   inFlight: number;
+  /** Records of this caller's batch. */
+  readonly total: number;
+  /** Records of this caller that exports refused while delivering the rest (partial refusals). */
+  readonly refusals: Refusal[];
   settled: boolean;
   readonly exports: Set<Export>;
 }
@@ -43,6 +48,7 @@ interface Part {
 }
 
 interface Export {
+  readonly parts: readonly Part[];
   readonly callers: Set<Caller>;
   readonly controller: AbortController;
 }
@@ -59,6 +65,9 @@ interface Export {
  * At-least-once survives batching: each caller's promise resolves only after every export holding its
  * records resolved, and rejects with that export's error (a caller whose batch was split rejects at the
  * first failed part; its not-yet-exported records are dropped, since the caller will send them again).
+ * An export that delivered some records and refused others for good (a `PartialRefusalError`) counts as
+ * done for its callers; each caller whose own records were among the refused rejects, once all its parts
+ * are done, with a `PartialRefusalError` of just those records.
  * Nothing is queued beyond what callers are waiting on: each caller (a partition pump) has one batch in
  * flight, so memory is bounded by the callers' batches, and while exports are slow they all wait.
  *
@@ -122,6 +131,8 @@ export class BatchProcessor implements LogsConsumer {
         },
         pendingRecords: batch.records.length,
         inFlight: 0,
+        total: batch.records.length,
+        refusals: [],
         settled: false,
         exports: new Set(),
       };
@@ -234,7 +245,7 @@ export class BatchProcessor implements LogsConsumer {
   }
 
   #startExport(parts: Part[]): void {
-    const exp: Export = { callers: new Set(parts.map((p) => p.caller)), controller: new AbortController() };
+    const exp: Export = { parts, callers: new Set(parts.map((p) => p.caller)), controller: new AbortController() };
     for (const caller of exp.callers) {
       caller.inFlight++;
       caller.exports.add(exp);
@@ -255,13 +266,22 @@ export class BatchProcessor implements LogsConsumer {
 
   #finishExport(exp: Export, error: unknown): void {
     this.#inFlight--;
+    if (isPartialRefusal(error)) {
+      // The rest of the export was delivered: each caller keeps the refusals of its own records.
+      assignRefusals(exp.parts, error);
+      error = undefined;
+    }
     for (const caller of exp.callers) {
       caller.inFlight--;
       caller.exports.delete(exp);
       if (error !== undefined) this.#fail(caller, error);
       else if (!caller.settled && caller.inFlight === 0 && caller.pendingRecords === 0) {
         this.#settle(caller);
-        caller.resolve();
+        if (caller.refusals.length === 0) caller.resolve();
+        else {
+          const refused = new Set(caller.refusals.flatMap((r) => r.records)).size;
+          caller.reject(new PartialRefusalError(caller.refusals, caller.total - refused));
+        }
       }
     }
     this.#pump();
@@ -298,5 +318,22 @@ export class BatchProcessor implements LogsConsumer {
     const waiters = this.#idleWaiters;
     this.#idleWaiters = [];
     for (const w of waiters) w();
+  }
+}
+
+/** Hands each caller of an export the refusals of its own records. */
+function assignRefusals(parts: readonly Part[], error: PartialRefusalError): void {
+  const owner = new Map<ReadableLogRecord, Caller>();
+  for (const part of parts) for (const record of part.records) owner.set(record, part.caller);
+  for (const refusal of error.refusals) {
+    const byCaller = new Map<Caller, ReadableLogRecord[]>();
+    for (const record of refusal.records) {
+      const caller = owner.get(record);
+      if (!caller) continue;
+      let mine = byCaller.get(caller);
+      if (!mine) byCaller.set(caller, (mine = []));
+      mine.push(record);
+    }
+    for (const [caller, records] of byCaller) caller.refusals.push({ records, error: refusal.error });
   }
 }

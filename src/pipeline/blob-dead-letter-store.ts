@@ -1,7 +1,7 @@
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/core-auth';
 import type { DeadLetterEntry, DeadLetterStore } from './dead-letter.ts';
-import { groupByPath } from './dead-letter-format.ts';
+import { deadLetterPath, groupByPath } from './dead-letter-format.ts';
 import { redact } from '../component/redact.ts';
 
 /**
@@ -47,6 +47,19 @@ export class BlobDeadLetterStore implements DeadLetterStore {
   /** From an account URL and an Entra ID credential (e.g. `DefaultAzureCredential`). */
   static fromUrl(storageAccountUrl: string, container: string, credential: TokenCredential): BlobDeadLetterStore {
     return new BlobDeadLetterStore({ containerClient: new BlobServiceClient(storageAccountUrl, credential).getContainerClient(container) });
+  }
+
+  /**
+   * The URL of the blob `entry` goes to (its first blob of the day; after a roll-over, `.1.jsonl`, ...),
+   * without the query string: a container reached through a SAS connection string carries the token there.
+   */
+  locationOf(entry: DeadLetterEntry): string {
+    const url = new URL(this.#container.url);
+    url.search = '';
+    url.hash = '';
+    url.username = '';
+    url.password = '';
+    return `${url.toString().replace(/\/+$/, '')}/${deadLetterPath(entry)}`;
   }
 
   async write(entries: readonly DeadLetterEntry[]): Promise<void> {

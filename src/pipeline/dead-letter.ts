@@ -12,7 +12,7 @@ export interface DeadLetterSource {
 export interface DeadLetterEntry {
   readonly event: ReceivedEvent;
   readonly source: DeadLetterSource;
-  /** `type`: a short class of failure, e.g. `permanent`, `retries_exhausted`, `decode`. */
+  /** `type`: a short class of failure, e.g. `permanent`, `retries_exhausted`, `request_too_large`, `decode`. */
   readonly error: { readonly type: string; readonly message: string };
   readonly at: Date;
 }
@@ -23,6 +23,11 @@ export interface DeadLetterEntry {
  */
 export interface DeadLetterStore {
   write(entries: readonly DeadLetterEntry[]): Promise<void>;
+  /**
+   * Where `entry` is written, for log lines: a file path or a blob URL, never with a key or SAS token.
+   * Optional: a store without it is named by its class in logs.
+   */
+  locationOf?(entry: DeadLetterEntry): string;
   /** Releases resources. Optional; idempotent. */
   close?(): Promise<void>;
 }

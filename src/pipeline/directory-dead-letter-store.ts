@@ -1,7 +1,7 @@
 import { mkdir, open, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { DeadLetterEntry, DeadLetterStore } from './dead-letter.ts';
-import { groupByPath } from './dead-letter-format.ts';
+import { deadLetterPath, groupByPath } from './dead-letter-format.ts';
 
 /**
  * Dead letters as JSON-lines files under `directory` (`dead_letter.directory`), one file per partition
@@ -22,6 +22,11 @@ export class DirectoryDeadLetterStore implements DeadLetterStore {
     if (entries.length === 0) return;
     const groups = groupByPath(entries);
     await Promise.all([...groups].map(([relative, lines]) => this.#append(join(this.directory, ...relative.split('/')), lines.join(''))));
+  }
+
+  /** The absolute path of the file `entry` goes to. */
+  locationOf(entry: DeadLetterEntry): string {
+    return resolve(this.directory, ...deadLetterPath(entry).split('/'));
   }
 
   #append(file: string, text: string): Promise<void> {

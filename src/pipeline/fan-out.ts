@@ -3,6 +3,7 @@ import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
 import { abortReason } from '../component/abort.ts';
 import { describeError } from './internal/classify-export-error.ts';
+import { isPartialRefusal, PartialRefusalError } from './partial-refusal.ts';
 
 /** A retryable failure of a fan-out: at least one consumer failed retryably. `errors` holds every failure. */
 export class FanOutError extends Error {
@@ -15,9 +16,27 @@ export class FanOutError extends Error {
 }
 
 /**
+ * One signal per consumer, each aborted (with the same reason) when `signal` aborts, through one listener
+ * on `signal`. Why: every exporter adds its own abort listeners (its retry's wait, its adapter's callback
+ * race) while a call is in flight; nine exporters listening on the caller's one signal passed Node's
+ * limit of 10 listeners per event and printed a MaxListenersExceededWarning on every batch.
+ */
+function linkSignals(signal: AbortSignal | undefined, count: number): { signals: (AbortSignal | undefined)[]; release(): void } {
+  if (!signal) return { signals: Array.from({ length: count }, () => undefined), release: () => {} };
+  const controllers = Array.from({ length: count }, () => new AbortController());
+  const onAbort = () => {
+    for (const c of controllers) c.abort(abortReason(signal));
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { signals: controllers.map((c) => c.signal), release: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/**
  * Sends every batch to all consumers at once (one pipeline feeding several exporters) and resolves
  * when all accepted it. When some fail: if any failure is retryable, it rejects retryably (a
- * `FanOutError`), otherwise with a `PermanentError` listing them.
+ * `FanOutError`), otherwise with a `PermanentError` listing them (when each refused only some records, a
+ * `PartialRefusalError` with all their refusals).
  *
  * Duplicates: a retry re-sends the batch to every consumer, including those that had accepted it, so a
  * retryable failure of one destination duplicates the batch in the others (at-least-once per
@@ -28,13 +47,23 @@ export function fanOut(consumers: readonly LogsConsumer[]): LogsConsumer {
   const list = [...consumers];
   return {
     async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
-      const results = await Promise.allSettled(list.map((c) => c.consume(batch, signal)));
+      const linked = linkSignals(signal, list.length);
+      let results: PromiseSettledResult<void>[];
+      try {
+        results = await Promise.allSettled(list.map((c, i) => c.consume(batch, linked.signals[i])));
+      } finally {
+        linked.release();
+      }
       const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
       if (errors.length === 0) return;
       if (signal?.aborted) throw abortReason(signal);
       const summary = `${errors.length} of ${list.length} consumers failed: ${errors.map(describeError).join('; ')}`;
       if (errors.every(isPermanentError)) {
         if (errors.length === 1) throw errors[0];
+        // Each consumer refused only some records: together they refused the union, the rest went everywhere.
+        if (errors.every(isPartialRefusal)) {
+          throw new PartialRefusalError(errors.flatMap((e) => e.refusals), Math.min(...errors.map((e) => e.delivered)));
+        }
         throw new PermanentError(summary, { cause: errors[0] });
       }
       throw new FanOutError(summary, errors);

@@ -10,7 +10,7 @@ import { backoffPolicyDelayMs, type BackoffPolicy } from '../component/backoff.t
 
 /** Wait before the first retry. 5 000 ms, as the collector's exporter helper. */
 export const DEFAULT_INITIAL_INTERVAL_MS = 5_000;
-/** Cap of the wait between retries, before jitter. 30 000 ms. */
+/** The longest wait between retries, jitter included. 30 000 ms. */
 export const DEFAULT_MAX_INTERVAL_MS = 30_000;
 /** Total time spent retrying one batch before giving up. 300 000 ms; 0 retries forever. */
 export const DEFAULT_MAX_ELAPSED_TIME_MS = 300_000;
@@ -25,7 +25,7 @@ export interface RetryOptions {
   readonly enabled?: boolean;
   /** Wait before the first retry. Default 5 000 ms. */
   readonly initialIntervalMs?: number;
-  /** Cap of one wait before jitter (a wait reaches at most this × (1 + randomizationFactor)). Default 30 000 ms. */
+  /** The longest wait, jitter included (the jitter window is cut here). Default 30 000 ms. */
   readonly maxIntervalMs?: number;
   /** Give up once the next wait would end later than this after the first attempt. Default 300 000 ms; 0 = never give up. */
   readonly maxElapsedTimeMs?: number;
@@ -130,7 +130,7 @@ export const retryOnFailureSchema = z
     enabled: z.boolean().default(true),
     /** Wait before the first retry. Default 5s. */
     initial_interval: durationMs.default(DEFAULT_INITIAL_INTERVAL_MS),
-    /** Cap of one wait before jitter; at least initial_interval. Default 30s. */
+    /** The longest wait, jitter included; at least initial_interval. Default 30s. */
     max_interval: durationMs.default(DEFAULT_MAX_INTERVAL_MS),
     /**
      * Give up on a batch once the next wait would end later than this after its first attempt; 0 = never.
@@ -140,7 +140,7 @@ export const retryOnFailureSchema = z
     max_elapsed_time: durationMs.default(DEFAULT_MAX_ELAPSED_TIME_MS),
     /** Growth of the wait per attempt. Default 1.5. */
     multiplier: z.number().min(1).default(DEFAULT_MULTIPLIER),
-    /** Jitter: each wait is the interval × a random factor in [1 − f, 1 + f]. Default 0.5. */
+    /** Jitter: each wait is the interval × a random factor in [1 − f, 1 + f], cut at max_interval. Default 0.5. */
     randomization_factor: z.number().min(0).max(1).default(DEFAULT_RANDOMIZATION_FACTOR),
   })
   .superRefine((c, ctx) => {

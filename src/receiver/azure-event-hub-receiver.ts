@@ -136,6 +136,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
         ? withRetry(this.#next, retryOptionsFromConfig(c.retry_on_failure, { logger: this.#logger }))
         : this.#next,
       deadLetter: this.#deadLetter,
+      receiverId: this.#settings.id,
       counters: this.#counters,
       logger: this.#logger,
       emit: (st) => this.#emit(st),

@@ -10,10 +10,13 @@ import type { Logger } from '../component/logger.ts';
 import type { PartitionState, ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isDataRefused, isPermanentError } from '../component/errors.ts';
+import { isPartialRefusal, isRequestTooLarge } from '../pipeline/partial-refusal.ts';
+import { RetriesExhaustedError } from '../pipeline/retry.ts';
 import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
+import { refusedEvents, type RefusedEvent } from './internal/refused-events.ts';
 
 /**
  * A reader that returns nothing for this long while the hub reports newer events is treated as stalled
@@ -53,6 +56,8 @@ export interface PartitionPumpOptions {
   readonly checkpointer: Checkpointer;
   /** Where refused batches go. Without it (and without `dropRefused`) the partition holds and retries. */
   readonly deadLetter?: DeadLetterStore;
+  /** The receiver's id (`azure_event_hub/logs`), named in dead-letter log lines. Default unnamed. */
+  readonly receiverId?: string;
   /** The user chose to drop batches the pipeline refuses (`dead_letter.drop`). Default false. */
   readonly dropRefused?: boolean;
   readonly counters: PumpCounters;
@@ -400,16 +405,19 @@ export class PartitionPump {
    */
   async #export(batch: LogBatch, events: ReceivedEvent[]): Promise<boolean> {
     const o = this.#o;
+    // What is still to deliver: after a partial refusal while the partition holds, only the refused records
+    // are tried again, so the delivered ones are not sent again on every attempt.
+    let pending = batch;
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       try {
-        await o.consumer.consume(batch, this.#kill.signal);
-        o.counters.recordsAccepted += batch.records.length;
+        await o.consumer.consume(pending, this.#kill.signal);
+        o.counters.recordsAccepted += pending.records.length;
         if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
         o.emit({
           type: 'exported',
           partitionId: o.partitionId,
-          records: batch.records.length,
+          records: pending.records.length,
           events: events.length,
           durationMs: performance.now() - started,
         });
@@ -424,13 +432,25 @@ export class PartitionPump {
         o.emit({
           type: 'exportFailed',
           partitionId: o.partitionId,
-          records: batch.records.length,
+          records: pending.records.length,
           error: err,
           permanent,
         });
+        // Part of the batch delivered, part refused for good: only the refused records' events are concerned.
+        const partial = refusedEvents(err, pending, events);
         if ((o.deadLetter || o.dropRefused) && !refusedForPressure) {
-          o.counters.recordsRefused += batch.records.length;
-          return this.#deadLetter(events, err);
+          if (partial) {
+            o.counters.recordsAccepted += pending.records.length - partial.records;
+            o.counters.recordsRefused += partial.records;
+            return this.#deadLetter(partial.events);
+          }
+          o.counters.recordsRefused += pending.records.length;
+          return this.#deadLetter(events.map((event) => ({ event, error: err })));
+        }
+        if (partial && isPartialRefusal(err)) {
+          const refused = err.refusedRecords();
+          o.counters.recordsAccepted += pending.records.length - partial.records;
+          pending = { records: pending.records.filter((r) => refused.has(r)), source: pending.source };
         }
         const delayMs = backoffDelayMs(attempt, o.holdInitialMs ?? HOLD_INITIAL_MS, o.holdMaxMs ?? HOLD_MAX_MS);
         this.#setState({ state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
@@ -443,6 +463,7 @@ export class PartitionPump {
           {
             partitionId: o.partitionId,
             events: events.length,
+            records: pending.records.length,
             firstSequenceNumber: batch.source.firstSequenceNumber,
             lastSequenceNumber: batch.source.lastSequenceNumber,
             error: err.message,
@@ -455,29 +476,42 @@ export class PartitionPump {
     }
   }
 
-  /** Writes a refused batch to the dead-letter store (or drops it, when chosen), retrying until durable or killed. */
-  async #deadLetter(events: ReceivedEvent[], error: Error): Promise<boolean> {
+  /**
+   * Writes refused events to the dead-letter store (or drops them, when chosen), retrying until durable or
+   * killed; then logs one error line (rate-limited by the receiver's logger) saying what went where and why.
+   */
+  async #deadLetter(refused: readonly RefusedEvent[]): Promise<boolean> {
     const o = this.#o;
-    const type = error.name === 'RetriesExhaustedError' || !isPermanentError(error) ? 'retries_exhausted' : 'permanent';
+    const first = refused[0]!;
+    const reasons = [...new Set(refused.map((r) => r.error.message))];
+    const fields = {
+      ...(o.receiverId ? { receiver: o.receiverId } : {}),
+      partitionId: o.partitionId,
+      events: refused.length,
+      firstSequenceNumber: first.event.sequenceNumber,
+      lastSequenceNumber: refused[refused.length - 1]!.event.sequenceNumber,
+      error: reasons.join('; '),
+      type: [...new Set(refused.map((r) => deadLetterType(r.error)))].join(','),
+    };
     if (!o.deadLetter) {
-      o.counters.eventsDropped += events.length;
-      o.logger.error('export refused: records dropped (dead_letter.drop is set)', {
-        partitionId: o.partitionId,
-        events: events.length,
-        firstSequenceNumber: events[0]!.sequenceNumber,
-        lastSequenceNumber: events[events.length - 1]!.sequenceNumber,
-        error: error.message,
-        type,
-      });
+      o.counters.eventsDropped += refused.length;
+      o.logger.error('export refused: records dropped (dead_letter.drop is set)', fields);
       return true;
     }
     const at = new Date();
-    const entries = events.map((event) => ({ event, source: o.context, error: { type, message: error.message }, at }));
+    const entries = refused.map(({ event, error }) => ({
+      event,
+      source: o.context,
+      error: { type: deadLetterType(error), message: error.message },
+      at,
+    }));
     for (let attempt = 1; ; attempt++) {
       try {
         await o.deadLetter.write(entries);
-        o.counters.eventsDeadLettered += events.length;
-        o.emit({ type: 'deadLettered', partitionId: o.partitionId, events: events.length, error });
+        o.counters.eventsDeadLettered += refused.length;
+        o.emit({ type: 'deadLettered', partitionId: o.partitionId, events: refused.length, error: first.error });
+        const store = o.deadLetter.locationOf?.(entries[0]!) ?? o.deadLetter.constructor?.name ?? 'dead-letter store';
+        o.logger.error('export refused: events written to the dead-letter store', { ...fields, store });
         return true;
       } catch (dlError) {
         o.logger.error('dead-letter write failed; retrying (the partition waits: nothing is checkpointed past it)', {
@@ -510,6 +544,13 @@ export class PartitionPump {
       if (err instanceof CheckpointFencedError && !final) throw err;
     }
   }
+}
+
+/** The dead-letter entry's `error.type`: why the pipeline refused the event. */
+function deadLetterType(error: Error): string {
+  if (isRequestTooLarge(error)) return 'request_too_large';
+  if (error instanceof RetriesExhaustedError || !isPermanentError(error)) return 'retries_exhausted';
+  return 'permanent';
 }
 
 /** The sequence number a start position is known to begin after, when it names one. */

@@ -26,6 +26,8 @@ export interface PartitionStarterDeps {
   /** The pipeline, wrapped with retry. */
   readonly consumer: LogsConsumer;
   readonly deadLetter?: DeadLetterStore;
+  /** The receiver's id, named in dead-letter log lines. */
+  readonly receiverId?: string;
   readonly counters: PumpCounters;
   readonly logger: Logger;
   readonly emit: (status: ReceiverStatus) => void;
@@ -132,6 +134,7 @@ export class PartitionStarter implements PartitionLifecycle {
       consumer: this.#d.consumer,
       checkpointer,
       deadLetter: this.#d.deadLetter,
+      receiverId: this.#d.receiverId,
       dropRefused: c.dead_letter?.drop === true,
       // A held batch is tried again on the retry_on_failure schedule: one policy for every export retry.
       holdInitialMs: c.retry_on_failure.initial_interval,

@@ -25,6 +25,32 @@ export const tlsSchema = z.strictObject({
 
 export type TlsConfig = z.output<typeof tlsSchema>;
 
+/**
+ * Default `max_request_bytes` of `otlp` (gRPC): 4 MiB, the message limit of gRPC servers by default (the
+ * collector's otlp receiver, grpc-go, grpc-js, C-core), less 64 KiB of headroom for proxies that count
+ * more than the message. 4 128 768 bytes.
+ */
+export const DEFAULT_GRPC_MAX_REQUEST_BYTES = 4 * 1024 * 1024 - 64 * 1024;
+/**
+ * Default `max_request_bytes` of `otlphttp`: 8 MiB, well below the collector's `max_request_body_size`
+ * (20 MiB, which it also applies after decompression); gzip (about 30:1 on Azure logs) makes that ~0.3 MB
+ * on the wire, below common proxy limits such as nginx's 1 MiB. 8 388 608 bytes.
+ */
+export const DEFAULT_HTTP_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
+/** The smallest `max_request_bytes` accepted (0 aside). 1 KiB. */
+export const MIN_MAX_REQUEST_BYTES = 1024;
+
+/** `max_request_bytes`: 0 (no bound of ours) or at least 1 KiB, in bytes. */
+export function maxRequestBytesSchema(defaultBytes: number) {
+  return z
+    .number({ error: 'expected a number of bytes, e.g. 4128768 (0: no bound)' })
+    .int('expected a whole number of bytes')
+    .refine((n) => n === 0 || n >= MIN_MAX_REQUEST_BYTES, {
+      message: `must be 0 (no bound) or at least ${MIN_MAX_REQUEST_BYTES} bytes; requests are split to stay below it`,
+    })
+    .default(defaultBytes);
+}
+
 /** Keys shared by `otlphttp` and `otlp`. */
 export const otlpCommonShape = {
   /** Extra request headers (gRPC metadata for `otlp`), e.g. an API key. Never logged. Default none. */

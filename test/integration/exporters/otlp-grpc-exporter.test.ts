@@ -98,6 +98,11 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
     assert.equal(requests.length, 1);
   });
 
+  test('config: max_request_bytes defaults to 4 MiB − 64 KiB (gRPC servers\' 4 MiB limit with headroom)', () => {
+    assert.equal(otlpGrpcExporterConfigSchema.parse({ endpoint: 'h:1' }).max_request_bytes, 4 * 1024 * 1024 - 64 * 1024);
+    assert.equal(otlpGrpcExporterConfigSchema.safeParse({ endpoint: 'h:1', max_request_bytes: 10 }).success, false);
+  });
+
   test('config: endpoint required, unknown keys rejected, TLS by default', () => {
     assert.equal(otlpGrpcExporterConfigSchema.safeParse({}).success, false);
     assert.equal(otlpGrpcExporterConfigSchema.safeParse({ endpoint: 'x:1', balancer_name: 'rr' }).success, false);

@@ -185,6 +185,44 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     assert.equal(server.requests.length, 1);
   });
 
+  const bodiesOf = (req: OtlpTestServer['requests'][number]) => {
+    const request = req.json ?? req.proto;
+    return request.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => r.body.stringValue)));
+  };
+
+  for (const encoding of ['json', 'proto'] as const) {
+    test(`${encoding}: max_request_bytes splits a batch so that no body (before gzip) exceeds it; every record once, in order`, async () => {
+      server.requests.length = 0;
+      const c = await exporter({ encoding, max_request_bytes: 4096, retry_on_failure: fastRetry });
+      const batch = makeBatch(12, 'x'.repeat(600));
+      await c.consume(batch);
+      assert.ok(server.requests.length >= 2, `${server.requests.length} requests`);
+      for (const req of server.requests) assert.ok(req.body.length <= 4096, `a body of ${req.body.length} bytes`);
+      assert.deepEqual(server.requests.flatMap(bodiesOf), batch.records.map((r) => r.body));
+    });
+  }
+
+  test('413 → the request is split and the halves sent (not the same body again); everything arrives once', async () => {
+    server.requests.length = 0;
+    server.script.push({ status: 413, body: 'Request Entity Too Large' });
+    const c = await exporter({ encoding: 'proto', max_request_bytes: 0, retry_on_failure: fastRetry });
+    // 8 × 20 kB: above the 64 KiB below which a size refusal is not split further.
+    const batch = makeBatch(8, 'y'.repeat(20_000));
+    await c.consume(batch);
+    assert.deepEqual(server.requests.map((req) => bodiesOf(req).length), [8, 4, 4]);
+    assert.deepEqual(server.requests.slice(1).flatMap(bodiesOf), batch.records.map((r) => r.body));
+  });
+
+  test('config: max_request_bytes defaults to 8 MiB; 0 or ≥ 1024 accepted, anything else refused with its path', () => {
+    assert.equal(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x' }).max_request_bytes, 8 * 1024 * 1024);
+    assert.equal(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x', max_request_bytes: 0 }).max_request_bytes, 0);
+    for (const bad of [100, -1, 1.5, '4MiB']) {
+      const result = otlpHttpExporterConfigSchema.safeParse({ endpoint: 'http://x', max_request_bytes: bad });
+      assert.equal(result.success, false, String(bad));
+      assert.deepEqual(result.error!.issues[0]!.path, ['max_request_bytes']);
+    }
+  });
+
   test('config: gzip levels 1–9 and -1 accepted, 0 and 10 rejected with the dotted path', async () => {
     const { builtinComponents } = await import('../../../src/distribution/builtin-components.ts');
     const { resolveConfig } = await import('../../../src/distribution/resolve-config.ts');

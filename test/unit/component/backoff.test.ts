@@ -14,16 +14,20 @@ describe('backoff', () => {
   });
 
   test('caps the interval at maxMs, also for attempts whose exponent overflows', () => {
-    assert.equal(backoffDelayMs(6, 1_000, 30_000, MID), 30_000);
-    assert.equal(backoffDelayMs(5_000, 1_000, 30_000, MID), 30_000);
+    assert.equal(backoffIntervalMs(6, { initialMs: 1_000, maxMs: 30_000 }), 30_000);
+    assert.equal(backoffDelayMs(6, 1_000, 30_000, HIGH), 30_000);
+    assert.equal(backoffDelayMs(5_000, 1_000, 30_000, HIGH), 30_000);
     assert.equal(backoffIntervalMs(Number.MAX_SAFE_INTEGER, { initialMs: 1, maxMs: 7 }), 7);
   });
 
-  test('jitter stays within interval × [1 − f, 1 + f], below and at the cap', () => {
+  test('jitter stays within interval × [1 − f, 1 + f], cut at the cap: no wait exceeds maxMs', () => {
     assert.equal(backoffDelayMs(1, 1_000, 30_000, LOW), 500);
     assert.equal(backoffDelayMs(1, 1_000, 30_000, HIGH), 1_500);
     assert.equal(backoffDelayMs(20, 1_000, 30_000, LOW), 15_000);
-    assert.equal(backoffDelayMs(20, 1_000, 30_000, HIGH), 45_000);
+    assert.equal(backoffDelayMs(20, 1_000, 30_000, HIGH), 30_000);
+    assert.equal(backoffDelayMs(20, 1_000, 30_000, MID), 22_500, 'at the cap the window is [15 s, 30 s]');
+    // Below the cap but with the window crossing it: interval 1.6 s, window [0.8 s, 2 s] instead of [0.8, 2.4].
+    assert.equal(backoffDelayMs(5, 100, 2_000, HIGH), 2_000);
     const policy = { initialMs: 1_000, maxMs: 30_000, randomizationFactor: 0.2 };
     assert.equal(backoffPolicyDelayMs(1, policy, LOW), 800);
     assert.equal(backoffPolicyDelayMs(1, policy, HIGH), 1_200);
@@ -34,6 +38,16 @@ describe('backoff', () => {
     const waits = Array.from({ length: 200 }, () => backoffDelayMs(3, 1_000, 30_000));
     for (const w of waits) assert.ok(w >= 2_000 && w <= 6_000, `wait ${w} outside [2000, 6000]`);
     assert.ok(new Set(waits).size > 10, 'waits are spread, not all equal');
+  });
+
+  test('max_interval 2 s (the issue\'s case: 2983 ms was seen): 1000 waits at every attempt stay ≤ 2000 ms, spread', () => {
+    const policy = { initialMs: 500, maxMs: 2_000, multiplier: 1.5, randomizationFactor: 0.5 };
+    for (let attempt = 1; attempt <= 12; attempt++) {
+      const waits = Array.from({ length: 1_000 }, () => backoffPolicyDelayMs(attempt, policy));
+      const max = Math.max(...waits);
+      assert.ok(max <= 2_000, `attempt ${attempt}: wait ${max} ms exceeds max_interval`);
+      if (attempt >= 6) assert.ok(Math.min(...waits) < 1_100 && max > 1_900, `attempt ${attempt}: waits spread over [1 s, 2 s]`);
+    }
   });
 
   test('never negative; attempts below 1 count as the first; whole milliseconds', () => {

@@ -8,6 +8,7 @@ import { withRetry } from '../../../src/pipeline/retry.ts';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
 import { holdEventLoopOpen, makeBatch } from './records.ts';
+import { isPartialRefusal, PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
 
 holdEventLoopOpen(after);
 
@@ -52,6 +53,24 @@ describe('BatchProcessor', () => {
       assert.equal(r.status, 'rejected');
       assert.match(String((r as PromiseRejectedResult).reason), /scripted permanent failure/);
     }
+  });
+
+  test('a partial refusal of a combined export: only the caller owning the refused record rejects, with just that record', async () => {
+    const tooLarge = new Error('record too large');
+    const next: LogsConsumer = {
+      consume: async (batch) => {
+        const refused = batch.records.filter((r) => r.body === 'b-1');
+        if (refused.length > 0) throw new PartialRefusalError([{ records: refused, error: tooLarge }], batch.records.length - 1);
+      },
+    };
+    const batcher = new BatchProcessor(next, { timeoutMs: 20 });
+    const [a, b] = await within(Promise.allSettled([batcher.consume(makeBatch(3, 'a', '0')), batcher.consume(makeBatch(2, 'b', '1'))]), 5_000);
+    assert.equal(a!.status, 'fulfilled', 'the caller whose records were all delivered resolves');
+    assert.equal(b!.status, 'rejected');
+    const error = (b as PromiseRejectedResult).reason;
+    assert.ok(isPartialRefusal(error));
+    assert.deepEqual(error.refusals.map((r) => [r.records.map((x) => x.body), r.error]), [[['b-1'], tooLarge]]);
+    assert.equal(error.delivered, 1);
   });
 
   test('send_batch_size triggers an export without waiting for the timeout', async () => {

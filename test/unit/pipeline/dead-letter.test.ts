@@ -8,6 +8,8 @@ import { parseDeadLetterLine, deadLetterPath } from '../../../src/pipeline/dead-
 import { DirectoryDeadLetterStore } from '../../../src/pipeline/directory-dead-letter-store.ts';
 import { createDeadLetterStore } from '../../../src/pipeline/create-dead-letter-store.ts';
 import { ConfigError } from '../../../src/component/errors.ts';
+import { BlobDeadLetterStore } from '../../../src/pipeline/blob-dead-letter-store.ts';
+import { access } from 'node:fs/promises';
 
 describe('DirectoryDeadLetterStore', () => {
   const dirs: string[] = [];
@@ -73,5 +75,26 @@ describe('createDeadLetterStore', () => {
     await assert.rejects(createDeadLetterStore({}), ConfigError);
     await assert.rejects(createDeadLetterStore({ container: 'dlq' }), /dead_letter\.connection/);
     await assert.rejects(createDeadLetterStore({ directory: '/x', container: 'dlq' }), ConfigError);
+  });
+});
+
+describe('dead-letter store locations (named in the dead-letter log line)', () => {
+  test('directory store: the absolute path of the file the entry was written to', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'dlq-loc-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const store = new DirectoryDeadLetterStore(dir);
+    const entry = makeEntry('4', 9, new Uint8Array([1]));
+    await store.write([entry]);
+    const location = store.locationOf(entry);
+    assert.ok(location.startsWith(dir), location);
+    await access(location);
+  });
+
+  test('blob store: the blob URL without the SAS token of a SAS connection string', () => {
+    const sas = 'sv=2024-01-01&ss=b&srt=sco&sp=rwac&sig=SECRETSIG%3D';
+    const store = BlobDeadLetterStore.fromConnectionString(`BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature=${sas}`, 'deadletters');
+    const location = store.locationOf(makeEntry('4', 9, new Uint8Array([1])));
+    assert.equal(location, 'https://acct.blob.core.windows.net/deadletters/ns.servicebus.windows.net/logs/$default/deadletter/4/2026-11-21.jsonl');
+    assert.doesNotMatch(location, /sig=|SECRET/);
   });
 });

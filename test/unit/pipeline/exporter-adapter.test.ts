@@ -6,6 +6,8 @@ import { OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
 import { fromLogRecordExporter, ExportTimeoutError } from '../../../src/pipeline/exporter-adapter.ts';
 import { isPermanentError, PermanentError } from '../../../src/component/errors.ts';
 import { holdEventLoopOpen, makeBatch } from './records.ts';
+import { Metadata } from '@grpc/grpc-js';
+import { isRequestTooLarge } from '../../../src/pipeline/partial-refusal.ts';
 
 holdEventLoopOpen(after);
 
@@ -65,6 +67,33 @@ describe('fromLogRecordExporter', () => {
       assert.equal(isPermanentError(error), permanent, String(error));
     });
   }
+
+  const grpcError = (code: number, details: string, metadata: Metadata) =>
+    Object.assign(new Error(`${code} ${details}`), { code, details, metadata });
+  const withRetryInfo = new Metadata();
+  // google.rpc.Status{code: 8, details: [Any{type_url: type.googleapis.com/google.rpc.RetryInfo}]}, serialized.
+  withRetryInfo.set('grpc-status-details-bin', Buffer.from('\x08\x08\x1a\x2b\x0a\x29type.googleapis.com/google.rpc.RetryInfo', 'latin1'));
+  const tooLargeCases: [string, Error, number | undefined][] = [
+    ['HTTP 413', new OTLPExporterError('Payload Too Large', 413, ''), undefined],
+    ['gRPC RESOURCE_EXHAUSTED (grpc-go wording)', grpcError(8, 'grpc: received message larger than max (10800000 vs. 4194304)', new Metadata()), 4_194_304],
+    ['gRPC RESOURCE_EXHAUSTED (grpc-js, after decompression)', grpcError(8, 'Received message that decompresses to a size larger than 4194304', new Metadata()), 4_194_304],
+    ['gRPC RESOURCE_EXHAUSTED naming no limit', grpcError(8, 'quota', new Metadata()), undefined],
+  ];
+  for (const [name, error, limit] of tooLargeCases) {
+    test(`${name} → RequestTooLargeError (permanent for these bytes), limit ${limit ?? 'unknown'}`, async () => {
+      const rejected = await fromLogRecordExporter(scripted([failed(error)])).consume(makeBatch(1)).catch((e: unknown) => e);
+      assert.ok(isRequestTooLarge(rejected), String(rejected));
+      assert.ok(isPermanentError(rejected));
+      assert.equal(rejected.limitBytes, limit);
+      assert.equal(rejected.cause, error);
+    });
+  }
+
+  test('gRPC RESOURCE_EXHAUSTED with RetryInfo stays retryable', async () => {
+    const rejected = await fromLogRecordExporter(scripted([failed(grpcError(8, 'slow down', withRetryInfo))])).consume(makeBatch(1)).catch((e: unknown) => e);
+    assert.equal(isPermanentError(rejected), false, String(rejected));
+    assert.equal(isRequestTooLarge(rejected), false);
+  });
 
   test('a missing callback times out as a retryable ExportTimeoutError', async () => {
     const consumer = fromLogRecordExporter(scripted(['hang']), { timeoutMs: 30 });

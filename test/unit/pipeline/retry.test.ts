@@ -47,7 +47,7 @@ describe('withRetry', () => {
   test('max_elapsed_time ends the retries with a permanent RetriesExhaustedError carrying the last error', async () => {
     const inner = alwaysFailing();
     const clock = virtualClock();
-    const options = { clock, random: () => 0.5, initialIntervalMs: 10, maxIntervalMs: 40, multiplier: 2, maxElapsedTimeMs: 100 };
+    const options = { clock, randomizationFactor: 0, initialIntervalMs: 10, maxIntervalMs: 40, multiplier: 2, maxElapsedTimeMs: 100 };
     const error = await withRetry(inner, options).consume(makeBatch(1)).catch((e: unknown) => e);
     // waits 10, 20, 40 (t = 70); the next wait of 40 would end at 110 > 100: give up after 4 attempts.
     assert.deepEqual(clock.sleeps, [10, 20, 40]);
@@ -61,9 +61,19 @@ describe('withRetry', () => {
   test('max_elapsed_time 0 retries until the consumer accepts (here after 500 attempts), capped at max_interval', async () => {
     const inner = new InMemoryLogsConsumer().failNext(500);
     const clock = virtualClock();
-    await withRetry(inner, { clock, random: () => 0.5, maxElapsedTimeMs: 0 }).consume(makeBatch(1));
+    await withRetry(inner, { clock, randomizationFactor: 0, maxElapsedTimeMs: 0 }).consume(makeBatch(1));
     assert.equal(inner.calls, 501);
     assert.equal(Math.max(...clock.sleeps), 30_000);
+  });
+
+  test('no wait exceeds max_interval, jitter included (max_interval 2 s, the highest random draw)', async () => {
+    const inner = new InMemoryLogsConsumer().failNext(20);
+    const clock = virtualClock();
+    const options = { clock, random: () => 0.999_999, initialIntervalMs: 500, maxIntervalMs: 2_000, maxElapsedTimeMs: 0 };
+    await withRetry(inner, options).consume(makeBatch(1));
+    assert.equal(clock.sleeps.length, 20);
+    assert.equal(Math.max(...clock.sleeps), 2_000);
+    assert.deepEqual(clock.sleeps.slice(0, 2), [750, 1_125], 'below the cap the jitter is unchanged (×1.5 at the top)');
   });
 
   test('never retries a PermanentError', async () => {

@@ -14,6 +14,23 @@ import type { Decoder } from '../../../src/decode/decoder.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
 import { FakeHub, RecordingStore } from './fakes.ts';
+import type { Logger } from '../../../src/component/logger.ts';
+import { PartialRefusalError, RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
+import type { DeadLetterEntry } from '../../../src/pipeline/dead-letter.ts';
+import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../../src/decode/index.ts';
+
+/** Two records per event, each carrying its event's sequence number as the decoders do. */
+const twoPerEvent: Decoder = (events) => ({
+  records: events.flatMap((e) => [0, 1].map((k) => ({ hrTime: [0, 0], hrTimeObserved: [0, 0], body: `${e.sequenceNumber}.${k}`, attributes: { [ATTR_EVENTHUBS_SEQUENCE_NUMBER]: e.sequenceNumber }, resource, instrumentationScope: { name: 't' }, droppedAttributesCount: 0 }) as ReadableLogRecord)),
+  stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+});
+
+/** A logger keeping its error lines. */
+function errorLines(): Logger & { errors: { message: string; fields: Record<string, unknown> }[] } {
+  const errors: { message: string; fields: Record<string, unknown> }[] = [];
+  const logger: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: (message, fields = {}) => errors.push({ message, fields }), child: () => logger };
+  return Object.assign(logger, { errors });
+}
 
 const resource = resourceFromAttributes({});
 const rawDecode: Decoder = (events) => ({
@@ -23,7 +40,7 @@ const rawDecode: Decoder = (events) => ({
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
 const context = { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' };
 
-function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; dropRefused?: boolean; intervalMs?: number; everyN?: number; stallTimeoutMs?: number; reopenInitialMs?: number } = {}) {
+function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; dropRefused?: boolean; intervalMs?: number; everyN?: number; stallTimeoutMs?: number; reopenInitialMs?: number; decode?: Decoder; logger?: Logger; receiverId?: string } = {}) {
   const hub = new FakeHub();
   const store = new RecordingStore();
   const exported: number[] = [];
@@ -31,9 +48,9 @@ function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>
   const counters = createPumpCounters();
   const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: opts.intervalMs ?? 60_000, everyNEvents: opts.everyN ?? 0 });
   const pump = new PartitionPump({
-    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: rawDecode, context,
+    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: opts.decode ?? rawDecode, context,
     consumer: { consume: opts.consume ?? (async (b) => { for (const r of b.records) exported.push(r.attributes.seq as number); }) },
-    checkpointer, deadLetter: opts.deadLetter, dropRefused: opts.dropRefused, counters, logger: noopLogger, emit: (s) => statuses.push(s),
+    checkpointer, deadLetter: opts.deadLetter, dropRefused: opts.dropRefused, counters, logger: opts.logger ?? noopLogger, emit: (s) => statuses.push(s), receiverId: opts.receiverId,
     reopenInitialMs: opts.reopenInitialMs ?? 1, reopenMaxMs: opts.reopenInitialMs ?? 5, stallTimeoutMs: opts.stallTimeoutMs, holdInitialMs: 1, holdMaxMs: 5,
   });
   return { hub, store, exported, statuses, counters, pump };
@@ -92,6 +109,87 @@ test('a permanently refused batch goes to the dead-letter store, is counted, and
   assert.equal(counters.recordsRefused, 10);
   assert.equal(store.data.get('0')?.sequenceNumber, 29);
   assert.ok(statuses.some((s) => s.type === 'deadLettered'));
+});
+
+test('a partial refusal dead-letters only the refused records\' events, with their reason; one error line names the store', async () => {
+  const entries: DeadLetterEntry[] = [];
+  const delivered: string[] = [];
+  const tooLarge = new RequestTooLargeError('otlp: record of 921700 bytes is larger than max_request_bytes (524288 bytes)', { limitBytes: 524_288, sizeBytes: 921_700 });
+  const logger = errorLines();
+  const { hub, store, pump, counters } = setup({
+    decode: twoPerEvent,
+    logger,
+    receiverId: 'azure_event_hub/logs',
+    // Event 3's second record is too large; everything else goes out.
+    consume: async (b) => {
+      const refused = b.records.filter((r) => r.body === '3.1');
+      for (const r of b.records) if (!refused.includes(r)) delivered.push(String(r.body));
+      if (refused.length > 0) throw new PartialRefusalError([{ records: refused, error: tooLarge }], b.records.length - refused.length);
+    },
+    deadLetter: {
+      write: async (e) => { entries.push(...e); },
+      locationOf: (e) => `/var/lib/dl/${e.source.partitionId}.jsonl`,
+    },
+  });
+  hub.append('0', 10);
+  void pump.run();
+  await until(() => store.data.get('0')?.sequenceNumber === 9 || counters.eventsDeadLettered > 0);
+  await pump.stop(1_000);
+  assert.deepEqual(entries.map((e) => [e.event.sequenceNumber, e.error.type, e.error.message]), [[3, 'request_too_large', tooLarge.message]]);
+  assert.equal(delivered.length, 19, 'every other record was delivered, event 3\'s first record included');
+  assert.equal(counters.eventsDeadLettered, 1);
+  assert.equal(counters.recordsRefused, 1);
+  assert.equal(counters.recordsAccepted, 19);
+  assert.equal(store.data.get('0')?.sequenceNumber, 9, 'checkpointed past the batch once the refused event was durable');
+  const line = logger.errors.find((l) => /dead-letter/.test(l.message));
+  assert.ok(line, JSON.stringify(logger.errors));
+  assert.deepEqual(
+    { ...line.fields },
+    { receiver: 'azure_event_hub/logs', partitionId: '0', events: 1, firstSequenceNumber: 3, lastSequenceNumber: 3, error: tooLarge.message, type: 'request_too_large', store: '/var/lib/dl/0.jsonl' },
+  );
+});
+
+test('without a dead-letter store, a partial refusal holds the partition and retries only the refused records', async () => {
+  const attempts: string[][] = [];
+  const { hub, store, pump, counters } = setup({
+    decode: twoPerEvent,
+    consume: async (b) => {
+      attempts.push(b.records.map((r) => String(r.body)));
+      const refused = b.records.filter((r) => r.body === '3.1');
+      // Refused twice, then (say, after the backend's limit was raised) accepted.
+      if (refused.length > 0 && attempts.length <= 2) throw new PartialRefusalError([{ records: refused, error: new RequestTooLargeError('too large') }], b.records.length - 1);
+    },
+  });
+  hub.append('0', 10);
+  void pump.run();
+  await until(() => counters.recordsAccepted === 20);
+  await pump.stop(1_000);
+  assert.equal(attempts[0]!.length, 20);
+  assert.deepEqual(attempts.slice(1), [['3.1'], ['3.1']], 'the delivered records are not sent again');
+  assert.equal(counters.exportHolds, 2);
+  assert.equal(counters.recordsAccepted, 20);
+  assert.equal(store.data.get('0')?.sequenceNumber, 9);
+});
+
+test('a whole batch refused with a dead-letter store logs one error line with its sequence range and reason', async () => {
+  const logger = errorLines();
+  let n = 0;
+  const { hub, pump, counters } = setup({
+    logger,
+    consume: async () => { if (n++ === 0) throw new PermanentError('otlphttp: Unauthorized (code 401)'); },
+    deadLetter: { write: async () => {} },
+  });
+  hub.append('0', 10);
+  void pump.run();
+  await until(() => counters.eventsDeadLettered === 10);
+  await pump.stop(1_000);
+  const lines = logger.errors.filter((l) => /dead-letter/.test(l.message));
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0]!.fields.firstSequenceNumber, 0);
+  assert.equal(lines[0]!.fields.lastSequenceNumber, 9);
+  assert.equal(lines[0]!.fields.error, 'otlphttp: Unauthorized (code 401)');
+  assert.equal(lines[0]!.fields.type, 'permanent');
+  assert.equal(typeof lines[0]!.fields.store, 'string');
 });
 
 test('a failing dead-letter store holds the partition: nothing is checkpointed past the refused batch', async () => {

@@ -1,0 +1,135 @@
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { isPermanentError } from '../component/errors.ts';
+import type { Logger } from '../component/logger.ts';
+import type { LogsConsumer } from './consumer.ts';
+import type { LogBatch } from './log-batch.ts';
+import { isRequestTooLarge, PartialRefusalError, RequestTooLargeError, type Refusal } from './partial-refusal.ts';
+import { RetriesExhaustedError } from './retry.ts';
+
+/**
+ * A request of at most this size that the server still calls too large is not split further: no OTLP
+ * server limits messages that far down, so the answer is about something else (a quota answered with
+ * RESOURCE_EXHAUSTED and no RetryInfo) and the part is refused as a whole with the server's reason.
+ * Without this floor, a batch of n records would cost 2n − 1 requests to refuse. 65 536 bytes.
+ */
+export const MIN_SPLIT_BYTES = 65_536;
+
+export interface RequestBytesLimitOptions {
+  /** Largest request, in bytes of the serialized request before compression. 0: no bound of our own. */
+  readonly maxBytes: number;
+  /** Bytes of the serialized request for `records`. */
+  readonly measure: (records: readonly ReadableLogRecord[]) => number;
+  /** Name in messages, e.g. `otlp/backend`. Default `exporter`. */
+  readonly name?: string;
+  /** Config key named in messages. Default `max_request_bytes`. */
+  readonly configKey?: string;
+  /** Where a limit the server names (below ours) is reported (warn). Default: not logged. */
+  readonly logger?: Logger;
+}
+
+type Records = readonly ReadableLogRecord[];
+
+/**
+ * Bounds the requests `next` sends by bytes (below a retry: wrap `withRetry(exporter)` with it). A batch
+ * whose request would exceed `maxBytes` is split in halves, recursively, and the parts are sent one after
+ * the other; a single record larger than the bound is refused at once with a `RequestTooLargeError` that
+ * says so, while the rest of its batch is delivered. A part the server refuses for its size (a
+ * `RequestTooLargeError` from the exporter: gRPC RESOURCE_EXHAUSTED without RetryInfo, HTTP 413) is split
+ * and its halves sent instead of the same bytes again; when the server names its limit ("larger than max
+ * (X vs. Y)") and it is below ours, parts are cut to it from then on. A single record the server still
+ * refuses is refused with the server's reason.
+ *
+ * The call resolves when every part was delivered. When some records were refused and others delivered it
+ * rejects with a `PartialRefusalError` (permanent) listing the refused records with their reasons, so the
+ * receiver dead-letters only their events; when everything was refused for one reason, with that reason.
+ * After a part failed for another permanent reason, the following parts are still tried (a bad value in
+ * one part does not refuse its neighbours), except after `RetriesExhaustedError`: the destination has been
+ * failing for `max_elapsed_time`, so the rest is refused with it at once. A retryable failure (retry
+ * disabled) rejects as is: the caller retries the whole batch, at-least-once.
+ */
+export function limitRequestBytes(next: LogsConsumer, options: RequestBytesLimitOptions): LogsConsumer {
+  const name = options.name ?? 'exporter';
+  const configKey = options.configKey ?? 'max_request_bytes';
+  const ours = options.maxBytes > 0 ? options.maxBytes : Number.POSITIVE_INFINITY;
+  /** The smallest limit a server named below ours. */
+  let learned = Number.POSITIVE_INFINITY;
+
+  async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+    const sizes = new WeakMap<Records, number>();
+    const measure = (part: Records) => {
+      let size = sizes.get(part);
+      if (size === undefined) sizes.set(part, (size = options.measure(part)));
+      return size;
+    };
+    const refusals: Refusal[] = [];
+    let delivered = 0;
+    // Parts still to send; the last is the next (a stack keeps the records in order).
+    const stack: Records[] = [batch.records];
+    while (stack.length > 0) {
+      const part = stack.pop()!;
+      const limit = Math.min(ours, learned);
+      if (limit !== Number.POSITIVE_INFINITY && part.length > 0 && measure(part) > limit) {
+        if (part.length > 1) pushHalves(stack, part);
+        else refusals.push({ records: part, error: recordTooLarge(part, limit) });
+        continue;
+      }
+      try {
+        await next.consume(part === batch.records ? batch : { records: part, source: batch.source }, signal);
+        delivered += part.length;
+      } catch (error) {
+        if (signal?.aborted || !isPermanentError(error)) throw error;
+        if (isRequestTooLarge(error)) {
+          noteServerLimit(error);
+          const bytes = measure(part);
+          // Cut to the server's limit on the next turn, or halve when it named none.
+          if (bytes > learned) stack.push(part);
+          else if (part.length > 1 && bytes > MIN_SPLIT_BYTES) pushHalves(stack, part);
+          else refusals.push({ records: part, error });
+          continue;
+        }
+        if (error instanceof RetriesExhaustedError) {
+          refusals.push({ records: [part, ...stack.reverse()].flat(), error });
+          break;
+        }
+        refusals.push({ records: part, error: error as Error });
+      }
+    }
+    if (refusals.length === 0) return;
+    if (delivered === 0 && refusals.length === 1) throw refusals[0]!.error;
+    throw new PartialRefusalError(refusals, delivered);
+  }
+
+  function recordTooLarge(part: Records, limit: number): RequestTooLargeError {
+    const size = options.measure(part);
+    const whose = limit === ours ? `${configKey} (${limit} bytes)` : `the server's limit (${limit} bytes)`;
+    return new RequestTooLargeError(`${name}: record of ${size} bytes is larger than ${whose}: it cannot be sent in any request`, {
+      limitBytes: limit,
+      sizeBytes: size,
+    });
+  }
+
+  function noteServerLimit(error: RequestTooLargeError): void {
+    const named = error.limitBytes;
+    if (named === undefined || named >= Math.min(ours, learned)) return;
+    learned = named;
+    options.logger?.warn(`the server refuses requests over ${named} bytes: requests are cut to that size from now on`, {
+      exporter: name,
+      [configKey]: Number.isFinite(ours) ? ours : 0,
+      hint: `set ${configKey} to at most ${named}`,
+    });
+  }
+
+  return {
+    consume,
+    forceFlush: next.forceFlush ? () => next.forceFlush!() : undefined,
+    shutdown: next.shutdown ? () => next.shutdown!() : undefined,
+    // Parts of one call go one after the other: one call in flight here is one call in flight below.
+    attachProducer: next.attachProducer ? () => next.attachProducer!() : undefined,
+  };
+}
+
+/** Pushes the two halves of `part` so the first half is sent first. */
+function pushHalves(stack: Records[], part: Records): void {
+  const middle = Math.ceil(part.length / 2);
+  stack.push(part.slice(middle), part.slice(0, middle));
+}
