@@ -114,7 +114,7 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
     }
   }
 
-  applyEncodingExtensions(sections, issues);
+  applyEncodingExtensions(sections, declared(raw.extensions), issues);
 
   if (issues.length > 0) throw new ConfigError(annotateUnset(issues, unset).map(redact));
   const service = top.success ? top.data.service : undefined;
@@ -184,17 +184,23 @@ function annotateUnset(issues: readonly string[], unset: readonly UnsetVariable[
 }
 
 /**
- * `encoding: azure_encoding[/name]` on a receiver (Go spelling): the named extension's `logs` options become
- * the receiver's time formats and category filters. A missing extension section means its defaults.
+ * `encoding: azure_encoding[/name]` on a receiver (Go spelling; the receiver schema refuses other ids): the
+ * named extension must be configured, as in the Go collector; its `logs` options become the receiver's time
+ * formats and category filters unless the receiver sets its own.
  */
-function applyEncodingExtensions(sections: Pick<ResolvedConfig, 'receivers' | 'extensions'>, issues: string[]): void {
+function applyEncodingExtensions(
+  sections: Pick<ResolvedConfig, 'receivers' | 'extensions'>, declaredExtensions: ReadonlySet<string>, issues: string[],
+): void {
   for (const [id, r] of sections.receivers) {
-    const config = r.config as { encoding?: unknown; time_formats?: { logs?: string[] }; include_categories?: string[]; exclude_categories?: string[] } | undefined;
+    const config = r.config as {
+      encoding?: unknown; time_formats?: { logs?: string[] }; include_categories?: string[]; exclude_categories?: string[];
+    } | undefined;
     if (config === undefined || typeof config.encoding !== 'string') continue;
     const ext = sections.extensions.get(config.encoding);
-    if (ext === undefined) continue;
-    if (ext.factory.type !== 'azure_encoding') {
-      issues.push(`receivers.${id}.encoding: extension '${config.encoding}' is a ${ext.factory.type}, not an azure_encoding extension`);
+    if (ext === undefined) {
+      if (!declaredExtensions.has(config.encoding)) {
+        issues.push(`receivers.${id}.encoding: references extension '${config.encoding}', which is not configured; add it under extensions (type azure_encoding)`);
+      }
       continue;
     }
     const logs = (ext.config as AzureEncodingConfig).logs;
