@@ -1,6 +1,6 @@
 import type { LogAttributes } from '@opentelemetry/api-logs';
 import { putStr } from './attributes.ts';
-import { asStr, type Fields } from './fields.ts';
+import { asMap, asStr, type Fields } from './fields.ts';
 
 /*
  * Activity Log identity (category_identity.go, category_activitylogs.go): selected JWT claims and the
@@ -39,12 +39,11 @@ const EVIDENCE: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export function putActivityIdentity(attrs: LogAttributes, identity: Fields): void {
-  const claimsValue = identity.get('claims');
-  // Go reads claims as map[string]string, matched by exact key
-  if (claimsValue !== undefined && claimsValue !== null) {
-    const claims = identity.obj('claims') as Fields;
-    const claim = (key: string): string => asStr(claims.exact(key), `claims.${key}`);
-    for (const key of Object.keys(claims.object)) asStr(claims.object[key], `claims.${key}`);
+  // Go reads claims as map[string]string: keys match exactly, and every value must be a string
+  const claims = asMap(identity.get('claims'), 'claims');
+  if (claims !== undefined) {
+    for (const key in claims) asStr(claims[key], `claims.${key}`);
+    const claim = (key: string): string => (Object.hasOwn(claims, key) ? (claims[key] as string | null) ?? '' : '');
     for (const [key, name] of CLAIMS) putStr(attrs, name, claim(key));
     for (const [key, name] of TIME_CLAIMS) {
       const text = claim(key);

@@ -1,7 +1,7 @@
 import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReceivedEvent } from '../../../backends/consumer.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
-import { enqueuedMsOf, eventAttributes } from '../event-attributes.ts';
+import { enqueuedMsOf, eventAttributes, RecordAttributes } from '../event-attributes.ts';
 import { ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_UNEXPECTED_SHAPE, eventText } from '../parse-json.ts';
 import { makeRecord, rawErrorRecord, type BatchState } from '../records.ts';
 import type { TimeLayoutParser } from '../time-layout.ts';
@@ -35,7 +35,7 @@ export const COLLISION_PREFIX = 'azure.record.';
 export function decodeAzureEncodingEvent(event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig): void {
   const enqueuedMs = enqueuedMsOf(event, state.observedMs);
   const text = eventText(event.body);
-  const empty = config.resources.get(emptyMapped('').resource);
+  const empty = config.resources.empty;
   if (text === undefined) {
     state.stats.failedEvents++;
     state.records.push(rawErrorRecord(state, event, undefined, enqueuedMs, empty, ERROR_INVALID_UTF8, 'event body is not valid UTF-8'));
@@ -79,7 +79,7 @@ function decodeItem(
   item: unknown, event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig, base: LogAttributes, enqueuedMs: number,
 ): void {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.get(emptyMapped('').resource), ERROR_UNEXPECTED_SHAPE, 'a record is not an object');
+    const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'a record is not an object');
     state.records.push({ ...odd, body: item as LogBody });
     return;
   }
@@ -94,7 +94,8 @@ function decodeItem(
   if (config.excludeCategories.has(category)) return;
   if (config.includeCategories.size > 0 && !config.includeCategories.has(category)) return;
 
-  const mapped = emptyMapped(category);
+  // Metadata first, through the shared constructor (in-object properties, see RecordAttributes).
+  const mapped = emptyMapped(category, new RecordAttributes(base));
   try {
     mapperFor(category)(fields, mapped);
   } catch (error) {
@@ -108,10 +109,12 @@ function decodeItem(
     return;
   }
   const attributes = mapped.attributes;
-  for (const key of Object.keys(base)) {
+  for (const key in base) {
     const own = attributes[key];
-    if (own !== undefined && own !== base[key]) attributes[COLLISION_PREFIX + key] = own;
-    attributes[key] = base[key];
+    if (own !== base[key]) {
+      attributes[COLLISION_PREFIX + key] = own;
+      attributes[key] = base[key];
+    }
   }
   state.records.push(makeRecord(time, state.observed, mapped.body, attributes, config.resources.get(mapped.resource),
     mapped.severityNumber, mapped.severityText));
@@ -132,7 +135,7 @@ function pushRaw(
     state.stats.timestampFallbacks++;
   }
   state.records.push(makeRecord(hrTimeFromMs(enqueuedMs), state.observed, JSON.stringify(item), attributes,
-    config.resources.get(emptyMapped('').resource), 0, 'Unspecified'));
+    config.resources.empty, 0, 'Unspecified'));
 }
 
 /** ISO 8601 first (Go's iso8601 parser), then the configured layouts, then our other built-in forms. */

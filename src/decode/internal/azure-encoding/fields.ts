@@ -13,19 +13,33 @@ export class FieldTypeError extends Error {
   override readonly name = 'FieldTypeError';
 }
 
-/** Case-insensitive view of one JSON object, built once per object. */
+/** Lower-cased field names, shared: the same few hundred keys recur in every record. */
+const LOWER = new Map<string, string>();
+const MAX_LOWER_CACHE = 10_000;
+
+function lower(key: string): string {
+  let l = LOWER.get(key);
+  if (l === undefined) {
+    if (LOWER.size >= MAX_LOWER_CACHE) LOWER.clear();
+    l = key.toLowerCase();
+    LOWER.set(key, l);
+  }
+  return l;
+}
+
+/** Case-insensitive view of one JSON object, indexed once (the last matching key wins, as in Go's decoding). */
 export class Fields {
   readonly #byLower = new Map<string, unknown>();
   readonly object: JsonObject;
 
   constructor(object: JsonObject) {
     this.object = object;
-    for (const key of Object.keys(object)) this.#byLower.set(key.toLowerCase(), object[key]);
+    for (const key in object) this.#byLower.set(lower(key), object[key]);
   }
 
   /** The value of the last key matching `name` case-insensitively (undefined when none). */
   get(name: string): unknown {
-    return this.#byLower.get(name.toLowerCase());
+    return this.#byLower.get(lower(name));
   }
 
   /** Exact-name value, for structs with two fields differing only by case (Data Factory `Level`/`level`). */

@@ -29,7 +29,9 @@ export interface MappedRecord {
 /** Fills one record from a category's fields; throws FieldTypeError where Go's unmarshal would fail. */
 export type CategoryMapper = (f: Fields, m: MappedRecord) => void;
 
-export function emptyMapped(category: string): MappedRecord {
+/** A fresh record for `category`; `attributes` (default empty) may already hold the event metadata. */
+export function emptyMapped(category: string, attributes: LogAttributes = {}): MappedRecord {
+  attributes['azure.category'] = category;
   return {
     resource: {
       resourceId: '', tenantId: '', subscriptionId: '', location: '',
@@ -38,7 +40,7 @@ export function emptyMapped(category: string): MappedRecord {
     timeText: '',
     severityNumber: undefined,
     severityText: undefined,
-    attributes: { 'azure.category': category },
+    attributes,
     body: undefined,
   };
 }

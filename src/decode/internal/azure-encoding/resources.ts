@@ -11,8 +11,24 @@ const MAX_CACHED_RESOURCES = 10_000;
  */
 export class EncodingResourceCache {
   readonly #byKey = new Map<string, Resource>();
+  #last: ResourceFields | undefined;
+  #lastResource: Resource | undefined;
+  /** The resource of records the extension stores raw: provider and event source only. */
+  readonly empty: Resource = this.get({
+    resourceId: '', tenantId: '', subscriptionId: '', location: '', serviceNamespace: '', serviceName: '', serviceInstanceId: '', environment: '',
+  });
 
   get(r: ResourceFields): Resource {
+    // Records of one event usually share a resource: skip building the key for a repeat.
+    const last = this.#last;
+    if (last !== undefined && this.#lastResource !== undefined && sameFields(last, r)) return this.#lastResource;
+    const resource = this.#lookup(r);
+    this.#last = r;
+    this.#lastResource = resource;
+    return resource;
+  }
+
+  #lookup(r: ResourceFields): Resource {
     const key = `${r.resourceId}\u0000${r.tenantId}\u0000${r.subscriptionId}\u0000${r.location}\u0000${r.serviceNamespace}`
       + `\u0000${r.serviceName}\u0000${r.serviceInstanceId}\u0000${r.environment}`;
     let resource = this.#byKey.get(key);
@@ -33,6 +49,12 @@ export class EncodingResourceCache {
     }
     return resource;
   }
+}
+
+function sameFields(a: ResourceFields, b: ResourceFields): boolean {
+  return a.resourceId === b.resourceId && a.tenantId === b.tenantId && a.subscriptionId === b.subscriptionId
+    && a.location === b.location && a.serviceNamespace === b.serviceNamespace && a.serviceName === b.serviceName
+    && a.serviceInstanceId === b.serviceInstanceId && a.environment === b.environment;
 }
 
 function put(attrs: Record<string, string>, key: string, value: string): void {
