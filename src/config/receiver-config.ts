@@ -125,10 +125,17 @@ export const receiverConfigObject = z
       .superRefine((offset, ctx) => void (offset === '' || checkOffset(offset, ctx))),
     /** Go receiver: id of a storage extension. Accepted for compatibility; checkpoints go to blob_checkpoint_store. */
     storage: z.string().optional(),
-    /** `azure` (resource logs), `raw`, `json`; `""` means raw, as in the Go receiver. Default azure. */
-    format: z.enum(['azure', 'raw', 'json', '']).default('azure').transform((f) => (f === '' ? 'raw' : f)),
-    /** Go receiver: encoding extension id. Not supported (use `format`). */
+    /**
+     * `azure` (resource logs), `azure_encoding` (the Go azure_encoding extension's output), `raw`, `json`;
+     * `""` means raw, as in the Go receiver. Default azure.
+     */
+    format: z.enum(['azure', 'azure_encoding', 'raw', 'json', '']).default('azure').transform((f) => (f === '' ? 'raw' : f)),
+    /** Go receiver: encoding extension id. `azure_encoding` or `azure_encoding/<name>` selects format azure_encoding. */
     encoding: z.string().optional(),
+    /** `azure_encoding` format: decode only these categories. Default all. Set from the extension's `logs` section. */
+    include_categories: z.array(z.string()).default([]),
+    /** `azure_encoding` format: drop these categories (wins over include_categories). Default none. */
+    exclude_categories: z.array(z.string()).default([]),
     apply_semantic_conventions: z.boolean().default(false),
     time_formats: z
       .strictObject({ logs: z.array(z.string()).optional(), metrics: z.array(z.string()).optional(), traces: z.array(z.string()).optional() })
@@ -199,7 +206,9 @@ export const receiverConfigSchema = receiverConfigObject
     }
     if (typeof c.connection === 'string' && !/Endpoint=/i.test(c.connection)) ctx.addIssue({ code: 'custom', path: ['connection'], message: 'is not an Event Hubs connection string (no Endpoint=sb://...)' });
     if (c.offset && !c.partition) ctx.addIssue({ code: 'custom', path: ['offset'], message: 'only applies with partition; set partition, or use partition_start' });
-    if (c.encoding) ctx.addIssue({ code: 'custom', path: ['encoding'], message: 'encoding extensions are not supported; use format: azure | raw | json' });
+    if (c.encoding && !isAzureEncodingId(c.encoding)) {
+      ctx.addIssue({ code: 'custom', path: ['encoding'], message: `encoding extension "${c.encoding}" is not supported; use encoding: azure_encoding (or azure_encoding/<name>), or format: azure | azure_encoding | raw | json` });
+    }
     const b = c.blob_checkpoint_store;
     if (b && !!b.connection === !!b.storage_account_url) {
       ctx.addIssue({ code: 'custom', path: ['blob_checkpoint_store', 'connection'], message: 'give exactly one of connection or storage_account_url' });
@@ -226,3 +235,8 @@ export const receiverConfigSchema = receiverConfigObject
 export type ReceiverConfigInput = z.input<typeof receiverConfigSchema>;
 /** The validated config with every default filled in. */
 export type ReceiverConfig = z.output<typeof receiverConfigSchema>;
+
+/** `azure_encoding` or `azure_encoding/<name>`: the only encoding extension this receiver implements. */
+export function isAzureEncodingId(id: string): boolean {
+  return /^azure_encoding(\/[^/\s]+)?$/.test(id);
+}

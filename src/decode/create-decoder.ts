@@ -11,6 +11,8 @@ import { ResourceCache } from './internal/resource-cache.ts';
 import { buildSanitizers, DEFAULT_BUILTIN_SANITIZERS } from './internal/sanitize.ts';
 import { compileTimeLayout } from './internal/time-layout.ts';
 import { hrTimeFromMs } from './internal/timestamp.ts';
+import { decodeAzureEncodingEvent } from './internal/azure-encoding/decode-event.ts';
+import { EncodingResourceCache } from './internal/azure-encoding/resources.ts';
 import { decodeJsonEvent } from './json-decoder.ts';
 import { decodeRawEvent } from './raw-decoder.ts';
 
@@ -39,13 +41,7 @@ export function createDecoder(options: DecoderOptions): Decoder {
   let decodeEvent: EventDecoder;
   switch (options.format) {
     case 'azure': {
-      const timeParsers = (options.timeFormats ?? []).map((layout, index) => {
-        try {
-          return compileTimeLayout(layout);
-        } catch (error) {
-          throw new Error(`timeFormats[${index}]: ${(error as Error).message}`, { cause: error });
-        }
-      });
+      const timeParsers = compileTimeFormats(options.timeFormats);
       const config: AzureFormatConfig = { names, semanticConventions, timeParsers, maxNestingDepth, resources, sanitizers, maxSanitizeChars, keys: createKeyCache() };
       decodeEvent = (event, state) => decodeAzureEvent(event, state, config);
       break;
@@ -55,11 +51,21 @@ export function createDecoder(options: DecoderOptions): Decoder {
       decodeEvent = (event, state) => decodeJsonEvent(event, state, config);
       break;
     }
+    case 'azure_encoding': {
+      const config = {
+        timeParsers: compileTimeFormats(options.timeFormats),
+        includeCategories: new Set(options.includeCategories ?? []),
+        excludeCategories: new Set(options.excludeCategories ?? []),
+        resources: new EncodingResourceCache(),
+      };
+      decodeEvent = (event, state) => decodeAzureEncodingEvent(event, state, config);
+      break;
+    }
     case 'raw':
       decodeEvent = (event, state) => decodeRawEvent(event, state, resources.empty);
       break;
     default:
-      throw new Error(`unknown format "${String(options.format)}"; use azure, raw or json`);
+      throw new Error(`unknown format "${String(options.format)}"; use azure, azure_encoding, raw or json`);
   }
 
   return (events: readonly ReceivedEvent[], context: DecodeContext): DecodeResult => {
@@ -84,6 +90,16 @@ export function createDecoder(options: DecoderOptions): Decoder {
     }
     return { records: state.records, stats };
   };
+}
+
+function compileTimeFormats(layouts: readonly string[] | undefined) {
+  return (layouts ?? []).map((layout, index) => {
+    try {
+      return compileTimeLayout(layout);
+    } catch (error) {
+      throw new Error(`timeFormats[${index}]: ${(error as Error).message}`, { cause: error });
+    }
+  });
 }
 
 function lastResortRecord(state: BatchState, event: ReceivedEvent, resources: ResourceCache, error: unknown): ReadableLogRecord {

@@ -2,7 +2,7 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReceivedEvent } from '../backends/consumer.ts';
 
 /** The event formats the receiver understands. */
-export type Format = 'azure' | 'raw' | 'json';
+export type Format = 'azure' | 'raw' | 'json' | 'azure_encoding';
 
 /** Where the events come from; becomes the messaging attributes on every record. */
 export interface DecodeContext {
@@ -18,6 +18,10 @@ export interface DecoderOptions {
   readonly applySemanticConventions?: boolean;
   /** Extra timestamp layouts tried before the built-in ones (Go reference-time layouts or strftime-like). */
   readonly timeFormats?: readonly string[];
+  /** `azure_encoding` format: decode only these categories (the extension's `include_categories`). Default all. */
+  readonly includeCategories?: readonly string[];
+  /** `azure_encoding` format: drop these categories (`exclude_categories`); wins over includeCategories. Default none. */
+  readonly excludeCategories?: readonly string[];
   /** Regex sanitizers applied, in order, only when an event's JSON does not parse. */
   readonly sanitizers?: readonly { readonly pattern: string; readonly replacement: string }[];
   /**

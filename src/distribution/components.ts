@@ -2,6 +2,7 @@ import type { ExporterFactory, ReceiverFactory, ReceiverComponent, CreateSetting
 import type { ExtensionFactory } from './extension-factory.ts';
 import type { ProcessorFactory } from './processor-factory.ts';
 import { azureAuthExtensionFactory } from './extensions/azure-auth-extension.ts';
+import { azureEncodingExtensionFactory } from './extensions/azure-encoding-extension.ts';
 import { healthCheckExtensionFactory } from './extensions/health-check-extension.ts';
 import { batchProcessorFactory } from './processors/batch-processor-factory.ts';
 import { memoryLimiterProcessorFactory } from './processors/memory-limiter-processor-factory.ts';
@@ -39,7 +40,9 @@ export function knownTypes(factories: readonly NamedFactory[]): string[] {
 }
 
 /** Extensions and processors this folder ships; receivers and exporters are added by `builtinComponents`. */
-export const distributionExtensions: readonly AnyExtensionFactory[] = [healthCheckExtensionFactory, azureAuthExtensionFactory];
+export const distributionExtensions: readonly AnyExtensionFactory[] = [
+  healthCheckExtensionFactory, azureAuthExtensionFactory, azureEncodingExtensionFactory,
+];
 export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory, memoryLimiterProcessorFactory];
 
 /** Settings type a receiver factory in the registry is created with. */

@@ -8,6 +8,7 @@ import type { UnsetVariable } from '../config/env-expansion.ts';
 import { formatIssues, suggest } from '../config/format-issues.ts';
 import { isPlainObject, mergeConfig } from '../config/merge-config.ts';
 import { knownKeysAt } from '../config/parse-receiver-config.ts';
+import type { AzureEncodingConfig } from './extensions/azure-encoding-extension.ts';
 import { weakParse } from '../config/weak-parse.ts';
 import { findFactory, knownTypes, type Components, type ComponentKind, type NamedFactory } from './components.ts';
 
@@ -113,6 +114,8 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
     }
   }
 
+  applyEncodingExtensions(sections, declared(raw.extensions), issues);
+
   if (issues.length > 0) throw new ConfigError(annotateUnset(issues, unset).map(redact));
   const service = top.success ? top.data.service : undefined;
   return {
@@ -178,4 +181,31 @@ function annotateUnset(issues: readonly string[], unset: readonly UnsetVariable[
     const hit = unset.find((u) => u.path && (line.startsWith(`${u.path}:`) || line.startsWith(`${u.path}.`)));
     return hit ? `${line} (environment variable ${hit.name} is not set)` : line;
   });
+}
+
+/**
+ * `encoding: azure_encoding[/name]` on a receiver (Go spelling; the receiver schema refuses other ids): the
+ * named extension must be configured, as in the Go collector; its `logs` options become the receiver's time
+ * formats and category filters unless the receiver sets its own.
+ */
+function applyEncodingExtensions(
+  sections: Pick<ResolvedConfig, 'receivers' | 'extensions'>, declaredExtensions: ReadonlySet<string>, issues: string[],
+): void {
+  for (const [id, r] of sections.receivers) {
+    const config = r.config as {
+      encoding?: unknown; time_formats?: { logs?: string[] }; include_categories?: string[]; exclude_categories?: string[];
+    } | undefined;
+    if (config === undefined || typeof config.encoding !== 'string') continue;
+    const ext = sections.extensions.get(config.encoding);
+    if (ext === undefined) {
+      if (!declaredExtensions.has(config.encoding)) {
+        issues.push(`receivers.${id}.encoding: references extension '${config.encoding}', which is not configured; add it under extensions (type azure_encoding)`);
+      }
+      continue;
+    }
+    const logs = (ext.config as AzureEncodingConfig).logs;
+    if (config.time_formats && (config.time_formats.logs ?? []).length === 0) config.time_formats.logs = logs.time_formats;
+    if ((config.include_categories ?? []).length === 0) config.include_categories = logs.include_categories;
+    if ((config.exclude_categories ?? []).length === 0) config.exclude_categories = logs.exclude_categories;
+  }
 }

@@ -127,9 +127,12 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       scope: this.#scope,
       config: c,
       decoder: createDecoder({
-        format: c.format,
+        // `encoding: azure_encoding[/name]` (validated by the schema) is the Go spelling of this format
+        format: c.encoding ? 'azure_encoding' : c.format,
         applySemanticConventions: c.apply_semantic_conventions,
         timeFormats: c.time_formats.logs,
+        includeCategories: c.include_categories,
+        excludeCategories: c.exclude_categories,
         sanitizers: c.sanitizers,
       }),
       consumer: c.retry_on_failure.enabled

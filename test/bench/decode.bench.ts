@@ -53,8 +53,8 @@ interface Measurement {
   medianRatio: number;
 }
 
-function measure(events: ReceivedEvent[]): Measurement {
-  const decode = createDecoder({ format: 'azure' });
+function measure(events: ReceivedEvent[], format: 'azure' | 'azure_encoding' = 'azure'): Measurement {
+  const decode = createDecoder({ format });
   const bytes = events.reduce((sum, e) => sum + e.body.length, 0);
   const strings = events.map((e) => Buffer.from(e.body).toString('utf8'));
   let records = 0;
@@ -107,6 +107,11 @@ console.log(`  azure decoder:               ${mbps(mix.bytes, mix.decodeMs).toFi
 console.log(`  ratio to JSON.parse of the same bytes: ${ratio.toFixed(2)} (goal ≥ 0.5); to JSON.parse of pre-decoded strings: ${ratioString.toFixed(2)}`);
 console.log(`  (medians instead of fastest rounds: ratio ${mix.medianRatio.toFixed(2)})`);
 
+// The same mix through the azure_encoding format (the Go azure_encoding extension's mappings).
+const encoding = measure(makeEvents(valid), 'azure_encoding');
+const encodingRatio = encoding.parseMs / encoding.decodeMs;
+console.log(`  azure_encoding decoder:      ${mbps(encoding.bytes, encoding.decodeMs).toFixed(1)} MB/s, ratio to JSON.parse ${encodingRatio.toFixed(2)} (medians ${encoding.medianRatio.toFixed(2)})`);
+
 // Azure Functions' single-quoted bodies take the sanitizer path: parse fails, repair, parse again.
 const functionsEvents = makeEvents(['functions']);
 const decodeFunctions = createDecoder({ format: 'azure' });
@@ -136,4 +141,6 @@ console.log(`BENCH_RESULT ${JSON.stringify({
   ratioOfMedians: round2(mix.medianRatio),
   goalRatio: 0.5,
   functionsSanitizerMBps: round2(mbps(fnBytes, fnMs)),
+  azureEncodingMBps: round2(mbps(encoding.bytes, encoding.decodeMs)),
+  azureEncodingRatioToJsonParse: round2(encodingRatio),
 })}`);

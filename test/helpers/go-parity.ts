@@ -123,7 +123,8 @@ export function flattenExpected(doc: { resourceLogs?: any[] }): FlatRecord[] {
           ...(lr.observedTimeUnixNano !== undefined ? { observedTimeUnixNano: String(lr.observedTimeUnixNano) } : {}),
           severityNumber: Number(lr.severityNumber ?? 0),
           severityText: String(lr.severityText ?? ''),
-          body: lr.body === undefined ? undefined : fromOtlp(lr.body),
+          // `body: {}` is an empty AnyValue (Go never set the body): the same as no body in OTLP.
+          body: lr.body === undefined || lr.body === null || Object.keys(lr.body).length === 0 ? undefined : fromOtlp(lr.body),
           attributes: fromOtlpList(lr.attributes),
           eventName: String(lr.eventName ?? ''),
         });

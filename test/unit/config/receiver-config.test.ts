@@ -145,3 +145,14 @@ test('dead_letter: an empty section or drop: false alone says what to give', () 
   }
   assert.match(problems({ connection: CONN, dead_letter: { directory: '/d', connection: 'UseDevelopmentStorage=true' } }).join('\n'), /dead_letter\.connection: only applies with container/);
 });
+
+test('encoding: azure_encoding and azure_encoding/<name> are accepted (the Go spelling of format azure_encoding); other ids are not', () => {
+  for (const encoding of ['azure_encoding', 'azure_encoding/logs']) {
+    assert.equal(parseReceiverConfig({ connection: CONN, encoding }).encoding, encoding);
+  }
+  assert.equal(parseReceiverConfig({ connection: CONN, format: 'azure_encoding' }).format, 'azure_encoding');
+  for (const encoding of ['text_encoding', 'azure_encoding/', 'azureencoding']) {
+    const text = problems({ connection: CONN, encoding }).join('\n');
+    assert.match(text, new RegExp(`receivers\\.azure_event_hub\\.encoding: encoding extension "${encoding.replace('/', '\\/')}" is not supported; use encoding: azure_encoding`));
+  }
+});

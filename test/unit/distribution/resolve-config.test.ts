@@ -73,6 +73,17 @@ describe('valid fixtures', () => {
   });
 });
 
+test('encoding: azure_encoding/<name> takes the extension\'s logs options onto the receiver', async () => {
+  const resolved = await resolveFixture('go_azure_encoding.yaml');
+  const config = resolved.receivers.get('azure_event_hub')?.config as {
+    encoding?: string; time_formats: { logs?: string[] }; include_categories: string[]; exclude_categories: string[];
+  };
+  assert.equal(config.encoding, 'azure_encoding/logs');
+  assert.deepEqual(config.time_formats.logs, ['1/2/2006 3:04:05 PM -07:00']);
+  assert.deepEqual(config.include_categories, ['FrontDoorAccessLog', 'AppServiceHTTPLogs']);
+  assert.deepEqual(config.exclude_categories, ['AppServiceHTTPLogs']);
+});
+
 describe('invalid fixtures', () => {
   const invalid = readdirSync(FIXTURES).filter((f) => f.startsWith('invalid_') && f.endsWith('.yaml'));
   for (const name of invalid) {
