@@ -3,6 +3,8 @@ import type { ExtensionFactory } from './extension-factory.ts';
 import type { ProcessorFactory } from './processor-factory.ts';
 import { azureAuthExtensionFactory } from './extensions/azure-auth-extension.ts';
 import { healthCheckExtensionFactory } from './extensions/health-check-extension.ts';
+import { pprofExtensionFactory } from './extensions/pprof-extension.ts';
+import { zpagesExtensionFactory } from './extensions/zpages-extension.ts';
 import { batchProcessorFactory } from './processors/batch-processor-factory.ts';
 
 export type AnyReceiverFactory = ReceiverFactory<any, ReceiverComponent, any>;
@@ -38,7 +40,12 @@ export function knownTypes(factories: readonly NamedFactory[]): string[] {
 }
 
 /** Extensions and processors this folder ships; receivers and exporters are added by `builtinComponents`. */
-export const distributionExtensions: readonly AnyExtensionFactory[] = [healthCheckExtensionFactory, azureAuthExtensionFactory];
+export const distributionExtensions: readonly AnyExtensionFactory[] = [
+  healthCheckExtensionFactory,
+  azureAuthExtensionFactory,
+  zpagesExtensionFactory,
+  pprofExtensionFactory,
+];
 export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory];
 
 /** Settings type a receiver factory in the registry is created with. */

@@ -9,7 +9,7 @@ import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../receiver/
 import { createJsonLogger } from '../telemetry/json-logger.ts';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../telemetry/metrics-endpoint.ts';
 import { ReceiverMetrics } from '../telemetry/receiver-metrics.ts';
-import type { Extension } from './extension-factory.ts';
+import type { Extension, ServiceInfo } from './extension-factory.ts';
 import type { ResolvedConfig } from './resolve-config.ts';
 
 export interface ServiceOptions {
@@ -91,6 +91,7 @@ export class Service {
 
   async #build(): Promise<void> {
     const cfg = this.#config;
+    const startedAt = Date.now();
     for (const warning of cfg.warnings) this.logger.warn(warning);
     const metricsCfg = cfg.service.telemetry.metrics;
     let receiverMetrics: ReceiverMetrics | undefined;
@@ -142,6 +143,23 @@ export class Service {
       }
       for (const ext of this.#extensions.values()) ext.onReceiverCreated?.(id, receiver);
     }
+    const info = this.#serviceInfo(startedAt);
+    for (const ext of this.#extensions.values()) ext.onServiceBuilt?.(info);
+  }
+
+  #serviceInfo(startedAt: number): ServiceInfo {
+    const cfg = this.#config;
+    const kinds = ['receivers', 'processors', 'exporters', 'extensions'] as const;
+    return {
+      startedAt,
+      pipelines: cfg.service.pipelines,
+      components: kinds.flatMap((kind) =>
+        [...cfg[kind].values()].map((c) => ({ kind, id: c.id, type: c.factory.type, stability: c.factory.stability })),
+      ),
+      receiverConfigs: new Map([...cfg.receivers].map(([id, r]) => [id, r.config])),
+      featureGates: this.#gates.list(),
+      metricsAddress: this.metricsAddress(),
+    };
   }
 
   async #start(): Promise<void> {

@@ -1,0 +1,58 @@
+import { count, duration, esc } from './html.ts';
+import { LAG_HISTORY_MS, type LagSample } from './fleet-recorder.ts';
+
+/** Size of one partition's chart, in CSS pixels. */
+const WIDTH = 180;
+const HEIGHT = 48;
+/** Room under the lines for the time axis. */
+const AXIS = 10;
+/** Shortest span drawn, so that the first samples after a start are not stretched over the whole width. 1 min. */
+const MIN_SPAN_MS = 60_000;
+
+/**
+ * A partition's lag over the last 15 minutes as an inline SVG: events as a filled area, seconds as a dashed
+ * line, each scaled to its own maximum (named in the title). The x axis is wall time, so a gap in the samples
+ * (hub or storage down) shows as a gap; it spans the history kept, from 1 minute after a start up to 15.
+ */
+export function lagChart(samples: readonly LagSample[], now: number, label: string): string {
+  const inWindow = samples.filter((s) => s.at >= now - LAG_HISTORY_MS);
+  const span = Math.min(LAG_HISTORY_MS, Math.max(MIN_SPAN_MS, now - (inWindow[0]?.at ?? now)));
+  const from = now - span;
+  const plotH = HEIGHT - AXIS;
+  const x = (at: number) => (((at - from) / span) * WIDTH).toFixed(1);
+  const maxEvents = Math.max(0, ...inWindow.map((s) => s.lagEvents ?? 0));
+  const maxSeconds = Math.max(0, ...inWindow.map((s) => s.lagSeconds ?? 0));
+  const y = (v: number, max: number) => (plotH - 1 - (max > 0 ? (v / max) * (plotH - 4) : 0)).toFixed(1);
+  const events = inWindow.filter((s) => s.lagEvents !== undefined);
+  const seconds = inWindow.filter((s) => s.lagSeconds !== undefined);
+  let area = '';
+  if (events.length > 0) {
+    const pts = events.map((s) => `${x(s.at)},${y(s.lagEvents!, maxEvents)}`);
+    // A single sample is drawn as a short step so that it is visible.
+    if (events.length === 1) pts.push(`${x(Math.min(now, events[0]!.at + 20_000))},${y(events[0]!.lagEvents!, maxEvents)}`);
+    const first = x(events[0]!.at);
+    const last = events.length === 1 ? x(Math.min(now, events[0]!.at + 20_000)) : x(events[events.length - 1]!.at);
+    area = `<polygon points="${first},${plotH - 1} ${pts.join(' ')} ${last},${plotH - 1}" fill="#2f6fdf33" stroke="#2f6fdf" stroke-width="1.5"/>`;
+  }
+  const line = seconds.length > 1
+    ? `<polyline points="${seconds.map((s) => `${x(s.at)},${y(s.lagSeconds!, maxSeconds)}`).join(' ')}" fill="none" stroke="#d9731a" stroke-width="1.5" stroke-dasharray="4 2"/>`
+    : '';
+  const ticks = [0, 0.5, 1].map((f) => {
+    const tx = ((1 - f) * WIDTH).toFixed(1);
+    const anchor = f === 0 ? 'end' : f === 1 ? 'start' : 'middle';
+    const text = f === 0 ? 'now' : `-${duration((span * f) / 1000).replace(' 00s', 'm').replace(' 00m', 'h')}`;
+    return `<line x1="${tx}" y1="${plotH}" x2="${tx}" y2="${plotH + 2}" stroke="#8a94a6"/>` +
+      `<text x="${tx}" y="${HEIGHT - 1}" font-size="8" fill="#5b6577" text-anchor="${anchor}">${esc(text)}</text>`;
+  }).join('');
+  const title = `${label}: lag over the last ${duration(span / 1000)}; max ${count(maxEvents)} events (area), ` +
+    `max ${duration(maxSeconds)} (dashed)`;
+  const maxima = events.length === 0 ? '' : `<text x="3" y="9" font-size="8" fill="#1d2430">` +
+    `max ${esc(count(maxEvents))} ev${seconds.length > 1 ? ` · ${esc(duration(maxSeconds))}` : ''}</text>`;
+  const empty = events.length === 0
+    ? `<text x="${WIDTH / 2}" y="${plotH / 2 + 3}" font-size="9" fill="#8a94a6" text-anchor="middle">no samples yet</text>` : '';
+  return `<svg class="lag-chart" role="img" aria-label="${esc(title)}" width="${WIDTH}" height="${HEIGHT}" ` +
+    `viewBox="0 0 ${WIDTH} ${HEIGHT}" data-samples="${inWindow.length}"><title>${esc(title)}</title>` +
+    `<rect x="0" y="0" width="${WIDTH}" height="${plotH}" fill="#f7f9fc"/>` +
+    `<line x1="0" y1="${plotH - 0.5}" x2="${WIDTH}" y2="${plotH - 0.5}" stroke="#c3cad6"/>` +
+    `${area}${line}${maxima}${empty}${ticks}</svg>`;
+}
