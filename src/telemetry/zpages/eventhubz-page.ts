@@ -86,8 +86,8 @@ ${ownershipNote}${ids.length > 0 ? ownershipMap(cells, colours) : ''}
 <p class="muted">Charts: lag in events (blue area) and in time (orange, dashed), each scaled to its own maximum.
 Lag time marked ≥ is a lower bound (another instance reads the partition).</p>
 ${noLag}${table(
-    ['Partition', 'Owner', 'Epoch', 'Lease', 'Checkpoint', 'Checkpoint age', 'Last enqueued', 'Lag (events)',
-      'Lag (time)', 'Retention headroom', 'Lag, last 15 min'],
+    ['Partition', 'Owner', 'Epoch', 'Lease', 'Checkpoint (age)', 'Last enqueued', 'Lag (events)', 'Lag (time)',
+      'Retention headroom', 'Lag, last 15 min'],
     rows,
     (i) => `data-partition="${esc(ids[i])}" data-owner="${esc(ownerOf(ids[i]!))}"`,
   )}
@@ -129,14 +129,19 @@ function row(id: string, who: string, colours: ReadonlyMap<string, string>, x: R
     ownerCell,
     x.blob?.epoch ?? '—',
     raw(x.blob && x.blob.leaseState !== 'leased' ? `<span class="warn">${esc(lease)}</span>` : esc(lease)),
-    raw(`${count(x.lag?.checkpointSequenceNumber)}${stale ? stale.html : ''}`),
-    duration(x.lag?.checkpointAgeSeconds),
+    raw(`${checkpoint(x.lag)}${stale ? stale.html : ''}`),
     x.lag ? (x.lag.lastEnqueuedSequenceNumber < 0 ? 'empty' : count(x.lag.lastEnqueuedSequenceNumber)) : '—',
     x.lag?.lagEvents === undefined ? (x.lag ? 'no checkpoint' : '—') : count(x.lag.lagEvents),
     lagCell,
     raw(headroom(lagSeconds, x.r.retentionMs)),
     raw(lagChart(history, x.now, `partition ${id}`)),
   ];
+}
+
+function checkpoint(lag: HubPartitionLag | undefined): string {
+  if (lag?.checkpointSequenceNumber === undefined) return lag ? 'none' : '—';
+  const age = lag.checkpointAgeSeconds === undefined ? '' : ` <span class="muted">(${duration(lag.checkpointAgeSeconds)})</span>`;
+  return `${count(lag.checkpointSequenceNumber)}${age}`;
 }
 
 /** Retention minus time lag, with the share of the retention used; red from 80 %. */

@@ -2,7 +2,7 @@ import { count, duration, esc } from './html.ts';
 import { LAG_HISTORY_MS, type LagSample } from './fleet-recorder.ts';
 
 /** Size of one partition's chart, in CSS pixels. */
-const WIDTH = 180;
+const WIDTH = 160;
 const HEIGHT = 48;
 /** Room under the lines for the time axis. */
 const AXIS = 10;
@@ -40,7 +40,7 @@ export function lagChart(samples: readonly LagSample[], now: number, label: stri
   const ticks = [0, 0.5, 1].map((f) => {
     const tx = ((1 - f) * WIDTH).toFixed(1);
     const anchor = f === 0 ? 'end' : f === 1 ? 'start' : 'middle';
-    const text = f === 0 ? 'now' : `-${duration((span * f) / 1000).replace(' 00s', 'm').replace(' 00m', 'h')}`;
+    const text = f === 0 ? 'now' : `-${spanLabel(span * f)}`;
     return `<line x1="${tx}" y1="${plotH}" x2="${tx}" y2="${plotH + 2}" stroke="#8a94a6"/>` +
       `<text x="${tx}" y="${HEIGHT - 1}" font-size="8" fill="#5b6577" text-anchor="${anchor}">${esc(text)}</text>`;
   }).join('');
@@ -55,4 +55,11 @@ export function lagChart(samples: readonly LagSample[], now: number, label: stri
     `<rect x="0" y="0" width="${WIDTH}" height="${plotH}" fill="#f7f9fc"/>` +
     `<line x1="0" y1="${plotH - 0.5}" x2="${WIDTH}" y2="${plotH - 0.5}" stroke="#c3cad6"/>` +
     `${area}${line}${maxima}${empty}${ticks}</svg>`;
+}
+
+/** `30s`, `7m30s`, `15m`: short enough for an axis label. */
+function spanLabel(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  return s % 60 === 0 ? `${s / 60}m` : `${Math.floor(s / 60)}m${s % 60}s`;
 }
