@@ -83,7 +83,7 @@ ${tiles(stats, ids.length, owned.size, colours.size, [...lag.values()], r.record
 ${ownershipNote}${ids.length > 0 ? ownershipMap(cells, colours) : ''}
 <p>${legend || '<span class="muted">no partition is owned right now</span>'}</p>
 <h3>Partitions</h3>
-<p class="muted">Charts: lag in events (blue area) and in time (orange, dashed), each scaled to its own maximum.
+<p class="muted">Charts: lag in events (blue area) and in time (orange, dashed), each scaled to its own maximum (at least 10 events, 10 s).
 Lag time marked ≥ is a lower bound (another instance reads the partition).</p>
 ${noLag}${table(
     ['Partition', 'Owner', 'Epoch', 'Lease', 'Checkpoint (age)', 'Last enqueued', 'Lag (events)', 'Lag (time)',

@@ -6,12 +6,15 @@ const WIDTH = 160;
 const HEIGHT = 48;
 /** Room under the lines for the time axis. */
 const AXIS = 10;
+/** Smallest full scale of each series, so that a lag of a few events or under a second stays a ripple. */
+const MIN_SCALE_EVENTS = 10;
+const MIN_SCALE_SECONDS = 10;
 /** Shortest span drawn, so that the first samples after a start are not stretched over the whole width. 1 min. */
 const MIN_SPAN_MS = 60_000;
 
 /**
  * A partition's lag over the last 15 minutes as an inline SVG: events as a filled area, seconds as a dashed
- * line, each scaled to its own maximum (named in the title). The x axis is wall time, so a gap in the samples
+ * line, each scaled to its own maximum (at least 10 events, 10 s; the maxima are printed in the corner). The x axis is wall time, so a gap in the samples
  * (hub or storage down) shows as a gap; it spans the history kept, from 1 minute after a start up to 15.
  */
 export function lagChart(samples: readonly LagSample[], now: number, label: string): string {
@@ -22,20 +25,22 @@ export function lagChart(samples: readonly LagSample[], now: number, label: stri
   const x = (at: number) => (((at - from) / span) * WIDTH).toFixed(1);
   const maxEvents = Math.max(0, ...inWindow.map((s) => s.lagEvents ?? 0));
   const maxSeconds = Math.max(0, ...inWindow.map((s) => s.lagSeconds ?? 0));
-  const y = (v: number, max: number) => (plotH - 1 - (max > 0 ? (v / max) * (plotH - 4) : 0)).toFixed(1);
+  const scaleEvents = Math.max(MIN_SCALE_EVENTS, maxEvents);
+  const scaleSeconds = Math.max(MIN_SCALE_SECONDS, maxSeconds);
+  const y = (v: number, max: number) => (plotH - 1 - (v / max) * (plotH - 4)).toFixed(1);
   const events = inWindow.filter((s) => s.lagEvents !== undefined);
   const seconds = inWindow.filter((s) => s.lagSeconds !== undefined);
   let area = '';
   if (events.length > 0) {
-    const pts = events.map((s) => `${x(s.at)},${y(s.lagEvents!, maxEvents)}`);
+    const pts = events.map((s) => `${x(s.at)},${y(s.lagEvents!, scaleEvents)}`);
     // A single sample is drawn as a short step so that it is visible.
-    if (events.length === 1) pts.push(`${x(Math.min(now, events[0]!.at + 20_000))},${y(events[0]!.lagEvents!, maxEvents)}`);
+    if (events.length === 1) pts.push(`${x(Math.min(now, events[0]!.at + 20_000))},${y(events[0]!.lagEvents!, scaleEvents)}`);
     const first = x(events[0]!.at);
     const last = events.length === 1 ? x(Math.min(now, events[0]!.at + 20_000)) : x(events[events.length - 1]!.at);
     area = `<polygon points="${first},${plotH - 1} ${pts.join(' ')} ${last},${plotH - 1}" fill="#2f6fdf33" stroke="#2f6fdf" stroke-width="1.5"/>`;
   }
   const line = seconds.length > 1
-    ? `<polyline points="${seconds.map((s) => `${x(s.at)},${y(s.lagSeconds!, maxSeconds)}`).join(' ')}" fill="none" stroke="#d9731a" stroke-width="1.5" stroke-dasharray="4 2"/>`
+    ? `<polyline points="${seconds.map((s) => `${x(s.at)},${y(s.lagSeconds!, scaleSeconds)}`).join(' ')}" fill="none" stroke="#d9731a" stroke-width="1.5" stroke-dasharray="4 2"/>`
     : '';
   const ticks = [0, 0.5, 1].map((f) => {
     const tx = ((1 - f) * WIDTH).toFixed(1);
