@@ -63,7 +63,7 @@ export const pprofExtensionFactory: ExtensionFactory<PprofConfig> = {
         listener = await startPprofServer(config.endpoint, settings.logger, stopping.signal);
         if (config.save_to_file) whole = await startCpuProfile();
         settings.logger.info('pprof endpoint listening', {
-          endpoint: `${listener.host}:${listener.port}`,
+          endpoint: listener.host.includes(':') ? `[${listener.host}]:${listener.port}` : `${listener.host}:${listener.port}`,
           paths: '/debug/pprof/profile,/debug/pprof/heap',
           ...(config.save_to_file ? { saveToFile: config.save_to_file } : {}),
         });

@@ -86,7 +86,7 @@ export const zpagesExtensionFactory: ExtensionFactory<ZPagesConfig> = {
         }, config.sample_interval);
         timer.unref();
         settings.logger.info('zpages endpoint listening', {
-          endpoint: `${listener.host}:${listener.port}`,
+          endpoint: listener.host.includes(':') ? `[${listener.host}]:${listener.port}` : `${listener.host}:${listener.port}`,
           paths: ZPAGES.map(([href]) => href).join(','),
         });
       },

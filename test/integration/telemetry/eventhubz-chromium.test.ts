@@ -18,7 +18,7 @@ import type { ZPagesExtension } from '../../../src/distribution/extensions/zpage
 import { resolveConfig } from '../../../src/distribution/resolve-config.ts';
 import { Service } from '../../../src/distribution/service.ts';
 import { startAzurite, randomName } from '../../helpers/azurite.ts';
-import { findChromium, NO_CHROMIUM } from '../../helpers/chromium.ts';
+import { findChromium, noChromiumMessage } from '../../helpers/chromium.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 
 const PARTITIONS = 4;
@@ -67,7 +67,7 @@ function config(owner: string, connection: string, storage: string, container: s
 
 test('eventhubz in headless Chromium shows every partition of a 2-instance fleet with its owner and lag charts', { timeout: 180_000 }, async (t) => {
   const executablePath = findChromium();
-  if (!executablePath) assert.fail(NO_CHROMIUM);
+  if (!executablePath) assert.fail(noChromiumMessage());
 
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
