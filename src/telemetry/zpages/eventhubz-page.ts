@@ -75,7 +75,9 @@ function section(r: EventHubzReceiver, ownership: Ownership | undefined, now: nu
           '<code>blob_checkpoint_store</code>); owners below come from this instance.</p>'
         : '';
   const noLag = lag.size === 0
-    ? '<p class="warn">No hub-wide lag yet: the first refresh has not finished, or <code>hub_lag_interval</code> is 0.</p>' : '';
+    ? '<p class="warn">No hub-wide lag yet: the first refresh has not finished, or ' +
+      '<code>hub_lag_interval</code> is 0.</p>'
+    : '';
   return `<section class="receiver" data-receiver="${esc(r.id)}">
 <h2>${esc(r.id)}</h2>
 ${tiles(stats, ids.length, owned.size, colours.size, [...lag.values()], r.recorder, me)}
@@ -83,8 +85,8 @@ ${tiles(stats, ids.length, owned.size, colours.size, [...lag.values()], r.record
 ${ownershipNote}${ids.length > 0 ? ownershipMap(cells, colours) : ''}
 <p>${legend || '<span class="muted">no partition is owned right now</span>'}</p>
 <h3>Partitions</h3>
-<p class="muted">Charts: lag in events (blue area) and in time (orange, dashed), each scaled to its own maximum (at least 10 events, 10 s).
-Lag time marked ≥ is a lower bound (another instance reads the partition).</p>
+<p class="muted">Charts: lag in events (blue area) and in time (orange, dashed), each scaled to its own maximum
+(at least 10 events, 10 s). Lag time marked ≥ is a lower bound (another instance reads the partition).</p>
 ${noLag}${table(
     ['Partition', 'Owner', 'Epoch', 'Lease', 'Checkpoint (age)', 'Last enqueued', 'Lag (events)', 'Lag (time)',
       'Retention headroom', 'Lag, last 15 min'],
@@ -140,7 +142,9 @@ function row(id: string, who: string, colours: ReadonlyMap<string, string>, x: R
 
 function checkpoint(lag: HubPartitionLag | undefined): string {
   if (lag?.checkpointSequenceNumber === undefined) return lag ? 'none' : '—';
-  const age = lag.checkpointAgeSeconds === undefined ? '' : ` <span class="muted">(${duration(lag.checkpointAgeSeconds)})</span>`;
+  const age = lag.checkpointAgeSeconds === undefined
+    ? ''
+    : ` <span class="muted">(${duration(lag.checkpointAgeSeconds)})</span>`;
   return `${count(lag.checkpointSequenceNumber)}${age}`;
 }
 

@@ -37,7 +37,11 @@ const cell = (v: unknown): string =>
  * A table whose cells carry their column name (`data-label`): on a narrow screen each row becomes a card
  * with the names beside the values. `rowAttrs` adds attributes to a row (e.g. `data-partition`).
  */
-export function table(headers: readonly string[], rows: readonly (readonly unknown[])[], rowAttrs?: (i: number) => string): string {
+export function table(
+  headers: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  rowAttrs?: (i: number) => string,
+): string {
   const head = headers.map((h) => `<th>${esc(h)}</th>`).join('');
   const body = rows
     .map((r, i) => {

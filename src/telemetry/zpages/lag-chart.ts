@@ -14,8 +14,9 @@ const MIN_SPAN_MS = 60_000;
 
 /**
  * A partition's lag over the last 15 minutes as an inline SVG: events as a filled area, seconds as a dashed
- * line, each scaled to its own maximum (at least 10 events, 10 s; the maxima are printed in the corner). The x axis is wall time, so a gap in the samples
- * (hub or storage down) shows as a gap; it spans the history kept, from 1 minute after a start up to 15.
+ * line, each scaled to its own maximum (at least 10 events, 10 s; the maxima are printed in the corner).
+ * The x axis is wall time, so a gap in the samples (hub or storage down) shows as a gap; it spans the
+ * history kept, from 1 minute after a start up to 15.
  */
 export function lagChart(samples: readonly LagSample[], now: number, label: string): string {
   const inWindow = samples.filter((s) => s.at >= now - LAG_HISTORY_MS);
@@ -30,17 +31,18 @@ export function lagChart(samples: readonly LagSample[], now: number, label: stri
   const y = (v: number, max: number) => (plotH - 1 - (v / max) * (plotH - 4)).toFixed(1);
   const events = inWindow.filter((s) => s.lagEvents !== undefined);
   const seconds = inWindow.filter((s) => s.lagSeconds !== undefined);
+  const base = plotH - 1;
   let area = '';
   if (events.length > 0) {
-    const pts = events.map((s) => `${x(s.at)},${y(s.lagEvents!, scaleEvents)}`);
     // A single sample is drawn as a short step so that it is visible.
-    if (events.length === 1) pts.push(`${x(Math.min(now, events[0]!.at + 20_000))},${y(events[0]!.lagEvents!, scaleEvents)}`);
-    const first = x(events[0]!.at);
-    const last = events.length === 1 ? x(Math.min(now, events[0]!.at + 20_000)) : x(events[events.length - 1]!.at);
-    area = `<polygon points="${first},${plotH - 1} ${pts.join(' ')} ${last},${plotH - 1}" fill="#2f6fdf33" stroke="#2f6fdf" stroke-width="1.5"/>`;
+    const drawn = events.length === 1 ? [events[0]!, { ...events[0]!, at: Math.min(now, events[0]!.at + 20_000) }] : events;
+    const pts = drawn.map((s) => `${x(s.at)},${y(s.lagEvents!, scaleEvents)}`).join(' ');
+    area = `<polygon points="${x(drawn[0]!.at)},${base} ${pts} ${x(drawn[drawn.length - 1]!.at)},${base}" ` +
+      'fill="#2f6fdf33" stroke="#2f6fdf" stroke-width="1.5"/>';
   }
   const line = seconds.length > 1
-    ? `<polyline points="${seconds.map((s) => `${x(s.at)},${y(s.lagSeconds!, scaleSeconds)}`).join(' ')}" fill="none" stroke="#d9731a" stroke-width="1.5" stroke-dasharray="4 2"/>`
+    ? `<polyline points="${seconds.map((s) => `${x(s.at)},${y(s.lagSeconds!, scaleSeconds)}`).join(' ')}" ` +
+      'fill="none" stroke="#d9731a" stroke-width="1.5" stroke-dasharray="4 2"/>'
     : '';
   const ticks = [0, 0.5, 1].map((f) => {
     const tx = ((1 - f) * WIDTH).toFixed(1);

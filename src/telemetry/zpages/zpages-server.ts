@@ -41,7 +41,10 @@ export async function startZPagesServer(source: ZPagesSource, endpoint: string, 
     }
     const refresh = Number(url.searchParams.get('refresh') ?? '') || undefined;
     render(known[0], source)
-      .then((body) => send(res, 200, 'text/html; charset=utf-8', req.method === 'HEAD' ? '' : page(known[1], known[0], body, refresh)))
+      .then((body) => {
+        const html = req.method === 'HEAD' ? '' : page(known[1], known[0], body, refresh);
+        send(res, 200, 'text/html; charset=utf-8', html);
+      })
       .catch((error: unknown) => {
         logger.warn('zpage failed', { path: url.pathname, error: redactError(error) });
         send(res, 500, 'text/plain', `${url.pathname} failed: ${redactError(error)}\n`);
