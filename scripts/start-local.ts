@@ -3,7 +3,10 @@
  * from node_modules) and the Event Hubs emulator on loopback, a generator that sends realistic Azure
  * resource logs through the real SDK producer, and the collector on config/local.yaml, which prints the
  * decoded records. Every few seconds a status line shows events/s, partitions owned and lag.
- * Ctrl-C stops everything cleanly. Options: --duration SECONDS (stop by itself), --rate EVENTS_PER_S.
+ * Ctrl-C stops everything cleanly. Options: --duration SECONDS (stop by itself), --rate EVENTS_PER_S,
+ * --verbosity compact|basic|normal|detailed (the debug exporter's; default compact, one line per record).
+ * Ports: METRICS_ADDRESS (default 127.0.0.1:8888) and HEALTH_ENDPOINT (127.0.0.1:13133) move the two
+ * fixed ones; Azurite and the emulator take free ports.
  */
 import { parseArgs } from 'node:util';
 import { EventHubProducerClient } from '@azure/event-hubs';
@@ -26,8 +29,14 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     rate: { type: 'string', default: '4' },
     config: { type: 'string', default: 'config/local.yaml' },
+    verbosity: { type: 'string', default: process.env.DEBUG_VERBOSITY ?? 'compact' },
   },
 });
+/** The variable that moves each fixed port of config/local.yaml, for a clear message on a clash. */
+const PORT_VARIABLES = [
+  { variable: 'METRICS_ADDRESS', fallback: '127.0.0.1:8888' },
+  { variable: 'HEALTH_ENDPOINT', fallback: '127.0.0.1:13133' },
+];
 const say = (text: string) => process.stderr.write(`\x1b[36m[local]\x1b[0m ${text}\n`);
 
 say('starting Azurite (blob storage) and the Event Hubs emulator on 127.0.0.1 ...');
@@ -50,13 +59,23 @@ const generator = setInterval(async () => {
   }
 }, 1000 / ratePerS);
 
-const env = { ...process.env, EVENTHUB_CONNECTION: emulator.connectionString(HUB), STORAGE_CONNECTION: azurite.connectionString };
+const env = { ...process.env, EVENTHUB_CONNECTION: emulator.connectionString(HUB), STORAGE_CONNECTION: azurite.connectionString, DEBUG_VERBOSITY: values.verbosity };
 const components = await builtinComponents();
 const loaded = await loadConfig({ configs: [values.config!], env });
 const config = resolveConfig(loaded.raw, components, loaded.unset);
 const logger = createJsonLogger({ level: config.service.telemetry.logs.level, encoding: config.service.telemetry.logs.encoding });
 say(`collector: ${values.config} (debug exporter below; Ctrl-C to stop)`);
-const service = await Service.start(config, { logger });
+let service: Service;
+try {
+  service = await Service.start(config, { logger });
+} catch (error) {
+  say(`could not start the collector: ${portClashHint(error) ?? (error as Error).message}`);
+  clearInterval(generator);
+  await producer.close().catch(() => undefined);
+  await emulator.stop();
+  await azurite.stop();
+  process.exit(1);
+}
 const metrics = service.metricsAddress();
 if (metrics) say(`metrics:  http://${metrics.host}:${metrics.port}/metrics`);
 
@@ -97,3 +116,17 @@ async function stop(reason: string): Promise<void> {
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));
 if (values.duration) setTimeout(() => void stop(`--duration ${values.duration}s elapsed`), Number(values.duration) * 1000);
+
+/** For an address already in use: which variable moves that port. Undefined for other errors. */
+function portClashHint(error: unknown): string | undefined {
+  const text = `${(error as Error)?.message ?? ''} ${String((error as { cause?: unknown })?.cause ?? '')}`;
+  if (!/EADDRINUSE|address already in use/i.test(text)) return undefined;
+  for (const { variable, fallback } of PORT_VARIABLES) {
+    const address = process.env[variable] ?? fallback;
+    const port = address.slice(address.lastIndexOf(':') + 1);
+    if (new RegExp(`:${port}\\b`).test(text)) {
+      return `${address} is already in use (another collector or npm start?); set ${variable} to another host:port, e.g. ${variable}=127.0.0.1:0 for a free port`;
+    }
+  }
+  return `a port is already in use (${text.trim()}); set METRICS_ADDRESS or HEALTH_ENDPOINT to another host:port (127.0.0.1:0 picks a free one)`;
+}

@@ -43,3 +43,28 @@ export function retryAfterMsOf(error: unknown): number | undefined {
   const ms = (error as { retryAfterMs?: unknown }).retryAfterMs;
   return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms : undefined;
 }
+
+/**
+ * A stage refused data to protect the process, not because of the data (the collector's
+ * `ErrDataRefused`, raised by its `memory_limiter`). Retryable, and more: the caller must hold the
+ * data and try again later, never dead-letter or drop it, since nothing is wrong with it.
+ */
+export class DataRefusedError extends Error {
+  override readonly name = 'DataRefusedError';
+  readonly retryable = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * Whether `error`, or any failure it wraps (`cause`, and `errors` of a fan-out or AggregateError), is a
+ * `DataRefusedError`: a retry wrapper that gave up or a fan-out keeps the refusal as its cause.
+ */
+export function isDataRefused(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 8) return false;
+  if (error instanceof DataRefusedError || (error as { name?: unknown }).name === 'DataRefusedError') return true;
+  const e = error as { cause?: unknown; errors?: unknown };
+  if (isDataRefused(e.cause, depth + 1)) return true;
+  return Array.isArray(e.errors) && e.errors.some((inner) => isDataRefused(inner, depth + 1));
+}

@@ -171,6 +171,12 @@ export const receiverConfigObject = z
     /** Longest graceful stop. Default 30s. */
     shutdown_timeout: durationMs.default(30_000),
     /**
+     * A checkpoint that cannot be right (beyond the partition's last sequence number: a recreated hub, a
+     * reused container): `fail` (default) leaves the partition unread and the receiver unhealthy until
+     * `checkpoints reset`; `earliest` / `latest` rewrite the checkpoint there and read on (logged, counted).
+     */
+    on_invalid_checkpoint: z.enum(['fail', 'earliest', 'latest']).default('fail'),
+    /**
      * How often the hub-wide lag (every partition, whoever owns it) is read from the hub and the checkpoint
      * store: one management call and one checkpoint read per partition each time. Default 30s; 0 turns it off.
      */

@@ -32,7 +32,9 @@ export function createDecoder(options: DecoderOptions): Decoder {
   const now = options.now ?? Date.now;
   const semanticConventions = options.applySemanticConventions === true;
   const names = semanticConventions ? SEMCONV_NAMES : GO_RECEIVER_NAMES;
-  const resources = new ResourceCache(names.resourceId, names.providerOnResource ? { [ATTR_CLOUD_PROVIDER]: CLOUD_PROVIDER_AZURE } : {});
+  const providerOnResource: Record<string, string> =
+    names.providerOnResource ? { [ATTR_CLOUD_PROVIDER]: CLOUD_PROVIDER_AZURE } : {};
+  const resources = new ResourceCache(names.resourceId, providerOnResource, !semanticConventions);
 
   let decodeEvent: EventDecoder;
   switch (options.format) {

@@ -6,6 +6,7 @@ import { healthCheckExtensionFactory } from './extensions/health-check-extension
 import { pprofExtensionFactory } from './extensions/pprof-extension.ts';
 import { zpagesExtensionFactory } from './extensions/zpages-extension.ts';
 import { batchProcessorFactory } from './processors/batch-processor-factory.ts';
+import { memoryLimiterProcessorFactory } from './processors/memory-limiter-processor-factory.ts';
 
 export type AnyReceiverFactory = ReceiverFactory<any, ReceiverComponent, any>;
 export type AnyExporterFactory = ExporterFactory<any>;
@@ -46,7 +47,7 @@ export const distributionExtensions: readonly AnyExtensionFactory[] = [
   zpagesExtensionFactory,
   pprofExtensionFactory,
 ];
-export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory];
+export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory, memoryLimiterProcessorFactory];
 
 /** Settings type a receiver factory in the registry is created with. */
 export type { CreateSettings };

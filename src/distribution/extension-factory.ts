@@ -25,6 +25,8 @@ export interface ServiceInfo {
   readonly featureGates: readonly (FeatureGate & { readonly enabled: boolean })[];
   /** The Prometheus endpoint's bound address, when self-metrics are on. */
   readonly metricsAddress?: { readonly host: string; readonly port: number };
+  /** `service.instance.id` the self-metrics carry, when they are on. */
+  readonly serviceInstanceId?: string;
 }
 
 /**

@@ -9,6 +9,9 @@ import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../receiver/
 import { createJsonLogger } from '../telemetry/json-logger.ts';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../telemetry/metrics-endpoint.ts';
 import { ReceiverMetrics } from '../telemetry/receiver-metrics.ts';
+import { ExporterMetrics } from '../telemetry/exporter-metrics.ts';
+import { registerProcessMetrics } from '../telemetry/process-metrics.ts';
+import { packageVersion } from './package-version.ts';
 import type { Extension, ServiceInfo } from './extension-factory.ts';
 import type { ResolvedConfig } from './resolve-config.ts';
 
@@ -53,6 +56,7 @@ export class Service {
   readonly #receivers = new Map<string, ReceiverComponent>();
   readonly #unwatch: (() => void)[] = [];
   #metrics: MetricsEndpoint | undefined;
+  #stopProcessMetrics: (() => void) | undefined;
   #started = false;
   #stopping: Promise<void> | undefined;
 
@@ -95,9 +99,12 @@ export class Service {
     for (const warning of cfg.warnings) this.logger.warn(warning);
     const metricsCfg = cfg.service.telemetry.metrics;
     let receiverMetrics: ReceiverMetrics | undefined;
+    let exporterMetrics: ExporterMetrics | undefined;
     if (metricsCfg.level !== 'none') {
-      this.#metrics = await startMetricsEndpoint({ address: metricsCfg.address });
+      this.#metrics = await startMetricsEndpoint({ address: metricsCfg.address, serviceVersion: await packageVersion() });
       receiverMetrics = new ReceiverMetrics(this.#metrics.meter);
+      exporterMetrics = new ExporterMetrics(this.#metrics.meter);
+      this.#stopProcessMetrics = registerProcessMetrics(this.#metrics.meter);
       this.logger.info('self-metrics endpoint listening', { endpoint: `${this.#metrics.host}:${this.#metrics.port}`, path: '/metrics' });
     }
 
@@ -114,6 +121,7 @@ export class Service {
         if (!exporter) {
           const e = cfg.exporters.get(id)!;
           exporter = await e.factory.create({ id, logger: this.logger.child({ component: `exporters/${id}` }) }, e.config);
+          if (exporterMetrics) exporter = exporterMetrics.wrap(id, exporter);
           this.#exporters.set(id, exporter);
         }
         exporters.push(exporter);
@@ -159,6 +167,7 @@ export class Service {
       receiverConfigs: new Map([...cfg.receivers].map(([id, r]) => [id, r.config])),
       featureGates: this.#gates.list(),
       metricsAddress: this.metricsAddress(),
+      serviceInstanceId: this.#metrics?.serviceInstanceId,
     };
   }
 
@@ -202,6 +211,7 @@ export class Service {
       })));
       for (const u of this.#unwatch.splice(0)) u();
       for (const [id, ext] of [...this.#extensions].reverse()) await step(`extensions/${id}`, () => ext.shutdown());
+      this.#stopProcessMetrics?.();
       await step('self-metrics', () => this.#metrics?.shutdown());
       if (this.#started) this.logger.info('shutdown complete');
     })();

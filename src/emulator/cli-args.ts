@@ -16,6 +16,7 @@ Options:
   --units N                processing (premium) or capacity (dedicated) units for the quotas (default 1)
   --consumer-group NAME    a consumer group added to every hub (repeatable; $Default always exists)
   --retention DURATION     event retention, e.g. 30s, 15m, 1h, 2d, 500ms (default 1h)
+  --opaque-offsets         serve offsets as opaque strings, as geo-replicated namespaces do
   --config FILE            hubs from a Microsoft Docker emulator config (JSON)
   --sas-key NAME=KEY       verify SAS tokens signed with this key (repeatable)
   --tls-cert FILE          PEM certificate: serve AMQPS (needs --tls-key)
@@ -58,6 +59,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
         hub: { type: 'string', multiple: true },
         'consumer-group': { type: 'string', multiple: true },
         retention: { type: 'string' },
+        'opaque-offsets': { type: 'boolean' },
         tier: { type: 'string' },
         units: { type: 'string' },
         config: { type: 'string' },
@@ -97,6 +99,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     options.capacityUnits = Number(values.units);
   }
   if (typeof values.retention === 'string') options.retentionMs = parseDurationMs(values.retention);
+  if (values['opaque-offsets'] === true) options.opaqueOffsets = true;
   const sasKeys: Record<string, string> = {};
   for (const spec of (values['sas-key'] as string[] | undefined) ?? []) {
     const eq = spec.indexOf('=');

@@ -19,7 +19,8 @@ import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
 import { usePresizedFrames } from './internal/rhea-server-output.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
-import { parseStartFilter, resolveStartSequenceNumber } from './internal/start-position.ts';
+import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from './internal/offset-format.ts';
+import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber } from './internal/start-position.ts';
 
 export { MAX_MESSAGE_SIZE_BYTES };
 export const DEFAULT_PORT = 5672;
@@ -55,7 +56,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   constructor(private readonly options: EmulatorOptions = {}) {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     if (!Number.isFinite(this.retentionMs) || this.retentionMs <= 0) throw new RangeError(`retentionMs must be positive, got ${this.retentionMs}`);
-    this.namespace = new Namespace(options.consumerGroups ?? [], tierQuotas(options.tier, options.capacityUnits));
+    this.namespace = new Namespace(options.consumerGroups ?? [], tierQuotas(options.tier, options.capacityUnits), options.opaqueOffsets ? OPAQUE_OFFSETS : NUMERIC_OFFSETS);
     for (const hub of options.hubs ?? []) this.namespace.add(hub);
     this.faults = new FaultController(this);
     this.container = (rhea as any).create_container({
@@ -277,6 +278,9 @@ export class EmulatorServer implements Emulator, FaultHost {
     } catch (err) {
       return this.refuse(sender, ARGUMENT_ERROR, (err as Error).message);
     }
+    // Like the service: a position beyond the last event is refused, not waited at.
+    const pastEnd = pastEndRefusal(start, log);
+    if (pastEnd) return this.refuse(sender, ARGUMENT_ERROR, pastEnd);
     const rawEpoch = remote.properties?.[EPOCH_PROPERTY];
     const epoch = rawEpoch === undefined || rawEpoch === null ? undefined : Number(rawEpoch);
     // Detach the readers this one takes over from first, then complete the attach, so the audit never

@@ -27,6 +27,12 @@ export interface EmulatorOptions {
   tier?: EmulatorTier;
   /** Processing units (premium) or capacity units (dedicated) the namespace quotas scale with. Default 1. */
   capacityUnits?: number;
+  /**
+   * Serve offsets as opaque strings, as geo-replicated namespaces do (`g1:…:r`: not a number, not ordered),
+   * instead of decimal byte positions. Filters by offset accept only offsets this emulator wrote (and
+   * `-1`, `@latest`). Default false.
+   */
+  opaqueOffsets?: boolean;
   /** Event retention in milliseconds. Default 3_600_000 (1 h), as the official emulator. */
   retentionMs?: number;
   /** Key name → key. When set, SAS signatures, expiry and scope are verified. Default: not verified. */

@@ -3,12 +3,20 @@ import type { Writable } from 'node:stream';
 import type { ExporterFactory } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import type { LogBatch } from '../pipeline/log-batch.ts';
-import { formatBasic, formatDetailed, formatNormal } from './internal/debug-format.ts';
+import { formatBasic, formatCompact, formatDetailed, formatNormal } from './internal/debug-format.ts';
+
+const DEFAULT_LINE_WIDTH = 160;
 
 /** The `debug` exporter's section. */
 export const debugExporterConfigSchema = z.strictObject({
-  /** `basic`: one summary line per batch; `normal`: one line per record; `detailed`: every field. Default basic. */
-  verbosity: z.enum(['basic', 'normal', 'detailed']).default('basic'),
+  /**
+   * `basic`: one summary line per batch; `normal`: one line per record (body and attributes); `detailed`:
+   * every field. `compact` (not a collector value): one line per record with time, severity, category
+   * and body, cut to `line_width`. Default basic.
+   */
+  verbosity: z.enum(['basic', 'normal', 'detailed', 'compact']).default('basic'),
+  /** Characters per line for `compact`. Default: the terminal's width when stdout is one, else 160. */
+  line_width: z.number().int().min(20).optional(),
   /** Accepted for compatibility with the collector's debug exporter; no effect (every batch is printed). */
   sampling_initial: z.number().int().min(0).optional(),
   /** Accepted for compatibility; no effect. */
@@ -24,7 +32,12 @@ export type DebugExporterConfig = z.output<typeof debugExporterConfigSchema>;
  * written (handed to the OS for stdout), so the exporter applies the stream's own backpressure.
  */
 export function createDebugExporter(config: DebugExporterConfig, stream: Writable = process.stdout): LogsConsumer {
-  const format = config.verbosity === 'detailed' ? formatDetailed : config.verbosity === 'normal' ? formatNormal : formatBasic;
+  const width = () => config.line_width ?? ((stream as { isTTY?: boolean; columns?: number }).isTTY ? (stream as { columns?: number }).columns : undefined) ?? DEFAULT_LINE_WIDTH;
+  const format =
+    config.verbosity === 'detailed' ? formatDetailed
+    : config.verbosity === 'normal' ? formatNormal
+    : config.verbosity === 'compact' ? (batch: LogBatch) => formatCompact(batch, width())
+    : formatBasic;
   return {
     consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
       if (signal?.aborted) return Promise.reject(signal.reason);

@@ -1,6 +1,6 @@
 import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { BlobCheckpointStore as SdkBlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
-import { CheckpointFencedError, type Checkpoint, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
+import { CheckpointFencedError, keepsStored, type Checkpoint, type CheckpointWriteOptions, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
 import { blobPrefix, checkpointBlobName, ownershipBlobName, parseBlobName } from './internal/blob-names.ts';
 import { isConflict, isLeaseGone, isNotFound, toStorageError } from './internal/storage-errors.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
@@ -100,7 +100,7 @@ export class BlobCheckpointStore implements CheckpointStore {
     return sortPartitionIds(byId.keys()).map((id) => byId.get(id)!);
   }
 
-  async write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence): Promise<void> {
+  async write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence, options?: CheckpointWriteOptions): Promise<void> {
     // -1 is "before the first event": what a first owner writes for an empty partition.
     if (!Number.isSafeInteger(checkpoint.sequenceNumber) || checkpoint.sequenceNumber < -1) {
       throw new RangeError(`checkpoint sequence number must be an integer ≥ -1, got ${checkpoint.sequenceNumber}`);
@@ -111,7 +111,7 @@ export class BlobCheckpointStore implements CheckpointStore {
       // Renewed on every attempt: a retry after an ETag race must prove ownership again.
       if (fence) await this.#proveOwnership(scope, checkpoint.partitionId, fence);
       const stored = await this.#readBlob(blob);
-      if (stored?.sequenceNumber !== undefined && stored.sequenceNumber >= checkpoint.sequenceNumber) return;
+      if (keepsStored(stored?.sequenceNumber, checkpoint.sequenceNumber, options)) return;
       checkFence(fence, checkpoint.partitionId);
       try {
         const options = { abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) };

@@ -35,7 +35,21 @@ export interface CheckpointStore {
   list(scope: CheckpointScope): Promise<Checkpoint[]>;
   /**
    * Writes the checkpoint. Never moves backwards: a checkpoint whose sequence number is below the stored
-   * one is ignored. With a fence, refuses (CheckpointFencedError) when the fence is no longer valid.
+   * one is ignored, unless `options.replacing` names the stored sequence number (a deliberate reset of a
+   * checkpoint known to be wrong; a concurrent write of another value still wins). With a fence, refuses
+   * (CheckpointFencedError) when the fence is no longer valid.
    */
-  write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence): Promise<void>;
+  write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence, options?: CheckpointWriteOptions): Promise<void>;
+}
+
+export interface CheckpointWriteOptions {
+  /** The stored sequence number this write may replace even when moving backwards. */
+  readonly replacing?: number;
+}
+
+/** True when a write of `next` must leave `stored` as it is (never backwards, except a named replacement). */
+export function keepsStored(stored: number | undefined, next: number, options?: CheckpointWriteOptions): boolean {
+  if (stored === undefined) return false;
+  if (options?.replacing !== undefined && stored === options.replacing) return false;
+  return stored >= next;
 }

@@ -1,4 +1,4 @@
-import { CheckpointFencedError, type Checkpoint, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
+import { CheckpointFencedError, keepsStored, type Checkpoint, type CheckpointWriteOptions, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
 import { blobPrefix } from './internal/blob-names.ts';
 import { comparePartitionIds } from './internal/partition-order.ts';
 
@@ -18,13 +18,13 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return [...this.#scope(scope).values()].sort((a, b) => comparePartitionIds(a.partitionId, b.partitionId));
   }
 
-  async write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence): Promise<void> {
+  async write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence, options?: CheckpointWriteOptions): Promise<void> {
     if (fence && !fence.isValid()) {
       throw new CheckpointFencedError(`checkpoint for partition ${checkpoint.partitionId} refused: ownership may have lapsed`);
     }
     const partitions = this.#scope(scope);
     const stored = partitions.get(checkpoint.partitionId);
-    if (stored && stored.sequenceNumber >= checkpoint.sequenceNumber) return;
+    if (keepsStored(stored?.sequenceNumber, checkpoint.sequenceNumber, options)) return;
     partitions.set(checkpoint.partitionId, {
       partitionId: checkpoint.partitionId,
       sequenceNumber: checkpoint.sequenceNumber,

@@ -9,7 +9,7 @@ import type { Checkpointer } from './checkpointer.ts';
 import type { Logger } from '../component/logger.ts';
 import type { PartitionState, ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
-import { isPermanentError } from '../component/errors.ts';
+import { isDataRefused, isPermanentError } from '../component/errors.ts';
 import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
@@ -417,7 +417,10 @@ export class PartitionPump {
       } catch (error) {
         if (this.#kill.signal.aborted) return false;
         const err = error instanceof Error ? error : new Error(String(error));
-        const permanent = isPermanentError(err);
+        // A stage that refused to protect the process (memory_limiter) says nothing about the batch:
+        // it is held and retried even with a dead-letter store or dead_letter.drop, never given up on.
+        const refusedForPressure = isDataRefused(err);
+        const permanent = isPermanentError(err) && !refusedForPressure;
         o.emit({
           type: 'exportFailed',
           partitionId: o.partitionId,
@@ -425,15 +428,18 @@ export class PartitionPump {
           error: err,
           permanent,
         });
-        if (o.deadLetter || o.dropRefused) {
+        if ((o.deadLetter || o.dropRefused) && !refusedForPressure) {
           o.counters.recordsRefused += batch.records.length;
           return this.#deadLetter(events, err);
         }
         const delayMs = backoffDelayMs(attempt, o.holdInitialMs ?? HOLD_INITIAL_MS, o.holdMaxMs ?? HOLD_MAX_MS);
         this.#setState({ state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
         o.counters.exportHolds++;
-        o.logger.error(
-          'export refused; the partition holds the batch and retries (no dead_letter store: nothing is dropped)',
+        const log = refusedForPressure ? o.logger.warn.bind(o.logger) : o.logger.error.bind(o.logger);
+        log(
+          refusedForPressure
+            ? 'data refused by the memory limiter; the partition holds the batch and retries'
+            : 'export refused; the partition holds the batch and retries (no dead_letter store: nothing is dropped)',
           {
             partitionId: o.partitionId,
             events: events.length,

@@ -11,6 +11,7 @@ import type { Checkpoint, CheckpointScope, CheckpointStore } from '../ownership/
 import type { PartitionClaim, PartitionHandle, PartitionLifecycle, StopReason } from '../ownership/coordinator.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { chooseStartPosition } from './start-position.ts';
+import { invalidCheckpoint } from './internal/invalid-checkpoint.ts';
 import { PartitionPump } from './partition-pump.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
@@ -70,10 +71,11 @@ export class PartitionStarter implements PartitionLifecycle {
     if (this.#owned.has(partitionId)) throw new Error(`partition ${partitionId} is already being read`);
     const { hub, store, scope, config: c } = this.#d;
     // Every wait of a start has the caller's deadline: a slow hub or store must not hold a balancing round.
-    const [checkpoint, props] = await raceAbort(
+    const [stored, props] = await raceAbort(
       Promise.all([store.read(scope, partitionId), hub.getPartitionProperties(partitionId, signal)]),
       signal,
     );
+    const checkpoint = await this.#checkpointToUse(claim, stored, props, signal);
     this.#noteRetentionGap(partitionId, checkpoint, props);
     let { position, source } = chooseStartPosition(partitionId, checkpoint, {
       startPosition: c.start_position,
@@ -182,6 +184,33 @@ export class PartitionStarter implements PartitionLifecycle {
         return ended;
       },
     };
+  }
+
+  /**
+   * The stored checkpoint, unless it lies beyond the partition's last event (`on_invalid_checkpoint`):
+   * `fail` throws (the partition stays unread, health says `invalidCheckpoint`); `earliest` / `latest`
+   * rewrite it under the lease, as `checkpoints reset` would, and say so. Never a silent jump.
+   */
+  async #checkpointToUse(claim: PartitionClaim, stored: Checkpoint | undefined, props: PartitionProperties, signal: AbortSignal): Promise<Checkpoint | undefined> {
+    const invalid = invalidCheckpoint(claim.partitionId, stored, props);
+    if (!invalid) return stored;
+    const { store, scope, config: c, counters, logger } = this.#d;
+    counters.invalidCheckpoints++;
+    const policy = c.on_invalid_checkpoint;
+    if (policy === 'fail') throw invalid;
+    const reset: Checkpoint =
+      policy === 'latest' && !props.isEmpty
+        ? { partitionId: claim.partitionId, sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset }
+        : { partitionId: claim.partitionId, sequenceNumber: -1, offset: '-1' };
+    logger.error('checkpoint beyond the end of the partition: reset by on_invalid_checkpoint', {
+      partitionId: claim.partitionId,
+      error: invalid.message,
+      policy,
+      from: invalid.checkpointSequenceNumber,
+      to: reset.sequenceNumber,
+    });
+    await raceAbort(store.write(scope, reset, claim.fence, { replacing: invalid.checkpointSequenceNumber }), signal);
+    return reset;
   }
 
   #noteRetentionGap(partitionId: string, checkpoint: Checkpoint | undefined, props: PartitionProperties): void {

@@ -101,6 +101,8 @@ export interface ReceiverCounters {
   readonly eventsDropped: number;
   /** Attempts at a refused batch the partition held (no dead-letter store: the hub is the buffer). */
   readonly exportHolds: number;
+  /** Partition starts that found a checkpoint beyond the partition's last event (`on_invalid_checkpoint`). */
+  readonly invalidCheckpoints: number;
 }
 
 /** Restarts of partition readers by reason: `transient`, `permanent`, `stalled` (reopened by the pump), `ownershipLost`, `error`, `startFailed` (by the owner). */

@@ -44,6 +44,8 @@ interface Failure {
   error: string | undefined;
   permanent: boolean;
   configKey: string | undefined;
+  /** The error's stable code, when it has one (e.g. `InvalidCheckpoint`). */
+  code?: string;
 }
 
 interface PartitionTrack extends Failure {
@@ -64,7 +66,8 @@ class ReceiverTracker {
 
 function failureOf(error: Error, since: number, previous?: Failure): Failure {
   const { permanent, configKey } = failureHints(error);
-  return { since: previous?.since ?? since, error: error.message, permanent, configKey };
+  const code = (error as { code?: unknown }).code;
+  return { since: previous?.since ?? since, error: error.message, permanent, configKey, ...(typeof code === 'string' ? { code } : {}) };
 }
 
 /**
@@ -200,7 +203,10 @@ export class HealthState {
       ...withPartitions,
     });
     // A permanent failure will not heal by waiting: report it at once, naming the key to fix.
-    for (const f of [t.hub, t.storage, ...t.partitions.values()]) if (f?.permanent) return failed('misconfigured', f);
+    // A checkpoint beyond the partition's end is not a config typo but needs an operator all the same.
+    for (const f of [t.hub, t.storage, ...t.partitions.values()]) {
+      if (f?.permanent) return failed(f.code === 'InvalidCheckpoint' ? 'invalidCheckpoint' : 'misconfigured', f);
+    }
     const lasting = (f: Failure | undefined): f is Failure =>
       f !== undefined && now - f.since >= this.#unhealthyAfterMs;
     if (lasting(t.hub)) return failed('hubUnreachable', t.hub);

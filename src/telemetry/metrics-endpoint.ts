@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Meter } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
@@ -14,10 +15,14 @@ export interface MetricsEndpointOptions {
   readonly serviceName?: string;
   /** `service.version` on `target_info`. Default unset. */
   readonly serviceVersion?: string;
+  /** `service.instance.id` on `target_info`. Default a random UUID per endpoint, as the collector. */
+  readonly serviceInstanceId?: string;
 }
 
 export interface MetricsEndpoint {
   readonly meter: Meter;
+  /** The `service.instance.id` this endpoint reports. */
+  readonly serviceInstanceId: string;
   /** The bound host and port (the real port when 0 was asked for). */
   readonly host: string;
   readonly port: number;
@@ -33,11 +38,13 @@ export interface MetricsEndpoint {
  * a gauge series the callbacks no longer observe (a partition given away) disappears.
  */
 export async function startMetricsEndpoint(options: MetricsEndpointOptions = {}): Promise<MetricsEndpoint> {
+  const serviceInstanceId = options.serviceInstanceId ?? randomUUID();
   const exporter = new LiveGaugesPrometheusExporter({ preventServerStart: true, withoutScopeInfo: true });
   const provider = new MeterProvider({
     readers: [exporter],
     resource: resourceFromAttributes({
       'service.name': options.serviceName ?? SELF_METRICS_SCOPE,
+      'service.instance.id': serviceInstanceId,
       ...(options.serviceVersion ? { 'service.version': options.serviceVersion } : {}),
     }),
   });
@@ -59,6 +66,7 @@ export async function startMetricsEndpoint(options: MetricsEndpointOptions = {})
   let stopping: Promise<void> | undefined;
   return {
     meter: provider.getMeter(SELF_METRICS_SCOPE),
+    serviceInstanceId,
     host: bound.host,
     port: bound.port,
     shutdown() {

@@ -72,6 +72,12 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
     'Refused exports a partition held and retried (no dead-letter store: nothing dropped).',
     '{attempts}',
   ],
+  [
+    `${RECEIVER_METRIC_PREFIX}invalid_checkpoints`,
+    'invalidCheckpoints',
+    'Partition starts that found a checkpoint beyond the last event of the partition (recreated hub, reused container).',
+    '{checkpoints}',
+  ],
 ];
 
 /** Partition states of `partition_state`; every state of a partition is reported, 1 for the current one. */

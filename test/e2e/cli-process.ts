@@ -27,9 +27,20 @@ export interface CliProcess {
   exited(timeoutMs: number): Promise<number>;
 }
 
-export function startCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+/** Where and as whom the CLI runs; defaults: this checkout's bin, the test's user and directory. */
+export interface CliSpawnOptions {
+  readonly bin?: string;
+  readonly cwd?: string;
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+export function startCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, how: CliSpawnOptions = {}): CliProcess {
+  const child = spawn(process.execPath, [how.bin ?? BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: how.cwd,
+    uid: how.uid,
+    gid: how.gid,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ...env },
   });
   let out = '';

@@ -31,3 +31,23 @@ test('npm start shows decoded Azure resource logs within 30 s, then stops cleanl
   assert.doesNotMatch(out, /SharedAccessKey=(?!\*\*\*)[^;\s]+/, 'no key printed');
   assert.doesNotMatch(out, /AccountKey=/, 'no storage key printed');
 });
+
+test('npm start with the metrics port taken names the variable that moves it, without a stack trace', { timeout: 90_000 }, async (t) => {
+  const { createServer } = await import('node:net');
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const address = `127.0.0.1:${(taken.address() as { port: number }).port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts', '--duration', '30'], {
+    env: { ...process.env, METRICS_ADDRESS: address, HEALTH_ENDPOINT: '127.0.0.1:0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => child.kill('SIGKILL'));
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  assert.equal(code, 1, out.slice(-2000));
+  assert.match(out, new RegExp(`${address.replace(/\./g, '\\.')} is already in use.*set METRICS_ADDRESS`));
+  assert.doesNotMatch(out, /\n\s+at /, 'no stack trace');
+});

@@ -44,7 +44,8 @@ export const GO_RECEIVER_NAMES: AzureNames = {
   resultSignature: 'azure.result.signature',
   resultDescription: 'azure.result.description',
   duration: 'azure.duration',
-  callerIpAddress: 'network.peer.address',
+  // semconv v1.13 `net.sock.peer.addr`, which the Go receiver still writes (later renamed network.peer.address).
+  callerIpAddress: 'net.sock.peer.addr',
   correlationId: 'azure.correlation.id',
   identity: 'azure.identity',
   location: 'cloud.region',

@@ -3,7 +3,8 @@ import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, SEMCONV_PROPERTY_NAMES, type AzureNames } from './azure-names.ts';
 import { nestsDeeperThan } from './parse-json.ts';
-import { RecordAttributes } from './event-attributes.ts';
+import { EVENT_METADATA_ATTRIBUTES, RecordAttributes } from './event-attributes.ts';
+import { goSeverity } from './go-severity.ts';
 import { makeRecord } from './records.ts';
 import type { ResourceCache } from './resource-cache.ts';
 import { parseSeverity, type Severity } from './severity.ts';
@@ -29,6 +30,7 @@ export interface AzureMapping {
 // What a top-level field is. Timestamp fields are TIME_BASE + their priority.
 const EXTRA = 0; // outside the common schema: kept as azure.<field>, value as is
 const AS_STRING = 1; // common schema, typed string by the Go receiver: numbers/booleans become strings
+const ALWAYS_STRING = 9; // as AS_STRING, and the Go receiver writes it ("" when absent): category, operationName
 const AS_IS = 2; // common schema, any value (identity)
 const RESOURCE_ID = 3;
 const RESULT_DESCRIPTION = 4;
@@ -45,9 +47,9 @@ export const TIMESTAMP_FIELDS = ['time', 'timeStamp', 'TimeGenerated', 'EventTim
 const FIELDS: ReadonlyMap<string, readonly [number, keyof AzureNames | undefined]> = new Map<string, readonly [number, keyof AzureNames | undefined]>([
   ['resourceid', [RESOURCE_ID, 'resourceId']],
   ['tenantid', [AS_STRING, 'tenantId']],
-  ['operationname', [AS_STRING, 'operationName']],
+  ['operationname', [ALWAYS_STRING, 'operationName']],
   ['operationversion', [AS_STRING, 'operationVersion']],
-  ['category', [AS_STRING, 'category']],
+  ['category', [ALWAYS_STRING, 'category']],
   ['resulttype', [AS_STRING, 'resultType']],
   ['resultsignature', [AS_STRING, 'resultSignature']],
   ['resultdescription', [RESULT_DESCRIPTION, 'resultDescription']],
@@ -85,7 +87,9 @@ function keyInfo(cache: KeyCache, key: string, names: AzureNames): KeyInfo {
   let info = cache.get(key);
   if (info === undefined) {
     const [kind, nameKey] = FIELDS.get(key.toLowerCase()) ?? [EXTRA, undefined];
-    const extraName = names.extraPrefix + key;
+    let extraName = names.extraPrefix + key;
+    // A field never takes an Event Hubs metadata name (`eventhubs.message.offset` would be azure.eventhubs...).
+    if (EVENT_METADATA_ATTRIBUTES.has(extraName)) extraName = `${names.extraPrefix}record.${key}`;
     info = { kind, attribute: nameKey ? (names[nameKey] as string) : extraName, extraName };
     if (cache.size < MAX_KEY_CACHE_ENTRIES) cache.set(key, info);
   }
@@ -117,9 +121,28 @@ function levelIn(properties: unknown): unknown {
   return p.level ?? p.Level;
 }
 
+const INTEGER_TEXT = /^[+-]?[0-9]+$/;
+
+/**
+ * `durationMs` as the Go receiver reads it: a base-10 integer, given as a number or as text, is an int.
+ * Undefined for anything else, which Go drops and we keep under the field's own name, so that
+ * `azure.duration` always holds an integer.
+ */
+function goDuration(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
+  return typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : undefined;
+}
+
+const asText = (value: unknown) =>
+  (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
+
 /**
  * Maps one resource-log record. `base` holds the event's metadata and is copied, never modified.
  * A record whose timestamp fell back to the enqueued time carries ATTR_TIMESTAMP_FALLBACK.
+ *
+ * Default mode (`semanticConventions` false) writes what the Go receiver's default translator
+ * (pkg/translator/azure) writes: no body, empty common fields left out, `properties` as sent, severity from
+ * `Level` by Go's rule. Fields Go drops are kept (`azure.<field>`); docs/formats.md lists every difference.
  */
 export function mapAzureRecord(
   source: Record<string, unknown>,
@@ -130,9 +153,11 @@ export function mapAzureRecord(
 ): ReadableLogRecord {
   const names = m.names;
   const depth = m.maxNestingDepth;
+  const goDefault = !m.semanticConventions;
   const attributes = new RecordAttributes(base);
   let resourceId: string | undefined;
   let level: unknown;
+  let levelKey = '';
   let properties: unknown;
   let eventProperties: unknown;
   let eventPropertiesKey = '';
@@ -151,11 +176,16 @@ export function mapAzureRecord(
     }
     switch (info.kind) {
       case EXTRA:
-      case AS_IS:
         attributes[info.attribute] = value as LogBody;
         break;
+      case AS_IS:
+        // Go leaves out a null identity (a nil pointer).
+        if (value !== null || !goDefault) attributes[info.attribute] = value as LogBody;
+        break;
       case AS_STRING:
-        attributes[info.attribute] = (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
+      case ALWAYS_STRING:
+        // Go writes these only when not empty (category and operationName always, "" when absent; below).
+        if (!goDefault || (value !== null && value !== '')) attributes[info.attribute] = asText(value);
         break;
       case RESOURCE_ID:
         if (typeof value === 'string') resourceId = value;
@@ -163,19 +193,37 @@ export function mapAzureRecord(
         break;
       case RESULT_DESCRIPTION:
         resultDescription = value;
-        attributes[info.attribute] = (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
+        if (!goDefault || (value !== null && value !== '')) attributes[info.attribute] = asText(value);
         break;
       case DURATION: {
+        if (goDefault) {
+          const ms = goDuration(value);
+          if (ms !== undefined) attributes[info.attribute] = ms;
+          else if (value !== null && value !== '') attributes[info.extraName] = value as LogBody;
+          break;
+        }
         const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
         attributes[info.attribute] = (typeof n === 'number' && Number.isFinite(n) ? n : value) as LogBody;
         break;
       }
       case LEVEL:
-        if (typeof value === 'string' || typeof value === 'number') level = value;
-        else attributes[info.extraName] = value as LogBody;
+        if (typeof value === 'string' || typeof value === 'number') {
+          // Both `Level` and `level` (Data Factory): the last sets the severity, as in Go's case-insensitive
+          // decoding; the earlier one is kept under its own name instead of being lost.
+          if (level !== undefined) attributes[keyInfo(m.keys, levelKey, names).extraName] = level as LogBody;
+          level = value;
+          levelKey = key;
+        } else if (value !== null || !goDefault) {
+          attributes[info.extraName] = value as LogBody;
+        }
         break;
       case PROPERTIES: properties = value; break;
       case EVENT_PROPERTIES:
+        // Go's default translator does not read EventProperties: it is a field like any other there.
+        if (goDefault) {
+          attributes[info.extraName] = value as LogBody;
+          break;
+        }
         eventProperties = value;
         eventPropertiesKey = info.extraName;
         break;
@@ -216,20 +264,31 @@ export function mapAzureRecord(
     attributes[ATTR_TIMESTAMP_FALLBACK] = firstTimeKey === undefined ? 'missing' : 'unparsable';
   }
 
-  // `properties` wins over `EventProperties` (as in the Go receiver); the loser is kept under its own name.
+  if (goDefault) {
+    if (attributes[names.category] === undefined) attributes[names.category] = '';
+    if (attributes[names.operationName] === undefined) attributes[names.operationName] = '';
+    if (properties !== undefined && properties !== null) attributes[names.properties] = properties as LogBody;
+    attributes[ATTR_CLOUD_PROVIDER] = CLOUD_PROVIDER_AZURE;
+    const severity = goSeverity(level);
+    const resource = m.resources.get(resourceId);
+    return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text);
+  }
+
+  // `properties` wins over `EventProperties`; the loser is kept under its own name.
   if (properties === undefined || properties === null) {
     properties = eventProperties;
   } else if (eventProperties !== undefined) {
     attributes[eventPropertiesKey] = eventProperties as LogBody;
   }
   if (properties !== undefined && properties !== null) {
-    if (m.semanticConventions && typeof properties === 'object' && !Array.isArray(properties)) {
+    if (typeof properties === 'object' && !Array.isArray(properties)) {
       const rest: Record<string, unknown> = {};
       let restCount = 0;
       for (const key in properties as Record<string, unknown>) {
         const value = (properties as Record<string, unknown>)[key];
         const mapped = SEMCONV_PROPERTY_NAMES.get(key);
-        if (mapped !== undefined) attributes[mapped] = value as LogBody;
+        // Never lifted over Event Hubs metadata (CsHost would take server.address): such a field stays here.
+        if (mapped !== undefined && !EVENT_METADATA_ATTRIBUTES.has(mapped)) attributes[mapped] = value as LogBody;
         else {
           // JSON.parse makes "__proto__" an own key; plain assignment would set the prototype instead.
           if (key === '__proto__') Object.defineProperty(rest, key, { value, enumerable: true, writable: true, configurable: true });

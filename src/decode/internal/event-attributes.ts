@@ -77,3 +77,13 @@ export const RecordAttributes = function RecordAttributes(this: LogAttributes, b
   if (id !== undefined) this[ATTR_MESSAGING_MESSAGE_ID] = id;
 } as unknown as RecordAttributesConstructor;
 (RecordAttributes as unknown as { prototype: object }).prototype = Object.prototype;
+
+/**
+ * Every attribute name the event metadata uses. Nothing decoded from an event's content may take one of these
+ * names: they are documented as always describing the Event Hubs side (server.address is the namespace).
+ */
+export const EVENT_METADATA_ATTRIBUTES: ReadonlySet<string> = new Set([
+  ATTR_MESSAGING_SYSTEM, ATTR_MESSAGING_DESTINATION_NAME, ATTR_MESSAGING_CONSUMER_GROUP_NAME,
+  ATTR_MESSAGING_DESTINATION_PARTITION_ID, ATTR_MESSAGING_MESSAGE_ID, ATTR_SERVER_ADDRESS, ATTR_EVENTHUBS_ENQUEUED_TIME,
+  ATTR_EVENTHUBS_SEQUENCE_NUMBER, ATTR_EVENTHUBS_OFFSET, ATTR_EVENTHUBS_PARTITION_KEY,
+]);

@@ -14,19 +14,25 @@ export class ResourceCache {
   readonly #extra: Readonly<Record<string, string>>;
   /** The resource for records without a resource id. */
   readonly empty: Resource;
+  /** What get() gives for a missing or empty id: `empty`, or a resource whose id attribute is "". */
+  readonly #noId: Resource;
   #lastId = '';
   #last: Resource;
 
-  /** @param idKey attribute that holds the id; @param extra attributes every resource carries. */
-  constructor(idKey: string, extra: Readonly<Record<string, string>> = {}) {
+  /**
+   * @param idKey attribute that holds the id; @param extra attributes every resource carries;
+   * @param blankId a record without an id gets `idKey` = "" (the Go receiver's default translator does this).
+   */
+  constructor(idKey: string, extra: Readonly<Record<string, string>> = {}, blankId = false) {
     this.#idKey = idKey;
     this.#extra = extra;
     this.empty = resourceFromAttributes({ ...extra });
+    this.#noId = blankId ? resourceFromAttributes({ ...extra, [idKey]: '' }) : this.empty;
     this.#last = this.empty;
   }
 
   get(id: string | undefined): Resource {
-    if (id === undefined || id === '') return this.empty;
+    if (id === undefined || id === '') return this.#noId;
     // Records of one event usually share a resource: skip the hash lookup for a repeat.
     if (id === this.#lastId) return this.#last;
     let resource = this.#byId.get(id);

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { durationMs } from '../../config/duration.ts';
 import type { HttpListener } from '../../telemetry/internal/http-listener.ts';
@@ -7,6 +6,7 @@ import { DEFAULT_SAMPLE_INTERVAL_MS, FleetRecorder, type ObservedReceiver } from
 import { ZPAGES } from '../../telemetry/zpages/html.ts';
 import { DEFAULT_ZPAGES_ENDPOINT, startZPagesServer } from '../../telemetry/zpages/zpages-server.ts';
 import type { Extension, ExtensionFactory, ServiceInfo } from '../extension-factory.ts';
+import { packageVersion } from '../package-version.ts';
 
 /** The `zpages` section: `endpoint` as in the collector's zpages extension, plus how often lag is sampled. */
 export const zpagesConfigSchema = z.strictObject({
@@ -36,15 +36,6 @@ function observable(receiver: unknown): receiver is ObservedReceiver {
 function retentionOf(config: unknown): number | undefined {
   const retention = (config as { retention?: unknown } | undefined)?.retention;
   return typeof retention === 'number' && retention > 0 ? retention : undefined;
-}
-
-async function packageVersion(): Promise<string> {
-  try {
-    const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }
 
 /**

@@ -100,7 +100,7 @@ export class ConsumerLink {
         payload.subarray(0, at),
         runtimeInfoSection({
           lastSequenceNumber: last.sequenceNumber,
-          lastOffset: last.offset,
+          lastOffset: log.offsets.text(last.offset),
           lastEnqueuedTimeMs: last.enqueuedTimeMs,
           retrievalTimeMs: Date.now(),
         }),

@@ -63,7 +63,8 @@ export interface StampedMessage {
 
 export interface EventStamp {
   sequenceNumber: number;
-  offset: number;
+  /** The offset as clients see it (OffsetFormat.text). */
+  offset: string;
   enqueuedTimeMs: number;
   /** Used when the event itself has no `x-opt-partition-key` but its envelope had one. */
   partitionKey?: string;
@@ -112,7 +113,7 @@ export function stampEvent(message: Buffer, stamp: EventStamp): StampedMessage {
   }
   kept.push(
     KEY_SEQUENCE_NUMBER, encodeInt64(0x81, stamp.sequenceNumber),
-    KEY_OFFSET, encodeString(String(stamp.offset)),
+    KEY_OFFSET, encodeString(stamp.offset),
     KEY_ENQUEUED_TIME, encodeInt64(0x83, stamp.enqueuedTimeMs),
   );
   pairs += 3;
@@ -125,7 +126,8 @@ export function stampEvent(message: Buffer, stamp: EventStamp): StampedMessage {
 
 export interface RuntimeInfo {
   lastSequenceNumber: number;
-  lastOffset: number;
+  /** As clients see it (OffsetFormat.text). */
+  lastOffset: string;
   lastEnqueuedTimeMs: number;
   retrievalTimeMs: number;
 }
@@ -134,7 +136,7 @@ export interface RuntimeInfo {
 export function runtimeInfoSection(info: RuntimeInfo): Buffer {
   return encodeMapSection(SECTION_DELIVERY_ANNOTATIONS, [
     KEY_LAST_SEQUENCE, encodeInt64(0x81, info.lastSequenceNumber),
-    KEY_LAST_OFFSET, encodeString(String(info.lastOffset)),
+    KEY_LAST_OFFSET, encodeString(info.lastOffset),
     KEY_LAST_TIME, encodeInt64(0x83, info.lastEnqueuedTimeMs),
     KEY_RETRIEVAL_TIME, encodeInt64(0x83, info.retrievalTimeMs),
   ], 4);

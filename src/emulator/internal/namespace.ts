@@ -2,6 +2,7 @@
  * The emulated namespace: hubs, their partitions' logs and their consumer groups. Entity names compare
  * case-insensitively, as on the service. `$Default` always exists.
  */
+import { NUMERIC_OFFSETS, type OffsetFormat } from './offset-format.ts';
 import { DEFAULT_MAX_PARTITIONS, tierHint, tierQuotas, type TierQuotas } from '../tier-quotas.ts';
 import type { EmulatorHubConfig } from '../types.ts';
 import { PartitionLog } from './partition-log.ts';
@@ -17,9 +18,9 @@ export class Hub {
   readonly consumerGroups = new Map<string, string>(); // lower-cased → as configured
   private roundRobin = 0;
 
-  constructor(readonly name: string, partitionCount: number, consumerGroups: string[]) {
+  constructor(readonly name: string, partitionCount: number, consumerGroups: string[], offsets: OffsetFormat = NUMERIC_OFFSETS) {
     this.partitionIds = Array.from({ length: partitionCount }, (_, i) => String(i));
-    this.logs = this.partitionIds.map((id) => new PartitionLog(name, id));
+    this.logs = this.partitionIds.map((id) => new PartitionLog(name, id, offsets));
     for (const cg of [DEFAULT_CONSUMER_GROUP, ...consumerGroups]) this.consumerGroups.set(cg.toLowerCase(), cg);
   }
 
@@ -60,7 +61,11 @@ export function validateHubConfig(config: EmulatorHubConfig, quotas: TierQuotas 
 export class Namespace {
   private readonly hubs = new Map<string, Hub>();
 
-  constructor(private readonly sharedConsumerGroups: string[], readonly quotas: TierQuotas = tierQuotas()) {}
+  constructor(
+    private readonly sharedConsumerGroups: string[],
+    readonly quotas: TierQuotas = tierQuotas(),
+    private readonly offsets: OffsetFormat = NUMERIC_OFFSETS,
+  ) {}
 
   /** Adds a hub; throws when it breaks a quota of the namespace's tier (the service refuses such a hub too). */
   add(config: EmulatorHubConfig): Hub {
@@ -68,7 +73,7 @@ export class Namespace {
     const key = config.name.toLowerCase();
     if (this.hubs.has(key)) throw new Error(`hub '${config.name}' already exists`);
     this.checkNamespaceQuotas(config);
-    const hub = new Hub(config.name, config.partitions, [...this.sharedConsumerGroups, ...(config.consumerGroups ?? [])]);
+    const hub = new Hub(config.name, config.partitions, [...this.sharedConsumerGroups, ...(config.consumerGroups ?? [])], this.offsets);
     this.hubs.set(key, hub);
     return hub;
   }

@@ -4,6 +4,7 @@
  * older than the retention are dropped from the front and the first sequence number advances.
  */
 import { stampEvent } from './event-message.ts';
+import { NUMERIC_OFFSETS, type OffsetFormat } from './offset-format.ts';
 
 export interface StoredEvent {
   readonly sequenceNumber: number;
@@ -27,7 +28,12 @@ export class PartitionLog {
   private lastEnqueuedTimeMs = 0;
   private readonly listeners = new Set<() => void>();
 
-  constructor(readonly hub: string, readonly partitionId: string) {}
+  constructor(
+    readonly hub: string,
+    readonly partitionId: string,
+    /** How offsets are written for clients (numeric, or opaque as on geo-replicated namespaces). */
+    readonly offsets: OffsetFormat = NUMERIC_OFFSETS,
+  ) {}
 
   /** Appends encoded event messages; returns the stored events. */
   append(messages: Buffer[], partitionKey?: string, nowMs = Date.now()): StoredEvent[] {
@@ -37,7 +43,7 @@ export class PartitionLog {
     for (const message of messages) {
       const stamped = stampEvent(message, {
         sequenceNumber: this.nextSequenceNumber,
-        offset: this.nextOffset,
+        offset: this.offsets.text(this.nextOffset),
         enqueuedTimeMs,
         ...(partitionKey !== undefined ? { partitionKey } : {}),
       });

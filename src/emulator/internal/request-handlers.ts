@@ -94,7 +94,7 @@ export function handleManagement(request: any, namespace: Namespace, endpoint: s
         partition: types.wrap_string(partitionId),
         begin_sequence_number: types.wrap_long(log.beginSequenceNumber),
         last_enqueued_sequence_number: types.wrap_long(last.sequenceNumber),
-        last_enqueued_offset: types.wrap_string(String(last.offset)),
+        last_enqueued_offset: types.wrap_string(log.offsets.text(last.offset)),
         last_enqueued_time_utc: types.wrap_timestamp(last.enqueuedTimeMs),
         is_partition_empty: log.isEmpty,
       }),

@@ -12,6 +12,9 @@ export type StartPosition =
   | { kind: 'time'; timeMs: number; inclusive: boolean }
   | { kind: 'earliest' };
 
+/** Offsets with a meaning of their own in every format: before the first event, and the next new one. */
+const SPECIAL_OFFSETS = new Set(['-1', '@latest']);
+
 const FILTER_PATTERN = /^\s*amqp\.annotation\.x-opt-(offset|sequence-number|enqueued-time)\s*(>=|>)\s*'([^']*)'\s*$/i;
 
 /** Parses a selector-filter expression; throws an Error with a user-facing reason when it is not one. */
@@ -22,8 +25,10 @@ export function parseStartFilter(expression: string | undefined): StartPosition 
   const field = m[1]!.toLowerCase();
   const inclusive = m[2] === '>=';
   const value = m[3]!;
+  // Whether an offset is one the partition wrote is checked against its log (offsetRefusal): offsets may
+  // be opaque strings (geo-replicated namespaces).
   if (field === 'offset') {
-    if (value !== '-1' && value !== '@latest' && !/^\d+$/.test(value)) throw new Error(`The offset '${value}' is not valid.`);
+    if (value === '') throw new Error(`The offset '${value}' is not valid.`);
     return { kind: 'offset', offset: value, inclusive };
   }
   const n = Number(value);
@@ -41,15 +46,16 @@ export function parseStartFilter(expression: string | undefined): StartPosition 
  */
 export function pastEndRefusal(position: StartPosition, log: PartitionLog): string | undefined {
   const last = log.lastEnqueuedPosition;
+  if (position.kind === 'offset' && !SPECIAL_OFFSETS.has(position.offset)) {
+    const offset = log.offsets.parse(position.offset);
+    if (offset === undefined) return `The offset '${position.offset}' is not valid.`;
+    if (offset <= last.offset || (position.inclusive && offset <= log.nextOffsetValue)) return undefined;
+    return `The supplied offset '${position.offset}' is invalid. The last offset in the system is '${log.offsets.text(last.offset)}'.`;
+  }
   if (position.kind === 'sequence') {
     const first = position.inclusive ? position.sequenceNumber : position.sequenceNumber + 1;
     if (first <= last.sequenceNumber + 1) return undefined;
     return `The supplied sequence number '${position.sequenceNumber}' is invalid. The last sequence number in the system is '${last.sequenceNumber}'.`;
-  }
-  if (position.kind === 'offset' && /^\d+$/.test(position.offset)) {
-    const offset = Number(position.offset);
-    if (offset <= last.offset || (position.inclusive && offset <= log.nextOffsetValue)) return undefined;
-    return `The supplied offset '${position.offset}' is invalid. The last offset in the system is '${last.offset}'.`;
   }
   return undefined;
 }
@@ -66,7 +72,7 @@ export function resolveStartSequenceNumber(position: StartPosition, log: Partiti
     case 'offset':
       if (position.offset === '-1') seq = begin;
       else if (position.offset === '@latest') seq = end;
-      else seq = log.seekOffset(Number(position.offset), position.inclusive);
+      else seq = log.seekOffset(log.offsets.parse(position.offset) ?? Number.MAX_SAFE_INTEGER, position.inclusive);
       break;
     case 'sequence':
       seq = position.inclusive ? position.sequenceNumber : position.sequenceNumber + 1;

@@ -97,3 +97,42 @@ function typed(value: unknown): string {
   if (Array.isArray(value)) return `Slice(${plain(value)})`;
   return `Map(${plain(value)})`;
 }
+
+const SHORT_SEVERITY = ['', 'TRACE', 'TRACE', 'TRACE', 'TRACE', 'DEBUG', 'DEBUG', 'DEBUG', 'DEBUG', 'INFO', 'INFO', 'INFO', 'INFO', 'WARN', 'WARN', 'WARN', 'WARN', 'ERROR', 'ERROR', 'ERROR', 'ERROR', 'FATAL', 'FATAL', 'FATAL', 'FATAL'];
+const CATEGORY_KEYS = ['azure.category', 'category', 'event.name'];
+const OPERATION_KEYS = ['azure.operation.name', 'operation.name'];
+
+/**
+ * One line per record for a person watching a terminal: time, severity, category (or operation), body;
+ * cut to `width` characters. No batch line: `npm start` prints its own status line. Not a collector
+ * verbosity (the collector has basic, normal and detailed); the others stay as the collector prints them.
+ */
+export function formatCompact(batch: LogBatch, width: number): string {
+  let out = '';
+  for (const r of batch.records) {
+    const ms = r.hrTime[0] * 1000 + Math.floor(r.hrTime[1] / 1e6);
+    const time = Number.isFinite(ms) ? new Date(ms).toISOString().slice(11, 23) : '??:??:??.???';
+    const severity = (SHORT_SEVERITY[r.severityNumber ?? 0] || r.severityText || '-').slice(0, 5).padEnd(5);
+    const body = r.body as unknown;
+    const map = typeof body === 'object' && body !== null && !Array.isArray(body) && !(body instanceof Uint8Array) ? (body as Record<string, unknown>) : undefined;
+    const what = firstString(r.attributes, CATEGORY_KEYS) ?? firstString(map, CATEGORY_KEYS) ?? firstString(r.attributes, OPERATION_KEYS) ?? firstString(map, OPERATION_KEYS) ?? r.eventName ?? '-';
+    // Go's default layout leaves most bodies empty: show the operation and the properties instead.
+    const shown = plain(map?.message ?? body) || [firstString(r.attributes, OPERATION_KEYS), plain(r.attributes['azure.properties'])].filter(Boolean).join(' ');
+    const text = shown.replace(/\s+/g, ' ');
+    out += cut(`${time} ${severity} ${what.padEnd(24)} ${text}`, width) + '\n';
+  }
+  return out;
+}
+
+function firstString(attrs: Readonly<Record<string, unknown>> | undefined, keys: readonly string[]): string | undefined {
+  if (!attrs) return undefined;
+  for (const k of keys) {
+    const v = attrs[k];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
+}
+
+function cut(line: string, width: number): string {
+  return line.length <= width ? line : `${line.slice(0, Math.max(1, width - 1))}…`;
+}

@@ -19,6 +19,7 @@ export function servicezBody(info: ServiceInfo | undefined, facts: ProcessFacts)
     ['Distribution', `otelcol-azure-eventhub ${facts.version}`],
     ['Node.js', `${process.version} (V8 ${process.versions.v8}) on ${process.platform}/${process.arch}`],
     ['Host', hostname()],
+    ['service.instance.id', info?.serviceInstanceId ?? '— (self-metrics off)'],
     ['Process id', process.pid],
     ['Started', info ? isoTime(info.startedAt) : '—'],
     ['Uptime', duration(process.uptime())],

@@ -117,7 +117,8 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.equal(a['azure.tenant.id'], 'tenant-1');
     assert.deepEqual(a['azure.identity'], { claim: { appid: 'app' } });
     assert.deepEqual(a['azure.properties'], { requestUri: 'https://kv/', httpStatusCode: 200, nested: { a: [1, 2.5, { b: null }] } });
-    assert.equal(a['network.peer.address'], '10.0.0.1');
+    assert.equal(a['net.sock.peer.addr'], '10.0.0.1', 'semconv 1.13 name, as the Go receiver writes it');
+    assert.equal(a['network.peer.address'], undefined);
     assert.equal(a['cloud.region'], 'westeurope');
     assert.equal(a['cloud.provider'], 'azure');
     assert.equal(r!.severityNumber, SeverityNumber.WARN);
@@ -143,27 +144,76 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.deepEqual(r!.resource.attributes, { 'azure.resource.id': '/x' });
   });
 
-  test('properties wins over EventProperties, which is then kept under its own name', () => {
+  test('properties are kept as sent, a JSON string too; EventProperties is a field like any other', () => {
     const only = decodeOne({ records: [{ EventProperties: { a: 1 } }] }).records[0]!.attributes;
-    assert.deepEqual(only['azure.properties'], { a: 1 });
-    const both = decodeOne({ records: [{ properties: { p: 1 }, EventProperties: { e: 1 } }] }).records[0]!.attributes;
-    assert.deepEqual(both['azure.properties'], { p: 1 });
-    assert.deepEqual(both['azure.EventProperties'], { e: 1 });
+    assert.equal(only['azure.properties'], undefined);
+    assert.deepEqual(only['azure.EventProperties'], { a: 1 });
+    const text = decodeOne({ records: [{ properties: '{"CsMethod":"GET"}' }] }).records[0]!.attributes;
+    assert.equal(text['azure.properties'], '{"CsMethod":"GET"}');
+    assert.equal(text['http.request.method'], undefined, 'no lifting in default mode');
   });
 
-  test('severity falls back to properties.level (Functions) and is absent when no level exists', () => {
-    const [withProps] = decodeOne({ records: [{ properties: { level: 'Error' } }] }).records;
-    assert.equal(withProps!.severityNumber, SeverityNumber.ERROR);
-    const [none] = decodeOne({ records: [{ category: 'x' }] }).records;
+  test('severity: Go\'s rule, from Level/level only (no properties.level fallback)', () => {
+    const sev = (level: unknown) => {
+      const [r] = decodeOne({ records: [{ Level: level, properties: { level: 'Error' } }] }).records;
+      return [r!.severityNumber, r!.severityText];
+    };
+    assert.deepEqual(sev('Informational'), [SeverityNumber.INFO, 'Informational']);
+    assert.deepEqual(sev('Critical'), [SeverityNumber.FATAL, 'Critical']);
+    assert.deepEqual(sev(4), [SeverityNumber.TRACE4, '4'], 'a number is the severity number, not an ETW level');
+    assert.deepEqual(sev('17'), [SeverityNumber.ERROR, '17']);
+    assert.deepEqual(sev('Information'), [SeverityNumber.UNSPECIFIED, 'Information'], 'only four names, case-sensitive');
+    assert.deepEqual(sev('warning'), [SeverityNumber.UNSPECIFIED, 'warning']);
+    assert.deepEqual(sev(0), [SeverityNumber.UNSPECIFIED, '0']);
+    assert.deepEqual(sev(99), [SeverityNumber.UNSPECIFIED, '99'], 'past FATAL4 is no valid severity number');
+    const [none] = decodeOne({ records: [{ category: 'x', properties: { level: 'Error' } }] }).records;
     assert.equal(none!.severityNumber, undefined);
     assert.equal(none!.severityText, undefined);
   });
 
-  test('body is the message: properties.message, msg or log, else a non-empty resultDescription', () => {
-    assert.equal(decodeOne({ records: [{ properties: { message: 'm' }, resultDescription: 'd' }] }).records[0]!.body, 'm');
-    assert.equal(decodeOne({ records: [{ properties: { msg: 'fw' } }] }).records[0]!.body, 'fw');
-    assert.equal(decodeOne({ records: [{ resultDescription: 'd' }] }).records[0]!.body, 'd');
-    assert.equal(decodeOne({ records: [{ resultDescription: '' }] }).records[0]!.body, undefined);
+  test('Level and level both present (Data Factory): the last sets the severity, the other is kept', () => {
+    const [r] = decodeOne({ records: [{ Level: 4, category: 'PipelineRuns', level: 'Informational' }] }).records;
+    assert.equal(r!.severityNumber, SeverityNumber.INFO);
+    assert.equal(r!.severityText, 'Informational');
+    assert.equal(r!.attributes['azure.Level'], 4);
+    assert.equal(r!.attributes['azure.level'], undefined);
+    const [swapped] = decodeOne({ records: [{ level: 'Informational', Level: 4 }] }).records;
+    assert.equal(swapped!.severityNumber, SeverityNumber.TRACE4);
+    assert.equal(swapped!.attributes['azure.level'], 'Informational');
+  });
+
+  test('no body, as in the Go receiver: resultDescription and properties.message stay in their attributes', () => {
+    const [r] = decodeOne({ records: [{ properties: { message: 'm' }, resultDescription: 'd' }] }).records;
+    assert.equal(r!.body, undefined);
+    assert.equal(r!.attributes['azure.result.description'], 'd');
+    assert.deepEqual(r!.attributes['azure.properties'], { message: 'm' });
+  });
+
+  test('empty or null common fields are left out; category and operation name are always there', () => {
+    const [r] = decodeOne({ records: [{ time: '2024-05-14T09:30:00Z', tenantId: '', resultType: '', correlationId: null, location: '', callerIpAddress: '', identity: null, properties: null }] }).records;
+    for (const name of ['azure.tenant.id', 'azure.result.type', 'azure.correlation.id', 'cloud.region', 'net.sock.peer.addr', 'azure.identity', 'azure.properties']) {
+      assert.equal(name in r!.attributes, false, name);
+    }
+    assert.equal(r!.attributes['azure.category'], '');
+    assert.equal(r!.attributes['azure.operation.name'], '');
+    assert.deepEqual(r!.resource.attributes, { 'azure.resource.id': '' }, 'Go writes the id even when empty');
+  });
+
+  test('durationMs: an integer (number or text) is azure.duration; anything else is kept as azure.durationMs', () => {
+    const attrs = (durationMs: unknown) => decodeOne({ records: [{ durationMs }] }).records[0]!.attributes;
+    assert.equal(attrs('1234')['azure.duration'], 1234);
+    assert.equal(attrs(56)['azure.duration'], 56);
+    assert.equal(attrs('invalid')['azure.duration'], undefined);
+    assert.equal(attrs('invalid')['azure.durationMs'], 'invalid');
+    assert.equal(attrs(12.5)['azure.durationMs'], 12.5);
+  });
+
+  test('a record field never takes an Event Hubs metadata attribute name', () => {
+    const [r] = decodeOne({ records: [{ 'eventhubs.message.offset': 'mine', 'eventhubs.message.sequence_number': 1 }] }).records;
+    assert.equal(r!.attributes['azure.eventhubs.message.offset'], '1048576');
+    assert.equal(r!.attributes['azure.eventhubs.message.sequence_number'], 4711);
+    assert.equal(r!.attributes['azure.record.eventhubs.message.offset'], 'mine');
+    assert.equal(r!.attributes['azure.record.eventhubs.message.sequence_number'], 1);
   });
 
   test('one Resource object per resource id, across records and batches; records without an id share one', () => {
@@ -173,7 +223,7 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.notEqual(first[0]!.resource, first[1]!.resource);
     assert.equal(first[0]!.resource, second[0]!.resource);
     assert.equal(first[3]!.resource, second[1]!.resource);
-    assert.deepEqual(first[3]!.resource.attributes, {});
+    assert.deepEqual(first[3]!.resource.attributes, { 'azure.resource.id': '' });
     assert.equal(first[0]!.instrumentationScope, second[1]!.instrumentationScope, 'one stable scope object');
   });
 });
@@ -195,6 +245,13 @@ describe('azure format: apply_semantic_conventions', () => {
     assert.equal(a['azure.tenant.id'], undefined);
     assert.equal(a['cloud.provider'], undefined, 'on the resource instead');
     assert.equal(r!.eventName, 'az.resource.log');
+  });
+
+  test('a lifted property never overwrites Event Hubs metadata: CsHost stays in azure.properties', () => {
+    const [r] = decodeOne({ records: [record({ properties: { CsHost: 'www.example.com', CsMethod: 'GET' } })] }, semconv).records;
+    assert.equal(r!.attributes['server.address'], 'evhns-logs.servicebus.windows.net');
+    assert.deepEqual(r!.attributes['azure.properties'], { CsHost: 'www.example.com' });
+    assert.equal(r!.attributes['http.request.method'], 'GET');
   });
 });
 

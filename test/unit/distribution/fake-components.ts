@@ -60,7 +60,7 @@ export function recordingExporterFactory(type: string, journal: string[], create
 const ZERO_COUNTERS: ReceiverCounters = {
   eventsReceived: 0, bytesReceived: 0, recordsDecoded: 0, eventsFailedDecode: 0, recordsAccepted: 0, recordsRefused: 0,
   eventsDeadLettered: 0, checkpointWrites: 0, checkpointFailures: 0, backendReconnects: 0, eventsLostToRetention: 0,
-  eventsDropped: 0, exportHolds: 0,
+  eventsDropped: 0, exportHolds: 0, invalidCheckpoints: 0,
 };
 
 /** A receiver driven by the test: emit statuses, set stats, push batches into the pipeline. */

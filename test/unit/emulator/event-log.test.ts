@@ -4,6 +4,7 @@ import rhea from 'rhea';
 import { splitBatchEnvelope, stampEvent, runtimeInfoSection } from '../../../src/emulator/internal/event-message.ts';
 import { PartitionLog } from '../../../src/emulator/internal/partition-log.ts';
 import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber } from '../../../src/emulator/internal/start-position.ts';
+import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from '../../../src/emulator/internal/offset-format.ts';
 
 const { message } = rhea as any;
 
@@ -19,7 +20,7 @@ test('stamping keeps the producer sections and adds sequence number, offset (str
     message_annotations: { 'x-opt-partition-key': 'k', 'x-opt-sequence-number': 99, custom: 'keep' },
     delivery_annotations: { hop: 'drop' },
   });
-  const stamped = stampEvent(original, { sequenceNumber: 7, offset: 1234, enqueuedTimeMs: 1_700_000_000_000 });
+  const stamped = stampEvent(original, { sequenceNumber: 7, offset: '1234', enqueuedTimeMs: 1_700_000_000_000 });
   const decoded = message.decode(stamped.bytes);
   assert.equal(decoded.message_id, 'id-1');
   assert.equal(decoded.durable, true);
@@ -35,7 +36,7 @@ test('stamping keeps the producer sections and adds sequence number, offset (str
 
   // Runtime metrics go right after the header.
   const at = stamped.deliveryAnnotationsAt;
-  const withMetrics = Buffer.concat([stamped.bytes.subarray(0, at), runtimeInfoSection({ lastSequenceNumber: 9, lastOffset: 5000, lastEnqueuedTimeMs: 1, retrievalTimeMs: 2 }), stamped.bytes.subarray(at)]);
+  const withMetrics = Buffer.concat([stamped.bytes.subarray(0, at), runtimeInfoSection({ lastSequenceNumber: 9, lastOffset: '5000', lastEnqueuedTimeMs: 1, retrievalTimeMs: 2 }), stamped.bytes.subarray(at)]);
   const m = message.decode(withMetrics);
   assert.equal(m.delivery_annotations.last_enqueued_sequence_number, 9);
   assert.equal(m.delivery_annotations.last_enqueued_offset, '5000');
@@ -94,5 +95,27 @@ describe('pastEndRefusal (the service refuses a position past the end of the par
     assert.match(pastEndRefusal({ kind: 'offset', offset: '999999', inclusive: false }, log) ?? '', /The supplied offset '999999' is invalid/);
     assert.equal(pastEndRefusal({ kind: 'offset', offset: '@latest', inclusive: false }, log), undefined);
     assert.equal(pastEndRefusal({ kind: 'time', timeMs: Date.now() + 60_000, inclusive: false }, log), undefined);
+  });
+});
+
+describe('opaque offsets (geo-replicated namespaces)', () => {
+  test('offsets are opaque text that round-trips to the same event; numbers and unknown texts are refused', () => {
+    const log = new PartitionLog('hub', '0', OPAQUE_OFFSETS);
+    log.append([encodeEvent('a'), encodeEvent('bb'), encodeEvent('ccc')]);
+    const texts = [0, 1, 2].map((seq) => OPAQUE_OFFSETS.text(log.get(seq)!.offset));
+    for (const text of texts) assert.match(text, /^g1:[0-9a-f]{16}:r$/);
+    for (const text of texts) assert.ok(Number.isNaN(Number(text)), 'not a number a client could parse');
+    const stamped = message.decode(log.get(1)!.bytes);
+    assert.equal(stamped.message_annotations['x-opt-offset'], texts[1]);
+    // Resuming after an offset text starts at the next event; inclusive at that event.
+    assert.equal(resolveStartSequenceNumber(parseStartFilter(`amqp.annotation.x-opt-offset > '${texts[1]}'`), log), 2);
+    assert.equal(resolveStartSequenceNumber(parseStartFilter(`amqp.annotation.x-opt-offset >= '${texts[1]}'`), log), 1);
+    assert.equal(pastEndRefusal(parseStartFilter(`amqp.annotation.x-opt-offset > '${texts[2]}'`), log), undefined);
+    assert.match(pastEndRefusal(parseStartFilter("amqp.annotation.x-opt-offset > '12'"), log) ?? '', /The offset '12' is not valid/);
+    assert.match(pastEndRefusal(parseStartFilter("amqp.annotation.x-opt-offset > 'g1:zz:r'"), log) ?? '', /not valid/);
+    assert.equal(pastEndRefusal(parseStartFilter("amqp.annotation.x-opt-offset > '-1'"), log), undefined);
+    assert.equal(OPAQUE_OFFSETS.text(-1), '-1');
+    // The numeric format refuses opaque text the same way.
+    assert.equal(NUMERIC_OFFSETS.parse(texts[0]!), undefined);
   });
 });

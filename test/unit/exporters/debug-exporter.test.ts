@@ -19,10 +19,10 @@ function capture(): { stream: Writable; text: () => string; pending: (() => void
   return { stream, text: () => out, pending };
 }
 
-async function run(verbosity: string): Promise<string> {
+async function run(verbosity: string, extra: Record<string, unknown> = {}, batch = makeBatch(2, 'hello')): Promise<string> {
   const c = capture();
-  const exporter = await createDebugExporterFactory(c.stream).create(settings, debugExporterConfigSchema.parse({ verbosity }));
-  const done = exporter.consume(makeBatch(2, 'hello'));
+  const exporter = await createDebugExporterFactory(c.stream).create(settings, debugExporterConfigSchema.parse({ verbosity, ...extra }));
+  const done = exporter.consume(batch);
   await new Promise((r) => setImmediate(r));
   c.pending.forEach((f) => f());
   await done;
@@ -49,6 +49,18 @@ describe('debug exporter', () => {
     assert.match(text, /SeverityNumber: Info\(9\)/);
     assert.match(text, /Body: Str\(hello-0\)/);
     assert.match(text, /-> test\.index: Int\(1\)/);
+  });
+
+  test('compact: one line per record (time, severity, category, body), cut to line_width', async () => {
+    const batch = makeBatch(2, 'x'.repeat(300));
+    const first = batch.records[0]! as { attributes: Record<string, unknown> };
+    first.attributes['azure.category'] = 'AuditEvent';
+    const lines = (await run('compact', { line_width: 80 }, batch)).trimEnd().split('\n');
+    assert.equal(lines.length, 2, 'no batch summary line, one line per record');
+    assert.match(lines[0]!, /^22:13:20\.123 INFO {2}AuditEvent {15}xxx/);
+    for (const line of lines) assert.equal(line.length, 80, line);
+    assert.ok(lines[0]!.endsWith('…'));
+    assert.throws(() => debugExporterConfigSchema.parse({ verbosity: 'compact', line_width: 5 }));
   });
 
   test('acknowledges only after the write callback', async () => {

@@ -1,6 +1,6 @@
 import type { HubClient, OpenOptions, PartitionReader, ReceivedEvent } from '../../../src/backends/consumer.ts';
-import type { Checkpoint, CheckpointScope, CheckpointStore, OwnershipFence } from '../../../src/ownership/checkpoint.ts';
-import { CheckpointFencedError } from '../../../src/ownership/checkpoint.ts';
+import type { Checkpoint, CheckpointScope, CheckpointStore, CheckpointWriteOptions, OwnershipFence } from '../../../src/ownership/checkpoint.ts';
+import { CheckpointFencedError, keepsStored } from '../../../src/ownership/checkpoint.ts';
 
 /** A scripted in-memory partition log behind the HubClient interface, for unit tests of pump logic only. */
 export class FakeHub implements HubClient {
@@ -83,14 +83,14 @@ export class RecordingStore implements CheckpointStore {
   async list() {
     return [...this.data.values()];
   }
-  async write(_scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence) {
+  async write(_scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence, options?: CheckpointWriteOptions) {
     if (fence && !fence.isValid()) throw new CheckpointFencedError('lease lapsed');
     if (this.failWrites > 0) {
       this.failWrites--;
       throw new Error('storage unavailable');
     }
     const current = this.data.get(checkpoint.partitionId);
-    if (current && current.sequenceNumber >= checkpoint.sequenceNumber) return;
+    if (keepsStored(current?.sequenceNumber, checkpoint.sequenceNumber, options)) return;
     this.data.set(checkpoint.partitionId, checkpoint);
     this.writes.push(checkpoint);
   }

@@ -6,7 +6,8 @@ import { PartitionPump } from '../../../src/receiver/partition-pump.ts';
 import { Checkpointer } from '../../../src/receiver/checkpointer.ts';
 import { createPumpCounters } from '../../../src/receiver/internal/pump-counters.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
-import { PermanentError } from '../../../src/component/errors.ts';
+import { DataRefusedError, PermanentError } from '../../../src/component/errors.ts';
+import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
 import { BackendError, OwnershipLostError } from '../../../src/backends/consumer.ts';
 import type { DeadLetterStore } from '../../../src/pipeline/dead-letter.ts';
 import type { Decoder } from '../../../src/decode/decoder.ts';
@@ -213,6 +214,45 @@ test('a held batch is never checkpointed past, even by the final checkpoint of a
   assert.equal(end.reason, 'stopped');
   assert.equal(store.data.get('0')?.sequenceNumber, 9, 'the last accepted event, not the held batch');
 });
+
+for (const [name, refusal] of [
+  ['a memory limiter refusal', () => new DataRefusedError('data refused due to high memory usage')],
+  ['retries exhausted on a memory limiter refusal', () => new RetriesExhaustedError(3, 1000, new DataRefusedError('refused'))],
+] as const) {
+  for (const mode of ['dead-letter store', 'dead_letter.drop'] as const) {
+    test(`${name} is held and retried even with a ${mode}: never dead-lettered, dropped or checkpointed past`, async () => {
+      const dead: number[] = [];
+      let refusals = 0;
+      const exported: number[] = [];
+      const { hub, store, pump, counters, statuses } = setup({
+        ...(mode === 'dead_letter.drop'
+          ? { dropRefused: true }
+          : { deadLetter: { write: async (entries) => { for (const e of entries) dead.push(e.event.sequenceNumber); } } }),
+        consume: async (b) => {
+          if (b.records.some((r) => r.attributes.seq === 10) && refusals < 4) {
+            refusals++;
+            throw refusal();
+          }
+          for (const r of b.records) exported.push(r.attributes.seq as number);
+        },
+      });
+      hub.append('0', 30);
+      void pump.run();
+      await until(() => pump.state.state === 'retrying');
+      assert.ok((store.data.get('0')?.sequenceNumber ?? -1) <= 9, 'not checkpointed past the refused batch while held');
+      await until(() => refusals === 4 && exported.length === 30);
+      await pump.stop(1_000);
+      assert.deepEqual(exported, Array.from({ length: 30 }, (_, i) => i));
+      assert.deepEqual(dead, []);
+      assert.equal(counters.eventsDropped, 0);
+      assert.equal(counters.recordsRefused, 0);
+      assert.equal(counters.exportHolds, 4);
+      assert.equal(store.data.get('0')?.sequenceNumber, 29);
+      const failed = statuses.filter((s) => s.type === 'exportFailed');
+      assert.ok(failed.length === 4 && failed.every((s) => s.type === 'exportFailed' && !s.permanent), 'reported as retryable');
+    });
+  }
+}
 
 test('dead_letter.drop: a refused batch is dropped, counted and checkpointed past', async () => {
   const { hub, store, pump, counters } = setup({ dropRefused: true, consume: async (b) => { if (b.records.some((r) => r.attributes.seq === 10)) throw new PermanentError('400'); } });

@@ -1,0 +1,32 @@
+# The collector as a container image. Two stages: the first compiles TypeScript and packs the package
+# exactly as `npm publish` would; the second installs that tarball with production dependencies only,
+# so the image carries no compiler, tests or dev tools. test/e2e/packed-install.e2e.test.ts performs the
+# second stage's steps on the host (pack, production install, run as a non-root user) in `npm test`.
+#
+#   docker build -t otelcol-azure-eventhub:0.1.0 .
+#   docker run --rm --read-only -v "$PWD/config:/etc/otelcol:ro" otelcol-azure-eventhub:0.1.0
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY . .
+RUN npm run build && mkdir /pkg && npm pack --ignore-scripts --pack-destination /pkg
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /opt/otelcol
+COPY --from=build /pkg/ /tmp/pkg/
+RUN npm install --prefix /opt/otelcol --omit=dev --ignore-scripts --no-audit --no-fund /tmp/pkg/*.tgz \
+  && rm -rf /tmp/pkg /root/.npm
+# A numeric user, so Kubernetes' runAsNonRoot can verify it without /etc/passwd. Nothing is written
+# outside mounted paths (file exporter output, directory dead-letter store), so --read-only works.
+USER 10001:10001
+# 13133 health_check, 8888 self-metrics, 55679 zpages (each only when configured).
+EXPOSE 13133 8888 55679
+# node is PID 1: the CLI handles SIGTERM/SIGINT itself (graceful hand-off, final checkpoints); a second
+# signal forces the exit. Kubernetes' terminationGracePeriodSeconds must exceed shutdown_timeout.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["node", "/opt/otelcol/node_modules/otelcol-azure-eventhub/bin/otelcol-azure-eventhub.js"]
+CMD ["--config", "/etc/otelcol/config.yaml"]

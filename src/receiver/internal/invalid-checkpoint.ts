@@ -1,0 +1,46 @@
+import type { PartitionProperties } from '../../backends/consumer.ts';
+import type { Checkpoint } from '../../ownership/checkpoint.ts';
+
+/** `on_invalid_checkpoint`: what a partition start does with a checkpoint that cannot be right. */
+export type InvalidCheckpointPolicy = 'fail' | 'earliest' | 'latest';
+
+/**
+ * A checkpoint beyond the partition's last sequence number. It cannot come from reading this partition:
+ * the hub was deleted and recreated under the same name, or the checkpoint container belongs to another
+ * hub. Positioning there would wait for events that already exist under smaller numbers (the service
+ * refuses such a position), so the start stops with this error under `on_invalid_checkpoint: fail`.
+ * Permanent: retrying cannot help until an operator resets the checkpoint or changes the policy.
+ */
+export class InvalidCheckpointError extends Error {
+  override readonly name = 'InvalidCheckpointError';
+  readonly permanent = true;
+  readonly retryable = false;
+  readonly code = 'InvalidCheckpoint';
+  readonly configKey = 'on_invalid_checkpoint';
+  readonly hint: string;
+  constructor(
+    readonly partitionId: string,
+    readonly checkpointSequenceNumber: number,
+    readonly lastSequenceNumber: number,
+  ) {
+    super(
+      `partition ${partitionId}: the checkpoint (sequence number ${checkpointSequenceNumber}) is beyond the last event ` +
+        `in the partition (${lastSequenceNumber < 0 ? 'the partition has never held an event' : `sequence number ${lastSequenceNumber}`}); ` +
+        'was the hub recreated, or is the checkpoint container shared with another hub?',
+    );
+    this.hint =
+      `reset it (otelcol-azure-eventhub checkpoints reset --config <file> --partition ${partitionId} --to earliest|latest), ` +
+      'or set on_invalid_checkpoint: earliest | latest to let the receiver do so';
+  }
+}
+
+/** The invalid checkpoint error for this start, or undefined when the checkpoint is plausible (or absent). */
+export function invalidCheckpoint(partitionId: string, checkpoint: Checkpoint | undefined, props: PartitionProperties): InvalidCheckpointError | undefined {
+  if (!checkpoint || checkpoint.sequenceNumber <= props.lastEnqueuedSequenceNumber) return undefined;
+  return new InvalidCheckpointError(partitionId, checkpoint.sequenceNumber, props.lastEnqueuedSequenceNumber);
+}
+
+/** True for the error above, by shape (it may cross module copies). */
+export function isInvalidCheckpointError(error: unknown): boolean {
+  return (error as { code?: unknown } | undefined)?.code === 'InvalidCheckpoint';
+}
