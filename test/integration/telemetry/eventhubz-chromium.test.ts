@@ -125,29 +125,30 @@ test('eventhubz in headless Chromium shows every partition of a 2-instance fleet
         cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
       })),
     );
-  // Wait on state: reload until the fleet is balanced (each instance owns half the partitions, so no hand-off
-  // is still under way) and the lag monitor has read every partition (a number in the lag column).
+  // Wait on state, in one page load: the fleet is balanced (each instance owns half the partitions, every lease
+  // held, so no hand-off is under way), the lag monitor has read every partition (a number in the lag column,
+  // nothing stale), and every chart holds a few samples (the count the page itself reports).
   let rows: Row[];
-  const deadline = Date.now() + 90_000;
+  let samples: number[];
+  let why: string;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     await page.goto(`${base}/debug/eventhubz`);
     rows = await readRows();
+    samples = await page.$$eval('svg.lag-chart', (svgs) => svgs.map((s) => Number(s.getAttribute('data-samples'))));
     const balanced = OWNERS.every((o) => rows.filter((r) => r.owner === o).length === PARTITIONS / 2);
-    const settled = rows.length === PARTITIONS && balanced && rows.every((r) => /^\d/.test(r.cells[6] ?? ''));
-    if (settled) break;
-    if (Date.now() > deadline) assert.fail(`the page never showed the whole fleet; last rows: ${JSON.stringify(rows)}`);
-    await page.waitForTimeout(500);
-  }
-  // Let the charts gather a few samples (state: the count the page itself reports).
-  for (;;) {
-    await page.goto(`${base}/debug/eventhubz`);
-    const samples = await page.$$eval('svg.lag-chart', (svgs) => svgs.map((s) => Number(s.getAttribute('data-samples'))));
-    if (samples.length === PARTITIONS && samples.every((n) => n >= 15)) break;
-    if (Date.now() > deadline) assert.fail(`the lag charts never filled; samples per chart: ${samples.join(',')}`);
+    why = rows.length !== PARTITIONS ? 'not every partition listed'
+      : !balanced ? 'not balanced'
+        : !rows.every((r) => r.cells[3] === 'leased') ? 'a lease not held'
+          : !rows.every((r) => /^\d/.test(r.cells[6] ?? '') && !/stale/.test(r.cells[4] ?? '')) ? 'lag not read'
+            : !(samples.length === PARTITIONS && samples.every((n) => n >= 15)) ? 'charts not filled' : '';
+    if (why === '') break;
+    if (Date.now() > deadline) {
+      assert.fail(`the page never showed the settled fleet (${why}); rows ${JSON.stringify(rows)}, samples ${samples}`);
+    }
     await page.waitForTimeout(500);
   }
   clearInterval(traffic);
-  rows = await readRows();
 
   assert.deepEqual(rows.map((r) => r.partition), ['0', '1', '2', '3'], 'every partition, in order');
   for (const r of rows) {
