@@ -6,7 +6,7 @@ import { distributionExtensions, distributionProcessors } from './components.ts'
 /**
  * The factories this distribution ships: the Event Hubs receiver (`azure_event_hub`, alias
  * `azureeventhub`), the exporters (`debug`, `file`, `otlphttp`, `otlp`), the `batch` processor and the
- * `health_check` and `azure_auth` extensions.
+ * `health_check`, `azure_auth`, `zpages` and `pprof` extensions.
  */
 export async function builtinComponents(): Promise<Components> {
   return {

@@ -4,6 +4,8 @@ import type { ProcessorFactory } from './processor-factory.ts';
 import { azureAuthExtensionFactory } from './extensions/azure-auth-extension.ts';
 import { azureEncodingExtensionFactory } from './extensions/azure-encoding-extension.ts';
 import { healthCheckExtensionFactory } from './extensions/health-check-extension.ts';
+import { pprofExtensionFactory } from './extensions/pprof-extension.ts';
+import { zpagesExtensionFactory } from './extensions/zpages-extension.ts';
 import { batchProcessorFactory } from './processors/batch-processor-factory.ts';
 import { memoryLimiterProcessorFactory } from './processors/memory-limiter-processor-factory.ts';
 
@@ -41,7 +43,11 @@ export function knownTypes(factories: readonly NamedFactory[]): string[] {
 
 /** Extensions and processors this folder ships; receivers and exporters are added by `builtinComponents`. */
 export const distributionExtensions: readonly AnyExtensionFactory[] = [
-  healthCheckExtensionFactory, azureAuthExtensionFactory, azureEncodingExtensionFactory,
+  healthCheckExtensionFactory,
+  azureAuthExtensionFactory,
+  azureEncodingExtensionFactory,
+  zpagesExtensionFactory,
+  pprofExtensionFactory,
 ];
 export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory, memoryLimiterProcessorFactory];
 

@@ -12,7 +12,7 @@ import { ReceiverMetrics } from '../telemetry/receiver-metrics.ts';
 import { ExporterMetrics } from '../telemetry/exporter-metrics.ts';
 import { registerProcessMetrics } from '../telemetry/process-metrics.ts';
 import { packageVersion } from './package-version.ts';
-import type { Extension } from './extension-factory.ts';
+import type { Extension, ServiceInfo } from './extension-factory.ts';
 import type { ResolvedConfig } from './resolve-config.ts';
 
 export interface ServiceOptions {
@@ -95,6 +95,7 @@ export class Service {
 
   async #build(): Promise<void> {
     const cfg = this.#config;
+    const startedAt = Date.now();
     for (const warning of cfg.warnings) this.logger.warn(warning);
     const metricsCfg = cfg.service.telemetry.metrics;
     let receiverMetrics: ReceiverMetrics | undefined;
@@ -150,6 +151,24 @@ export class Service {
       }
       for (const ext of this.#extensions.values()) ext.onReceiverCreated?.(id, receiver);
     }
+    const info = this.#serviceInfo(startedAt);
+    for (const ext of this.#extensions.values()) ext.onServiceBuilt?.(info);
+  }
+
+  #serviceInfo(startedAt: number): ServiceInfo {
+    const cfg = this.#config;
+    const kinds = ['receivers', 'processors', 'exporters', 'extensions'] as const;
+    return {
+      startedAt,
+      pipelines: cfg.service.pipelines,
+      components: kinds.flatMap((kind) =>
+        [...cfg[kind].values()].map((c) => ({ kind, id: c.id, type: c.factory.type, stability: c.factory.stability })),
+      ),
+      receiverConfigs: new Map([...cfg.receivers].map(([id, r]) => [id, r.config])),
+      featureGates: this.#gates.list(),
+      metricsAddress: this.metricsAddress(),
+      serviceInstanceId: this.#metrics?.serviceInstanceId,
+    };
   }
 
   async #start(): Promise<void> {

@@ -33,6 +33,7 @@ import type { ReceiverStats, ReceiverStatus } from './receiver-status.ts';
 import { errorHints } from '../component/failure-hints.ts';
 import { HubLagMonitor } from './internal/hub-lag-monitor.ts';
 import { blobPartitionOwners } from '../ownership/partition-owners.ts';
+import { listOwnership, type PartitionOwnershipInfo } from '../ownership/admin.ts';
 import type { HubPartitionLag } from './receiver-status.ts';
 
 /** Longest wait for the backend connection to close at shutdown. */
@@ -61,6 +62,9 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   #scope: CheckpointScope | undefined;
   #coordinator: OwnershipCoordinator | undefined;
   #deadLetter: DeadLetterStore | undefined;
+  #ownerId: string | undefined;
+  /** The checkpoint container when partitions are claimed with leases (for `fleetOwnership`). */
+  #leaseContainer: ContainerClient | undefined;
   #started: Promise<void> | undefined;
   #shutdown: Promise<void> | undefined;
   /** A started receiver keeps its process alive, as a listening server does; every other timer is unref'd. */
@@ -153,6 +157,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       return props.partitionIds;
     };
     const leases = container !== undefined && !c.partition;
+    this.#ownerId = ownerId;
+    this.#leaseContainer = leases ? container : undefined;
     this.#coordinator = leases
       ? createLeaseCoordinator({
           container,
@@ -292,6 +298,15 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   /** Lag of every partition of the hub with its owner, refreshed every `hub_lag_interval`. */
   hubLag(): readonly HubPartitionLag[] {
     return this.#hubLag?.snapshot() ?? [];
+  }
+
+  ownerId(): string | undefined {
+    return this.#ownerId;
+  }
+
+  async fleetOwnership(): Promise<readonly PartitionOwnershipInfo[]> {
+    if (!this.#leaseContainer || !this.#scope) return [];
+    return listOwnership(this.#leaseContainer, this.#scope);
   }
 
   ownedPartitions(): readonly string[] {

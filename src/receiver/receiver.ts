@@ -1,6 +1,7 @@
 import type { TokenCredential } from '@azure/core-auth';
 import type { CreateSettings, ReceiverComponent } from '../component/factory.ts';
 import type { FeatureGateRegistry } from '../component/feature-gates.ts';
+import type { PartitionOwnershipInfo } from '../ownership/admin.ts';
 import type { HubPartitionLag, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
 
 /** The Azure Event Hubs receiver, as embedders and the service see it. */
@@ -16,6 +17,13 @@ export interface AzureEventHubReceiver extends ReceiverComponent {
    * the background; cheap to call at every scrape). Optional: absent or [] when the receiver does not monitor it.
    */
   hubLag?(): readonly HubPartitionLag[];
+  /** This instance's owner id once started (the `ownerid` its leases carry). Optional. */
+  ownerId?(): string | undefined;
+  /**
+   * The consumer group's ownership blobs (owner, epoch, lease state), read from the checkpoint store now: one
+   * listing per call, for on-demand pages, not for scrapes. [] without leases (static ownership, memory store).
+   */
+  fleetOwnership?(): Promise<readonly PartitionOwnershipInfo[]>;
 }
 
 /** Settings the service (or an embedder) passes to the receiver factory. */
