@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ConfigError } from '../component/errors.ts';
 import { formatIssues } from './format-issues.ts';
+import { humanIssueMessage } from './human-issues.ts';
 import { receiverConfigSchema, type ReceiverConfig } from './receiver-config.ts';
 
 /** Known keys of the object schema at `path` inside `schema`, for "did you mean" suggestions. */
@@ -26,7 +27,7 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
 
 /** Validates a receiver section; throws a ConfigError listing every problem with its dotted path. */
 export function parseReceiverConfig(input: unknown, prefix: readonly (string | number)[] = []): ReceiverConfig {
-  const result = receiverConfigSchema.safeParse(input ?? {});
+  const result = receiverConfigSchema.safeParse(input ?? {}, { error: humanIssueMessage });
   if (result.success) return result.data;
   throw new ConfigError(formatIssues(result.error, prefix, (p) => knownKeysAt(receiverConfigSchema, p)));
 }

@@ -2,6 +2,7 @@ import type { ExporterFactory, ReceiverFactory, ReceiverComponent, CreateSetting
 import type { ExtensionFactory } from './extension-factory.ts';
 import type { ProcessorFactory } from './processor-factory.ts';
 import { azureAuthExtensionFactory } from './extensions/azure-auth-extension.ts';
+import { fileStorageExtensionFactory } from './extensions/file-storage-extension.ts';
 import { healthCheckExtensionFactory } from './extensions/health-check-extension.ts';
 import { batchProcessorFactory } from './processors/batch-processor-factory.ts';
 
@@ -38,7 +39,7 @@ export function knownTypes(factories: readonly NamedFactory[]): string[] {
 }
 
 /** Extensions and processors this folder ships; receivers and exporters are added by `builtinComponents`. */
-export const distributionExtensions: readonly AnyExtensionFactory[] = [healthCheckExtensionFactory, azureAuthExtensionFactory];
+export const distributionExtensions: readonly AnyExtensionFactory[] = [healthCheckExtensionFactory, azureAuthExtensionFactory, fileStorageExtensionFactory];
 export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory];
 
 /** Settings type a receiver factory in the registry is created with. */

@@ -7,7 +7,7 @@ import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
-import { otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
+import { otlpCommonShape, readTlsFiles, sendingQueueWarnings } from './internal/otlp-common.ts';
 import { OtlpProtoLogsSerializer } from './internal/otlp-proto-encoder.ts';
 
 /** The component type @opentelemetry/exporter-logs-otlp-grpc reports in its self-observability metrics. */
@@ -73,5 +73,6 @@ export const otlpGrpcExporterFactory: ExporterFactory<OtlpGrpcExporterConfig> = 
   stability: 'beta',
   configSchema: otlpGrpcExporterConfigSchema,
   createDefaultConfig: () => otlpGrpcExporterConfigSchema.parse({ endpoint: 'localhost:4317' }),
+  configWarnings: sendingQueueWarnings,
   create: (settings, config) => createOtlpGrpcExporter(config, settings),
 };

@@ -7,7 +7,7 @@ import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
-import { otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
+import { otlpCommonShape, readTlsFiles, sendingQueueWarnings } from './internal/otlp-common.ts';
 import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
 import { OtlpProtoLogsSerializer } from './internal/otlp-proto-encoder.ts';
 import { DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport } from './internal/gzip-transport.ts';
@@ -133,5 +133,6 @@ export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = 
   stability: 'beta',
   configSchema: otlpHttpExporterConfigSchema,
   createDefaultConfig: () => otlpHttpExporterConfigSchema.parse({ endpoint: 'http://localhost:4318' }),
+  configWarnings: sendingQueueWarnings,
   create: (settings, config) => createOtlpHttpExporter(config, settings),
 };
