@@ -133,6 +133,12 @@ export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = 
   stability: 'beta',
   configSchema: otlpHttpExporterConfigSchema,
   createDefaultConfig: () => otlpHttpExporterConfigSchema.parse({ endpoint: 'http://localhost:4318' }),
-  configWarnings: sendingQueueWarnings,
+  configWarnings: (config) => [
+    ...sendingQueueWarnings(config),
+    // As in the collector, the scheme decides; `insecure` next to an https:// endpoint suggests plaintext was meant.
+    ...(config.tls.insecure && [config.endpoint, config.logs_endpoint].some((e) => e?.startsWith('https://'))
+      ? ['tls.insecure: no effect; an https:// endpoint is always TLS (write http:// for plaintext)']
+      : []),
+  ],
   create: (settings, config) => createOtlpHttpExporter(config, settings),
 };

@@ -75,6 +75,15 @@ describe('validation gaps: each exits 2 with its path and a human message', () =
     assert.equal(tuned.code, 0, tuned.err);
     assert.match(tuned.err, /^warning: exporters\.otlphttp\.sending_queue: ignored; there is no sending queue here/m);
   });
+
+  test('tls.insecure beside an https:// otlphttp endpoint warns that it changes nothing; beside http:// it is silent', async () => {
+    const withScheme = (endpoint: string) => cli(['validate', '--config', config({}, { exporters: { otlphttp: { endpoint, tls: { insecure: true } } } }), '--set', 'service::pipelines::logs::exporters=[otlphttp]'], {}, builtin);
+    const builtin = await builtinComponents();
+    const https = await withScheme('https://collector.example:4318');
+    assert.equal(https.code, 0, https.err);
+    assert.match(https.err, /^warning: exporters\.otlphttp\.tls\.insecure: no effect; an https:\/\/ endpoint is always TLS/m);
+    assert.equal((await withScheme('http://127.0.0.1:4318')).err, '');
+  });
 });
 
 describe('the command line', () => {
