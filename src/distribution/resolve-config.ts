@@ -57,7 +57,8 @@ const AUTH_EXTENSION_TYPES = new Set(['azure_auth', 'azureauth']);
  */
 export function resolveConfig(raw: Record<string, unknown>, components: Components, unset: readonly UnsetVariable[] = []): ResolvedConfig {
   const issues: string[] = [];
-  const top = collectorConfigSchema.safeParse(raw, { error: humanIssueMessage });
+  // Weakly typed as the sections are: `port: "8888"` is the number 8888, as in the collector.
+  const top = weakParse(collectorConfigSchema, raw);
   if (!top.success) issues.push(...formatIssues(top.error, [], (p) => knownKeysAt(collectorConfigSchema, p)));
 
   const warnings: string[] = unset.map((u) => `environment variable ${u.name} is not set (used at ${u.path || 'the top level'})`);

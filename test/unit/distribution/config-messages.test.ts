@@ -86,6 +86,22 @@ describe('validation gaps: each exits 2 with its path and a human message', () =
   });
 });
 
+describe('service.telemetry through validate', () => {
+  test('a quoted port is a number (weak typing, as in the collector); a typo inside a list entry gets a suggestion', async () => {
+    const service = (prometheus: Record<string, unknown>) => ({
+      service: {
+        pipelines: { logs: { receivers: ['azure_event_hub'], exporters: ['debug'] } },
+        telemetry: { metrics: { readers: [{ pull: { exporter: { prometheus } } }] } },
+      },
+    });
+    assert.equal((await cli(['validate', '--config', config({}, service({ host: '127.0.0.1', port: '9464' }))])).code, 0);
+    const typo = await cli(['validate', '--config', config({ sanitizers: [{ patern: 'x', replacement: 'y' }] }, service({ hots: '0.0.0.0' }))]);
+    assert.equal(typo.code, 2);
+    assert.match(typo.err, /service\.telemetry\.metrics\.readers\.0\.pull\.exporter\.prometheus\.hots: unknown key; did you mean `host`\?/);
+    assert.match(typo.err, /receivers\.azure_event_hub\.sanitizers\.0\.patern: unknown key; did you mean `pattern`\?/);
+  });
+});
+
 describe('the command line', () => {
   test("'valdiate' suggests validate and exits 2; a word far from any command lists them all", async () => {
     const close = await cli(['valdiate', '--config', config({})]);
