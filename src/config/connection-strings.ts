@@ -29,12 +29,14 @@ function isUrl(text: string, schemes: readonly string[]): boolean {
   }
 }
 
-const EVENT_HUBS_SHAPE = 'Endpoint=sb://<namespace>.servicebus.windows.net/ followed by SharedAccessKeyName and SharedAccessKey';
+const EVENT_HUBS_SHAPE =
+  'Endpoint=sb://<namespace>.servicebus.windows.net/ followed by SharedAccessKeyName and SharedAccessKey';
+const NOT_PAIRS = "is not a connection string (Key=Value pairs separated by ';'); copy it from the portal:";
 
 /** What is wrong with an Event Hubs connection string, or undefined when the SDK would take it. */
 export function eventHubsConnectionStringProblem(text: string): string | undefined {
   const p = parts(text);
-  if (!p) return `is not a connection string (Key=Value pairs separated by ';'); copy it from the portal: ${EVENT_HUBS_SHAPE}`;
+  if (!p) return `${NOT_PAIRS} ${EVENT_HUBS_SHAPE}`;
   const endpoint = p.get('endpoint');
   if (endpoint === undefined || endpoint === '') return `has no Endpoint; it should look like ${EVENT_HUBS_SHAPE}`;
   if (!isUrl(endpoint, ['sb', 'amqp', 'amqps'])) {
@@ -50,11 +52,11 @@ export function eventHubsConnectionStringProblem(text: string): string | undefin
   return undefined;
 }
 
-/** What is wrong with a storage connection string, or undefined when `BlobServiceClient.fromConnectionString` takes it. */
+/** What is wrong with a storage connection string; undefined when `BlobServiceClient.fromConnectionString` takes it. */
 export function storageConnectionStringProblem(text: string): string | undefined {
   const p = parts(text);
   const shape = 'DefaultEndpointsProtocol=https with AccountName, AccountKey and EndpointSuffix (core.windows.net)';
-  if (!p) return `is not a connection string (Key=Value pairs separated by ';'); copy it from the portal: ${shape}`;
+  if (!p) return `${NOT_PAIRS} ${shape}`;
   if (p.get('usedevelopmentstorage')?.toLowerCase() === 'true') return undefined;
   const blobEndpoint = p.get('blobendpoint');
   if (blobEndpoint !== undefined && !isUrl(blobEndpoint, ['http', 'https'])) {
@@ -66,7 +68,7 @@ export function storageConnectionStringProblem(text: string): string | undefined
     if (!blobEndpoint) {
       const protocol = p.get('defaultendpointsprotocol')?.toLowerCase();
       if (protocol !== 'https' && protocol !== 'http') return 'needs DefaultEndpointsProtocol=https (or a BlobEndpoint)';
-      if (!p.get('endpointsuffix')) return 'needs EndpointSuffix (core.windows.net for the public cloud) or a BlobEndpoint';
+      if (!p.get('endpointsuffix')) return 'needs EndpointSuffix (core.windows.net in the public cloud) or a BlobEndpoint';
     }
     return undefined;
   }

@@ -86,7 +86,9 @@ function resolveReference(body: string, env: Readonly<Record<string, string | un
   let spec = body;
   if (spec.startsWith('file:')) return readFileReference(spec.slice('file:'.length));
   if (spec.startsWith('env:')) spec = spec.slice(4);
-  else if (/^[A-Za-z]+:/.test(spec)) return { error: `unsupported config provider in '\${${body.split(':')[0]}:...}'; env and file are available` };
+  else if (/^[A-Za-z]+:/.test(spec)) {
+    return { error: `unsupported config provider in '\${${body.split(':')[0]}:...}'; env and file are available` };
+  }
   const sep = spec.indexOf(':-');
   const name = sep === -1 ? spec : spec.slice(0, sep);
   const fallback = sep === -1 ? undefined : spec.slice(sep + 2);
@@ -108,7 +110,8 @@ function readFileReference(path: string): { value: string } | { error: string } 
     return { value: readFileSync(path, 'utf8').replace(/\r?\n$/, '') };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { error: `cannot read the file of \${file:${path}}${code === 'ENOENT' ? ' (no such file)' : code ? ` (${code})` : ''}` };
+    const why = code === 'ENOENT' ? ' (no such file)' : code ? ` (${code})` : '';
+    return { error: `cannot read the file of \${file:${path}}${why}` };
   }
 }
 

@@ -21,14 +21,17 @@ export function humanIssueMessage(issue: z.core.$ZodRawIssue): string | undefine
     case 'too_big':
       return bound(issue.origin, 'at most', issue.maximum, issue.inclusive);
     case 'invalid_format':
-      return issue.format === 'url' ? 'must be a URL, e.g. https://account.blob.core.windows.net' : `is not a valid ${issue.format}`;
+      if (issue.format === 'url') return 'must be a URL, e.g. https://account.blob.core.windows.net';
+      return `is not a valid ${issue.format}`;
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}`;
     case 'invalid_union': {
       // Every branch wanted another type (`auth: <id> | {type: ...}`, durations "5s" | 1000): list them.
       const expected = new Set<string>();
-      for (const branch of issue.errors) for (const sub of branch) if (sub.code === 'invalid_type') expected.add(noun(sub.expected));
-      if (expected.size > 0 && issue.input !== undefined) return `must be ${[...expected].join(' or ')}, not ${describe(issue.input)}`;
+      for (const sub of issue.errors.flat()) if (sub.code === 'invalid_type') expected.add(noun(sub.expected));
+      if (expected.size > 0 && issue.input !== undefined) {
+        return `must be ${[...expected].join(' or ')}, not ${describe(issue.input)}`;
+      }
       return issue.input === undefined ? 'required' : 'is not any of the accepted forms; see docs/configuration.md';
     }
     case 'invalid_key':

@@ -26,8 +26,8 @@ export interface LoadedConfig {
 /**
  * Reads every `--config` source, parses YAML (duplicate keys are errors; `a::b:` keys nest), merges the
  * documents in order, applies `--set` overrides, then expands `${env:...}` and `${file:...}` in string
- * values. Every problem in every source is collected; they are thrown together as one ConfigError. Messages never quote the YAML text (a line may
- * hold a secret), only positions.
+ * values. Every problem in every source is collected; they are thrown together as one ConfigError.
+ * Messages never quote the YAML text (a line may hold a secret), only positions.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const issues: string[] = [];
@@ -58,7 +58,9 @@ const PROVIDER_URI = /^([A-Za-z][A-Za-z0-9+.-]+):/;
  * `env:<VAR>` (the variable holds the YAML) and `yaml:<inline document>`. Other providers are named in
  * the message with what to use instead.
  */
-async function readText(source: string, env: Readonly<Record<string, string | undefined>>, issues: string[]): Promise<{ text: string; name: string } | undefined> {
+type Env = Readonly<Record<string, string | undefined>>;
+
+async function readText(source: string, env: Env, issues: string[]): Promise<{ text: string; name: string } | undefined> {
   if (source.startsWith('yaml:')) return { text: source.slice('yaml:'.length), name: '--config yaml:' };
   if (source.startsWith('env:')) {
     const variable = source.slice('env:'.length);
@@ -69,7 +71,8 @@ async function readText(source: string, env: Readonly<Record<string, string | un
     }
     const text = env[variable];
     if (text === undefined || text.trim() === '') {
-      issues.push(`${name}: environment variable ${variable} is ${text === undefined ? 'not set' : 'empty'}; it should hold the config's YAML`);
+      const state = text === undefined ? 'not set' : 'empty';
+      issues.push(`${name}: environment variable ${variable} is ${state}; it should hold the config's YAML`);
       return undefined;
     }
     return { text, name };
@@ -77,7 +80,8 @@ async function readText(source: string, env: Readonly<Record<string, string | un
   const provider = PROVIDER_URI.exec(source)?.[1];
   if (provider !== undefined && provider !== 'file') {
     const shown = redact(provider);
-    issues.push(`--config ${shown}:...: the '${shown}' provider is not available; use file:<path>, env:<VAR> or yaml:<document>`);
+    const instead = 'use file:<path>, env:<VAR> or yaml:<document>';
+    issues.push(`--config ${shown}:...: the '${shown}' provider is not available; ${instead}`);
     return undefined;
   }
   const name = provider === 'file' ? source.slice('file:'.length) : source;
@@ -90,7 +94,7 @@ async function readText(source: string, env: Readonly<Record<string, string | un
   }
 }
 
-async function readSource(source: string, env: Readonly<Record<string, string | undefined>>, issues: string[]): Promise<unknown> {
+async function readSource(source: string, env: Env, issues: string[]): Promise<unknown> {
   const read = await readText(source, env, issues);
   if (!read) return undefined;
   const { text, name } = read;

@@ -124,7 +124,7 @@ export const receiverConfigObject = z
       .string()
       .default('')
       .superRefine((offset, ctx) => void (offset === '' || checkOffset(offset, ctx))),
-    /** Go receiver: id of a storage extension. Accepted with a warning (unused): checkpoints go to blob_checkpoint_store. */
+    /** Go receiver: id of a storage extension. Accepted with a warning, unused: checkpoints go to blob_checkpoint_store. */
     storage: z.string().optional(),
     /** Go receiver: refuse `connection` and require `auth`. Default false. */
     require_auth: z.boolean().default(false),
@@ -196,9 +196,12 @@ export const receiverConfigSchema = receiverConfigObject
     }
     const hubProblem = typeof c.connection === 'string' ? eventHubsConnectionStringProblem(c.connection) : undefined;
     if (hubProblem) ctx.addIssue({ code: 'custom', path: ['connection'], message: hubProblem });
-    if (c.require_auth === true && !c.auth) ctx.addIssue({ code: 'custom', path: ['auth'], message: 'required when require_auth is true' });
+    if (c.require_auth === true && !c.auth) {
+      ctx.addIssue({ code: 'custom', path: ['auth'], message: 'required when require_auth is true' });
+    }
     if (c.require_auth === true && c.connection) {
-      ctx.addIssue({ code: 'custom', path: ['connection'], message: 'must not be set when require_auth is true (as in the Go receiver); use auth' });
+      const message = 'must not be set when require_auth is true (as in the Go receiver); use auth';
+      ctx.addIssue({ code: 'custom', path: ['connection'], message });
     }
     if (c.offset && !c.partition) ctx.addIssue({ code: 'custom', path: ['offset'], message: 'only applies with partition; set partition, or use partition_start' });
     if (c.encoding) ctx.addIssue({ code: 'custom', path: ['encoding'], message: 'encoding extensions are not supported; use format: azure | raw | json' });
@@ -207,7 +210,11 @@ export const receiverConfigSchema = receiverConfigObject
       ctx.addIssue({ code: 'custom', path: ['blob_checkpoint_store', 'connection'], message: 'give exactly one of connection or storage_account_url' });
     }
     checkBlobStoreExclusions(c, ctx);
-    for (const [path, text] of [[['blob_checkpoint_store', 'connection'], b?.connection], [['dead_letter', 'connection'], c.dead_letter?.connection]] as const) {
+    const storageStrings = [
+      [['blob_checkpoint_store', 'connection'], b?.connection],
+      [['dead_letter', 'connection'], c.dead_letter?.connection],
+    ] as const;
+    for (const [path, text] of storageStrings) {
       const problem = typeof text === 'string' ? storageConnectionStringProblem(text) : undefined;
       if (problem) ctx.addIssue({ code: 'custom', path: [...path], message: `${problem} (a storage account connection string)` });
     }
@@ -239,13 +246,20 @@ export type ReceiverConfig = z.output<typeof receiverConfigSchema>;
  * (config.go Validate: "mutually exclusive"): a fixed partition bypasses the fleet's leases, so its
  * checkpoints would be written without a lease. Refused the same way here, saying what to use instead.
  */
-function checkBlobStoreExclusions(c: { partition?: unknown; offset?: unknown; storage?: unknown; blob_checkpoint_store?: unknown }, ctx: z.RefinementCtx): void {
+function checkBlobStoreExclusions(
+  c: { partition?: unknown; offset?: unknown; storage?: unknown; blob_checkpoint_store?: unknown },
+  ctx: z.RefinementCtx,
+): void {
   if (!c.blob_checkpoint_store) return;
   const why = 'cannot be used with blob_checkpoint_store (the Go receiver refuses it too)';
+  const issue = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
   if (c.partition) {
-    const message = `${why}: the fleet's leases decide which instance reads which partition, and checkpoints are written only under a lease. Remove partition to share all partitions; to start one partition at a position use partition_start`;
-    ctx.addIssue({ code: 'custom', path: ['partition'], message });
+    issue(
+      'partition',
+      `${why}: the fleet's leases decide which instance reads which partition, and checkpoints are written only ` +
+        'under a lease. Remove partition to share all partitions; to start one partition at a position use partition_start',
+    );
   }
-  if (c.offset) ctx.addIssue({ code: 'custom', path: ['offset'], message: `${why}; use partition_start: { "<id>": { offset: "<offset>" } }` });
-  if (c.storage) ctx.addIssue({ code: 'custom', path: ['storage'], message: `${why}: checkpoints go to blob_checkpoint_store; remove storage` });
+  if (c.offset) issue('offset', `${why}; use partition_start: { "<id>": { offset: "<offset>" } }`);
+  if (c.storage) issue('storage', `${why}: checkpoints go to blob_checkpoint_store; remove storage`);
 }

@@ -9,8 +9,12 @@ const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[^\s:[\]]*):\d{1,5}$/;
 
 /** Keys of the collector's telemetry sections that parse here but change nothing (each gets a warning). */
 const IGNORED = (why: string) => z.unknown().optional().describe(why);
-const IGNORED_LOG_KEYS = ['development', 'disable_caller', 'disable_stacktrace', 'sampling', 'error_output_paths', 'initial_fields', 'processors'];
-const IGNORED_PROMETHEUS_KEYS = ['without_units', 'without_type_suffix', 'without_scope_info', 'with_resource_constant_labels', 'translation_strategy'];
+const IGNORED_LOG_KEYS = [
+  'development', 'disable_caller', 'disable_stacktrace', 'sampling', 'error_output_paths', 'initial_fields', 'processors',
+];
+const IGNORED_PROMETHEUS_KEYS = [
+  'without_units', 'without_type_suffix', 'without_scope_info', 'with_resource_constant_labels', 'translation_strategy',
+];
 
 /** The collector's pull reader: `pull: { exporter: { prometheus: { host, port } } }`. */
 const prometheusExporter = z.strictObject({
@@ -29,7 +33,9 @@ const reader = z
   })
   .superRefine((r, ctx) => {
     if (r.periodic !== undefined) {
-      const message = 'periodic (push) readers are not supported: the self-metrics are served for scraping; use pull: { exporter: { prometheus: { host, port } } }';
+      const message =
+        'periodic (push) readers are not supported: the self-metrics are served for scraping; ' +
+        'use pull: { exporter: { prometheus: { host, port } } }';
       ctx.addIssue({ code: 'custom', path: ['periodic'], message });
     } else if (r.pull === undefined) {
       ctx.addIssue({ code: 'custom', path: [], message: 'give pull: { exporter: { prometheus: { host, port } } }' });
@@ -47,7 +53,8 @@ const metrics = z
   })
   .superRefine((m, ctx) => {
     if (m.address !== undefined && m.readers !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['address'], message: 'give readers or address, not both (address is the older form of readers)' });
+      const message = 'give readers or address, not both (address is the older form of readers)';
+      ctx.addIssue({ code: 'custom', path: ['address'], message });
     }
   });
 
@@ -81,27 +88,46 @@ export const telemetrySchema = z
   })
   .prefault({})
   .transform((t) => {
-    const warnings: string[] = [];
-    const level = (['dpanic', 'panic', 'fatal'] as const).includes(t.logs.level as 'panic') ? 'error' : (t.logs.level as 'debug' | 'info' | 'warn' | 'error');
-    for (const key of IGNORED_LOG_KEYS) if ((t.logs as Record<string, unknown>)[key] !== undefined) warnings.push(`logs.${key}: ignored; log lines are written as configured by level and encoding`);
-    const paths = t.logs.output_paths;
-    if (paths && (paths.length !== 1 || paths[0] !== 'stderr')) warnings.push('logs.output_paths: ignored; log lines always go to stderr');
+    const warnings = [...logsWarnings(t.logs), ...metricsWarnings(t.metrics)];
     if (t.traces !== undefined) warnings.push('traces: ignored; this distribution does not trace itself');
     if (t.resource !== undefined) warnings.push('resource: ignored for now; the self-metrics carry their own resource labels');
-    let address = t.metrics.address ?? DEFAULT_METRICS_ADDRESS;
-    let metricsLevel = t.metrics.level;
-    const readers = t.metrics.readers;
-    if (readers && readers.length === 0) metricsLevel = 'none';
-    const prometheus = readers?.[0]?.pull?.exporter.prometheus;
-    if (prometheus) {
-      const host = prometheus.host.includes(':') && !prometheus.host.startsWith('[') ? `[${prometheus.host}]` : prometheus.host;
-      address = `${host}:${prometheus.port}`;
-      for (const key of IGNORED_PROMETHEUS_KEYS) {
-        if ((prometheus as Record<string, unknown>)[key] !== undefined) warnings.push(`metrics.readers.0.pull.exporter.prometheus.${key}: ignored; names are served as listed in docs/operations.md`);
-      }
-    }
     const resource = t.resource ? { resource: t.resource } : {};
-    return { logs: { level, encoding: t.logs.encoding }, metrics: { address, level: metricsLevel }, ...resource, warnings };
+    return { logs: { level: logLevel(t.logs.level), encoding: t.logs.encoding }, metrics: metricsEndpoint(t.metrics), ...resource, warnings };
   });
+
+type LogsInput = z.output<typeof logs>;
+type MetricsInput = z.output<typeof metrics>;
+
+/** zap's dpanic, panic and fatal have no counterpart here: they log at error. */
+function logLevel(level: LogsInput['level']): 'debug' | 'info' | 'warn' | 'error' {
+  return level === 'dpanic' || level === 'panic' || level === 'fatal' ? 'error' : level;
+}
+
+function logsWarnings(l: LogsInput): string[] {
+  const out: string[] = [];
+  for (const key of IGNORED_LOG_KEYS) {
+    if ((l as Record<string, unknown>)[key] !== undefined) out.push(`logs.${key}: ignored; log lines are written as configured by level and encoding`);
+  }
+  const paths = l.output_paths;
+  if (paths && (paths.length !== 1 || paths[0] !== 'stderr')) out.push('logs.output_paths: ignored; log lines always go to stderr');
+  return out;
+}
+
+function metricsWarnings(m: MetricsInput): string[] {
+  const prometheus: Record<string, unknown> = m.readers?.[0]?.pull?.exporter.prometheus ?? {};
+  return IGNORED_PROMETHEUS_KEYS.filter((key) => prometheus[key] !== undefined).map(
+    (key) => `metrics.readers.0.pull.exporter.prometheus.${key}: ignored; names are served as listed in docs/configuration.md`,
+  );
+}
+
+/** The one endpoint the service serves: the reader's host and port, else `address`; `readers: []` is off. */
+function metricsEndpoint(m: MetricsInput): { address: string; level: MetricsInput['level'] } {
+  if (m.readers?.length === 0) return { address: m.address ?? DEFAULT_METRICS_ADDRESS, level: 'none' };
+  const prometheus = m.readers?.[0]?.pull?.exporter.prometheus;
+  if (!prometheus) return { address: m.address ?? DEFAULT_METRICS_ADDRESS, level: m.level };
+  const bare = prometheus.host as string;
+  const host = bare.includes(':') && !bare.startsWith('[') ? `[${bare}]` : bare; // an IPv6 literal
+  return { address: `${host}:${prometheus.port as number}`, level: m.level };
+}
 
 export type TelemetryConfig = z.output<typeof telemetrySchema>;

@@ -67,7 +67,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   if (!Object.hasOwn(COMMANDS, name)) {
     const hint = suggest(name, Object.keys(COMMANDS));
     if (hint) {
-      io.err(`${CLI_NAME}: unknown command '${redact(name)}'; did you mean '${hint}'?\nRun '${CLI_NAME} --help' for the commands.`);
+      const help = `Run '${CLI_NAME} --help' for the commands.`;
+      io.err(`${CLI_NAME}: unknown command '${redact(name)}'; did you mean '${hint}'?\n${help}`);
       return EXIT_USAGE;
     }
     io.err(`${CLI_NAME}: unknown command '${redact(name)}'\n\n${MAIN_HELP}`);

@@ -39,7 +39,11 @@ export function knownTypes(factories: readonly NamedFactory[]): string[] {
 }
 
 /** Extensions and processors this folder ships; receivers and exporters are added by `builtinComponents`. */
-export const distributionExtensions: readonly AnyExtensionFactory[] = [healthCheckExtensionFactory, azureAuthExtensionFactory, fileStorageExtensionFactory];
+export const distributionExtensions: readonly AnyExtensionFactory[] = [
+  healthCheckExtensionFactory,
+  azureAuthExtensionFactory,
+  fileStorageExtensionFactory,
+];
 export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory];
 
 /** Settings type a receiver factory in the registry is created with. */

@@ -124,7 +124,11 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
   };
 }
 
-type SectionFactory = NamedFactory & { configSchema: z.ZodType; createDefaultConfig(): unknown; configWarnings?(config: never): readonly string[] };
+type SectionFactory = NamedFactory & {
+  configSchema: z.ZodType;
+  createDefaultConfig(): unknown;
+  configWarnings?(config: never): readonly string[];
+};
 
 function resolveSection<F extends SectionFactory>(
   kind: ComponentKind,
@@ -159,7 +163,9 @@ function resolveSection<F extends SectionFactory>(
     const config = mergeConfig(factory.createDefaultConfig(), parsed.data);
     // Keys the component accepts but does not use are never silent: `validate` prints them, `run` logs them.
     // A line starting with ':' is about the whole section (`extensions.file_storage: ignored; ...`).
-    for (const w of factory.configWarnings?.(config as never) ?? []) warnings.push(w.startsWith(':') ? `${path}${w}` : `${path}.${w}`);
+    for (const w of factory.configWarnings?.(config as never) ?? []) {
+      warnings.push(w.startsWith(':') ? `${path}${w}` : `${path}.${w}`);
+    }
     out.set(key, { id: key, type: factory.type, name: id.name, factory, config });
   }
   return out;

@@ -70,7 +70,7 @@ export function sendingQueueWarnings(config: { sending_queue?: Record<string, un
   if (!q) return [];
   const others = Object.keys(q).filter((k) => k !== 'enabled');
   if (q.enabled === false && others.length === 0) return [];
-  return [`sending_queue: ignored; there is no sending queue here (the hub is the buffer, batches are checkpointed after export)`];
+  return ['sending_queue: ignored; there is no sending queue here (the hub is the buffer, batches are checkpointed after export)'];
 }
 
 /** The PEM material a TLS section names, read from disk. A missing file is a ConfigError naming the key. */

@@ -6,8 +6,11 @@ import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.t
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
 import { byPartition, preload, startReceiver, until } from './harness.ts';
 
-/** Long enough for a receiver to claim its lease and read before events expire. */
-const RETENTION_MS = 5_000;
+/**
+ * Long enough for a receiver to claim its lease and open the partition before the events it must read
+ * expire, even on a loaded machine (5 s was not, with the whole suite running on two cores).
+ */
+const RETENTION_MS = 12_000;
 
 test('a checkpoint older than the first retained event is reported with the number of events lost to retention', { timeout: 90_000 }, async (t) => {
   const azurite = await startAzurite();
