@@ -4,6 +4,7 @@
  * `LogRecordExporter`, or a `LogsConsumer`), then `start()` and `shutdown()`.
  */
 import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
+import { receiverConfigWarnings } from './config/receiver-config-warnings.ts';
 import { parseReceiverConfig } from './config/parse-receiver-config.ts';
 import type { ReceiverConfigInput } from './config/receiver-config.ts';
 import { fromLogRecordExporter } from './pipeline/exporter-adapter.ts';
@@ -51,5 +52,8 @@ function isLogRecordExporter(value: unknown): value is LogRecordExporter {
 export function createAzureEventHubReceiver(config: ReceiverConfigInput, consumer: LogsConsumer | LogRecordExporter, options: CreateReceiverOptions = {}): AzureEventHubReceiver {
   const parsed = parseReceiverConfig(config);
   const next = isLogRecordExporter(consumer) ? fromLogRecordExporter(consumer) : consumer;
-  return new AzureEventHubReceiverImpl(parsed, next, { ...options, id: options.id ?? 'azure_event_hub', logger: options.logger ?? noopLogger });
+  const logger = options.logger ?? noopLogger;
+  // Keys accepted for Go-config compatibility that change nothing are said once, as the CLI says them.
+  for (const warning of receiverConfigWarnings(parsed)) logger.warn(warning);
+  return new AzureEventHubReceiverImpl(parsed, next, { ...options, id: options.id ?? 'azure_event_hub', logger });
 }

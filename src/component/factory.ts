@@ -22,6 +22,13 @@ export interface ExporterFactory<C = unknown> {
   readonly stability: Stability;
   readonly configSchema: z.ZodType<C>;
   createDefaultConfig(): C;
+  /**
+   * Settings the validated section carries that this component accepts but does not use (Go-config keys
+   * with no meaning here), one `key.path: what to do instead` line each, relative to the section (a line
+   * starting with `:` is about the whole section). The CLI prints them at `validate` and logs them at
+   * start. Optional; default none.
+   */
+  configWarnings?(config: C): readonly string[];
   create(settings: CreateSettings, config: C): Promise<LogsConsumer>;
 }
 
@@ -41,5 +48,7 @@ export interface ReceiverFactory<C = unknown, R extends ReceiverComponent = Rece
   readonly stability: Stability;
   readonly configSchema: z.ZodType<C>;
   createDefaultConfig(): C;
+  /** As ExporterFactory.configWarnings. */
+  configWarnings?(config: C): readonly string[];
   create(settings: S, config: C, next: LogsConsumer): Promise<R>;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { telemetrySchema } from './telemetry-config.ts';
 
-/** Where the Prometheus self-metrics endpoint listens by default (the collector's own default). */
-export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:8888';
+export { DEFAULT_METRICS_ADDRESS } from './telemetry-config.ts';
 
 const componentIds = z.array(z.string().min(1));
 
@@ -14,30 +14,6 @@ const pipelineSchema = z.strictObject({
   /** Exporter ids; each batch goes to all of them. At least one. */
   exporters: componentIds.min(1, 'a pipeline needs at least one exporter'),
 });
-
-const telemetrySchema = z
-  .strictObject({
-    logs: z
-      .strictObject({
-        /** Lowest level written. Default info. */
-        level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-        /** `json`: one JSON object per line; `console`: human-readable lines. Default json. */
-        encoding: z.enum(['json', 'console']).default('json'),
-      })
-      .default({ level: 'info', encoding: 'json' }),
-    metrics: z
-      .strictObject({
-        /** `host:port` of the Prometheus endpoint (`/metrics`). Port 0 picks a free port. Default 127.0.0.1:8888. */
-        address: z
-          .string()
-          .regex(/^(\[[0-9a-fA-F:]+\]|[^\s:[\]]*):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:8888 or 0.0.0.0:8888')
-          .default(DEFAULT_METRICS_ADDRESS),
-        /** `none` turns the endpoint off; `basic`, `normal` and `detailed` all serve every metric. Default normal. */
-        level: z.enum(['none', 'basic', 'normal', 'detailed']).default('normal'),
-      })
-      .default({ address: DEFAULT_METRICS_ADDRESS, level: 'normal' }),
-  })
-  .default({ logs: { level: 'info', encoding: 'json' }, metrics: { address: DEFAULT_METRICS_ADDRESS, level: 'normal' } });
 
 /** `service`: which extensions run, the pipelines, and the collector's own telemetry. */
 export const serviceSchema = z.strictObject({
@@ -65,4 +41,4 @@ export const collectorConfigSchema = z.strictObject({
 export type CollectorConfig = z.output<typeof collectorConfigSchema>;
 export type ServiceConfig = z.output<typeof serviceSchema>;
 export type PipelineConfig = z.output<typeof pipelineSchema>;
-export type TelemetryConfig = z.output<typeof telemetrySchema>;
+export type { TelemetryConfig } from './telemetry-config.ts';

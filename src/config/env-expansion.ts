@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+
 /**
- * `${env:VAR}`, `${env:VAR:-default}` and `${VAR}` expansion the way the collector does it, applied to
+ * `${env:VAR}`, `${env:VAR:-default}`, `${VAR}` and `${file:path}` expansion the way the collector does it, applied to
  * the string values of the already-parsed YAML tree. Expanding after parsing means a variable can never
  * add keys, lists or documents: whatever it holds stays inside the one value it was written in.
  * `$$` writes a literal `$`. Keys are never expanded.
@@ -82,8 +84,11 @@ function expandString(text: string, path: string, env: Readonly<Record<string, s
 
 function resolveReference(body: string, env: Readonly<Record<string, string | undefined>>): { value: string; unsetName?: string } | { error: string } {
   let spec = body;
+  if (spec.startsWith('file:')) return readFileReference(spec.slice('file:'.length));
   if (spec.startsWith('env:')) spec = spec.slice(4);
-  else if (/^[A-Za-z]+:/.test(spec)) return { error: `unsupported config provider in '\${${body.split(':')[0]}:...}'; only env is available` };
+  else if (/^[A-Za-z]+:/.test(spec)) {
+    return { error: `unsupported config provider in '\${${body.split(':')[0]}:...}'; env and file are available` };
+  }
   const sep = spec.indexOf(':-');
   const name = sep === -1 ? spec : spec.slice(0, sep);
   const fallback = sep === -1 ? undefined : spec.slice(sep + 2);
@@ -92,6 +97,22 @@ function resolveReference(body: string, env: Readonly<Record<string, string | un
   if (value !== undefined && value !== '') return { value };
   if (fallback !== undefined) return { value: fallback };
   return value === undefined ? { value: '', unsetName: name } : { value: '' };
+}
+
+/**
+ * `${file:path}`: the file's text, without its final line break (the collector parses the file as one
+ * YAML value, so `secret\n` is `secret`). A file that cannot be read is an error naming the path, never
+ * its content.
+ */
+function readFileReference(path: string): { value: string } | { error: string } {
+  if (path.trim() === '') return { error: "'${file:}' names no file; write ${file:/path/to/file}" };
+  try {
+    return { value: readFileSync(path, 'utf8').replace(/\r?\n$/, '') };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? ' (no such file)' : code ? ` (${code})` : '';
+    return { error: `cannot read the file of \${file:${path}}${why}` };
+  }
 }
 
 function toScalar(text: string): unknown {

@@ -3,6 +3,7 @@ import { durationMs } from './duration.ts';
 import { retryOnFailureSchema } from '../pipeline/retry.ts';
 import { startPositionSchema } from './start-position.ts';
 import { quoteValue } from '../component/redact.ts';
+import { eventHubsConnectionStringProblem, storageConnectionStringProblem } from './connection-strings.ts';
 
 /**
  * The `azure_event_hub` receiver's config section. Keys follow the Go collector's `azureeventhub`
@@ -123,13 +124,15 @@ export const receiverConfigObject = z
       .string()
       .default('')
       .superRefine((offset, ctx) => void (offset === '' || checkOffset(offset, ctx))),
-    /** Go receiver: id of a storage extension. Accepted for compatibility; checkpoints go to blob_checkpoint_store. */
+    /** Go receiver: id of a storage extension. Accepted with a warning, unused: checkpoints go to blob_checkpoint_store. */
     storage: z.string().optional(),
+    /** Go receiver: refuse `connection` and require `auth`. Default false. */
+    require_auth: z.boolean().default(false),
     /**
      * `azure` (resource logs), `azure_encoding` (the Go azure_encoding extension's output), `raw`, `json`;
-     * `""` means raw, as in the Go receiver. Default azure.
+     * `""` means azure, as in the Go receiver (its default). Default azure.
      */
-    format: z.enum(['azure', 'azure_encoding', 'raw', 'json', '']).default('azure').transform((f) => (f === '' ? 'raw' : f)),
+    format: z.enum(['azure', 'azure_encoding', 'raw', 'json', '']).default('azure').transform((f) => (f === '' ? 'azure' : f)),
     /** Go receiver: encoding extension id. `azure_encoding` or `azure_encoding/<name>` selects format azure_encoding. */
     encoding: z.string().optional(),
     /** `azure_encoding` format: decode only these categories. Default all. Set from the extension's `logs` section. */
@@ -204,7 +207,15 @@ export const receiverConfigSchema = receiverConfigObject
     if (typeof c.connection === 'string' && !/EntityPath=/i.test(c.connection) && !hub.name) {
       ctx.addIssue({ code: 'custom', path: ['event_hub', 'name'], message: 'required: the connection string has no EntityPath' });
     }
-    if (typeof c.connection === 'string' && !/Endpoint=/i.test(c.connection)) ctx.addIssue({ code: 'custom', path: ['connection'], message: 'is not an Event Hubs connection string (no Endpoint=sb://...)' });
+    const hubProblem = typeof c.connection === 'string' ? eventHubsConnectionStringProblem(c.connection) : undefined;
+    if (hubProblem) ctx.addIssue({ code: 'custom', path: ['connection'], message: hubProblem });
+    if (c.require_auth === true && !c.auth) {
+      ctx.addIssue({ code: 'custom', path: ['auth'], message: 'required when require_auth is true' });
+    }
+    if (c.require_auth === true && c.connection) {
+      const message = 'must not be set when require_auth is true (as in the Go receiver); use auth';
+      ctx.addIssue({ code: 'custom', path: ['connection'], message });
+    }
     if (c.offset && !c.partition) ctx.addIssue({ code: 'custom', path: ['offset'], message: 'only applies with partition; set partition, or use partition_start' });
     if (c.encoding && !isAzureEncodingId(c.encoding)) {
       ctx.addIssue({ code: 'custom', path: ['encoding'], message: `encoding extension "${c.encoding}" is not supported; use encoding: azure_encoding (or azure_encoding/<name>), or format: azure | azure_encoding | raw | json` });
@@ -212,6 +223,15 @@ export const receiverConfigSchema = receiverConfigObject
     const b = c.blob_checkpoint_store;
     if (b && !!b.connection === !!b.storage_account_url) {
       ctx.addIssue({ code: 'custom', path: ['blob_checkpoint_store', 'connection'], message: 'give exactly one of connection or storage_account_url' });
+    }
+    checkBlobStoreExclusions(c, ctx);
+    const storageStrings = [
+      [['blob_checkpoint_store', 'connection'], b?.connection],
+      [['dead_letter', 'connection'], c.dead_letter?.connection],
+    ] as const;
+    for (const [path, text] of storageStrings) {
+      const problem = typeof text === 'string' ? storageConnectionStringProblem(text) : undefined;
+      if (problem) ctx.addIssue({ code: 'custom', path: [...path], message: `${problem} (a storage account connection string)` });
     }
     const o = c.ownership ?? {};
     if (num(o.lease_duration) && (o.lease_duration < 15_000 || o.lease_duration > 60_000)) {
@@ -239,4 +259,27 @@ export type ReceiverConfig = z.output<typeof receiverConfigSchema>;
 /** `azure_encoding` or `azure_encoding/<name>`: the only encoding extension this receiver implements. */
 export function isAzureEncodingId(id: string): boolean {
   return /^azure_encoding(\/[^/\s]+)?$/.test(id);
+}
+
+/**
+ * The Go receiver refuses `blob_checkpoint_store` together with `partition`/`offset` or `storage`
+ * (config.go Validate: "mutually exclusive"): a fixed partition bypasses the fleet's leases, so its
+ * checkpoints would be written without a lease. Refused the same way here, saying what to use instead.
+ */
+function checkBlobStoreExclusions(
+  c: { partition?: unknown; offset?: unknown; storage?: unknown; blob_checkpoint_store?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  if (!c.blob_checkpoint_store) return;
+  const why = 'cannot be used with blob_checkpoint_store (the Go receiver refuses it too)';
+  const issue = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+  if (c.partition) {
+    issue(
+      'partition',
+      `${why}: the fleet's leases decide which instance reads which partition, and checkpoints are written only ` +
+        'under a lease. Remove partition to share all partitions; to start one partition at a position use partition_start',
+    );
+  }
+  if (c.offset) issue('offset', `${why}; use partition_start: { "<id>": { offset: "<offset>" } }`);
+  if (c.storage) issue('storage', `${why}: checkpoints go to blob_checkpoint_store; remove storage`);
 }

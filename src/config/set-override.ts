@@ -1,21 +1,22 @@
 import { parse as parseYaml } from 'yaml';
+import { splitKeyPath } from './key-path.ts';
 import { isPlainObject } from './merge-config.ts';
 
 /**
- * One `--set key.path=value` flag, as the collector takes it: the path is split on `.` (component ids
- * such as `azure_event_hub/audit` keep their `/`), and the value is read as a YAML scalar or flow
- * collection (`--set service.pipelines.logs.exporters=[debug,file]`).
+ * One `--set key::path=value` flag, as the collector takes it: the path is split on `::` (or on `.`, the
+ * older form, when there is no `::`; component ids such as `azure_event_hub/audit` keep their `/`), and
+ * the value is read as a YAML scalar or flow collection (`--set service::pipelines::logs::exporters=[debug,file]`).
  */
 export interface SetOverride {
   readonly path: readonly string[];
   readonly value: unknown;
 }
 
-/** Parses `key.path=value`; returns a message instead of throwing (it is a usage error). */
+/** Parses `key::path=value` or `key.path=value`; returns a message instead of throwing (it is a usage error). */
 export function parseSetOverride(flag: string): SetOverride | { readonly error: string } {
   const eq = flag.indexOf('=');
-  if (eq <= 0) return { error: `--set '${flag.split('=')[0]}': expected key.path=value` };
-  const path = flag.slice(0, eq).split('.');
+  if (eq <= 0) return { error: `--set '${flag.split('=')[0]}': expected key::path=value (or key.path=value)` };
+  const path = splitKeyPath(flag.slice(0, eq));
   if (path.some((p) => p.length === 0)) return { error: `--set '${flag.slice(0, eq)}': empty segment in the key path` };
   const raw = flag.slice(eq + 1);
   let value: unknown;

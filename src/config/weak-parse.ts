@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { humanIssueMessage } from './human-issues.ts';
 
 /** Passes of coercion tried before the remaining issues are reported. Each pass fixes every coercible issue it sees. */
 const MAX_COERCION_PASSES = 4;
@@ -11,7 +12,7 @@ const MAX_COERCION_PASSES = 4;
  */
 export function weakParse<T>(schema: z.ZodType<T>, input: unknown): ReturnType<z.ZodType<T>['safeParse']> {
   let current: unknown = structuredClone(input);
-  let result = schema.safeParse(current);
+  let result = schema.safeParse(current, { error: humanIssueMessage });
   for (let pass = 0; pass < MAX_COERCION_PASSES && !result.success; pass++) {
     let changed = false;
     for (const issue of result.error.issues) {
@@ -25,7 +26,7 @@ export function weakParse<T>(schema: z.ZodType<T>, input: unknown): ReturnType<z
       changed = true;
     }
     if (!changed) break;
-    result = schema.safeParse(current);
+    result = schema.safeParse(current, { error: humanIssueMessage });
   }
   return result;
 }

@@ -1,5 +1,6 @@
 import { EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_USAGE } from './exit-codes.ts';
 import { ConfigError } from '../component/errors.ts';
+import { suggest } from '../config/format-issues.ts';
 import { redact, redactError } from '../component/redact.ts';
 import { processIo, type CliIo } from './cli-io.ts';
 import type { Components } from './components.ts';
@@ -64,6 +65,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   }
   const { name, explicit, args } = parsed;
   if (!Object.hasOwn(COMMANDS, name)) {
+    const hint = suggest(name, Object.keys(COMMANDS));
+    if (hint) {
+      const help = `Run '${CLI_NAME} --help' for the commands.`;
+      io.err(`${CLI_NAME}: unknown command '${redact(name)}'; did you mean '${hint}'?\n${help}`);
+      return EXIT_USAGE;
+    }
     io.err(`${CLI_NAME}: unknown command '${redact(name)}'\n\n${MAIN_HELP}`);
     return EXIT_USAGE;
   }

@@ -3,6 +3,7 @@ import type { ExtensionFactory } from './extension-factory.ts';
 import type { ProcessorFactory } from './processor-factory.ts';
 import { azureAuthExtensionFactory } from './extensions/azure-auth-extension.ts';
 import { azureEncodingExtensionFactory } from './extensions/azure-encoding-extension.ts';
+import { fileStorageExtensionFactory } from './extensions/file-storage-extension.ts';
 import { healthCheckExtensionFactory } from './extensions/health-check-extension.ts';
 import { pprofExtensionFactory } from './extensions/pprof-extension.ts';
 import { zpagesExtensionFactory } from './extensions/zpages-extension.ts';
@@ -48,6 +49,7 @@ export const distributionExtensions: readonly AnyExtensionFactory[] = [
   azureEncodingExtensionFactory,
   zpagesExtensionFactory,
   pprofExtensionFactory,
+  fileStorageExtensionFactory,
 ];
 export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory, memoryLimiterProcessorFactory];
 

@@ -55,5 +55,7 @@ export interface ExtensionFactory<C = unknown> {
   readonly stability: Stability;
   readonly configSchema: z.ZodType<C>;
   createDefaultConfig(): C;
+  /** Accepted-but-unused settings, one `key.path: message` line each (see ExporterFactory.configWarnings). */
+  configWarnings?(config: C): readonly string[];
   create(settings: CreateSettings, config: C): Promise<Extension>;
 }

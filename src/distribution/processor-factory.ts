@@ -13,5 +13,7 @@ export interface ProcessorFactory<C = unknown> {
   readonly stability: Stability;
   readonly configSchema: z.ZodType<C>;
   createDefaultConfig(): C;
+  /** Accepted-but-unused settings, one `key.path: message` line each (see ExporterFactory.configWarnings). */
+  configWarnings?(config: C): readonly string[];
   create(settings: CreateSettings, config: C, next: LogsConsumer): Promise<LogsConsumer>;
 }

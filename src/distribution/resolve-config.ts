@@ -6,6 +6,7 @@ import { collectorConfigSchema, type TelemetryConfig } from '../config/collector
 import { isComponentIdError, parseComponentId } from '../config/component-id.ts';
 import type { UnsetVariable } from '../config/env-expansion.ts';
 import { formatIssues, suggest } from '../config/format-issues.ts';
+import { humanIssueMessage } from '../config/human-issues.ts';
 import { isPlainObject, mergeConfig } from '../config/merge-config.ts';
 import { knownKeysAt } from '../config/parse-receiver-config.ts';
 import type { AzureEncodingConfig } from './extensions/azure-encoding-extension.ts';
@@ -57,18 +58,19 @@ const AUTH_EXTENSION_TYPES = new Set(['azure_auth', 'azureauth']);
  */
 export function resolveConfig(raw: Record<string, unknown>, components: Components, unset: readonly UnsetVariable[] = []): ResolvedConfig {
   const issues: string[] = [];
-  const top = collectorConfigSchema.safeParse(raw);
+  // Weakly typed as the sections are: `port: "8888"` is the number 8888, as in the collector.
+  const top = weakParse(collectorConfigSchema, raw);
   if (!top.success) issues.push(...formatIssues(top.error, [], (p) => knownKeysAt(collectorConfigSchema, p)));
 
+  const warnings: string[] = unset.map((u) => `environment variable ${u.name} is not set (used at ${u.path || 'the top level'})`);
   const sections = {
-    receivers: resolveSection('receivers', raw.receivers, components.receivers, issues),
-    exporters: resolveSection('exporters', raw.exporters, components.exporters, issues),
-    processors: resolveSection('processors', raw.processors, components.processors, issues),
-    extensions: resolveSection('extensions', raw.extensions, components.extensions, issues),
+    receivers: resolveSection('receivers', raw.receivers, components.receivers, issues, warnings),
+    exporters: resolveSection('exporters', raw.exporters, components.exporters, issues, warnings),
+    processors: resolveSection('processors', raw.processors, components.processors, issues, warnings),
+    extensions: resolveSection('extensions', raw.extensions, components.extensions, issues, warnings),
   };
   if (isPlainObject(raw.connectors) && Object.keys(raw.connectors).length > 0) issues.push('connectors: not supported by this distribution; remove the section');
-
-  const warnings: string[] = unset.map((u) => `environment variable ${u.name} is not set (used at ${u.path || 'the top level'})`);
+  if (top.success) warnings.push(...top.data.service.telemetry.warnings.map((w) => `service.telemetry.${w}`));
   const pipelines: ResolvedPipeline[] = [];
   const serviceExtensions: string[] = [];
   if (top.success) {
@@ -96,7 +98,7 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
   for (const [id, r] of sections.receivers) {
     const auth = (r.config as { auth?: unknown } | undefined)?.auth;
     if (isPlainObject(auth)) {
-      const parsed = authConfigSchema.safeParse(auth);
+      const parsed = authConfigSchema.safeParse(auth, { error: humanIssueMessage });
       if (!parsed.success) issues.push(...formatIssues(parsed.error, ['receivers', id, 'auth']));
       continue;
     }
@@ -125,11 +127,18 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
   };
 }
 
-function resolveSection<F extends NamedFactory & { configSchema: z.ZodType; createDefaultConfig(): unknown }>(
+type SectionFactory = NamedFactory & {
+  configSchema: z.ZodType;
+  createDefaultConfig(): unknown;
+  configWarnings?(config: never): readonly string[];
+};
+
+function resolveSection<F extends SectionFactory>(
   kind: ComponentKind,
   section: unknown,
   factories: readonly F[],
   issues: string[],
+  warnings: string[],
 ): Map<string, ResolvedComponent<F>> {
   const out = new Map<string, ResolvedComponent<F>>();
   if (!isPlainObject(section)) return out;
@@ -154,7 +163,13 @@ function resolveSection<F extends NamedFactory & { configSchema: z.ZodType; crea
       issues.push(...formatIssues(parsed.error, [kind, key], (p) => knownKeysAt(factory.configSchema, p)));
       continue;
     }
-    out.set(key, { id: key, type: factory.type, name: id.name, factory, config: mergeConfig(factory.createDefaultConfig(), parsed.data) });
+    const config = mergeConfig(factory.createDefaultConfig(), parsed.data);
+    // Keys the component accepts but does not use are never silent: `validate` prints them, `run` logs them.
+    // A line starting with ':' is about the whole section (`extensions.file_storage: ignored; ...`).
+    for (const w of factory.configWarnings?.(config as never) ?? []) {
+      warnings.push(w.startsWith(':') ? `${path}${w}` : `${path}.${w}`);
+    }
+    out.set(key, { id: key, type: factory.type, name: id.name, factory, config });
   }
   return out;
 }

@@ -54,6 +54,10 @@ export function createDebugExporterFactory(stream: Writable = process.stdout): E
     stability: 'development',
     configSchema: debugExporterConfigSchema,
     createDefaultConfig: () => ({ verbosity: 'basic' }),
+    configWarnings: (config) =>
+      (['sampling_initial', 'sampling_thereafter', 'use_internal_logger'] as const)
+        .filter((key) => config[key] !== undefined)
+        .map((key) => `${key}: ignored; every batch is printed to stdout`),
     create: async (_settings, config) => createDebugExporter(config, stream),
   };
 }

@@ -7,7 +7,7 @@ import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
-import { DEFAULT_GRPC_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
+import { DEFAULT_GRPC_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles, sendingQueueWarnings } from './internal/otlp-common.ts';
 import { measuredSerializer } from './internal/measured-serializer.ts';
 import { limitRequestBytes } from '../pipeline/request-bytes-limit.ts';
 import { OtlpProtoLogsSerializer } from './internal/otlp-proto-encoder.ts';
@@ -92,5 +92,6 @@ export const otlpGrpcExporterFactory: ExporterFactory<OtlpGrpcExporterConfig> = 
   stability: 'beta',
   configSchema: otlpGrpcExporterConfigSchema,
   createDefaultConfig: () => otlpGrpcExporterConfigSchema.parse({ endpoint: 'localhost:4317' }),
+  configWarnings: sendingQueueWarnings,
   create: (settings, config) => createOtlpGrpcExporter(config, settings),
 };

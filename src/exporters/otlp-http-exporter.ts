@@ -7,7 +7,7 @@ import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
-import { DEFAULT_HTTP_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles } from './internal/otlp-common.ts';
+import { DEFAULT_HTTP_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles, sendingQueueWarnings } from './internal/otlp-common.ts';
 import { measuredSerializer, type MeasuredSerializer } from './internal/measured-serializer.ts';
 import { limitRequestBytes } from '../pipeline/request-bytes-limit.ts';
 import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
@@ -151,5 +151,12 @@ export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = 
   stability: 'beta',
   configSchema: otlpHttpExporterConfigSchema,
   createDefaultConfig: () => otlpHttpExporterConfigSchema.parse({ endpoint: 'http://localhost:4318' }),
+  configWarnings: (config) => [
+    ...sendingQueueWarnings(config),
+    // As in the collector, the scheme decides; `insecure` next to an https:// endpoint suggests plaintext was meant.
+    ...(config.tls.insecure && [config.endpoint, config.logs_endpoint].some((e) => e?.startsWith('https://'))
+      ? ['tls.insecure: no effect; an https:// endpoint is always TLS (write http:// for plaintext)']
+      : []),
+  ],
   create: (settings, config) => createOtlpHttpExporter(config, settings),
 };

@@ -12,10 +12,13 @@ export const CONFIG_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const CONFIG_OPTIONS_HELP = `  -c, --config FILE        Config file (YAML); repeat to merge several, later files win.
-                           'yaml:<document>' gives the config inline.
-      --set KEY.PATH=VALUE Override one value after the files are merged, e.g.
-                           --set receivers.azure_event_hub.group=audit (repeatable).
+export const CONFIG_OPTIONS_HELP = `  -c, --config URI         Config to load; repeat to merge several (maps merge, later values win):
+                           a path or file:<path>, env:<VAR> (the variable holds the YAML), or
+                           yaml:<document>, e.g. 'yaml:exporters::debug::verbosity: basic'.
+      --set KEY::PATH=VALUE
+                           Override one value after the configs are merged (repeatable), e.g.
+                           --set receivers::azure_event_hub::max_poll_events=500. The older
+                           dotted form (receivers.azure_event_hub.group=audit) works too.
       --feature-gates IDS  Enable (+id or id) or disable (-id) feature gates, comma-separated.
                            Also read from OTELCOL_FEATURE_GATES.
   -h, --help               Show this help.`;

@@ -41,6 +41,10 @@ export const healthCheckExtensionFactory: ExtensionFactory<HealthCheckConfig> = 
   stability: 'beta',
   configSchema: healthCheckConfigSchema,
   createDefaultConfig: () => ({ endpoint: DEFAULT_HEALTH_ENDPOINT, path: '/', unhealthy_after: DEFAULT_UNHEALTHY_AFTER_MS, degraded_after: DEFAULT_DEGRADED_AFTER_MS }),
+  configWarnings: (config) =>
+    (['check_collector_pipeline', 'response_body'] as const)
+      .filter((key) => config[key] !== undefined)
+      .map((key) => `${key}: ignored; the probe answers from the receivers' status (unhealthy_after, degraded_after)`),
   async create(settings, config): Promise<HealthCheckExtension> {
     const state = new HealthState({ unhealthyAfterMs: config.unhealthy_after, degradedAfterMs: config.degraded_after });
     const unsubscribes: (() => void)[] = [];

@@ -67,9 +67,37 @@ export const otlpCommonShape = {
   tls: tlsSchema.prefault({}),
   /** Backoff for retryable failures; see the pipeline's retry. Defaults: 5 s, 30 s, 300 s, ×1.5, ±50 %. */
   retry_on_failure: retryOnFailureSchema.prefault({}),
-  /** Not supported: batches are sent while the receiver waits (that is the backpressure). Set enabled: false or omit. */
-  sending_queue: z.strictObject({ enabled: z.literal(false) }).optional(),
+  /**
+   * Refused when enabled: true (see SENDING_QUEUE_REFUSAL). Accepted with `enabled: false`; other keys
+   * (queue_size, num_consumers, ...) are accepted and ignored with a warning. Default: no queue.
+   */
+  sending_queue: z
+    .looseObject({ enabled: z.boolean().optional() })
+    .superRefine((q, ctx) => {
+      if (q.enabled === true) ctx.addIssue({ code: 'custom', path: ['enabled'], message: SENDING_QUEUE_REFUSAL });
+    })
+    .optional(),
 };
+
+/**
+ * Why `sending_queue.enabled: true` is refused rather than implemented: a queue acknowledges a batch when it
+ * is queued, and the receiver checkpoints what is acknowledged, so a crash would lose every queued batch
+ * the checkpoint already passed. Here the hub is the buffer: a batch is acknowledged only once exported.
+ */
+export const SENDING_QUEUE_REFUSAL =
+  'is not supported: a sending queue acknowledges batches before they are exported, and checkpoints follow ' +
+  'acknowledgements, so a crash would lose queued events. The hub is the buffer here: each batch is checkpointed ' +
+  'only after export. Remove sending_queue (or set enabled: false); for throughput raise max_poll_events or ' +
+  'add the batch processor, and use retry_on_failure for outages';
+
+/** Warnings for an accepted `sending_queue` section (enabled false or not given): its settings change nothing. */
+export function sendingQueueWarnings(config: { sending_queue?: Record<string, unknown> }): string[] {
+  const q = config.sending_queue;
+  if (!q) return [];
+  const others = Object.keys(q).filter((k) => k !== 'enabled');
+  if (q.enabled === false && others.length === 0) return [];
+  return ['sending_queue: ignored; there is no sending queue here (the hub is the buffer, batches are checkpointed after export)'];
+}
 
 /** The PEM material a TLS section names, read from disk. A missing file is a ConfigError naming the key. */
 export async function readTlsFiles(tls: TlsConfig, path: string): Promise<{ ca?: Buffer; cert?: Buffer; key?: Buffer }> {

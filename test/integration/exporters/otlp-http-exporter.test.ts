@@ -230,7 +230,7 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     const problems = (section: Record<string, unknown>): string => {
       try {
         resolveConfig({
-          receivers: { azure_event_hub: { connection: 'Endpoint=sb://ns.servicebus.windows.net/;EntityPath=hub' } },
+          receivers: { azure_event_hub: { connection: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=a2V5;EntityPath=hub' } },
           exporters: { otlphttp: { endpoint: server.url, ...section } },
           service: { pipelines: { logs: { receivers: ['azure_event_hub'], exporters: ['otlphttp'] } } },
         }, components);

@@ -37,7 +37,7 @@ describe('expandEnv', () => {
   });
 
   test('malformed references and unknown providers are errors with their path', () => {
-    const r = expandEnv({ a: { b: '${env:1BAD}' }, c: '${file:/etc/passwd}' }, env);
+    const r = expandEnv({ a: { b: '${env:1BAD}' }, c: '${http://example.com/x}' }, env);
     assert.equal(r.errors.length, 2);
     assert.match(r.errors[0]!, /^a\.b: /);
     assert.match(r.errors[1]!, /^c: unsupported config provider/);

@@ -48,7 +48,7 @@ describe('loadConfig', () => {
         assert.match(text, /broken\.yaml: .* at line 3, column \d+/);
         assert.match(text, /dup\.yaml: Map keys must be unique at line 2/);
         assert.match(text, /list\.yaml: the document must be a map/);
-        assert.match(text, /--set 'novalue': expected key\.path=value/);
+        assert.match(text, /--set 'novalue': expected key::path=value/);
         assert.match(text, /^x: '\$\{env:1BAD\}' does not name an environment variable/m);
         assert.ok(!text.includes(secret), 'the YAML source line is never quoted');
         return true;

@@ -31,7 +31,7 @@ test('a connection alone yields the complete default config', () => {
   assert.equal(c.hub_lag_interval, 30_000);
 });
 
-test("the Go receiver's documented keys parse unchanged, format '' meaning raw", () => {
+test("the Go receiver's documented keys parse unchanged, format '' meaning azure (the Go receiver's default)", () => {
   const c = parseReceiverConfig({
     connection: CONN,
     partition: '0',
@@ -42,11 +42,26 @@ test("the Go receiver's documented keys parse unchanged, format '' meaning raw",
     max_poll_events: 500,
     poll_rate: 2,
     prefetch_count: 1000,
-    blob_checkpoint_store: { connection: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=k;EndpointSuffix=core.windows.net', container_name: 'checkpoints' },
   });
-  assert.equal(c.format, 'raw');
+  assert.equal(c.format, 'azure');
   assert.equal(c.partition, '0');
-  assert.equal(c.blob_checkpoint_store?.container_name, 'checkpoints');
+  assert.equal(c.offset, '1234-5566');
+});
+
+test('partition, offset or storage together with blob_checkpoint_store are refused, as the Go receiver refuses them', () => {
+  const store = { connection: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=k;EndpointSuffix=core.windows.net', container_name: 'checkpoints' };
+  assert.throws(
+    () => parseReceiverConfig({ connection: CONN, partition: '0', offset: '1234-5566', storage: 'file_storage', blob_checkpoint_store: store }),
+    (e: Error) => {
+      assert.match(e.message, /^ {2}- partition: cannot be used with blob_checkpoint_store .*partition_start/m);
+      assert.match(e.message, /^ {2}- offset: cannot be used with blob_checkpoint_store/m);
+      assert.match(e.message, /^ {2}- storage: cannot be used with blob_checkpoint_store/m);
+      return true;
+    },
+  );
+  // partition_start is this receiver's way to position partitions under leases: allowed with the store.
+  const c = parseReceiverConfig({ connection: CONN, partition_start: { '0': { offset: '1234-5566' } }, blob_checkpoint_store: store });
+  assert.equal(c.partition_start['0']?.offset, '1234-5566');
 });
 
 test('every problem is reported at once, each with its dotted path', () => {

@@ -115,6 +115,7 @@ export function fakeReceiverFactory(journal: string[], created: Map<string, Fake
     stability: azureEventHubReceiverFactory.stability,
     configSchema: azureEventHubReceiverFactory.configSchema as z.ZodType<unknown>,
     createDefaultConfig: () => azureEventHubReceiverFactory.createDefaultConfig(),
+    configWarnings: azureEventHubReceiverFactory.configWarnings as (config: unknown) => readonly string[],
     async create(settings, _config, next) {
       const r = new FakeReceiver(settings.id, next, journal);
       r.settings = settings;

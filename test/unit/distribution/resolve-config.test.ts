@@ -62,7 +62,7 @@ describe('valid fixtures', () => {
 
   test('telemetry defaults: info, json, 127.0.0.1:8888', async () => {
     const r = await resolveFixture('default.yaml');
-    assert.deepEqual(r.service.telemetry, { logs: { level: 'info', encoding: 'json' }, metrics: { address: '127.0.0.1:8888', level: 'normal' } });
+    assert.deepEqual(r.service.telemetry, { logs: { level: 'info', encoding: 'json' }, metrics: { address: '127.0.0.1:8888', level: 'normal' }, warnings: [] });
   });
 
   test('unset variables become warnings, and are named in the error where they made a value invalid', async () => {
