@@ -1,0 +1,136 @@
+import type { HrTime } from '@opentelemetry/api';
+import type { LogAttributes, LogBody, SeverityNumber } from '@opentelemetry/api-logs';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { AzureMapping } from '../azure-record.ts';
+import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
+import { RecordAttributes } from '../event-attributes.ts';
+import { parsePropertiesString } from '../properties-string.ts';
+import { makeRecord } from '../records.ts';
+import type { TimeLayoutParser } from '../time-layout.ts';
+import { hrTimeFromMs, parseBuiltinTimestamp } from '../timestamp.ts';
+import { bodyMap } from './body-map.ts';
+import { CATEGORY_MAPPINGS } from './category-mappings.ts';
+import { putCommonAttributes } from './common-attributes.ts';
+import { readGoRecord, type GoRecord } from './go-record.ts';
+import { GoValueError, parseGoInt } from './go-values.ts';
+import type { Attrs } from './put-helpers.ts';
+
+/** Set when a category's attribute mapping refused the record and it fell back to the body-map layout. */
+export const ATTR_MAPPING_ERROR = 'azure.mapping.error';
+/** Prefix for top-level fields the Go translator has no place for, and for lifted names we already use. */
+const EXTRA_PREFIX = 'azure.';
+
+/**
+ * `apply_semantic_conventions: true`: one resource-log record mapped the way the Go receiver's
+ * azurelogs translator (pkg/translator/azurelogs) maps it, with the deliberate differences listed in
+ * docs/formats.md. Categories with an attribute mapping get record attributes and no body; all others get
+ * Go's body map. The resource (cloud.provider, cloud.resource_id, event.name) comes from `m.resources`.
+ */
+export function mapSemconvRecord(
+  source: Record<string, unknown>,
+  base: LogAttributes,
+  enqueuedMs: number,
+  observed: HrTime,
+  m: AzureMapping,
+): ReadableLogRecord {
+  const record = readGoRecord(source, m.maxNestingDepth);
+  const attributes = new RecordAttributes(base) as Attrs;
+
+  let properties = record.properties;
+  if (typeof properties === 'string') properties = parsePropertiesString(properties) ?? properties;
+  const isObject = typeof properties === 'object' && properties !== null && !Array.isArray(properties);
+
+  let body: LogBody;
+  let keepExtras = true;
+  const mapping = CATEGORY_MAPPINGS.get(record.category);
+  let mappingError: string | undefined;
+  if (mapping !== undefined && (isObject || (record.hasProperties && properties === null))) {
+    const lifted: Attrs = {};
+    try {
+      const { unread, unreadCount } = mapping(isObject ? (properties as Record<string, unknown>) : {}, lifted);
+      for (const key in lifted) attributes[key in base ? EXTRA_PREFIX + key : key] = lifted[key];
+      putCommonAttributes(record, attributes);
+      if (unreadCount > 0) attributes['azure.properties'] = unread;
+    } catch (error) {
+      if (!(error instanceof GoValueError)) throw error;
+      mappingError = error.message;
+    }
+  } else if (mapping !== undefined) {
+    mappingError = record.hasProperties ? 'properties is not an object' : 'record has no properties';
+  }
+  if (mapping === undefined || mappingError !== undefined) {
+    body = bodyMap(record, properties, source) as LogBody;
+    if (mappingError !== undefined) attributes[ATTR_MAPPING_ERROR] = mappingError;
+    // Without properties, event.original already holds the whole record.
+    keepExtras = record.hasProperties;
+  }
+
+  const time = recordTime(record, m.timeParsers);
+  if (time === undefined) attributes[ATTR_TIMESTAMP_FALLBACK] = timeKeyOf(record) === undefined ? 'missing' : 'unparsable';
+  if (keepExtras) {
+    for (const [key, value] of record.extras) {
+      const name = EXTRA_PREFIX + key;
+      if (!(name in base)) attributes[name] = value;
+    }
+    if (time === undefined) {
+      if (record.time !== undefined) attributes[`${EXTRA_PREFIX}time`] = record.time;
+      if (record.timeStamp !== undefined) attributes[`${EXTRA_PREFIX}timeStamp`] = record.timeStamp;
+    }
+  }
+
+  const severity = goSeverity(record.level) ?? goSeverity(levelIn(properties, isObject));
+  return makeRecord(
+    time ?? hrTimeFromMs(enqueuedMs),
+    observed,
+    body,
+    attributes as LogAttributes,
+    m.resources.get(record.resourceId),
+    severity?.[0],
+    severity?.[1],
+  );
+}
+
+function timeKeyOf(record: GoRecord): string | undefined {
+  if (record.time !== undefined && record.time !== '') return 'time';
+  if (record.timeStamp !== undefined && record.timeStamp !== '') return 'timeStamp';
+  return undefined;
+}
+
+/** `time`, else `timeStamp` (Go reads only the first non-empty one; we also try the second). */
+function recordTime(record: GoRecord, parsers: readonly TimeLayoutParser[]): HrTime | undefined {
+  for (const value of [record.time, record.timeStamp]) {
+    if (value === undefined || value === '' || value === null) continue;
+    if (typeof value === 'string') {
+      for (const parse of parsers) {
+        const t = parse(value);
+        if (t) return t;
+      }
+    }
+    const t = parseBuiltinTimestamp(value);
+    if (t) return t;
+  }
+  return undefined;
+}
+
+/** Our addition: without a top-level Level, the properties' `level` (or `Level`) gives the severity. */
+function levelIn(properties: unknown, isObject: boolean): string | undefined {
+  if (!isObject) return undefined;
+  const p = properties as Record<string, unknown>;
+  const level = p.level ?? p.Level;
+  return typeof level === 'string' || typeof level === 'number' ? String(level) : undefined;
+}
+
+/** asSeverity of the Go translator; the text is the level as written. */
+function goSeverity(level: string | undefined): [SeverityNumber, string] | undefined {
+  if (level === undefined) return undefined;
+  switch (level) {
+    case 'Informational': case 'Information': return [9, level];
+    case 'Warning': return [13, level];
+    case 'Error': return [17, level];
+    case 'Critical': return [21, level];
+    default: {
+      const n = parseGoInt(level);
+      return [n !== undefined && n > 0 ? (n as SeverityNumber) : 0, level];
+    }
+  }
+}
