@@ -1,0 +1,304 @@
+/*
+ * Parity with the Go collector: compares our decoded records with expectations transcribed from the
+ * opentelemetry-collector-contrib test data (test/fixtures/go-parity/<oracle>/<case>/). Values are compared
+ * in OTLP AnyValue terms, so an int and a double of the same number differ, as they do on the wire.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { parse as parseYaml } from 'yaml';
+
+export const GO_PARITY_DIR = new URL('../fixtures/go-parity/', import.meta.url).pathname;
+
+/** The three Go components we compare with, and the decoder options each maps to. */
+export const ORACLES = {
+  'translator-azure': { format: 'azure' },
+  azurelogs: { format: 'azure', applySemanticConventions: true },
+  'azure-encoding': { format: 'azure_encoding' },
+} as const;
+export type Oracle = keyof typeof ORACLES;
+
+/** Fixed Event Hubs context, enqueued time and clock for every parity decode. */
+export const PARITY_CONTEXT = {
+  namespace: 'ns.servicebus.windows.net', eventHubName: 'insights-logs', consumerGroup: '$Default', partitionId: '0',
+} as const;
+export const PARITY_ENQUEUED = new Date('2030-01-01T00:00:00Z');
+export const PARITY_NOW_MS = Date.parse('2030-01-01T00:00:05Z');
+
+/**
+ * Our Event Hubs metadata: the Go translators add none of it (the Go receiver sets its own elsewhere), so it
+ * is left out of the comparison, unless the Go expectation has an attribute of the same name, which then
+ * must match or be listed as a difference.
+ */
+const METADATA = /^(messaging\.|azure\.eventhubs\.|server\.address$)/;
+
+/** A value in OTLP AnyValue terms: each kind tagged, ints as decimal strings (int64 does not fit a double). */
+export type Typed =
+  | { s: string } | { i: string } | { d: number } | { b: boolean } | { bytes: string }
+  | { a: Typed[] } | { m: Record<string, Typed> } | { empty: true };
+
+/** One log record flattened with its resource and scope. */
+export interface FlatRecord {
+  resource: Record<string, Typed>;
+  scopeName: string;
+  timeUnixNano: string;
+  observedTimeUnixNano?: string;
+  severityNumber: number;
+  severityText: string;
+  body: Typed | undefined;
+  attributes: Record<string, Typed>;
+  eventName: string;
+}
+
+export interface ParityCase {
+  oracle: Oracle;
+  name: string;
+  dir: string;
+  input: Uint8Array;
+  expected: FlatRecord[];
+  source: { repo: string; commit: string; input: string; expected: string; note?: string };
+}
+
+/** A deliberate difference (differences.yaml): diffs of this oracle and case whose path matches are accepted. */
+export interface Difference {
+  id: string;
+  oracle: Oracle;
+  /** A case name or `*`. */
+  case: string;
+  /** Path pattern: `*` matches within one `[...]` or name segment, `**` anything. */
+  path: string;
+  /** Only diffs of this kind, when given. */
+  kind?: DiffKind;
+  why: string;
+}
+
+export type DiffKind = 'missing' | 'extra' | 'value' | 'int-vs-double' | 'count';
+export interface Diff {
+  path: string;
+  kind: DiffKind;
+  expected?: unknown;
+  actual?: unknown;
+}
+
+// ---------- OTLP JSON (Go golden YAML) → Typed ----------
+
+type OtlpAny = Record<string, any>;
+
+function fromOtlp(v: OtlpAny | undefined | null): Typed {
+  if (v === undefined || v === null) return { empty: true };
+  if ('stringValue' in v) return { s: String(v.stringValue ?? '') };
+  if ('intValue' in v) return { i: BigInt(v.intValue).toString() };
+  if ('doubleValue' in v) return { d: Number(v.doubleValue) };
+  if ('boolValue' in v) return { b: Boolean(v.boolValue) };
+  if ('bytesValue' in v) return { bytes: String(v.bytesValue) };
+  if ('arrayValue' in v) return { a: ((v.arrayValue ?? {}).values ?? []).map(fromOtlp) };
+  if ('kvlistValue' in v) return { m: fromOtlpList((v.kvlistValue ?? {}).values) };
+  return { empty: true };
+}
+
+function fromOtlpList(list: { key: string; value?: OtlpAny }[] | undefined): Record<string, Typed> {
+  const out: Record<string, Typed> = {};
+  for (const kv of list ?? []) out[kv.key] = fromOtlp(kv.value);
+  return out;
+}
+
+/** Flattens an OTLP-JSON-shaped expectation (`resourceLogs[].scopeLogs[].logRecords[]`). */
+export function flattenExpected(doc: { resourceLogs?: any[] }): FlatRecord[] {
+  const out: FlatRecord[] = [];
+  for (const rl of doc?.resourceLogs ?? []) {
+    const resource = fromOtlpList(rl.resource?.attributes);
+    for (const sl of rl.scopeLogs ?? []) {
+      for (const lr of sl.logRecords ?? []) {
+        out.push({
+          resource,
+          scopeName: sl.scope?.name ?? '',
+          timeUnixNano: String(lr.timeUnixNano ?? '0'),
+          ...(lr.observedTimeUnixNano !== undefined ? { observedTimeUnixNano: String(lr.observedTimeUnixNano) } : {}),
+          severityNumber: Number(lr.severityNumber ?? 0),
+          severityText: String(lr.severityText ?? ''),
+          body: lr.body === undefined ? undefined : fromOtlp(lr.body),
+          attributes: fromOtlpList(lr.attributes),
+          eventName: String(lr.eventName ?? ''),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+// ---------- our records → Typed ----------
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** A JS attribute value as our OTLP exporters write it: whole numbers in int64 range are ints. */
+export function fromJs(v: unknown): Typed {
+  if (v === undefined || v === null) return { empty: true };
+  if (typeof v === 'string') return { s: v };
+  if (typeof v === 'boolean') return { b: v };
+  if (typeof v === 'bigint') return { i: v.toString() };
+  if (typeof v === 'number') {
+    if (Number.isInteger(v)) {
+      const n = BigInt(v);
+      if (n >= INT64_MIN && n <= INT64_MAX) return { i: n.toString() };
+    }
+    return { d: v };
+  }
+  if (v instanceof Uint8Array) return { bytes: Buffer.from(v).toString('base64') };
+  if (Array.isArray(v)) return { a: v.map(fromJs) };
+  if (typeof v === 'object') {
+    const out: Record<string, Typed> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = fromJs(x);
+    return { m: out };
+  }
+  return { s: String(v) };
+}
+
+const nanos = (t: readonly [number, number]) => (BigInt(t[0]) * 1_000_000_000n + BigInt(t[1])).toString();
+
+/**
+ * Flattens our records in the Go translators' order: grouped by resource (first seen first), input order
+ * within a resource, which is how the Go code builds its ResourceLogs.
+ */
+export function flattenActual(records: readonly ReadableLogRecord[]): FlatRecord[] {
+  const groups = new Map<string, FlatRecord[]>();
+  for (const r of records) {
+    const resource = fromJs({ ...r.resource.attributes }) as { m: Record<string, Typed> };
+    const key = JSON.stringify(resource.m);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = []));
+    group.push({
+      resource: resource.m,
+      scopeName: r.instrumentationScope.name,
+      timeUnixNano: nanos(r.hrTime),
+      observedTimeUnixNano: nanos(r.hrTimeObserved),
+      severityNumber: r.severityNumber ?? 0,
+      severityText: r.severityText ?? '',
+      body: r.body === undefined || r.body === null ? undefined : fromJs(r.body),
+      attributes: (fromJs({ ...r.attributes }) as { m: Record<string, Typed> }).m,
+      eventName: r.eventName ?? '',
+    });
+  }
+  return [...groups.values()].flat();
+}
+
+// ---------- comparison ----------
+
+const kindOf = (t: Typed) => Object.keys(t)[0] as string;
+const plain = (t: Typed | undefined): unknown => {
+  if (t === undefined) return undefined;
+  if ('s' in t) return t.s;
+  if ('i' in t) return { int: t.i };
+  if ('d' in t) return { double: t.d };
+  if ('b' in t) return t.b;
+  if ('bytes' in t) return { bytes: t.bytes };
+  if ('a' in t) return t.a.map(plain);
+  if ('m' in t) return Object.fromEntries(Object.entries(t.m).map(([k, x]) => [k, plain(x)]));
+  return null;
+};
+
+function compareTyped(path: string, e: Typed | undefined, a: Typed | undefined, out: Diff[]): void {
+  if (e === undefined && a === undefined) return;
+  if (e === undefined) { out.push({ path, kind: 'extra', actual: plain(a) }); return; }
+  if (a === undefined) { out.push({ path, kind: 'missing', expected: plain(e) }); return; }
+  const ek = kindOf(e), ak = kindOf(a);
+  if ((ek === 'i' || ek === 'd') && (ak === 'i' || ak === 'd')) {
+    const ev = 'i' in e ? Number(e.i) : (e as { d: number }).d;
+    const av = 'i' in a ? Number(a.i) : (a as { d: number }).d;
+    const same = ek === ak ? ('i' in e ? e.i === (a as { i: string }).i : Object.is(ev, av)) : ev === av;
+    if (!same) out.push({ path, kind: 'value', expected: plain(e), actual: plain(a) });
+    else if (ek !== ak) out.push({ path, kind: 'int-vs-double', expected: plain(e), actual: plain(a) });
+    return;
+  }
+  if ('m' in e && 'm' in a) { compareMaps(path, e.m, a.m, out); return; }
+  if ('a' in e && 'a' in a) {
+    if (e.a.length !== a.a.length) { out.push({ path, kind: 'value', expected: plain(e), actual: plain(a) }); return; }
+    e.a.forEach((x, i) => compareTyped(`${path}[${i}]`, x, a.a[i], out));
+    return;
+  }
+  if (JSON.stringify(e) !== JSON.stringify(a)) out.push({ path, kind: 'value', expected: plain(e), actual: plain(a) });
+}
+
+function compareMaps(path: string, e: Record<string, Typed>, a: Record<string, Typed>, out: Diff[]): void {
+  for (const k of new Set([...Object.keys(e), ...Object.keys(a)])) {
+    compareTyped(`${path}[${JSON.stringify(k)}]`, e[k], a[k], out);
+  }
+}
+
+function compareScalar(path: string, e: unknown, a: unknown, out: Diff[]): void {
+  if (e !== a) out.push({ path, kind: 'value', expected: e, actual: a });
+}
+
+/** Every difference between the Go expectation and our records, each with a path naming where. */
+export function compareRecords(expected: readonly FlatRecord[], actual: readonly FlatRecord[]): Diff[] {
+  const out: Diff[] = [];
+  if (expected.length !== actual.length) {
+    out.push({ path: 'records.length', kind: 'count', expected: expected.length, actual: actual.length });
+  }
+  const n = Math.min(expected.length, actual.length);
+  for (let i = 0; i < n; i++) {
+    const e = expected[i]!, a = actual[i]!;
+    const p = `records[${i}]`;
+    compareMaps(`${p}.resource`, e.resource, a.resource, out);
+    compareScalar(`${p}.scope.name`, e.scopeName, a.scopeName, out);
+    compareScalar(`${p}.timeUnixNano`, e.timeUnixNano, a.timeUnixNano, out);
+    if (e.observedTimeUnixNano !== undefined) {
+      compareScalar(`${p}.observedTimeUnixNano`, e.observedTimeUnixNano, a.observedTimeUnixNano, out);
+    }
+    compareScalar(`${p}.severityNumber`, e.severityNumber, a.severityNumber, out);
+    compareScalar(`${p}.severityText`, e.severityText, a.severityText, out);
+    compareTyped(`${p}.body`, e.body, a.body, out);
+    const attributes = Object.fromEntries(
+      Object.entries(a.attributes).filter(([k]) => !METADATA.test(k) || k in e.attributes),
+    );
+    compareMaps(`${p}.attributes`, e.attributes, attributes, out);
+    compareScalar(`${p}.eventName`, e.eventName, a.eventName, out);
+  }
+  return out;
+}
+
+// ---------- fixtures and differences ----------
+
+/** Every case directory, oracle by oracle. */
+export function loadParityCases(root = GO_PARITY_DIR): ParityCase[] {
+  const cases: ParityCase[] = [];
+  for (const oracle of Object.keys(ORACLES) as Oracle[]) {
+    const dir = join(root, oracle);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir).sort()) {
+      const caseDir = join(dir, name);
+      if (!existsSync(join(caseDir, 'input.json'))) continue;
+      cases.push({
+        oracle,
+        name,
+        dir: caseDir,
+        input: new Uint8Array(readFileSync(join(caseDir, 'input.json'))),
+        expected: flattenExpected(parseYaml(readFileSync(join(caseDir, 'expected.yaml'), 'utf8'))),
+        source: JSON.parse(readFileSync(join(caseDir, 'source.json'), 'utf8')),
+      });
+    }
+  }
+  return cases;
+}
+
+export function loadDifferences(root = GO_PARITY_DIR): Difference[] {
+  const file = join(root, 'differences.yaml');
+  if (!existsSync(file)) return [];
+  return (parseYaml(readFileSync(file, 'utf8')) ?? []) as Difference[];
+}
+
+function patternOf(path: string): RegExp {
+  const escaped = path.replace(/[.+?^${}()|[\]\\*]/g, (c) => (c === '*' ? '*' : `\\${c}`));
+  const body = escaped.split('**').map((part) => part.replace(/\*/g, '[^\\[\\]]*')).join('.*');
+  return new RegExp(`^${body}$`);
+}
+
+/** The differences.yaml entry accepting this diff, if any. */
+export function acceptedBy(
+  diff: Diff,
+  c: Pick<ParityCase, 'oracle' | 'name'>,
+  differences: readonly Difference[],
+): Difference | undefined {
+  return differences.find((d) => d.oracle === c.oracle && (d.case === '*' || d.case === c.name)
+    && (d.kind === undefined || d.kind === diff.kind) && patternOf(d.path).test(diff.path));
+}
