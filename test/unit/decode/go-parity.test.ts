@@ -37,7 +37,6 @@ describe('Go parity', () => {
     for (const c of cases) {
       assert.match(c.source.commit, /^[0-9a-f]{40}$/, `${c.oracle}/${c.name}: source.json commit`);
       assert.ok(c.source.input && c.source.expected, `${c.oracle}/${c.name}: source.json paths`);
-      assert.ok(c.expected.length > 0, `${c.oracle}/${c.name}: expected.yaml has records`);
     }
   });
 
@@ -50,7 +49,10 @@ describe('Go parity', () => {
         const skip = typeof decoder === 'string' ? `decoder mode not available (${decoder})` : false;
         test(c.name, { skip }, () => {
           ran.add(oracle);
-          const { records } = (decoder as Decoder)([
+          const decode = Object.keys(c.options).length === 0 ? decoder as Decoder : createDecoder({
+            ...ORACLES[oracle], ...c.options, now: () => PARITY_NOW_MS,
+          } as DecoderOptions);
+          const { records } = decode([
             { body: c.input, sequenceNumber: 1, offset: '100', enqueuedTime: PARITY_ENQUEUED },
           ], PARITY_CONTEXT);
           const diffs = compareRecords(c.expected, flattenActual(records));
