@@ -236,8 +236,24 @@ function compareScalar(path: string, e: unknown, a: unknown, out: Diff[]): void 
   if (e !== a) out.push({ path, kind: 'value', expected: e, actual: a });
 }
 
+/** Canonical text of a resource's attributes, keys sorted. */
+const resourceKey = (r: FlatRecord) => JSON.stringify(Object.entries(r.resource).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/**
+ * Records grouped by resource in one canonical order (by the resource's attributes), input order kept
+ * within a resource: the Go translators emit ResourceLogs in Go map order, and Go's own tests compare with
+ * plogtest.IgnoreResourceLogsOrder(), so the golden files list resources in whatever order they were written.
+ */
+function byResource(records: readonly FlatRecord[]): FlatRecord[] {
+  return records.map((r, i) => [resourceKey(r), i, r] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]))
+    .map(([, , r]) => r);
+}
+
 /** Every difference between the Go expectation and our records, each with a path naming where. */
-export function compareRecords(expected: readonly FlatRecord[], actual: readonly FlatRecord[]): Diff[] {
+export function compareRecords(expectedAsWritten: readonly FlatRecord[], actualAsWritten: readonly FlatRecord[]): Diff[] {
+  const expected = byResource(expectedAsWritten);
+  const actual = byResource(actualAsWritten);
   const out: Diff[] = [];
   if (expected.length !== actual.length) {
     out.push({ path: 'records.length', kind: 'count', expected: expected.length, actual: actual.length });
