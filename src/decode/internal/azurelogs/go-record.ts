@@ -5,7 +5,7 @@ import { nestsDeeperThan } from '../parse-json.ts';
  * One resource-log record as the azurelogs translator's `azureLogRecord` struct sees it: the common-schema
  * fields matched case-insensitively (as json-iterator does), strings as strings, `Level` and `durationMs`
  * as json.Number text, `identity` and `properties` as raw values. `extras` holds the rest: the top-level
- * fields Go's struct has no place for (Go drops them), and a known field's spellings that lost to another.
+ * fields Go's struct has no place for (Go drops them), and a known field's spellings that lost to a later one.
  */
 export interface GoRecord {
   time?: unknown;
@@ -36,7 +36,7 @@ export interface GoRecord {
 }
 
 type Kind = 'str' | 'num' | 'raw' | 'time';
-/** Lower-cased JSON name → [canonical name, how Go reads it]. */
+/** Lower-cased JSON name → [field, Go's json tag, how Go reads it]. */
 const FIELDS: ReadonlyMap<string, readonly [keyof GoRecord, string, Kind]> = new Map([
   ['time', ['time', 'time', 'time']],
   ['timestamp', ['timeStamp', 'timeStamp', 'time']],
@@ -65,9 +65,9 @@ function asText(value: unknown): string | undefined {
 }
 
 /**
- * Reads a record. Where several spellings of one field appear (`Level` and `level`), the one written
- * exactly as Go's tag wins, else the last (json-iterator's rule); the others stay in `extras`, so nothing
- * is lost and severity does not depend on key order. Throws NestingTooDeepError for too-deep values.
+ * Reads a record. Where several spellings of one field appear (`Level` and `level`), the last one wins,
+ * as with json-iterator; the others stay in `extras`, so nothing is lost. Throws NestingTooDeepError for
+ * too-deep values.
  */
 export function readGoRecord(source: Record<string, unknown>, maxDepth: number): GoRecord {
   const record: GoRecord = { operationName: '', category: '', hasIdentity: false, hasProperties: false, extras: [] };
@@ -84,16 +84,10 @@ export function readGoRecord(source: Record<string, unknown>, maxDepth: number):
       record.extras.push([key, value]);
       continue;
     }
-    const [name, tag, kind] = field;
+    const [name, , kind] = field;
     const previous = seen.get(name);
-    if (previous !== undefined) {
-      // Keep the exact spelling; the loser is kept as an extra field.
-      if (previous === tag && key !== tag) {
-        record.extras.push([key, value]);
-        continue;
-      }
-      record.extras.push([previous, source[previous]]);
-    }
+    // The last spelling wins, as in Go (so `level` after `Level` gives the severity); the earlier one is kept.
+    if (previous !== undefined) record.extras.push([previous, source[previous]]);
     seen.set(name, key);
     if (kind === 'raw') {
       if (name === 'identity') record.hasIdentity = true;
