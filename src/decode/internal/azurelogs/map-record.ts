@@ -1,7 +1,7 @@
 import type { HrTime } from '@opentelemetry/api';
 import type { LogAttributes, LogBody, SeverityNumber } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import type { AzureMapping } from '../azure-record.ts';
+import { TIMESTAMP_FIELDS, type AzureMapping } from '../azure-record.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
 import { RecordAttributes } from '../event-attributes.ts';
 import { parsePropertiesString } from '../properties-string.ts';
@@ -96,20 +96,35 @@ function timeKeyOf(record: GoRecord): string | undefined {
   return undefined;
 }
 
-/** `time`, else `timeStamp` (Go reads only the first non-empty one; we also try the second). */
+/** Time fields beyond Go's two, lower-cased, in the order the default mode tries them (TimeGenerated, ...). */
+const MORE_TIME_FIELDS = TIMESTAMP_FIELDS.slice(2).map((f) => f.toLowerCase());
+
+/**
+ * `time`, else `timeStamp`, as Go reads them; then (where Go would drop the record) the other time fields
+ * the default mode knows, such as Event Hubs' EventTimeString, from the record's extra fields.
+ */
 function recordTime(record: GoRecord, parsers: readonly TimeLayoutParser[]): HrTime | undefined {
-  for (const value of [record.time, record.timeStamp]) {
-    if (value === undefined || value === '' || value === null) continue;
-    if (typeof value === 'string') {
-      for (const parse of parsers) {
-        const t = parse(value);
-        if (t) return t;
-      }
+  const t = parseTime(record.time, parsers) ?? parseTime(record.timeStamp, parsers);
+  if (t !== undefined || record.extras.length === 0) return t;
+  for (const field of MORE_TIME_FIELDS) {
+    for (const [key, value] of record.extras) {
+      if (key.toLowerCase() !== field) continue;
+      const more = parseTime(value, parsers);
+      if (more !== undefined) return more;
     }
-    const t = parseBuiltinTimestamp(value);
-    if (t) return t;
   }
   return undefined;
+}
+
+function parseTime(value: unknown, parsers: readonly TimeLayoutParser[]): HrTime | undefined {
+  if (value === undefined || value === '' || value === null) return undefined;
+  if (typeof value === 'string') {
+    for (const parse of parsers) {
+      const t = parse(value);
+      if (t) return t;
+    }
+  }
+  return parseBuiltinTimestamp(value);
 }
 
 /** Our addition: without a top-level Level, the properties' `level` (or `Level`) gives the severity. */
