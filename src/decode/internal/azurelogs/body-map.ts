@@ -1,11 +1,10 @@
 import { BODY_LIFTERS } from './body-lifting.ts';
 import type { GoRecord } from './go-record.ts';
-import { setOwn } from './go-struct.ts';
 import { parseGoInt } from './go-values.ts';
 
-const setIf = (body: Record<string, unknown>, key: string, value: string | undefined): void => {
+function setIf(body: Record<string, unknown>, key: string, value: string | undefined): void {
   if (value !== undefined && value !== '') body[key] = value;
-};
+}
 
 /**
  * The body Go writes for a category it has no attribute mapping for (extractRawAttributes in
@@ -49,13 +48,17 @@ export function bodyMap(record: GoRecord, properties: unknown, source: Record<st
 
 function liftProperties(category: string, properties: Record<string, unknown>, body: Record<string, unknown>): void {
   const lift = BODY_LIFTERS.get(category);
+  if (lift === undefined) {
+    // Nothing lifted: the parsed map itself (ours, not shared) is the body's properties.
+    for (const _ in properties) {
+      body.properties = properties;
+      break;
+    }
+    return;
+  }
   const rest: Record<string, unknown> = {};
   let restCount = 0;
-  for (const key in properties) {
-    const value = properties[key];
-    if (lift === undefined) setOwn(rest, key, value);
-    else lift(key, value, body, rest);
-  }
+  for (const key in properties) lift(key, properties[key], body, rest);
   for (const _ in rest) {
     restCount++;
     break;

@@ -7,9 +7,9 @@ import type { Attrs } from './put-helpers.ts';
  * record attributes every record of a mapped category carries, after the category's own.
  */
 
-const putIf = (attrs: Attrs, key: string, value: string | undefined): void => {
+function putIf(attrs: Attrs, key: string, value: string | undefined): void {
   if (value !== undefined && value !== '') attrs[key] = value;
-};
+}
 
 export function putCommonAttributes(record: GoRecord, attrs: Attrs): void {
   attrs['azure.category'] = record.category;
@@ -60,7 +60,9 @@ const EVIDENCE: readonly (readonly [string, string])[] = [
 ];
 
 type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
 
 /** A struct field matched like Go (exact, else case-insensitive), or undefined. */
 function field(o: Obj, name: string): unknown {
@@ -103,13 +105,19 @@ export function putIdentityAttributes(identity: unknown, attrs: Attrs): void {
     if (isObject(evidence)) for (const [name, key] of EVIDENCE) attrs[key] = str(evidence, name);
   }
   if (!isObject(claims)) return;
-  const claim = (name: string): string => (typeof claims[name] === 'string' ? (claims[name] as string) : '');
-  for (const [name, key] of CLAIMS) if (claim(name) !== '') attrs[key] = claim(name);
+  for (const [name, key] of CLAIMS) putIf(attrs, key, claimOf(claims, name));
   for (const [name, key] of TIME_CLAIMS) {
-    const seconds = claim(name) === '' ? undefined : parseGoInt(claim(name));
+    const text = claimOf(claims, name);
+    const seconds = text === '' ? undefined : parseGoInt(text);
     if (seconds !== undefined) attrs[key] = rfc3339Seconds(seconds);
   }
-  for (const [name, key] of MORE_CLAIMS) if (claim(name) !== '') attrs[key] = claim(name);
+  for (const [name, key] of MORE_CLAIMS) putIf(attrs, key, claimOf(claims, name));
+}
+
+/** A claim of Go's map[string]string: matched exactly, '' when absent. */
+function claimOf(claims: Obj, name: string): string {
+  const value = claims[name];
+  return typeof value === 'string' ? value : '';
 }
 
 /** time.Unix(s, 0).UTC().Format(time.RFC3339): `2025-04-15T10:07:01Z`. */

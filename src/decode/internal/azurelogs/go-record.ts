@@ -36,26 +36,54 @@ export interface GoRecord {
 }
 
 type Kind = 'str' | 'num' | 'raw' | 'time';
-/** Lower-cased JSON name → [field, Go's json tag, how Go reads it]. */
-const FIELDS: ReadonlyMap<string, readonly [keyof GoRecord, string, Kind]> = new Map([
-  ['time', ['time', 'time', 'time']],
-  ['timestamp', ['timeStamp', 'timeStamp', 'time']],
-  ['resourceid', ['resourceId', 'resourceId', 'str']],
-  ['tenantid', ['tenantId', 'tenantId', 'str']],
-  ['operationname', ['operationName', 'operationName', 'str']],
-  ['operationversion', ['operationVersion', 'operationVersion', 'str']],
-  ['category', ['category', 'category', 'str']],
-  ['resulttype', ['resultType', 'resultType', 'str']],
-  ['resultsignature', ['resultSignature', 'resultSignature', 'str']],
-  ['resultdescription', ['resultDescription', 'resultDescription', 'str']],
-  ['durationms', ['durationMs', 'durationMs', 'num']],
-  ['calleripaddress', ['callerIpAddress', 'callerIpAddress', 'str']],
-  ['correlationid', ['correlationId', 'correlationId', 'str']],
-  ['identity', ['identity', 'identity', 'raw']],
-  ['level', ['level', 'Level', 'num']],
-  ['location', ['location', 'location', 'str']],
-  ['properties', ['properties', 'properties', 'raw']],
-] as const);
+/** One of Go's struct fields: the GoRecord property, its bit for duplicate tracking, how Go reads it. */
+type FieldInfo = readonly [keyof GoRecord, number, Kind];
+/** Lower-cased JSON name → field. */
+const FIELDS: ReadonlyMap<string, FieldInfo> = new Map(([
+  ['time', 'time', 'time'],
+  ['timestamp', 'timeStamp', 'time'],
+  ['resourceid', 'resourceId', 'str'],
+  ['tenantid', 'tenantId', 'str'],
+  ['operationname', 'operationName', 'str'],
+  ['operationversion', 'operationVersion', 'str'],
+  ['category', 'category', 'str'],
+  ['resulttype', 'resultType', 'str'],
+  ['resultsignature', 'resultSignature', 'str'],
+  ['resultdescription', 'resultDescription', 'str'],
+  ['durationms', 'durationMs', 'num'],
+  ['calleripaddress', 'callerIpAddress', 'str'],
+  ['correlationid', 'correlationId', 'str'],
+  ['identity', 'identity', 'raw'],
+  ['level', 'level', 'num'],
+  ['location', 'location', 'str'],
+  ['properties', 'properties', 'raw'],
+] as const).map(([json, name, kind], i): [string, FieldInfo] => [json, [name, 1 << i, kind]]));
+
+const MAX_CACHED_KEYS = 10_000;
+/** Exact key as written → its field (null: none), so the per-record loop lower-cases no strings. */
+const keyCache = new Map<string, FieldInfo | null>();
+
+function fieldOf(key: string): FieldInfo | null {
+  let field = keyCache.get(key);
+  if (field === undefined) {
+    field = FIELDS.get(key.toLowerCase()) ?? null;
+    if (keyCache.size < MAX_CACHED_KEYS) keyCache.set(key, field);
+  }
+  return field;
+}
+
+/** The spelling of `field` that came last before `key` (rare: a field written twice). */
+function previousSpelling(source: Record<string, unknown>, key: string, field: FieldInfo): string | undefined {
+  let previous: string | undefined;
+  for (const k in source) {
+    if (k === key) break;
+    const v = source[k];
+    if (fieldOf(k) !== field || v === undefined) continue;
+    if ((field[2] === 'str' || field[2] === 'num') && v !== null && asText(v) === undefined) continue; // already an extra
+    previous = k;
+  }
+  return previous;
+}
 
 /** Go decodes numbers and booleans into a string field only by failing; we keep their text instead. */
 function asText(value: unknown): string | undefined {
@@ -70,33 +98,47 @@ function asText(value: unknown): string | undefined {
  * too-deep values.
  */
 export function readGoRecord(source: Record<string, unknown>, maxDepth: number): GoRecord {
-  const record: GoRecord = { operationName: '', category: '', hasIdentity: false, hasProperties: false, extras: [] };
-  const seen = new Map<keyof GoRecord, string>();
+  // Every property set up front: one object shape for all records.
+  const record: GoRecord = {
+    time: undefined, timeStamp: undefined, resourceId: undefined, tenantId: undefined, operationName: '',
+    operationVersion: undefined, category: '', resultType: undefined, resultSignature: undefined,
+    resultDescription: undefined, durationMs: undefined, callerIpAddress: undefined, correlationId: undefined,
+    identity: undefined, hasIdentity: false, level: undefined, location: undefined, properties: undefined,
+    hasProperties: false, extras: [],
+  };
+  const target = record as unknown as Record<string, unknown>;
+  let seen = 0;
   for (const key in source) {
     const value = source[key];
     if (value === undefined) continue;
     if (typeof value === 'object' && value !== null && nestsDeeperThan(value, maxDepth)) {
       throw new NestingTooDeepError(`field "${key}" nests deeper than ${maxDepth} levels`);
     }
-    const field = FIELDS.get(key.toLowerCase());
-    const text = field === undefined || field[2] === 'raw' || field[2] === 'time' ? undefined : asText(value);
-    if (field === undefined || (text === undefined && (field[2] === 'str' || field[2] === 'num') && value !== null)) {
+    const field = fieldOf(key);
+    if (field === null) {
       record.extras.push([key, value]);
       continue;
     }
-    const [name, , kind] = field;
-    const previous = seen.get(name);
+    const [name, bit, kind] = field;
+    const text = kind === 'str' || kind === 'num' ? asText(value) : undefined;
+    if (text === undefined && (kind === 'str' || kind === 'num') && value !== null) {
+      record.extras.push([key, value]);
+      continue;
+    }
     // The last spelling wins, as in Go (so `level` after `Level` gives the severity); the earlier one is kept.
-    if (previous !== undefined) record.extras.push([previous, source[previous]]);
-    seen.set(name, key);
+    if ((seen & bit) !== 0) {
+      const previous = previousSpelling(source, key, field);
+      if (previous !== undefined) record.extras.push([previous, source[previous]]);
+    }
+    seen |= bit;
     if (kind === 'raw') {
       if (name === 'identity') record.hasIdentity = true;
       else record.hasProperties = true;
-      (record as unknown as Record<string, unknown>)[name] = value;
+      target[name] = value;
     } else if (kind === 'time') {
-      (record as unknown as Record<string, unknown>)[name] = value;
+      target[name] = value;
     } else if (value !== null) {
-      (record as unknown as Record<string, unknown>)[name] = text;
+      target[name] = text;
     }
   }
   return record;

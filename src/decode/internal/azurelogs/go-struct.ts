@@ -21,12 +21,12 @@ export interface GoStructValue {
  * decode (GoValueError), as Go returns an error for it.
  */
 export function decodeGoStruct(source: Record<string, unknown>, spec: GoStructSpec, what: string): GoStructValue {
-  const fields: Record<string, string | boolean | readonly string[]> = {};
-  for (const [name, type] of spec) fields[name] = type === 'string' ? '' : type === 'bool' ? false : [];
+  const compiled = compile(spec);
+  const fields: Record<string, string | boolean | readonly string[]> = { ...compiled.zero };
   const unread: Record<string, unknown> = {};
   let unreadCount = 0;
   for (const key in source) {
-    const field = fieldFor(spec, key);
+    const field = compiled.exact.get(key) ?? compiled.folded.get(key.toLowerCase());
     const value = source[key];
     if (field === undefined) {
       setOwn(unread, key, value);
@@ -46,11 +46,30 @@ export function decodeGoStruct(source: Record<string, unknown>, spec: GoStructSp
   return { fields, unread, unreadCount };
 }
 
-function fieldFor(spec: GoStructSpec, key: string): readonly [string, GoFieldType] | undefined {
-  for (const field of spec) if (field[0] === key) return field;
-  const lower = key.toLowerCase();
-  for (const field of spec) if (field[0].toLowerCase() === lower) return field;
-  return undefined;
+interface CompiledStruct {
+  readonly zero: Readonly<Record<string, string | boolean | readonly string[]>>;
+  readonly exact: ReadonlyMap<string, readonly [string, GoFieldType]>;
+  /** Lower-cased name → the first field of that name, Go's case-insensitive fallback. */
+  readonly folded: ReadonlyMap<string, readonly [string, GoFieldType]>;
+}
+
+const compiledSpecs = new WeakMap<GoStructSpec, CompiledStruct>();
+
+function compile(spec: GoStructSpec): CompiledStruct {
+  let compiled = compiledSpecs.get(spec);
+  if (compiled === undefined) {
+    const zero: Record<string, string | boolean | readonly string[]> = {};
+    const exact = new Map<string, readonly [string, GoFieldType]>();
+    const folded = new Map<string, readonly [string, GoFieldType]>();
+    for (const field of spec) {
+      zero[field[0]] = field[1] === 'string' ? '' : field[1] === 'bool' ? false : [];
+      exact.set(field[0], field);
+      if (!folded.has(field[0].toLowerCase())) folded.set(field[0].toLowerCase(), field);
+    }
+    compiled = { zero, exact, folded };
+    compiledSpecs.set(spec, compiled);
+  }
+  return compiled;
 }
 
 function jsonType(value: unknown): string {

@@ -123,39 +123,32 @@ function unescape(s: string, raw: string): string {
   return UTF8.decode(new Uint8Array(bytes));
 }
 
-/** Thrown by splitHostPort; `missingPort` is Go's "missing port in address" case. */
-export class GoAddressError extends GoValueError {
-  constructor(address: string, readonly reason: string) {
-    super(`address ${address}: ${reason}`);
-  }
+/** net.SplitHostPort's outcome: host and port, or Go's error reason. */
+export type HostPort = { host: string; port: string; error?: undefined } | { error: string; host?: undefined; port?: undefined };
 
-  get missingPort(): boolean {
-    return this.reason === 'missing port in address';
-  }
-}
+/** Go's reason when an address has no port, which callers treat as "the whole address is the host". */
+export const MISSING_PORT = 'missing port in address';
 
-/** net.SplitHostPort. */
-export function splitHostPort(hostport: string): { host: string; port: string } {
+/** net.SplitHostPort, returning Go's error reason instead of throwing (a missing port is common). */
+export function splitHostPort(hostport: string): HostPort {
   const i = hostport.lastIndexOf(':');
-  if (i < 0) throw new GoAddressError(hostport, 'missing port in address');
+  if (i < 0) return { error: MISSING_PORT };
   let host: string;
   let j = 0;
   let k = 0;
   if (hostport[0] === '[') {
     const end = hostport.indexOf(']');
-    if (end < 0) throw new GoAddressError(hostport, "missing ']' in address");
-    if (end + 1 === hostport.length) throw new GoAddressError(hostport, 'missing port in address');
-    if (end + 1 !== i) {
-      throw new GoAddressError(hostport, hostport[end + 1] === ':' ? 'too many colons in address' : 'missing port in address');
-    }
+    if (end < 0) return { error: "missing ']' in address" };
+    if (end + 1 === hostport.length) return { error: MISSING_PORT };
+    if (end + 1 !== i) return { error: hostport[end + 1] === ':' ? 'too many colons in address' : MISSING_PORT };
     host = hostport.slice(1, end);
     j = 1;
     k = end + 1;
   } else {
     host = hostport.slice(0, i);
-    if (host.includes(':')) throw new GoAddressError(hostport, 'too many colons in address');
+    if (host.includes(':')) return { error: 'too many colons in address' };
   }
-  if (hostport.slice(j).includes('[')) throw new GoAddressError(hostport, "unexpected '[' in address");
-  if (hostport.slice(k).includes(']')) throw new GoAddressError(hostport, "unexpected ']' in address");
+  if (hostport.slice(j).includes('[')) return { error: "unexpected '[' in address" };
+  if (hostport.slice(k).includes(']')) return { error: "unexpected ']' in address" };
   return { host, port: hostport.slice(i + 1) };
 }

@@ -5,9 +5,22 @@
  * undefined, so a mapping fails exactly where Go's does.
  */
 
-/** A value Go's translator would refuse; the message follows Go's. */
+/**
+ * A value Go's translator would refuse; the message follows Go's. Thrown per record for input Go refuses,
+ * so it captures no stack trace (that is most of an Error's cost, and the message says all there is).
+ */
 export class GoValueError extends Error {
   override readonly name = 'GoValueError';
+
+  constructor(message: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
 }
 
 const INT_RE = /^[+-]?\d+$/;

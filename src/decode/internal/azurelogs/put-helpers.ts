@@ -1,4 +1,4 @@
-import { goUrlPort, parseGoUrl, splitHostPort, GoAddressError } from './go-url.ts';
+import { goUrlPort, MISSING_PORT, parseGoUrl, splitHostPort } from './go-url.ts';
 import { GoValueError, parseGoBool, requireGoInt, requireGoMillis } from './go-values.ts';
 
 /** Record attributes being built by a category mapping. */
@@ -84,17 +84,14 @@ export function putDestination(attrs: Attrs, backendHostname: string, endpoint: 
 }
 
 function addressFields(attrs: Attrs, full: string, addressField: string, portField: string, what: string): void {
-  let host = full;
-  let port = '';
-  try {
-    ({ host, port } = splitHostPort(full));
-  } catch (error) {
-    if (!(error instanceof GoAddressError && error.missingPort)) {
-      throw new GoValueError(`failed to parse ${what} "${full}": ${(error as Error).message}`);
-    }
+  const split = splitHostPort(full);
+  if (split.error !== undefined && split.error !== MISSING_PORT) {
+    throw new GoValueError(`failed to parse ${what} "${full}": address ${full}: ${split.error}`);
   }
+  // Without a port, Go keeps the whole value as the address.
+  const host = split.error === undefined ? split.host : full;
   if (host !== '') attrs[addressField] = host;
-  if (port !== '') putInt(attrs, portField, port);
+  if (split.port !== undefined && split.port !== '') putInt(attrs, portField, split.port);
 }
 
 /** strings.Cut. */
