@@ -31,8 +31,8 @@ export interface GoRecord {
   /** Present (possibly null) when the record has properties. */
   properties?: unknown;
   hasProperties: boolean;
-  /** Field name as written → value, for fields outside Go's struct. */
-  extras: [string, unknown][];
+  /** Field names as written (values stay in the source record), for fields outside Go's struct. */
+  extras: string[];
 }
 
 type Kind = 'str' | 'num' | 'raw' | 'time';
@@ -60,16 +60,33 @@ const FIELDS: ReadonlyMap<string, FieldInfo> = new Map(([
 ] as const).map(([json, name, kind], i): [string, FieldInfo] => [json, [name, 1 << i, kind]]));
 
 const MAX_CACHED_KEYS = 10_000;
-/** Exact key as written → its field (null: none), so the per-record loop lower-cases no strings. */
-const keyCache = new Map<string, FieldInfo | null>();
+/** Prefix of the attribute that keeps a field Go has no place for. */
+export const EXTRA_PREFIX = 'azure.';
+/**
+ * Exact key as written → its field, or for a field outside Go's struct the attribute name that keeps it,
+ * so the per-record loop lower-cases and concatenates no strings (a fresh key string would also be hashed
+ * and internalized on every store).
+ */
+const keyCache = new Map<string, FieldInfo | string>();
+
+function lookup(key: string): FieldInfo | string {
+  let entry = keyCache.get(key);
+  if (entry === undefined) {
+    entry = FIELDS.get(key.toLowerCase()) ?? EXTRA_PREFIX + key;
+    if (keyCache.size < MAX_CACHED_KEYS) keyCache.set(key, entry);
+  }
+  return entry;
+}
 
 function fieldOf(key: string): FieldInfo | null {
-  let field = keyCache.get(key);
-  if (field === undefined) {
-    field = FIELDS.get(key.toLowerCase()) ?? null;
-    if (keyCache.size < MAX_CACHED_KEYS) keyCache.set(key, field);
-  }
-  return field;
+  const entry = lookup(key);
+  return typeof entry === 'string' ? null : entry;
+}
+
+/** The attribute name (`azure.<key>`) that keeps a top-level field. */
+export function extraAttributeName(key: string): string {
+  const entry = lookup(key);
+  return typeof entry === 'string' ? entry : EXTRA_PREFIX + key;
 }
 
 /** The spelling of `field` that came last before `key` (rare: a field written twice). */
@@ -116,19 +133,19 @@ export function readGoRecord(source: Record<string, unknown>, maxDepth: number):
     }
     const field = fieldOf(key);
     if (field === null) {
-      record.extras.push([key, value]);
+      record.extras.push(key);
       continue;
     }
     const [name, bit, kind] = field;
     const text = kind === 'str' || kind === 'num' ? asText(value) : undefined;
     if (text === undefined && (kind === 'str' || kind === 'num') && value !== null) {
-      record.extras.push([key, value]);
+      record.extras.push(key);
       continue;
     }
     // The last spelling wins, as in Go (so `level` after `Level` gives the severity); the earlier one is kept.
     if ((seen & bit) !== 0) {
       const previous = previousSpelling(source, key, field);
-      if (previous !== undefined) record.extras.push([previous, source[previous]]);
+      if (previous !== undefined) record.extras.push(previous);
     }
     seen |= bit;
     if (kind === 'raw') {

@@ -26,7 +26,7 @@ export function decodeGoStruct(source: Record<string, unknown>, spec: GoStructSp
   const unread: Record<string, unknown> = {};
   let unreadCount = 0;
   for (const key in source) {
-    const field = compiled.exact.get(key) ?? compiled.folded.get(key.toLowerCase());
+    const field = fieldFor(compiled, key);
     const value = source[key];
     if (field === undefined) {
       setOwn(unread, key, value);
@@ -46,11 +46,26 @@ export function decodeGoStruct(source: Record<string, unknown>, spec: GoStructSp
   return { fields, unread, unreadCount };
 }
 
+type Field = readonly [string, GoFieldType];
+
 interface CompiledStruct {
   readonly zero: Readonly<Record<string, string | boolean | readonly string[]>>;
-  readonly exact: ReadonlyMap<string, readonly [string, GoFieldType]>;
+  readonly exact: ReadonlyMap<string, Field>;
   /** Lower-cased name → the first field of that name, Go's case-insensitive fallback. */
-  readonly folded: ReadonlyMap<string, readonly [string, GoFieldType]>;
+  readonly folded: ReadonlyMap<string, Field>;
+  /** Any key seen → its field (null: none), so a key is lower-cased once, not per record. */
+  readonly byKey: Map<string, Field | null>;
+}
+
+const MAX_CACHED_KEYS = 1_000;
+
+function fieldFor(compiled: CompiledStruct, key: string): Field | undefined {
+  let field = compiled.byKey.get(key);
+  if (field === undefined) {
+    field = compiled.exact.get(key) ?? compiled.folded.get(key.toLowerCase()) ?? null;
+    if (compiled.byKey.size < MAX_CACHED_KEYS) compiled.byKey.set(key, field);
+  }
+  return field ?? undefined;
 }
 
 const compiledSpecs = new WeakMap<GoStructSpec, CompiledStruct>();
@@ -59,14 +74,14 @@ function compile(spec: GoStructSpec): CompiledStruct {
   let compiled = compiledSpecs.get(spec);
   if (compiled === undefined) {
     const zero: Record<string, string | boolean | readonly string[]> = {};
-    const exact = new Map<string, readonly [string, GoFieldType]>();
-    const folded = new Map<string, readonly [string, GoFieldType]>();
+    const exact = new Map<string, Field>();
+    const folded = new Map<string, Field>();
     for (const field of spec) {
       zero[field[0]] = field[1] === 'string' ? '' : field[1] === 'bool' ? false : [];
       exact.set(field[0], field);
       if (!folded.has(field[0].toLowerCase())) folded.set(field[0].toLowerCase(), field);
     }
-    compiled = { zero, exact, folded };
+    compiled = { zero, exact, folded, byKey: new Map() };
     compiledSpecs.set(spec, compiled);
   }
   return compiled;

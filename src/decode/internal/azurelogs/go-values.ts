@@ -30,6 +30,17 @@ const INT64_LIMIT = 2n ** 63n;
 
 /** strconv.ParseInt(s, 10, 64); undefined where Go errors. Beyond 2^53 the number is the nearest double. */
 export function parseGoInt(s: string): number | undefined {
+  // Fast path: up to 15 digits is always an exact int64 and an exact double.
+  const n = s.length;
+  if (n > 0 && n <= 15) {
+    let i = s.charCodeAt(0) === 0x2d || s.charCodeAt(0) === 0x2b ? 1 : 0;
+    if (i === n) return undefined;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) return undefined;
+    }
+    return Number(s);
+  }
   if (!INT_RE.test(s)) return undefined;
   const big = BigInt(s);
   if (big >= INT64_LIMIT || big < -INT64_LIMIT) return undefined;

@@ -11,14 +11,12 @@ import { hrTimeFromMs, parseBuiltinTimestamp } from '../timestamp.ts';
 import { bodyMap } from './body-map.ts';
 import { CATEGORY_MAPPINGS } from './category-mappings.ts';
 import { putCommonAttributes } from './common-attributes.ts';
-import { readGoRecord, type GoRecord } from './go-record.ts';
+import { EXTRA_PREFIX, extraAttributeName, readGoRecord, type GoRecord } from './go-record.ts';
 import { GoValueError, parseGoInt } from './go-values.ts';
 import type { Attrs } from './put-helpers.ts';
 
 /** Set when a category's attribute mapping refused the record and it fell back to the body-map layout. */
 export const ATTR_MAPPING_ERROR = 'azure.mapping.error';
-/** Prefix for top-level fields the Go translator has no place for, and for lifted names we already use. */
-const EXTRA_PREFIX = 'azure.';
 
 /**
  * `apply_semantic_conventions: true`: one resource-log record mapped the way the Go receiver's
@@ -45,15 +43,17 @@ export function mapSemconvRecord(
   const mapping = CATEGORY_MAPPINGS.get(record.category);
   let mappingError: string | undefined;
   if (mapping !== undefined && (isObject || (record.hasProperties && properties === null))) {
-    const lifted: Attrs = {};
     try {
-      const { unread, unreadCount } = mapping(isObject ? (properties as Record<string, unknown>) : {}, lifted);
-      for (const key in lifted) attributes[key in base ? EXTRA_PREFIX + key : key] = lifted[key];
+      const { unread, unreadCount } = mapping(isObject ? (properties as Record<string, unknown>) : {}, attributes);
+      keepMetadata(attributes, base);
       putCommonAttributes(record, attributes);
       if (unreadCount > 0) attributes['azure.properties'] = unread;
     } catch (error) {
       if (!(error instanceof GoValueError)) throw error;
       mappingError = error.message;
+      // Rare: undo the mapping's partial work (deleting is slow for V8 objects, so only here).
+      for (const key in attributes) if (!(key in base)) delete attributes[key];
+      Object.assign(attributes, base);
     }
   } else if (mapping !== undefined) {
     mappingError = record.hasProperties ? 'properties is not an object' : 'record has no properties';
@@ -65,12 +65,12 @@ export function mapSemconvRecord(
     keepExtras = record.hasProperties;
   }
 
-  const time = recordTime(record, m.timeParsers);
+  const time = recordTime(record, source, m.timeParsers);
   if (time === undefined) attributes[ATTR_TIMESTAMP_FALLBACK] = timeKeyOf(record) === undefined ? 'missing' : 'unparsable';
   if (keepExtras) {
-    for (const [key, value] of record.extras) {
-      const name = EXTRA_PREFIX + key;
-      if (!(name in base)) attributes[name] = value;
+    for (const key of record.extras) {
+      const name = extraAttributeName(key);
+      if (!(name in base)) attributes[name] = source[key];
     }
     if (time === undefined) {
       if (record.time !== undefined) attributes[`${EXTRA_PREFIX}time`] = record.time;
@@ -90,6 +90,19 @@ export function mapSemconvRecord(
   );
 }
 
+/**
+ * A mapping that wrote an Event Hubs metadata name (Front Door's origin as server.address) gets its value
+ * moved to `azure.<name>`, and the metadata restored: those names always describe the event's source.
+ */
+function keepMetadata(attributes: Attrs, base: LogAttributes): void {
+  for (const key in base) {
+    const value = attributes[key];
+    if (value === base[key]) continue;
+    attributes[EXTRA_PREFIX + key] = value;
+    attributes[key] = base[key];
+  }
+}
+
 function timeKeyOf(record: GoRecord): string | undefined {
   if (record.time !== undefined && record.time !== '') return 'time';
   if (record.timeStamp !== undefined && record.timeStamp !== '') return 'timeStamp';
@@ -103,13 +116,13 @@ const MORE_TIME_FIELDS = TIMESTAMP_FIELDS.slice(2).map((f) => f.toLowerCase());
  * `time`, else `timeStamp`, as Go reads them; then (where Go would drop the record) the other time fields
  * the default mode knows, such as Event Hubs' EventTimeString, from the record's extra fields.
  */
-function recordTime(record: GoRecord, parsers: readonly TimeLayoutParser[]): HrTime | undefined {
+function recordTime(record: GoRecord, source: Record<string, unknown>, parsers: readonly TimeLayoutParser[]): HrTime | undefined {
   const t = parseTime(record.time, parsers) ?? parseTime(record.timeStamp, parsers);
   if (t !== undefined || record.extras.length === 0) return t;
   for (const field of MORE_TIME_FIELDS) {
-    for (const [key, value] of record.extras) {
+    for (const key of record.extras) {
       if (key.toLowerCase() !== field) continue;
-      const more = parseTime(value, parsers);
+      const more = parseTime(source[key], parsers);
       if (more !== undefined) return more;
     }
   }
