@@ -2,6 +2,7 @@ import type { LogBody } from '@opentelemetry/api-logs';
 import type { ReceivedEvent } from '../backends/consumer.ts';
 import { mapAzureRecord, NestingTooDeepError, type AzureMapping } from './internal/azure-record.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from './internal/azure-names.ts';
+import { mapSemconvRecord } from './internal/azurelogs/map-record.ts';
 import { enqueuedMsOf, eventAttributes } from './internal/event-attributes.ts';
 import {
   ERROR_DECODER, ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_NESTING_TOO_DEEP, ERROR_UNEXPECTED_SHAPE,
@@ -64,7 +65,8 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
         state.records.push({ ...odd, body: item as LogBody });
         continue;
       }
-      const record = mapAzureRecord(item as Record<string, unknown>, base, enqueuedMs, state.observed, config);
+      const map = config.semanticConventions ? mapSemconvRecord : mapAzureRecord;
+      const record = map(item as Record<string, unknown>, base, enqueuedMs, state.observed, config);
       if (record.attributes[ATTR_TIMESTAMP_FALLBACK] !== undefined) fallbacks++;
       state.records.push(record);
     }

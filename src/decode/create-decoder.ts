@@ -8,6 +8,7 @@ import { enqueuedMsOf } from './internal/event-attributes.ts';
 import { ERROR_DECODER, eventText } from './internal/parse-json.ts';
 import { makeRecord, rawErrorRecord, type BatchState, type MutableStats } from './internal/records.ts';
 import { ResourceCache } from './internal/resource-cache.ts';
+import { createSemconvResources } from './internal/azurelogs/semconv-resources.ts';
 import { buildSanitizers, DEFAULT_BUILTIN_SANITIZERS } from './internal/sanitize.ts';
 import { compileTimeLayout } from './internal/time-layout.ts';
 import { hrTimeFromMs } from './internal/timestamp.ts';
@@ -34,9 +35,9 @@ export function createDecoder(options: DecoderOptions): Decoder {
   const now = options.now ?? Date.now;
   const semanticConventions = options.applySemanticConventions === true;
   const names = semanticConventions ? SEMCONV_NAMES : GO_RECEIVER_NAMES;
-  const providerOnResource: Record<string, string> =
-    names.providerOnResource ? { [ATTR_CLOUD_PROVIDER]: CLOUD_PROVIDER_AZURE } : {};
-  const resources = new ResourceCache(names.resourceId, providerOnResource, !semanticConventions);
+  const resources = semanticConventions
+    ? createSemconvResources()
+    : new ResourceCache(names.resourceId, names.providerOnResource ? { [ATTR_CLOUD_PROVIDER]: CLOUD_PROVIDER_AZURE } : {}, true);
 
   let decodeEvent: EventDecoder;
   switch (options.format) {

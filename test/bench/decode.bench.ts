@@ -16,6 +16,8 @@ const ROUNDS = 15;
 const BATCH_EVENTS = 100;
 const context = { namespace: 'bench.servicebus.windows.net', eventHubName: 'insights-logs', consumerGroup: '$Default', partitionId: '0' };
 const start = Date.parse('2024-05-14T09:30:00Z');
+/** BENCH_DECODE_SEMCONV=1 measures `apply_semantic_conventions: true` (the Go azurelogs layout) instead. */
+const SEMCONV = process.env.BENCH_DECODE_SEMCONV === '1';
 
 function makeEvents(categories: readonly string[]): ReceivedEvent[] {
   const events: ReceivedEvent[] = [];
@@ -54,7 +56,7 @@ interface Measurement {
 }
 
 function measure(events: ReceivedEvent[], format: 'azure' | 'azure_encoding' = 'azure'): Measurement {
-  const decode = createDecoder({ format });
+  const decode = createDecoder(format === 'azure' ? { format, applySemanticConventions: SEMCONV } : { format });
   const bytes = events.reduce((sum, e) => sum + e.body.length, 0);
   const strings = events.map((e) => Buffer.from(e.body).toString('utf8'));
   let records = 0;
@@ -100,7 +102,7 @@ const valid = SAMPLE_CATEGORIES.filter((c) => c !== 'functions'); // JSON.parse 
 const mix = measure(makeEvents(valid));
 const ratio = mix.parseMs / mix.decodeMs;
 const ratioString = mix.parseStringMs / mix.decodeMs;
-console.log(`azure format, realistic mix of ${valid.length} categories: ${EVENTS} events, ${mix.records} records, ${(mix.bytes / 1e6).toFixed(1)} MB`);
+console.log(`azure format${SEMCONV ? ' (apply_semantic_conventions)' : ''}, realistic mix of ${valid.length} categories: ${EVENTS} events, ${mix.records} records, ${(mix.bytes / 1e6).toFixed(1)} MB`);
 console.log(`  JSON.parse(bytes → string):  ${mbps(mix.bytes, mix.parseMs).toFixed(1)} MB/s`);
 console.log(`  JSON.parse(string) only:     ${mbps(mix.bytes, mix.parseStringMs).toFixed(1)} MB/s`);
 console.log(`  azure decoder:               ${mbps(mix.bytes, mix.decodeMs).toFixed(1)} MB/s, ${Math.round(mix.records / (mix.decodeMs / 1000)).toLocaleString('en')} records/s`);
@@ -114,7 +116,7 @@ console.log(`  azure_encoding decoder:      ${mbps(encoding.bytes, encoding.deco
 
 // Azure Functions' single-quoted bodies take the sanitizer path: parse fails, repair, parse again.
 const functionsEvents = makeEvents(['functions']);
-const decodeFunctions = createDecoder({ format: 'azure' });
+const decodeFunctions = createDecoder({ format: 'azure', applySemanticConventions: SEMCONV });
 const fnRuns: number[] = [];
 let fnRecords = 0;
 for (let round = -1; round < 5; round++) {
@@ -129,6 +131,7 @@ const fnMs = best(fnRuns);
 console.log(`  Functions (sanitizer path):  ${mbps(fnBytes, fnMs).toFixed(1)} MB/s, ${Math.round(fnRecords / (fnMs / 1000)).toLocaleString('en')} records/s`);
 
 console.log(`BENCH_RESULT ${JSON.stringify({
+  semanticConventions: SEMCONV,
   events: EVENTS,
   records: mix.records,
   megabytes: round2(mix.bytes / 1e6),

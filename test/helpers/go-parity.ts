@@ -109,6 +109,8 @@ function fromOtlpList(list: { key: string; value?: OtlpAny }[] | undefined): Rec
   return out;
 }
 
+const isEmptyValue = (v: unknown) => v === null || (typeof v === 'object' && Object.keys(v as object).length === 0);
+
 /** Flattens an OTLP-JSON-shaped expectation (`resourceLogs[].scopeLogs[].logRecords[]`). */
 export function flattenExpected(doc: { resourceLogs?: any[] }): FlatRecord[] {
   const out: FlatRecord[] = [];
@@ -123,8 +125,8 @@ export function flattenExpected(doc: { resourceLogs?: any[] }): FlatRecord[] {
           ...(lr.observedTimeUnixNano !== undefined ? { observedTimeUnixNano: String(lr.observedTimeUnixNano) } : {}),
           severityNumber: Number(lr.severityNumber ?? 0),
           severityText: String(lr.severityText ?? ''),
-          // `body: {}` is an empty AnyValue (Go never set the body): the same as no body in OTLP.
-          body: lr.body === undefined || lr.body === null || Object.keys(lr.body).length === 0 ? undefined : fromOtlp(lr.body),
+          // `body: {}` (an empty AnyValue) is how golden files write "no body".
+          body: lr.body === undefined || isEmptyValue(lr.body) ? undefined : fromOtlp(lr.body),
           attributes: fromOtlpList(lr.attributes),
           eventName: String(lr.eventName ?? ''),
         });
@@ -237,8 +239,24 @@ function compareScalar(path: string, e: unknown, a: unknown, out: Diff[]): void 
   if (e !== a) out.push({ path, kind: 'value', expected: e, actual: a });
 }
 
+/** Canonical text of a resource's attributes, keys sorted. */
+const resourceKey = (r: FlatRecord) => JSON.stringify(Object.entries(r.resource).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/**
+ * Records grouped by resource in one canonical order (by the resource's attributes), input order kept
+ * within a resource: the Go translators emit ResourceLogs in Go map order, and Go's own tests compare with
+ * plogtest.IgnoreResourceLogsOrder(), so the golden files list resources in whatever order they were written.
+ */
+function byResource(records: readonly FlatRecord[]): FlatRecord[] {
+  return records.map((r, i) => [resourceKey(r), i, r] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]))
+    .map(([, , r]) => r);
+}
+
 /** Every difference between the Go expectation and our records, each with a path naming where. */
-export function compareRecords(expected: readonly FlatRecord[], actual: readonly FlatRecord[]): Diff[] {
+export function compareRecords(expectedAsWritten: readonly FlatRecord[], actualAsWritten: readonly FlatRecord[]): Diff[] {
+  const expected = byResource(expectedAsWritten);
+  const actual = byResource(actualAsWritten);
   const out: Diff[] = [];
   if (expected.length !== actual.length) {
     out.push({ path: 'records.length', kind: 'count', expected: expected.length, actual: actual.length });

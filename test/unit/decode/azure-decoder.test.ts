@@ -229,29 +229,23 @@ describe('azure format: attributes (Go receiver names)', () => {
 });
 
 describe('azure format: apply_semantic_conventions', () => {
+  // The mapping itself is tested in test/unit/decode/azurelogs/ and against Go's output in go-parity.test.ts.
   const semconv = createDecoder({ format: 'azure', applySemanticConventions: true });
-  test('switches to OpenTelemetry names and lifts HTTP properties out of azure.properties', () => {
-    const [r] = decodeOne({ records: [record({ tenantId: 't', correlationId: 'c', callerIpAddress: '1.2.3.4', location: 'westeurope', properties: { httpMethod: 'GET', httpStatusCode: '200', clientIp: '5.6.7.8', pop: 'AMS' } })] }, semconv).records;
-    assert.deepEqual(r!.resource.attributes, { 'cloud.provider': 'azure', 'cloud.resource_id': '/subscriptions/s/rg/r' });
-    const a = r!.attributes;
-    assert.equal(a['cloud.account.id'], 't');
-    assert.equal(a['azure.correlation_id'], 'c');
-    assert.equal(a['network.peer.address'], '1.2.3.4');
-    assert.equal(a['cloud.region'], 'westeurope');
-    assert.equal(a['http.request.method'], 'GET');
-    assert.equal(a['http.response.status_code'], '200');
-    assert.equal(a['client.address'], '5.6.7.8');
-    assert.deepEqual(a['azure.properties'], { pop: 'AMS' });
-    assert.equal(a['azure.tenant.id'], undefined);
-    assert.equal(a['cloud.provider'], undefined, 'on the resource instead');
-    assert.equal(r!.eventName, 'az.resource.log');
+  test('writes the Go azurelogs layout: common fields in a body map, event.name on the resource', () => {
+    const [r] = decodeOne({ records: [record({ tenantId: 't', correlationId: 'c', properties: { pop: 'AMS' } })] }, semconv).records;
+    assert.deepEqual(r!.resource.attributes, { 'cloud.provider': 'azure', 'event.name': 'az.resource.log', 'cloud.resource_id': '/subscriptions/s/rg/r' });
+    assert.deepEqual(r!.body, { category: 'AuditEvent', 'correlation.id': 'c', 'operation.name': 'VaultGet', 'tenant.id': 't', properties: { pop: 'AMS' } });
+    assert.equal(r!.eventName, undefined);
+    assert.equal(r!.attributes['server.address'], 'evhns-logs.servicebus.windows.net');
   });
 
-  test('a lifted property never overwrites Event Hubs metadata: CsHost stays in azure.properties', () => {
-    const [r] = decodeOne({ records: [record({ properties: { CsHost: 'www.example.com', CsMethod: 'GET' } })] }, semconv).records;
+  test('a lifted property never overwrites Event Hubs metadata: CsHost becomes url.domain, server.address stays the namespace', () => {
+    const input = record({ category: 'AppServiceHTTPLogs', properties: { CsHost: 'www.example.com', CsMethod: 'GET' } });
+    const [r] = decodeOne({ records: [input] }, semconv).records;
     assert.equal(r!.attributes['server.address'], 'evhns-logs.servicebus.windows.net');
-    assert.deepEqual(r!.attributes['azure.properties'], { CsHost: 'www.example.com' });
-    assert.equal(r!.attributes['http.request.method'], 'GET');
+    const body = r!.body as Record<string, unknown>;
+    assert.equal(body['url.domain'], 'www.example.com');
+    assert.equal(body['http.request.method'], 'GET');
   });
 });
 

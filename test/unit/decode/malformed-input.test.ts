@@ -114,7 +114,9 @@ describe('malformed input never stops a partition', () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     const semconv = createDecoder({ format: 'azure', applySemanticConventions: true });
     const [s] = semconv([fixtureEvent(body)], FIXTURE_CONTEXT).records;
-    assert.deepEqual(Object.getOwnPropertyDescriptor(s!.attributes['azure.properties'], '__proto__')?.value, { x: 1 });
+    const properties = (s!.body as Record<string, unknown>).properties;
+    assert.deepEqual(Object.getOwnPropertyDescriptor(properties, '__proto__')?.value, { x: 1 });
+    assert.deepEqual(s!.attributes['azure.__proto__'], { polluted: true });
   });
 
   test('randomly corrupted fixtures never throw and always yield at least one record per event', () => {

@@ -1,0 +1,154 @@
+import { GoValueError } from './go-values.ts';
+
+/** The parts of a URL the azurelogs translator reads, as Go's net/url gives them. */
+export interface GoUrl {
+  readonly scheme: string;
+  /** Host with its port, as written (Go's URL.Host). */
+  readonly host: string;
+  /** Decoded path. */
+  readonly path: string;
+  readonly rawQuery: string;
+  /** Decoded fragment. */
+  readonly fragment: string;
+}
+
+const HEX = /^[0-9A-Fa-f]{2}$/;
+const UTF8 = new TextDecoder('utf-8');
+
+/**
+ * net/url.Parse, for what the translator reads. Unlike WHATWG URL it keeps default ports (`:443` stays
+ * `443`), does not normalise the path, and refuses bad `%` escapes, control characters and bad ports.
+ */
+export function parseGoUrl(raw: string): GoUrl {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) throw new GoValueError(`parse "${raw}": net/url: invalid control character in URL`);
+  }
+  const hash = raw.indexOf('#');
+  const beforeFragment = hash === -1 ? raw : raw.slice(0, hash);
+  const fragment = hash === -1 ? '' : unescape(raw.slice(hash + 1), raw);
+  if (beforeFragment === '*') return { scheme: '', host: '', path: '*', rawQuery: '', fragment };
+
+  let scheme = '';
+  let rest = beforeFragment;
+  for (let i = 0; i < beforeFragment.length; i++) {
+    const c = beforeFragment[i]!;
+    if (/[A-Za-z]/.test(c)) continue;
+    if (/[0-9+.-]/.test(c)) {
+      if (i === 0) break;
+      continue;
+    }
+    if (c === ':') {
+      if (i === 0) throw new GoValueError(`parse "${raw}": missing protocol scheme`);
+      scheme = beforeFragment.slice(0, i).toLowerCase();
+      rest = beforeFragment.slice(i + 1);
+    }
+    break;
+  }
+
+  let rawQuery = '';
+  if (rest.endsWith('?') && rest.indexOf('?') === rest.length - 1) rest = rest.slice(0, -1);
+  else {
+    const q = rest.indexOf('?');
+    if (q !== -1) {
+      rawQuery = rest.slice(q + 1);
+      rest = rest.slice(0, q);
+    }
+  }
+
+  if (!rest.startsWith('/')) {
+    if (scheme !== '') return { scheme, host: '', path: '', rawQuery, fragment }; // opaque
+    const segment = rest.split('/', 1)[0]!;
+    if (segment.includes(':')) throw new GoValueError(`parse "${raw}": first path segment in URL cannot contain colon`);
+  }
+
+  let host = '';
+  if ((scheme !== '' || !rest.startsWith('///')) && rest.startsWith('//')) {
+    const slash = rest.indexOf('/', 2);
+    const authority = slash === -1 ? rest.slice(2) : rest.slice(2, slash);
+    rest = slash === -1 ? '' : rest.slice(slash);
+    const at = authority.lastIndexOf('@');
+    host = checkHost(at === -1 ? authority : authority.slice(at + 1), raw);
+  }
+  return { scheme, host, path: unescape(rest, raw), rawQuery, fragment };
+}
+
+function checkHost(host: string, raw: string): string {
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    if (end === -1) throw new GoValueError(`parse "${raw}": missing ']' in host`);
+    const colonPort = host.slice(end + 1);
+    if (!validOptionalPort(colonPort)) throw new GoValueError(`parse "${raw}": invalid port "${colonPort}" after host`);
+    return host;
+  }
+  const colon = host.lastIndexOf(':');
+  if (colon !== -1 && !validOptionalPort(host.slice(colon))) {
+    throw new GoValueError(`parse "${raw}": invalid port "${host.slice(colon)}" after host`);
+  }
+  if (/[%\s<>"{}|\\^`]/.test(host)) throw new GoValueError(`parse "${raw}": invalid character in host name`);
+  return host;
+}
+
+function validOptionalPort(port: string): boolean {
+  if (port === '') return true;
+  return port[0] === ':' && /^[0-9]*$/.test(port.slice(1));
+}
+
+/** URL.Port(): the port of a host[:port], empty when none. */
+export function goUrlPort(host: string): string {
+  const colon = host.lastIndexOf(':');
+  if (colon === -1) return '';
+  const bracket = host.indexOf(']:');
+  if (bracket !== -1) return host.slice(bracket + 2);
+  if (host.includes(']')) return '';
+  return host.slice(colon + 1);
+}
+
+function unescape(s: string, raw: string): string {
+  if (!s.includes('%')) return s;
+  const bytes: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x25) {
+      const hex = s.slice(i + 1, i + 3);
+      if (!HEX.test(hex)) throw new GoValueError(`parse "${raw}": invalid URL escape "%${hex}"`);
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else if (c < 0x80) {
+      bytes.push(c);
+    } else {
+      for (const b of new TextEncoder().encode(s[i]!)) bytes.push(b);
+    }
+  }
+  return UTF8.decode(new Uint8Array(bytes));
+}
+
+/** net.SplitHostPort's outcome: host and port, or Go's error reason. */
+export type HostPort = { host: string; port: string; error?: undefined } | { error: string; host?: undefined; port?: undefined };
+
+/** Go's reason when an address has no port, which callers treat as "the whole address is the host". */
+export const MISSING_PORT = 'missing port in address';
+
+/** net.SplitHostPort, returning Go's error reason instead of throwing (a missing port is common). */
+export function splitHostPort(hostport: string): HostPort {
+  const i = hostport.lastIndexOf(':');
+  if (i < 0) return { error: MISSING_PORT };
+  let host: string;
+  let j = 0;
+  let k = 0;
+  if (hostport[0] === '[') {
+    const end = hostport.indexOf(']');
+    if (end < 0) return { error: "missing ']' in address" };
+    if (end + 1 === hostport.length) return { error: MISSING_PORT };
+    if (end + 1 !== i) return { error: hostport[end + 1] === ':' ? 'too many colons in address' : MISSING_PORT };
+    host = hostport.slice(1, end);
+    j = 1;
+    k = end + 1;
+  } else {
+    host = hostport.slice(0, i);
+    if (host.includes(':')) return { error: 'too many colons in address' };
+  }
+  if (hostport.slice(j).includes('[')) return { error: "unexpected '[' in address" };
+  if (hostport.slice(k).includes(']')) return { error: "unexpected ']' in address" };
+  return { host, port: hostport.slice(i + 1) };
+}
