@@ -8,6 +8,7 @@ import type { TimeLayoutParser } from '../time-layout.ts';
 import { hrTimeFromMs, parseTimestampString } from '../timestamp.ts';
 import { mapperFor } from './categories.ts';
 import { Fields, FieldTypeError, type JsonObject } from './fields.ts';
+import { keepUnmappedFields } from './kept-fields.ts';
 import { emptyMapped } from './mapped-record.ts';
 import type { EncodingResourceCache } from './resources.ts';
 
@@ -116,6 +117,7 @@ function decodeItem(
       attributes[key] = base[key];
     }
   }
+  keepUnmappedFields(item as JsonObject, mapped, base);
   state.records.push(makeRecord(time, state.observed, mapped.body, attributes, config.resources.get(mapped.resource),
     mapped.severityNumber, mapped.severityText));
 }
