@@ -16,92 +16,138 @@ import type { MappedRecord } from './mapped-record.ts';
 /** Prefix of a kept input value (shared with the metadata-collision values, see COLLISION_PREFIX). */
 const KEPT_PREFIX = 'azure.record.';
 
-/** How many times each value text occurs in the mapped output. */
-type Counts = Map<string, number>;
+/**
+ * The values of the record being checked, flattened; reused across records (one decoder runs on one thread,
+ * and nothing here yields). A consumed value is swapped with the last one and the length shortened.
+ * A linear scan with `===` beats hashing here: a record has a few dozen values, most kept values are the very
+ * string the input held (equal by pointer), and unequal strings usually differ in length.
+ */
+const out: string[] = [];
+let outLength = 0;
 
 /**
  * Adds `azure.record.<path>` for every input value of `input` the mapping `m` did not keep unchanged.
- * `metadata` holds our Event Hubs attributes, which are not the record's values and are not counted.
+ * `metadata` holds our Event Hubs attributes (`metadataCount` keys), which are not the record's values and
+ * are not counted.
  */
-export function keepUnmappedFields(input: Record<string, unknown>, m: MappedRecord, metadata: LogAttributes): void {
-  const counts: Counts = new Map();
+export function keepUnmappedFields(
+  input: Record<string, unknown>, m: MappedRecord, metadata: LogAttributes, metadataCount: number,
+): void {
+  outLength = 0;
   const attributes = m.attributes;
+  // The metadata keys come first (RecordAttributes adds them before the mapping runs; a collision value
+  // moves to azure.record.<key>), so only the first few keys need the check.
+  let metadataLeft = metadataCount;
   for (const key in attributes) {
     const value = attributes[key];
-    if (Object.hasOwn(metadata, key) && value === metadata[key]) continue;
-    countValue(counts, value);
+    if (metadataLeft > 0 && Object.hasOwn(metadata, key)) {
+      metadataLeft--;
+      continue;
+    }
+    collect(value);
   }
-  countValue(counts, m.body);
+  collect(m.body);
   const r = m.resource;
-  add(counts, r.resourceId);
-  add(counts, r.tenantId);
-  add(counts, r.subscriptionId);
-  add(counts, r.location);
-  add(counts, r.serviceNamespace);
-  add(counts, r.serviceName);
-  add(counts, r.serviceInstanceId);
-  add(counts, r.environment);
-  add(counts, m.timeText);
-  if (m.severityText !== undefined) add(counts, m.severityText);
-  keepObject(input, '', counts, attributes);
+  push(r.resourceId);
+  push(r.tenantId);
+  push(r.subscriptionId);
+  push(r.location);
+  push(r.serviceNamespace);
+  push(r.serviceName);
+  push(r.serviceInstanceId);
+  push(r.environment);
+  push(m.timeText);
+  push(m.severityText);
+  keepObject(input, '', attributes);
+  out.fill('', 0, outLength); // hold no record's strings past its decode
 }
 
-function add(counts: Counts, text: string): void {
-  if (text !== '') counts.set(text, (counts.get(text) ?? 0) + 1);
+/** Adds one value as its text (a number's or boolean's text matches the same text sent as a string). */
+function push(value: unknown): void {
+  if (value === undefined || value === '') return;
+  out[outLength++] = typeof value === 'string' ? value : String(value);
 }
 
-/** Counts a value and, for maps and arrays, everything inside it. */
-function countValue(counts: Counts, value: unknown): void {
+/** Adds a value and, for maps and arrays, everything inside it. */
+function collect(value: unknown): void {
   if (value === undefined || value === null) return;
   if (typeof value === 'object') {
     if (Array.isArray(value)) {
-      for (const item of value) countValue(counts, item);
+      for (const item of value) collect(item);
     } else if (!(value instanceof Uint8Array)) {
-      for (const key in value as Record<string, unknown>) countValue(counts, (value as Record<string, unknown>)[key]);
+      for (const key in value as Record<string, unknown>) collect((value as Record<string, unknown>)[key]);
     }
     return;
   }
-  add(counts, String(value));
+  push(value);
 }
 
-/** Takes one occurrence of `text`; false when the output has none left. */
-function consume(counts: Counts, text: string): boolean {
-  const n = counts.get(text);
-  if (n === undefined || n === 0) return false;
-  counts.set(text, n - 1);
-  return true;
+/** Takes one output value with the text of `value`; false when none is left. */
+function consume(value: string | number | boolean): boolean {
+  const text = typeof value === 'string' ? value : String(value);
+  for (let i = 0; i < outLength; i++) {
+    if (out[i] === text) {
+      out[i] = out[--outLength]!;
+      return true;
+    }
+  }
+  return false;
 }
 
-function keepObject(object: Record<string, unknown>, path: string, counts: Counts, out: LogAttributes): void {
+/** Keeps every leaf of `object` not in the output; `prefix` is the kept attribute key of `object` plus a dot. */
+function keepObject(object: Record<string, unknown>, prefix: string, attributes: LogAttributes): void {
   for (const key in object) {
     const value = object[key];
     if (value === undefined || value === null || value === '') continue;
-    const at = path === '' ? key : `${path}.${key}`;
     if (typeof value !== 'object') {
-      if (!consume(counts, String(value))) keep(out, at, value as AnyValue);
+      if (!consume(value as string | number | boolean)) keep(attributes, prefix, key, value as AnyValue);
     } else if (Array.isArray(value)) {
-      if (!consumeAll(value, counts)) keep(out, at, value as AnyValue);
+      if (!consumeAll(value)) keep(attributes, prefix, key, value as AnyValue);
     } else {
-      keepObject(value as Record<string, unknown>, at, counts, out);
+      keepObject(value as Record<string, unknown>, keyOf(OBJECT_PREFIXES, prefix, key, '.'), attributes);
     }
   }
 }
 
 /** Consumes every leaf of `value`; false when any of them was not in the output. */
-function consumeAll(value: unknown, counts: Counts): boolean {
+function consumeAll(value: unknown): boolean {
   if (value === undefined || value === null || value === '') return true;
-  if (typeof value !== 'object') return consume(counts, String(value));
+  if (typeof value !== 'object') return consume(value as string | number | boolean);
   let all = true;
   if (Array.isArray(value)) {
-    for (const item of value) all = consumeAll(item, counts) && all;
+    for (const item of value) all = consumeAll(item) && all;
   } else {
-    for (const key in value as Record<string, unknown>) all = consumeAll((value as Record<string, unknown>)[key], counts) && all;
+    for (const key in value as Record<string, unknown>) all = consumeAll((value as Record<string, unknown>)[key]) && all;
   }
   return all;
 }
 
-function keep(out: LogAttributes, path: string, value: AnyValue): void {
-  const key = KEPT_PREFIX + path;
+/**
+ * Kept attribute keys and nested-object prefixes, by parent prefix then field: the same few recur in every
+ * record, and a cached string spares building and internalizing the key again.
+ */
+const LEAF_KEYS = new Map<string, Map<string, string>>();
+const OBJECT_PREFIXES = new Map<string, Map<string, string>>();
+const MAX_PREFIXES = 5_000;
+
+/** `azure.record.<prefix path><field><end>`, one string per distinct key. */
+function keyOf(cache: Map<string, Map<string, string>>, prefix: string, field: string, end: '' | '.'): string {
+  let byField = cache.get(prefix);
+  if (byField === undefined) {
+    if (cache.size >= MAX_PREFIXES) cache.clear();
+    byField = new Map();
+    cache.set(prefix, byField);
+  }
+  let key = byField.get(field);
+  if (key === undefined) {
+    key = `${prefix === '' ? KEPT_PREFIX : prefix}${field}${end}`;
+    if (byField.size < MAX_PREFIXES) byField.set(field, key);
+  }
+  return key;
+}
+
+function keep(attributes: LogAttributes, prefix: string, field: string, value: AnyValue): void {
+  const key = keyOf(LEAF_KEYS, prefix, field, '');
   // A metadata collision value already holds this key (a field literally named `server.address`): keep both.
-  out[Object.hasOwn(out, key) ? `${key}#input` : key] = value;
+  attributes[Object.hasOwn(attributes, key) ? `${key}#input` : key] = value;
 }
