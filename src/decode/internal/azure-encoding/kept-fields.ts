@@ -117,7 +117,8 @@ function consumeAll(value: unknown): boolean {
   if (Array.isArray(value)) {
     for (const item of value) all = consumeAll(item) && all;
   } else {
-    for (const key in value as Record<string, unknown>) all = consumeAll((value as Record<string, unknown>)[key]) && all;
+    const object = value as Record<string, unknown>;
+    for (const key in object) all = consumeAll(object[key]) && all;
   }
   return all;
 }
