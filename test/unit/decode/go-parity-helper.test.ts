@@ -57,4 +57,21 @@ describe('Go parity comparator', () => {
     assert.equal(acceptedBy({ path: 'records[2].attributes["azure.properties"]["a"][0]', kind: 'int-vs-double' }, c, [deep]), deep);
     assert.equal(acceptedBy({ path: 'records[2].attributes["cloud.x"]', kind: 'int-vs-double' }, c, [deep]), undefined);
   });
+
+  test('input-path accepts azure.record.<path> only with the input value at that path, keys with dots included', () => {
+    const entry: Difference = {
+      id: 'k', oracle: 'azure-encoding', case: '*', path: 'records[*].attributes["azure.record.*"]', kind: 'extra',
+      when: 'input-path', why: 'w',
+    };
+    const record = { Stamp: 'S', identity: { claims: { 'http://x.org/claims/name': 'N' } }, properties: { list: ['a', 1] } };
+    const input = new Uint8Array(Buffer.from(JSON.stringify({ records: [record] })));
+    const c = { oracle: 'azure-encoding' as const, name: 'c', input };
+    const extra = (key: string, actual: unknown) =>
+      ({ path: `records[0].attributes["azure.record.${key}"]`, kind: 'extra' as const, actual });
+    assert.equal(acceptedBy(extra('Stamp', 'S'), c, [entry]), entry);
+    assert.equal(acceptedBy(extra('identity.claims.http://x.org/claims/name', 'N'), c, [entry]), entry);
+    assert.equal(acceptedBy(extra('properties.list', ['a', { int: '1' }]), c, [entry]), entry);
+    assert.equal(acceptedBy(extra('Stamp', 'other'), c, [entry]), undefined, 'same value only');
+    assert.equal(acceptedBy(extra('server.address', 'S'), c, [entry]), undefined, 'not an input path');
+  });
 });

@@ -8,6 +8,7 @@ import type { TimeLayoutParser } from '../time-layout.ts';
 import { hrTimeFromMs, parseTimestampString } from '../timestamp.ts';
 import { mapperFor } from './categories.ts';
 import { Fields, FieldTypeError, type JsonObject } from './fields.ts';
+import { keepUnmappedFields } from './kept-fields.ts';
 import { emptyMapped } from './mapped-record.ts';
 import type { EncodingResourceCache } from './resources.ts';
 
@@ -50,7 +51,8 @@ export function decodeAzureEncodingEvent(event: ReceivedEvent, state: BatchState
     return;
   }
   const base = eventAttributes(event, state.context, enqueuedMs);
-  for (const item of items) decodeItem(item, event, state, config, base, enqueuedMs);
+  const baseCount = Object.keys(base).length;
+  for (const item of items) decodeItem(item, event, state, config, base, baseCount, enqueuedMs);
 }
 
 /** `{"records": [...]}`, a bare array, or one JSON record per line; an error type otherwise. */
@@ -76,7 +78,8 @@ function recordsOf(text: string): readonly unknown[] | string {
 }
 
 function decodeItem(
-  item: unknown, event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig, base: LogAttributes, enqueuedMs: number,
+  item: unknown, event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig, base: LogAttributes, baseCount: number,
+  enqueuedMs: number,
 ): void {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
     const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'a record is not an object');
@@ -116,6 +119,7 @@ function decodeItem(
       attributes[key] = base[key];
     }
   }
+  keepUnmappedFields(item as JsonObject, mapped, base, baseCount);
   state.records.push(makeRecord(time, state.observed, mapped.body, attributes, config.resources.get(mapped.resource),
     mapped.severityNumber, mapped.severityText));
 }

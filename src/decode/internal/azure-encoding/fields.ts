@@ -27,19 +27,60 @@ function lower(key: string): string {
   return l;
 }
 
-/** Case-insensitive view of one JSON object, indexed once (the last matching key wins, as in Go's decoding). */
+/** One object layout: its keys in order and, by lower-cased name, the key that wins (the last matching one). */
+interface Shape {
+  readonly keys: readonly string[];
+  readonly byLower: ReadonlyMap<string, string>;
+}
+
+/**
+ * Layouts seen, by first key. Records of one category share a few layouts, so a record's view is one
+ * `Object.keys` and a few pointer comparisons (JSON.parse internalizes keys) instead of a Map per object.
+ */
+const SHAPES = new Map<string, Shape[]>();
+const MAX_SHAPES_PER_FIRST_KEY = 32;
+const MAX_FIRST_KEYS = 1_000;
+
+function shapeOf(object: JsonObject): Shape {
+  const keys = Object.keys(object);
+  const n = keys.length;
+  const first = n === 0 ? '' : keys[0]!;
+  let list = SHAPES.get(first);
+  if (list !== undefined) {
+    for (const shape of list) if (sameKeys(shape.keys, keys, n)) return shape;
+  } else {
+    if (SHAPES.size >= MAX_FIRST_KEYS) SHAPES.clear();
+    list = [];
+    SHAPES.set(first, list);
+  }
+  const byLower = new Map<string, string>();
+  for (const key of keys) byLower.set(lower(key), key);
+  const shape = { keys, byLower };
+  if (list.length >= MAX_SHAPES_PER_FIRST_KEY) list.shift();
+  list.push(shape);
+  return shape;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[], n: number): boolean {
+  if (a.length !== n || a[n - 1] !== b[n - 1]) return false;
+  for (let i = 1; i < n - 1; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Case-insensitive view of one JSON object (the last matching key wins, as in Go's decoding). */
 export class Fields {
-  readonly #byLower = new Map<string, unknown>();
+  readonly #shape: Shape;
   readonly object: JsonObject;
 
   constructor(object: JsonObject) {
     this.object = object;
-    for (const key in object) this.#byLower.set(lower(key), object[key]);
+    this.#shape = shapeOf(object);
   }
 
   /** The value of the last key matching `name` case-insensitively (undefined when none). */
   get(name: string): unknown {
-    return this.#byLower.get(lower(name));
+    const key = this.#shape.byLower.get(lower(name));
+    return key === undefined ? undefined : this.object[key];
   }
 
   /** Exact-name value, for structs with two fields differing only by case (Data Factory `Level`/`level`). */

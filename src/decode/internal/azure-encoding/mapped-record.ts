@@ -92,7 +92,9 @@ export const mapGeneric: CategoryMapper = (f, m) => {
     m.attributes['azure.properties'] = JSON.stringify(properties);
     return;
   }
-  for (const [key, value] of Object.entries(properties as Record<string, unknown>)) {
+  const fields = properties as Record<string, unknown>;
+  for (const key in fields) {
+    const value = fields[key];
     if (key === 'Message' || key === 'message') m.body = value as AnyValue;
     else if (key === 'correlationId') m.attributes['azure.correlation_id'] = value as AnyValue;
     else if (key === 'duration') m.attributes['azure.operation.duration'] = value as AnyValue;
