@@ -86,6 +86,10 @@ export function mapBase(f: Fields, m: MappedRecord, level: unknown = f.get('leve
  */
 export const mapGeneric: CategoryMapper = (f, m) => {
   mapBase(f, m);
+  // Earlier extension versions wrote `identity` as the map attribute azure.identity for these categories;
+  // newer ones drop it. Kept under that name: configs and dashboards built on either version find it.
+  const identity = f.get('identity');
+  if (identity !== undefined && identity !== null && identity !== '') m.attributes['azure.identity'] = identity as AnyValue;
   const properties = f.get('properties');
   if (properties === undefined || properties === null) return;
   if (typeof properties !== 'object' || Array.isArray(properties)) {
