@@ -7,41 +7,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml, stringify } from 'yaml';
 import { sampleResourceLogBody } from '../../src/decode/samples.ts';
-import { builtinComponents } from '../../src/distribution/builtin-components.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
 import { endpointOf, httpGet, startCli, waitUntil } from './cli-process.ts';
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/go-configs/today-collector-layout.yaml');
 
-/**
- * The fixture's text; components another branch builds (memory_limiter, zpages, pprof) are taken out
- * while they are not registered, and the test says so. With them registered the fixture runs as written.
- */
-async function fixtureText(t: { diagnostic(message: string): void }): Promise<string> {
-  const text = readFileSync(FIXTURE, 'utf8');
-  const c = await builtinComponents();
-  const missing = [
-    ...['memory_limiter'].filter((type) => !c.processors.some((f) => f.type === type)),
-    ...['zpages', 'pprof'].filter((type) => !c.extensions.some((f) => f.type === type)),
-  ];
-  if (missing.length === 0) return text;
-  t.diagnostic(`not registered in this build, left out: ${missing.join(', ')}`);
-  const doc = parseYaml(text) as Record<string, any>;
-  for (const type of missing) {
-    delete doc.processors?.[type];
-    delete doc.extensions?.[type];
-    doc.service.extensions = doc.service.extensions.filter((id: string) => id !== type);
-    doc.service.pipelines.logs.processors = doc.service.pipelines.logs.processors.filter((id: string) => id !== type);
-  }
-  return stringify(doc);
-}
-
-test("today's collector layout runs against the emulator: readers, ::, env: config, health_check", { timeout: 90_000 }, async (t) => {
+test("today's collector layout runs against the emulator: readers, ::, env: config, memory_limiter, zpages, pprof, health_check", { timeout: 90_000 }, async (t) => {
   const eh = await startTestEmulator(t, { partitions: 2 });
   const cli = startCli(t, ['--config', 'env:COLLECTOR_CONFIG', '--set', 'receivers::azure_event_hub::max_poll_events=7'], {
-    COLLECTOR_CONFIG: await fixtureText(t),
+    COLLECTOR_CONFIG: readFileSync(FIXTURE, 'utf8'),
     EVENTHUB_CONNECTION: eh.connectionString,
     METRICS_PORT: '0',
     HEALTH_ENDPOINT: '127.0.0.1:0',
@@ -53,6 +28,10 @@ test("today's collector layout runs against the emulator: readers, ::, env: conf
   assert.notEqual(endpointOf(metrics), '127.0.0.1:8888', 'the reader port (0) was used, not the default');
   assert.equal((await httpGet(`http://${endpointOf(metrics)}/metrics`)).status, 200);
   const health = await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint');
+  // The extensions a Go config carries are real components here: zpages pages and pprof on loopback.
+  const zpages = await cli.waitForLog((l) => l.msg === 'zpages endpoint listening', 30_000, 'zpages endpoint');
+  assert.equal((await httpGet(`http://${endpointOf(zpages)}/debug/servicez`)).status, 200);
+  await cli.waitForLog((l) => l.msg === 'pprof endpoint listening', 30_000, 'pprof endpoint');
 
   // Without a checkpoint store the receiver starts at the latest event: send once both partitions are open.
   await waitUntil(async () => (new Set(cli.logs().filter((l) => l.msg === 'partition owned').map((l) => l.partition)).size === 2 ? true : undefined), 30_000, 'both partitions open');
