@@ -14,6 +14,7 @@ import { toBackendError } from '../internal/classify-error.ts';
 import { configKeysOf, invalidConfiguration } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
+import { webSocketSettings } from '../internal/websocket-options.ts';
 import { sdkConnectionId } from './internal/event-hubs-internals.ts';
 import { PollingPartitionReader } from './polling-partition-reader.ts';
 
@@ -47,7 +48,11 @@ export class PollingHubClient implements HubClient {
     this.#retry = resolveRetry(options.retry);
     this.#keys = configKeysOf(options);
     this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;
-    const clientOptions = { retryOptions: toSdkRetry(this.#retry) };
+    const webSockets = webSocketSettings('polling', options);
+    const clientOptions = {
+      retryOptions: toSdkRetry(this.#retry),
+      ...(webSockets ? { webSocketOptions: { webSocket: webSockets.webSocket, webSocketConstructorOptions: webSockets.webSocketConstructorOptions } } : {}),
+    };
     try {
       if (options.connectionString) {
         this.#client = options.eventHubName
