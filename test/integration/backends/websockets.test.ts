@@ -102,6 +102,8 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       }));
       await assert.rejects(client.getHubProperties(), (e: unknown) => {
         assert.ok(e instanceof BackendError, String(e));
+        assert.equal(e.code, 'ProxyAuthenticationRequired');
+        assert.ok(e.permanent && !e.retryable && e.configKey === 'proxy_url', e.message);
         const text = `${e.message}\n${e.stack}\n${JSON.stringify(e)}\n${String((e as { cause?: unknown }).cause)}`;
         assert.ok(!text.includes(wrong) && !text.includes(PROXY_PASSWORD), 'no password in the error');
         return true;
