@@ -15,7 +15,7 @@ import { configKeysOf, invalidConfiguration } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
 import { webSocketSettings } from '../internal/websocket-options.ts';
-import { sdkConnectionId } from './internal/event-hubs-internals.ts';
+import { sdkConnectionId, settledByDisconnect } from './internal/event-hubs-internals.ts';
 import { PollingPartitionReader } from './polling-partition-reader.ts';
 
 /** How often the client looks whether the SDK replaced its AMQP connection. 1000 ms. */
@@ -154,7 +154,7 @@ export class PollingHubClient implements HubClient {
       await Promise.all([...this.#readers].map((r) => r.close()));
       clearInterval(this.#connectionWatch);
       this.#connectionWatch = undefined;
-      await this.#client.close().catch(() => undefined);
+      await settledByDisconnect(this.#client, this.#client.close());
     })();
     return this.#closing;
   }

@@ -23,7 +23,7 @@ import { creditToGrant } from './credit-window.ts';
 import { SELECTOR_FILTER_DESCRIPTOR, SELECTOR_FILTER_NAME, toSelectorFilter } from './event-position-filter.ts';
 import { toCoreAmqpRetry, translateForRetry } from './management-client.ts';
 import { lastEnqueuedFromMessage, messageToEvent } from './message-to-event.ts';
-import { createReceiverOrRefusal } from './internal/rhea-promise-internals.ts';
+import { createReceiverOrRefusal, settledByDisconnect } from './internal/rhea-promise-internals.ts';
 
 /** Link properties and capabilities the SDK sends (docs/EVENT-HUBS-PROTOCOL.md, "Receiving"). */
 const RECEIVER_NAME_PROPERTY = 'com.microsoft:receiver-name';
@@ -270,7 +270,7 @@ export class StreamingPartitionReader implements PartitionReader {
       timer = setTimeout(() => resolve(true), LINK_CLOSE_TIMEOUT_MS);
       timer.unref();
     });
-    const closed = link.close().then(() => false, () => true);
+    const closed = settledByDisconnect(link.connection, link.close()).catch(() => true);
     const failed = await Promise.race([closed, timedOut]);
     clearTimeout(timer);
     if (failed) link.remove();

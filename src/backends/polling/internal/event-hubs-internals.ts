@@ -19,13 +19,49 @@ export function sdkConnectionId(client: EventHubConsumerClient): string | undefi
   return typeof id === 'string' ? id : undefined;
 }
 
+/** The SDK's current AMQP connection (a rhea-promise Connection, an EventEmitter), when reachable. */
+function sdkConnection(client: EventHubConsumerClient): { once(e: string, f: () => void): unknown; removeListener(e: string, f: () => void): unknown; isOpen(): boolean } | undefined {
+  const connection = (client as unknown as { _context?: { connection?: unknown } })._context?.connection as
+    | { once?: unknown; removeListener?: unknown; isOpen?: unknown }
+    | undefined;
+  const ok = typeof connection?.once === 'function' && typeof connection.removeListener === 'function' && typeof connection.isOpen === 'function';
+  return ok ? (connection as ReturnType<typeof sdkConnection>) : undefined;
+}
+
+/**
+ * `closing` (a subscription's or the client's close), settled also when the SDK's connection is
+ * disconnected meanwhile. Under the SDK, rhea-promise 3.0.3's close() methods stop listening on
+ * 'disconnected' without resolving or rejecting, so a peer (or a proxy in between) that vanishes during
+ * a close leaves it pending for ever, with no timer left to end it. Not public API:
+ * `EventHubConsumerClient._context.connection`.
+ */
+export async function settledByDisconnect(client: EventHubConsumerClient, closing: Promise<unknown>): Promise<void> {
+  const connection = sdkConnection(client);
+  if (!connection?.isOpen()) {
+    await closing.catch(() => undefined);
+    return;
+  }
+  let onDisconnected: (() => void) | undefined;
+  const disconnected = new Promise<void>((resolve) => {
+    onDisconnected = resolve;
+    connection.once('disconnected', onDisconnected);
+  });
+  try {
+    await Promise.race([closing.catch(() => undefined), disconnected]);
+  } finally {
+    connection.removeListener('disconnected', onDisconnected!);
+  }
+}
+
 /**
  * Closes a subscription after letting the SDK's pump settle. Closing while its receiveBatch is between
  * `connect()` and `waitForEvents()` (microtasks apart, typically right after the last batch was taken)
  * registers the abort listener on an already aborted signal, and its 60 s wait timer then keeps the
  * process alive (partitionReceiver.ts). One turn of the event loop closes that window.
  */
-export async function closeSubscriptionSettled(subscription: Subscription | undefined): Promise<void> {
+export async function closeSubscriptionSettled(subscription: Subscription | undefined, client?: EventHubConsumerClient): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
-  await subscription?.close().catch(() => undefined);
+  if (!subscription) return;
+  const closing = subscription.close();
+  await (client ? settledByDisconnect(client, closing) : closing.catch(() => undefined));
 }

@@ -11,7 +11,7 @@
  * events on a dead link for ever. `createReceiverOrRefusal` looks at the attach instead.
  */
 import type { Connection, Receiver, ReceiverOptions } from 'rhea-promise';
-import { ReceiverEvents } from 'rhea-promise';
+import { ConnectionEvents, ReceiverEvents } from 'rhea-promise';
 
 /** The versions this file was written for. */
 export const RHEA_PROMISE_VERSION_WRITTEN_FOR = '3.0.3';
@@ -59,4 +59,24 @@ export async function createReceiverOrRefusal(
     link.once(ReceiverEvents.receiverError, done);
   });
   return { link, refusal };
+}
+
+/**
+ * `closing` (a link's or the connection's `close()`), settled also when the connection is disconnected
+ * meanwhile: rhea-promise 3.0.3's close() methods remove their listeners on 'disconnected' but neither
+ * resolve nor reject (connection.ts `close`, link.ts `close`: "Connection got disconnected while
+ * closing"), so a peer, or a proxy in between, that vanishes during the close leaves the promise pending
+ * for ever, with no timer left to end it. Resolves true when the disconnect came first.
+ */
+export async function settledByDisconnect(connection: Connection, closing: Promise<unknown>): Promise<boolean> {
+  let onDisconnected: (() => void) | undefined;
+  const disconnected = new Promise<boolean>((resolve) => {
+    onDisconnected = () => resolve(true);
+    connection.once(ConnectionEvents.disconnected, onDisconnected);
+  });
+  try {
+    return await Promise.race([closing.then(() => false), disconnected]);
+  } finally {
+    connection.removeListener(ConnectionEvents.disconnected, onDisconnected!);
+  }
 }
