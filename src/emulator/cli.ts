@@ -1,6 +1,6 @@
 /**
  * `eventhubs-emulator`: starts the emulator from flags or a Docker emulator config, prints one line with
- * the connection string once ready, and exits cleanly on SIGINT / SIGTERM. Bad flags or config: a clear
+ * the connection string once ready (a second one for AMQP over WebSockets with `--websocket-port`), and exits cleanly on SIGINT / SIGTERM. Bad flags or config: a clear
  * message on stderr and exit code 2; a failure to listen: exit code 1.
  */
 import { readFileSync } from 'node:fs';
@@ -77,10 +77,15 @@ export async function runEmulatorCli(argv: string[]): Promise<number> {
     process.stderr.write(`eventhubs-emulator: cannot start: ${(err as Error).message}\n`);
     return EXIT_FAILURE;
   }
-  let cs = emulator.connectionString();
+  const lines = [emulator.connectionString()];
+  // Line 2: the same namespace over WebSockets (its endpoint names the WebSocket port).
+  if (emulator.websocketPort !== undefined) lines.push(emulator.connectionString(undefined, { websockets: true }));
   // A key the user supplied stays out of the output; the well-known default key is public.
-  if (resolved.options.sasKeys) cs = cs.replace(/SharedAccessKey=[^;]*/, 'SharedAccessKey=<your --sas-key value>');
-  process.stdout.write(`${cs}\n`);
+  const shown = lines.map((cs) => (resolved.options.sasKeys ? cs.replace(/SharedAccessKey=[^;]*/, 'SharedAccessKey=<your --sas-key value>') : cs));
+  if (emulator.websocketPort !== undefined && !resolved.options.tls) {
+    process.stderr.write('eventhubs-emulator: WebSockets without --tls-cert/--tls-key are plain ws://; the Azure SDKs connect with wss:// only\n');
+  }
+  process.stdout.write(`${shown.join('\n')}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
