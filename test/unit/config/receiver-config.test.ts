@@ -145,3 +145,16 @@ test('dead_letter: an empty section or drop: false alone says what to give', () 
   }
   assert.match(problems({ connection: CONN, dead_letter: { directory: '/d', connection: 'UseDevelopmentStorage=true' } }).join('\n'), /dead_letter\.connection: only applies with container/);
 });
+
+test('transport defaults to amqp; proxy_url needs amqp_websockets and is checked without being quoted', () => {
+  assert.equal(parseReceiverConfig({ connection: CONN }).transport, 'amqp');
+  assert.equal(parseReceiverConfig({ connection: CONN }).proxy_url, undefined);
+  const ws = parseReceiverConfig({ connection: CONN, transport: 'amqp_websockets', proxy_url: 'http://u:S3cret-pa55@proxy:3128' });
+  assert.deepEqual([ws.transport, ws.proxy_url], ['amqp_websockets', 'http://u:S3cret-pa55@proxy:3128']);
+  assert.equal(parseReceiverConfig({ connection: CONN, transport: 'amqp_websockets' }).proxy_url, undefined);
+  const text = problems({ connection: CONN, proxy_url: 'http://u:S3cret-pa55@proxy:3128' }).join('\n');
+  assert.match(text, /proxy_url: needs transport: amqp_websockets/);
+  const bad = problems({ connection: CONN, transport: 'amqp_websockets', proxy_url: 'ftp://u:S3cret-pa55@proxy' }).join('\n');
+  assert.match(bad, /proxy_url: scheme 'ftp' is not supported; use an http:\/\/ or https:\/\/ \(CONNECT\) proxy/);
+  assert.ok(!`${text}${bad}`.includes('S3cret'), 'the password is never printed');
+});
