@@ -15,6 +15,7 @@ import { startTestEmulator } from '../../helpers/emulator.ts';
 import { startAzurite, randomName } from '../../helpers/azurite.ts';
 import { startTestProxy } from '../../helpers/connect-proxy.ts';
 import { createSelfSignedCert, trustAnyCertificate } from '../backends/self-signed-cert.ts';
+import { HealthState } from '../../../src/telemetry/health-state.ts';
 import { BACKENDS, preload, startReceiver, until } from './harness.ts';
 
 const PASSWORD = 'Pr0xy-pa55-W0rd';
@@ -104,3 +105,37 @@ test('the start log names the transport and the proxy with its credentials maske
   assert.match(start, new RegExp(`"proxy":"http://\\*\\*\\*@127\\.0\\.0\\.1:${proxy.port}"`));
   assert.ok(!lines.join('\n').includes(PASSWORD), 'no password in any log line');
 });
+
+for (const backend of BACKENDS) {
+  test(`${backend}: a proxy that refuses the credentials makes health misconfigured naming proxy_url, without the password`, { timeout: 60_000 }, async (t) => {
+    const { emulator, hubName } = await startTestEmulator(t, { partitions: 1, tls, websocketPort: 0 });
+    const proxy = await startTestProxy({ credentials: { username: 'collector', password: PASSWORD } });
+    t.after(() => proxy.close());
+    const wrong = 'Wr0ng-pa55-W0rd';
+    const lines: string[] = [];
+    const { createAzureEventHubReceiver } = await import('../../../src/index.ts');
+    const receiver = createAzureEventHubReceiver({
+      connection: emulator.connectionString(hubName, { websockets: true }),
+      backend, format: 'raw', transport: 'amqp_websockets',
+      proxy_url: `http://collector:${wrong}@127.0.0.1:${proxy.port}`,
+    }, new InMemoryLogsConsumer(), { logger: recordingLogger(lines) });
+    t.after(() => receiver.shutdown());
+    const health = new HealthState();
+    health.register('r');
+    const statuses: string[] = [];
+    receiver.onStatus((s) => {
+      health.update('r', s);
+      statuses.push(JSON.stringify(s, (_k, v: unknown) => (v instanceof Error ? { message: v.message, stack: v.stack } : v)));
+    });
+    await receiver.start().catch(() => undefined);
+    await until(() => health.report().receivers.r?.reason === 'misconfigured', 30_000, 'health to say misconfigured');
+    const report = health.report().receivers.r!;
+    assert.equal(report.status, 'unhealthy');
+    assert.equal(report.configKey, 'proxy_url');
+    assert.match(report.error ?? '', /proxy refused its credentials/);
+    assert.ok(proxy.refused >= 1);
+    await receiver.shutdown();
+    const text = `${JSON.stringify(health.report())}\n${statuses.join('\n')}\n${lines.join('\n')}`;
+    assert.ok(!text.includes(wrong) && !text.includes(PASSWORD), 'no password in health, statuses or logs');
+  });
+}
