@@ -233,7 +233,8 @@ export const receiverConfigSchema = receiverConfigObject
       const proxy = parseProxyUrl(c.proxy_url);
       if (!proxy.ok) ctx.addIssue({ code: 'custom', path: ['proxy_url'], message: proxy.message });
       else if (c.transport !== 'amqp_websockets') {
-        const message = 'needs transport: amqp_websockets (AMQP over TCP cannot go through an HTTP proxy; the Azure SDKs too use a proxy only with WebSockets)';
+        const message = 'needs transport: amqp_websockets (AMQP over TCP cannot go through an HTTP proxy; ' +
+          'the Azure SDKs too use a proxy only with WebSockets)';
         ctx.addIssue({ code: 'custom', path: ['proxy_url'], message });
       }
     }

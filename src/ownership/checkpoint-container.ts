@@ -19,7 +19,10 @@ export function checkpointContainerClient(
   /** Storage pipeline options, e.g. `proxyOptions` from `proxy_url`. Default none. */
   options?: StoragePipelineOptions,
 ): ContainerClient | undefined {
-  if (config.connection) return BlobServiceClient.fromConnectionString(config.connection, options).getContainerClient(config.container_name);
-  if (config.storage_account_url && credential) return new BlobServiceClient(config.storage_account_url, credential, options).getContainerClient(config.container_name);
+  const name = config.container_name;
+  if (config.connection) return BlobServiceClient.fromConnectionString(config.connection, options).getContainerClient(name);
+  if (config.storage_account_url && credential) {
+    return new BlobServiceClient(config.storage_account_url, credential, options).getContainerClient(name);
+  }
   return undefined;
 }

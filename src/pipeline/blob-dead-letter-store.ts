@@ -41,12 +41,19 @@ export class BlobDeadLetterStore implements DeadLetterStore {
 
   /** From a storage connection string (never logged; errors are redacted). */
   static fromConnectionString(connectionString: string, container: string, options?: StoragePipelineOptions): BlobDeadLetterStore {
-    return new BlobDeadLetterStore({ containerClient: BlobServiceClient.fromConnectionString(connectionString, options).getContainerClient(container) });
+    const containerClient = BlobServiceClient.fromConnectionString(connectionString, options).getContainerClient(container);
+    return new BlobDeadLetterStore({ containerClient });
   }
 
   /** From an account URL and an Entra ID credential (e.g. `DefaultAzureCredential`). */
-  static fromUrl(storageAccountUrl: string, container: string, credential: TokenCredential, options?: StoragePipelineOptions): BlobDeadLetterStore {
-    return new BlobDeadLetterStore({ containerClient: new BlobServiceClient(storageAccountUrl, credential, options).getContainerClient(container) });
+  static fromUrl(
+    storageAccountUrl: string,
+    container: string,
+    credential: TokenCredential,
+    options?: StoragePipelineOptions,
+  ): BlobDeadLetterStore {
+    const containerClient = new BlobServiceClient(storageAccountUrl, credential, options).getContainerClient(container);
+    return new BlobDeadLetterStore({ containerClient });
   }
 
   async write(entries: readonly DeadLetterEntry[]): Promise<void> {

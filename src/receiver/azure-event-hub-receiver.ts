@@ -122,7 +122,11 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     this.#store = blobStore ?? new MemoryCheckpointStore();
     this.#deadLetter =
       c.dead_letter && !c.dead_letter.drop
-        ? await createDeadLetterStore(c.dead_letter, { fallback: c.blob_checkpoint_store, credential, storageOptions: this.#storageOptions() })
+        ? await createDeadLetterStore(c.dead_letter, {
+          fallback: c.blob_checkpoint_store,
+          credential,
+          storageOptions: this.#storageOptions(),
+        })
         : undefined;
     const starter = new PartitionStarter({
       hub: this.#hub,

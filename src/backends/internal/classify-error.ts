@@ -187,7 +187,8 @@ function hintOf(kind: ErrorKind, configKey: string | undefined): string | undefi
         ? 'Give the identity in auth the "Azure Event Hubs Data Receiver" role on the hub or its namespace.'
         : 'Check the key name and key (or renew the SAS token) in connection; it needs the Listen right on the hub.';
     case 'proxyAuthenticationRequired':
-      return `Give the proxy's user name and password in ${configKey} (http://user:password@host:port; percent-encode special characters).`;
+      return `Give the proxy's user name and password in ${configKey} ` +
+        '(http://user:password@host:port; percent-encode special characters).';
     case 'hubNotFound':
       return configKey === 'connection'
         ? 'Set EntityPath in connection (or event_hub.name) to an event hub that exists in the namespace.'

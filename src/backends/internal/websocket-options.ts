@@ -22,7 +22,9 @@ export interface WebSocketSettings {
 
 /** The namespace host (no scheme, no port) the options point at, for NO_PROXY. */
 export function namespaceHost(options: HubClientOptions): string | undefined {
-  const endpoint = options.connectionString ? /(?:^|;)\s*Endpoint\s*=\s*([^;]+)/i.exec(options.connectionString)?.[1] : options.fullyQualifiedNamespace;
+  const endpoint = options.connectionString
+    ? /(?:^|;)\s*Endpoint\s*=\s*([^;]+)/i.exec(options.connectionString)?.[1]
+    : options.fullyQualifiedNamespace;
   if (!endpoint) return undefined;
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint.trim()) ? endpoint.trim() : `sb://${endpoint.trim()}`;
   try {
@@ -46,11 +48,14 @@ export function webSocketSettings(backend: string, options: HubClientOptions): W
   const transport = options.transport ?? DEFAULT_AMQP_TRANSPORT;
   if (transport === 'amqp') {
     if (options.proxyUrl) {
-      throw proxyError(backend, 'a proxy needs transport amqp_websockets: AMQP over TCP cannot go through an HTTP proxy', 'transport');
+      const message = 'a proxy needs transport amqp_websockets: AMQP over TCP cannot go through an HTTP proxy';
+      throw proxyError(backend, message, 'transport');
     }
     return undefined;
   }
-  if (transport !== 'amqp_websockets') throw proxyError(backend, `unknown transport '${String(transport)}'; use amqp or amqp_websockets`, 'transport');
+  if (transport !== 'amqp_websockets') {
+    throw proxyError(backend, `unknown transport '${String(transport)}'; use amqp or amqp_websockets`, 'transport');
+  }
   let proxy: URL | undefined;
   try {
     proxy = resolveProxy(namespaceHost(options) ?? '', options.proxyUrl, options.proxyEnvironment ?? process.env);

@@ -49,10 +49,10 @@ export class PollingHubClient implements HubClient {
     this.#keys = configKeysOf(options);
     this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;
     const webSockets = webSocketSettings('polling', options);
-    const clientOptions = {
-      retryOptions: toSdkRetry(this.#retry),
-      ...(webSockets ? { webSocketOptions: { webSocket: webSockets.webSocket, webSocketConstructorOptions: webSockets.webSocketConstructorOptions } } : {}),
-    };
+    const webSocketOptions = webSockets
+      ? { webSocket: webSockets.webSocket, webSocketConstructorOptions: webSockets.webSocketConstructorOptions }
+      : undefined;
+    const clientOptions = { retryOptions: toSdkRetry(this.#retry), ...(webSocketOptions ? { webSocketOptions } : {}) };
     try {
       if (options.connectionString) {
         this.#client = options.eventHubName

@@ -19,13 +19,19 @@ export function sdkConnectionId(client: EventHubConsumerClient): string | undefi
   return typeof id === 'string' ? id : undefined;
 }
 
-/** The SDK's current AMQP connection (a rhea-promise Connection, an EventEmitter), when reachable. */
-function sdkConnection(client: EventHubConsumerClient): { once(e: string, f: () => void): unknown; removeListener(e: string, f: () => void): unknown; isOpen(): boolean } | undefined {
-  const connection = (client as unknown as { _context?: { connection?: unknown } })._context?.connection as
-    | { once?: unknown; removeListener?: unknown; isOpen?: unknown }
-    | undefined;
-  const ok = typeof connection?.once === 'function' && typeof connection.removeListener === 'function' && typeof connection.isOpen === 'function';
-  return ok ? (connection as ReturnType<typeof sdkConnection>) : undefined;
+/** What settledByDisconnect needs of the SDK's connection (a rhea-promise Connection). */
+interface SdkConnection {
+  once(event: string, listener: () => void): unknown;
+  removeListener(event: string, listener: () => void): unknown;
+  isOpen(): boolean;
+}
+
+/** The SDK's current AMQP connection, when reachable. */
+function sdkConnection(client: EventHubConsumerClient): SdkConnection | undefined {
+  const connection = (client as unknown as { _context?: { connection?: Partial<Record<keyof SdkConnection, unknown>> } })
+    ._context?.connection;
+  const ok = ['once', 'removeListener', 'isOpen'].every((m) => typeof connection?.[m as keyof SdkConnection] === 'function');
+  return ok ? (connection as unknown as SdkConnection) : undefined;
 }
 
 /**
@@ -59,7 +65,10 @@ export async function settledByDisconnect(client: EventHubConsumerClient, closin
  * registers the abort listener on an already aborted signal, and its 60 s wait timer then keeps the
  * process alive (partitionReceiver.ts). One turn of the event loop closes that window.
  */
-export async function closeSubscriptionSettled(subscription: Subscription | undefined, client?: EventHubConsumerClient): Promise<void> {
+export async function closeSubscriptionSettled(
+  subscription: Subscription | undefined,
+  client?: EventHubConsumerClient,
+): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   if (!subscription) return;
   const closing = subscription.close();
