@@ -6,11 +6,12 @@
  * `Proxy-Authorization` it saw so tests can check which credentials a client sent.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 export interface TestProxy {
-  /** `http://127.0.0.1:<port>`, or with the credentials when the proxy requires them. */
+  /** `http://127.0.0.1:<port>` (`https://` with `tls`), with the credentials when the proxy requires them. */
   readonly url: string;
   readonly port: number;
   /** Successful CONNECT tunnels, by `host:port` target. */
@@ -25,6 +26,8 @@ export interface TestProxy {
 export interface TestProxyOptions {
   /** Require Basic auth with these credentials. */
   readonly credentials?: { readonly username: string; readonly password: string };
+  /** PEM certificate and key: an `https://` proxy (clients reach the proxy itself over TLS). */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
 }
 
 export async function startTestProxy(options: TestProxyOptions = {}): Promise<TestProxy> {
@@ -33,7 +36,7 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
     ? `Basic ${Buffer.from(`${options.credentials.username}:${options.credentials.password}`).toString('base64')}`
     : undefined;
   const authorized = (req: IncomingMessage): boolean => expected === undefined || req.headers['proxy-authorization'] === expected;
-  const server: Server = createServer();
+  const server: Server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createServer();
   const proxy: TestProxy = {
     url: '',
     port: 0,
@@ -50,7 +53,7 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   };
-  server.on('connection', track);
+  server.on(options.tls ? 'secureConnection' : 'connection', track);
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     if (!authorized(req)) {
       proxy.refused++;
@@ -99,7 +102,7 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
   const port = typeof address === 'object' && address ? address.port : 0;
   const creds = options.credentials;
   const auth = creds ? `${encodeURIComponent(creds.username)}:${encodeURIComponent(creds.password)}@` : '';
-  return Object.assign(proxy, { port, url: `http://${auth}127.0.0.1:${port}` });
+  return Object.assign(proxy, { port, url: `${options.tls ? 'https' : 'http'}://${auth}127.0.0.1:${port}` });
 }
 
 function splitHostPort(target: string): [string, number] {

@@ -91,6 +91,19 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       assert.equal(proxy.refused, 0);
     });
 
+    test('an https:// proxy: the client reaches the proxy itself over TLS', async (t) => {
+      const { emulator, hubName, consumerGroup, track } = await wsEmulator(t);
+      const proxy = await startTestProxy({ tls, credentials: { username: 'collector', password: PROXY_PASSWORD } });
+      t.after(() => proxy.close());
+      assert.match(proxy.url, /^https:\/\//);
+      const client = track(createHubClient(kind, {
+        connectionString: emulator.connectionString(hubName, { websockets: true }),
+        consumerGroup, transport: 'amqp_websockets', proxyUrl: proxy.url, retry: RETRY,
+      }));
+      assert.deepEqual(await readTwo(client, hubName), ['over', 'websockets']);
+      assert.ok(proxy.tunnels.length >= 1);
+    });
+
     test('a wrong proxy password fails without the password in the error', async (t) => {
       const { emulator, hubName, consumerGroup, track } = await wsEmulator(t);
       const proxy = await proxyFor(t, { username: 'collector', password: PROXY_PASSWORD });
