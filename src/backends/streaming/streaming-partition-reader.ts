@@ -270,9 +270,13 @@ export class StreamingPartitionReader implements PartitionReader {
       timer = setTimeout(() => resolve(true), LINK_CLOSE_TIMEOUT_MS);
       timer.unref();
     });
-    const closed = settledByDisconnect(link.connection, link.close()).catch(() => true);
-    const failed = await Promise.race([closed, timedOut]);
+    let closeFailed = false;
+    const closing = link.close().catch(() => void (closeFailed = true));
+    // true when the connection's loss overtook the close (rhea-promise would never settle it then).
+    const disconnected = settledByDisconnect(link.connection, closing);
+    const abandoned = await Promise.race([disconnected, timedOut]);
     clearTimeout(timer);
-    if (failed) link.remove();
+    // A close that failed, was overtaken or timed out: forget the link locally.
+    if (abandoned || closeFailed) link.remove();
   }
 }

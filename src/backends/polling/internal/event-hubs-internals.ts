@@ -4,6 +4,7 @@
  * .test.ts fails when the installed version or the private shape changes, so an upgrade starts here.
  */
 import type { EventHubConsumerClient, Subscription } from '@azure/event-hubs';
+import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
 
 /** The version of @azure/event-hubs this file was written for. */
 export const EVENT_HUBS_VERSION_WRITTEN_FOR = '6.0.4';
@@ -20,9 +21,7 @@ export function sdkConnectionId(client: EventHubConsumerClient): string | undefi
 }
 
 /** What settledByDisconnect needs of the SDK's connection (a rhea-promise Connection). */
-interface SdkConnection {
-  once(event: string, listener: () => void): unknown;
-  removeListener(event: string, listener: () => void): unknown;
+interface SdkConnection extends DisconnectEmitter {
   isOpen(): boolean;
 }
 
@@ -30,7 +29,7 @@ interface SdkConnection {
 function sdkConnection(client: EventHubConsumerClient): SdkConnection | undefined {
   const connection = (client as unknown as { _context?: { connection?: Partial<Record<keyof SdkConnection, unknown>> } })
     ._context?.connection;
-  const ok = ['once', 'removeListener', 'isOpen'].every((m) => typeof connection?.[m as keyof SdkConnection] === 'function');
+  const ok = ['on', 'isOpen'].every((m) => typeof connection?.[m as keyof SdkConnection] === 'function');
   return ok ? (connection as unknown as SdkConnection) : undefined;
 }
 
@@ -43,20 +42,8 @@ function sdkConnection(client: EventHubConsumerClient): SdkConnection | undefine
  */
 export async function settledByDisconnect(client: EventHubConsumerClient, closing: Promise<unknown>): Promise<void> {
   const connection = sdkConnection(client);
-  if (!connection?.isOpen()) {
-    await closing.catch(() => undefined);
-    return;
-  }
-  let onDisconnected: (() => void) | undefined;
-  const disconnected = new Promise<void>((resolve) => {
-    onDisconnected = resolve;
-    connection.once('disconnected', onDisconnected);
-  });
-  try {
-    await Promise.race([closing.catch(() => undefined), disconnected]);
-  } finally {
-    connection.removeListener('disconnected', onDisconnected!);
-  }
+  if (connection?.isOpen()) await settleOnDisconnect(connection, closing);
+  else await closing.catch(() => undefined);
 }
 
 /**

@@ -11,7 +11,8 @@
  * events on a dead link for ever. `createReceiverOrRefusal` looks at the attach instead.
  */
 import type { Connection, Receiver, ReceiverOptions } from 'rhea-promise';
-import { ConnectionEvents, ReceiverEvents } from 'rhea-promise';
+import { ReceiverEvents } from 'rhea-promise';
+import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
 
 /** The versions this file was written for. */
 export const RHEA_PROMISE_VERSION_WRITTEN_FOR = '3.0.3';
@@ -66,17 +67,9 @@ export async function createReceiverOrRefusal(
  * meanwhile: rhea-promise 3.0.3's close() methods remove their listeners on 'disconnected' but neither
  * resolve nor reject (connection.ts `close`, link.ts `close`: "Connection got disconnected while
  * closing"), so a peer, or a proxy in between, that vanishes during the close leaves the promise pending
- * for ever, with no timer left to end it. Resolves true when the disconnect came first.
+ * for ever, with no timer left to end it. Resolves true when the disconnect came first; a rejected close
+ * counts as settled (false).
  */
-export async function settledByDisconnect(connection: Connection, closing: Promise<unknown>): Promise<boolean> {
-  let onDisconnected: (() => void) | undefined;
-  const disconnected = new Promise<boolean>((resolve) => {
-    onDisconnected = () => resolve(true);
-    connection.once(ConnectionEvents.disconnected, onDisconnected);
-  });
-  try {
-    return await Promise.race([closing.then(() => false), disconnected]);
-  } finally {
-    connection.removeListener(ConnectionEvents.disconnected, onDisconnected!);
-  }
+export function settledByDisconnect(connection: Connection, closing: Promise<unknown>): Promise<boolean> {
+  return settleOnDisconnect(connection as unknown as DisconnectEmitter, closing);
 }
