@@ -2,7 +2,8 @@
  * Masks secrets in free text before it reaches a log line, an error message or the `validate` output.
  * Covers the forms an Event Hubs or Storage connection string and a SAS token take:
  * `SharedAccessKey=...`, `SharedAccessSignature=...` (a whole `SharedAccessSignature sr=...&sig=...`
- * token included), `AccountKey=...`, a URL query's `sig=...`, and `Bearer <token>`.
+ * token included), `AccountKey=...`, a URL query's `sig=...`, `Bearer <token>`, and the user-info part of a
+ * URL (`http://user:password@proxy:3128` becomes `http://***@proxy:3128`).
  */
 
 /** What replaces a secret value. */
@@ -20,6 +21,8 @@ const PATTERNS: readonly RegExp[] = [
   /([?&\s]sig=)[^&;"'\s]+/gi,
   // An Entra ID access token quoted from an Authorization header.
   /(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi,
+  // Credentials in a URL (`http://user:password@proxy:3128`): the whole user-info part.
+  /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"]+(?=@)/gi,
 ];
 
 /** Returns `text` with every secret value replaced by `***`; the key names stay so the reader sees what was there. */

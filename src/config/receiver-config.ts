@@ -4,6 +4,7 @@ import { retryOnFailureSchema } from '../pipeline/retry.ts';
 import { startPositionSchema } from './start-position.ts';
 import { quoteValue } from '../component/redact.ts';
 import { eventHubsConnectionStringProblem, storageConnectionStringProblem } from './connection-strings.ts';
+import { AMQP_TRANSPORTS, parseProxyUrl } from '../component/network-proxy.ts';
 
 /**
  * The `azure_event_hub` receiver's config section. Keys follow the Go collector's `azureeventhub`
@@ -155,6 +156,17 @@ export const receiverConfigObject = z
     prefetch_count: z.number().int().default(0),
     /** `polling` (default) or `streaming`; when absent, the receiver.azureeventhub.streaming gate decides. */
     backend: z.enum(['polling', 'streaming']).optional(),
+    /**
+     * `amqp` (AMQP over TCP, TLS port 5671) or `amqp_websockets` (AMQP over WebSockets: `wss`, port 443, path
+     * `/$servicebus/websocket`; for networks that allow only 443 or an HTTP proxy). Default amqp.
+     */
+    transport: z.enum(AMQP_TRANSPORTS).default('amqp'),
+    /**
+     * HTTP(S) CONNECT proxy, `http://[user:password@]host:port`, for AMQP over WebSockets and blob storage;
+     * needs `transport: amqp_websockets`. Default: `HTTPS_PROXY` / `ALL_PROXY` / `HTTP_PROXY` minus `NO_PROXY`.
+     * Never printed with its credentials.
+     */
+    proxy_url: z.string().min(1).optional(),
     blob_checkpoint_store: blobCheckpointStore.optional(),
     ownership,
     checkpoint,
@@ -245,6 +257,15 @@ export const receiverConfigSchema = receiverConfigObject
     if (num(c.hub_lag_interval) && c.hub_lag_interval !== 0 && c.hub_lag_interval < 1_000) {
       const message = `must be 0 (off) or at least 1s: every round reads each partition once; got ${c.hub_lag_interval} ms`;
       ctx.addIssue({ code: 'custom', path: ['hub_lag_interval'], message });
+    }
+    if (typeof c.proxy_url === 'string') {
+      const proxy = parseProxyUrl(c.proxy_url);
+      if (!proxy.ok) ctx.addIssue({ code: 'custom', path: ['proxy_url'], message: proxy.message });
+      else if (c.transport !== 'amqp_websockets') {
+        const message = 'needs transport: amqp_websockets (AMQP over TCP cannot go through an HTTP proxy; ' +
+          'the Azure SDKs too use a proxy only with WebSockets)';
+        ctx.addIssue({ code: 'custom', path: ['proxy_url'], message });
+      }
     }
     if (c.dead_letter?.container && !c.dead_letter.connection && !b) {
       ctx.addIssue({ code: 'custom', path: ['dead_letter', 'connection'], message: 'required for a dead-letter container when there is no blob_checkpoint_store' });

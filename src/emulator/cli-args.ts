@@ -10,6 +10,8 @@ A local Azure Event Hubs-compatible AMQP 1.0 server (for development and tests).
 Options:
   --host HOST              interface to listen on (default 127.0.0.1)
   --port PORT              TCP port (default 5672; 0 picks a free port)
+  --websocket-port PORT    also serve AMQP over WebSockets on this port (0 picks a free port), path
+                           /$servicebus/websocket; wss with --tls-cert/--tls-key (the Azure SDKs need wss)
   --hub NAME:PARTITIONS    a hub with 1 to 32 partitions, more with --tier (repeatable)
   --tier TIER              namespace quotas: emulator (default; 1-32 partitions per hub), basic,
                            standard (32), premium (100), dedicated (1024)
@@ -47,6 +49,12 @@ export function parseDurationMs(text: string): number {
   return Math.round(ms);
 }
 
+function parsePort(flag: string, text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) throw new CliUsageError(`${flag}: '${text}' is not a port number (0 to 65535)`);
+  return port;
+}
+
 export function parseCliArgs(argv: string[]): CliArgs {
   let values: Record<string, string | string[] | boolean | undefined>;
   try {
@@ -56,6 +64,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
       options: {
         host: { type: 'string' },
         port: { type: 'string' },
+        'websocket-port': { type: 'string' },
         hub: { type: 'string', multiple: true },
         'consumer-group': { type: 'string', multiple: true },
         retention: { type: 'string' },
@@ -74,11 +83,9 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   const options: EmulatorOptions = {};
   if (typeof values.host === 'string') options.host = values.host;
-  if (typeof values.port === 'string') {
-    const port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port > 65_535) throw new CliUsageError(`--port: '${values.port}' is not a port number (0 to 65535)`);
-    options.port = port;
-  }
+  if (typeof values.port === 'string') options.port = parsePort('--port', values.port);
+  const websocketPort = values['websocket-port'];
+  if (typeof websocketPort === 'string') options.websocketPort = parsePort('--websocket-port', websocketPort);
   const hubs: EmulatorHubConfig[] = [];
   for (const spec of (values.hub as string[] | undefined) ?? []) {
     const m = /^([^:]+):(\d+)$/.exec(spec);

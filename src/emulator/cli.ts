@@ -1,6 +1,7 @@
 /**
  * `eventhubs-emulator`: starts the emulator from flags or a Docker emulator config, prints one line with
- * the connection string once ready, and exits cleanly on SIGINT / SIGTERM. Bad flags or config: a clear
+ * the connection string once ready (a second one for AMQP over WebSockets with `--websocket-port`), and
+ * exits cleanly on SIGINT / SIGTERM. Bad flags or config: a clear
  * message on stderr and exit code 2; a failure to listen: exit code 1.
  */
 import { readFileSync } from 'node:fs';
@@ -77,10 +78,17 @@ export async function runEmulatorCli(argv: string[]): Promise<number> {
     process.stderr.write(`eventhubs-emulator: cannot start: ${(err as Error).message}\n`);
     return EXIT_FAILURE;
   }
-  let cs = emulator.connectionString();
+  const lines = [emulator.connectionString()];
+  // Line 2: the same namespace over WebSockets (its endpoint names the WebSocket port).
+  if (emulator.websocketPort !== undefined) lines.push(emulator.connectionString(undefined, { websockets: true }));
   // A key the user supplied stays out of the output; the well-known default key is public.
-  if (resolved.options.sasKeys) cs = cs.replace(/SharedAccessKey=[^;]*/, 'SharedAccessKey=<your --sas-key value>');
-  process.stdout.write(`${cs}\n`);
+  const hideKey = (cs: string): string => cs.replace(/SharedAccessKey=[^;]*/, 'SharedAccessKey=<your --sas-key value>');
+  const shown = resolved.options.sasKeys ? lines.map(hideKey) : lines;
+  if (emulator.websocketPort !== undefined && !resolved.options.tls) {
+    const note = 'WebSockets without --tls-cert/--tls-key are plain ws://; the Azure SDKs connect with wss:// only';
+    process.stderr.write(`eventhubs-emulator: ${note}\n`);
+  }
+  process.stdout.write(`${shown.join('\n')}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -21,6 +21,7 @@ import { usePresizedFrames } from './internal/rhea-server-output.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
 import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from './internal/offset-format.ts';
 import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber } from './internal/start-position.ts';
+import { WebSocketListener } from './internal/websocket-listener.ts';
 
 export { MAX_MESSAGE_SIZE_BYTES };
 export const DEFAULT_PORT = 5672;
@@ -52,6 +53,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   private retentionTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private boundPort = 0;
+  private websocket: WebSocketListener | undefined;
 
   constructor(private readonly options: EmulatorOptions = {}) {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
@@ -77,6 +79,10 @@ export class EmulatorServer implements Emulator, FaultHost {
     return this.boundPort;
   }
 
+  get websocketPort(): number | undefined {
+    return this.websocket?.port;
+  }
+
   async start(): Promise<void> {
     const listenOptions: Record<string, unknown> = {
       host: this.host,
@@ -100,16 +106,41 @@ export class EmulatorServer implements Emulator, FaultHost {
     });
     const address = server.address();
     this.boundPort = typeof address === 'object' && address ? address.port : 0;
+    if (this.options.websocketPort !== undefined) await this.startWebSocket(listenOptions, this.options.websocketPort);
     const sweepMs = Math.min(1_000, Math.max(50, Math.floor(this.retentionMs / 4)));
     this.retentionTimer = setInterval(() => this.expire(), sweepMs);
     this.retentionTimer.unref();
   }
 
-  connectionString(hubName?: string): string {
+  /** The same AMQP server over WebSockets: each upgraded socket is one AMQP connection of the container. */
+  private async startWebSocket(listenOptions: Record<string, unknown>, port: number): Promise<void> {
+    // The accepted connections get the TCP listener's AMQP settings (idle timeout, container id).
+    const { transport: _transport, cert: _cert, key: _key, ...connectionOptions } = listenOptions;
+    this.websocket = new WebSocketListener({
+      host: this.host,
+      port,
+      ...(this.options.tls ? { tls: this.options.tls } : {}),
+      onStream: (stream) => {
+        if (this.stopping) return stream.destroy();
+        this.container.create_connection(connectionOptions).accept(stream);
+      },
+    });
+    try {
+      await this.websocket.start();
+    } catch (error) {
+      // A start that fails half-way cleans up what it started (the AMQP listener).
+      this.server?.close();
+      throw error;
+    }
+  }
+
+  connectionString(hubName?: string, options: { websockets?: boolean } = {}): string {
     const keys = this.options.sasKeys;
     const [keyName, key] = keys && Object.keys(keys).length > 0 ? Object.entries(keys)[0]! : [DEFAULT_KEY_NAME, DEFAULT_KEY];
     const host = this.host === '0.0.0.0' || this.host === '::' ? '127.0.0.1' : this.host;
-    const hostPort = host.includes(':') ? `[${host}]:${this.port}` : `${host}:${this.port}`;
+    const port = options.websockets ? this.websocketPort : this.port;
+    if (port === undefined) throw new Error('the emulator serves no WebSockets; start it with websocketPort');
+    const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     let cs = `Endpoint=sb://${hostPort};SharedAccessKeyName=${keyName};SharedAccessKey=${key}`;
     if (!this.options.tls) cs += ';UseDevelopmentEmulator=true';
     if (hubName !== undefined) cs += `;EntityPath=${hubName}`;
@@ -159,7 +190,7 @@ export class EmulatorServer implements Emulator, FaultHost {
       // server.close() waits for every accepted socket: also cut those of clients that are still
       // reconnecting (accepted, AMQP open not yet seen) or whose connection was dropped by a fault.
       for (const socket of this.sockets) socket.destroy();
-      await closed;
+      await Promise.all([closed, this.websocket?.stop()]);
     })();
     return this.stopping;
   }

@@ -37,7 +37,13 @@ export interface EmulatorOptions {
   retentionMs?: number;
   /** Key name → key. When set, SAS signatures, expiry and scope are verified. Default: not verified. */
   sasKeys?: Record<string, string>;
-  /** PEM certificate and key: serve AMQPS (TLS) instead of plain TCP. Default plain TCP. */
+  /**
+   * Also serve AMQP over WebSockets on this port (0 picks a free one), path `/$servicebus/websocket`,
+   * subprotocol `AMQPWSB10`. With `tls` the port speaks `wss` (the Azure SDKs always use `wss`), without
+   * it plain `ws`. Default: no WebSockets.
+   */
+  websocketPort?: number;
+  /** PEM certificate and key: serve AMQPS (TLS) instead of plain TCP, and `wss` on `websocketPort`. Default plain TCP. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /**
    * Called when a client breaks the AMQP framing rules (for example a flow frame for a session that
@@ -114,8 +120,13 @@ export interface ReceiverAudit {
 export interface Emulator {
   readonly host: string;
   readonly port: number;
-  /** Connection string; EntityPath set when `hubName` is given; UseDevelopmentEmulator=true unless TLS. */
-  connectionString(hubName?: string): string;
+  /** The WebSocket port, when started with `websocketPort`. */
+  readonly websocketPort: number | undefined;
+  /**
+   * Connection string; EntityPath set when `hubName` is given; UseDevelopmentEmulator=true unless TLS.
+   * With `websockets: true` the endpoint names the WebSocket port (for clients using AMQP over WebSockets).
+   */
+  connectionString(hubName?: string, options?: { websockets?: boolean }): string;
   /** Appends events directly to a partition's log, bypassing AMQP. */
   append(hubName: string, partitionId: string, events: EmulatorEventInput[]): void;
   readonly faults: EmulatorFaults;

@@ -1,4 +1,4 @@
-import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
+import { BlobServiceClient, type ContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
 import type { TokenCredential } from '@azure/core-auth';
 import type { DeadLetterEntry, DeadLetterStore } from './dead-letter.ts';
 import { deadLetterPath, groupByPath } from './dead-letter-format.ts';
@@ -40,13 +40,20 @@ export class BlobDeadLetterStore implements DeadLetterStore {
   }
 
   /** From a storage connection string (never logged; errors are redacted). */
-  static fromConnectionString(connectionString: string, container: string): BlobDeadLetterStore {
-    return new BlobDeadLetterStore({ containerClient: BlobServiceClient.fromConnectionString(connectionString).getContainerClient(container) });
+  static fromConnectionString(connectionString: string, container: string, options?: StoragePipelineOptions): BlobDeadLetterStore {
+    const containerClient = BlobServiceClient.fromConnectionString(connectionString, options).getContainerClient(container);
+    return new BlobDeadLetterStore({ containerClient });
   }
 
   /** From an account URL and an Entra ID credential (e.g. `DefaultAzureCredential`). */
-  static fromUrl(storageAccountUrl: string, container: string, credential: TokenCredential): BlobDeadLetterStore {
-    return new BlobDeadLetterStore({ containerClient: new BlobServiceClient(storageAccountUrl, credential).getContainerClient(container) });
+  static fromUrl(
+    storageAccountUrl: string,
+    container: string,
+    credential: TokenCredential,
+    options?: StoragePipelineOptions,
+  ): BlobDeadLetterStore {
+    const containerClient = new BlobServiceClient(storageAccountUrl, credential, options).getContainerClient(container);
+    return new BlobDeadLetterStore({ containerClient });
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { TokenCredential } from '@azure/core-auth';
+import type { StoragePipelineOptions } from '@azure/storage-blob';
 import { ConfigError } from '../component/errors.ts';
 import type { DeadLetterStore } from './dead-letter.ts';
 import { DirectoryDeadLetterStore } from './directory-dead-letter-store.ts';
@@ -21,6 +22,8 @@ export interface CreateDeadLetterStoreOptions {
   readonly fallback?: { readonly connection?: string; readonly storage_account_url?: string };
   /** Credential for a `storage_account_url`. Default `DefaultAzureCredential` from `@azure/identity`. */
   readonly credential?: TokenCredential;
+  /** Storage client pipeline options (e.g. `proxyOptions` from `proxy_url`). Default none. */
+  readonly storageOptions?: StoragePipelineOptions;
 }
 
 /** Builds the configured dead-letter store; throws a ConfigError (no secrets in it) when the section is incomplete. */
@@ -31,10 +34,10 @@ export async function createDeadLetterStore(config: DeadLetterStoreConfig, optio
   const own = config.connection || config.storage_account_url;
   const connection = own ? config.connection : options.fallback?.connection;
   const url = own ? config.storage_account_url : options.fallback?.storage_account_url;
-  if (connection) return BlobDeadLetterStore.fromConnectionString(connection, config.container);
+  if (connection) return BlobDeadLetterStore.fromConnectionString(connection, config.container, options.storageOptions);
   if (url) {
     const credential = options.credential ?? new (await import('@azure/identity')).DefaultAzureCredential();
-    return BlobDeadLetterStore.fromUrl(url, config.container, credential);
+    return BlobDeadLetterStore.fromUrl(url, config.container, credential, options.storageOptions);
   }
   throw new ConfigError(['dead_letter.connection: required for a dead-letter container when there is no blob_checkpoint_store']);
 }

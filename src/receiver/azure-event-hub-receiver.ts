@@ -9,6 +9,7 @@ import { authConfigSchema, createTokenCredential } from '../component/credential
 import { noopLogger, type Logger } from '../component/logger.ts';
 import { ConfigError } from '../component/errors.ts';
 import { redactError } from '../component/redact.ts';
+import { redactProxyUrl, resolveProxy, storageProxySettings } from '../component/network-proxy.ts';
 import { createDecoder } from '../decode/create-decoder.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
@@ -106,6 +107,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       fullyQualifiedNamespace: c.event_hub.namespace,
       eventHubName: c.event_hub.name,
       consumerGroup: c.group,
+      transport: c.transport,
+      proxyUrl: c.proxy_url,
       onStatus: (s) => {
         if (s.type === 'disconnected') {
           this.#counters.backendReconnects++;
@@ -123,7 +126,11 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     this.#store = blobStore ?? new MemoryCheckpointStore();
     this.#deadLetter =
       c.dead_letter && !c.dead_letter.drop
-        ? await createDeadLetterStore(c.dead_letter, { fallback: c.blob_checkpoint_store, credential })
+        ? await createDeadLetterStore(c.dead_letter, {
+          fallback: c.blob_checkpoint_store,
+          credential,
+          storageOptions: this.#storageOptions(),
+        })
         : undefined;
     const starter = new PartitionStarter({
       hub: this.#hub,
@@ -206,6 +213,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       consumerGroup: c.group,
       ownership: leases ? 'leases' : 'static',
       ownerId,
+      transport: c.transport,
+      ...(c.transport === 'amqp_websockets' ? { proxy: this.#proxyForLog() } : {}),
     });
     // Storage may be down or misconfigured at start: that is retried in the background (and reported),
     // so one receiver's bad storage never fails the others in the same process.
@@ -258,10 +267,26 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   #container(credential: TokenCredential | undefined): ContainerClient | undefined {
     const b = this.#config.blob_checkpoint_store;
     if (!b) return undefined;
-    const container = checkpointContainerClient(b, credential);
+    const container = checkpointContainerClient(b, credential, this.#storageOptions());
     if (!container)
       throw new ConfigError(['blob_checkpoint_store.storage_account_url: needs auth (an Entra ID credential)']);
     return container;
+  }
+
+  /** Blob storage goes through `proxy_url` too; without it the storage SDK reads HTTPS_PROXY/NO_PROXY itself. */
+  #storageOptions(): { proxyOptions?: ReturnType<typeof storageProxySettings> } {
+    const proxyOptions = storageProxySettings(this.#config.proxy_url);
+    return proxyOptions ? { proxyOptions } : {};
+  }
+
+  /** The proxy AMQP over WebSockets uses, credentials masked (`direct` when none applies). */
+  #proxyForLog(): string {
+    try {
+      const proxy = resolveProxy(this.#scope?.fullyQualifiedNamespace.replace(/:\d+$/, '') ?? '', this.#config.proxy_url);
+      return proxy ? redactProxyUrl(proxy) : 'direct';
+    } catch {
+      return 'invalid';
+    }
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------------

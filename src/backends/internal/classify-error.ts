@@ -13,6 +13,8 @@ export type ErrorKind =
   | 'ownershipLost'
   /** The credential was refused (wrong key, expired SAS, missing rights). Permanent. */
   | 'unauthorized'
+  /** The HTTP proxy of AMQP over WebSockets refused its credentials (407). Permanent. */
+  | 'proxyAuthenticationRequired'
   /** The namespace has no event hub of that name. Permanent. */
   | 'hubNotFound'
   /** The hub has no consumer group of that name. Permanent. */
@@ -32,6 +34,8 @@ export interface ConfigKeys {
   readonly hub?: string;
   /** The credential: `connection` (key or SAS in the connection string) or `auth` (Entra ID). */
   readonly auth?: string;
+  /** The proxy: `proxy_url`, or `HTTPS_PROXY` when the environment named it. */
+  readonly proxy?: string;
   /** A reader's start position: `start_position`, `partition_start`, `offset` or `checkpoint`. Readers only. */
   readonly startPosition?: string;
 }
@@ -82,11 +86,15 @@ const TRANSIENT_CODES = new Set([
  * close, which the emulator's injected connection close can produce). The connection is unusable, a new
  * one is fine: transient.
  */
+/** The `ws` client's text when the proxy answers the CONNECT (or the server the upgrade) with 407. */
+const PROXY_REFUSED_TEXT = /Unexpected server response: 407\b/;
+
 const PEER_PROTOCOL_ERRORS = /^(transfer after detach|frame sequence error|Detach already received)/;
 
 /** The BackendError `code` of each permanent kind: stable, for callers and docs. */
 export const PERMANENT_CODES: Readonly<Partial<Record<ErrorKind, string>>> = {
   unauthorized: 'Unauthorized',
+  proxyAuthenticationRequired: 'ProxyAuthenticationRequired',
   hubNotFound: 'HubNotFound',
   consumerGroupNotFound: 'ConsumerGroupNotFound',
   partitionNotFound: 'PartitionNotFound',
@@ -95,6 +103,7 @@ export const PERMANENT_CODES: Readonly<Partial<Record<ErrorKind, string>>> = {
 
 const SUMMARY: Readonly<Partial<Record<ErrorKind, string>>> = {
   unauthorized: 'the credential was refused',
+  proxyAuthenticationRequired: 'the proxy refused its credentials',
   hubNotFound: 'the event hub does not exist',
   consumerGroupNotFound: 'the consumer group does not exist',
   partitionNotFound: 'the partition does not exist',
@@ -136,6 +145,7 @@ function kindOf(error: unknown, code: string | undefined, condition: string | un
   if ((code && OWNERSHIP_CODES.has(code)) || (condition && OWNERSHIP_CONDITIONS.has(condition))) return 'ownershipLost';
   if ((code && AUTH_CODES.has(code)) || (condition && AUTH_CONDITIONS.has(condition))) return 'unauthorized';
   if (code && Object.hasOwn(OWN_CODES, code)) return OWN_CODES[code]!;
+  if (PROXY_REFUSED_TEXT.test(text)) return 'proxyAuthenticationRequired';
   if ((code && NOT_FOUND_CODES.has(code)) || condition === NOT_FOUND_CONDITION || NOT_FOUND_TEXT.test(text)) {
     return notFoundKind(text);
   }
@@ -155,6 +165,8 @@ function configKeyOf(kind: ErrorKind, keys: ConfigKeys): string | undefined {
   switch (kind) {
     case 'unauthorized':
       return keys.auth ?? 'connection';
+    case 'proxyAuthenticationRequired':
+      return keys.proxy ?? 'proxy_url';
     case 'hubNotFound':
       return keys.hub ?? 'event_hub.name';
     case 'consumerGroupNotFound':
@@ -174,6 +186,9 @@ function hintOf(kind: ErrorKind, configKey: string | undefined): string | undefi
       return configKey === 'auth'
         ? 'Give the identity in auth the "Azure Event Hubs Data Receiver" role on the hub or its namespace.'
         : 'Check the key name and key (or renew the SAS token) in connection; it needs the Listen right on the hub.';
+    case 'proxyAuthenticationRequired':
+      return `Give the proxy's user name and password in ${configKey} ` +
+        '(http://user:password@host:port; percent-encode special characters).';
     case 'hubNotFound':
       return configKey === 'connection'
         ? 'Set EntityPath in connection (or event_hub.name) to an event hub that exists in the namespace.'
@@ -206,7 +221,7 @@ function classifyOne(error: unknown, keys: ConfigKeys): Classified {
 /** Ownership lost outranks a permanent failure, which outranks a fatal, then a transient one. */
 const SEVERITY: Record<ErrorKind, number> = {
   transient: 0, fatal: 1, invalidStartPosition: 2, partitionNotFound: 2, consumerGroupNotFound: 2, hubNotFound: 2,
-  unauthorized: 3, ownershipLost: 4,
+  unauthorized: 3, proxyAuthenticationRequired: 3, ownershipLost: 4,
 };
 
 /** Classifies an error; for an AggregateError the most severe inner error decides. */

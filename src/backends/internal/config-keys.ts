@@ -14,6 +14,7 @@ export function configKeysOf(options: HubClientOptions): ConfigKeys {
   return {
     hub: options.eventHubName ? 'event_hub.name' : 'connection',
     auth: options.credential && !options.connectionString ? 'auth' : 'connection',
+    ...(options.transport === 'amqp_websockets' ? { proxy: options.proxyUrl ? 'proxy_url' : 'HTTPS_PROXY' } : {}),
   };
 }
 

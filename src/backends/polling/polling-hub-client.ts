@@ -14,7 +14,8 @@ import { toBackendError } from '../internal/classify-error.ts';
 import { configKeysOf, invalidConfiguration } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
-import { sdkConnectionId } from './internal/event-hubs-internals.ts';
+import { webSocketSettings } from '../internal/websocket-options.ts';
+import { sdkConnectionId, settledByDisconnect } from './internal/event-hubs-internals.ts';
 import { PollingPartitionReader } from './polling-partition-reader.ts';
 
 /** How often the client looks whether the SDK replaced its AMQP connection. 1000 ms. */
@@ -47,7 +48,11 @@ export class PollingHubClient implements HubClient {
     this.#retry = resolveRetry(options.retry);
     this.#keys = configKeysOf(options);
     this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;
-    const clientOptions = { retryOptions: toSdkRetry(this.#retry) };
+    const webSockets = webSocketSettings('polling', options);
+    const webSocketOptions = webSockets
+      ? { webSocket: webSockets.webSocket, webSocketConstructorOptions: webSockets.webSocketConstructorOptions }
+      : undefined;
+    const clientOptions = { retryOptions: toSdkRetry(this.#retry), ...(webSocketOptions ? { webSocketOptions } : {}) };
     try {
       if (options.connectionString) {
         this.#client = options.eventHubName
@@ -149,7 +154,7 @@ export class PollingHubClient implements HubClient {
       await Promise.all([...this.#readers].map((r) => r.close()));
       clearInterval(this.#connectionWatch);
       this.#connectionWatch = undefined;
-      await this.#client.close().catch(() => undefined);
+      await settledByDisconnect(this.#client, this.#client.close());
     })();
     return this.#closing;
   }

@@ -233,6 +233,6 @@ export class PollingPartitionReader implements PartitionReader {
     this.#generation++;
     const subscription = this.#subscription;
     this.#subscription = undefined;
-    await closeSubscriptionSettled(subscription);
+    await closeSubscriptionSettled(subscription, this.#client);
   }
 }

@@ -9,6 +9,7 @@ import type { CbsClient, ConnectionConfig, ConnectionContextBase as ConnectionCo
 import { ConnectionContextBase } from '@azure/core-amqp';
 import type { Connection, EventContext } from 'rhea-promise';
 import { ConnectionEvents } from 'rhea-promise';
+import { settledByDisconnect } from './internal/rhea-promise-internals.ts';
 
 const PRODUCT = 'otelcol-azure-eventhub';
 const VERSION = '0.1.0';
@@ -78,7 +79,7 @@ export class AmqpConnection {
     this.#context.wasConnectionCloseCalled = true;
     try {
       this.#context.cbsSession.remove();
-      if (connection.isOpen()) await connection.close();
+      if (connection.isOpen()) await settledByDisconnect(connection, connection.close());
       else connection.removeAllSessions();
     } catch {
       // Closing is best effort: the socket goes away with the process either way.

@@ -13,6 +13,7 @@ import { toBackendError } from '../internal/classify-error.ts';
 import { configKeysOf, invalidConfiguration } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
+import { webSocketSettings } from '../internal/websocket-options.ts';
 import { AmqpConnection } from './amqp-connection.ts';
 import type { TokenSource } from './cbs-authorizer.ts';
 import { CbsAuthorizer } from './cbs-authorizer.ts';
@@ -70,6 +71,14 @@ export class StreamingHubClient implements HubClient {
       target = parseTarget(options);
     } catch (error) {
       throw invalidConfiguration('streaming', error, options);
+    }
+    const webSockets = webSocketSettings('streaming', options);
+    if (webSockets) {
+      // What @azure/event-hubs sets for its own connections (connectionContext.ts); core-amqp then builds
+      // `wss://<host>:<port or 443>/$servicebus/websocket` with subprotocol AMQPWSB10.
+      target.config.webSocket = webSockets.webSocket;
+      target.config.webSocketEndpointPath = '$servicebus/websocket';
+      target.config.webSocketConstructorOptions = webSockets.webSocketConstructorOptions;
     }
     this.fullyQualifiedNamespace = target.config.host;
     this.eventHubName = target.config.entityPath!;

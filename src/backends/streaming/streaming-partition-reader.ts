@@ -23,7 +23,7 @@ import { creditToGrant } from './credit-window.ts';
 import { SELECTOR_FILTER_DESCRIPTOR, SELECTOR_FILTER_NAME, toSelectorFilter } from './event-position-filter.ts';
 import { toCoreAmqpRetry, translateForRetry } from './management-client.ts';
 import { lastEnqueuedFromMessage, messageToEvent } from './message-to-event.ts';
-import { createReceiverOrRefusal } from './internal/rhea-promise-internals.ts';
+import { createReceiverOrRefusal, settledByDisconnect } from './internal/rhea-promise-internals.ts';
 
 /** Link properties and capabilities the SDK sends (docs/EVENT-HUBS-PROTOCOL.md, "Receiving"). */
 const RECEIVER_NAME_PROPERTY = 'com.microsoft:receiver-name';
@@ -270,9 +270,13 @@ export class StreamingPartitionReader implements PartitionReader {
       timer = setTimeout(() => resolve(true), LINK_CLOSE_TIMEOUT_MS);
       timer.unref();
     });
-    const closed = link.close().then(() => false, () => true);
-    const failed = await Promise.race([closed, timedOut]);
+    let closeFailed = false;
+    const closing = link.close().catch(() => void (closeFailed = true));
+    // true when the connection's loss overtook the close (rhea-promise would never settle it then).
+    const disconnected = settledByDisconnect(link.connection, closing);
+    const abandoned = await Promise.race([disconnected, timedOut]);
     clearTimeout(timer);
-    if (failed) link.remove();
+    // A close that failed, was overtaken or timed out: forget the link locally.
+    if (abandoned || closeFailed) link.remove();
   }
 }

@@ -1,6 +1,7 @@
 import type { TokenCredential } from '@azure/core-auth';
 import type { ContainerClient } from '@azure/storage-blob';
 import { checkpointContainerClient } from '../../ownership/checkpoint-container.ts';
+import { storageProxySettings } from '../../component/network-proxy.ts';
 import type { HubClient } from '../../backends/consumer.ts';
 import { createHubClient } from '../../backends/create-hub-client.ts';
 import { authConfigSchema, createTokenCredential } from '../../component/credential.ts';
@@ -52,7 +53,8 @@ export async function openReceiverStores(config: ResolvedConfig, receiverId: str
   const b = r.blob_checkpoint_store;
   if (!b) throw new UsageError(`receivers.${picked.id} has no blob_checkpoint_store: its checkpoints live in memory only, there is nothing to list or reset`);
   const credential = await credentialFor(config, r);
-  const container = checkpointContainerClient(b, credential);
+  const proxyOptions = storageProxySettings(r.proxy_url);
+  const container = checkpointContainerClient(b, credential, proxyOptions ? { proxyOptions } : undefined);
   if (!container) throw new UsageError(`receivers.${picked.id}.blob_checkpoint_store.storage_account_url needs auth (an Entra ID credential)`);
   const hub = createHubClient(r.backend ?? 'polling', {
     connectionString: r.connection,
@@ -60,6 +62,8 @@ export async function openReceiverStores(config: ResolvedConfig, receiverId: str
     fullyQualifiedNamespace: r.event_hub.namespace,
     eventHubName: r.event_hub.name,
     consumerGroup: r.group,
+    transport: r.transport,
+    proxyUrl: r.proxy_url,
     // An operator command: fail fast instead of the SDK's 3 × 30 s retries.
     retry: { maxRetries: 1, retryDelayMs: 500, maxRetryDelayMs: 2_000, timeoutMs: 15_000 },
   });

@@ -5,6 +5,13 @@ import { quoteValue, redact, redactError, REDACTED } from '../../../src/componen
 const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
 describe('redact', () => {
+  test('masks the credentials of a URL (a proxy URL), keeping scheme, host and port', () => {
+    assert.equal(redact('proxy http://collector:S3cret-pa55@proxy.corp:3128 refused'), `proxy http://${REDACTED}@proxy.corp:3128 refused`);
+    assert.equal(redact('https://token-only@proxy:443'), `https://${REDACTED}@proxy:443`);
+    assert.equal(redact('wss://ns.servicebus.windows.net:443/$servicebus/websocket'), 'wss://ns.servicebus.windows.net:443/$servicebus/websocket');
+    assert.equal(redact('mail a@b.c, see http://host/path?q=a@b'), 'mail a@b.c, see http://host/path?q=a@b');
+  });
+
   test('masks SharedAccessKey in an Event Hubs connection string, keeping the rest', () => {
     const cs = `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${KEY};EntityPath=hub`;
     const out = redact(cs);

@@ -171,3 +171,16 @@ test('encoding: azure_encoding and azure_encoding/<name> are accepted (the Go sp
     assert.match(text, new RegExp(`receivers\\.azure_event_hub\\.encoding: encoding extension "${encoding.replace('/', '\\/')}" is not supported; use encoding: azure_encoding`));
   }
 });
+
+test('transport defaults to amqp; proxy_url needs amqp_websockets and is checked without being quoted', () => {
+  assert.equal(parseReceiverConfig({ connection: CONN }).transport, 'amqp');
+  assert.equal(parseReceiverConfig({ connection: CONN }).proxy_url, undefined);
+  const ws = parseReceiverConfig({ connection: CONN, transport: 'amqp_websockets', proxy_url: 'http://u:S3cret-pa55@proxy:3128' });
+  assert.deepEqual([ws.transport, ws.proxy_url], ['amqp_websockets', 'http://u:S3cret-pa55@proxy:3128']);
+  assert.equal(parseReceiverConfig({ connection: CONN, transport: 'amqp_websockets' }).proxy_url, undefined);
+  const text = problems({ connection: CONN, proxy_url: 'http://u:S3cret-pa55@proxy:3128' }).join('\n');
+  assert.match(text, /proxy_url: needs transport: amqp_websockets/);
+  const bad = problems({ connection: CONN, transport: 'amqp_websockets', proxy_url: 'ftp://u:S3cret-pa55@proxy' }).join('\n');
+  assert.match(bad, /proxy_url: scheme 'ftp' is not supported; use an http:\/\/ or https:\/\/ \(CONNECT\) proxy/);
+  assert.ok(!`${text}${bad}`.includes('S3cret'), 'the password is never printed');
+});

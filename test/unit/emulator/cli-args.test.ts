@@ -21,6 +21,14 @@ test('flags map to emulator options', () => {
   assert.equal(parseCliArgs(['-h']).help, true);
 });
 
+test('--websocket-port takes a port (0 = a free one) and refuses anything else', () => {
+  assert.equal(parseCliArgs(['--websocket-port', '0']).options.websocketPort, 0);
+  assert.equal(parseCliArgs(['--websocket-port', '8443']).options.websocketPort, 8443);
+  assert.equal(parseCliArgs([]).options.websocketPort, undefined);
+  assert.throws(() => parseCliArgs(['--websocket-port', 'wss']), /--websocket-port: 'wss' is not a port number/);
+  assert.throws(() => parseCliArgs(['--websocket-port', '70000']), /--websocket-port: '70000' is not a port number/);
+});
+
 test('durations accept ms, s, m, h, d and reject the rest', () => {
   assert.equal(parseDurationMs('500ms'), 500);
   assert.equal(parseDurationMs('30s'), 30_000);

@@ -4,6 +4,7 @@
  * .test.ts fails when the installed version or the private shape changes, so an upgrade starts here.
  */
 import type { EventHubConsumerClient, Subscription } from '@azure/event-hubs';
+import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
 
 /** The version of @azure/event-hubs this file was written for. */
 export const EVENT_HUBS_VERSION_WRITTEN_FOR = '6.0.4';
@@ -19,13 +20,44 @@ export function sdkConnectionId(client: EventHubConsumerClient): string | undefi
   return typeof id === 'string' ? id : undefined;
 }
 
+/** What settledByDisconnect needs of the SDK's connection (a rhea-promise Connection). */
+interface SdkConnection extends DisconnectEmitter {
+  isOpen(): boolean;
+}
+
+/** The SDK's current AMQP connection, when reachable. */
+function sdkConnection(client: EventHubConsumerClient): SdkConnection | undefined {
+  const connection = (client as unknown as { _context?: { connection?: Partial<Record<keyof SdkConnection, unknown>> } })
+    ._context?.connection;
+  const ok = ['on', 'isOpen'].every((m) => typeof connection?.[m as keyof SdkConnection] === 'function');
+  return ok ? (connection as unknown as SdkConnection) : undefined;
+}
+
+/**
+ * `closing` (a subscription's or the client's close), settled also when the SDK's connection is
+ * disconnected meanwhile. Under the SDK, rhea-promise 3.0.3's close() methods stop listening on
+ * 'disconnected' without resolving or rejecting, so a peer (or a proxy in between) that vanishes during
+ * a close leaves it pending for ever, with no timer left to end it. Not public API:
+ * `EventHubConsumerClient._context.connection`.
+ */
+export async function settledByDisconnect(client: EventHubConsumerClient, closing: Promise<unknown>): Promise<void> {
+  const connection = sdkConnection(client);
+  if (connection?.isOpen()) await settleOnDisconnect(connection, closing);
+  else await closing.catch(() => undefined);
+}
+
 /**
  * Closes a subscription after letting the SDK's pump settle. Closing while its receiveBatch is between
  * `connect()` and `waitForEvents()` (microtasks apart, typically right after the last batch was taken)
  * registers the abort listener on an already aborted signal, and its 60 s wait timer then keeps the
  * process alive (partitionReceiver.ts). One turn of the event loop closes that window.
  */
-export async function closeSubscriptionSettled(subscription: Subscription | undefined): Promise<void> {
+export async function closeSubscriptionSettled(
+  subscription: Subscription | undefined,
+  client?: EventHubConsumerClient,
+): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
-  await subscription?.close().catch(() => undefined);
+  if (!subscription) return;
+  const closing = subscription.close();
+  await (client ? settledByDisconnect(client, closing) : closing.catch(() => undefined));
 }

@@ -12,6 +12,7 @@
  */
 import type { Connection, Receiver, ReceiverOptions } from 'rhea-promise';
 import { ReceiverEvents } from 'rhea-promise';
+import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
 
 /** The versions this file was written for. */
 export const RHEA_PROMISE_VERSION_WRITTEN_FOR = '3.0.3';
@@ -59,4 +60,16 @@ export async function createReceiverOrRefusal(
     link.once(ReceiverEvents.receiverError, done);
   });
   return { link, refusal };
+}
+
+/**
+ * `closing` (a link's or the connection's `close()`), settled also when the connection is disconnected
+ * meanwhile: rhea-promise 3.0.3's close() methods remove their listeners on 'disconnected' but neither
+ * resolve nor reject (connection.ts `close`, link.ts `close`: "Connection got disconnected while
+ * closing"), so a peer, or a proxy in between, that vanishes during the close leaves the promise pending
+ * for ever, with no timer left to end it. Resolves true when the disconnect came first; a rejected close
+ * counts as settled (false).
+ */
+export function settledByDisconnect(connection: Connection, closing: Promise<unknown>): Promise<boolean> {
+  return settleOnDisconnect(connection as unknown as DisconnectEmitter, closing);
 }

@@ -13,6 +13,18 @@ describe('classifyError', () => {
     assert.equal(classifyError({ condition: 'amqp:link:stolen', description: 'x' }).kind, 'ownershipLost');
   });
 
+  test("a proxy's 407 is permanent and names proxy_url (or HTTPS_PROXY when the environment named it)", () => {
+    // What the ws client reports when https-proxy-agent replays the proxy's answer to the CONNECT.
+    const e = Object.assign(new Error('Unexpected server response: 407'), { retryable: false });
+    const c = classifyError(e, { proxy: 'proxy_url' });
+    assert.deepEqual([c.kind, c.permanent, c.configKey], ['proxyAuthenticationRequired', true, 'proxy_url']);
+    assert.equal(classifyError(e, { proxy: 'HTTPS_PROXY' }).configKey, 'HTTPS_PROXY');
+    const b = toBackendError(e, 'reading properties of hub h', { proxy: 'proxy_url' });
+    assert.equal(b.code, 'ProxyAuthenticationRequired');
+    assert.match(b.message, /the proxy refused its credentials \(check proxy_url\)/);
+    assert.equal(classifyError(new Error('Unexpected server response: 404')).kind, 'fatal');
+  });
+
   test('a refused credential is unauthorized even though core-amqp marks it retryable', () => {
     assert.equal(classifyError(sdkError('UnauthorizedError', true)).kind, 'unauthorized');
     assert.equal(classifyError({ condition: 'amqp:unauthorized-access' }).kind, 'unauthorized');

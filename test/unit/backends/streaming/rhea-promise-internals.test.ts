@@ -8,8 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { Receiver as PromiseReceiver } from 'rhea-promise';
-import { RHEA_PROMISE_VERSION_WRITTEN_FOR, RHEA_VERSION_WRITTEN_FOR } from '../../../../src/backends/streaming/internal/rhea-promise-internals.ts';
+import { EventEmitter } from 'node:events';
+import { Connection as PromiseConnection, Receiver as PromiseReceiver, type Connection } from 'rhea-promise';
+import { RHEA_PROMISE_VERSION_WRITTEN_FOR, RHEA_VERSION_WRITTEN_FOR, settledByDisconnect } from '../../../../src/backends/streaming/internal/rhea-promise-internals.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -43,4 +44,25 @@ test("rhea-promise's Receiver reads source and error from the rhea link it wraps
   for (const method of ['isRemoteOpen', 'isOpen', 'close', 'remove', 'once', 'removeListener'] as const) {
     assert.equal(typeof (PromiseReceiver.prototype as unknown as Record<string, unknown>)[method], 'function', method);
   }
+});
+
+test("rhea-promise's close() still stops listening on 'disconnected' without settling (settledByDisconnect's reason)", () => {
+  // When this fails, rhea-promise settles its close on a disconnect by itself: settledByDisconnect can go.
+  for (const [name, source] of [['Connection.close', String(PromiseConnection.prototype.close)], ['Link.close', String(PromiseReceiver.prototype.close)]] as const) {
+    const handler = /const onDisconnected = \([^)]*\) => \{([\s\S]*?)\n\s*\};/.exec(source)?.[1];
+    assert.ok(handler !== undefined, `${name} has an onDisconnected handler`);
+    assert.ok(!/resolve\(|reject\(/.test(handler), `${name}'s onDisconnected settles now`);
+  }
+});
+
+test('settledByDisconnect settles a pending close when the connection is disconnected, with one listener however many wait', async () => {
+  const connection = new EventEmitter();
+  const never = new Promise<void>(() => undefined);
+  const pending = Array.from({ length: 50 }, () => settledByDisconnect(connection as unknown as Connection, never));
+  assert.equal(connection.listenerCount('disconnected'), 1, 'one listener for all waiters (no MaxListenersExceededWarning)');
+  connection.emit('disconnected', {});
+  assert.deepEqual(new Set(await Promise.all(pending)), new Set([true]));
+  assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.resolve()), false);
+  assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.reject(new Error('x'))), false);
+  assert.equal(connection.listenerCount('disconnected'), 1);
 });
