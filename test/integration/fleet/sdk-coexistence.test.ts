@@ -1,0 +1,154 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { BlobServiceClient } from '@azure/storage-blob';
+import { Instance, startFleetWorld, waitUntil } from '../../helpers/fleet.ts';
+import { SdkProcessor } from '../../helpers/sdk-processor.ts';
+import { isOurs, moves, readCounts, steals, tallyReads } from './sdk-coexistence-checks.ts';
+
+const PARTITIONS = 8;
+/** Short SDK timings so that the test is quick: the SDK defaults are 10 s and 60 s. */
+const SDK_UPDATE_MS = 500;
+const SDK_EXPIRY_MS = 5_000;
+/** Duplicates a moved partition may cost: one checkpoint interval, here one SDK batch (our 1 s is fewer). */
+const MAX_BATCH = 50;
+
+/**
+ * Both fleets on one world. Starts the world itself, after registering the cleanup: hooks run in
+ * registration order, and the SDK processors relinquish their partitions while they close, so storage
+ * and the hub must still be up then.
+ */
+async function mixedFleet(t: TestContext) {
+  const ours: Instance[] = [];
+  const sdks: SdkProcessor[] = [];
+  t.after(async () => {
+    await Promise.all([...ours.map((i) => i.crash()), ...sdks.map((s) => s.stop().catch(() => undefined))]);
+  });
+  const w = await startFleetWorld(t, PARTITIONS, 1);
+  const container = BlobServiceClient.fromConnectionString(w.storageConnectionString).getContainerClient(w.container);
+  const spawnOurs = (name: string) => {
+    const i = new Instance(name, {
+      connection: w.connectionString,
+      format: 'raw' as const,
+      start_position: 'earliest',
+      poll_rate: 0.2,
+      max_poll_events: 100,
+      checkpoint: { interval: '1s' },
+      ownership: { update_interval: '1s', owner_id: name, foreign_ownership_expiry: `${SDK_EXPIRY_MS}ms` },
+      blob_checkpoint_store: { connection: w.storageConnectionString, container_name: w.container },
+    });
+    ours.push(i);
+    return i;
+  };
+  const startSdk = (name: string) => {
+    const s = new SdkProcessor(name, w.connectionString, container, { updateIntervalInMs: SDK_UPDATE_MS, ownershipExpiryInMs: SDK_EXPIRY_MS, maxBatchSize: MAX_BATCH });
+    sdks.push(s);
+    return s;
+  };
+  /** Every partition read by exactly one live processor of either kind. */
+  const covered = (live: { owned: Set<string> }[]) => {
+    const all = live.flatMap((x) => [...x.owned]);
+    return all.length === PARTITIONS && new Set(all).size === PARTITIONS;
+  };
+  const describe = () => [...ours.map((i) => `${i.name}: [${[...i.owned]}]`), ...sdks.map((s) => `${s.name}: [${[...s.owned]}]`)].join('; ');
+  return { w, ours, sdks, spawnOurs, startSdk, covered, describe };
+}
+
+/** The end of every mixed-fleet test: drain, then nothing lost, bounded duplicates, no reader overridden. */
+async function drainAndCheck(t: TestContext, f: Awaited<ReturnType<typeof mixedFleet>>) {
+  const { w } = f;
+  w.stopProducing();
+  const total = [...w.produced.values()].reduce((a, b) => a + b, 0);
+  const drainMs = await waitUntil(() => readCounts(f.ours, f.sdks).size === total, 60_000, `all ${total} events read (${f.describe()})`, f.ours);
+  t.diagnostic(`drained in ${drainMs} ms`);
+  await Promise.all([...f.ours.map((i) => i.stop()), ...f.sdks.map((s) => s.stop())]);
+  const { lost, duplicates } = tallyReads(w.produced, readCounts(f.ours, f.sdks));
+  const records = w.emulator.audit.records;
+  const moved = moves(records);
+  const { crossFleet, sdkOnly } = steals(records);
+  t.diagnostic(`${total} events, ${lost.length} lost, duplicates per partition ${JSON.stringify(Object.fromEntries(duplicates))}, ` +
+    `hand-overs per partition ${JSON.stringify(Object.fromEntries(moved))}, SDK-to-SDK steals ${sdkOnly}`);
+  assert.deepEqual(lost, [], 'no event lost');
+  assert.deepEqual(w.emulator.audit.overlaps(), [], 'never two readers on a partition at once');
+  assert.deepEqual(crossFleet, [], 'no reader of either fleet displaced by the other');
+  for (const [pid, n] of duplicates) {
+    assert.ok(n <= (moved.get(pid) ?? 0) * MAX_BATCH, `partition ${pid}: ${n} duplicates for ${moved.get(pid)} hand-overs`);
+  }
+}
+
+test('mixed fleet: ours never read a partition an SDK processor holds, the SDK never takes ours, checkpoints carry over both ways', { timeout: 180_000 }, async (t) => {
+  const f = await mixedFleet(t);
+  const { w } = f;
+
+  // 1. Two SDK processors own all partitions.
+  const [sdkA, sdkB] = [f.startSdk('sdk-a'), f.startSdk('sdk-b')];
+  await waitUntil(() => f.covered([sdkA, sdkB]), 60_000, `the SDK processors own every partition (${f.describe()})`);
+
+  // 2. Two of ours join: they see every partition held by a live foreign owner and claim none, round
+  //    after round (a `standby` status is one whole round that ended owning nothing).
+  const [o1, o2] = [f.spawnOurs('ours-1'), f.spawnOurs('ours-2')];
+  const sawAllForeign = (i: Instance) => i.statuses.findIndex((s) => s.type === 'foreignOwners' && Object.keys((s as { partitions?: object }).partitions ?? {}).length === PARTITIONS);
+  const roundsAfter = (i: Instance) => i.statuses.slice(Math.max(0, sawAllForeign(i))).filter((s) => s.type === 'standby').length;
+  await waitUntil(() => [o1, o2].every((i) => sawAllForeign(i) >= 0 && roundsAfter(i) >= 3), 60_000, 'three rounds of ours beside the live SDK processors', f.ours);
+  assert.equal(o1.owned.size + o2.owned.size, 0, 'ours claimed nothing an SDK processor holds');
+  assert.ok(f.covered([sdkA, sdkB]), `the SDK processors still read every partition (${f.describe()})`);
+  assert.equal(w.emulator.audit.records.filter(isOurs).length, 0, 'no reader of ours ever opened');
+
+  // 3. One SDK processor stops (it relinquishes its partitions): they move, ours take some, from its checkpoints.
+  await sdkA.stop();
+  await waitUntil(() => f.covered([sdkB, o1, o2]) && o1.owned.size + o2.owned.size > 0, 30_000, `sdk-a's partitions read again (${f.describe()})`, f.ours);
+  const oursHold = () => new Set([...o1.owned, ...o2.owned]);
+  t.diagnostic(`after sdk-a stopped: ${f.describe()}`);
+
+  // 4. The SDK processor never takes a partition we lease. Once our claims are older than its expiry it
+  //    sees them as abandoned and tries to claim them every loop: each claim is refused (412, the lease).
+  const refusedOnOurs = () => sdkB.store.refused.filter((pid) => oursHold().has(pid)).length;
+  await waitUntil(() => refusedOnOurs() >= 2 * oursHold().size, SDK_EXPIRY_MS + 30_000, 'the SDK processor trying to claim our partitions', f.ours);
+  t.diagnostic(`sdk-b was refused ${sdkB.store.refused.length} claims; ours hold [${[...oursHold()]}]`);
+  for (const pid of oursHold()) assert.ok(!sdkB.owned.has(pid), `the SDK processor reads partition ${pid}, which we lease`);
+
+  // 5. Ours stop: the SDK processor picks their partitions up from our final checkpoints.
+  await Promise.all([o1.stop(), o2.stop()]);
+  await waitUntil(() => f.covered([sdkB]), 30_000, `sdk-b reads every partition (${f.describe()})`, f.ours);
+  await drainAndCheck(t, f);
+});
+
+test('rolling migration under load: 4 SDK processors replaced one by one by ours, then rolled back', { timeout: 240_000 }, async (t) => {
+  const f = await mixedFleet(t);
+  const sdks = [0, 1, 2, 3].map((n) => f.startSdk(`sdk-${n}`));
+  const t0 = Date.now();
+  await waitUntil(() => f.covered(sdks), 60_000, `the SDK processors own every partition (${f.describe()})`);
+  t.diagnostic(`SDK fleet up in ${Date.now() - t0} ms`);
+
+  const live: { owned: Set<string> }[] = [...sdks];
+  const waits: number[] = [];
+  /** One step: the new instance is up (`ready`), then the old one stops gracefully; waits until all is read again. */
+  const replace = async (added: { owned: Set<string> }, ready: () => boolean, remove: { stop(): Promise<unknown>; owned: Set<string> }) => {
+    live.push(added);
+    await waitUntil(ready, 60_000, 'the new instance up', f.ours);
+    const moving = [...remove.owned];
+    const stoppedAt = Date.now();
+    await remove.stop();
+    live.splice(live.indexOf(remove), 1);
+    await waitUntil(() => f.covered(live), 60_000, `every partition read after a replacement (${f.describe()})`, f.ours);
+    waits.push(Date.now() - stoppedAt);
+    t.diagnostic(`replaced: partitions [${moving}] read again ${Date.now() - stoppedAt} ms after the stop began; ${f.describe()}`);
+  };
+
+  // Migration: start one of ours (it sees every partition held by a foreign owner), then stop one SDK processor.
+  for (let n = 0; n < 4; n++) {
+    const i = f.spawnOurs(`ours-${n}`);
+    await replace(i, () => i.statuses.some((s) => s.type === 'foreignOwners'), sdks[n]!);
+  }
+  assert.equal(f.ours.reduce((a, i) => a + i.owned.size, 0), PARTITIONS, 'ours read every partition');
+
+  // Roll back: start an SDK processor, then stop one of ours.
+  const back: SdkProcessor[] = [];
+  for (let n = 0; n < 4; n++) {
+    const s = f.startSdk(`sdk-back-${n}`);
+    back.push(s);
+    await replace(s, () => true, f.ours[n]!);
+  }
+  assert.ok(f.covered(back), 'the SDK processors read every partition again');
+  t.diagnostic(`partition wait after each stop (ms): ${waits.join(', ')}`);
+  await drainAndCheck(t, f);
+});
