@@ -145,3 +145,11 @@ test('dead_letter: an empty section or drop: false alone says what to give', () 
   }
   assert.match(problems({ connection: CONN, dead_letter: { directory: '/d', connection: 'UseDevelopmentStorage=true' } }).join('\n'), /dead_letter\.connection: only applies with container/);
 });
+
+test('ownership.foreign_ownership_expiry: 60s by default, 2m for .NET processors, 0 turns it off', () => {
+  assert.equal(parseReceiverConfig({ connection: CONN }).ownership.foreign_ownership_expiry, 60_000);
+  assert.equal(parseReceiverConfig({ connection: CONN, ownership: { lease_duration: '20s' } }).ownership.foreign_ownership_expiry, 60_000);
+  assert.equal(parseReceiverConfig({ connection: CONN, ownership: { foreign_ownership_expiry: '2m' } }).ownership.foreign_ownership_expiry, 120_000);
+  assert.equal(parseReceiverConfig({ connection: CONN, ownership: { foreign_ownership_expiry: 0 } }).ownership.foreign_ownership_expiry, 0);
+  assert.ok(problems({ connection: CONN, ownership: { foreign_ownership_expiry: 'soon' } }).some((p) => p.includes('ownership.foreign_ownership_expiry')));
+});
