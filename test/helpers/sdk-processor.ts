@@ -6,6 +6,11 @@
 import { BlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
 import { EventHubConsumerClient, earliestEventPosition, type PartitionOwnership, type Subscription } from '@azure/event-hubs';
 import type { ContainerClient } from '@azure/storage-blob';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const PROCESS_RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'sdk-processor-process.ts');
 
 /**
  * Azure keeps a metadata key whose value is empty; Azurite drops it. The SDK releases a partition by
@@ -44,12 +49,18 @@ class ObservedCheckpointStore extends BlobCheckpointStore {
   }
 }
 
+/** What a processor does, as it happens (for a processor in a child process, see sdk-processor-process.ts). */
+export type SdkProcessorEvent =
+  | { readonly type: 'read'; readonly partitionId: string; readonly sequenceNumber: number }
+  | { readonly type: 'opened' | 'closed'; readonly partitionId: string };
+
 export interface SdkProcessorOptions {
   /** The SDK's load-balancing loop interval, in ms. */
   readonly updateIntervalInMs: number;
   /** The SDK's ownership expiry, in ms. */
   readonly ownershipExpiryInMs: number;
   readonly maxBatchSize?: number;
+  readonly onEvent?: (event: SdkProcessorEvent) => void;
 }
 
 export class SdkProcessor {
@@ -78,10 +89,19 @@ export class SdkProcessor {
     });
     this.#subscription = this.client.subscribe(
       {
-        processInitialize: async (ctx) => void this.owned.add(ctx.partitionId),
-        processClose: async (_reason, ctx) => void this.owned.delete(ctx.partitionId),
+        processInitialize: async (ctx) => {
+          this.owned.add(ctx.partitionId);
+          options.onEvent?.({ type: 'opened', partitionId: ctx.partitionId });
+        },
+        processClose: async (_reason, ctx) => {
+          this.owned.delete(ctx.partitionId);
+          options.onEvent?.({ type: 'closed', partitionId: ctx.partitionId });
+        },
         processEvents: async (events, ctx) => {
-          for (const e of events) this.records.push([ctx.partitionId, e.sequenceNumber]);
+          for (const e of events) {
+            this.records.push([ctx.partitionId, e.sequenceNumber]);
+            options.onEvent?.({ type: 'read', partitionId: ctx.partitionId, sequenceNumber: e.sequenceNumber });
+          }
           const last = events[events.length - 1];
           if (!last) return;
           // Checkpoint after every batch, as the SDK samples do: one batch is the checkpoint interval.
@@ -101,5 +121,47 @@ export class SdkProcessor {
       await this.client.close();
     })();
     return this.#stopped;
+  }
+}
+
+/** The parent's view of an SDK processor in a child process (sdk-processor-process.ts). */
+export class SdkProcessorProcess {
+  readonly name: string;
+  readonly records: [string, number][] = [];
+  readonly owned = new Set<string>();
+  readonly #child: ChildProcess;
+  readonly #exited: Promise<void>;
+  #buffer = '';
+
+  constructor(name: string, config: { connectionString: string; storageConnectionString: string; container: string } & SdkProcessorOptions) {
+    this.name = name;
+    this.#child = spawn(process.execPath, ['--import', 'tsx', PROCESS_RUNNER], {
+      env: { ...process.env, SDK_PROCESSOR_CONFIG: JSON.stringify({ ...config, name }) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    this.#exited = new Promise((resolve) => this.#child.once('exit', () => resolve()));
+    this.#child.stdout!.on('data', (chunk: Buffer) => {
+      this.#buffer += chunk.toString();
+      let nl: number;
+      while ((nl = this.#buffer.indexOf('\n')) >= 0) {
+        const [kind, pid, seq] = this.#buffer.slice(0, nl).split(' ');
+        this.#buffer = this.#buffer.slice(nl + 1);
+        if (kind === 'R') this.records.push([pid!, Number(seq)]);
+        else if (kind === 'O') this.owned.add(pid!);
+        else if (kind === 'C') this.owned.delete(pid!);
+      }
+    });
+  }
+
+  /** SIGKILL: nothing released, claims left to expire. */
+  async crash(): Promise<void> {
+    if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill('SIGKILL');
+    await this.#exited;
+    this.owned.clear();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill('SIGTERM');
+    await this.#exited;
   }
 }

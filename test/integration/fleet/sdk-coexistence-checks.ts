@@ -1,7 +1,6 @@
 /** What the mixed-fleet tests check: the hub's audit of reader links, and the events each side read. */
 import type { ReceiverLinkRecord } from '../../../src/emulator/index.ts';
 import type { Instance } from '../../helpers/fleet.ts';
-import type { SdkProcessor } from '../../helpers/sdk-processor.ts';
 
 /** Our readers open with the claim's epoch (≥ 1); the SDK processors with owner level 0. */
 export const isOurs = (r: ReceiverLinkRecord): boolean => (r.epoch ?? 0) >= 1;
@@ -31,7 +30,7 @@ export function moves(records: readonly ReceiverLinkRecord[]): Map<string, numbe
 }
 
 /** Every read event over both fleets: `pid/seq` → times read. */
-export function readCounts(ours: readonly Instance[], sdks: readonly SdkProcessor[]): Map<string, number> {
+export function readCounts(ours: readonly Instance[], sdks: readonly { readonly records: readonly [string, number][] }[]): Map<string, number> {
   const counts = new Map<string, number>();
   const add = (pid: string, seq: number) => counts.set(`${pid}/${seq}`, (counts.get(`${pid}/${seq}`) ?? 0) + 1);
   for (const i of ours) for (const [pid, seq] of i.records) add(pid, seq);

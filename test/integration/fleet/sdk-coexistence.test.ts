@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { Instance, startFleetWorld, waitUntil } from '../../helpers/fleet.ts';
-import { SdkProcessor } from '../../helpers/sdk-processor.ts';
+import { SdkProcessor, SdkProcessorProcess } from '../../helpers/sdk-processor.ts';
 import { isOurs, moves, readCounts, steals, tallyReads } from './sdk-coexistence-checks.ts';
 
 const PARTITIONS = 8;
@@ -19,7 +19,7 @@ const MAX_BATCH = 50;
  */
 async function mixedFleet(t: TestContext) {
   const ours: Instance[] = [];
-  const sdks: SdkProcessor[] = [];
+  const sdks: (SdkProcessor | SdkProcessorProcess)[] = [];
   t.after(async () => {
     await Promise.all([...ours.map((i) => i.crash()), ...sdks.map((s) => s.stop().catch(() => undefined))]);
   });
@@ -44,13 +44,22 @@ async function mixedFleet(t: TestContext) {
     sdks.push(s);
     return s;
   };
+  /** An SDK processor in a child process, for a real crash. */
+  const spawnSdk = (name: string) => {
+    const s = new SdkProcessorProcess(name, {
+      connectionString: w.connectionString, storageConnectionString: w.storageConnectionString, container: w.container,
+      updateIntervalInMs: SDK_UPDATE_MS, ownershipExpiryInMs: SDK_EXPIRY_MS, maxBatchSize: MAX_BATCH,
+    });
+    sdks.push(s);
+    return s;
+  };
   /** Every partition read by exactly one live processor of either kind. */
   const covered = (live: { owned: Set<string> }[]) => {
     const all = live.flatMap((x) => [...x.owned]);
     return all.length === PARTITIONS && new Set(all).size === PARTITIONS;
   };
   const describe = () => [...ours.map((i) => `${i.name}: [${[...i.owned]}]`), ...sdks.map((s) => `${s.name}: [${[...s.owned]}]`)].join('; ');
-  return { w, ours, sdks, spawnOurs, startSdk, covered, describe };
+  return { w, ours, sdks, spawnOurs, startSdk, spawnSdk, covered, describe };
 }
 
 /** The end of every mixed-fleet test: drain, then nothing lost, bounded duplicates, no reader overridden. */
@@ -79,9 +88,9 @@ test('mixed fleet: ours never read a partition an SDK processor holds, the SDK n
   const f = await mixedFleet(t);
   const { w } = f;
 
-  // 1. Two SDK processors own all partitions.
-  const [sdkA, sdkB] = [f.startSdk('sdk-a'), f.startSdk('sdk-b')];
-  await waitUntil(() => f.covered([sdkA, sdkB]), 60_000, `the SDK processors own every partition (${f.describe()})`);
+  // 1. Three SDK processors own all partitions.
+  const [sdkA, sdkB, sdkC] = [f.startSdk('sdk-a'), f.startSdk('sdk-b'), f.spawnSdk('sdk-c')];
+  await waitUntil(() => f.covered([sdkA, sdkB, sdkC]), 60_000, `the SDK processors own every partition (${f.describe()})`);
 
   // 2. Two of ours join: they see every partition held by a live foreign owner and claim none, round
   //    after round (a `standby` status is one whole round that ended owning nothing).
@@ -90,25 +99,37 @@ test('mixed fleet: ours never read a partition an SDK processor holds, the SDK n
   const roundsAfter = (i: Instance) => i.statuses.slice(Math.max(0, sawAllForeign(i))).filter((s) => s.type === 'standby').length;
   await waitUntil(() => [o1, o2].every((i) => sawAllForeign(i) >= 0 && roundsAfter(i) >= 3), 60_000, 'three rounds of ours beside the live SDK processors', f.ours);
   assert.equal(o1.owned.size + o2.owned.size, 0, 'ours claimed nothing an SDK processor holds');
-  assert.ok(f.covered([sdkA, sdkB]), `the SDK processors still read every partition (${f.describe()})`);
+  assert.ok(f.covered([sdkA, sdkB, sdkC]), `the SDK processors still read every partition (${f.describe()})`);
   assert.equal(w.emulator.audit.records.filter(isOurs).length, 0, 'no reader of ours ever opened');
 
-  // 3. One SDK processor stops (it relinquishes its partitions): they move, ours take some, from its checkpoints.
+  // 3. One SDK processor stops (it relinquishes its partitions): they move to ours or to the other SDK
+  //    processors, whichever looks first, from its checkpoints.
   await sdkA.stop();
-  await waitUntil(() => f.covered([sdkB, o1, o2]) && o1.owned.size + o2.owned.size > 0, 30_000, `sdk-a's partitions read again (${f.describe()})`, f.ours);
-  const oursHold = () => new Set([...o1.owned, ...o2.owned]);
+  await waitUntil(() => f.covered([sdkB, sdkC, o1, o2]), 30_000, `sdk-a's partitions read again (${f.describe()})`, f.ours);
   t.diagnostic(`after sdk-a stopped: ${f.describe()}`);
 
-  // 4. The SDK processor never takes a partition we lease. Once our claims are older than its expiry it
-  //    sees them as abandoned and tries to claim them every loop: each claim is refused (412, the lease).
-  const refusedOnOurs = () => sdkB.store.refused.filter((pid) => oursHold().has(pid)).length;
-  await waitUntil(() => refusedOnOurs() >= 2 * oursHold().size, SDK_EXPIRY_MS + 30_000, 'the SDK processor trying to claim our partitions', f.ours);
-  t.diagnostic(`sdk-b was refused ${sdkB.store.refused.length} claims; ours hold [${[...oursHold()]}]`);
-  for (const pid of oursHold()) assert.ok(!sdkB.owned.has(pid), `the SDK processor reads partition ${pid}, which we lease`);
+  // 4. Another crashes (nothing relinquished): its partitions wait until its claims expire.
+  const crashed = [...sdkC.owned];
+  const crashedAt = Date.now();
+  await sdkC.crash();
+  await waitUntil(() => f.covered([sdkB, o1, o2]), SDK_EXPIRY_MS + 30_000, `sdk-c's partitions read again (${f.describe()})`, f.ours);
+  t.diagnostic(`sdk-c crashed: partitions [${crashed}] read again after ${Date.now() - crashedAt} ms (expiry ${SDK_EXPIRY_MS} ms): ${f.describe()}`);
 
-  // 5. Ours stop: the SDK processor picks their partitions up from our final checkpoints.
+  // 5. The last SDK processor stops: ours read everything.
+  await sdkB.stop();
+  await waitUntil(() => f.covered([o1, o2]), 30_000, `ours read every partition (${f.describe()})`, f.ours);
+
+  // 6. An SDK processor that joins now can't take any partition we lease. Once our claims are older than
+  //    its expiry it sees them as abandoned and tries to claim one at every loop: refused (412, the lease).
+  const sdkD = f.startSdk('sdk-d');
+  await waitUntil(() => sdkD.store.refused.length >= 6, SDK_EXPIRY_MS + 30_000, 'the SDK processor trying to claim our partitions', f.ours);
+  t.diagnostic(`sdk-d was refused ${sdkD.store.refused.length} claims (partitions ${[...new Set(sdkD.store.refused)]})`);
+  assert.equal(sdkD.owned.size, 0, `the SDK processor reads partitions we lease (${f.describe()})`);
+  assert.ok(f.covered([o1, o2]), `ours still read every partition (${f.describe()})`);
+
+  // 7. Ours stop: the SDK processor picks their partitions up from our final checkpoints.
   await Promise.all([o1.stop(), o2.stop()]);
-  await waitUntil(() => f.covered([sdkB]), 30_000, `sdk-b reads every partition (${f.describe()})`, f.ours);
+  await waitUntil(() => f.covered([sdkD]), 30_000, `sdk-d reads every partition (${f.describe()})`, f.ours);
   await drainAndCheck(t, f);
 });
 
