@@ -7,7 +7,7 @@ import { noopLogger, type Logger } from '../component/logger.ts';
 import { balance, type BalanceStrategy } from './balance.ts';
 import { MembershipLease } from './internal/membership-lease.ts';
 import { readOwnershipSnapshot } from './internal/ownership-snapshot.ts';
-import { PartitionLease } from './internal/partition-lease.ts';
+import { PartitionLease, type OwnershipBlobProps } from './internal/partition-lease.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
 import { toStorageError } from './internal/storage-errors.ts';
 import { LEAVE_NOTICE_MARGIN_MS, resolveCoordinatorTimings, type CoordinatorTimings } from './internal/coordinator-timings.ts';
@@ -295,7 +295,9 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const toClaim = decision.claim
         .filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0)
         .slice(0, MAX_CLAIMS_PER_ROUND);
-      const results = await Promise.all(toClaim.map((pid) => this.#claim(pid, snapshot.etags.get(pid), snapshot.known)));
+      const results = await Promise.all(
+        toClaim.map((pid) => this.#claim(pid, snapshot.etags.get(pid), snapshot.known)),
+      );
       const raced = toClaim.some((pid, i) => !results[i] && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0);
       if ((results.some(Boolean) || raced) && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
       // Hand-offs under way: poll briefly (never in a settled fleet, so steady-state traffic stays the same).
@@ -335,7 +337,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     const expiryMs = this.#timings.foreignOwnershipExpiryMs;
     const guard = {
       etag,
-      foreignOwner: (p: { metadata?: Record<string, string>; lastModified?: Date; date?: Date }) =>
+      foreignOwner: (p: OwnershipBlobProps) =>
         foreignOwner(
           { ownerId: p.metadata?.ownerid, leased: false, lastModifiedMs: p.lastModified?.getTime() },
           new Set([...known, this.ownerId]),

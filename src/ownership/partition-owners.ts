@@ -22,5 +22,6 @@ export function blobPartitionOwners(
   scope: CheckpointScope,
   foreignOwnershipExpiryMs?: number,
 ): (signal: AbortSignal) => Promise<ReadonlyMap<string, string>> {
-  return async (signal) => ownersFromSnapshot(await readOwnershipSnapshot(container, scope, signal, foreignOwnershipExpiryMs));
+  return async (signal) =>
+    ownersFromSnapshot(await readOwnershipSnapshot(container, scope, signal, foreignOwnershipExpiryMs));
 }

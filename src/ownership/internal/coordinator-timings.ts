@@ -62,9 +62,14 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
   if (!(leaveNoticeMaxMs >= 0)) throw new RangeError(`leaveNoticeMaxMs (${leaveNoticeMaxMs}) must not be negative; 0 turns the leave notice off`);
   const foreignOwnershipExpiryMs = options.foreignOwnershipExpiryMs ?? DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS;
   if (!(foreignOwnershipExpiryMs >= 0)) {
-    throw new RangeError(`foreignOwnershipExpiryMs (${foreignOwnershipExpiryMs}) must not be negative; 0 turns the check off`);
+    throw new RangeError(
+      `foreignOwnershipExpiryMs (${foreignOwnershipExpiryMs}) must not be negative; 0 turns the check off`,
+    );
   }
   const strategy = options.strategy ?? 'balanced';
   if (strategy !== 'balanced' && strategy !== 'greedy') throw new RangeError(`strategy (${String(strategy)}) must be 'balanced' or 'greedy'`);
-  return { leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, startTimeoutMs, leaveNoticeMaxMs, foreignOwnershipExpiryMs, strategy };
+  return {
+    leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, startTimeoutMs,
+    leaveNoticeMaxMs, foreignOwnershipExpiryMs, strategy,
+  };
 }

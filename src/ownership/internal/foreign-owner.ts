@@ -23,7 +23,12 @@ export interface OwnershipBlobView {
  * `nowMs` should be the storage service's clock (the Date of the response), as Last-Modified is: then no
  * clock skew between hosts matters. `expiryMs` 0 turns the check off.
  */
-export function foreignOwner(view: OwnershipBlobView, known: ReadonlySet<string>, nowMs: number, expiryMs: number): string | undefined {
+export function foreignOwner(
+  view: OwnershipBlobView,
+  known: ReadonlySet<string>,
+  nowMs: number,
+  expiryMs: number,
+): string | undefined {
   const owner = view.ownerId;
   if (expiryMs <= 0 || view.leased || !owner || known.has(owner) || view.lastModifiedMs === undefined) return undefined;
   return nowMs - view.lastModifiedMs < expiryMs ? owner : undefined;

@@ -39,11 +39,13 @@ export async function readOwnershipSnapshot(
   foreignExpiryMs: number = DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS,
 ): Promise<OwnershipSnapshot> {
   const snapshot: OwnershipSnapshot = {
-    members: [], leaving: [], holders: new Map(), epochs: new Map(), foreign: new Map(), etags: new Map(), known: new Set(),
+    members: [], leaving: [], holders: new Map(), epochs: new Map(),
+    foreign: new Map(), etags: new Map(), known: new Set(),
   };
   const views = new Map<string, OwnershipBlobView>();
   let serviceNowMs = Date.now();
-  const pages = container.listBlobsFlat({ prefix: blobPrefix(scope), includeMetadata: true, abortSignal: signal }).byPage();
+  const listing = container.listBlobsFlat({ prefix: blobPrefix(scope), includeMetadata: true, abortSignal: signal });
+  const pages = listing.byPage();
   for await (const page of pages) {
     if (page.date) serviceNowMs = page.date.getTime();
     for (const item of page.segment.blobItems) {
@@ -52,12 +54,14 @@ export async function readOwnershipSnapshot(
       const held = item.properties.leaseState === 'leased' || item.properties.leaseState === 'breaking';
       if (parsed.kind === 'members') {
         snapshot.known.add(parsed.id);
-        if (held) (item.metadata?.[LEAVING_METADATA_KEY] === 'true' ? snapshot.leaving : snapshot.members).push(parsed.id);
+        const leaving = item.metadata?.[LEAVING_METADATA_KEY] === 'true';
+        if (held) (leaving ? snapshot.leaving : snapshot.members).push(parsed.id);
         continue;
       }
       if (held) snapshot.holders.set(parsed.id, item.metadata?.ownerid ?? '');
       if (item.properties.etag) snapshot.etags.set(parsed.id, item.properties.etag);
-      views.set(parsed.id, { ownerId: item.metadata?.ownerid, leased: held, lastModifiedMs: item.properties.lastModified?.getTime() });
+      const lastModifiedMs = item.properties.lastModified?.getTime();
+      views.set(parsed.id, { ownerId: item.metadata?.ownerid, leased: held, lastModifiedMs });
       const epoch = parseEpoch(item.metadata?.epoch);
       if (epoch !== undefined) snapshot.epochs.set(parsed.id, epoch);
     }

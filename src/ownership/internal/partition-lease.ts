@@ -11,6 +11,14 @@ import { isLeaseGone } from './storage-errors.ts';
 /** starting → running → stopping → released, or → lost from any of the first three. */
 export type PartitionLeaseState = 'starting' | 'running' | 'stopping' | 'lost' | 'released';
 
+/** What the service tells about an ownership blob read under our lease. */
+export interface OwnershipBlobProps {
+  readonly metadata?: Record<string, string>;
+  readonly lastModified?: Date;
+  /** The response's Date: the service's clock. */
+  readonly date?: Date;
+}
+
 /**
  * What a claim checks against foreign (ETag-claiming) processors: the ownership blob's ETag from the
  * listing the claim was decided on, and a test of the blob's properties read under our new lease.
@@ -18,7 +26,7 @@ export type PartitionLeaseState = 'starting' | 'running' | 'stopping' | 'lost' |
 export interface ForeignClaimGuard {
   readonly etag?: string;
   /** The live foreign owner the properties show, if any (see foreign-owner.ts). */
-  readonly foreignOwner: (props: { metadata?: Record<string, string>; lastModified?: Date; date?: Date }) => string | undefined;
+  readonly foreignOwner: (props: OwnershipBlobProps) => string | undefined;
 }
 
 export interface PartitionLeaseTimings {
@@ -89,9 +97,9 @@ export class PartitionLease {
     const id = leaseId ?? randomUUID();
     const lease = blob.getBlobLeaseClient(id);
     const sentAt = performance.now();
-    if (!(await acquireBlobLease(blob, lease, timings.leaseDurationMs / 1000, timings.requestTimeoutMs, { ownerid: '' }, guard?.etag))) {
-      return undefined;
-    }
+    const seconds = timings.leaseDurationMs / 1000;
+    const acquired = await acquireBlobLease(blob, lease, seconds, timings.requestTimeoutMs, { ownerid: '' }, guard?.etag);
+    if (!acquired) return undefined;
     try {
       // Read under the lease: a listing may predate another owner's claim, and the epoch must only grow.
       const props = await blob.getProperties({ conditions: { leaseId: id }, abortSignal: timeout() });
