@@ -22,7 +22,8 @@ receiver.onStatus((s) => {
   if (type === 'partitionOpened' || type === 'partitionClosed' || type === 'checkpointWritten' || type === 'standby' || type === 'hubReached') {
     process.stdout.write(`S ${JSON.stringify({ ...s, error: undefined, at: Date.now() })}\n`);
   } else if (type === 'foreignOwners') {
-    process.stdout.write(`S ${JSON.stringify({ type, partitions: Object.fromEntries(s.partitions), at: Date.now() })}\n`);
+    const partitions = Object.fromEntries(s.partitions);
+    process.stdout.write(`S ${JSON.stringify({ type, partitions, at: Date.now() })}\n`);
   }
 });
 let stopping = false;

@@ -16,7 +16,8 @@ interface Config extends SdkProcessorOptions {
 }
 
 const config = JSON.parse(process.env.SDK_PROCESSOR_CONFIG ?? '{}') as Config;
-const container = BlobServiceClient.fromConnectionString(config.storageConnectionString).getContainerClient(config.container);
+const service = BlobServiceClient.fromConnectionString(config.storageConnectionString);
+const container = service.getContainerClient(config.container);
 const processor = new SdkProcessor(config.name, config.connectionString, container, {
   ...config,
   onEvent: (e) => {

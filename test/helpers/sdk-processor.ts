@@ -4,7 +4,9 @@
  * consumer group, checkpointing after every batch. For mixed-fleet tests.
  */
 import { BlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
-import { EventHubConsumerClient, earliestEventPosition, type PartitionOwnership, type Subscription } from '@azure/event-hubs';
+import {
+  EventHubConsumerClient, earliestEventPosition, type PartitionOwnership, type Subscription,
+} from '@azure/event-hubs';
 import type { ContainerClient } from '@azure/storage-blob';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -39,12 +41,16 @@ export function azureLikeOwnershipListings(container: ContainerClient): Containe
   });
 }
 
+type ClaimOptions = Parameters<BlobCheckpointStore['claimOwnership']>[1];
+
 /** The real store, with the claims it was refused recorded (nothing about its behaviour changes). */
 class ObservedCheckpointStore extends BlobCheckpointStore {
   readonly refused: string[] = [];
-  override async claimOwnership(requests: PartitionOwnership[], options?: Parameters<BlobCheckpointStore['claimOwnership']>[1]) {
+  override async claimOwnership(requests: PartitionOwnership[], options?: ClaimOptions) {
     const claimed = await super.claimOwnership(requests, options);
-    for (const r of requests) if (r.ownerId !== '' && !claimed.some((c) => c.partitionId === r.partitionId)) this.refused.push(r.partitionId);
+    for (const r of requests) {
+      if (r.ownerId !== '' && !claimed.some((c) => c.partitionId === r.partitionId)) this.refused.push(r.partitionId);
+    }
     return claimed;
   }
 }
@@ -106,7 +112,8 @@ export class SdkProcessor {
           if (!last) return;
           // Checkpoint after every batch, as the SDK samples do: one batch is the checkpoint interval.
           await ctx.updateCheckpoint(last);
-          this.checkpoints.set(ctx.partitionId, Math.max(this.checkpoints.get(ctx.partitionId) ?? -1, last.sequenceNumber));
+          const previous = this.checkpoints.get(ctx.partitionId) ?? -1;
+          this.checkpoints.set(ctx.partitionId, Math.max(previous, last.sequenceNumber));
         },
         processError: async (err) => void this.errors.push(err),
       },
@@ -124,6 +131,13 @@ export class SdkProcessor {
   }
 }
 
+/** Where a processor in a child process reads and keeps its state. */
+export interface SdkProcessorPlace {
+  readonly connectionString: string;
+  readonly storageConnectionString: string;
+  readonly container: string;
+}
+
 /** The parent's view of an SDK processor in a child process (sdk-processor-process.ts). */
 export class SdkProcessorProcess {
   readonly name: string;
@@ -133,7 +147,7 @@ export class SdkProcessorProcess {
   readonly #exited: Promise<void>;
   #buffer = '';
 
-  constructor(name: string, config: { connectionString: string; storageConnectionString: string; container: string } & SdkProcessorOptions) {
+  constructor(name: string, config: SdkProcessorPlace & SdkProcessorOptions) {
     this.name = name;
     this.#child = spawn(process.execPath, ['--import', 'tsx', PROCESS_RUNNER], {
       env: { ...process.env, SDK_PROCESSOR_CONFIG: JSON.stringify({ ...config, name }) },

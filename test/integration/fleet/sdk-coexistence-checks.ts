@@ -15,8 +15,11 @@ export function steals(records: readonly ReceiverLinkRecord[]): { crossFleet: st
   let sdkOnly = 0;
   for (const r of records) {
     if (r.detachCondition !== 'amqp:link:stolen') continue;
-    const by = records.find((n) => n !== r && n.partitionId === r.partitionId && n.consumerGroup === r.consumerGroup && n.attachedAt >= r.attachedAt);
-    if (isOurs(r) || (by && isOurs(by))) crossFleet.push(`partition ${r.partitionId}: epoch ${r.epoch} displaced by epoch ${by?.epoch}`);
+    const by = records.find((n) =>
+      n !== r && n.partitionId === r.partitionId && n.consumerGroup === r.consumerGroup && n.attachedAt >= r.attachedAt);
+    if (isOurs(r) || (by && isOurs(by))) {
+      crossFleet.push(`partition ${r.partitionId}: epoch ${r.epoch} displaced by epoch ${by?.epoch}`);
+    }
     else sdkOnly++;
   }
   return { crossFleet, sdkOnly };
@@ -30,7 +33,10 @@ export function moves(records: readonly ReceiverLinkRecord[]): Map<string, numbe
 }
 
 /** Every read event over both fleets: `pid/seq` → times read. */
-export function readCounts(ours: readonly Instance[], sdks: readonly { readonly records: readonly [string, number][] }[]): Map<string, number> {
+export function readCounts(
+  ours: readonly Instance[],
+  sdks: readonly { readonly records: readonly [string, number][] }[],
+): Map<string, number> {
   const counts = new Map<string, number>();
   const add = (pid: string, seq: number) => counts.set(`${pid}/${seq}`, (counts.get(`${pid}/${seq}`) ?? 0) + 1);
   for (const i of ours) for (const [pid, seq] of i.records) add(pid, seq);

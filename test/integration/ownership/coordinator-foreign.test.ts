@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { BlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
 import type { PartitionOwnership } from '@azure/event-hubs';
 import type { OwnershipEvent } from '../../../src/ownership/coordinator.ts';
-import { PartitionLease } from '../../../src/ownership/internal/partition-lease.ts';
+import { PartitionLease, type ForeignClaimGuard } from '../../../src/ownership/internal/partition-lease.ts';
 import { readOwnershipSnapshot } from '../../../src/ownership/internal/ownership-snapshot.ts';
 import { ownershipBlobName } from '../../../src/ownership/internal/blob-names.ts';
 import { startFleet, TEST_LEASE_DURATION_MS, type Fleet } from './helpers/fleet.ts';
@@ -16,7 +16,7 @@ function sdkProcessor(fleet: Fleet, ownerId: string) {
   const store = new BlobCheckpointStore(fleet.container);
   const { fullyQualifiedNamespace, eventHubName, consumerGroup } = fleet.scope;
   const list = () => store.listOwnership(fullyQualifiedNamespace, eventHubName, consumerGroup);
-  /** A claim or renewal, with the ETag of the last listing (as the SDK's load balancer does); resolves to what it got. */
+  /** A claim or renewal, with the ETag of the last listing (as the SDK's load balancer does); resolves to the claimed. */
   const claim = async (partitionIds: string[], as = ownerId): Promise<string[]> => {
     const current = await list().catch(() => [] as PartitionOwnership[]);
     const requests = partitionIds.map((partitionId) => ({
@@ -29,7 +29,9 @@ function sdkProcessor(fleet: Fleet, ownerId: string) {
 }
 
 describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azurite', () => {
-  test('never claims a partition an SDK processor holds; takes it once the SDK stops renewing (expiry) or relinquishes', async (t) => {
+  const NEVER = 'never claims a partition an SDK processor holds; ' +
+    'takes it once the SDK stops renewing (expiry) or relinquishes';
+  test(NEVER, async (t) => {
     const fleet = await startFleet(t, 4);
     const sdk = sdkProcessor(fleet, 'sdk-processor-1');
     assert.deepEqual(await sdk.claim(['0', '1']), ['0', '1']);
@@ -42,8 +44,9 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     const a = await fleet.add('a', { strategy: 'greedy', startDelayMs: 0, foreignOwnershipExpiryMs: EXPIRY_MS });
     a.onEvent((e) => events.push(e));
     const rounds = () => events.filter((e) => e.type === 'balanced').length;
-    await waitFor('three rounds owning the two free partitions', () => rounds() >= 3 && fleet.timeline.count('a') === 2, 10_000);
-    assert.deepEqual(fleet.timeline.reading('a').sort(), ['2', '3'], 'only the partitions the SDK processor does not hold');
+    const settled = () => rounds() >= 3 && fleet.timeline.count('a') === 2;
+    await waitFor('three rounds owning the two free partitions', settled, 10_000);
+    assert.deepEqual(fleet.timeline.reading('a').sort(), ['2', '3'], 'only the partitions the SDK does not hold');
     const shares = events.flatMap((e) => (e.type === 'balanced' ? [e.fairShare] : []));
     assert.equal(shares.at(-1), 2, 'the fair share counts only the partitions that are not foreign-owned');
     const foreign = () => events.flatMap((e) => (e.type === 'foreignOwners' ? [Object.fromEntries(e.partitions)] : []));
@@ -53,10 +56,12 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     renewing = ['0'];
     const lastWrite = (await sdk.list()).find((o) => o.partitionId === '1')!.lastModifiedTimeInMs!;
     await waitFor('a claims the abandoned partition', () => fleet.timeline.reading('a').includes('1'), EXPIRY_MS + 10_000);
-    const claimedAt = (await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '1')).getProperties()).lastModified!.getTime();
+    const ownership1 = await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '1')).getProperties();
+    const claimedAt = ownership1.lastModified!.getTime();
     // Both times are the storage service's Last-Modified, in whole seconds on Azurite.
-    assert.ok(claimedAt - lastWrite >= EXPIRY_MS - 1_000, `claimed ${claimedAt - lastWrite} ms after the SDK's last write`);
-    t.diagnostic(`abandoned SDK claim taken ${claimedAt - lastWrite} ms after its last write (expiry ${EXPIRY_MS} ms, Azurite clock in seconds)`);
+    const waitedMs = claimedAt - lastWrite;
+    assert.ok(waitedMs >= EXPIRY_MS - 1_000, `claimed ${waitedMs} ms after the SDK's last write`);
+    t.diagnostic(`abandoned SDK claim taken ${waitedMs} ms after its last write (expiry ${EXPIRY_MS} ms, clock in seconds)`);
     assert.ok(!fleet.timeline.reading('a').includes('0'), 'the renewed SDK claim is still left alone');
 
     // The SDK processor closes: it relinquishes partition 0 (ownerid ""), and we take it at the next round.
@@ -67,7 +72,7 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     assert.deepEqual(fleet.timeline.violations, []);
   });
 
-  test('an SDK processor cannot claim a partition we lease: its ETag claim gets 412 and it reports no claim', async (t) => {
+  test('an SDK processor cannot claim a partition we lease: its ETag claim gets 412, it reports no claim', async (t) => {
     const fleet = await startFleet(t, 1);
     await fleet.add('a', { startDelayMs: 0, foreignOwnershipExpiryMs: EXPIRY_MS });
     await waitFor('a owns the partition', () => fleet.timeline.count('a') === 1, 5_000);
@@ -93,13 +98,15 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     assert.deepEqual(await sdk.claim(['0']), ['0']); // the SDK processor gets there first
     const timings = { leaseDurationMs: TEST_LEASE_DURATION_MS, safetyMarginMs: 2_000, requestTimeoutMs: 5_000 };
     const guard = { etag: listed.etags.get('0'), foreignOwner: () => undefined };
-    const lease = await PartitionLease.acquire(fleet.container, fleet.scope, '0', 'a', undefined, timings, () => undefined, guard);
+    const acquire = (g: ForeignClaimGuard) =>
+      PartitionLease.acquire(fleet.container, fleet.scope, '0', 'a', undefined, timings, () => undefined, g);
+    const lease = await acquire(guard);
     assert.equal(lease, undefined, 'the acquire is conditional on the listed ETag');
 
     // Without the ETag (a blob created since the listing), the check under the lease lets go, writing nothing.
     const before = await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '0')).getProperties();
     const recheck = { foreignOwner: (p: { metadata?: Record<string, string> }) => p.metadata?.ownerid || undefined };
-    const again = await PartitionLease.acquire(fleet.container, fleet.scope, '0', 'a', undefined, timings, () => undefined, recheck);
+    const again = await acquire(recheck);
     assert.equal(again, undefined);
     const after = await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '0')).getProperties();
     assert.equal(after.etag, before.etag, 'the blob is unchanged, so the SDK processor renews with its ETag');

@@ -5,7 +5,8 @@ import { foreignOwner } from '../../../src/ownership/internal/foreign-owner.ts';
 const NOW = 1_800_000_000_000;
 const EXPIRY = 60_000;
 const known = new Set(['collector-1', 'collector-2']);
-const view = (ownerId: string | undefined, ageMs: number, leased = false) => ({ ownerId, leased, lastModifiedMs: NOW - ageMs });
+const view = (ownerId: string | undefined, ageMs: number, leased = false) =>
+  ({ ownerId, leased, lastModifiedMs: NOW - ageMs });
 
 test('an SDK processor that wrote its claim within the expiry is a live foreign owner', () => {
   assert.equal(foreignOwner(view('sdk-uuid', 5_000), known, NOW, EXPIRY), 'sdk-uuid');
@@ -32,7 +33,8 @@ test('a released ownership (ownerid empty, or dropped by Azurite) has no owner',
 
 test('expiry 0 turns the check off, and a blob without Last-Modified is not judged', () => {
   assert.equal(foreignOwner(view('sdk-uuid', 1_000), known, NOW, 0), undefined);
-  assert.equal(foreignOwner({ ownerId: 'sdk-uuid', leased: false, lastModifiedMs: undefined }, known, NOW, EXPIRY), undefined);
+  const unknownAge = { ownerId: 'sdk-uuid', leased: false, lastModifiedMs: undefined };
+  assert.equal(foreignOwner(unknownAge, known, NOW, EXPIRY), undefined);
 });
 
 test('the .NET expiry (2 min) keeps a claim 90 s old live', () => {
