@@ -36,8 +36,14 @@ const ownership = z
     strategy: z.enum(['balanced', 'greedy']).default('balanced'),
     /** This instance's owner id. Default a random UUID per process. */
     owner_id: z.string().min(1).optional(),
+    /**
+     * How long an ownership written by a processor outside this fleet (an Azure SDK processor, the Go
+     * receiver, Filebeat) counts as live after its last write; its partitions are not read meanwhile.
+     * Default 60s (the JS and Go SDKs); set 2m beside .NET processors; 0 turns the check off.
+     */
+    foreign_ownership_expiry: durationMs.default(60_000),
   })
-  .default({ lease_duration: 15_000, update_interval: 5_000, strategy: 'balanced' });
+  .default({ lease_duration: 15_000, update_interval: 5_000, strategy: 'balanced', foreign_ownership_expiry: 60_000 });
 
 const checkpoint = z
   .strictObject({

@@ -57,7 +57,12 @@ export type OwnershipEvent =
   | { readonly type: 'startFailed'; readonly partitionId: string; readonly error: Error; readonly retryInMs: number }
   | { readonly type: 'ended'; readonly partitionId: string; readonly end: PartitionEnd; readonly retryInMs: number }
   | { readonly type: 'balanced'; readonly owned: readonly string[]; readonly members: number; readonly fairShare: number }
-  | { readonly type: 'storageError'; readonly error: Error };
+  | { readonly type: 'storageError'; readonly error: Error }
+  /**
+   * The partitions a live processor outside this fleet holds (an Azure SDK processor's ETag claim), by
+   * partition id → its owner id; told when the set changes (empty once none is left). They are not read here.
+   */
+  | { readonly type: 'foreignOwners'; readonly partitions: ReadonlyMap<string, string> };
 
 /** Decides which partitions this instance reads, and owns their handles. */
 export interface OwnershipCoordinator {

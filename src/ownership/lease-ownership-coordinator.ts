@@ -7,11 +7,12 @@ import { noopLogger, type Logger } from '../component/logger.ts';
 import { balance, type BalanceStrategy } from './balance.ts';
 import { MembershipLease } from './internal/membership-lease.ts';
 import { readOwnershipSnapshot } from './internal/ownership-snapshot.ts';
-import { PartitionLease } from './internal/partition-lease.ts';
+import { PartitionLease, type OwnershipBlobProps } from './internal/partition-lease.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
 import { toStorageError } from './internal/storage-errors.ts';
 import { LEAVE_NOTICE_MARGIN_MS, resolveCoordinatorTimings, type CoordinatorTimings } from './internal/coordinator-timings.ts';
 import { RestartBackoff } from './internal/restart-backoff.ts';
+import { foreignOwner } from './internal/foreign-owner.ts';
 
 export interface LeaseOwnershipCoordinatorOptions {
   /** Container holding the ownership, checkpoint and membership blobs. It must exist. */
@@ -42,6 +43,14 @@ export interface LeaseOwnershipCoordinatorOptions {
    * Default the update interval, at most 5000, plus 100. 0 turns the notice off (release at once, as before).
    */
   readonly leaveNoticeMaxMs?: number;
+  /**
+   * How long, in ms, an ownership written by a processor outside this fleet (an Azure SDK processor, the Go
+   * receiver, Filebeat: an `ownerid` without a lease, not one of our members) counts as live after the
+   * blob's Last-Modified. Such partitions are never claimed and are left out of the fair share. Set it to
+   * the other processors' ownership expiry: 60000 for the JS and Go SDKs (the default), 120000 for .NET.
+   * 0 turns the check off.
+   */
+  readonly foreignOwnershipExpiryMs?: number;
   /** Restart backoff after a failed start or an unexpected end, in ms. Defaults 1000 to 60000. */
   readonly restartInitialMs?: number;
   readonly restartMaxMs?: number;
@@ -51,6 +60,7 @@ export interface LeaseOwnershipCoordinatorOptions {
 }
 
 export {
+  DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS,
   DEFAULT_LEASE_DURATION_MS,
   DEFAULT_SAFETY_MARGIN_MS,
   DEFAULT_UPDATE_INTERVAL_MS,
@@ -110,6 +120,8 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   #partitionIds: string[] | undefined;
   /** Other live members at the last round: a lone instance has nobody to announce its leaving to. */
   #peerCount = 0;
+  /** Foreign-owned partitions at the last round, as `pid=owner` keys: events go out only on a change. */
+  #foreignKey = '';
 
   constructor(options: LeaseOwnershipCoordinatorOptions) {
     this.#options = options;
@@ -246,8 +258,14 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       if (!(await this.#membership.ensure())) {
         this.#logger.warn('membership record is leased by another instance with the same owner id; waiting for it to lapse');
       }
-      const snapshot = await readOwnershipSnapshot(this.#options.containerClient, this.#options.scope, AbortSignal.timeout(this.#timings.requestTimeoutMs));
+      const snapshot = await readOwnershipSnapshot(
+        this.#options.containerClient,
+        this.#options.scope,
+        AbortSignal.timeout(this.#timings.requestTimeoutMs),
+        this.#timings.foreignOwnershipExpiryMs,
+      );
       if (this.#state !== 'running' || !partitionIds) return this.#regularDelay();
+      this.#noteForeign(snapshot.foreign);
       const ownerships = new Map<string, string | undefined>();
       for (const [pid, holder] of snapshot.holders) {
         // Held under our id but not by this object: a lease of ours we lost track of. Not a member's, so claimable.
@@ -259,7 +277,9 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       this.#peerCount = members.length;
       // While a member leaves, everyone's share is settled (the leaver is excluded): take it whole, in parallel.
       const strategy = leaving.length > 0 ? 'greedy' : this.#timings.strategy;
-      const decision = balance({ ownerId: this.ownerId, members, leaving, ownerships, partitionIds, strategy });
+      // Partitions a live foreign processor holds are not ours to share: left out of the count and never claimed.
+      const shared = partitionIds.filter((pid) => !snapshot.foreign.has(pid));
+      const decision = balance({ ownerId: this.ownerId, members, leaving, ownerships, partitionIds: shared, strategy });
       this.#emit({ type: 'balanced', owned: this.owned(), members: decision.members, fairShare: decision.fairShare });
       for (const pid of decision.yield) {
         const claim = this.#claims.get(pid);
@@ -275,7 +295,9 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const toClaim = decision.claim
         .filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0)
         .slice(0, MAX_CLAIMS_PER_ROUND);
-      const results = await Promise.all(toClaim.map((pid) => this.#claim(pid)));
+      const results = await Promise.all(
+        toClaim.map((pid) => this.#claim(pid, snapshot.etags.get(pid), snapshot.known)),
+      );
       const raced = toClaim.some((pid, i) => !results[i] && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0);
       if ((results.some(Boolean) || raced) && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
       // Hand-offs under way: poll briefly (never in a settled fleet, so steady-state traffic stays the same).
@@ -306,12 +328,27 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     return this.#partitionIds;
   }
 
-  /** Acquires the partition's lease, raises its epoch and starts the pump. Resolves true when the pump runs. */
-  async #claim(partitionId: string): Promise<boolean> {
+  /**
+   * Acquires the partition's lease (conditional on the listed `etag`, so that a foreign ETag claim made
+   * since the listing wins), raises its epoch and starts the pump. Resolves true when the pump runs.
+   */
+  async #claim(partitionId: string, etag: string | undefined, known: ReadonlySet<string>): Promise<boolean> {
     let claim: PartitionLease | undefined;
+    const expiryMs = this.#timings.foreignOwnershipExpiryMs;
+    const guard = {
+      etag,
+      foreignOwner: (p: OwnershipBlobProps) =>
+        foreignOwner(
+          { ownerId: p.metadata?.ownerid, leased: false, lastModifiedMs: p.lastModified?.getTime() },
+          new Set([...known, this.ownerId]),
+          p.date?.getTime() ?? Date.now(),
+          expiryMs,
+        ),
+    };
     try {
       claim = await PartitionLease.acquire(this.#options.containerClient, this.#options.scope, partitionId, this.ownerId, this.#leaseIds.get(partitionId), this.#timings, (c) =>
         this.#lose(c, new Error(`lease not renewed for ${this.#timings.leaseDurationMs - this.#timings.safetyMarginMs} ms`)),
+        guard,
       );
     } catch (error) {
       this.#emit({ type: 'storageError', error: toStorageError(error) });
@@ -443,6 +480,15 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.#emit({ type: 'renewalFailed', partitionId: claim.partitionId, error });
     // Definitely gone: stop now. Otherwise retry at the next renewal; the claim's deadline is the backstop.
     if (result.gone) this.#lose(claim, error);
+  }
+
+  /** Tells the foreign-owned partitions when they change (a log line and a status, not an error). */
+  #noteForeign(foreign: ReadonlyMap<string, string>): void {
+    const ids = sortPartitionIds([...foreign.keys()]);
+    const key = ids.map((pid) => `${pid}=${foreign.get(pid)}`).join(',');
+    if (key === this.#foreignKey) return;
+    this.#foreignKey = key;
+    this.#emit({ type: 'foreignOwners', partitions: new Map(ids.map((pid) => [pid, foreign.get(pid)!])) });
   }
 
   #emit(event: OwnershipEvent): void {

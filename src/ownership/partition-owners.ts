@@ -3,12 +3,13 @@ import type { CheckpointScope } from './checkpoint.ts';
 import { readOwnershipSnapshot, type OwnershipSnapshot } from './internal/ownership-snapshot.ts';
 
 /**
- * Partition id → owner id for the partitions whose ownership lease is held (`leased` or `breaking`); a free
- * partition, whose lease expired, was broken or released, is absent. An owner id is `''` when the blob's
- * `ownerid` metadata is missing (a lease taken by a tool that does not write it).
+ * Partition id → owner id for the partitions whose ownership lease is held (`leased` or `breaking`), and for
+ * those a live processor outside the fleet holds (an SDK processor's ETag claim, see foreign-owner.ts); a
+ * free partition, whose lease expired, was broken or released, is absent. An owner id is `''` when the
+ * blob's `ownerid` metadata is missing (a lease taken by a tool that does not write it).
  */
 function ownersFromSnapshot(snapshot: OwnershipSnapshot): ReadonlyMap<string, string> {
-  return new Map(snapshot.holders);
+  return new Map([...snapshot.foreign, ...snapshot.holders]);
 }
 
 /**
@@ -19,6 +20,8 @@ function ownersFromSnapshot(snapshot: OwnershipSnapshot): ReadonlyMap<string, st
 export function blobPartitionOwners(
   container: ContainerClient,
   scope: CheckpointScope,
+  foreignOwnershipExpiryMs?: number,
 ): (signal: AbortSignal) => Promise<ReadonlyMap<string, string>> {
-  return async (signal) => ownersFromSnapshot(await readOwnershipSnapshot(container, scope, signal));
+  return async (signal) =>
+    ownersFromSnapshot(await readOwnershipSnapshot(container, scope, signal, foreignOwnershipExpiryMs));
 }

@@ -203,7 +203,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
         intervalMs: c.hub_lag_interval,
         logger: this.#logger,
         readOwners: leases
-          ? blobPartitionOwners(container, this.#scope)
+          ? blobPartitionOwners(container, this.#scope, c.ownership.foreign_ownership_expiry)
           : async () => new Map(owned.owned().map((p) => [p, ownerId])),
       });
     }

@@ -66,7 +66,9 @@ export type ReceiverStatus =
   | { readonly type: 'backendRecovered'; readonly partitionId?: string }
   | { readonly type: 'storageFailing'; readonly error: Error }
   | { readonly type: 'storageRecovered' }
-  | { readonly type: 'standby' };
+  | { readonly type: 'standby' }
+  /** Partitions held by a live owner outside this fleet (partition id → owner id), when that set changes. */
+  | { readonly type: 'foreignOwners'; readonly partitions: ReadonlyMap<string, string> };
 
 /** Per-partition gauges, read at scrape time. */
 export interface PartitionStats {

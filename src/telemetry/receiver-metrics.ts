@@ -113,7 +113,8 @@ const PARTITION_GAUGES: readonly (readonly [string, keyof PartitionStats, string
 
 /**
  * Hub-wide per-partition gauges, from `receiver.hubLag()`: every partition of the hub, whoever owns it,
- * labelled with `owner` (`''` when nobody holds its lease). Name, value, description, unit.
+ * labelled with `owner` (the lease holder, or a live foreign owner such as an SDK processor; `''` when
+ * nobody holds it). Name, value, description, unit.
  */
 type HubValue = (p: HubPartitionLag, nowMs: number) => number | undefined;
 const HUB_PARTITION_GAUGES: readonly (readonly [string, HubValue, string, string])[] = [

@@ -21,6 +21,9 @@ receiver.onStatus((s) => {
   const { type } = s;
   if (type === 'partitionOpened' || type === 'partitionClosed' || type === 'checkpointWritten' || type === 'standby' || type === 'hubReached') {
     process.stdout.write(`S ${JSON.stringify({ ...s, error: undefined, at: Date.now() })}\n`);
+  } else if (type === 'foreignOwners') {
+    const partitions = Object.fromEntries(s.partitions);
+    process.stdout.write(`S ${JSON.stringify({ type, partitions, at: Date.now() })}\n`);
   }
 });
 let stopping = false;

@@ -7,6 +7,11 @@ export const DEFAULT_LEASE_DURATION_MS = 15_000;
 export const DEFAULT_UPDATE_INTERVAL_MS = 5_000;
 export const DEFAULT_SAFETY_MARGIN_MS = 2_000;
 /**
+ * A foreign (SDK-style, ETag-claimed) ownership counts as live this long after the blob's Last-Modified:
+ * the ownership expiry of the JS and Go SDK processors. The .NET processor's is 2 min.
+ */
+export const DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS = 60_000;
+/**
  * A leaving instance aims at the first round tick at least this long, in ms, after its `leaving` mark is
  * stored, so that peers whose clocks run a little ahead still list after the mark.
  */
@@ -25,6 +30,7 @@ export interface CoordinatorTimingOptions {
   readonly requestTimeoutMs?: number;
   readonly startTimeoutMs?: number;
   readonly leaveNoticeMaxMs?: number;
+  readonly foreignOwnershipExpiryMs?: number;
   readonly strategy?: BalanceStrategy;
 }
 
@@ -54,7 +60,16 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
   if (!(startTimeoutMs > 0)) throw new RangeError(`startTimeoutMs (${startTimeoutMs}) must be positive`);
   const leaveNoticeMaxMs = options.leaveNoticeMaxMs ?? Math.min(updateIntervalMs, MAX_DEFAULT_LEAVE_NOTICE_MS) + LEAVE_NOTICE_MARGIN_MS;
   if (!(leaveNoticeMaxMs >= 0)) throw new RangeError(`leaveNoticeMaxMs (${leaveNoticeMaxMs}) must not be negative; 0 turns the leave notice off`);
+  const foreignOwnershipExpiryMs = options.foreignOwnershipExpiryMs ?? DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS;
+  if (!(foreignOwnershipExpiryMs >= 0)) {
+    throw new RangeError(
+      `foreignOwnershipExpiryMs (${foreignOwnershipExpiryMs}) must not be negative; 0 turns the check off`,
+    );
+  }
   const strategy = options.strategy ?? 'balanced';
   if (strategy !== 'balanced' && strategy !== 'greedy') throw new RangeError(`strategy (${String(strategy)}) must be 'balanced' or 'greedy'`);
-  return { leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, startTimeoutMs, leaveNoticeMaxMs, strategy };
+  return {
+    leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, startTimeoutMs,
+    leaveNoticeMaxMs, foreignOwnershipExpiryMs, strategy,
+  };
 }

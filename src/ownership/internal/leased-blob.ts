@@ -6,7 +6,9 @@ import { isConflict, isNotFound, statusOf } from './storage-errors.ts';
  * does not exist (acquiring a lease on a missing blob is 404). Resolves false when another lease id holds it
  * (409 LeaseAlreadyPresent); throws on any other failure. Acquiring with the lease id that already holds the
  * lease succeeds (Azure semantics), so an instance that lost track of its own lease, e.g. after a storage
- * outage, gets it back at once instead of waiting for it to lapse.
+ * outage, gets it back at once instead of waiting for it to lapse. With `ifMatch`, the acquire only succeeds
+ * while the blob still has that ETag (412 resolves false): a claim written in between by an ETag-claiming
+ * processor (an Azure SDK processor) wins, as it would against another SDK processor.
  */
 export async function acquireBlobLease(
   blob: BlockBlobClient,
@@ -14,13 +16,15 @@ export async function acquireBlobLease(
   durationSeconds: number,
   timeoutMs: number,
   initialMetadata: Record<string, string>,
+  ifMatch?: string,
 ): Promise<boolean> {
+  const conditions = ifMatch ? { ifMatch } : undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await lease.acquireLease(durationSeconds, { abortSignal: AbortSignal.timeout(timeoutMs) });
+      await lease.acquireLease(durationSeconds, { conditions, abortSignal: AbortSignal.timeout(timeoutMs) });
       return true;
     } catch (error) {
-      if (statusOf(error) === 409) return false;
+      if (statusOf(error) === 409 || statusOf(error) === 412) return false;
       if (!isNotFound(error) || attempt > 0) throw error;
     }
     try {

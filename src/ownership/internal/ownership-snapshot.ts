@@ -1,6 +1,8 @@
 import type { ContainerClient } from '@azure/storage-blob';
 import type { CheckpointScope } from '../checkpoint.ts';
 import { blobPrefix, parseBlobName } from './blob-names.ts';
+import { DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS } from './coordinator-timings.ts';
+import { foreignOwner, type OwnershipBlobView } from './foreign-owner.ts';
 import { LEAVING_METADATA_KEY } from './membership-lease.ts';
 
 /** One listing of a consumer group's ownership and membership blobs. */
@@ -13,26 +15,61 @@ export interface OwnershipSnapshot {
   readonly holders: Map<string, string>;
   /** Partition id → the `epoch` metadata key, where present. */
   readonly epochs: Map<string, number>;
+  /**
+   * Partition id → owner id, for partitions held by a live owner outside this fleet (an SDK processor's
+   * ETag claim, no lease; see foreign-owner.ts). Never read by us while listed here.
+   */
+  readonly foreign: Map<string, string>;
+  /** Partition id → the ownership blob's ETag: a claim is conditional on it, so a foreign claim in between wins. */
+  readonly etags: Map<string, string>;
+  /** Every owner id with a membership blob, leased or not: the instances of this fleet. */
+  readonly known: Set<string>;
 }
 
 /**
  * Lists everything under `<fqns>/<hub>/<cg>/` in one paged call. A lease is "held" in state `leased` or
  * `breaking` (a breaking lease still refuses acquisition until its break period ends); `available`,
- * `expired` and `broken` are free.
+ * `expired` and `broken` are free. A foreign claim is judged by the storage service's clock (the listing's
+ * Date header) against Last-Modified, with `foreignExpiryMs` (0: never foreign).
  */
-export async function readOwnershipSnapshot(container: ContainerClient, scope: CheckpointScope, signal: AbortSignal): Promise<OwnershipSnapshot> {
-  const snapshot: OwnershipSnapshot = { members: [], leaving: [], holders: new Map(), epochs: new Map() };
-  for await (const item of container.listBlobsFlat({ prefix: blobPrefix(scope), includeMetadata: true, abortSignal: signal })) {
-    const parsed = parseBlobName(scope, item.name);
-    if (!parsed || parsed.kind === 'checkpoint') continue;
-    const held = item.properties.leaseState === 'leased' || item.properties.leaseState === 'breaking';
-    if (parsed.kind === 'members') {
-      if (held) (item.metadata?.[LEAVING_METADATA_KEY] === 'true' ? snapshot.leaving : snapshot.members).push(parsed.id);
-      continue;
+export async function readOwnershipSnapshot(
+  container: ContainerClient,
+  scope: CheckpointScope,
+  signal: AbortSignal,
+  foreignExpiryMs: number = DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS,
+): Promise<OwnershipSnapshot> {
+  const snapshot: OwnershipSnapshot = {
+    members: [], leaving: [], holders: new Map(), epochs: new Map(),
+    foreign: new Map(), etags: new Map(), known: new Set(),
+  };
+  const views = new Map<string, OwnershipBlobView>();
+  let serviceNowMs = Date.now();
+  const listing = container.listBlobsFlat({ prefix: blobPrefix(scope), includeMetadata: true, abortSignal: signal });
+  const pages = listing.byPage();
+  for await (const page of pages) {
+    if (page.date) serviceNowMs = page.date.getTime();
+    for (const item of page.segment.blobItems) {
+      const parsed = parseBlobName(scope, item.name);
+      if (!parsed || parsed.kind === 'checkpoint') continue;
+      const held = item.properties.leaseState === 'leased' || item.properties.leaseState === 'breaking';
+      if (parsed.kind === 'members') {
+        snapshot.known.add(parsed.id);
+        const leaving = item.metadata?.[LEAVING_METADATA_KEY] === 'true';
+        if (held) (leaving ? snapshot.leaving : snapshot.members).push(parsed.id);
+        continue;
+      }
+      if (held) snapshot.holders.set(parsed.id, item.metadata?.ownerid ?? '');
+      if (item.properties.etag) snapshot.etags.set(parsed.id, item.properties.etag);
+      const lastModifiedMs = item.properties.lastModified?.getTime();
+      views.set(parsed.id, { ownerId: item.metadata?.ownerid, leased: held, lastModifiedMs });
+      const epoch = parseEpoch(item.metadata?.epoch);
+      if (epoch !== undefined) snapshot.epochs.set(parsed.id, epoch);
     }
-    if (held) snapshot.holders.set(parsed.id, item.metadata?.ownerid ?? '');
-    const epoch = parseEpoch(item.metadata?.epoch);
-    if (epoch !== undefined) snapshot.epochs.set(parsed.id, epoch);
+  }
+  // After the whole listing: `members/` sorts before `ownership/`, but a paged listing need not say so.
+  for (const [pid, view] of views) {
+    const owner = foreignOwner(view, snapshot.known, serviceNowMs, foreignExpiryMs);
+    if (owner !== undefined) snapshot.foreign.set(pid, owner);
   }
   return snapshot;
 }

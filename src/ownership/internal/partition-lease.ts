@@ -11,6 +11,24 @@ import { isLeaseGone } from './storage-errors.ts';
 /** starting → running → stopping → released, or → lost from any of the first three. */
 export type PartitionLeaseState = 'starting' | 'running' | 'stopping' | 'lost' | 'released';
 
+/** What the service tells about an ownership blob read under our lease. */
+export interface OwnershipBlobProps {
+  readonly metadata?: Record<string, string>;
+  readonly lastModified?: Date;
+  /** The response's Date: the service's clock. */
+  readonly date?: Date;
+}
+
+/**
+ * What a claim checks against foreign (ETag-claiming) processors: the ownership blob's ETag from the
+ * listing the claim was decided on, and a test of the blob's properties read under our new lease.
+ */
+export interface ForeignClaimGuard {
+  readonly etag?: string;
+  /** The live foreign owner the properties show, if any (see foreign-owner.ts). */
+  readonly foreignOwner: (props: OwnershipBlobProps) => string | undefined;
+}
+
 export interface PartitionLeaseTimings {
   readonly leaseDurationMs: number;
   readonly safetyMarginMs: number;
@@ -60,7 +78,9 @@ export class PartitionLease {
   /**
    * Acquires the partition's lease (with `leaseId` when given: Azure lets the holder of a lease acquire it
    * again), then raises `epoch` and sets `ownerid` under the lease. Resolves undefined when another instance
-   * holds it; throws on storage errors after releasing what it acquired.
+   * holds it; throws on storage errors after releasing what it acquired. With a `guard`, the acquire is
+   * conditional on the listed ETag, and a blob that shows a live foreign owner once we hold the lease (a
+   * claim that slipped in before our acquire) is let go at once, unchanged: resolves undefined.
    */
   static async acquire(
     container: ContainerClient,
@@ -70,16 +90,24 @@ export class PartitionLease {
     leaseId: string | undefined,
     timings: PartitionLeaseTimings,
     onExpire: (lease: PartitionLease) => void,
+    guard?: ForeignClaimGuard,
   ): Promise<PartitionLease | undefined> {
     const timeout = () => AbortSignal.timeout(timings.requestTimeoutMs);
     const blob = container.getBlockBlobClient(ownershipBlobName(scope, partitionId));
     const id = leaseId ?? randomUUID();
     const lease = blob.getBlobLeaseClient(id);
     const sentAt = performance.now();
-    if (!(await acquireBlobLease(blob, lease, timings.leaseDurationMs / 1000, timings.requestTimeoutMs, { ownerid: '' }))) return undefined;
+    const seconds = timings.leaseDurationMs / 1000;
+    const acquired = await acquireBlobLease(blob, lease, seconds, timings.requestTimeoutMs, { ownerid: '' }, guard?.etag);
+    if (!acquired) return undefined;
     try {
       // Read under the lease: a listing may predate another owner's claim, and the epoch must only grow.
       const props = await blob.getProperties({ conditions: { leaseId: id }, abortSignal: timeout() });
+      if (guard?.foreignOwner(props) !== undefined) {
+        // Released without a write: the blob keeps its ETag, so the foreign owner's next renewal succeeds.
+        await lease.releaseLease({ abortSignal: timeout() });
+        return undefined;
+      }
       const ownerLevel = (parseEpoch(props.metadata?.epoch) ?? 0) + 1;
       await blob.setMetadata({ ownerid: ownerId, epoch: String(ownerLevel) }, { conditions: { leaseId: id }, abortSignal: timeout() });
       return new PartitionLease({ partitionId, leaseId: id, ownerLevel, blob, lease, sentAt }, timings, onExpire);

@@ -29,6 +29,7 @@ export function createLeaseCoordinator(w: LeaseCoordinatorWiring): OwnershipCoor
     renewIntervalMs: w.ownership.renew_interval,
     updateIntervalMs: w.ownership.update_interval,
     strategy: w.ownership.strategy,
+    foreignOwnershipExpiryMs: w.ownership.foreign_ownership_expiry,
     logger: w.logger,
     getPartitionIds: async () => {
       try {

@@ -54,6 +54,17 @@ export function tellOwnershipEvent(
     case 'claimed':
       to.logger.info('partition claimed', { partitionId: event.partitionId, ownerLevel: event.ownerLevel });
       break;
+    case 'foreignOwners':
+      // Expected while another processor (an Azure SDK processor, the Go receiver, Filebeat) still runs on
+      // this consumer group, as in a rolling migration: its partitions wait for it. Once per change.
+      to.emit({ type: 'foreignOwners', partitions: event.partitions });
+      if (event.partitions.size === 0) to.logger.info('no partition is held by a foreign owner any more');
+      else {
+        to.logger.info('partitions held by a foreign owner (not this fleet) are left to it', {
+          partitions: Object.fromEntries(event.partitions),
+        });
+      }
+      break;
     case 'released':
       if (event.reason === 'lost')
         to.logger.error('partition ownership lost: reading stopped', { partitionId: event.partitionId });

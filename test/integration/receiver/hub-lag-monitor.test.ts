@@ -24,6 +24,9 @@ async function ownershipBlob(container: ContainerClient, scope: CheckpointScope,
   const name = `${scope.fullyQualifiedNamespace}/${scope.eventHubName}/${scope.consumerGroup}/ownership/${pid}`.toLowerCase();
   const blob = container.getBlockBlobClient(name);
   await blob.upload('', 0, { metadata: { ownerid: ownerId } });
+  // The owner is one of our instances, which register a members/ blob: unleased, its blob is free. (A fresh
+  // unleased `ownerid` of no member is a live foreign claim, an SDK processor's, and is reported as owned.)
+  await container.getBlockBlobClient(name.replace(/\/ownership\/[^/]+$/, `/members/${ownerId}`)).upload('', 0);
   const lease = blob.getBlobLeaseClient();
   if (leased) await lease.acquireLease(60);
   return lease;

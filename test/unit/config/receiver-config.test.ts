@@ -184,3 +184,11 @@ test('transport defaults to amqp; proxy_url needs amqp_websockets and is checked
   assert.match(bad, /proxy_url: scheme 'ftp' is not supported; use an http:\/\/ or https:\/\/ \(CONNECT\) proxy/);
   assert.ok(!`${text}${bad}`.includes('S3cret'), 'the password is never printed');
 });
+
+test('ownership.foreign_ownership_expiry: 60s by default, 2m for .NET processors, 0 turns it off', () => {
+  assert.equal(parseReceiverConfig({ connection: CONN }).ownership.foreign_ownership_expiry, 60_000);
+  assert.equal(parseReceiverConfig({ connection: CONN, ownership: { lease_duration: '20s' } }).ownership.foreign_ownership_expiry, 60_000);
+  assert.equal(parseReceiverConfig({ connection: CONN, ownership: { foreign_ownership_expiry: '2m' } }).ownership.foreign_ownership_expiry, 120_000);
+  assert.equal(parseReceiverConfig({ connection: CONN, ownership: { foreign_ownership_expiry: 0 } }).ownership.foreign_ownership_expiry, 0);
+  assert.ok(problems({ connection: CONN, ownership: { foreign_ownership_expiry: 'soon' } }).some((p) => p.includes('ownership.foreign_ownership_expiry')));
+});
