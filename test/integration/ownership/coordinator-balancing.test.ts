@@ -24,7 +24,10 @@ describe('LeaseOwnershipCoordinator on Azurite: sharing 12 partitions', () => {
     assert.ok(yields.every((e) => e.reason === 'yield'), 'every hand-off was a cooperative yield');
     for (const stop of yields) {
       const start = handOffs.find((e) => e.kind === 'start' && e.partitionId === stop.partitionId);
-      assert.ok(start && start.who === 'd' && start.at >= stop.at, `${stop.partitionId}: stop(yield) by ${stop.who} before d started it`);
+      // No double read: whoever starts a yielded partition does so only after the yield stopped it. Usually
+      // the joiner takes it; on a loaded machine another member's round may come first, which is fine.
+      assert.ok(start && start.at >= stop.at, `${stop.partitionId}: stop(yield) by ${stop.who} before the next owner started it`);
+      if (start.who !== 'd') t.diagnostic(`${stop.partitionId}: yielded by ${stop.who}, taken by ${start.who}`);
     }
     assert.deepEqual(fleet.timeline.violations, []);
   });
