@@ -16,7 +16,7 @@ const BATCH_MESSAGE_FORMAT = 0x80013700;
 const { message: amqpMessage } = rhea as any;
 
 export type TransferContents =
-  | { ok: true; events: Buffer[]; partitionKey?: string }
+  | { ok: true; events: Buffer[]; partitionKey?: string; producerAnnotations?: Record<string, unknown> }
   | { ok: false; error: { condition: string; description: string } };
 
 /** The service's refusal of an oversize transfer, e.g. for delivery-id 0 of 289349 bytes. */
@@ -43,8 +43,15 @@ export function readTransfer(ctx: { message: unknown; format?: number; delivery?
     }
     const encoded: Buffer = amqpMessage.encode(ctx.message);
     if (encoded.length > MAX_MESSAGE_SIZE_BYTES) return oversize(deliveryId, encoded.length);
-    const key = (ctx.message as any)?.message_annotations?.['x-opt-partition-key'];
-    return key === undefined || key === null ? { ok: true, events: [encoded] } : { ok: true, events: [encoded], partitionKey: String(key) };
+    const annotations = (ctx.message as any)?.message_annotations ?? {};
+    const key = annotations['x-opt-partition-key'];
+    const producer = Object.entries(annotations).filter(([k]) => k.startsWith('com.microsoft:producer-'));
+    return {
+      ok: true,
+      events: [encoded],
+      ...(key === undefined || key === null ? {} : { partitionKey: String(key) }),
+      ...(producer.length > 0 ? { producerAnnotations: Object.fromEntries(producer) } : {}),
+    };
   } catch (err) {
     return { ok: false, error: { condition: DECODE_ERROR, description: `The message could not be decoded: ${(err as Error).message}` } };
   }
