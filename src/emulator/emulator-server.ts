@@ -385,9 +385,16 @@ export class EmulatorServer implements Emulator, FaultHost {
     if (!log) return delivery.reject({ condition: ARGUMENT_OUT_OF_RANGE, description: partitionOutOfRange(hub) });
     const admission = this.idempotentProducers.admit(hub.name, log.partitionId, contents.producerAnnotations, events.length);
     if (!admission.ok) return delivery.reject(admission.error);
-    log.append(events, partitionKey);
-    admission.commit();
-    delivery.accept();
+    if (!admission.duplicate) {
+      log.append(events, partitionKey);
+      admission.commit();
+    }
+    const delayMs = this.options.ackDelayMs ?? 0;
+    if (delayMs <= 0) return delivery.accept();
+    // Stored now, acknowledged later: a disconnect in between loses the acknowledgement, as on Azure.
+    setTimeout(() => {
+      if (delivery.link?.is_open?.() && delivery.link.connection?.is_open?.()) delivery.accept();
+    }, delayMs).unref();
   }
 
 }

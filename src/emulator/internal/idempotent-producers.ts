@@ -29,12 +29,18 @@ export interface Refusal {
 }
 
 export type ProducerAttach = { ok: true; properties: Record<string, unknown> } | { ok: false; error: Refusal };
-export type ProducerAdmission = { ok: true; commit(): void } | { ok: false; error: Refusal };
+/**
+ * `duplicate`: the transfer repeats the producer's last accepted batch (a retry whose acknowledgement was
+ * lost, e.g. to a disconnect): accept it without appending, so the retry neither fails nor duplicates.
+ */
+export type ProducerAdmission = { ok: true; duplicate: boolean; commit(): void } | { ok: false; error: Refusal };
 
 interface ProducerState {
   epoch: number;
   /** The last sequence number this producer published to the partition (0 before the first). */
   lastSequenceNumber: number;
+  /** The first sequence number of the last accepted batch, to recognise its retry. */
+  lastBatchFirst?: number;
 }
 
 function optionalNumber(value: unknown): number | undefined {
@@ -104,10 +110,13 @@ export class IdempotentProducers {
     const producerId = optionalNumber(annotations?.[PRODUCER_ID]);
     const epoch = optionalNumber(annotations?.[PRODUCER_EPOCH]);
     const first = optionalNumber(annotations?.[PRODUCER_SEQUENCE_NUMBER]);
-    if (producerId === undefined || epoch === undefined || first === undefined) return { ok: true, commit: () => undefined };
+    if (producerId === undefined || epoch === undefined || first === undefined) return { ok: true, duplicate: false, commit: () => undefined };
     const state = this.states.get(stateKey(hub, partitionId, producerId));
     if (!state) return { ok: false, error: { condition: ARGUMENT_OUT_OF_RANGE, description: `Producer ${producerId} is not known on this partition.` } };
     if (epoch < state.epoch) return { ok: false, error: epochStolen(producerId, epoch, state.epoch) };
+    if (first === state.lastBatchFirst && first + count - 1 === state.lastSequenceNumber) {
+      return { ok: true, duplicate: true, commit: () => undefined };
+    }
     if (first <= state.lastSequenceNumber) {
       return {
         ok: false,
@@ -120,8 +129,10 @@ export class IdempotentProducers {
     }
     return {
       ok: true,
+      duplicate: false,
       commit: () => {
         state.epoch = epoch;
+        state.lastBatchFirst = first;
         state.lastSequenceNumber = first + count - 1;
       },
     };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import rhea from 'rhea';
-import { EventHubBufferedProducerClient, type EventData } from '@azure/event-hubs';
+import { EventHubBufferedProducerClient, EventHubProducerClient, type EventData } from '@azure/event-hubs';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 
 const { types } = rhea as any;
@@ -45,7 +45,7 @@ function send(link: any, id: number, epoch: number, seq: number): Promise<string
 }
 
 test('idempotent producers: ids assigned at attach, rising sequence numbers, the newest epoch owns the producer', async (t) => {
-  const { emulator, hubName } = await startTestEmulator(t, { partitions: 2 });
+  const { emulator, hubName, track } = await startTestEmulator(t, { partitions: 2 });
   const connection = await connect(emulator.port);
   t.after(() => connection.close());
   const address = `${hubName}/Partitions/0`;
@@ -53,12 +53,18 @@ test('idempotent producers: ids assigned at attach, rising sequence numbers, the
   const id = Number(first.reply[ID]);
   assert.deepEqual([Number(first.reply[EPOCH]), Number(first.reply[SEQ])], [0, 0]);
   assert.equal(await send(first.link, id, 0, 1), 'accepted');
+  assert.equal(await send(first.link, id, 0, 2), 'accepted');
+  // A retry of the last batch (as after a lost acknowledgement) is accepted but not stored twice;
+  // anything older is refused.
+  assert.equal(await send(first.link, id, 0, 2), 'accepted');
   assert.match(await send(first.link, id, 0, 1), /^com\.microsoft:out-of-order-sequence: .*old sequence/);
+  const producer = track(new EventHubProducerClient(emulator.connectionString(hubName)));
+  assert.equal((await producer.getPartitionProperties('0')).lastEnqueuedSequenceNumber, 1, 'two events stored');
 
-  const second = await attachProducer(connection, address, { [EPOCH]: types.wrap_short(1), [ID]: types.wrap_long(id), [SEQ]: types.wrap_int(1) });
+  const second = await attachProducer(connection, address, { [EPOCH]: types.wrap_short(1), [ID]: types.wrap_long(id), [SEQ]: types.wrap_int(2) });
   assert.equal(Number(second.reply[EPOCH]), 1);
-  assert.equal(await send(second.link, id, 1, 2), 'accepted');
-  assert.match(await send(first.link, id, 0, 3), /^com\.microsoft:producer-epoch-stolen: .*Received:0 Current:1/);
+  assert.equal(await send(second.link, id, 1, 3), 'accepted');
+  assert.match(await send(first.link, id, 0, 4), /^com\.microsoft:producer-epoch-stolen: .*Received:0 Current:1/);
   await assert.rejects(attachProducer(connection, `${hubName}/Partitions/1`, { [EPOCH]: types.wrap_short(-1), [ID]: null, [SEQ]: null }),
     (err: any) => err.condition === 'com.microsoft:argument-out-of-range' && /Invalid range for idempotent producer state/.test(err.description));
 });
@@ -77,4 +83,33 @@ test('the SDK publishes idempotently (enableIdempotentRetries) and its events la
   await producer.flush();
   assert.deepEqual(sent.map((e) => e.body), ['e0', 'e1', 'e2', 'e3']);
   assert.equal((await producer.getPartitionProperties('1')).lastEnqueuedSequenceNumber, 3);
+});
+
+test('with ackDelayMs a disconnect can lose the acknowledgement; the retried batch is accepted and stored once', async (t) => {
+  // Long enough that the connection is surely dropped before the first acknowledgement is due.
+  const { emulator, hubName, track } = await startTestEmulator(t, { partitions: 1, ackDelayMs: 2_000 });
+  const producer = track(new EventHubProducerClient(emulator.connectionString(hubName)));
+  assert.equal((await producer.getPartitionProperties('0')).isEmpty, true);
+  const address = `${hubName}/Partitions/0`;
+  const first = await connect(emulator.port);
+  const { link, reply } = await attachProducer(first, address, {});
+  const id = Number(reply[ID]);
+  let acknowledged = false;
+  link.on('accepted', () => (acknowledged = true));
+  link.send({ body: 'x', message_annotations: { [ID]: types.wrap_long(id), [EPOCH]: types.wrap_short(0), [SEQ]: types.wrap_int(1) } });
+  // Stored at once, acknowledged only after the delay: drop the connection in between.
+  while ((await producer.getPartitionProperties('0')).isEmpty) await new Promise((r) => setTimeout(r, 20));
+  first.close();
+  assert.equal(acknowledged, false);
+  // A reconnecting idempotent producer resends the batch with the same sequence number.
+  const second = await connect(emulator.port);
+  t.after(() => second.close());
+  const retry = await attachProducer(second, address, { [EPOCH]: types.wrap_short(0), [ID]: types.wrap_long(id), [SEQ]: types.wrap_int(0) });
+  const outcome = new Promise<string>((resolve) => {
+    retry.link.once('accepted', () => resolve('accepted'));
+    retry.link.once('rejected', (ctx: any) => resolve(String(ctx.delivery.remote_state?.error?.condition)));
+  });
+  retry.link.send({ body: 'x', message_annotations: { [ID]: types.wrap_long(id), [EPOCH]: types.wrap_short(0), [SEQ]: types.wrap_int(1) } });
+  assert.equal(await outcome, 'accepted');
+  assert.equal((await producer.getPartitionProperties('0')).lastEnqueuedSequenceNumber, 0, 'stored once');
 });
