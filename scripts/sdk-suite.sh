@@ -8,6 +8,7 @@
 #   (copy the SDK spec files and test utilities into DIR/test, see docs/emulator.md)
 #   scripts/sdk-suite.sh run DIR [spec files...]           # "mock" mode (the SDK CI's default)
 #   TEST_MODE=live-emulator scripts/sdk-suite.sh run DIR … # specs that only run against a service
+#   EMULATOR_ARGS="--ack-delay 5ms" adds emulator flags (a network-like acknowledgement delay)
 #
 # The emulator plays the SDK's mock service: TLS on localhost:5671 (EMULATOR_PORT to change), hub
 # mock-hub with 4 partitions, consumer group mock-consumer-group. The package under test is this
@@ -16,7 +17,7 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cmd=${1:-}; dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || { sed -n '2,15p' "$0"; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { sed -n '2,16p' "$0"; exit 2; }
 case "$dir" in "$REPO"/*) echo "DIR must be outside the repository" >&2; exit 2;; esac
 
 prepare() {
@@ -73,7 +74,8 @@ import { once } from "node:events";
 export default async function ({ provide }: any) {
   const args = ["--import", "tsx", "src/emulator/cli.ts", "--port", process.env.EMULATOR_PORT ?? "5671",
     "--hub", "mock-hub:4", "--consumer-group", "mock-consumer-group",
-    "--tls-cert", "$dir/certs/server.crt.pem", "--tls-key", "$dir/certs/server.key.pem"];
+    "--tls-cert", "$dir/certs/server.crt.pem", "--tls-key", "$dir/certs/server.key.pem",
+    ...(process.env.EMULATOR_ARGS ? process.env.EMULATOR_ARGS.split(" ") : [])];
   const child = spawn(process.execPath, args, { cwd: "$REPO", stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   await new Promise<void>((ok, fail) => {
@@ -102,5 +104,5 @@ run() {
 case "$cmd" in
   prepare) prepare ;;
   run) run "$@" ;;
-  *) sed -n '2,15p' "$0"; exit 2 ;;
+  *) sed -n '2,16p' "$0"; exit 2 ;;
 esac
