@@ -383,7 +383,8 @@ export class EmulatorServer implements Emulator, FaultHost {
     else if (partitionKey !== undefined) log = hub.logs[partitionIndexForKey(partitionKey, hub.logs.length)];
     else log = hub.nextRoundRobin();
     if (!log) return delivery.reject({ condition: ARGUMENT_OUT_OF_RANGE, description: partitionOutOfRange(hub) });
-    const admission = this.idempotentProducers.admit(hub.name, log.partitionId, contents.producerAnnotations, events.length);
+    const { producerAnnotations } = contents;
+    const admission = this.idempotentProducers.admit(hub.name, log.partitionId, producerAnnotations, events.length);
     if (!admission.ok) return delivery.reject(admission.error);
     if (!admission.duplicate) {
       log.append(events, partitionKey);

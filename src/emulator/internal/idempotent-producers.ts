@@ -19,7 +19,9 @@ export const PRODUCER_SEQUENCE_NUMBER = 'com.microsoft:producer-sequence-number'
 export const PRODUCER_EPOCH_STOLEN = 'com.microsoft:producer-epoch-stolen';
 export const OUT_OF_ORDER_SEQUENCE = 'com.microsoft:out-of-order-sequence';
 
-const INVALID_RANGE = 'Invalid range for idempotent producer state. Producer Id, Epoch, and Sequence Number must be zero or positive.';
+const INVALID_RANGE = 'Invalid range for idempotent producer state. '
+  + 'Producer Id, Epoch, and Sequence Number must be zero or positive.';
+const ADMIT: ProducerAdmission = { ok: true, duplicate: false, commit: () => undefined };
 
 const { types } = rhea as any;
 
@@ -88,9 +90,13 @@ export class IdempotentProducers {
       state = { epoch: epoch ?? 0, lastSequenceNumber: sequenceNumber ?? 0 };
       this.states.set(key, state);
     } else {
-      if (epoch !== undefined && epoch < state.epoch) return { ok: false, error: epochStolen(producerId, epoch, state.epoch) };
+      if (epoch !== undefined && epoch < state.epoch) {
+        return { ok: false, error: epochStolen(producerId, epoch, state.epoch) };
+      }
       if (epoch !== undefined) state.epoch = epoch;
-      if (sequenceNumber !== undefined && sequenceNumber > state.lastSequenceNumber) state.lastSequenceNumber = sequenceNumber;
+      if (sequenceNumber !== undefined && sequenceNumber > state.lastSequenceNumber) {
+        state.lastSequenceNumber = sequenceNumber;
+      }
     }
     return {
       ok: true,
@@ -106,13 +112,18 @@ export class IdempotentProducers {
    * Checks a transfer of `count` events from an idempotent producer; `commit()` records it once the
    * events are in the log. Transfers without the annotations (a plain producer) are admitted as they are.
    */
-  admit(hub: string, partitionId: string, annotations: Record<string, unknown> | undefined, count: number): ProducerAdmission {
+  admit(
+    hub: string, partitionId: string, annotations: Record<string, unknown> | undefined, count: number,
+  ): ProducerAdmission {
     const producerId = optionalNumber(annotations?.[PRODUCER_ID]);
     const epoch = optionalNumber(annotations?.[PRODUCER_EPOCH]);
     const first = optionalNumber(annotations?.[PRODUCER_SEQUENCE_NUMBER]);
-    if (producerId === undefined || epoch === undefined || first === undefined) return { ok: true, duplicate: false, commit: () => undefined };
+    if (producerId === undefined || epoch === undefined || first === undefined) return ADMIT;
     const state = this.states.get(stateKey(hub, partitionId, producerId));
-    if (!state) return { ok: false, error: { condition: ARGUMENT_OUT_OF_RANGE, description: `Producer ${producerId} is not known on this partition.` } };
+    if (!state) {
+      const description = `Producer ${producerId} is not known on this partition.`;
+      return { ok: false, error: { condition: ARGUMENT_OUT_OF_RANGE, description } };
+    }
     if (epoch < state.epoch) return { ok: false, error: epochStolen(producerId, epoch, state.epoch) };
     if (first === state.lastBatchFirst && first + count - 1 === state.lastSequenceNumber) {
       return { ok: true, duplicate: true, commit: () => undefined };
