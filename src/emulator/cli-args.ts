@@ -18,6 +18,7 @@ Options:
   --units N                processing (premium) or capacity (dedicated) units for the quotas (default 1)
   --consumer-group NAME    a consumer group added to every hub (repeatable; $Default always exists)
   --retention DURATION     event retention, e.g. 30s, 15m, 1h, 2d, 500ms (default 1h)
+  --ack-delay DURATION     delay producers' acknowledgements like a network round trip, e.g. 5ms (default 0)
   --opaque-offsets         serve offsets as opaque strings, as geo-replicated namespaces do
   --config FILE            hubs from a Microsoft Docker emulator config (JSON)
   --sas-key NAME=KEY       verify SAS tokens signed with this key (repeatable)
@@ -41,11 +42,11 @@ export interface CliArgs {
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses `30s`, `15m`, `1h`, `2d`, `500ms` (a bare number is milliseconds). */
-export function parseDurationMs(text: string): number {
+export function parseDurationMs(text: string, flag = '--retention'): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
-  if (!m) throw new CliUsageError(`--retention: '${text}' is not a duration; use e.g. 30s, 15m, 1h, 2d`);
+  if (!m) throw new CliUsageError(`${flag}: '${text}' is not a duration; use e.g. 30s, 15m, 1h, 2d`);
   const ms = Number(m[1]) * DURATION_UNITS_MS[m[2] ?? 'ms']!;
-  if (!(ms > 0)) throw new CliUsageError(`--retention: must be positive, got '${text}'`);
+  if (!(ms > 0)) throw new CliUsageError(`${flag}: must be positive, got '${text}'`);
   return Math.round(ms);
 }
 
@@ -68,6 +69,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
         hub: { type: 'string', multiple: true },
         'consumer-group': { type: 'string', multiple: true },
         retention: { type: 'string' },
+        'ack-delay': { type: 'string' },
         'opaque-offsets': { type: 'boolean' },
         tier: { type: 'string' },
         units: { type: 'string' },
@@ -106,6 +108,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     options.capacityUnits = Number(values.units);
   }
   if (typeof values.retention === 'string') options.retentionMs = parseDurationMs(values.retention);
+  if (typeof values['ack-delay'] === 'string') options.ackDelayMs = parseDurationMs(values['ack-delay'], '--ack-delay');
   if (values['opaque-offsets'] === true) options.opaqueOffsets = true;
   const sasKeys: Record<string, string> = {};
   for (const spec of (values['sas-key'] as string[] | undefined) ?? []) {

@@ -15,6 +15,7 @@ import { tierQuotas } from './tier-quotas.ts';
 import { partitionIndexForKey } from './internal/partition-key-hash.ts';
 import { PartitionReaders } from './internal/partition-readers.ts';
 import { MAX_MESSAGE_SIZE_BYTES, readTransfer } from './internal/producer-transfer.ts';
+import { IDEMPOTENT_PRODUCER_CAPABILITY, IdempotentProducers } from './internal/idempotent-producers.ts';
 import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
 import { usePresizedFrames } from './internal/rhea-server-output.ts';
@@ -44,6 +45,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   readonly faults: FaultController;
   private readonly namespace: Namespace;
   private readonly readers = new PartitionReaders();
+  private readonly idempotentProducers = new IdempotentProducers();
   private readonly connections = new ConnectionRegistry((link) => this.readers.remove(link));
   private readonly retentionMs: number;
   private readonly container: any;
@@ -361,6 +363,12 @@ export class EmulatorServer implements Emulator, FaultHost {
     const hub = this.namespace.get(address.hub);
     if (!hub) return this.refuse(receiver, NOT_FOUND, entityNotFound(`${this.endpoint()}${address.hub}`));
     if (address.partitionId !== undefined && !hub.log(address.partitionId)) return this.refuse(receiver, ARGUMENT_OUT_OF_RANGE, partitionOutOfRange(hub));
+    if (address.partitionId !== undefined && IdempotentProducers.requested(remote.desired_capabilities)) {
+      const idempotent = this.idempotentProducers.attach(hub.name, address.partitionId, remote.properties);
+      if (!idempotent.ok) return this.refuse(receiver, idempotent.error.condition, idempotent.error.description);
+      receiver.local.attach.properties = idempotent.properties;
+      receiver.local.attach.offered_capabilities = [IDEMPOTENT_PRODUCER_CAPABILITY];
+    }
     receiver.set_target({ address: remote.target.address });
     receiver.set_source(remote.source ?? {});
     // The SDK sizes its batches from this value (eventHubSender.ts getMaxMessageSize).
@@ -406,8 +414,19 @@ export class EmulatorServer implements Emulator, FaultHost {
     else if (partitionKey !== undefined) log = hub.logs[partitionIndexForKey(partitionKey, hub.logs.length)];
     else log = hub.nextRoundRobin();
     if (!log) return delivery.reject({ condition: ARGUMENT_OUT_OF_RANGE, description: partitionOutOfRange(hub) });
-    log.append(events, partitionKey);
-    delivery.accept();
+    const { producerAnnotations } = contents;
+    const admission = this.idempotentProducers.admit(hub.name, log.partitionId, producerAnnotations, events.length);
+    if (!admission.ok) return delivery.reject(admission.error);
+    if (!admission.duplicate) {
+      log.append(events, partitionKey);
+      admission.commit();
+    }
+    const delayMs = this.options.ackDelayMs ?? 0;
+    if (delayMs <= 0) return delivery.accept();
+    // Stored now, acknowledged later: a disconnect in between loses the acknowledgement, as on Azure.
+    setTimeout(() => {
+      if (delivery.link?.is_open?.() && delivery.link.connection?.is_open?.()) delivery.accept();
+    }, delayMs).unref();
   }
 
 }

@@ -35,6 +35,12 @@ export interface EmulatorOptions {
   opaqueOffsets?: boolean;
   /** Event retention in milliseconds. Default 3_600_000 (1 h), as the official emulator. */
   retentionMs?: number;
+  /**
+   * Delay before a producer's transfer is acknowledged, in milliseconds (the events are stored at once):
+   * a service's network round trip, so a client can lose an acknowledgement to a disconnect as it can
+   * against Azure. Default 0 (acknowledged at once).
+   */
+  ackDelayMs?: number;
   /** Key name → key. When set, SAS signatures, expiry and scope are verified. Default: not verified. */
   sasKeys?: Record<string, string>;
   /**

@@ -30,12 +30,20 @@ export interface BatchContents {
   events: Buffer[];
   /** The envelope's `x-opt-partition-key` annotation (the SDK copies the first event's). */
   partitionKey?: string;
+  /**
+   * The envelope's `com.microsoft:producer-*` annotations (idempotent producers; the SDK copies the first
+   * event's, so the sequence number is the batch's first), by annotation name.
+   */
+  producerAnnotations?: Record<string, unknown>;
 }
+
+const PRODUCER_ANNOTATION_PREFIX = 'com.microsoft:producer-';
 
 /** Splits a batch envelope into its events. Throws when the envelope is not a valid AMQP message. */
 export function splitBatchEnvelope(envelope: Buffer): BatchContents {
   const events: Buffer[] = [];
   let partitionKey: string | undefined;
+  let producerAnnotations: Record<string, unknown> | undefined;
   for (const s of scanSections(envelope)) {
     if (s.code === SECTION_DATA) {
       const value = readValueAt(envelope, s.valueStart);
@@ -45,11 +53,17 @@ export function splitBatchEnvelope(envelope: Buffer): BatchContents {
         if (e.key === PARTITION_KEY) {
           const v = readValueAt(envelope, e.valueStart);
           if (v !== null && v !== undefined) partitionKey = String(v);
+        } else if (e.key.startsWith(PRODUCER_ANNOTATION_PREFIX)) {
+          (producerAnnotations ??= {})[e.key] = readValueAt(envelope, e.valueStart);
         }
       }
     }
   }
-  return partitionKey === undefined ? { events } : { events, partitionKey };
+  return {
+    events,
+    ...(partitionKey === undefined ? {} : { partitionKey }),
+    ...(producerAnnotations === undefined ? {} : { producerAnnotations }),
+  };
 }
 
 export interface StampedMessage {

@@ -64,3 +64,9 @@ test('the Docker emulator config format gives hubs and consumer groups, with eve
     (err: Error) => /Entities\[0\]\.PartitionCount/.test(err.message) && /Entities\[1\]\.Name/.test(err.message) && /ConsumerGroups\[0\]\.Name/.test(err.message),
   );
 });
+
+test('--ack-delay sets the producers\' acknowledgement delay; a bad value names the flag', () => {
+  assert.equal(parseCliArgs(['--ack-delay', '5ms']).options.ackDelayMs, 5);
+  assert.equal(parseCliArgs([]).options.ackDelayMs, undefined);
+  assert.throws(() => parseCliArgs(['--ack-delay', 'soon']), /^CliUsageError: --ack-delay: 'soon' is not a duration/);
+});
