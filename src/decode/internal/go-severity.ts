@@ -1,5 +1,9 @@
 import { SeverityNumber } from '@opentelemetry/api-logs';
-import type { Severity } from './severity.ts';
+
+export interface Severity {
+  readonly number: SeverityNumber;
+  readonly text: string;
+}
 
 /*
  * The default mode's severity: the Go receiver's rule (pkg/translator/azure, asSeverity). Exactly four level
