@@ -1,4 +1,4 @@
-import { goUrlPort, MISSING_PORT, parseGoUrl, splitHostPort } from './go-url.ts';
+import { goUrlPort, MISSING_PORT, parseGoUrl, splitHostPort } from '../go-url.ts';
 import { GoValueError, parseGoBool, requireGoInt, requireGoMillis } from './go-values.ts';
 
 /** Record attributes being built by a category mapping. */
