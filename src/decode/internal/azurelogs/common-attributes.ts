@@ -1,6 +1,6 @@
 import type { GoRecord } from './go-record.ts';
 import { parseGoInt } from './go-values.ts';
-import type { Attrs } from './put-helpers.ts';
+import { putIfSet, type Attrs } from './put-helpers.ts';
 import { AUTHORIZATION_EVIDENCE, identityClaims, IDENTITY_TIME_CLAIMS, unixSecondsRfc3339 } from '../identity-claims.ts';
 
 /*
@@ -8,21 +8,17 @@ import { AUTHORIZATION_EVIDENCE, identityClaims, IDENTITY_TIME_CLAIMS, unixSecon
  * record attributes every record of a mapped category carries, after the category's own.
  */
 
-function putIf(attrs: Attrs, key: string, value: string | undefined): void {
-  if (value !== undefined && value !== '') attrs[key] = value;
-}
-
 export function putCommonAttributes(record: GoRecord, attrs: Attrs): void {
   attrs['azure.category'] = record.category;
-  putIf(attrs, 'azure.correlation_id', record.correlationId);
+  putIfSet(attrs, 'azure.correlation_id', record.correlationId);
   attrs['azure.operation.name'] = record.operationName;
-  putIf(attrs, 'azure.operation.version', record.operationVersion);
-  putIf(attrs, 'cloud.account.id', record.tenantId);
-  putIf(attrs, 'azure.result.type', record.resultType);
-  putIf(attrs, 'azure.result.signature', record.resultSignature);
-  putIf(attrs, 'azure.result.description', record.resultDescription);
-  putIf(attrs, 'network.peer.address', record.callerIpAddress);
-  putIf(attrs, 'azure.location', record.location);
+  putIfSet(attrs, 'azure.operation.version', record.operationVersion);
+  putIfSet(attrs, 'cloud.account.id', record.tenantId);
+  putIfSet(attrs, 'azure.result.type', record.resultType);
+  putIfSet(attrs, 'azure.result.signature', record.resultSignature);
+  putIfSet(attrs, 'azure.result.description', record.resultDescription);
+  putIfSet(attrs, 'network.peer.address', record.callerIpAddress);
+  putIfSet(attrs, 'azure.location', record.location);
   if (record.durationMs !== undefined) {
     const duration = parseGoInt(record.durationMs);
     if (duration !== undefined) attrs['azure.duration'] = duration;
@@ -81,13 +77,13 @@ export function putIdentityAttributes(identity: unknown, attrs: Attrs): void {
     if (isObject(evidence)) for (const [name, key] of AUTHORIZATION_EVIDENCE) attrs[key] = str(evidence, name);
   }
   if (!isObject(claims)) return;
-  for (const [name, key] of CLAIMS) putIf(attrs, key, claimOf(claims, name));
+  for (const [name, key] of CLAIMS) putIfSet(attrs, key, claimOf(claims, name));
   for (const [name, key] of IDENTITY_TIME_CLAIMS) {
     const text = claimOf(claims, name);
     const seconds = text === '' ? undefined : parseGoInt(text);
     if (seconds !== undefined) attrs[key] = rfc3339Seconds(seconds);
   }
-  for (const [name, key] of MORE_CLAIMS) putIf(attrs, key, claimOf(claims, name));
+  for (const [name, key] of MORE_CLAIMS) putIfSet(attrs, key, claimOf(claims, name));
 }
 
 /** A claim of Go's map[string]string: matched exactly, '' when absent. */

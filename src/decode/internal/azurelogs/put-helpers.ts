@@ -13,6 +13,11 @@ export function putStr(attrs: Attrs, field: string, value: string): void {
   if (value !== '' && value !== 'N/A') attrs[field] = value;
 }
 
+/** A string field Go writes only when set (addCommonSchema's checks): unlike putStr, `N/A` is kept. */
+export function putIfSet(attrs: Attrs, key: string, value: string | undefined): void {
+  if (value !== undefined && value !== '') attrs[key] = value;
+}
+
 /** putInt: throws when the text is not an int64 (an empty string included). */
 export function putInt(attrs: Attrs, field: string, value: string): void {
   attrs[field] = requireGoInt(field, value);
