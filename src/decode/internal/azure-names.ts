@@ -74,34 +74,3 @@ export const SEMCONV_NAMES: AzureNames = {
   providerOnResource: true,
   eventName: 'az.resource.log',
 };
-
-/**
- * `apply_semantic_conventions`: property names, common to Azure's HTTP-style logs (Front Door, CDN,
- * Application Gateway, App Service HTTP logs), lifted out of `properties` into semantic-convention
- * attributes. Everything else stays under `azure.properties`.
- */
-export const SEMCONV_PROPERTY_NAMES: ReadonlyMap<string, string> = new Map([
-  ['httpMethod', 'http.request.method'],
-  ['CsMethod', 'http.request.method'],
-  ['httpStatusCode', 'http.response.status_code'],
-  ['httpStatus', 'http.response.status_code'],
-  ['ScStatus', 'http.response.status_code'],
-  ['httpVersion', 'network.protocol.version'],
-  ['requestUri', 'url.original'],
-  ['CsUriStem', 'url.path'],
-  ['CsUriQuery', 'url.query'],
-  ['userAgent', 'user_agent.original'],
-  ['UserAgent', 'user_agent.original'],
-  ['clientIp', 'client.address'],
-  ['clientIP', 'client.address'],
-  ['CIp', 'client.address'],
-  ['clientPort', 'client.port'],
-  ['socketIp', 'source.address'],
-  ['socketIP', 'source.address'],
-  ['requestBytes', 'http.request.size'],
-  ['CsBytes', 'http.request.size'],
-  ['responseBytes', 'http.response.size'],
-  ['ScBytes', 'http.response.size'],
-  ['sni', 'tls.server.name'],
-  ['CsHost', 'server.address'],
-]);

@@ -1,13 +1,12 @@
 import type { HrTime } from '@opentelemetry/api';
 import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, SEMCONV_PROPERTY_NAMES, type AzureNames } from './azure-names.ts';
+import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, type AzureNames } from './azure-names.ts';
 import { nestsDeeperThan } from './parse-json.ts';
 import { EVENT_METADATA_ATTRIBUTES, RecordAttributes } from './event-attributes.ts';
 import { goSeverity } from './go-severity.ts';
 import { makeRecord } from './records.ts';
 import type { ResourceCache } from './resource-cache.ts';
-import { parseSeverity, type Severity } from './severity.ts';
 import type { TimeLayoutParser } from './time-layout.ts';
 import { hrTimeFromMs, parseBuiltinTimestamp } from './timestamp.ts';
 
@@ -30,14 +29,12 @@ export interface AzureMapping {
 // What a top-level field is. Timestamp fields are TIME_BASE + their priority.
 const EXTRA = 0; // outside the common schema: kept as azure.<field>, value as is
 const AS_STRING = 1; // common schema, typed string by the Go receiver: numbers/booleans become strings
-const ALWAYS_STRING = 9; // as AS_STRING, and the Go receiver writes it ("" when absent): category, operationName
+const ALWAYS_STRING = 6; // as AS_STRING, and the Go receiver writes it ("" when absent): category, operationName
 const AS_IS = 2; // common schema, any value (identity)
 const RESOURCE_ID = 3;
-const RESULT_DESCRIPTION = 4;
-const DURATION = 5;
-const LEVEL = 6;
+const DURATION = 4;
+const LEVEL = 5;
 const PROPERTIES = 7;
-const EVENT_PROPERTIES = 8;
 const TIME_BASE = 100;
 
 /** Timestamp fields in the order they are tried. */
@@ -52,7 +49,7 @@ const FIELDS: ReadonlyMap<string, readonly [number, keyof AzureNames | undefined
   ['category', [ALWAYS_STRING, 'category']],
   ['resulttype', [AS_STRING, 'resultType']],
   ['resultsignature', [AS_STRING, 'resultSignature']],
-  ['resultdescription', [RESULT_DESCRIPTION, 'resultDescription']],
+  ['resultdescription', [AS_STRING, 'resultDescription']],
   ['durationms', [DURATION, 'duration']],
   ['calleripaddress', [AS_STRING, 'callerIpAddress']],
   ['correlationid', [AS_STRING, 'correlationId']],
@@ -60,7 +57,6 @@ const FIELDS: ReadonlyMap<string, readonly [number, keyof AzureNames | undefined
   ['level', [LEVEL, undefined]],
   ['location', [AS_STRING, 'location']],
   ['properties', [PROPERTIES, undefined]],
-  ['eventproperties', [EVENT_PROPERTIES, undefined]],
   ...TIMESTAMP_FIELDS.map((f, i): [string, readonly [number, undefined]] => [f.toLowerCase(), [TIME_BASE + i, undefined]]),
 ]);
 
@@ -106,21 +102,6 @@ function parseTime(value: unknown, parsers: readonly TimeLayoutParser[]): HrTime
   return parseBuiltinTimestamp(value);
 }
 
-function messageOf(properties: unknown, resultDescription: unknown): LogBody {
-  if (typeof properties === 'object' && properties !== null && !Array.isArray(properties)) {
-    const p = properties as Record<string, unknown>;
-    const m = p.message ?? p.Message ?? p.msg ?? p.log;
-    if (typeof m === 'string' && m !== '') return m;
-  }
-  return typeof resultDescription === 'string' && resultDescription !== '' ? resultDescription : undefined;
-}
-
-function levelIn(properties: unknown): unknown {
-  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return undefined;
-  const p = properties as Record<string, unknown>;
-  return p.level ?? p.Level;
-}
-
 const INTEGER_TEXT = /^[+-]?[0-9]+$/;
 
 /**
@@ -153,15 +134,11 @@ export function mapAzureRecord(
 ): ReadableLogRecord {
   const names = m.names;
   const depth = m.maxNestingDepth;
-  const goDefault = !m.semanticConventions;
   const attributes = new RecordAttributes(base);
   let resourceId: string | undefined;
   let level: unknown;
   let levelKey = '';
   let properties: unknown;
-  let eventProperties: unknown;
-  let eventPropertiesKey = '';
-  let resultDescription: unknown;
   // Timestamp fields seen: the usual single one in locals, more (rare) in an array, all by priority slot.
   let firstTimeKey: string | undefined;
   let firstTimeSlot = 0;
@@ -180,30 +157,21 @@ export function mapAzureRecord(
         break;
       case AS_IS:
         // Go leaves out a null identity (a nil pointer).
-        if (value !== null || !goDefault) attributes[info.attribute] = value as LogBody;
+        if (value !== null) attributes[info.attribute] = value as LogBody;
         break;
       case AS_STRING:
       case ALWAYS_STRING:
         // Go writes these only when not empty (category and operationName always, "" when absent; below).
-        if (!goDefault || (value !== null && value !== '')) attributes[info.attribute] = asText(value);
+        if (value !== null && value !== '') attributes[info.attribute] = asText(value);
         break;
       case RESOURCE_ID:
         if (typeof value === 'string') resourceId = value;
         else attributes[info.extraName] = value as LogBody;
         break;
-      case RESULT_DESCRIPTION:
-        resultDescription = value;
-        if (!goDefault || (value !== null && value !== '')) attributes[info.attribute] = asText(value);
-        break;
       case DURATION: {
-        if (goDefault) {
-          const ms = goDuration(value);
-          if (ms !== undefined) attributes[info.attribute] = ms;
-          else if (value !== null && value !== '') attributes[info.extraName] = value as LogBody;
-          break;
-        }
-        const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-        attributes[info.attribute] = (typeof n === 'number' && Number.isFinite(n) ? n : value) as LogBody;
+        const ms = goDuration(value);
+        if (ms !== undefined) attributes[info.attribute] = ms;
+        else if (value !== null && value !== '') attributes[info.extraName] = value as LogBody;
         break;
       }
       case LEVEL:
@@ -213,20 +181,11 @@ export function mapAzureRecord(
           if (level !== undefined) attributes[keyInfo(m.keys, levelKey, names).extraName] = level as LogBody;
           level = value;
           levelKey = key;
-        } else if (value !== null || !goDefault) {
+        } else if (value !== null) {
           attributes[info.extraName] = value as LogBody;
         }
         break;
       case PROPERTIES: properties = value; break;
-      case EVENT_PROPERTIES:
-        // Go's default translator does not read EventProperties: it is a field like any other there.
-        if (goDefault) {
-          attributes[info.extraName] = value as LogBody;
-          break;
-        }
-        eventProperties = value;
-        eventPropertiesKey = info.extraName;
-        break;
       default:
         if (firstTimeKey === undefined) {
           firstTimeKey = key;
@@ -264,56 +223,11 @@ export function mapAzureRecord(
     attributes[ATTR_TIMESTAMP_FALLBACK] = firstTimeKey === undefined ? 'missing' : 'unparsable';
   }
 
-  if (goDefault) {
-    if (attributes[names.category] === undefined) attributes[names.category] = '';
-    if (attributes[names.operationName] === undefined) attributes[names.operationName] = '';
-    if (properties !== undefined && properties !== null) attributes[names.properties] = properties as LogBody;
-    attributes[ATTR_CLOUD_PROVIDER] = CLOUD_PROVIDER_AZURE;
-    const severity = goSeverity(level);
-    const resource = m.resources.get(resourceId);
-    return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text);
-  }
-
-  // `properties` wins over `EventProperties`; the loser is kept under its own name.
-  if (properties === undefined || properties === null) {
-    properties = eventProperties;
-  } else if (eventProperties !== undefined) {
-    attributes[eventPropertiesKey] = eventProperties as LogBody;
-  }
-  if (properties !== undefined && properties !== null) {
-    if (typeof properties === 'object' && !Array.isArray(properties)) {
-      const rest: Record<string, unknown> = {};
-      let restCount = 0;
-      for (const key in properties as Record<string, unknown>) {
-        const value = (properties as Record<string, unknown>)[key];
-        const mapped = SEMCONV_PROPERTY_NAMES.get(key);
-        // Never lifted over Event Hubs metadata (CsHost would take server.address): such a field stays here.
-        if (mapped !== undefined && !EVENT_METADATA_ATTRIBUTES.has(mapped)) attributes[mapped] = value as LogBody;
-        else {
-          // JSON.parse makes "__proto__" an own key; plain assignment would set the prototype instead.
-          if (key === '__proto__') Object.defineProperty(rest, key, { value, enumerable: true, writable: true, configurable: true });
-          else rest[key] = value;
-          restCount++;
-        }
-      }
-      if (restCount > 0) attributes[names.properties] = rest as LogBody;
-    } else {
-      attributes[names.properties] = properties as LogBody;
-    }
-  }
-
-  let severity: Severity | undefined = parseSeverity(level);
-  if (severity === undefined) severity = parseSeverity(levelIn(properties));
-  if (!names.providerOnResource) attributes[ATTR_CLOUD_PROVIDER] = CLOUD_PROVIDER_AZURE;
-
-  return makeRecord(
-    hrTime,
-    observed,
-    messageOf(properties, resultDescription),
-    attributes,
-    m.resources.get(resourceId),
-    severity?.number,
-    severity?.text,
-    names.eventName,
-  );
+  if (attributes[names.category] === undefined) attributes[names.category] = '';
+  if (attributes[names.operationName] === undefined) attributes[names.operationName] = '';
+  if (properties !== undefined && properties !== null) attributes[names.properties] = properties as LogBody;
+  attributes[ATTR_CLOUD_PROVIDER] = CLOUD_PROVIDER_AZURE;
+  const severity = goSeverity(level);
+  const resource = m.resources.get(resourceId);
+  return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text);
 }

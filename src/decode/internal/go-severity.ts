@@ -1,5 +1,9 @@
 import { SeverityNumber } from '@opentelemetry/api-logs';
-import type { Severity } from './severity.ts';
+
+export interface Severity {
+  readonly number: SeverityNumber;
+  readonly text: string;
+}
 
 /*
  * The default mode's severity: the Go receiver's rule (pkg/translator/azure, asSeverity). Exactly four level
@@ -7,7 +11,11 @@ import type { Severity } from './severity.ts';
  * number unchanged (a `Level: 4` is TRACE4, not INFO); anything else has no severity number. The text is the
  * level as written.
  */
-const BY_NAME: ReadonlyMap<string, SeverityNumber> = new Map([
+/**
+ * The level names every Go Azure component knows, case-sensitive: asSeverity of pkg/translator/azure and of
+ * pkg/translator/azurelogs (which also knows `Information`), and the azure_encoding extension.
+ */
+export const GO_LEVEL_NAMES: ReadonlyMap<string, SeverityNumber> = new Map([
   ['Informational', SeverityNumber.INFO],
   ['Warning', SeverityNumber.WARN],
   ['Error', SeverityNumber.ERROR],
@@ -26,7 +34,7 @@ export function goSeverity(level: unknown): Severity | undefined {
   let severity = cache.get(level);
   if (severity === undefined) {
     const text = String(level);
-    let number = BY_NAME.get(text);
+    let number = GO_LEVEL_NAMES.get(text);
     if (number === undefined) {
       const n = INTEGER.test(text) ? Number(text) : 0;
       number = n > 0 && n <= MAX_SEVERITY_NUMBER ? (n as SeverityNumber) : SeverityNumber.UNSPECIFIED;

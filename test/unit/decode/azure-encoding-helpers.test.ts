@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LogAttributes } from '@opentelemetry/api-logs';
 import { int64Of, putHostPort, putHttpProtocol, putStr, putTlsProtocol } from '../../../src/decode/internal/azure-encoding/attributes.ts';
-import { singleQuotedToJson } from '../../../src/decode/internal/azure-encoding/function-app.ts';
+import { repairSingleQuotedJson as singleQuotedToJson } from '../../../src/decode/internal/properties-string.ts';
 import { putUrl } from '../../../src/decode/internal/azure-encoding/url.ts';
 
 const attrs = (fill: (a: LogAttributes) => void): LogAttributes => {

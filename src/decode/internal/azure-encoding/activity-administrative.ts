@@ -1,6 +1,6 @@
 import type { AnyValue } from '@opentelemetry/api-logs';
 import { putStr } from './attributes.ts';
-import { asArray, asFields, NO_FIELDS, type Fields } from './fields.ts';
+import { asArray, asFields, NO_FIELDS, parseJsonArray, type Fields } from './fields.ts';
 import { putActivityIdentity } from './activity-identity.ts';
 import { mapBase, type CategoryMapper, type MappedRecord } from './mapped-record.ts';
 
@@ -59,12 +59,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function parseJsonArray(text: string): readonly unknown[] | undefined {
-  if (text === '') return undefined;
-  const value = parseJson(text);
-  return Array.isArray(value) ? asArray(value, 'embedded') : undefined;
 }
 
 const SERVICE_HEALTH: ReadonlyArray<readonly [string, string]> = [

@@ -1,5 +1,5 @@
 import { putStr } from './attributes.ts';
-import { asArray, asFields, NO_FIELDS, type Fields } from './fields.ts';
+import { asFields, NO_FIELDS, parseJsonArray, type Fields } from './fields.ts';
 import { putActivityIdentity } from './activity-identity.ts';
 import { mapBase, type CategoryMapper, type MappedRecord } from './mapped-record.ts';
 import { mapAdministrative } from './activity-administrative.ts';
@@ -80,16 +80,6 @@ const POLICY_FIELDS: ReadonlyArray<readonly [string, string]> = [
   ['policyAssignmentId', 'assignment.id'], ['policyAssignmentName', 'assignment.name'],
   ['policyAssignmentDisplayName', 'assignment.display_name'], ['policyAssignmentScope', 'assignment.scope'],
 ];
-
-/** An embedded JSON array; undefined when it does not parse (Go then sets nothing). */
-export function parseJsonArray(text: string): readonly unknown[] | undefined {
-  if (text === '') return undefined;
-  try {
-    return asArray(JSON.parse(text), 'embedded');
-  } catch {
-    return undefined;
-  }
-}
 
 export const mapRecommendation: CategoryMapper = (f, m) => {
   copy(mapActivityBase(f, m), m, [

@@ -146,6 +146,16 @@ export function asArray(value: unknown, name: string): readonly unknown[] | unde
   return value;
 }
 
+/** A JSON array embedded as text (Activity Log `policies`, `CallerInfo`); undefined when it is not one. */
+export function parseJsonArray(text: string): readonly unknown[] | undefined {
+  if (text === '') return undefined;
+  try {
+    return asArray(JSON.parse(text), 'embedded');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A `properties` field that Azure sends either as an object or as a string holding JSON (App Service via
  * Event Hubs): the object's fields. A string that is not JSON, or not an object, makes the record raw.

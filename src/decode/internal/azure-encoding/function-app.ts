@@ -1,3 +1,4 @@
+import { repairSingleQuotedJson } from '../properties-string.ts';
 import { putInt, putStr } from './attributes.ts';
 import { Fields, type JsonObject } from './fields.ts';
 import { mapBase, setBody, type CategoryMapper } from './mapped-record.ts';
@@ -44,7 +45,7 @@ function readProperties(raw: unknown): Fields | undefined {
   let value = raw;
   if (typeof raw === 'string' && raw.startsWith('{')) {
     try {
-      value = JSON.parse(singleQuotedToJson(raw));
+      value = JSON.parse(repairSingleQuotedJson(raw));
     } catch {
       return undefined;
     }
@@ -66,36 +67,3 @@ const STRING_FIELDS = [
   'functionInvocationId', 'functionName', 'hostInstanceId', 'hostVersion', 'level', 'message', 'roleInstance',
 ];
 const NUMBER_FIELDS = ['eventId', 'levelId', 'processId'];
-
-/**
- * Go's convertInvalidSingleQuotedJSON: quotes (single or double) not preceded by a backslash open and
- * close strings and become double quotes; `\'` inside a string loses its backslash; a double quote inside
- * a single-quoted string is escaped.
- */
-export function singleQuotedToJson(data: string): string {
-  let out = '';
-  let inQuote = '';
-  for (let i = 0; i < data.length; i++) {
-    const c = data[i] as string;
-    const escaped = i > 0 && data[i - 1] === '\\';
-    if ((c === "'" || c === '"') && !escaped && inQuote === '') {
-      inQuote = c;
-      out += '"';
-      continue;
-    }
-    if ((c === "'" || c === '"') && !escaped && inQuote === c) {
-      inQuote = '';
-      out += '"';
-      continue;
-    }
-    if (c === '\\' && i !== data.length - 1 && data[i + 1] === "'" && inQuote !== '' && !(i > 0 && data[i - 1] === '\\')) {
-      continue;
-    }
-    if (c === '"' && inQuote !== c && i !== 0 && !escaped) {
-      out += '\\"';
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}

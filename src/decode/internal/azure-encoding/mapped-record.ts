@@ -2,6 +2,7 @@ import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
 import { putInt, putStr } from './attributes.ts';
 import type { Fields} from './fields.ts';
 import { FieldTypeError, asNumberText } from './fields.ts';
+import { GO_LEVEL_NAMES } from '../go-severity.ts';
 
 /** The resource attributes a category fills (Go's logsResourceAttributes); '' means not set. */
 export interface ResourceFields {
@@ -45,9 +46,6 @@ export function emptyMapped(category: string, attributes: LogAttributes = {}): M
   };
 }
 
-/** Azure's documented levels → OpenTelemetry severity numbers; any other text is 0 (unspecified). */
-const SEVERITIES: Readonly<Record<string, number>> = { Informational: 9, Warning: 13, Error: 17, Critical: 21 };
-
 /** Go `body.SetStr`: an empty string leaves the body empty. */
 export function setBody(m: MappedRecord, text: string): void {
   m.body = text === '' ? undefined : text;
@@ -65,7 +63,8 @@ export function mapBase(f: Fields, m: MappedRecord, level: unknown = f.get('leve
   const levelText = asNumberText(level, 'level');
   if (levelText !== undefined) {
     m.severityText = levelText;
-    m.severityNumber = Object.hasOwn(SEVERITIES, levelText) ? SEVERITIES[levelText] : 0;
+    // Go's four level names; unlike the translators, any other text (a number too) is 0 (unspecified)
+    m.severityNumber = GO_LEVEL_NAMES.get(levelText) ?? 0;
   }
   const a = m.attributes;
   putStr(a, 'azure.operation.name', f.str('operationName'));

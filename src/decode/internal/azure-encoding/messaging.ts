@@ -1,3 +1,4 @@
+import type { LogAttributes } from '@opentelemetry/api-logs';
 import { putInt, putStr } from './attributes.ts';
 import { asStr, FieldTypeError, Fields, type JsonObject } from './fields.ts';
 import { setBody, type CategoryMapper, type MappedRecord } from './mapped-record.ts';
@@ -64,17 +65,22 @@ export const mapDiagnosticErrorLogs: CategoryMapper = (f, m) => {
   putStr(a, 'error.type', f.str('OperationResult'));
 };
 
-export const mapApplicationMetricsLogs: CategoryMapper = (f, m) => {
-  mapCommon(f, m);
-  quotedJson(f.get('Properties'), 'Properties'); // parsed for validity only, as Go does
-  const a = m.attributes;
-  putStr(a, 'messaging.destination.partition.id', f.str('PartitionId'));
+/** The client and connection fields application-metrics and runtime-audit records share. */
+function putClientConnection(a: LogAttributes, f: Fields): void {
   putStr(a, 'network.protocol.name', f.str('Protocol').toLowerCase());
   putStr(a, 'azure.auth.type', f.str('AuthType'));
   putStr(a, 'azure.auth.id', f.str('AuthId'));
   putStr(a, 'network.connection.type', f.str('NetworkType'));
   putStr(a, 'client.address', f.str('ClientIp'));
   putInt(a, 'messaging.message.count', f.num('Count'));
+}
+
+export const mapApplicationMetricsLogs: CategoryMapper = (f, m) => {
+  mapCommon(f, m);
+  quotedJson(f.get('Properties'), 'Properties'); // parsed for validity only, as Go does
+  const a = m.attributes;
+  putStr(a, 'messaging.destination.partition.id', f.str('PartitionId'));
+  putClientConnection(a, f);
   failedUnless(a, f.str('Outcome'), 'success');
 };
 
@@ -96,12 +102,7 @@ export const mapRuntimeAuditLogs: CategoryMapper = (f, m) => {
   mapCommon(f, m);
   const a = m.attributes;
   putStr(a, 'azure.messaging.task.name', f.str('TaskName'));
-  putStr(a, 'network.protocol.name', f.str('Protocol').toLowerCase());
-  putStr(a, 'azure.auth.type', f.str('AuthType'));
-  putStr(a, 'azure.auth.id', f.str('AuthId'));
-  putStr(a, 'network.connection.type', f.str('NetworkType'));
-  putStr(a, 'client.address', f.str('ClientIp'));
-  putInt(a, 'messaging.message.count', f.num('Count'));
+  putClientConnection(a, f);
   failedUnless(a, f.str('Status'), 'success');
   setBody(m, asStr(f.get('Properties'), 'Properties'));
 };

@@ -1,13 +1,12 @@
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import { MAX_CACHED_RESOURCES } from '../resource-cache.ts';
 import type { ResourceFields } from './mapped-record.ts';
-
-/** Resources kept per decoder; past this the cache starts over. */
-const MAX_CACHED_RESOURCES = 10_000;
 
 /**
  * One `Resource` object per distinct set of resource fields, reused across batches, so exporters put the
  * records of one Azure resource under one ResourceLogs (as Go groups them by logsResourceAttributes).
- * Attributes in the extension's order; empty and "-" values are left out.
+ * Attributes in the extension's order; empty and "-" values are left out. Keyed by eight fields, where
+ * ResourceCache (../resource-cache.ts) keys the translators' resources by the resource id alone.
  */
 export class EncodingResourceCache {
   readonly #byKey = new Map<string, Resource>();

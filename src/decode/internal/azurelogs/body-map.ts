@@ -1,10 +1,7 @@
 import { BODY_LIFTERS } from './body-lifting.ts';
 import type { GoRecord } from './go-record.ts';
 import { parseGoInt } from './go-values.ts';
-
-function setIf(body: Record<string, unknown>, key: string, value: string | undefined): void {
-  if (value !== undefined && value !== '') body[key] = value;
-}
+import { putIfSet } from './put-helpers.ts';
 
 /**
  * The body Go writes for a category it has no attribute mapping for (extractRawAttributes in
@@ -18,14 +15,14 @@ function setIf(body: Record<string, unknown>, key: string, value: string | undef
 export function bodyMap(record: GoRecord, properties: unknown, source: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   body.category = record.category;
-  setIf(body, 'correlation.id', record.correlationId);
+  putIfSet(body, 'correlation.id', record.correlationId);
   if (record.durationMs !== undefined) {
     const duration = parseGoInt(record.durationMs);
     if (duration !== undefined) body.duration = duration;
   }
   if (record.hasIdentity) body.identity = record.identity;
   body['operation.name'] = record.operationName;
-  setIf(body, 'operation.version', record.operationVersion);
+  putIfSet(body, 'operation.version', record.operationVersion);
 
   if (record.hasProperties && properties !== null) {
     if (typeof properties === 'object' && !Array.isArray(properties)) {
@@ -37,12 +34,12 @@ export function bodyMap(record: GoRecord, properties: unknown, source: Record<st
     body['event.original'] = indentedJson(source);
   }
 
-  setIf(body, 'result.description', record.resultDescription);
-  setIf(body, 'result.signature', record.resultSignature);
-  setIf(body, 'result.type', record.resultType);
-  setIf(body, 'tenant.id', record.tenantId);
-  setIf(body, 'cloud.region', record.location);
-  setIf(body, 'network.peer.address', record.callerIpAddress);
+  putIfSet(body, 'result.description', record.resultDescription);
+  putIfSet(body, 'result.signature', record.resultSignature);
+  putIfSet(body, 'result.type', record.resultType);
+  putIfSet(body, 'tenant.id', record.tenantId);
+  putIfSet(body, 'cloud.region', record.location);
+  putIfSet(body, 'network.peer.address', record.callerIpAddress);
   return body;
 }
 

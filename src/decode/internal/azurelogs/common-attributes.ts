@@ -1,27 +1,24 @@
 import type { GoRecord } from './go-record.ts';
 import { parseGoInt } from './go-values.ts';
-import type { Attrs } from './put-helpers.ts';
+import { putIfSet, type Attrs } from './put-helpers.ts';
+import { AUTHORIZATION_EVIDENCE, identityClaims, IDENTITY_TIME_CLAIMS, unixSecondsRfc3339 } from '../identity-claims.ts';
 
 /*
  * addCommonSchema and addIdentityAttributes of pkg/translator/azurelogs resourcelogs_to_logs.go: the
  * record attributes every record of a mapped category carries, after the category's own.
  */
 
-function putIf(attrs: Attrs, key: string, value: string | undefined): void {
-  if (value !== undefined && value !== '') attrs[key] = value;
-}
-
 export function putCommonAttributes(record: GoRecord, attrs: Attrs): void {
   attrs['azure.category'] = record.category;
-  putIf(attrs, 'azure.correlation_id', record.correlationId);
+  putIfSet(attrs, 'azure.correlation_id', record.correlationId);
   attrs['azure.operation.name'] = record.operationName;
-  putIf(attrs, 'azure.operation.version', record.operationVersion);
-  putIf(attrs, 'cloud.account.id', record.tenantId);
-  putIf(attrs, 'azure.result.type', record.resultType);
-  putIf(attrs, 'azure.result.signature', record.resultSignature);
-  putIf(attrs, 'azure.result.description', record.resultDescription);
-  putIf(attrs, 'network.peer.address', record.callerIpAddress);
-  putIf(attrs, 'azure.location', record.location);
+  putIfSet(attrs, 'azure.operation.version', record.operationVersion);
+  putIfSet(attrs, 'cloud.account.id', record.tenantId);
+  putIfSet(attrs, 'azure.result.type', record.resultType);
+  putIfSet(attrs, 'azure.result.signature', record.resultSignature);
+  putIfSet(attrs, 'azure.result.description', record.resultDescription);
+  putIfSet(attrs, 'network.peer.address', record.callerIpAddress);
+  putIfSet(attrs, 'azure.location', record.location);
   if (record.durationMs !== undefined) {
     const duration = parseGoInt(record.durationMs);
     if (duration !== undefined) attrs['azure.duration'] = duration;
@@ -29,35 +26,10 @@ export function putCommonAttributes(record: GoRecord, attrs: Attrs): void {
   if (record.hasIdentity) putIdentityAttributes(record.identity, attrs);
 }
 
-/** Claim → attribute, in Go's order (identity claims of Azure Resource Manager tokens). */
-const CLAIMS: readonly (readonly [string, string])[] = [
-  ['iss', 'azure.identity.issuer'],
-  ['sub', 'azure.identity.subject'],
-  ['aud', 'azure.identity.audience'],
-];
-const TIME_CLAIMS: readonly (readonly [string, string])[] = [
-  ['exp', 'azure.identity.not_after'],
-  ['nbf', 'azure.identity.not_before'],
-  ['iat', 'azure.identity.created'],
-];
-const MORE_CLAIMS: readonly (readonly [string, string])[] = [
-  ['http://schemas.microsoft.com/identity/claims/scope', 'azure.identity.scope'],
-  ['idtyp', 'azure.identity.type'],
-  ['appid', 'azure.identity.application.id'],
-  ['http://schemas.microsoft.com/claims/authnmethodsreferences', 'azure.identity.auth.methods.references'],
-  ['http://schemas.microsoft.com/identity/claims/identityprovider', 'azure.identity.provider'],
-  ['http://schemas.microsoft.com/identity/claims/objectidentifier', 'azure.identity.identifier.object'],
-  ['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/nameidentifier', 'user.name'],
-  ['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress', 'user.email'],
-];
-const EVIDENCE: readonly (readonly [string, string])[] = [
-  ['role', 'azure.identity.authorization.evidence.role'],
-  ['roleAssignmentScope', 'azure.identity.authorization.evidence.role.assignment.scope'],
-  ['roleAssignmentId', 'azure.identity.authorization.evidence.role.assignment.id'],
-  ['roleDefinitionId', 'azure.identity.authorization.evidence.role.definition.id'],
-  ['principalId', 'azure.identity.authorization.evidence.principal.id'],
-  ['principalType', 'azure.identity.authorization.evidence.principal.type'],
-];
+/** Claim → attribute; Go writes the first three, then the time claims, then the rest. */
+const ALL_CLAIMS = identityClaims('user.name');
+const CLAIMS = ALL_CLAIMS.slice(0, 3);
+const MORE_CLAIMS = ALL_CLAIMS.slice(3);
 
 type Obj = Record<string, unknown>;
 function isObject(v: unknown): v is Obj {
@@ -102,16 +74,16 @@ export function putIdentityAttributes(identity: unknown, attrs: Attrs): void {
   if (isObject(authorization)) {
     attrs['azure.identity.authorization.scope'] = str(authorization, 'scope');
     attrs['azure.identity.authorization.action'] = str(authorization, 'action');
-    if (isObject(evidence)) for (const [name, key] of EVIDENCE) attrs[key] = str(evidence, name);
+    if (isObject(evidence)) for (const [name, key] of AUTHORIZATION_EVIDENCE) attrs[key] = str(evidence, name);
   }
   if (!isObject(claims)) return;
-  for (const [name, key] of CLAIMS) putIf(attrs, key, claimOf(claims, name));
-  for (const [name, key] of TIME_CLAIMS) {
+  for (const [name, key] of CLAIMS) putIfSet(attrs, key, claimOf(claims, name));
+  for (const [name, key] of IDENTITY_TIME_CLAIMS) {
     const text = claimOf(claims, name);
     const seconds = text === '' ? undefined : parseGoInt(text);
     if (seconds !== undefined) attrs[key] = rfc3339Seconds(seconds);
   }
-  for (const [name, key] of MORE_CLAIMS) putIf(attrs, key, claimOf(claims, name));
+  for (const [name, key] of MORE_CLAIMS) putIfSet(attrs, key, claimOf(claims, name));
 }
 
 /** A claim of Go's map[string]string: matched exactly, '' when absent. */
@@ -120,9 +92,7 @@ function claimOf(claims: Obj, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** time.Unix(s, 0).UTC().Format(time.RFC3339): `2025-04-15T10:07:01Z`. */
+/** time.Unix(s, 0).UTC().Format(time.RFC3339); beyond a Date's range, the seconds as text. */
 function rfc3339Seconds(seconds: number): string {
-  const date = new Date(seconds * 1000);
-  if (Number.isNaN(date.getTime())) return String(seconds);
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return unixSecondsRfc3339(seconds) ?? String(seconds);
 }

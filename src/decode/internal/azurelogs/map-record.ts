@@ -1,8 +1,9 @@
 import type { HrTime } from '@opentelemetry/api';
-import type { LogAttributes, LogBody, SeverityNumber } from '@opentelemetry/api-logs';
+import { SeverityNumber, type LogAttributes, type LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { TIMESTAMP_FIELDS, type AzureMapping } from '../azure-record.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
+import { GO_LEVEL_NAMES } from '../go-severity.ts';
 import { RecordAttributes } from '../event-attributes.ts';
 import { parsePropertiesString } from '../properties-string.ts';
 import { makeRecord } from '../records.ts';
@@ -148,17 +149,14 @@ function levelIn(properties: unknown, isObject: boolean): string | undefined {
   return typeof level === 'string' || typeof level === 'number' ? String(level) : undefined;
 }
 
-/** asSeverity of the Go translator; the text is the level as written. */
+/**
+ * asSeverity of the azurelogs translator; the text is the level as written. Unlike the default mode's rule
+ * (go-severity.ts) it also knows `Information` and copies any positive level, as Go does.
+ */
 function goSeverity(level: string | undefined): [SeverityNumber, string] | undefined {
   if (level === undefined) return undefined;
-  switch (level) {
-    case 'Informational': case 'Information': return [9, level];
-    case 'Warning': return [13, level];
-    case 'Error': return [17, level];
-    case 'Critical': return [21, level];
-    default: {
-      const n = parseGoInt(level);
-      return [n !== undefined && n > 0 ? (n as SeverityNumber) : 0, level];
-    }
-  }
+  const named = level === 'Information' ? SeverityNumber.INFO : GO_LEVEL_NAMES.get(level);
+  if (named !== undefined) return [named, level];
+  const n = parseGoInt(level);
+  return [n !== undefined && n > 0 ? (n as SeverityNumber) : 0, level];
 }

@@ -1,4 +1,4 @@
-import { goUrlPort, MISSING_PORT, parseGoUrl, splitHostPort } from './go-url.ts';
+import { goUrlPort, MISSING_PORT, parseGoUrl, splitHostPort } from '../go-url.ts';
 import { GoValueError, parseGoBool, requireGoInt, requireGoMillis } from './go-values.ts';
 
 /** Record attributes being built by a category mapping. */
@@ -11,6 +11,11 @@ export type Attrs = Record<string, unknown>;
 /** putStr: skipped when empty or "N/A". */
 export function putStr(attrs: Attrs, field: string, value: string): void {
   if (value !== '' && value !== 'N/A') attrs[field] = value;
+}
+
+/** A string field Go writes only when set (addCommonSchema's checks): unlike putStr, `N/A` is kept. */
+export function putIfSet(attrs: Attrs, key: string, value: string | undefined): void {
+  if (value !== undefined && value !== '') attrs[key] = value;
 }
 
 /** putInt: throws when the text is not an int64 (an empty string included). */

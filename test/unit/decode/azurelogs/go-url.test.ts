@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goUrlPort, parseGoUrl, splitHostPort } from '../../../../src/decode/internal/azurelogs/go-url.ts';
+import { goUrlPort, parseGoUrl, splitHostPort } from '../../../../src/decode/internal/go-url.ts';
 import { parseGoBool, parseGoFloat, parseGoInt } from '../../../../src/decode/internal/azurelogs/go-values.ts';
 
 describe('Go net/url and strconv rules', () => {

@@ -1,6 +1,15 @@
-import { GoValueError } from './go-values.ts';
+/*
+ * Go's net/url.Parse and net.SplitHostPort, which both Go components read URLs with (the azurelogs
+ * translator's request URIs, the azure_encoding extension's AttrPutURLParsed). The WHATWG URL parser is not
+ * used on purpose: it drops default ports (`:443`), normalises paths and accepts what Go refuses.
+ */
 
-/** The parts of a URL the azurelogs translator reads, as Go's net/url gives them. */
+/** A URL Go refuses; the message is Go's (`parse "…": …`). */
+export class GoUrlError extends Error {
+  override readonly name = 'GoUrlError';
+}
+
+/** The decoded parts of a URL the azurelogs translator reads, as Go's net/url gives them. */
 export interface GoUrl {
   readonly scheme: string;
   /** Host with its port, as written (Go's URL.Host). */
@@ -12,22 +21,48 @@ export interface GoUrl {
   readonly fragment: string;
 }
 
+/** The other fields of Go's URL, for writing the URL back as URL.String() does. */
+export interface GoUrlParts extends GoUrl {
+  /** Lower-cased scheme (as in GoUrl). */
+  readonly opaque: string;
+  /** The user information before `@`, as written; undefined when there is no `@`. */
+  readonly userinfo: string | undefined;
+  /** Path as written (escaped). */
+  readonly rawPath: string;
+  /** A `?` with nothing after it. */
+  readonly forceQuery: boolean;
+  /** Fragment as written (escaped). */
+  readonly rawFragment: string;
+  /** A scheme followed by `/path` with no authority (`http:/x`): String() writes no `//`. */
+  readonly omitHost: boolean;
+}
+
 const HEX = /^[0-9A-Fa-f]{2}$/;
 const UTF8 = new TextDecoder('utf-8');
 
 /**
  * net/url.Parse, for what the translator reads. Unlike WHATWG URL it keeps default ports (`:443` stays
  * `443`), does not normalise the path, and refuses bad `%` escapes, control characters and bad ports.
+ * Throws GoUrlError.
  */
 export function parseGoUrl(raw: string): GoUrl {
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) throw new GoValueError(`parse "${raw}": net/url: invalid control character in URL`);
-  }
+  const { scheme, host, path, rawQuery, fragment } = parseGoUrlParts(raw);
+  return { scheme, host, path, rawQuery, fragment };
+}
+
+/** parseGoUrl with every field of Go's URL; throws GoUrlError. */
+export function parseGoUrlParts(raw: string): GoUrlParts {
   const hash = raw.indexOf('#');
   const beforeFragment = hash === -1 ? raw : raw.slice(0, hash);
-  const fragment = hash === -1 ? '' : unescape(raw.slice(hash + 1), raw);
-  if (beforeFragment === '*') return { scheme: '', host: '', path: '*', rawQuery: '', fragment };
+  // Go checks only what comes before the fragment; a fragment may hold control characters.
+  for (let i = 0; i < beforeFragment.length; i++) {
+    const c = beforeFragment.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) throw new GoUrlError(`parse "${raw}": net/url: invalid control character in URL`);
+  }
+  const rawFragment = hash === -1 ? '' : raw.slice(hash + 1);
+  const fragment = unescape(rawFragment, raw);
+  const parts = { opaque: '', userinfo: undefined, forceQuery: false, rawFragment, omitHost: false };
+  if (beforeFragment === '*') return { ...parts, scheme: '', host: '', path: '*', rawPath: '*', rawQuery: '', fragment };
 
   let scheme = '';
   let rest = beforeFragment;
@@ -39,7 +74,7 @@ export function parseGoUrl(raw: string): GoUrl {
       continue;
     }
     if (c === ':') {
-      if (i === 0) throw new GoValueError(`parse "${raw}": missing protocol scheme`);
+      if (i === 0) throw new GoUrlError(`parse "${raw}": missing protocol scheme`);
       scheme = beforeFragment.slice(0, i).toLowerCase();
       rest = beforeFragment.slice(i + 1);
     }
@@ -47,8 +82,11 @@ export function parseGoUrl(raw: string): GoUrl {
   }
 
   let rawQuery = '';
-  if (rest.endsWith('?') && rest.indexOf('?') === rest.length - 1) rest = rest.slice(0, -1);
-  else {
+  let forceQuery = false;
+  if (rest.endsWith('?') && rest.indexOf('?') === rest.length - 1) {
+    rest = rest.slice(0, -1);
+    forceQuery = true;
+  } else {
     const q = rest.indexOf('?');
     if (q !== -1) {
       rawQuery = rest.slice(q + 1);
@@ -57,41 +95,56 @@ export function parseGoUrl(raw: string): GoUrl {
   }
 
   if (!rest.startsWith('/')) {
-    if (scheme !== '') return { scheme, host: '', path: '', rawQuery, fragment }; // opaque
+    if (scheme !== '') {
+      return { ...parts, scheme, host: '', path: '', rawPath: '', rawQuery, forceQuery, fragment, opaque: rest };
+    }
     const segment = rest.split('/', 1)[0]!;
-    if (segment.includes(':')) throw new GoValueError(`parse "${raw}": first path segment in URL cannot contain colon`);
+    if (segment.includes(':')) throw new GoUrlError(`parse "${raw}": first path segment in URL cannot contain colon`);
   }
 
   let host = '';
+  let userinfo: string | undefined;
+  let omitHost = false;
   if ((scheme !== '' || !rest.startsWith('///')) && rest.startsWith('//')) {
     const slash = rest.indexOf('/', 2);
     const authority = slash === -1 ? rest.slice(2) : rest.slice(2, slash);
     rest = slash === -1 ? '' : rest.slice(slash);
     const at = authority.lastIndexOf('@');
+    if (at !== -1) userinfo = authority.slice(0, at);
     host = checkHost(at === -1 ? authority : authority.slice(at + 1), raw);
+  } else if (scheme !== '' && rest.startsWith('/')) {
+    omitHost = true;
   }
-  return { scheme, host, path: unescape(rest, raw), rawQuery, fragment };
+  const path = unescape(rest, raw);
+  return { ...parts, scheme, userinfo, host, path, rawPath: rest, rawQuery, forceQuery, fragment, omitHost };
 }
 
 function checkHost(host: string, raw: string): string {
   if (host.startsWith('[')) {
     const end = host.indexOf(']');
-    if (end === -1) throw new GoValueError(`parse "${raw}": missing ']' in host`);
+    if (end === -1) throw new GoUrlError(`parse "${raw}": missing ']' in host`);
     const colonPort = host.slice(end + 1);
-    if (!validOptionalPort(colonPort)) throw new GoValueError(`parse "${raw}": invalid port "${colonPort}" after host`);
+    if (!validOptionalPort(colonPort)) throw new GoUrlError(`parse "${raw}": invalid port "${colonPort}" after host`);
     return host;
   }
   const colon = host.lastIndexOf(':');
   if (colon !== -1 && !validOptionalPort(host.slice(colon))) {
-    throw new GoValueError(`parse "${raw}": invalid port "${host.slice(colon)}" after host`);
+    throw new GoUrlError(`parse "${raw}": invalid port "${host.slice(colon)}" after host`);
   }
-  if (/[%\s<>"{}|\\^`]/.test(host)) throw new GoValueError(`parse "${raw}": invalid character in host name`);
+  if (/[%\s<>"{}|\\^`]/.test(host)) throw new GoUrlError(`parse "${raw}": invalid character in host name`);
   return host;
 }
 
 function validOptionalPort(port: string): boolean {
   if (port === '') return true;
   return port[0] === ':' && /^[0-9]*$/.test(port.slice(1));
+}
+
+/** URL.Hostname(): the host without port and IPv6 brackets. */
+export function goUrlHostname(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']'));
+  const colon = host.lastIndexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
 }
 
 /** URL.Port(): the port of a host[:port], empty when none. */
@@ -111,7 +164,7 @@ function unescape(s: string, raw: string): string {
     const c = s.charCodeAt(i);
     if (c === 0x25) {
       const hex = s.slice(i + 1, i + 3);
-      if (!HEX.test(hex)) throw new GoValueError(`parse "${raw}": invalid URL escape "%${hex}"`);
+      if (!HEX.test(hex)) throw new GoUrlError(`parse "${raw}": invalid URL escape "%${hex}"`);
       bytes.push(Number.parseInt(hex, 16));
       i += 2;
     } else if (c < 0x80) {
