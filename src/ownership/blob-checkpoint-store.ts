@@ -1,6 +1,6 @@
 import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { BlobCheckpointStore as SdkBlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
-import { CheckpointFencedError, keepsStored, type Checkpoint, type CheckpointWriteOptions, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
+import { CheckpointFencedError, keepsStored, UnusableCheckpointError, type Checkpoint, type CheckpointWriteOptions, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
 import { blobPrefix, checkpointBlobName, ownershipBlobName, parseBlobName } from './internal/blob-names.ts';
 import { isConflict, isLeaseGone, isNotFound, toStorageError } from './internal/storage-errors.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
@@ -54,7 +54,7 @@ export class BlobCheckpointStore implements CheckpointStore {
     // A blob with unusable metadata is an error, not "no checkpoint": starting from the default position
     // instead would silently skip or replay events. The SDK's listCheckpoints refuses such blobs too.
     if (stored.sequenceNumber === undefined || stored.offset === undefined) {
-      throw new Error(`checkpoint blob '${name}' lacks a numeric 'sequencenumber' or an 'offset'; fix or reset it`);
+      throw new UnusableCheckpointError(partitionId, `checkpoint blob '${name}' lacks a numeric 'sequencenumber' or an 'offset'`);
     }
     return { partitionId, sequenceNumber: stored.sequenceNumber, offset: stored.offset, updatedOn: stored.lastModified };
   }

@@ -30,6 +30,20 @@ export class CheckpointFencedError extends Error {
   override readonly name = 'CheckpointFencedError';
 }
 
+/**
+ * A checkpoint blob exists but its metadata cannot be used (no numeric `sequencenumber`, no `offset`):
+ * not "no checkpoint", since starting from the default position would silently skip or replay events.
+ */
+export class UnusableCheckpointError extends Error {
+  override readonly name = 'UnusableCheckpointError';
+  constructor(
+    readonly partitionId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface CheckpointStore {
   read(scope: CheckpointScope, partitionId: string): Promise<Checkpoint | undefined>;
   list(scope: CheckpointScope): Promise<Checkpoint[]>;

@@ -7,11 +7,11 @@ import { raceAbort } from '../component/abort.ts';
 import type { Decoder } from '../decode/decoder.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
-import type { Checkpoint, CheckpointScope, CheckpointStore } from '../ownership/checkpoint.ts';
+import { UnusableCheckpointError, type Checkpoint, type CheckpointScope, type CheckpointStore } from '../ownership/checkpoint.ts';
 import type { PartitionClaim, PartitionHandle, PartitionLifecycle, StopReason } from '../ownership/coordinator.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { chooseStartPosition } from './start-position.ts';
-import { invalidCheckpoint } from './internal/invalid-checkpoint.ts';
+import { InvalidCheckpointError, invalidCheckpoint } from './internal/invalid-checkpoint.ts';
 import { PartitionPump } from './partition-pump.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
@@ -74,7 +74,7 @@ export class PartitionStarter implements PartitionLifecycle {
     const { hub, store, scope, config: c } = this.#d;
     // Every wait of a start has the caller's deadline: a slow hub or store must not hold a balancing round.
     const [stored, props] = await raceAbort(
-      Promise.all([store.read(scope, partitionId), hub.getPartitionProperties(partitionId, signal)]),
+      Promise.all([readUsable(store, scope, partitionId), hub.getPartitionProperties(partitionId, signal)]),
       signal,
     );
     const checkpoint = await this.#checkpointToUse(claim, stored, props, signal);
@@ -194,9 +194,12 @@ export class PartitionStarter implements PartitionLifecycle {
    * `fail` throws (the partition stays unread, health says `invalidCheckpoint`); `earliest` / `latest`
    * rewrite it under the lease, as `checkpoints reset` would, and say so. Never a silent jump.
    */
-  async #checkpointToUse(claim: PartitionClaim, stored: Checkpoint | undefined, props: PartitionProperties, signal: AbortSignal): Promise<Checkpoint | undefined> {
-    const invalid = invalidCheckpoint(claim.partitionId, stored, props);
-    if (!invalid) return stored;
+  async #checkpointToUse(claim: PartitionClaim, stored: Checkpoint | UnusableCheckpointError | undefined, props: PartitionProperties, signal: AbortSignal): Promise<Checkpoint | undefined> {
+    const invalid =
+      stored instanceof UnusableCheckpointError
+        ? new InvalidCheckpointError(claim.partitionId, undefined, props.lastEnqueuedSequenceNumber, stored.message)
+        : invalidCheckpoint(claim.partitionId, stored, props);
+    if (!invalid) return stored as Checkpoint | undefined;
     const { store, scope, config: c, counters, logger } = this.#d;
     counters.invalidCheckpoints++;
     const policy = c.on_invalid_checkpoint;
@@ -205,7 +208,7 @@ export class PartitionStarter implements PartitionLifecycle {
       policy === 'latest' && !props.isEmpty
         ? { partitionId: claim.partitionId, sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset }
         : { partitionId: claim.partitionId, sequenceNumber: -1, offset: '-1' };
-    logger.error('checkpoint beyond the end of the partition: reset by on_invalid_checkpoint', {
+    logger.error('checkpoint that cannot be right: reset by on_invalid_checkpoint', {
       partitionId: claim.partitionId,
       error: invalid.message,
       policy,
@@ -289,5 +292,15 @@ function describe(p: StartPosition): string {
       return `offset ${p.inclusive ? '>=' : '>'} ${p.offset}`;
     case 'enqueuedTime':
       return `enqueued after ${p.enqueuedTime.toISOString()}`;
+  }
+}
+
+/** The stored checkpoint; an unusable blob comes back as its error, for `on_invalid_checkpoint` to decide. */
+async function readUsable(store: CheckpointStore, scope: CheckpointScope, partitionId: string): Promise<Checkpoint | UnusableCheckpointError | undefined> {
+  try {
+    return await store.read(scope, partitionId);
+  } catch (error) {
+    if (error instanceof UnusableCheckpointError) return error;
+    throw error;
   }
 }

@@ -18,15 +18,22 @@ export class InvalidCheckpointError extends Error {
   readonly code = 'InvalidCheckpoint';
   readonly configKey = 'on_invalid_checkpoint';
   readonly hint: string;
+  /**
+   * @param checkpointSequenceNumber the stored sequence number; undefined when the blob has none usable.
+   * @param lastSequenceNumber the partition's last sequence number (-1: never held an event).
+   */
   constructor(
     readonly partitionId: string,
-    readonly checkpointSequenceNumber: number,
+    readonly checkpointSequenceNumber: number | undefined,
     readonly lastSequenceNumber: number,
+    detail?: string,
   ) {
     super(
-      `partition ${partitionId}: the checkpoint (sequence number ${checkpointSequenceNumber}) is beyond the last event ` +
-        `in the partition (${lastSequenceNumber < 0 ? 'the partition has never held an event' : `sequence number ${lastSequenceNumber}`}); ` +
-        'was the hub recreated, or is the checkpoint container shared with another hub?',
+      checkpointSequenceNumber === undefined
+        ? `partition ${partitionId}: the checkpoint cannot be used (${detail ?? 'no sequence number'})`
+        : `partition ${partitionId}: the checkpoint (sequence number ${checkpointSequenceNumber}) is beyond the last event ` +
+            `in the partition (${lastSequenceNumber < 0 ? 'the partition has never held an event' : `sequence number ${lastSequenceNumber}`}); ` +
+            'was the hub recreated, or is the checkpoint container shared with another hub?',
     );
     this.hint =
       `reset it (otelcol-azure-eventhub checkpoints reset --config <file> --partition ${partitionId} --to earliest|latest), ` +

@@ -25,7 +25,7 @@ async function eventually(probe: () => Promise<boolean>, timeoutMs: number, what
   }
 }
 
-async function setup(t: TestContext, azurite: Azurite) {
+async function setup(t: TestContext, azurite: Azurite, metadata: Record<string, string> = { sequencenumber: String(BOGUS), offset: '123456' }) {
   const eh = await startTestEmulator(t, { partitions: 1 });
   eh.emulator.append(eh.hubName, '0', Array.from({ length: 5 }, (_, i) => ({ body: `e${i}` })));
   const containerName = randomName('invalid');
@@ -34,9 +34,7 @@ async function setup(t: TestContext, azurite: Azurite) {
   const namespace = new URL(eh.connectionString.split(';')[0]!.replace('Endpoint=', '').replace('sb://', 'http://')).hostname;
   const scope = { fullyQualifiedNamespace: namespace, eventHubName: eh.hubName, consumerGroup: '$Default' };
   // What a recreated hub leaves behind: the old hub's checkpoint, far beyond the new hub's 5 events.
-  await container.getBlockBlobClient(`${namespace}/${eh.hubName}/$default/checkpoint/0`.toLowerCase()).upload('', 0, {
-    metadata: { sequencenumber: String(BOGUS), offset: '123456' },
-  });
+  await container.getBlockBlobClient(`${namespace}/${eh.hubName}/$default/checkpoint/0`.toLowerCase()).upload('', 0, { metadata });
   const config = (policy?: 'fail' | 'earliest' | 'latest') => ({
     connection: eh.connectionString,
     format: 'raw' as const,
@@ -92,6 +90,30 @@ describe('on_invalid_checkpoint', () => {
       await eventually(async () => (await store.read(scope, '0'))?.sequenceNumber === 4, 10_000, 'checkpoint at the last exported event');
     });
   }
+
+  test('a checkpoint blob without a usable sequence number (an offset the receiver cannot position by) follows the same policy', { timeout: 60_000 }, async (t) => {
+    // fail: unread, reported, counted.
+    const failing = await setup(t, azurite, { offset: 'g1:0000000000abcdef:r' });
+    const consumer = new InMemoryLogsConsumer();
+    const receiver = startReceiver(t, failing.config(), consumer);
+    const health = new HealthState();
+    health.register('r');
+    receiver.onStatus((s) => health.update('r', s));
+    await receiver.start();
+    await until(() => health.report().receivers.r?.reason === 'invalidCheckpoint', 30_000, 'health to say invalidCheckpoint');
+    assert.match(health.report().receivers.r!.error ?? '', /checkpoint cannot be used .*lacks a numeric 'sequencenumber'/);
+    assert.equal(consumer.records().length, 0);
+    await receiver.shutdown();
+
+    // earliest: rewritten, every event read.
+    const resetting = await setup(t, azurite, { offset: 'g1:0000000000abcdef:r' });
+    const second = new InMemoryLogsConsumer();
+    const other = startReceiver(t, resetting.config('earliest'), second);
+    await other.start();
+    await second.waitFor(5, 30_000);
+    assert.deepEqual(byPartition(second.records()).get('0'), [0, 1, 2, 3, 4]);
+    await eventually(async () => (await resetting.store.read(resetting.scope, '0'))?.sequenceNumber === 4, 10_000, 'checkpoint at the last exported event');
+  });
 
   test('latest: the checkpoint moves to the last event; only new events are read', { timeout: 60_000 }, async (t) => {
     const { eh, scope, store, config } = await setup(t, azurite);
