@@ -115,6 +115,16 @@ describe('on_invalid_checkpoint', () => {
     await eventually(async () => (await resetting.store.read(resetting.scope, '0'))?.sequenceNumber === 4, 10_000, 'checkpoint at the last exported event');
   });
 
+  test('an offset the hub does not know, beside a valid sequence number, is carried and never sent: reading resumes after the sequence number', { timeout: 60_000 }, async (t) => {
+    const { config } = await setup(t, azurite, { sequencenumber: '2', offset: 'no-such-offset' });
+    const consumer = new InMemoryLogsConsumer();
+    const receiver = startReceiver(t, config(), consumer);
+    await receiver.start();
+    await consumer.waitFor(2, 30_000);
+    assert.deepEqual(byPartition(consumer.records()).get('0'), [3, 4]);
+    assert.equal(receiver.stats().counters.invalidCheckpoints, 0);
+  });
+
   test('latest: the checkpoint moves to the last event; only new events are read', { timeout: 60_000 }, async (t) => {
     const { eh, scope, store, config } = await setup(t, azurite);
     const consumer = new InMemoryLogsConsumer();
