@@ -22,12 +22,13 @@ describe('LeaseOwnershipCoordinator on Azurite: sharing 12 partitions', () => {
     const yields = handOffs.filter((e) => e.kind === 'stop');
     assert.equal(yields.length, 3, 'exactly three partitions moved');
     assert.ok(yields.every((e) => e.reason === 'yield'), 'every hand-off was a cooperative yield');
+    // Every yielded partition is read again afterwards. No double read at any moment is the timeline's own
+    // check (violations). Usually the joiner takes it; on a loaded machine another member's round may come
+    // first (and that member may yield it on), which is fine.
     for (const stop of yields) {
-      const start = handOffs.find((e) => e.kind === 'start' && e.partitionId === stop.partitionId);
-      // No double read: whoever starts a yielded partition does so only after the yield stopped it. Usually
-      // the joiner takes it; on a loaded machine another member's round may come first, which is fine.
-      assert.ok(start && start.at >= stop.at, `${stop.partitionId}: stop(yield) by ${stop.who} before the next owner started it`);
-      if (start.who !== 'd') t.diagnostic(`${stop.partitionId}: yielded by ${stop.who}, taken by ${start.who}`);
+      const next = handOffs.find((e) => e.kind === 'start' && e.partitionId === stop.partitionId && e.at >= stop.at);
+      assert.ok(next, `${stop.partitionId}: yielded by ${stop.who} and never read again`);
+      if (next.who !== 'd') t.diagnostic(`${stop.partitionId}: yielded by ${stop.who}, taken by ${next.who}`);
     }
     assert.deepEqual(fleet.timeline.violations, []);
   });
