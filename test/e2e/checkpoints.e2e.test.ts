@@ -5,21 +5,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
-import { startCli, waitUntil } from './cli-process.ts';
+import { fileRecords, startCli, waitUntil } from './cli-process.ts';
 
 async function recordCount(path: string): Promise<number> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  let n = 0;
-  for (const line of text.split('\n').filter(Boolean)) {
-    const req = JSON.parse(line) as { resourceLogs: { scopeLogs: { logRecords: unknown[] }[] }[] };
-    for (const rl of req.resourceLogs) for (const sl of rl.scopeLogs) n += sl.logRecords.length;
-  }
-  return n;
+  return (await fileRecords(path)).length;
 }
 
 test('checkpoints: list, reset refused while owned, reset after stop, replay', { timeout: 120_000 }, async (t) => {

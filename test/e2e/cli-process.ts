@@ -4,6 +4,7 @@
  * always kills the child in `t.after` if the test left it running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 
@@ -105,6 +106,23 @@ export function startCli(t: TestContext, args: readonly string[], env: Record<st
       });
     },
   };
+}
+
+/** One OTLP/JSON log record as the `file` exporter writes it (only the fields the tests read). */
+export interface FileLogRecord {
+  readonly body?: { readonly stringValue?: string; readonly [kind: string]: unknown };
+  readonly [field: string]: unknown;
+}
+
+/** Every log record in a `file` exporter's JSON lines, in file order; none when the file does not exist yet. */
+export async function fileRecords(path: string): Promise<FileLogRecord[]> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  const records: FileLogRecord[] = [];
+  for (const line of text.split('\n').filter(Boolean)) {
+    const req = JSON.parse(line) as { resourceLogs: { scopeLogs: { logRecords: FileLogRecord[] }[] }[] };
+    for (const rl of req.resourceLogs) for (const sl of rl.scopeLogs) records.push(...sl.logRecords);
+  }
+  return records;
 }
 
 /** `host:port` from a "... listening" log line's `endpoint` field. */

@@ -6,12 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../../src/emulator/index.ts';
 import { randomName } from '../helpers/azurite.ts';
-import { endpointOf, httpGet, startCli, waitUntil, type CliProcess } from './cli-process.ts';
+import { endpointOf, fileRecords, httpGet, startCli, waitUntil, type CliProcess } from './cli-process.ts';
 
 const KEY_NAME = 'RootManageSharedAccessKey';
 const KEY = Buffer.from('the-right-key-for-this-test').toString('base64');
@@ -27,11 +27,7 @@ const BAD = {
 } as const;
 
 async function records(path: string): Promise<number> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).reduce((n, line) => {
-    const req = JSON.parse(line) as { resourceLogs: { scopeLogs: { logRecords: unknown[] }[] }[] };
-    return n + req.resourceLogs.reduce((m, rl) => m + rl.scopeLogs.reduce((k, sl) => k + sl.logRecords.length, 0), 0);
-  }, 0);
+  return (await fileRecords(path)).length;
 }
 
 test('misconfigured receivers are reported, rate-limited and isolated, on both backends', { timeout: 150_000 }, async (t) => {

@@ -4,19 +4,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../../src/emulator/index.ts';
 import { randomName } from '../helpers/azurite.ts';
-import { endpointOf, httpGet, startCli, waitUntil } from './cli-process.ts';
+import { endpointOf, fileRecords, httpGet, startCli, waitUntil } from './cli-process.ts';
 
 async function bodies(path: string): Promise<string[]> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).flatMap((line) => {
-    const req = JSON.parse(line) as { resourceLogs: { scopeLogs: { logRecords: { body?: { stringValue?: string } }[] }[] }[] };
-    return req.resourceLogs.flatMap((rl) => rl.scopeLogs.flatMap((sl) => sl.logRecords.map((r) => r.body?.stringValue ?? '')));
-  });
+  return (await fileRecords(path)).map((r) => r.body?.stringValue ?? '');
 }
 
 test('azure_event_hub/audit and azure_event_hub/metrics read different hubs in one process', { timeout: 90_000 }, async (t) => {

@@ -8,29 +8,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
-import { startCli, waitUntil } from './cli-process.ts';
+import { fileRecords, startCli, waitUntil } from './cli-process.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
 /** The image's numeric user (Dockerfile `USER 10001:10001`); used when the tests run as root, as in CI. */
 const IMAGE_UID = 10001;
-
-async function exportedBodies(path: string): Promise<unknown[]> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  const bodies: unknown[] = [];
-  for (const line of text.split('\n').filter(Boolean)) {
-    const req = JSON.parse(line) as { resourceLogs: { scopeLogs: { logRecords: { body: unknown }[] }[] }[] };
-    for (const rl of req.resourceLogs) for (const sl of rl.scopeLogs) for (const r of sl.logRecords) bodies.push(r.body);
-  }
-  return bodies;
-}
 
 test('packed tarball, production dependencies only, run as a non-root user: exports and stops cleanly', { timeout: 240_000 }, async (t) => {
   assert.ok(existsSync(join(ROOT, 'dist', 'index.js')), 'dist/ is built (npm test builds before the tests)');
@@ -103,7 +93,7 @@ service:
     { bin: join(installed, 'bin', 'otelcol-azure-eventhub.js'), cwd: outDir, ...(asRoot ? { uid: IMAGE_UID, gid: IMAGE_UID } : {}) },
   );
   const bodies = await waitUntil(async () => {
-    const b = await exportedBodies(out);
+    const b = (await fileRecords(out)).map((r) => r.body);
     return b.length >= 6 ? b : undefined;
   }, 60_000, 'six exported records from the installed package');
   assert.equal(bodies.length, 6);

@@ -5,13 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
-import { endpointOf, httpGet, startCli, waitUntil } from './cli-process.ts';
+import { endpointOf, fileRecords, httpGet, startCli, waitUntil } from './cli-process.ts';
 
 const PARTITIONS = 2;
 
@@ -22,16 +22,6 @@ function parseExposition(text: string): Map<string, number> {
     if (m && !line.startsWith('#')) out.set(m[1]!, Number(m[2]));
   }
   return out;
-}
-
-async function fileRecords(path: string): Promise<{ body: unknown }[]> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  const records: { body: unknown }[] = [];
-  for (const line of text.split('\n').filter(Boolean)) {
-    const req = JSON.parse(line) as { resourceLogs: { scopeLogs: { logRecords: { body: unknown }[] }[] }[] };
-    for (const rl of req.resourceLogs) for (const sl of rl.scopeLogs) records.push(...sl.logRecords);
-  }
-  return records;
 }
 
 test('run: exports to a file, serves metrics and health, stops gracefully on SIGTERM, and a successor takes over', { timeout: 120_000 }, async (t) => {

@@ -46,8 +46,3 @@ export function invalidCheckpoint(partitionId: string, checkpoint: Checkpoint | 
   if (!checkpoint || checkpoint.sequenceNumber <= props.lastEnqueuedSequenceNumber) return undefined;
   return new InvalidCheckpointError(partitionId, checkpoint.sequenceNumber, props.lastEnqueuedSequenceNumber);
 }
-
-/** True for the error above, by shape (it may cross module copies). */
-export function isInvalidCheckpointError(error: unknown): boolean {
-  return (error as { code?: unknown } | undefined)?.code === 'InvalidCheckpoint';
-}
