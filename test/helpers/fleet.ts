@@ -77,12 +77,13 @@ export class Instance {
   }
 }
 
-export async function waitUntil(cond: () => boolean, timeoutMs: number, what: string, instances: readonly Instance[] = []): Promise<number> {
+/** Waits for `cond`; on timeout, throws naming `what` (a function is called then, to describe the state at the end). */
+export async function waitUntil(cond: () => boolean, timeoutMs: number, what: string | (() => string), instances: readonly Instance[] = []): Promise<number> {
   const started = Date.now();
   while (!cond()) {
     if (Date.now() - started > timeoutMs) {
       const detail = instances.map((i) => `${i.name}: owns [${[...i.owned].join(',')}] stderr: ${i.stderr.slice(-800)}`).join('\n');
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${detail}`);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}\n${detail}`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }

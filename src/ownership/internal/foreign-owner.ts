@@ -6,6 +6,12 @@
  * every balancing round. See `BlobCheckpointStore.claimOwnership` in `@azure/eventhubs-checkpointstore-blob`.
  */
 
+/**
+ * Last-Modified and Date are HTTP dates, in whole seconds: an age computed from them can read up to one
+ * second too old. A claim counts as live for this much longer, so that it is never judged abandoned early.
+ */
+export const HTTP_DATE_RESOLUTION_MS = 1_000;
+
 /** What one ownership blob tells about its owner. */
 export interface OwnershipBlobView {
   /** The `ownerid` metadata value; `''` or undefined when released (Azurite drops empty values). */
@@ -21,7 +27,8 @@ export interface OwnershipBlobView {
  * blob is not leased, names an owner that is not one of ours (`known`: every id with a `members/` blob, so
  * every instance of this fleet that ever ran here), and was written less than `expiryMs` before `nowMs`.
  * `nowMs` should be the storage service's clock (the Date of the response), as Last-Modified is: then no
- * clock skew between hosts matters. `expiryMs` 0 turns the check off.
+ * clock skew between hosts matters. Both are whole seconds, so the claim counts as live for
+ * `HTTP_DATE_RESOLUTION_MS` more than `expiryMs`: never taken early. `expiryMs` 0 turns the check off.
  */
 export function foreignOwner(
   view: OwnershipBlobView,
@@ -31,5 +38,5 @@ export function foreignOwner(
 ): string | undefined {
   const owner = view.ownerId;
   if (expiryMs <= 0 || view.leased || !owner || known.has(owner) || view.lastModifiedMs === undefined) return undefined;
-  return nowMs - view.lastModifiedMs < expiryMs ? owner : undefined;
+  return nowMs - view.lastModifiedMs < expiryMs + HTTP_DATE_RESOLUTION_MS ? owner : undefined;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { foreignOwner } from '../../../src/ownership/internal/foreign-owner.ts';
+import { foreignOwner, HTTP_DATE_RESOLUTION_MS } from '../../../src/ownership/internal/foreign-owner.ts';
 
 const NOW = 1_800_000_000_000;
 const EXPIRY = 60_000;
@@ -13,8 +13,11 @@ test('an SDK processor that wrote its claim within the expiry is a live foreign 
   assert.equal(foreignOwner(view('sdk-uuid', EXPIRY - 1), known, NOW, EXPIRY), 'sdk-uuid');
 });
 
-test('a foreign claim older than the expiry is abandoned (the SDK processor stopped renewing it)', () => {
-  assert.equal(foreignOwner(view('sdk-uuid', EXPIRY), known, NOW, EXPIRY), undefined);
+test('a foreign claim older than the expiry and the HTTP dates\' one-second resolution is abandoned', () => {
+  // Last-Modified and Date are whole seconds: an age of EXPIRY read from them may be EXPIRY - 999 ms.
+  assert.equal(foreignOwner(view('sdk-uuid', EXPIRY), known, NOW, EXPIRY), 'sdk-uuid');
+  assert.equal(foreignOwner(view('sdk-uuid', EXPIRY + HTTP_DATE_RESOLUTION_MS - 1), known, NOW, EXPIRY), 'sdk-uuid');
+  assert.equal(foreignOwner(view('sdk-uuid', EXPIRY + HTTP_DATE_RESOLUTION_MS), known, NOW, EXPIRY), undefined);
   assert.equal(foreignOwner(view('sdk-uuid', 10 * EXPIRY), known, NOW, EXPIRY), undefined);
 });
 
