@@ -1,5 +1,6 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReceivedEvent } from '../backends/consumer.ts';
+import type { MetricPoint, Signal, SpanRecord } from '../pipeline/signals.ts';
 
 /** The event formats the receiver understands. */
 export type Format = 'azure' | 'raw' | 'json' | 'azure_encoding';
@@ -18,6 +19,19 @@ export interface DecoderOptions {
   readonly applySemanticConventions?: boolean;
   /** Extra timestamp layouts tried before the built-in ones (Go reference-time layouts or strftime-like). */
   readonly timeFormats?: readonly string[];
+  /**
+   * The signals the receiver feeds (its pipelines' types). Default logs only. With `metrics`, records of
+   * Azure metrics (`metricName`) become metric points; with `traces`, Application Insights requests and
+   * dependencies become spans; everything else, and those too when their signal is not fed, stays a log
+   * record. Only the `azure` format produces metrics and traces.
+   */
+  readonly signals?: ReadonlySet<Signal>;
+  /** `azure` metrics: `average` gives one gauge per record (the average); default one per aggregation. */
+  readonly metricAggregation?: '' | 'average';
+  /** `azure` metrics: timestamp layouts (`time_formats.metrics`). */
+  readonly metricTimeFormats?: readonly string[];
+  /** `azure` traces: timestamp layouts (`time_formats.traces`). */
+  readonly traceTimeFormats?: readonly string[];
   /** `azure_encoding` format: decode only these categories (the extension's `include_categories`). Default all. */
   readonly includeCategories?: readonly string[];
   /** `azure_encoding` format: drop these categories (`exclude_categories`); wins over includeCategories. Default none. */
@@ -53,8 +67,12 @@ export interface DecodeStats {
 
 export interface DecodeResult {
   readonly records: ReadableLogRecord[];
+  /** Metric points, when the decoder feeds metrics. */
+  readonly metrics?: MetricPoint[];
+  /** Spans, when the decoder feeds traces. */
+  readonly spans?: SpanRecord[];
   readonly stats: DecodeStats;
 }
 
-/** A decoder is a pure function of events to log records. It never throws. */
+/** A decoder is a pure function of events to log records (and metric points and spans). It never throws. */
 export type Decoder = (events: readonly ReceivedEvent[], context: DecodeContext) => DecodeResult;
