@@ -11,10 +11,24 @@ import {
 import { rawErrorRecord, type BatchState } from './internal/records.ts';
 import type { Sanitizer } from './internal/sanitize.ts';
 
+/**
+ * Takes a record of another signal: appends what it decodes to `state.metrics` or `state.spans` and
+ * returns true, or returns false to leave the record a log record. May throw like a log mapping: the
+ * whole event is then exported raw. `base` holds the event's messaging attributes.
+ */
+export type RecordRoute = (
+  record: Record<string, unknown>,
+  base: Readonly<Record<string, unknown>>,
+  enqueuedMs: number,
+  state: BatchState,
+) => boolean;
+
 /** Everything the `azure` format needs, built once by createDecoder. */
 export interface AzureFormatConfig extends AzureMapping {
   readonly sanitizers: readonly Sanitizer[];
   readonly maxSanitizeChars: number;
+  /** Routes tried, in order, before a record becomes a log record (metrics, traces). Default none. */
+  readonly routes?: readonly RecordRoute[];
 }
 
 /**
@@ -52,6 +66,9 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
 
   const base = eventAttributes(event, state.context, enqueuedMs);
   const start = state.records.length;
+  const metricsStart = state.metrics.length;
+  const spansStart = state.spans.length;
+  const routes = config.routes ?? [];
   let fallbacks = 0;
   try {
     for (let i = 0; i < items.length; i++) {
@@ -65,6 +82,7 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
         state.records.push({ ...odd, body: item as LogBody });
         continue;
       }
+      if (routes.length > 0 && routes.some((route) => route(item as Record<string, unknown>, base, enqueuedMs, state))) continue;
       const map = config.semanticConventions ? mapSemconvRecord : mapAzureRecord;
       const record = map(item as Record<string, unknown>, base, enqueuedMs, state.observed, config);
       if (record.attributes[ATTR_TIMESTAMP_FALLBACK] !== undefined) fallbacks++;
@@ -73,6 +91,8 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
   } catch (error) {
     // One bad record makes the whole event raw: its text holds every record, nothing is half-exported.
     state.records.length = start;
+    state.metrics.length = metricsStart;
+    state.spans.length = spansStart;
     state.stats.failedEvents++;
     const deep = error instanceof NestingTooDeepError;
     state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, deep ? ERROR_NESTING_TOO_DEEP : ERROR_DECODER, (error as Error)?.message));

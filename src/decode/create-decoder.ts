@@ -15,6 +15,8 @@ import { hrTimeFromMs } from './internal/timestamp.ts';
 import { decodeAzureEncodingEvent } from './internal/azure-encoding/decode-event.ts';
 import { EncodingResourceCache } from './internal/azure-encoding/resources.ts';
 import { decodeJsonEvent } from './json-decoder.ts';
+import { createMetricRoute } from './internal/azure-metrics/metric-route.ts';
+import { createTraceRoute } from './internal/azure-traces/trace-route.ts';
 import { decodeRawEvent } from './raw-decoder.ts';
 
 /** Default for DecoderOptions.maxSanitizeChars: 4 MiB of text. */
@@ -43,7 +45,14 @@ export function createDecoder(options: DecoderOptions): Decoder {
   switch (options.format) {
     case 'azure': {
       const timeParsers = compileTimeFormats(options.timeFormats);
-      const config: AzureFormatConfig = { names, semanticConventions, timeParsers, maxNestingDepth, resources, sanitizers, maxSanitizeChars, keys: createKeyCache() };
+      const signals = options.signals ?? new Set(['logs']);
+      const routes = [
+        ...(signals.has('metrics') ? [createMetricRoute(options)] : []),
+        ...(signals.has('traces') ? [createTraceRoute(options)] : []),
+      ];
+      const config: AzureFormatConfig = {
+        names, semanticConventions, timeParsers, maxNestingDepth, resources, sanitizers, maxSanitizeChars, keys: createKeyCache(), routes,
+      };
       decodeEvent = (event, state) => decodeAzureEvent(event, state, config);
       break;
     }
@@ -77,19 +86,28 @@ export function createDecoder(options: DecoderOptions): Decoder {
     } catch {
       // a broken clock option must not stop the partition
     }
-    const state: BatchState = { context, observed: hrTimeFromMs(observedMs), observedMs, stats, records: [] };
+    const state: BatchState = { context, observed: hrTimeFromMs(observedMs), observedMs, stats, records: [], metrics: [], spans: [] };
     for (const event of events ?? []) {
       const mark = state.records.length;
+      const metricsMark = state.metrics.length;
+      const spansMark = state.spans.length;
       try {
         decodeEvent(event, state);
       } catch (error) {
         // A bug, not bad input: still export the event, raw, and say so.
         state.records.length = mark;
+        state.metrics.length = metricsMark;
+        state.spans.length = spansMark;
         stats.failedEvents++;
         state.records.push(lastResortRecord(state, event, resources, error));
       }
     }
-    return { records: state.records, stats };
+    return {
+      records: state.records,
+      ...(state.metrics.length > 0 ? { metrics: state.metrics } : {}),
+      ...(state.spans.length > 0 ? { spans: state.spans } : {}),
+      stats,
+    };
   };
 }
 

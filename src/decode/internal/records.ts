@@ -7,6 +7,7 @@ import type { DecodeContext } from '../decoder.ts';
 import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE, eventAttributes } from './event-attributes.ts';
 import { INSTRUMENTATION_SCOPE } from './scope.ts';
 import { hrTimeFromMs } from './timestamp.ts';
+import type { MetricPoint, SpanRecord } from '../../pipeline/signals.ts';
 
 /** Mutable counters behind DecodeStats. */
 export interface MutableStats {
@@ -22,6 +23,10 @@ export interface BatchState {
   readonly observedMs: number;
   readonly stats: MutableStats;
   readonly records: ReadableLogRecord[];
+  /** Metric points decoded so far (only when the decoder feeds metrics). */
+  readonly metrics: MetricPoint[];
+  /** Spans decoded so far (only when the decoder feeds traces). */
+  readonly spans: SpanRecord[];
 }
 
 /** One record with every field present, so all records share one object shape. */
