@@ -20,6 +20,8 @@ const CONFIG = join(import.meta.dirname, '../fixtures/config/go_all_signals.yaml
 const PARTITIONS = 2;
 /** Pace of the producer: one event per tick. */
 const PRODUCE_EVERY_MS = 20;
+/** Events sent at least before the kill (with some of every signal exported by then). */
+const EVENTS_BEFORE_KILL = 60;
 /** Events still sent after the kill, while no collector runs. */
 const EVENTS_AFTER_KILL = 60;
 
@@ -58,8 +60,9 @@ test('kill -9 in the middle of a mixed-signal stream, restart: nothing lost in l
   });
   await waitUntil(async () => {
     const f = await readRun('run1', true);
-    return f.logs.requests.length > 0 && f.metrics.requests.length > 0 && f.traces.requests.length > 0 ? true : undefined;
-  }, 60_000, 'the first instance to export some of every signal');
+    const some = f.logs.requests.length > 0 && f.metrics.requests.length > 0 && f.traces.requests.length > 0;
+    return some && stream.events.length >= EVENTS_BEFORE_KILL ? true : undefined;
+  }, 60_000, `the first instance to export some of every signal, ${EVENTS_BEFORE_KILL} events sent`);
   first.child.kill('SIGKILL');
   assert.equal(await first.exited(10_000), 137);
   const killedAt = stream.events.length;

@@ -42,7 +42,7 @@ export function isoToNanos(iso: string): string {
 }
 
 /**
- * Mixed events in turn (logs, metrics, traces), spread over the partitions so that every partition gets
+ * Mixed events in turn (logs, metrics, traces by default), spread over the partitions so that every partition gets
  * every signal, with the items each must produce. Sequence numbers are counted per partition from 0 (a
  * fresh emulator hub), so every event must be appended, in order, to the partition `next()` names.
  */
@@ -55,15 +55,16 @@ export class MixedStream {
   /** Each metric event reports a minute of its own, counting back from this one. */
   readonly #minuteMs = Math.floor(Date.now() / 60_000) * 60_000;
 
-  constructor(private readonly partitions: number) {}
+  constructor(private readonly partitions: number, private readonly signals: readonly Signal[] = ['logs', 'metrics', 'traces']) {}
 
   next(): StreamEvent {
     const n = this.events.length;
-    const signal = (['logs', 'metrics', 'traces'] as const)[n % 3]!;
-    const partition = String(Math.floor(n / 3) % this.partitions);
+    const turns = this.signals.length;
+    const signal = this.signals[n % turns]!;
+    const partition = String(Math.floor(n / turns) % this.partitions);
     const sequence = this.#nextSequence.get(partition) ?? 0;
     this.#nextSequence.set(partition, sequence + 1);
-    const k = Math.floor(n / 3);
+    const k = Math.floor(n / turns);
     let body: string;
     if (signal === 'logs') {
       const records = 1 + (k % 3);
