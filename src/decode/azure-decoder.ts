@@ -92,8 +92,8 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
       }
       let taken = false;
       let kept: KeptAsLog | undefined;
-      for (const route of routes) {
-        const outcome = route(item as Record<string, unknown>, base, enqueuedMs, state);
+      for (let r = 0; r < routes.length; r++) {
+        const outcome = routes[r]!(item as Record<string, unknown>, base, enqueuedMs, state);
         if (outcome === false) continue;
         if (outcome === true) taken = true;
         else kept = outcome;

@@ -1,5 +1,5 @@
 import type { MetricPoint } from '../../../pipeline/signals.ts';
-import { aggregate, field, InvalidMetricRecord, metricName, minusNanos, recordTime, requiredString } from './metric-fields.ts';
+import { aggregate, BARE_NAME, field, InvalidMetricRecord, minusNanos, recordTime, requiredString } from './metric-fields.ts';
 import { gaugePoint } from './metric-point.ts';
 import { ATTR_AZURE_RESOURCE_ID, type AppMetricResources } from './metric-resources.ts';
 import type { MetricMapping } from './platform-metric.ts';
@@ -10,8 +10,8 @@ export const APP_METRICS_TYPE = 'AppMetrics';
 /** AppMetrics records carry no time grain: Go takes one minute, the grain App Insights pre-aggregates to. */
 const APP_METRIC_GRAIN_NANOS = 60_000_000_000;
 
-/** AppMetrics columns → the aggregation suffix Go names them with, in Go's order (no average column). */
-const AGGREGATIONS = [['Sum', 'total'], ['ItemCount', 'count'], ['Min', 'minimum'], ['Max', 'maximum']] as const;
+/** AppMetrics columns of total, count, minimum and maximum: AGGREGATION_SUFFIXES' order (no average column). */
+const COLUMNS = ['Sum', 'ItemCount', 'Min', 'Max'] as const;
 
 /** Record fields → resource attributes, in the order Go puts them (after `cloud.provider`); "" when absent. */
 const RESOURCE_FIELDS = [
@@ -31,21 +31,21 @@ const RESOURCE_FIELDS = [
 export function appendAppMetric(
   record: Readonly<Record<string, unknown>>, mapping: MetricMapping, resources: AppMetricResources, out: MetricPoint[],
 ): void {
-  const name = requiredString(record, 'Name');
+  const names = mapping.names.get(requiredString(record, 'Name'));
   const time = recordTime(record, mapping.timeParsers);
   const startTime = minusNanos(time, APP_METRIC_GRAIN_NANOS);
   const resource = resources.get(resourceAttributes(record));
-  const values = AGGREGATIONS.map(([key]) => aggregate(record, key));
+  const values = COLUMNS.map((key) => aggregate(record, key));
   if (mapping.averageOnly) {
     const [total, count] = values;
     if (total === undefined || count === undefined) throw new InvalidMetricRecord('metric_aggregation average needs Sum and ItemCount');
-    out.push(gaugePoint(resource, metricName(name), startTime, time, total / count));
+    out.push(gaugePoint(resource, names[BARE_NAME]!, startTime, time, total / count));
     return;
   }
   if (values.every((v) => v === undefined)) throw new InvalidMetricRecord('no Sum, ItemCount, Min or Max');
-  for (let i = 0; i < AGGREGATIONS.length; i++) {
+  for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    if (value !== undefined) out.push(gaugePoint(resource, metricName(name, AGGREGATIONS[i]![1]), startTime, time, value));
+    if (value !== undefined) out.push(gaugePoint(resource, names[i]!, startTime, time, value));
   }
 }
 

@@ -52,14 +52,33 @@ export function requiredString(record: Readonly<Record<string, unknown>>, name: 
   return value;
 }
 
+/** Aggregation suffixes, in the order Go appends the gauges; BARE_NAME indexes the bare name. */
+export const AGGREGATION_SUFFIXES = ['total', 'count', 'minimum', 'maximum', 'average'] as const;
+export const BARE_NAME = AGGREGATION_SUFFIXES.length;
+
+/** Distinct metric names kept per decoder; past this the cache starts over. */
+const MAX_CACHED_NAMES = 10_000;
+
 /**
- * The Go receiver's metric name: spaces become underscores, then all lower case, then `_<aggregation>`
- * when there is one (`Percentage CPU` → `percentage_cpu_average`; with `metric_aggregation: average`,
- * `percentage_cpu`).
+ * The Go receiver's metric names: spaces become underscores, then all lower case, then `_<aggregation>`
+ * (`Percentage CPU` → `percentage_cpu_average`; with `metric_aggregation: average`, the bare
+ * `percentage_cpu`). Computed once per distinct name: a resource sends the same few hundred metric names
+ * every minute, and building five strings per record cost more than the rest of its decoding.
  */
-export function metricName(name: string, aggregation?: string): string {
-  const base = name.replaceAll(' ', '_');
-  return (aggregation === undefined ? base : `${base}_${aggregation}`).toLowerCase();
+export class MetricNames {
+  readonly #byName = new Map<string, readonly string[]>();
+
+  /** The names for `name`: index i is AGGREGATION_SUFFIXES[i]'s gauge, BARE_NAME the bare one. */
+  get(name: string): readonly string[] {
+    let names = this.#byName.get(name);
+    if (names === undefined) {
+      if (this.#byName.size >= MAX_CACHED_NAMES) this.#byName.clear();
+      const base = name.replaceAll(' ', '_');
+      names = [...AGGREGATION_SUFFIXES.map((suffix) => `${base}_${suffix}`.toLowerCase()), base.toLowerCase()];
+      this.#byName.set(name, names);
+    }
+    return names;
+  }
 }
 
 /**
@@ -81,12 +100,23 @@ export function recordTime(record: Readonly<Record<string, unknown>>, parsers: r
 }
 
 const DURATION = /^P(?:(\d+)W|(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:[.,]\d+)?)S)?)?)$/;
+const MAX_CACHED_GRAINS = 1_000;
+/** Time grains seen, parsed: Azure uses a handful (PT1M above all), so the regex runs once for each. */
+const grains = new Map<string, number | undefined>();
 
 /**
  * An ISO 8601 duration in nanoseconds (`PT1M`, `PT5M`, `PT1H`, `P1D`, `P1W`), as Azure writes
  * `timeGrain`; undefined for anything else, zero, or years and months (whose length varies).
  */
 export function parseDurationNanos(text: string): number | undefined {
+  if (grains.has(text)) return grains.get(text);
+  const nanos = parseDuration(text);
+  if (grains.size >= MAX_CACHED_GRAINS) grains.clear();
+  grains.set(text, nanos);
+  return nanos;
+}
+
+function parseDuration(text: string): number | undefined {
   const m = DURATION.exec(text);
   if (m === null || text.endsWith('T')) return undefined;
   const [, weeks, days, hours, minutes, seconds] = m;

@@ -2,7 +2,7 @@ import type { RecordRoute } from '../../azure-decoder.ts';
 import type { DecoderOptions } from '../../decoder.ts';
 import { compileTimeLayout } from '../time-layout.ts';
 import { appendAppMetric, APP_METRICS_TYPE } from './app-metric.ts';
-import { ERROR_INVALID_METRIC, field, InvalidMetricRecord } from './metric-fields.ts';
+import { ERROR_INVALID_METRIC, field, InvalidMetricRecord, MetricNames } from './metric-fields.ts';
 import { AppMetricResources, createPlatformResources } from './metric-resources.ts';
 import { appendPlatformMetric, type MetricMapping } from './platform-metric.ts';
 
@@ -22,6 +22,7 @@ import { appendPlatformMetric, type MetricMapping } from './platform-metric.ts';
 export function createMetricRoute(options: DecoderOptions): RecordRoute {
   const mapping: MetricMapping = {
     averageOnly: options.metricAggregation === 'average',
+    names: new MetricNames(),
     timeParsers: (options.metricTimeFormats ?? []).map((layout, index) => {
       try {
         return compileTimeLayout(layout);

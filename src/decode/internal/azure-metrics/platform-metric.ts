@@ -2,7 +2,8 @@ import type { MetricPoint } from '../../../pipeline/signals.ts';
 import type { ResourceCache } from '../resource-cache.ts';
 import type { TimeLayoutParser } from '../time-layout.ts';
 import {
-  aggregate, field, InvalidMetricRecord, metricName, minusNanos, parseDurationNanos, recordTime, requiredString,
+  aggregate, AGGREGATION_SUFFIXES, BARE_NAME, field, InvalidMetricRecord, minusNanos, parseDurationNanos, recordTime,
+  requiredString, type MetricNames,
 } from './metric-fields.ts';
 import { gaugePoint } from './metric-point.ts';
 
@@ -12,10 +13,9 @@ export interface MetricMapping {
   readonly averageOnly: boolean;
   /** `time_formats.metrics`, compiled. */
   readonly timeParsers: readonly TimeLayoutParser[];
+  /** The decoder's cache of gauge names. */
+  readonly names: MetricNames;
 }
-
-/** The aggregations of a platform metric record, in the order Go appends them; each is also its name suffix. */
-const AGGREGATIONS = ['total', 'count', 'minimum', 'maximum', 'average'] as const;
 
 /**
  * An Azure platform metric record (diagnostic settings `AllMetrics`:
@@ -28,7 +28,7 @@ const AGGREGATIONS = ['total', 'count', 'minimum', 'maximum', 'average'] as cons
 export function appendPlatformMetric(
   record: Readonly<Record<string, unknown>>, mapping: MetricMapping, resources: ResourceCache, out: MetricPoint[],
 ): void {
-  const name = requiredString(record, 'metricName');
+  const names = mapping.names.get(requiredString(record, 'metricName'));
   const time = recordTime(record, mapping.timeParsers);
   const grainText = field(record, 'timeGrain');
   if (grainText === undefined) throw new InvalidMetricRecord('timeGrain is missing');
@@ -39,20 +39,20 @@ export function appendPlatformMetric(
   if (id !== undefined && typeof id !== 'string') throw new InvalidMetricRecord('resourceId is not a string');
   const resource = resources.get(id);
 
-  const values = AGGREGATIONS.map((key) => aggregate(record, key));
+  const values = AGGREGATION_SUFFIXES.map((key) => aggregate(record, key));
   if (mapping.averageOnly) {
     const [total, count, , , average] = values;
     // Go divides total by count (Azure rounds `average` in the JSON); `average` is the fallback when a
     // resource does not export both.
     const value = total !== undefined && count !== undefined ? total / count : average;
     if (value === undefined) throw new InvalidMetricRecord('metric_aggregation average needs total and count, or average');
-    out.push(gaugePoint(resource, metricName(name), startTime, time, value));
+    out.push(gaugePoint(resource, names[BARE_NAME]!, startTime, time, value));
     return;
   }
   if (values.every((v) => v === undefined)) throw new InvalidMetricRecord('no total, count, minimum, maximum or average');
-  for (let i = 0; i < AGGREGATIONS.length; i++) {
+  for (let i = 0; i < values.length; i++) {
     const value = values[i];
     // An aggregation the resource does not export is left out rather than written as 0.
-    if (value !== undefined) out.push(gaugePoint(resource, metricName(name, AGGREGATIONS[i]), startTime, time, value));
+    if (value !== undefined) out.push(gaugePoint(resource, names[i]!, startTime, time, value));
   }
 }
