@@ -235,3 +235,15 @@ describe('azure metrics: a metric record that cannot be decoded stays a log reco
     assert.equal(stats.failedEvents, 1);
   });
 });
+
+describe('azure metrics: time grains', () => {
+  test('ISO 8601 durations of weeks, days, hours, minutes and seconds; nothing else', async () => {
+    const { parseDurationNanos } = await import('../../../src/decode/internal/azure-metrics/metric-fields.ts');
+    const s = 1e9;
+    assert.deepEqual(['PT1M', 'PT5M', 'PT1H', 'P1D', 'P1W', 'P1DT12H', 'PT1H30M', 'PT0.5S', 'PT1,5S'].map(parseDurationNanos),
+      [60 * s, 300 * s, 3600 * s, 86_400 * s, 604_800 * s, 129_600 * s, 5400 * s, 0.5 * s, 1.5 * s]);
+    for (const bad of ['', 'P', 'PT', 'P1DT', 'PT0M', 'P1Y', 'P1M', 'PT1m', '1M', 'PT-1M', 'P1W1D']) {
+      assert.equal(parseDurationNanos(bad), undefined, bad);
+    }
+  });
+});
