@@ -1,10 +1,15 @@
 import type { MetricPoint } from '../../../pipeline/signals.ts';
-import { aggregate, BARE_NAME, field, InvalidMetricRecord, minusNanos, recordTime, requiredString } from './metric-fields.ts';
+import {
+  aggregate, BARE_NAME, field, InvalidMetricRecord, minusNanos, recordTime, requiredString,
+} from './metric-fields.ts';
 import { gaugePoint } from './metric-point.ts';
 import { ATTR_AZURE_RESOURCE_ID, type AppMetricResources } from './metric-resources.ts';
 import type { MetricMapping } from './platform-metric.ts';
 
-/** `Type` of an Application Insights metric record (https://learn.microsoft.com/azure/azure-monitor/reference/tables/appmetrics). */
+/**
+ * `Type` of an Application Insights metric record
+ * (https://learn.microsoft.com/azure/azure-monitor/reference/tables/appmetrics).
+ */
 export const APP_METRICS_TYPE = 'AppMetrics';
 
 /** AppMetrics records carry no time grain: Go takes one minute, the grain App Insights pre-aggregates to. */
@@ -38,7 +43,9 @@ export function appendAppMetric(
   const values = COLUMNS.map((key) => aggregate(record, key));
   if (mapping.averageOnly) {
     const [total, count] = values;
-    if (total === undefined || count === undefined) throw new InvalidMetricRecord('metric_aggregation average needs Sum and ItemCount');
+    if (total === undefined || count === undefined) {
+      throw new InvalidMetricRecord('metric_aggregation average needs Sum and ItemCount');
+    }
     out.push(gaugePoint(resource, names[BARE_NAME]!, startTime, time, total / count));
     return;
   }
@@ -60,9 +67,13 @@ function resourceAttributes(record: Readonly<Record<string, unknown>>): Record<s
   if (id !== undefined && id !== '') attributes[ATTR_AZURE_RESOURCE_ID] = text(id, 'resourceId');
   const properties = field(record, 'Properties');
   if (properties !== undefined) {
-    if (typeof properties !== 'object' || Array.isArray(properties)) throw new InvalidMetricRecord('Properties is not an object');
+    if (typeof properties !== 'object' || Array.isArray(properties)) {
+      throw new InvalidMetricRecord('Properties is not an object');
+    }
     // After the fixed attributes, as in Go: a property of the same name wins.
-    for (const [key, value] of Object.entries(properties as Record<string, unknown>)) attributes[key] = text(value, `Properties.${key}`);
+    for (const [key, value] of Object.entries(properties as Record<string, unknown>)) {
+      attributes[key] = text(value, `Properties.${key}`);
+    }
   }
   return attributes;
 }

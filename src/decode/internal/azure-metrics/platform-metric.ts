@@ -33,7 +33,9 @@ export function appendPlatformMetric(
   const grainText = field(record, 'timeGrain');
   if (grainText === undefined) throw new InvalidMetricRecord('timeGrain is missing');
   const grain = typeof grainText === 'string' ? parseDurationNanos(grainText) : undefined;
-  if (grain === undefined) throw new InvalidMetricRecord(`timeGrain ${JSON.stringify(grainText)} is not an ISO 8601 duration`);
+  if (grain === undefined) {
+    throw new InvalidMetricRecord(`timeGrain ${JSON.stringify(grainText)} is not an ISO 8601 duration`);
+  }
   const startTime = minusNanos(time, grain);
   const id = field(record, 'resourceId');
   if (id !== undefined && typeof id !== 'string') throw new InvalidMetricRecord('resourceId is not a string');
