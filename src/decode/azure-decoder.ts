@@ -3,7 +3,7 @@ import type { ReceivedEvent } from '../backends/consumer.ts';
 import { mapAzureRecord, NestingTooDeepError, type AzureMapping } from './internal/azure-record.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from './internal/azure-names.ts';
 import { mapSemconvRecord } from './internal/azurelogs/map-record.ts';
-import { enqueuedMsOf, eventAttributes } from './internal/event-attributes.ts';
+import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE, enqueuedMsOf, eventAttributes } from './internal/event-attributes.ts';
 import {
   ERROR_DECODER, ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_NESTING_TOO_DEEP, ERROR_UNEXPECTED_SHAPE,
   eventText, nestsDeeperThan, parseJson,
@@ -13,15 +13,22 @@ import type { Sanitizer } from './internal/sanitize.ts';
 
 /**
  * Takes a record of another signal: appends what it decodes to `state.metrics` or `state.spans` and
- * returns true, or returns false to leave the record a log record. May throw like a log mapping: the
- * whole event is then exported raw. `base` holds the event's messaging attributes.
+ * returns true, or returns false to leave the record a log record. A record of the route's signal that it
+ * cannot decode is returned as KeptAsLog: it stays a log record, flagged, instead of being lost. May throw
+ * like a log mapping: the whole event is then exported raw. `base` holds the event's messaging attributes.
  */
 export type RecordRoute = (
   record: Record<string, unknown>,
   base: Readonly<Record<string, unknown>>,
   enqueuedMs: number,
   state: BatchState,
-) => boolean;
+) => boolean | KeptAsLog;
+
+/** Why a record of a route's signal stays a log record: written to its `error.type` and `error.message`. */
+export interface KeptAsLog {
+  readonly errorType: string;
+  readonly errorMessage: string;
+}
 
 /** Everything the `azure` format needs, built once by createDecoder. */
 export interface AzureFormatConfig extends AzureMapping {
@@ -70,6 +77,7 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
   const spansStart = state.spans.length;
   const routes = config.routes ?? [];
   let fallbacks = 0;
+  let keptAsLogs = 0;
   try {
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
@@ -82,10 +90,24 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
         state.records.push({ ...odd, body: item as LogBody });
         continue;
       }
-      if (routes.length > 0 && routes.some((route) => route(item as Record<string, unknown>, base, enqueuedMs, state))) continue;
+      let taken = false;
+      let kept: KeptAsLog | undefined;
+      for (let r = 0; r < routes.length; r++) {
+        const outcome = routes[r]!(item as Record<string, unknown>, base, enqueuedMs, state);
+        if (outcome === false) continue;
+        if (outcome === true) taken = true;
+        else kept = outcome;
+        break;
+      }
+      if (taken) continue;
       const map = config.semanticConventions ? mapSemconvRecord : mapAzureRecord;
       const record = map(item as Record<string, unknown>, base, enqueuedMs, state.observed, config);
       if (record.attributes[ATTR_TIMESTAMP_FALLBACK] !== undefined) fallbacks++;
+      if (kept !== undefined) {
+        record.attributes[ATTR_ERROR_TYPE] = kept.errorType;
+        record.attributes[ATTR_ERROR_MESSAGE] = kept.errorMessage;
+        keptAsLogs++;
+      }
       state.records.push(record);
     }
   } catch (error) {
@@ -99,4 +121,6 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
     return;
   }
   state.stats.timestampFallbacks += fallbacks;
+  // Set only when it happens, so the stats of a logs-only decoder keep their three fields.
+  if (keptAsLogs > 0) state.stats.signalRecordsKeptAsLogs = (state.stats.signalRecordsKeptAsLogs ?? 0) + keptAsLogs;
 }

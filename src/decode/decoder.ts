@@ -63,6 +63,11 @@ export interface DecodeStats {
   readonly sanitizedEvents: number;
   /** Records whose timestamp did not parse and fell back to the enqueued time. */
   readonly timestampFallbacks: number;
+  /**
+   * Records of a fed signal (a metric record when the decoder feeds metrics) that could not be decoded as
+   * that signal and stayed log records, with `error.type` saying why. Absent when none.
+   */
+  readonly signalRecordsKeptAsLogs?: number;
 }
 
 export interface DecodeResult {

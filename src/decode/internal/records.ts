@@ -14,6 +14,8 @@ export interface MutableStats {
   failedEvents: number;
   sanitizedEvents: number;
   timestampFallbacks: number;
+  /** Set (only when > 0) by the `azure` format; see DecodeStats.signalRecordsKeptAsLogs. */
+  signalRecordsKeptAsLogs?: number;
 }
 
 /** What one decode call shares between its events. */
