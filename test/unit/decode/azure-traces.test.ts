@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import type { DecoderOptions } from '../../../src/decode/decoder.ts';
 import type { Signal } from '../../../src/pipeline/signals.ts';
+import { goUrl } from '../../../src/decode/internal/azure-traces/span-attributes.ts';
+import { parseGoUrl } from '../../../src/decode/internal/go-url.ts';
 import { FIXTURE_CONTEXT, FIXTURE_OBSERVED_MS, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -204,5 +206,26 @@ describe('azure traces: records that are no valid span stay log records', () => 
     const d = decoderFor(['logs', 'traces']);
     const bad = fixtureEvent(JSON.stringify({ records: [request({ Id: 'x' }), request({ Id: 'y' })] }));
     assert.equal(d([bad, bad], FIXTURE_CONTEXT).stats.refusedRecords, 4);
+  });
+});
+
+describe('azure traces: URL parts', () => {
+  test('the plain-URL fast path gives what Go\'s url.Parse (parseGoUrl) gives', () => {
+    const urls = [
+      'https://web.example.com/orders', 'HTTPS://Web.Example.com:443/a/b?x=1#top', 'http://h:/p', 'svc+grpc://h.local',
+      'https://h/a b/c', 'https://h?q', 'https://h#f', 'https://h/p?q=a/b;c', 'https://xn--bcher-kva.example/',
+      'https://h/%41', 'https://user@h/', 'https://[::1]:80/', 'https://h:8x/', 'example.org', 'example.org:443',
+    ];
+    for (const url of urls) {
+      let expected: { scheme: string; host: string; path: string };
+      try {
+        const { scheme, host, path } = parseGoUrl(url);
+        expected = { scheme, host, path };
+      } catch {
+        expected = { scheme: '', host: '', path: '' };
+      }
+      const { scheme, host, path } = goUrl(url);
+      assert.deepEqual({ scheme, host, path }, expected, url);
+    }
   });
 });

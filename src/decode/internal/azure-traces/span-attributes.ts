@@ -62,11 +62,22 @@ export function spanAttributes(f: TraceFields): AnyValueMap {
 }
 
 /**
+ * The common `scheme://host[:port][/path][?query][#fragment]` with nothing Go would decode or refuse (no `%`,
+ * no control characters, no user info or brackets, a plain host): its parts are the text itself. Five times
+ * faster than the full parser, which takes every other URL.
+ */
+const PLAIN_URL = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([A-Za-z0-9._~-]+(?::[0-9]*)?)(\/[^?#%\x00-\x1f\x7f]*)?(?:\?[^#%\x00-\x1f\x7f]*)?(?:#[^%]*)?$/;
+
+/**
  * Go's url.Parse. Go ignores the error and reads the nil result, which panics (the collector stops);
  * a URL Go cannot parse gives empty parts here instead.
  */
-function goUrl(raw: string): GoUrl {
+export function goUrl(raw: string): GoUrl {
   if (raw === '') return EMPTY_URL;
+  const plain = PLAIN_URL.exec(raw);
+  if (plain !== null) {
+    return { scheme: plain[1]!.toLowerCase(), host: plain[2]!, path: plain[3] ?? '', rawQuery: '', fragment: '' };
+  }
   try {
     return parseGoUrl(raw);
   } catch (error) {

@@ -36,27 +36,28 @@ export interface TraceFields {
   readonly measurements: Readonly<Record<string, number>>;
 }
 
-type StringField = Exclude<keyof TraceFields, 'success' | 'durationMs' | 'properties' | 'measurements'>;
+/** The JSON names (as Go's struct tags spell them) of the fields read, by slot. */
+const JSON_NAMES = [
+  'time', 'resourceId', 'Type', 'AppRoleInstance', 'AppRoleName', 'ClientCity', 'ClientCountryOrRegion', 'ClientIP',
+  'ClientStateOrProvince', 'ClientType', 'OperationName', 'OperationId', 'ParentId', 'SDKVersion', 'Id', 'Name',
+  'ResultCode', 'Url', 'Target', 'DependencyType', 'Success', 'DurationMs', 'Properties', 'Measurements',
+] as const;
 
-/** JSON name (as Go's struct tags spell it) → our field. */
-const STRING_FIELDS: readonly (readonly [string, StringField])[] = [
-  ['time', 'time'], ['resourceId', 'resourceId'], ['Type', 'type'], ['AppRoleInstance', 'appRoleInstance'],
-  ['AppRoleName', 'appRoleName'], ['ClientCity', 'clientCity'], ['ClientCountryOrRegion', 'clientCountryOrRegion'],
-  ['ClientIP', 'clientIp'], ['ClientStateOrProvince', 'clientStateOrProvince'], ['ClientType', 'clientType'],
-  ['OperationName', 'operationName'], ['OperationId', 'operationId'], ['ParentId', 'parentId'],
-  ['SDKVersion', 'sdkVersion'], ['Id', 'id'], ['Name', 'name'], ['ResultCode', 'resultCode'], ['Url', 'url'],
-  ['Target', 'target'], ['DependencyType', 'dependencyType'],
-];
+/** Lower-cased JSON name → slot. */
+const SLOT_BY_LOWER_NAME: ReadonlyMap<string, number> = new Map(JSON_NAMES.map((n, i) => [n.toLowerCase(), i]));
 
-const SUCCESS = 'Success';
-const DURATION = 'DurationMs';
-const PROPERTIES = 'Properties';
-const MEASUREMENTS = 'Measurements';
+/** Record key as written → slot (-1: none), so a key is lower-cased once, not per record. */
+const KEY_CACHE = new Map<string, number>();
+const MAX_KEY_CACHE_ENTRIES = 10_000;
 
-/** Lower-cased JSON name → the JSON name as Go spells it. */
-const BY_LOWER_NAME: ReadonlyMap<string, string> = new Map(
-  [...STRING_FIELDS.map(([json]) => json), SUCCESS, DURATION, PROPERTIES, MEASUREMENTS].map((n) => [n.toLowerCase(), n]),
-);
+function slotOf(key: string): number {
+  let slot = KEY_CACHE.get(key);
+  if (slot === undefined) {
+    slot = SLOT_BY_LOWER_NAME.get(key.toLowerCase()) ?? -1;
+    if (KEY_CACHE.size < MAX_KEY_CACHE_ENTRIES) KEY_CACHE.set(key, slot);
+  }
+  return slot;
+}
 
 /** Thrown for a field whose type Go's decoding refuses; the route turns it into a refusal. */
 export class TraceFieldError extends Error {
@@ -66,20 +67,26 @@ export class TraceFieldError extends Error {
 /** Reads a record's fields; throws TraceFieldError for a field of the wrong type. */
 export function readTraceFields(record: Readonly<Record<string, unknown>>): TraceFields {
   // Go's decoder visits the object's keys in order; each sets the field it matches, so the last wins.
-  const raw = new Map<string, unknown>();
+  const v: unknown[] = new Array(JSON_NAMES.length);
   for (const key in record) {
-    const json = BY_LOWER_NAME.get(key.toLowerCase());
-    if (json !== undefined) raw.set(json, record[key]);
+    const slot = slotOf(key);
+    if (slot >= 0) v[slot] = record[key];
   }
-  const fields: Record<string, unknown> = {
-    success: typed(raw.get(SUCCESS), SUCCESS, 'boolean', false),
-    durationMs: typed(raw.get(DURATION), DURATION, 'number', 0),
-    properties: stringMap(raw.get(PROPERTIES)),
-    measurements: numberMap(raw.get(MEASUREMENTS)),
+  // One object literal: every TraceFields has the same shape.
+  return {
+    time: str(v, 0), resourceId: str(v, 1), type: str(v, 2), appRoleInstance: str(v, 3), appRoleName: str(v, 4),
+    clientCity: str(v, 5), clientCountryOrRegion: str(v, 6), clientIp: str(v, 7), clientStateOrProvince: str(v, 8),
+    clientType: str(v, 9), operationName: str(v, 10), operationId: str(v, 11), parentId: str(v, 12),
+    sdkVersion: str(v, 13), id: str(v, 14), name: str(v, 15), resultCode: str(v, 16), url: str(v, 17),
+    target: str(v, 18), dependencyType: str(v, 19),
+    success: typed(v[20], JSON_NAMES[20], 'boolean', false),
+    durationMs: typed(v[21], JSON_NAMES[21], 'number', 0),
+    properties: stringMap(v[22]),
+    measurements: numberMap(v[23]),
   };
-  for (const [json, field] of STRING_FIELDS) fields[field] = typed(raw.get(json), json, 'string', '');
-  return fields as unknown as TraceFields;
 }
+
+const str = (v: readonly unknown[], slot: number): string => typed(v[slot], JSON_NAMES[slot]!, 'string', '');
 
 function typed<T>(value: unknown, name: string, type: 'string' | 'boolean' | 'number', zero: T): T {
   if (value === undefined || value === null) return zero;
@@ -90,10 +97,10 @@ function typed<T>(value: unknown, name: string, type: 'string' | 'boolean' | 'nu
 function stringMap(value: unknown): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   if (value === undefined || value === null) return out;
-  if (!isPlainObject(value)) throw new TraceFieldError(`${PROPERTIES} is a ${kindOf(value)}, not an object`);
+  if (!isPlainObject(value)) throw new TraceFieldError(`Properties is a ${kindOf(value)}, not an object`);
   for (const key in value) {
     const v = value[key];
-    if (v !== null && typeof v !== 'string') throw new TraceFieldError(`${PROPERTIES}["${key}"] is a ${kindOf(v)}, not a string`);
+    if (v !== null && typeof v !== 'string') throw new TraceFieldError(`Properties["${key}"] is a ${kindOf(v)}, not a string`);
     out[key] = v ?? '';
   }
   return out;
@@ -102,10 +109,10 @@ function stringMap(value: unknown): Record<string, string> {
 function numberMap(value: unknown): Record<string, number> {
   const out: Record<string, number> = Object.create(null);
   if (value === undefined || value === null) return out;
-  if (!isPlainObject(value)) throw new TraceFieldError(`${MEASUREMENTS} is a ${kindOf(value)}, not an object`);
+  if (!isPlainObject(value)) throw new TraceFieldError(`Measurements is a ${kindOf(value)}, not an object`);
   for (const key in value) {
     const v = value[key];
-    if (v !== null && typeof v !== 'number') throw new TraceFieldError(`${MEASUREMENTS}["${key}"] is a ${kindOf(v)}, not a number`);
+    if (v !== null && typeof v !== 'number') throw new TraceFieldError(`Measurements["${key}"] is a ${kindOf(v)}, not a number`);
     out[key] = v ?? 0;
   }
   return out;
