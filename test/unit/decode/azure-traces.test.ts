@@ -153,6 +153,11 @@ describe('azure traces: spans', () => {
     assert.equal(decode({ records: [request({ time: '14/05/2024 09:30:00' })] }).spans, undefined);
   });
 
+  test('TimeGenerated (Log Analytics data export) is the time when there is no time field', () => {
+    const [span] = decode({ records: [request({ time: undefined, TimeGenerated: '2024-05-14T09:31:00Z' })] }).spans!;
+    assert.deepEqual(span!.startTime, [Math.floor(Date.parse('2024-05-14T09:31:00Z') / 1000), 0]);
+  });
+
   test('spans of one resource and role share one Resource object, across batches', () => {
     const first = decode({ records: [request(), dependency()] }).spans!;
     const second = decode({ records: [request()] }).spans!;

@@ -8,6 +8,7 @@
 
 /** The struct fields the mapping uses, by their JSON names. */
 export interface TraceFields {
+  /** `time`, or `TimeGenerated` when `time` is missing or empty. */
   readonly time: string;
   readonly resourceId: string;
   readonly type: string;
@@ -41,6 +42,7 @@ const JSON_NAMES = [
   'time', 'resourceId', 'Type', 'AppRoleInstance', 'AppRoleName', 'ClientCity', 'ClientCountryOrRegion', 'ClientIP',
   'ClientStateOrProvince', 'ClientType', 'OperationName', 'OperationId', 'ParentId', 'SDKVersion', 'Id', 'Name',
   'ResultCode', 'Url', 'Target', 'DependencyType', 'Success', 'DurationMs', 'Properties', 'Measurements',
+  'TimeGenerated',
 ] as const;
 
 /** Lower-cased JSON name → slot. */
@@ -74,7 +76,8 @@ export function readTraceFields(record: Readonly<Record<string, unknown>>): Trac
   }
   // One object literal: every TraceFields has the same shape.
   return {
-    time: str(v, 0), resourceId: str(v, 1), type: str(v, 2), appRoleInstance: str(v, 3), appRoleName: str(v, 4),
+    // Not in Go's struct: Log Analytics data export writes TimeGenerated and no `time` (Go drops such records).
+    time: str(v, 0) || str(v, 24), resourceId: str(v, 1), type: str(v, 2), appRoleInstance: str(v, 3), appRoleName: str(v, 4),
     clientCity: str(v, 5), clientCountryOrRegion: str(v, 6), clientIp: str(v, 7), clientStateOrProvince: str(v, 8),
     clientType: str(v, 9), operationName: str(v, 10), operationId: str(v, 11), parentId: str(v, 12),
     sdkVersion: str(v, 13), id: str(v, 14), name: str(v, 15), resultCode: str(v, 16), url: str(v, 17),
