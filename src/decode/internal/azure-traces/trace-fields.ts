@@ -77,7 +77,8 @@ export function readTraceFields(record: Readonly<Record<string, unknown>>): Trac
   // One object literal: every TraceFields has the same shape.
   return {
     // Not in Go's struct: Log Analytics data export writes TimeGenerated and no `time` (Go drops such records).
-    time: str(v, 0) || str(v, 24), resourceId: str(v, 1), type: str(v, 2), appRoleInstance: str(v, 3), appRoleName: str(v, 4),
+    time: str(v, 0) || str(v, 24),
+    resourceId: str(v, 1), type: str(v, 2), appRoleInstance: str(v, 3), appRoleName: str(v, 4),
     clientCity: str(v, 5), clientCountryOrRegion: str(v, 6), clientIp: str(v, 7), clientStateOrProvince: str(v, 8),
     clientType: str(v, 9), operationName: str(v, 10), operationId: str(v, 11), parentId: str(v, 12),
     sdkVersion: str(v, 13), id: str(v, 14), name: str(v, 15), resultCode: str(v, 16), url: str(v, 17),
@@ -103,7 +104,9 @@ function stringMap(value: unknown): Record<string, string> {
   if (!isPlainObject(value)) throw new TraceFieldError(`Properties is a ${kindOf(value)}, not an object`);
   for (const key in value) {
     const v = value[key];
-    if (v !== null && typeof v !== 'string') throw new TraceFieldError(`Properties["${key}"] is a ${kindOf(v)}, not a string`);
+    if (v !== null && typeof v !== 'string') {
+      throw new TraceFieldError(`Properties["${key}"] is a ${kindOf(v)}, not a string`);
+    }
     out[key] = v ?? '';
   }
   return out;
@@ -115,7 +118,9 @@ function numberMap(value: unknown): Record<string, number> {
   if (!isPlainObject(value)) throw new TraceFieldError(`Measurements is a ${kindOf(value)}, not an object`);
   for (const key in value) {
     const v = value[key];
-    if (v !== null && typeof v !== 'number') throw new TraceFieldError(`Measurements["${key}"] is a ${kindOf(v)}, not a number`);
+    if (v !== null && typeof v !== 'number') {
+      throw new TraceFieldError(`Measurements["${key}"] is a ${kindOf(v)}, not a number`);
+    }
     out[key] = v ?? 0;
   }
   return out;
