@@ -13,20 +13,23 @@ import type { Sanitizer } from './internal/sanitize.ts';
 
 /**
  * Takes a record of another signal: appends what it decodes to `state.metrics` or `state.spans` and
- * returns true, or returns false to leave the record a log record. A record of the route's signal that it
- * cannot decode is returned as KeptAsLog: it stays a log record, flagged, instead of being lost. May throw
- * like a log mapping: the whole event is then exported raw. `base` holds the event's messaging attributes.
+ * returns true, or returns false to leave the record a log record. A record that is of the route's signal
+ * but cannot be decoded as such returns a RouteRefusal: it stays a log record, flagged with the refusal's
+ * `error.type` / `error.message`, and is counted in `stats.refusedRecords`. May throw like a log mapping:
+ * the whole event is then exported raw. `base` holds the event's messaging attributes.
  */
 export type RecordRoute = (
   record: Record<string, unknown>,
   base: Readonly<Record<string, unknown>>,
   enqueuedMs: number,
   state: BatchState,
-) => boolean | KeptAsLog;
+) => boolean | RouteRefusal;
 
-/** Why a record of a route's signal stays a log record: written to its `error.type` and `error.message`. */
-export interface KeptAsLog {
+/** Why a route left a record of its signal a log record (see RecordRoute). */
+export interface RouteRefusal {
+  /** `error.type` on the log record, e.g. `invalid_trace_record`. */
   readonly errorType: string;
+  /** `error.message`: what was wrong, short. */
   readonly errorMessage: string;
 }
 
@@ -77,7 +80,7 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
   const spansStart = state.spans.length;
   const routes = config.routes ?? [];
   let fallbacks = 0;
-  let keptAsLogs = 0;
+  let refused = 0;
   try {
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
@@ -90,23 +93,19 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
         state.records.push({ ...odd, body: item as LogBody });
         continue;
       }
-      let taken = false;
-      let kept: KeptAsLog | undefined;
-      for (let r = 0; r < routes.length; r++) {
-        const outcome = routes[r]!(item as Record<string, unknown>, base, enqueuedMs, state);
-        if (outcome === false) continue;
-        if (outcome === true) taken = true;
-        else kept = outcome;
-        break;
+      let refusal: RouteRefusal | undefined;
+      if (routes.length > 0) {
+        const verdict = routeRecord(routes, item as Record<string, unknown>, base, enqueuedMs, state);
+        if (verdict === true) continue;
+        if (verdict !== false) refusal = verdict;
       }
-      if (taken) continue;
       const map = config.semanticConventions ? mapSemconvRecord : mapAzureRecord;
       const record = map(item as Record<string, unknown>, base, enqueuedMs, state.observed, config);
       if (record.attributes[ATTR_TIMESTAMP_FALLBACK] !== undefined) fallbacks++;
-      if (kept !== undefined) {
-        record.attributes[ATTR_ERROR_TYPE] = kept.errorType;
-        record.attributes[ATTR_ERROR_MESSAGE] = kept.errorMessage;
-        keptAsLogs++;
+      if (refusal !== undefined) {
+        record.attributes[ATTR_ERROR_TYPE] = refusal.errorType;
+        record.attributes[ATTR_ERROR_MESSAGE] = refusal.errorMessage;
+        refused++;
       }
       state.records.push(record);
     }
@@ -121,6 +120,20 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
     return;
   }
   state.stats.timestampFallbacks += fallbacks;
-  // Set only when it happens, so the stats of a logs-only decoder keep their three fields.
-  if (keptAsLogs > 0) state.stats.signalRecordsKeptAsLogs = (state.stats.signalRecordsKeptAsLogs ?? 0) + keptAsLogs;
+  if (refused > 0) state.stats.refusedRecords = (state.stats.refusedRecords ?? 0) + refused;
+}
+
+/** The first verdict other than false: true (taken), a refusal, or false when no route wants the record. */
+function routeRecord(
+  routes: readonly RecordRoute[],
+  record: Record<string, unknown>,
+  base: Readonly<Record<string, unknown>>,
+  enqueuedMs: number,
+  state: BatchState,
+): boolean | RouteRefusal {
+  for (const route of routes) {
+    const verdict = route(record, base, enqueuedMs, state);
+    if (verdict !== false) return verdict;
+  }
+  return false;
 }

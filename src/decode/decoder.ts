@@ -64,10 +64,10 @@ export interface DecodeStats {
   /** Records whose timestamp did not parse and fell back to the enqueued time. */
   readonly timestampFallbacks: number;
   /**
-   * Records of a fed signal (a metric record when the decoder feeds metrics) that could not be decoded as
-   * that signal and stayed log records, with `error.type` saying why. Absent when none.
+   * Records of another signal (e.g. an Application Insights request with an invalid trace id) that could
+   * not be decoded as such: kept as log records with `error.type` (e.g. `invalid_trace_record`). Absent when none.
    */
-  readonly signalRecordsKeptAsLogs?: number;
+  readonly refusedRecords?: number;
 }
 
 export interface DecodeResult {

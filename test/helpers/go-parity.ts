@@ -208,7 +208,7 @@ const plain = (t: Typed | undefined): unknown => {
   return null;
 };
 
-function compareTyped(path: string, e: Typed | undefined, a: Typed | undefined, out: Diff[]): void {
+export function compareTyped(path: string, e: Typed | undefined, a: Typed | undefined, out: Diff[]): void {
   if (e === undefined && a === undefined) return;
   if (e === undefined) { out.push({ path, kind: 'extra', actual: plain(a) }); return; }
   if (a === undefined) { out.push({ path, kind: 'missing', expected: plain(e) }); return; }

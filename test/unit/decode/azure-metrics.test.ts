@@ -53,7 +53,7 @@ describe('azure metrics: routing', () => {
     assert.equal(metrics, undefined);
     assert.equal(records.length, 1);
     assert.equal(records[0]!.attributes['error.type'], undefined);
-    assert.equal(stats.signalRecordsKeptAsLogs, undefined);
+    assert.equal(stats.refusedRecords, undefined);
   });
 
   test('only the azure format routes: json and raw events stay whole log records', () => {
@@ -221,7 +221,7 @@ describe('azure metrics: a metric record that cannot be decoded stays a log reco
       assert.equal(records[0]!.attributes['error.type'], 'invalid_metric_record');
       assert.match(String(records[0]!.attributes['error.message']), message);
       assert.equal(records[1]!.attributes['error.type'], undefined);
-      assert.equal(stats.signalRecordsKeptAsLogs, 1);
+      assert.equal(stats.refusedRecords, 1);
       assert.equal(stats.failedEvents, 0);
     });
   }
@@ -231,7 +231,7 @@ describe('azure metrics: a metric record that cannot be decoded stays a log reco
     const bad = metric({ time: 'never' });
     const raw = { records: [bad, log({ properties: { a: { b: { c: 1 } } } })] };
     const { stats } = d([fixtureEvent(JSON.stringify({ records: [bad, bad] })), fixtureEvent(JSON.stringify(raw))], FIXTURE_CONTEXT);
-    assert.equal(stats.signalRecordsKeptAsLogs, 2);
+    assert.equal(stats.refusedRecords, 2);
     assert.equal(stats.failedEvents, 1);
   });
 });

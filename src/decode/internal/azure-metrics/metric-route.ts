@@ -15,7 +15,7 @@ import { appendPlatformMetric, type MetricMapping } from './platform-metric.ts';
  * Metrics). Every other record is left a log record. A metric record that cannot be decoded (no time,
  * an unknown time grain, a value that is not a number, ...) is not dropped, as Go drops it: it stays a
  * log record with `error.type` = `invalid_metric_record` and `error.message` saying why, and is counted
- * in DecodeStats.signalRecordsKeptAsLogs.
+ * in DecodeStats.refusedRecords.
  *
  * Invalid `metricTimeFormats` throw here, at configuration time.
  */
