@@ -91,3 +91,23 @@ test('metric and trace samples stay log records when only logs are fed, and deco
   assert.equal(stats.failedEvents, 0);
   assert.equal(stats.timestampFallbacks, 0);
 });
+
+test('metric and trace samples become metric points and spans when the decoder feeds every signal', () => {
+  const decode = createDecoder({ format: 'azure', signals: new Set(['logs', 'metrics', 'traces'] as const) });
+  const time = new Date('2026-05-14T09:30:42.123Z');
+  for (let index = 0; index < 10; index++) {
+    const metricRecords = sampleMetricRecords({ time, index, records: 4 });
+    const traceRecords = sampleTraceRecords({ time, index, records: 4 });
+    const result = decode([fixtureEvent(JSON.stringify({ records: metricRecords })), fixtureEvent(JSON.stringify({ records: traceRecords }))], FIXTURE_CONTEXT);
+    assert.equal(result.records.length, 0, `index ${index}: no record stays a log record`);
+    assert.equal(result.stats.refusedRecords ?? 0, 0);
+    assert.equal(result.metrics?.length, 4 * 5, 'five gauges per metric record');
+    const names = new Set(result.metrics!.map((p) => p.name));
+    for (const r of metricRecords) {
+      const base = (r.metricName as string).replace(/ /g, '_').toLowerCase();
+      for (const agg of ['total', 'count', 'minimum', 'maximum', 'average']) assert.ok(names.has(`${base}_${agg}`), `${base}_${agg}`);
+    }
+    assert.deepEqual(result.spans?.map((s) => s.spanId), traceRecords.map((r) => r.Id));
+    assert.ok(result.spans!.every((s) => s.traceId === traceRecords[0]!.OperationId));
+  }
+});
