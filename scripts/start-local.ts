@@ -66,7 +66,10 @@ let sent = 0;
 const sentBySignal: Record<Signal, number> = { logs: 0, metrics: 0, traces: 0 };
 /** Event body number `n` of a signal. */
 const sampleBody: Record<Signal, (n: number) => string> = {
-  logs: (n) => sampleResourceLogBody(SAMPLE_CATEGORIES[n % SAMPLE_CATEGORIES.length]!, { records: 1 + (n % 3), index: n }),
+  logs: (n) => {
+    const category = SAMPLE_CATEGORIES[n % SAMPLE_CATEGORIES.length]!;
+    return sampleResourceLogBody(category, { records: 1 + (n % 3), index: n });
+  },
   // One resource's four metrics for the last minute, as diagnostic settings batch them.
   metrics: (n) => sampleMetricBody({ records: 4, index: n }),
   // One operation: its request and one to three dependencies.
@@ -76,7 +79,8 @@ const ratePerS = Math.max(0.2, Number(values.rate));
 const generator = setInterval(async () => {
   const signal = signals[sent % signals.length]!;
   try {
-    await producer.sendBatch([{ body: Buffer.from(sampleBody[signal](sentBySignal[signal])) }], { partitionId: String(sent % PARTITIONS) });
+    const body = Buffer.from(sampleBody[signal](sentBySignal[signal]));
+    await producer.sendBatch([{ body }], { partitionId: String(sent % PARTITIONS) });
     sentBySignal[signal]++;
     sent++;
   } catch (error) {
@@ -89,7 +93,8 @@ const components = await builtinComponents();
 const loaded = await loadConfig({ configs: [values.config!], env });
 const config = resolveConfig(mixed ? withDemoSignals(loaded.raw, signals) : loaded.raw, components, loaded.unset);
 const logger = createJsonLogger({ level: config.service.telemetry.logs.level, encoding: config.service.telemetry.logs.encoding });
-say(`collector: ${values.config}${mixed ? ` with pipelines ${signals.join(', ')}` : ''} (debug exporter below; Ctrl-C to stop)`);
+const withPipelines = mixed ? ` with pipelines ${signals.join(', ')}` : '';
+say(`collector: ${values.config}${withPipelines} (debug exporter below; Ctrl-C to stop)`);
 let service: Service;
 try {
   service = await Service.start(config, { logger });

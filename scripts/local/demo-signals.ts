@@ -9,11 +9,14 @@ import { SIGNALS, type Signal } from '../../src/pipeline/signals.ts';
 /** The default, as `npm start` has always been: resource logs only. */
 export const DEFAULT_DEMO_SIGNALS: readonly Signal[] = ['logs'];
 
-/** `--signals` text (comma-separated, any order, no repeats) → the signals in canonical order. Throws on a bad value. */
+/** `--signals` text (comma-separated, any order) → the signals in canonical order. Throws on a bad value. */
 export function parseDemoSignals(text: string): Signal[] {
   const names = text.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = names.filter((n) => !(SIGNALS as readonly string[]).includes(n));
-  if (unknown.length > 0) throw new Error(`--signals: unknown signal ${unknown.map((n) => `"${n}"`).join(', ')}; use a comma-separated list of ${SIGNALS.join(', ')}`);
+  if (unknown.length > 0) {
+    const names = unknown.map((n) => `"${n}"`).join(', ');
+    throw new Error(`--signals: unknown signal ${names}; use a comma-separated list of ${SIGNALS.join(', ')}`);
+  }
   if (names.length === 0) throw new Error(`--signals: give at least one of ${SIGNALS.join(', ')}`);
   return SIGNALS.filter((s) => names.includes(s));
 }
@@ -37,7 +40,9 @@ export function withDemoSignals(raw: Tree, signals: readonly Signal[]): Tree {
   const processors = Array.isArray(template.processors) ? { processors: [...template.processors] } : {};
   for (const signal of SIGNALS) {
     if (!signals.includes(signal)) delete pipelines[signal];
-    else if (!isTree(pipelines[signal])) pipelines[signal] = { receivers: [...receivers], ...processors, exporters: [...exporters] };
+    else if (!isTree(pipelines[signal])) {
+      pipelines[signal] = { receivers: [...receivers], ...processors, exporters: [...exporters] };
+    }
   }
   return { ...raw, service: { ...service, pipelines } };
 }

@@ -76,8 +76,10 @@ export function sampleMetricRecords(options: SampleOptions = {}): Record<string,
   const start = (options.time ?? new Date()).getTime();
   const count = Math.max(1, options.records ?? 1);
   const n = resource.metrics.length;
-  return Array.from({ length: count }, (_, k) =>
-    metricRecord(resource, resource.metrics[k % n]!, i + Math.floor(k / n), minuteIso(start - Math.floor(k / n) * 60_000)));
+  return Array.from({ length: count }, (_, k) => {
+    const minutesBack = Math.floor(k / n);
+    return metricRecord(resource, resource.metrics[k % n]!, i + minutesBack, minuteIso(start - minutesBack * 60_000));
+  });
 }
 
 /** One metric event body, `{"records":[...]}` as diagnostic settings send `AllMetrics`. */

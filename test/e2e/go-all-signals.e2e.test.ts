@@ -13,14 +13,19 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
 import { startCli, waitUntil } from './cli-process.ts';
-import { allPartitionsOwned, logRecordsByEvent, metricPoints, MixedStream, readSignalFile, spans, tally } from './signal-files.ts';
+import {
+  allPartitionsOwned, logRecordsByEvent, metricPoints, MixedStream, readSignalFile, spans, tally,
+} from './signal-files.ts';
 
 const CONFIG = join(import.meta.dirname, '../fixtures/config/go_all_signals.yaml');
 const PARTITIONS = 2;
 /** Events sent: a third of each signal, every partition gets every signal. */
 const EVENTS = 24;
 
-test('a Go config with logs, metrics and traces pipelines on one receiver runs unchanged: each signal to its file, strictly valid OTLP', { timeout: 180_000 }, async (t) => {
+const NAME = 'a Go config with logs, metrics and traces pipelines on one receiver runs unchanged: each signal to its file, '
+  + 'strictly valid OTLP';
+
+test(NAME, { timeout: 180_000 }, async (t) => {
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
   const eh = await startTestEmulator(t, { partitions: PARTITIONS });
@@ -58,14 +63,15 @@ test('a Go config with logs, metrics and traces pipelines on one receiver runs u
       && metricPoints(f.metrics.requests).length >= stream.metrics.size
       && spans(f.traces.requests).length >= stream.spans.size;
     return done ? true : undefined;
-  }, 60_000, `${expectedLogRecords} log records, ${stream.metrics.size} metric points and ${stream.spans.size} spans in the files`);
+  }, 60_000, `${expectedLogRecords} log records, ${stream.metrics.size} points and ${stream.spans.size} spans in the files`);
   // Stop gracefully first, so nothing is still being written when the files are read for the assertions.
   cli.child.kill('SIGTERM');
   assert.equal(await cli.exited(60_000), 0, cli.stderr().slice(-3000));
   const files = await read();
 
   // Logs: exactly the log events' records, none from a metric or trace event.
-  assert.deepEqual(Object.fromEntries([...logRecordsByEvent(files.logs.requests)].sort()), Object.fromEntries([...stream.logs].sort()), 'log records per event (partition/sequence)');
+  const sorted = (m: Map<string, number>) => Object.fromEntries([...m].sort());
+  assert.deepEqual(sorted(logRecordsByEvent(files.logs.requests)), sorted(stream.logs), 'log records per event (partition/sequence)');
 
   // Metrics: one gauge point per record and aggregation, with the record's value, nothing else.
   const points = metricPoints(files.metrics.requests);
@@ -88,6 +94,9 @@ test('a Go config with logs, metrics and traces pipelines on one receiver runs u
     assert.equal(s.startTimeUnixNano, want.startTimeUnixNano, `start of span ${s.spanId}`);
     if (want.parentSpanId !== undefined) assert.equal(s.parentSpanId, want.parentSpanId, `parent of span ${s.spanId}`);
   }
-  t.diagnostic(`${files.logs.requests.length + files.metrics.requests.length + files.traces.requests.length} requests accepted by the strict decoder: ${expectedLogRecords} log records, ${points.length} metric points, ${exported.length} spans`);
-  assert.ok(!cli.stderr().includes(azurite.connectionString.match(/AccountKey=([^;]+)/)![1]!), 'no account key in the logs');
+  const requests = files.logs.requests.length + files.metrics.requests.length + files.traces.requests.length;
+  t.diagnostic(`${requests} requests accepted by the strict decoder: ${expectedLogRecords} log records, `
+    + `${points.length} metric points, ${exported.length} spans`);
+  const accountKey = azurite.connectionString.match(/AccountKey=([^;]+)/)![1]!;
+  assert.ok(!cli.stderr().includes(accountKey), 'no account key in the logs');
 });

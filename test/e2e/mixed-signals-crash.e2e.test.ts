@@ -14,7 +14,9 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
 import { startCli, waitUntil, type CliProcess } from './cli-process.ts';
-import { allPartitionsOwned, logRecordsByEvent, metricPoints, MixedStream, readSignalFile, spans, tally } from './signal-files.ts';
+import {
+  allPartitionsOwned, logRecordsByEvent, metricPoints, MixedStream, readSignalFile, spans, tally,
+} from './signal-files.ts';
 
 const CONFIG = join(import.meta.dirname, '../fixtures/config/go_all_signals.yaml');
 const PARTITIONS = 2;
@@ -25,7 +27,9 @@ const EVENTS_BEFORE_KILL = 60;
 /** Events still sent after the kill, while no collector runs. */
 const EVENTS_AFTER_KILL = 60;
 
-test('kill -9 in the middle of a mixed-signal stream, restart: nothing lost in logs, metrics or traces', { timeout: 240_000 }, async (t) => {
+const NAME = 'kill -9 in the middle of a mixed-signal stream, restart: nothing lost in logs, metrics or traces';
+
+test(NAME, { timeout: 240_000 }, async (t) => {
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
   const eh = await startTestEmulator(t, { partitions: PARTITIONS });
@@ -40,7 +44,8 @@ test('kill -9 in the middle of a mixed-signal stream, restart: nothing lost in l
     CHECKPOINT_CONTAINER: container,
     OUT_DIR: join(dir, run),
   });
-  const start = (run: string): CliProcess => startCli(t, ['--config', CONFIG, '--set', 'service.telemetry.metrics.address=127.0.0.1:0'], env(run));
+  const args = ['--config', CONFIG, '--set', 'service.telemetry.metrics.address=127.0.0.1:0'];
+  const start = (run: string): CliProcess => startCli(t, args, env(run));
 
   const first = start('run1');
   await allPartitionsOwned(first, PARTITIONS, 60_000);
@@ -66,7 +71,8 @@ test('kill -9 in the middle of a mixed-signal stream, restart: nothing lost in l
   first.child.kill('SIGKILL');
   assert.equal(await first.exited(10_000), 137);
   const killedAt = stream.events.length;
-  await waitUntil(async () => (stream.events.length >= killedAt + EVENTS_AFTER_KILL ? true : undefined), 30_000, 'events sent after the kill');
+  const sentAfterKill = async () => (stream.events.length >= killedAt + EVENTS_AFTER_KILL ? true : undefined);
+  await waitUntil(sentAfterKill, 30_000, 'events sent after the kill');
   clearInterval(producer);
   const sent = stream.events.length;
 
@@ -92,7 +98,8 @@ test('kill -9 in the middle of a mixed-signal stream, restart: nothing lost in l
       && [...stream.metrics.keys()].every((k) => points.has(k))
       && [...stream.spans.keys()].every((id) => ids.has(id));
   };
-  await waitUntil(async () => (complete(await union()) ? true : undefined), 120_000, `every item of the ${sent} events exported by the two instances`);
+  const allExported = async () => (complete(await union()) ? true : undefined);
+  await waitUntil(allExported, 120_000, `every item of the ${sent} events exported by the two instances`);
   second.child.kill('SIGTERM');
   assert.equal(await second.exited(60_000), 0, second.stderr().slice(-3000));
 
@@ -116,9 +123,11 @@ test('kill -9 in the middle of a mixed-signal stream, restart: nothing lost in l
   for (const s of exported) assert.equal(s.traceId, stream.spans.get(s.spanId)!.traceId, `trace id of span ${s.spanId}`);
 
   // The successor did real work: events sent after the kill were exported by it, not before.
-  assert.ok(u.b.logs.requests.length > 0 && u.b.metrics.requests.length > 0 && u.b.traces.requests.length > 0, 'the successor exported every signal');
+  const successor = [u.b.logs, u.b.metrics, u.b.traces];
+  assert.ok(successor.every((f) => f.requests.length > 0), 'the successor exported every signal');
   const torn = [u.a.logs, u.a.metrics, u.a.traces].filter((f) => f.tornTail).length;
   t.diagnostic(`${sent} events (${killedAt} before the kill); duplicates: ${logDuplicates} log events, `
-    + `${[...pointCounts.values()].filter((n) => n > 1).length} metric points, ${[...spanCounts.values()].filter((n) => n > 1).length} spans; `
+    + `${[...pointCounts.values()].filter((n) => n > 1).length} metric points, `
+    + `${[...spanCounts.values()].filter((n) => n > 1).length} spans; `
     + `${torn} file(s) with a line cut by the kill`);
 });

@@ -55,7 +55,10 @@ export class MixedStream {
   /** Each metric event reports a minute of its own, counting back from this one. */
   readonly #minuteMs = Math.floor(Date.now() / 60_000) * 60_000;
 
-  constructor(private readonly partitions: number, private readonly signals: readonly Signal[] = ['logs', 'metrics', 'traces']) {}
+  constructor(
+    private readonly partitions: number,
+    private readonly signals: readonly Signal[] = ['logs', 'metrics', 'traces'],
+  ) {}
 
   next(): StreamEvent {
     const n = this.events.length;
@@ -74,7 +77,8 @@ export class MixedStream {
       const records = sampleMetricRecords({ records: 4, index: k, time: new Date(this.#minuteMs - k * 60_000) });
       for (const r of records) {
         const base = (r.metricName as string).replace(/ /g, '_').toLowerCase();
-        for (const agg of AGGREGATIONS) this.metrics.set(metricKey(r.resourceId as string, `${base}_${agg}`, isoToNanos(r.time as string)), r[agg] as number);
+        const time = isoToNanos(r.time as string);
+        for (const agg of AGGREGATIONS) this.metrics.set(metricKey(r.resourceId as string, `${base}_${agg}`, time), r[agg] as number);
       }
       body = JSON.stringify({ records });
     } else {
@@ -106,7 +110,11 @@ export function metricKey(resourceId: string, name: string, timeUnixNano: string
 }
 
 /** The top-level field of each signal's export request (OTLP/JSON). */
-const REQUEST_FIELD: Record<Signal, string> = { logs: 'resourceLogs', metrics: 'resourceMetrics', traces: 'resourceSpans' };
+const REQUEST_FIELD: Record<Signal, string> = {
+  logs: 'resourceLogs',
+  metrics: 'resourceMetrics',
+  traces: 'resourceSpans',
+};
 
 export interface SignalFile {
   /** Each line's request, as the strict decoder returned it (canonical form). */
@@ -120,7 +128,9 @@ export interface SignalFile {
  * (no other signal's field) and pass the strict decoder; with `allowTornTail`, a last line without a
  * newline (the process was killed during the write) is set aside. Missing file: no requests.
  */
-export async function readSignalFile(path: string, signal: Signal, options: { allowTornTail?: boolean } = {}): Promise<SignalFile> {
+export async function readSignalFile(
+  path: string, signal: Signal, options: { allowTornTail?: boolean } = {},
+): Promise<SignalFile> {
   const text = await readFile(path, 'utf8').catch(() => '');
   const lines = text.split('\n');
   const tail = lines.pop() ?? '';
@@ -128,11 +138,14 @@ export async function readSignalFile(path: string, signal: Signal, options: { al
   if (tornTail && !options.allowTornTail) throw new Error(`${path}: last line has no newline: ${tail.slice(0, 80)}`);
   const requests = lines.map((line, i) => {
     const fields = Object.keys(JSON.parse(line) as object);
-    if (fields.length !== 1 || fields[0] !== REQUEST_FIELD[signal]) throw new Error(`${path} line ${i + 1}: fields ${fields.join(', ')}; expected only ${REQUEST_FIELD[signal]}`);
+    if (fields.length !== 1 || fields[0] !== REQUEST_FIELD[signal]) {
+      throw new Error(`${path} line ${i + 1}: fields ${fields.join(', ')}; expected only ${REQUEST_FIELD[signal]}`);
+    }
     try {
       return strictDecodeSignal(signal, Buffer.from(line, 'utf8'));
     } catch (error) {
-      throw new Error(`${path} line ${i + 1}: the strict OTLP decoder refused it: ${(error as Error).message}`, { cause: error });
+      const why = (error as Error).message;
+      throw new Error(`${path} line ${i + 1}: the strict OTLP decoder refused it: ${why}`, { cause: error });
     }
   });
   return { requests, tornTail };
@@ -157,7 +170,8 @@ export function logRecordsByEvent(requests: any[]): Map<string, number> {
     for (const rl of req.resourceLogs ?? []) {
       for (const sl of rl.scopeLogs ?? []) {
         for (const lr of sl.logRecords ?? []) {
-          const key = `${attr(lr.attributes, 'messaging.destination.partition.id')}/${attr(lr.attributes, 'azure.eventhubs.message.sequence_number')}`;
+          const partition = attr(lr.attributes, 'messaging.destination.partition.id');
+          const key = `${partition}/${attr(lr.attributes, 'azure.eventhubs.message.sequence_number')}`;
           out.set(key, (out.get(key) ?? 0) + 1);
         }
       }
@@ -181,7 +195,11 @@ export function metricPoints(requests: any[]): ExportedPoint[] {
       for (const sm of rm.scopeMetrics ?? []) {
         for (const m of sm.metrics ?? []) {
           for (const dp of m.gauge?.dataPoints ?? []) {
-            out.push({ key: metricKey(resourceId, m.name, String(dp.timeUnixNano)), value: Number(dp.asDouble ?? 0), startTimeUnixNano: dp.startTimeUnixNano });
+            out.push({
+              key: metricKey(resourceId, m.name, String(dp.timeUnixNano)),
+              value: Number(dp.asDouble ?? 0),
+              startTimeUnixNano: dp.startTimeUnixNano,
+            });
           }
         }
       }
@@ -206,7 +224,13 @@ export function spans(requests: any[]): ExportedSpan[] {
     for (const rs of req.resourceSpans ?? []) {
       for (const ss of rs.scopeSpans ?? []) {
         for (const s of ss.spans ?? []) {
-          out.push({ traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: hex(s.parentSpanId), name: s.name ?? '', startTimeUnixNano: String(s.startTimeUnixNano ?? '0') });
+          out.push({
+            traceId: hex(s.traceId),
+            spanId: hex(s.spanId),
+            parentSpanId: hex(s.parentSpanId),
+            name: s.name ?? '',
+            startTimeUnixNano: String(s.startTimeUnixNano ?? '0'),
+          });
         }
       }
     }

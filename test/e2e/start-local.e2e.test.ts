@@ -53,8 +53,12 @@ test('npm start with the metrics port taken names the variable that moves it, wi
   assert.doesNotMatch(out, /\n\s+at /, 'no stack trace');
 });
 
-test('npm start -- --signals logs,metrics,traces: one receiver feeds logs, metrics and traces pipelines to the debug exporter', { timeout: 150_000 }, async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts', '--signals', 'logs,metrics,traces', '--duration', '100', '--rate', '12', '--verbosity', 'basic'], {
+const SIGNALS_TEST = 'npm start -- --signals logs,metrics,traces: one receiver feeds logs, metrics and traces pipelines to the '
+  + 'debug exporter';
+
+test(SIGNALS_TEST, { timeout: 150_000 }, async (t) => {
+  const flags = ['--signals', 'logs,metrics,traces', '--duration', '100', '--rate', '12', '--verbosity', 'basic'];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts', ...flags], {
     env: { ...process.env, METRICS_ADDRESS: '127.0.0.1:0', HEALTH_ENDPOINT: '127.0.0.1:0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -64,9 +68,10 @@ test('npm start -- --signals logs,metrics,traces: one receiver feeds logs, metri
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   // The waits below poll on unref'd timers: an early exit must end them, not leave an empty event loop.
-  const early = exited.then((code) => Promise.reject(new Error(`npm start exited early (${code}):\n${out.slice(-3000)}`)));
+  const early = exited.then((code) => Promise.reject(new Error(`npm start exited (${code}):\n${out.slice(-3000)}`)));
   early.catch(() => undefined);
-  const url = await Promise.race([early, waitUntil(async () => /metrics:\s+(http:\/\/\S+\/metrics)/.exec(out)?.[1], 60_000, 'the self-metrics address')]);
+  const address = async () => /metrics:\s+(http:\/\/\S+\/metrics)/.exec(out)?.[1];
+  const url = await Promise.race([early, waitUntil(address, 60_000, 'the self-metrics address')]);
   // Every signal accepted by the one receiver and sent by the debug exporter of its own pipeline.
   const wanted = [
     /^otelcol_receiver_accepted_log_records_total\{[^}]*receiver="azure_event_hub"[^}]*\} [1-9]/m,
@@ -83,10 +88,13 @@ test('npm start -- --signals logs,metrics,traces: one receiver feeds logs, metri
       return wanted.every((re) => re.test(text)) ? true : undefined;
     }, 90_000, 'every signal accepted and exported')]);
   } catch (error) {
-    assert.fail(`${(error as Error).message}\nmissing: ${wanted.filter((re) => !re.test(text)).join(', ')}\n${text.split('\n').filter((l) => /^otelcol_(receiver_accepted|exporter_sent)/.test(l)).join('\n')}\n${out.slice(-3000)}`);
+    const missing = wanted.filter((re) => !re.test(text)).join(', ');
+    const counters = text.split('\n').filter((l) => /^otelcol_(receiver_accepted|exporter_sent)/.test(l)).join('\n');
+    assert.fail(`${(error as Error).message}\nmissing: ${missing}\n${counters}\n${out.slice(-3000)}`);
   }
   const perSignal = /status: .*events sent \d+ \(logs [1-9]\d*, metrics [1-9]\d*, traces [1-9]\d*\)/;
-  await Promise.race([early, waitUntil(async () => (perSignal.test(out) ? true : undefined), 30_000, 'a status line with events sent per signal')]);
+  const statusLine = async () => (perSignal.test(out) ? true : undefined);
+  await Promise.race([early, waitUntil(statusLine, 30_000, 'a status line with events sent per signal')]);
   child.kill('SIGINT');
   assert.equal(await exited, 0, out.slice(-2000));
   assert.match(out, /collector: config\/local\.yaml with pipelines logs, metrics, traces/);
@@ -96,7 +104,10 @@ test('npm start -- --signals logs,metrics,traces: one receiver feeds logs, metri
 });
 
 test('npm start -- --signals with an unknown signal says which ones exist and starts nothing', { timeout: 60_000 }, async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts', '--signals', 'logs,profiles'], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts', '--signals', 'logs,profiles'], {
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));

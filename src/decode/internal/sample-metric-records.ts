@@ -23,6 +23,8 @@ interface MetricShape {
   readonly level: (i: number) => number;
   /** Relative spread of the samples around `level` (0 = all equal). */
   readonly spread: number;
+  /** Whole samples (counts, bytes). Default false. */
+  readonly integer?: boolean;
 }
 
 export interface SampleMetricResource {
@@ -38,16 +40,18 @@ export const SAMPLE_METRIC_RESOURCES: readonly SampleMetricResource[] = [
     resourceId: rid('MICROSOFT.COMPUTE', 'VIRTUALMACHINES', 'VM-WEB-0'),
     metrics: [
       { name: 'Percentage CPU', count: () => 4, level: (i) => 12 + 60 * wave(i, 17), spread: 0.3 },
-      { name: 'Available Memory Bytes', count: () => 4, level: (i) => 2.1e9 - 4e8 * wave(i, 23), spread: 0.02 },
-      { name: 'Network In Total', count: () => 1, level: (i) => 3.2e6 + 9e5 * wave(i, 11), spread: 0 },
+      {
+        name: 'Available Memory Bytes', count: () => 4, level: (i) => 2.1e9 - 4e8 * wave(i, 23), spread: 0.02, integer: true,
+      },
+      { name: 'Network In Total', count: () => 1, level: (i) => 3.2e6 + 9e5 * wave(i, 11), spread: 0, integer: true },
       { name: 'Disk Read Operations/Sec', count: () => 4, level: (i) => 3 + 20 * wave(i, 7), spread: 0.5 },
     ],
   },
   {
     resourceId: rid('MICROSOFT.WEB', 'SITES', 'APP-SHOP-FRONTEND'),
     metrics: [
-      { name: 'Requests', count: () => 6, level: (i) => 40 + 30 * wave(i, 13), spread: 0.4 },
-      { name: 'Http5xx', count: () => 6, level: (i) => (i % 9 === 8 ? 3 : 0), spread: 1 },
+      { name: 'Requests', count: () => 6, level: (i) => 40 + 30 * wave(i, 13), spread: 0.4, integer: true },
+      { name: 'Http5xx', count: () => 6, level: (i) => (i % 9 === 8 ? 3 : 0), spread: 1, integer: true },
       { name: 'AverageResponseTime', count: () => 6, level: (i) => 0.08 + 0.05 * wave(i, 19), spread: 0.5 },
       { name: 'CpuTime', count: () => 6, level: (i) => 1.5 + wave(i, 5), spread: 0.3 },
     ],
@@ -55,19 +59,19 @@ export const SAMPLE_METRIC_RESOURCES: readonly SampleMetricResource[] = [
   {
     resourceId: rid('MICROSOFT.STORAGE', 'STORAGEACCOUNTS', 'STSHOPPROD'),
     metrics: [
-      { name: 'Transactions', count: () => 12, level: (i) => 20 + 15 * wave(i, 9), spread: 0.6 },
-      { name: 'Ingress', count: () => 12, level: (i) => 18_344 + 2_000 * wave(i, 3), spread: 0.2 },
-      { name: 'Egress', count: () => 12, level: (i) => 52_000 + 9_000 * wave(i, 4), spread: 0.3 },
+      { name: 'Transactions', count: () => 12, level: (i) => 20 + 15 * wave(i, 9), spread: 0.6, integer: true },
+      { name: 'Ingress', count: () => 12, level: (i) => 18_344 + 2_000 * wave(i, 3), spread: 0.2, integer: true },
+      { name: 'Egress', count: () => 12, level: (i) => 52_000 + 9_000 * wave(i, 4), spread: 0.3, integer: true },
       { name: 'SuccessE2ELatency', count: () => 12, level: (i) => 9 + 6 * wave(i, 6), spread: 0.7 },
     ],
   },
   {
     resourceId: rid('MICROSOFT.EVENTHUB', 'NAMESPACES', 'EVHNS-SHOP'),
     metrics: [
-      { name: 'IncomingMessages', count: () => 1, level: (i) => 1_200 + 400 * wave(i, 8), spread: 0 },
-      { name: 'OutgoingMessages', count: () => 1, level: (i) => 1_150 + 420 * wave(i, 8), spread: 0 },
-      { name: 'IncomingBytes', count: () => 1, level: (i) => 2.4e6 + 8e5 * wave(i, 8), spread: 0 },
-      { name: 'ThrottledRequests', count: () => 1, level: (i) => (i % 13 === 12 ? 2 : 0), spread: 0 },
+      { name: 'IncomingMessages', count: () => 1, level: (i) => 1_200 + 400 * wave(i, 8), spread: 0, integer: true },
+      { name: 'OutgoingMessages', count: () => 1, level: (i) => 1_150 + 420 * wave(i, 8), spread: 0, integer: true },
+      { name: 'IncomingBytes', count: () => 1, level: (i) => 2.4e6 + 8e5 * wave(i, 8), spread: 0, integer: true },
+      { name: 'ThrottledRequests', count: () => 1, level: (i) => (i % 13 === 12 ? 2 : 0), spread: 0, integer: true },
     ],
   },
   {
@@ -75,7 +79,7 @@ export const SAMPLE_METRIC_RESOURCES: readonly SampleMetricResource[] = [
     metrics: [
       { name: 'cpu_percent', count: () => 4, level: (i) => 8 + 35 * wave(i, 21), spread: 0.4 },
       { name: 'dtu_consumption_percent', count: () => 4, level: (i) => 10 + 40 * wave(i, 21), spread: 0.4 },
-      { name: 'connection_successful', count: () => 1, level: (i) => 14 + (i % 5), spread: 0 },
+      { name: 'connection_successful', count: () => 1, level: (i) => 14 + (i % 5), spread: 0, integer: true },
       { name: 'storage_percent', count: () => 1, level: () => 37.25, spread: 0 },
     ],
   },
@@ -92,11 +96,14 @@ const round = (v: number, digits = 4): number => Number(v.toFixed(digits));
  * One metric record: the minute's samples (deterministic for `i`) aggregated as Azure does. Field order as
  * Azure writes it (aggregations first, then the identity).
  */
-export function metricRecord(resource: SampleMetricResource, shape: MetricShape, i: number, time: string): Record<string, unknown> {
+export function metricRecord(
+  resource: SampleMetricResource, shape: MetricShape, i: number, time: string,
+): Record<string, unknown> {
   const count = shape.count(i);
   const level = shape.level(i);
   // Samples rounded first, so the aggregations agree exactly (minimum ≤ average ≤ maximum).
-  const samples = Array.from({ length: count }, (_, s) => round(Math.max(0, level * (1 + shape.spread * Math.sin(i * 7 + s * 2.3)))));
+  const sample = (s: number) => Math.max(0, level * (1 + shape.spread * Math.sin(i * 7 + s * 2.3)));
+  const samples = Array.from({ length: count }, (_, s) => round(sample(s), shape.integer ? 0 : 4));
   const total = round(samples.reduce((a, b) => a + b, 0));
   return {
     count,

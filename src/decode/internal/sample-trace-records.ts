@@ -40,7 +40,8 @@ const SERVICES: readonly ServiceShape[] = [
     ],
   },
   {
-    role: 'shop-api', instance: 'RD0003FF4A1B2C', version: '1.8.3.0', sdk: 'dotnetiso:1.1.0.0_dotnet8.0.16:otel1.12.0:ext1.4.0',
+    role: 'shop-api', instance: 'RD0003FF4A1B2C', version: '1.8.3.0',
+    sdk: 'dotnetiso:1.1.0.0_dotnet8.0.16:otel1.12.0:ext1.4.0',
     host: 'app-shop-api.azurewebsites.net',
     routes: [
       { method: 'POST', path: '/api/orders', route: '/api/orders' },
@@ -54,7 +55,8 @@ type Dependency = (s: { i: number; failed: boolean }) => Record<string, unknown>
 /** The calls a request makes, in order; a body with more records cycles through them. */
 const DEPENDENCIES: readonly Dependency[] = [
   ({ i }) => ({
-    DependencyType: 'SQL', Target: 'sql-shop-prod.database.windows.net | shopdb', Name: 'sql-shop-prod.database.windows.net | shopdb',
+    DependencyType: 'SQL', Target: 'sql-shop-prod.database.windows.net | shopdb',
+    Name: 'sql-shop-prod.database.windows.net | shopdb',
     Data: `SELECT TOP 10 * FROM dbo.Orders WHERE CustomerId = @customerId`, Success: true, ResultCode: '0',
     DurationMs: 3.1 + (i % 7) * 1.9, Properties: { 'DB Name': 'shopdb' },
   }),
@@ -113,7 +115,10 @@ export function traceRecords(i: number, startMs: number, count: number): Record<
   const requestId = sampleHex(`request-${i}`, 16);
   const failed = i % 5 === 4;
   const operationName = `${route.method} ${route.route}`;
-  const deps = Array.from({ length: Math.max(0, count - 1) }, (_, k) => DEPENDENCIES[k % DEPENDENCIES.length]!({ i, failed }));
+  const deps = Array.from(
+    { length: Math.max(0, count - 1) },
+    (_, k) => DEPENDENCIES[k % DEPENDENCIES.length]!({ i, failed }),
+  );
   const depsMs = deps.reduce((sum, d) => sum + (d.DurationMs as number), 0);
   const records: Record<string, unknown>[] = [{
     time: azureIso(startMs, i),

@@ -26,7 +26,14 @@ test('the demo config gets a pipeline per signal on the same receiver and export
   const tracesOnly = withDemoSignals(raw, ['traces']) as Record<string, any>;
   assert.deepEqual(Object.keys(tracesOnly.service.pipelines), ['traces']);
   // A pipeline the config already has is kept; processors are copied with the rest.
-  const own = { service: { pipelines: { logs: { receivers: ['r'], processors: ['batch'], exporters: ['e'] }, metrics: { receivers: ['m'], exporters: ['x'] } } } };
+  const own = {
+    service: {
+      pipelines: {
+        logs: { receivers: ['r'], processors: ['batch'], exporters: ['e'] },
+        metrics: { receivers: ['m'], exporters: ['x'] },
+      },
+    },
+  };
   assert.deepEqual((withDemoSignals(own, ['logs', 'metrics', 'traces']) as any).service.pipelines, {
     logs: { receivers: ['r'], processors: ['batch'], exporters: ['e'] },
     metrics: { receivers: ['m'], exporters: ['x'] },
