@@ -1,10 +1,20 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { PermanentError } from '../component/errors.ts';
+import type { MetricPoint, SpanRecord } from './signals.ts';
 
-/** Records refused for good, and why. */
+/** Records (and metric points, spans) refused for good, and why. */
 export interface Refusal {
   readonly records: readonly ReadableLogRecord[];
+  /** Metric points refused with the same reason. Absent means none. */
+  readonly metrics?: readonly MetricPoint[];
+  /** Spans refused with the same reason. Absent means none. */
+  readonly spans?: readonly SpanRecord[];
   readonly error: Error;
+}
+
+/** Items a refusal lists, over all signals. */
+function refusedCount(refusal: Refusal): number {
+  return refusal.records.length + (refusal.metrics?.length ?? 0) + (refusal.spans?.length ?? 0);
 }
 
 /**
@@ -16,10 +26,10 @@ export interface Refusal {
  */
 export class PartialRefusalError extends PermanentError {
   readonly refusals: readonly Refusal[];
-  /** Records of the batch that were delivered. */
+  /** Items (records, metric points, spans) of the batch that were delivered. */
   readonly delivered: number;
   constructor(refusals: readonly Refusal[], delivered: number) {
-    const refused = refusals.reduce((n, r) => n + r.records.length, 0);
+    const refused = refusals.reduce((n, r) => n + refusedCount(r), 0);
     const reasons = [...new Set(refusals.map((r) => r.error.message))];
     super(`${refused} record(s) refused, ${delivered} delivered: ${reasons.join('; ')}`, { cause: refusals[0]?.error });
     this.refusals = refusals;
