@@ -11,6 +11,7 @@ import { DEFAULT_GRPC_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape,
 import { measuredSerializer } from './internal/measured-serializer.ts';
 import { limitRequestBytes } from '../pipeline/request-bytes-limit.ts';
 import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
+import { withPartialSuccessLog } from './internal/partial-success-log.ts';
 import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { GRPC_JS_VERSION_WRITTEN_FOR, trimGrpcAcceptEncoding } from './internal/grpc-js-accept-encoding.ts';
 
@@ -79,7 +80,7 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
       timeoutMillis: config.timeout,
     }, spec.envName);
     // Measured requests are sent as measured: the size bound costs no second encoding.
-    const serializer = measuredSerializer<unknown, SignalItem<S>>(spec.proto);
+    const serializer = measuredSerializer<unknown, SignalItem<S>>(withPartialSuccessLog(spec.proto, spec.signal, name, settings?.logger));
     const delegate = grpcBase.createOtlpGrpcExportDelegate(options, serializer, spec.grpcComponent,
       spec.helper, undefined, spec.grpcServiceName, spec.grpcPath);
     const exporter = new OTLPExporterBase<readonly SignalItem<S>[]>(delegate);

@@ -13,6 +13,7 @@ import { measuredSerializer, type MeasuredSerializer } from './internal/measured
 import { limitRequestBytes } from '../pipeline/request-bytes-limit.ts';
 import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
 import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
+import { withPartialSuccessLog } from './internal/partial-success-log.ts';
 import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport } from './internal/gzip-transport.ts';
 
@@ -135,7 +136,8 @@ async function signalSender<S extends Signal>(spec: OtlpSignal<S>, config: OtlpH
   const gzip = config.compression === 'gzip';
   const level = gzipLevel(config);
   // Measured requests are sent as measured: the size bound costs no second encoding.
-  const serializer = measuredSerializer<unknown, SignalItem<S>>(config.encoding === 'json' ? spec.json : spec.proto);
+  const encoder = config.encoding === 'json' ? spec.json : spec.proto;
+  const serializer = measuredSerializer<unknown, SignalItem<S>>(withPartialSuccessLog(encoder, spec.signal, name, settings?.logger));
   // gzip happens in our transport (internal/gzip-transport.ts) at `level`: the library is told to send the
   // body as is, and the header says what it is. `libraryGzip` is the fallback when that cannot be wired.
   const build = async (libraryGzip: boolean) => {

@@ -135,11 +135,24 @@ describe('otlphttp exporter: metrics and traces against a local OTLP/HTTP server
     assert.equal(traces.slice(1).reduce((n, r) => n + spansOf(r.proto).length, 0), 2000);
   });
 
-  test('partial success (rejected_data_points) is accepted and logged by the library, as for logs', async () => {
+  test('partial success (rejected_data_points, rejected_spans): accepted, not retried, and logged as a warning', async () => {
     server.requests.length = 0;
+    const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+    const logger = { ...noopLogger, warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }) };
     server.pathScripts.set('/v1/metrics', [{ status: 200, headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ partialSuccess: { rejectedDataPoints: '1', errorMessage: 'one point dropped' } }) }]);
-    await (await exporter({ encoding: 'json' })).consume(mixedBatch(0, 2, 0));
+    server.pathScripts.set('/v1/traces', [{ status: 200, headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ partialSuccess: { rejectedSpans: '2' } }) }]);
+    const config = otlpHttpExporterConfigSchema.parse({ endpoint: server.url, encoding: 'json' });
+    const c = await otlpHttpExporterFactory.create({ id: 'otlphttp/partial', logger }, config);
+    consumers.push(c);
+    await c.consume(mixedBatch(0, 2, 2));
     assert.equal(byPath('/v1/metrics').length, 1, 'not retried');
+    assert.equal(byPath('/v1/traces').length, 1);
+    const fields = warnings.filter((w) => /partial success/.test(w.message)).map((w) => w.fields);
+    assert.deepEqual(fields.sort((a, b) => String(a?.error_message).localeCompare(String(b?.error_message))), [
+      { exporter: 'otlphttp/partial', rejectedSpans: 2, error_message: '' },
+      { exporter: 'otlphttp/partial', rejectedDataPoints: 1, error_message: 'one point dropped' },
+    ]);
   });
 });
