@@ -46,8 +46,10 @@ interface Formats {
 export function createDebugExporter(config: DebugExporterConfig, stream: Writable = process.stdout): LogsConsumer {
   const width = () => config.line_width ?? ((stream as { isTTY?: boolean; columns?: number }).isTTY ? (stream as { columns?: number }).columns : undefined) ?? DEFAULT_LINE_WIDTH;
   const formats: Formats =
-    config.verbosity === 'detailed' ? { logs: formatDetailed, metrics: signals.formatMetricsDetailed, traces: signals.formatTracesDetailed }
-    : config.verbosity === 'normal' ? { logs: formatNormal, metrics: signals.formatMetricsNormal, traces: signals.formatTracesNormal }
+    config.verbosity === 'detailed'
+      ? { logs: formatDetailed, metrics: signals.formatMetricsDetailed, traces: signals.formatTracesDetailed }
+    : config.verbosity === 'normal'
+      ? { logs: formatNormal, metrics: signals.formatMetricsNormal, traces: signals.formatTracesNormal }
     : config.verbosity === 'compact' ? {
       logs: (batch) => formatCompact(batch, width()),
       metrics: (points) => signals.formatMetricsCompact(points, width()),

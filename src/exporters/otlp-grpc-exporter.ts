@@ -80,7 +80,8 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
       timeoutMillis: config.timeout,
     }, spec.envName);
     // Measured requests are sent as measured: the size bound costs no second encoding.
-    const serializer = measuredSerializer<unknown, SignalItem<S>>(withPartialSuccessLog(spec.proto, spec.signal, name, settings?.logger));
+    const watched = withPartialSuccessLog(spec.proto, spec.signal, name, settings?.logger);
+    const serializer = measuredSerializer<unknown, SignalItem<S>>(watched);
     const delegate = grpcBase.createOtlpGrpcExportDelegate(options, serializer, spec.grpcComponent,
       spec.helper, undefined, spec.grpcServiceName, spec.grpcPath);
     const exporter = new OTLPExporterBase<readonly SignalItem<S>[]>(delegate);
@@ -94,8 +95,11 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
       logger: settings?.logger,
     });
   };
-  const senders = { logs: sender(OTLP_SIGNALS.logs), metrics: sender(OTLP_SIGNALS.metrics), traces: sender(OTLP_SIGNALS.traces) };
-  return combineSignalConsumers(senders, name);
+  return combineSignalConsumers({
+    logs: sender(OTLP_SIGNALS.logs),
+    metrics: sender(OTLP_SIGNALS.metrics),
+    traces: sender(OTLP_SIGNALS.traces),
+  }, name);
 }
 
 export const otlpGrpcExporterFactory: ExporterFactory<OtlpGrpcExporterConfig> = {

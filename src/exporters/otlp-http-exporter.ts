@@ -5,7 +5,7 @@ import { PermanentError } from '../component/errors.ts';
 import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { fromItemExporter } from '../pipeline/exporter-adapter.ts';
-import type { SignalItem } from '../pipeline/signal-items.ts';
+import { signalItems, type SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import { DEFAULT_HTTP_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles, sendingQueueWarnings } from './internal/otlp-common.ts';
@@ -77,7 +77,9 @@ type EndpointKeys = 'endpoint' | 'logs_endpoint' | 'metrics_endpoint' | 'traces_
  * (a batch of that signal is then refused permanently, naming the key to set).
  */
 export function signalUrl(config: Pick<OtlpHttpExporterConfig, EndpointKeys>, signal: Signal): string | undefined {
-  const own = signal === 'logs' ? config.logs_endpoint : signal === 'metrics' ? config.metrics_endpoint : config.traces_endpoint;
+  const own = signal === 'logs' ? config.logs_endpoint
+    : signal === 'metrics' ? config.metrics_endpoint
+    : config.traces_endpoint;
   if (own) return own;
   return config.endpoint ? `${config.endpoint.replace(/\/+$/, '')}/${OTLP_SIGNALS[signal].httpPath}` : undefined;
 }
@@ -104,8 +106,12 @@ export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, set
     warned.add(message);
     settings?.logger?.warn(message, fields);
   };
-  const build = <S extends Signal>(spec: OtlpSignal<S>) => signalSender(spec, config, { name, path, tlsFiles, warnOnce, settings });
-  const [logs, metrics, traces] = await Promise.all([build(OTLP_SIGNALS.logs), build(OTLP_SIGNALS.metrics), build(OTLP_SIGNALS.traces)]);
+  const context = { name, path, tlsFiles, warnOnce, settings };
+  const [logs, metrics, traces] = await Promise.all([
+    signalSender(OTLP_SIGNALS.logs, config, context),
+    signalSender(OTLP_SIGNALS.metrics, config, context),
+    signalSender(OTLP_SIGNALS.traces, config, context),
+  ]);
   return combineSignalConsumers({ logs, metrics, traces }, name);
 }
 
@@ -121,15 +127,19 @@ interface SenderContext {
  * One signal's sender: its own library exporter posting to the signal's URL, with `retry_on_failure` and
  * `max_request_bytes` of its own, so a retry resends only this signal's request.
  */
-async function signalSender<S extends Signal>(spec: OtlpSignal<S>, config: OtlpHttpExporterConfig, context: SenderContext): Promise<LogsConsumer> {
+async function signalSender<S extends Signal>(
+  spec: OtlpSignal<S>,
+  config: OtlpHttpExporterConfig,
+  context: SenderContext,
+): Promise<LogsConsumer> {
   const { name, settings } = context;
   const url = signalUrl(config, spec.signal);
   if (url === undefined) {
-    const key = `${spec.signal}_endpoint`;
+    const keys = `${context.path}.endpoint or ${context.path}.${spec.signal}_endpoint`;
     return {
-      consume: (batch) => (batch.records.length === 0 && !batch.metrics?.length && !batch.spans?.length
+      consume: (batch) => (signalItems(batch, spec.signal).length === 0
         ? Promise.resolve()
-        : Promise.reject(new PermanentError(`${name}: no URL for ${spec.signal}: set ${context.path}.endpoint or ${context.path}.${key}`))),
+        : Promise.reject(new PermanentError(`${name}: no URL for ${spec.signal}: set ${keys}`))),
     };
   }
   const { ca, cert, key } = context.tlsFiles;
@@ -137,7 +147,8 @@ async function signalSender<S extends Signal>(spec: OtlpSignal<S>, config: OtlpH
   const level = gzipLevel(config);
   // Measured requests are sent as measured: the size bound costs no second encoding.
   const encoder = config.encoding === 'json' ? spec.json : spec.proto;
-  const serializer = measuredSerializer<unknown, SignalItem<S>>(withPartialSuccessLog(encoder, spec.signal, name, settings?.logger));
+  const watched = withPartialSuccessLog(encoder, spec.signal, name, settings?.logger);
+  const serializer = measuredSerializer<unknown, SignalItem<S>>(watched);
   // gzip happens in our transport (internal/gzip-transport.ts) at `level`: the library is told to send the
   // body as is, and the header says what it is. `libraryGzip` is the fallback when that cannot be wired.
   const build = async (libraryGzip: boolean) => {
@@ -166,7 +177,8 @@ async function signalSender<S extends Signal>(spec: OtlpSignal<S>, config: OtlpH
     await exporter.shutdown();
     exporter = await build(true);
     retry = disableLibraryRetry(exporter);
-    context.warnOnce(`cannot set the gzip level (the OTLP library's internals changed): gzip at level ${DEFAULT_GZIP_LEVEL}`, {
+    const message = `cannot set the gzip level (the OTLP library's internals changed): gzip at level ${DEFAULT_GZIP_LEVEL}`;
+    context.warnOnce(message, {
       written_for: OTLP_EXPORTER_BASE_VERSION,
       compression_level: level,
     });
@@ -217,7 +229,8 @@ export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = 
     ...sendingQueueWarnings(config),
     // As in the collector, the scheme decides; `insecure` next to an https:// endpoint suggests plaintext was meant.
     ...(config.tls.insecure
-      && [config.endpoint, config.logs_endpoint, config.metrics_endpoint, config.traces_endpoint].some((e) => e?.startsWith('https://'))
+      && [config.endpoint, config.logs_endpoint, config.metrics_endpoint, config.traces_endpoint]
+        .some((e) => e?.startsWith('https://'))
       ? ['tls.insecure: no effect; an https:// endpoint is always TLS (write http:// for plaintext)']
       : []),
   ],

@@ -55,7 +55,10 @@ export interface RequestBytesLimitOptions<S extends Signal = 'logs'> {
  * Only the items of `options.signal` are bounded and handed on (log records by default); an exporter of
  * several signals puts one bound in front of each signal's sender.
  */
-export function limitRequestBytes<S extends Signal = 'logs'>(next: LogsConsumer, options: RequestBytesLimitOptions<S>): LogsConsumer {
+export function limitRequestBytes<S extends Signal = 'logs'>(
+  next: LogsConsumer,
+  options: RequestBytesLimitOptions<S>,
+): LogsConsumer {
   type Records = readonly SignalItem<S>[];
   const signal = options.signal ?? ('logs' as S);
   const itemName = ITEM_NAMES[signal];
@@ -116,7 +119,8 @@ export function limitRequestBytes<S extends Signal = 'logs'>(next: LogsConsumer,
   function recordTooLarge(part: Records, limit: number): RequestTooLargeError {
     const size = options.measure(part);
     const whose = limit === ours ? `${configKey} (${limit} bytes)` : `the server's limit (${limit} bytes)`;
-    return new RequestTooLargeError(`${name}: ${itemName} of ${size} bytes is larger than ${whose}: it cannot be sent in any request`, {
+    const message = `${name}: ${itemName} of ${size} bytes is larger than ${whose}: it cannot be sent in any request`;
+    return new RequestTooLargeError(message, {
       limitBytes: limit,
       sizeBytes: size,
     });

@@ -47,8 +47,10 @@ export class ExporterMetrics {
         : `Number of ${c.what} in failed attempts to send to destination.`;
       return meter.createCounter(c[kind], { description, unit: c.unit });
     };
-    this.#sent = { logs: counter('logs', 'sent'), metrics: counter('metrics', 'sent'), traces: counter('traces', 'sent') };
-    this.#failed = { logs: counter('logs', 'failed'), metrics: counter('metrics', 'failed'), traces: counter('traces', 'failed') };
+    const counters = (kind: 'sent' | 'failed') =>
+      ({ logs: counter('logs', kind), metrics: counter('metrics', kind), traces: counter('traces', kind) });
+    this.#sent = counters('sent');
+    this.#failed = counters('failed');
   }
 
   /**
@@ -91,7 +93,8 @@ export class ExporterMetrics {
 }
 
 function itemCount(batch: LogBatch, signal: Signal): number {
-  return signal === 'logs' ? batch.records.length : signal === 'metrics' ? (batch.metrics?.length ?? 0) : (batch.spans?.length ?? 0);
+  if (signal === 'logs') return batch.records.length;
+  return signal === 'metrics' ? (batch.metrics?.length ?? 0) : (batch.spans?.length ?? 0);
 }
 
 /** Refused items per signal, each item once (a fan-out may list one twice). */

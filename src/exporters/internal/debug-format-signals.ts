@@ -1,7 +1,9 @@
 import type { HrTime } from '@opentelemetry/api';
+import type { Resource } from '@opentelemetry/resources';
 import type { MetricPoint, SpanRecord } from '../../pipeline/signals.ts';
 import { groupByMetric, groupByResourceAndScope } from './group-items.ts';
 import { attributes, cut, plain, timestamp } from './debug-format.ts';
+import type { Scope } from './otlp-proto-values.ts';
 import { wireTime } from './otlp-wire-values.ts';
 
 /*
@@ -17,7 +19,9 @@ const STATUS_CODES = ['Unset', 'Ok', 'Error'];
 export function formatMetricsBasic(points: readonly MetricPoint[], partitionId: string): string {
   const groups = groupByResourceAndScope(points);
   let metrics = 0;
-  for (const scopes of groups.values()) for (const list of scopes.values()) metrics += groupByMetric(list).length;
+  for (const scopes of groups.values()) {
+    for (const list of scopes.values()) metrics += groupByMetric(list).length;
+  }
   const summary = { 'resource metrics': groups.size, metrics, 'data points': points.length, partition: partitionId };
   return `Metrics\t${JSON.stringify(summary)}\n`;
 }
@@ -37,10 +41,10 @@ export function formatMetricsDetailed(points: readonly MetricPoint[], partitionI
   let out = formatMetricsBasic(points, partitionId);
   let ri = 0;
   for (const [resource, scopes] of groupByResourceAndScope(points)) {
-    out += `ResourceMetrics #${ri++}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource attributes:\n${attributes(resource.attributes)}`;
+    out += resourceHeader('ResourceMetrics', ri++, resource);
     let si = 0;
     for (const [scope, list] of scopes) {
-      out += `ScopeMetrics #${si++}\nScopeMetrics SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ${scope.version ?? ''}\n`;
+      out += scopeHeader('ScopeMetrics', si++, scope);
       groupByMetric(list).forEach((metric, mi) => {
         const first = metric[0]!;
         out += `Metric #${mi}\nDescriptor:\n     -> Name: ${first.name}\n     -> Description: ${first.description}\n`
@@ -58,7 +62,8 @@ export function formatMetricsDetailed(points: readonly MetricPoint[], partitionI
 
 /** `Traces {"resource spans": 1, "spans": 3, "partition": "0"}` */
 export function formatTracesBasic(spans: readonly SpanRecord[], partitionId: string): string {
-  const summary = { 'resource spans': groupByResourceAndScope(spans).size, spans: spans.length, partition: partitionId };
+  const resources = groupByResourceAndScope(spans).size;
+  const summary = { 'resource spans': resources, spans: spans.length, partition: partitionId };
   return `Traces\t${JSON.stringify(summary)}\n`;
 }
 
@@ -77,23 +82,29 @@ export function formatTracesDetailed(spans: readonly SpanRecord[], partitionId: 
   let out = formatTracesBasic(spans, partitionId);
   let ri = 0;
   for (const [resource, scopes] of groupByResourceAndScope(spans)) {
-    out += `ResourceSpans #${ri++}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource attributes:\n${attributes(resource.attributes)}`;
+    out += resourceHeader('ResourceSpans', ri++, resource);
     let si = 0;
     for (const [scope, list] of scopes) {
-      out += `ScopeSpans #${si++}\nScopeSpans SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ${scope.version ?? ''}\n`;
+      out += scopeHeader('ScopeSpans', si++, scope);
       list.forEach((s, i) => {
-        out += `Span #${i}\n    Trace ID       : ${s.traceId}\n    Parent ID      : ${s.parentSpanId}\n    ID             : ${s.spanId}\n`
-          + `    Name           : ${s.name}\n    Kind           : ${SPAN_KINDS[s.kind] ?? 'Unspecified'}\n`
-          + `    Start time     : ${timestamp(s.startTime)}\n    End time       : ${timestamp(s.endTime)}\n`
-          + `    Status code    : ${STATUS_CODES[s.status.code] ?? 'Unset'}\n    Status message : ${s.status.message ?? ''}\n`
+        out += `Span #${i}\n`
+          + `    Trace ID       : ${s.traceId}\n`
+          + `    Parent ID      : ${s.parentSpanId}\n`
+          + `    ID             : ${s.spanId}\n`
+          + `    Name           : ${s.name}\n`
+          + `    Kind           : ${SPAN_KINDS[s.kind] ?? 'Unspecified'}\n`
+          + `    Start time     : ${timestamp(s.startTime)}\n`
+          + `    End time       : ${timestamp(s.endTime)}\n`
+          + `    Status code    : ${STATUS_CODES[s.status.code] ?? 'Unset'}\n`
+          + `    Status message : ${s.status.message ?? ''}\n`
           + `Attributes:\n${attributes(s.attributes)}`;
         (s.events ?? []).forEach((e, ei) => {
           out += `SpanEvent #${ei}\n     -> Name: ${e.name}\n     -> Timestamp: ${timestamp(e.time)}\n`
-            + `     -> DroppedAttributesCount: 0\n${Object.keys(e.attributes).length ? `     -> Attributes::\n${attributes(e.attributes)}` : ''}`;
+            + `     -> DroppedAttributesCount: 0\n${nestedAttributes(e.attributes)}`;
         });
         (s.links ?? []).forEach((l, li) => {
-          out += `SpanLink #${li}\n     -> Trace ID: ${l.traceId}\n     -> ID: ${l.spanId}\n     -> TraceState: ${l.traceState ?? ''}\n`
-            + `     -> DroppedAttributesCount: 0\n${Object.keys(l.attributes).length ? `     -> Attributes::\n${attributes(l.attributes)}` : ''}`;
+          out += `SpanLink #${li}\n     -> Trace ID: ${l.traceId}\n     -> ID: ${l.spanId}\n`
+            + `     -> TraceState: ${l.traceState ?? ''}\n     -> DroppedAttributesCount: 0\n${nestedAttributes(l.attributes)}`;
         });
       });
     }
@@ -106,7 +117,8 @@ export function formatMetricsCompact(points: readonly MetricPoint[], width: numb
   let out = '';
   for (const p of points) {
     const attrs = Object.entries(p.attributes).map(([k, v]) => `${k}=${plain(v)}`).join(',');
-    out += `${cut(`${clock(p.time)} METRIC ${p.name.padEnd(24)} ${p.value}${attrs ? ` {${attrs}}` : ''}`, width)}\n`;
+    const labels = attrs ? ` {${attrs}}` : '';
+    out += `${cut(`${clock(p.time)} METRIC ${p.name.padEnd(24)} ${p.value}${labels}`, width)}\n`;
   }
   return out;
 }
@@ -120,7 +132,8 @@ export function formatTracesCompact(spans: readonly SpanRecord[], width: number)
     const ms = (s1 - s0) * 1000 + (n1 - n0) / 1e6;
     const status = STATUS_CODES[s.status.code] ?? 'Unset';
     const kind = (SPAN_KINDS[s.kind] ?? 'Unspecified').toLowerCase();
-    out += `${cut(`${clock(s.startTime)} SPAN   ${s.name.padEnd(24)} ${kind} ${ms.toFixed(1)} ms ${status}${s.status.message ? ` ${s.status.message}` : ''}`, width)}\n`;
+    const message = s.status.message ? ` ${s.status.message}` : '';
+    out += `${cut(`${clock(s.startTime)} SPAN   ${s.name.padEnd(24)} ${kind} ${ms.toFixed(1)} ms ${status}${message}`, width)}\n`;
   }
   return out;
 }
@@ -131,3 +144,15 @@ function clock(time: HrTime): string {
   return Number.isFinite(ms) ? new Date(ms).toISOString().slice(11, 23) : '??:??:??.???';
 }
 
+function resourceHeader(kind: string, index: number, resource: Resource): string {
+  return `${kind} #${index}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource attributes:\n${attributes(resource.attributes)}`;
+}
+
+function scopeHeader(kind: string, index: number, scope: Scope): string {
+  return `${kind} #${index}\n${kind} SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ${scope.version ?? ''}\n`;
+}
+
+/** An event's or link's attributes, under the collector's `-> Attributes::` line; nothing when there are none. */
+function nestedAttributes(attrs: Readonly<Record<string, unknown>>): string {
+  return Object.keys(attrs).length > 0 ? `     -> Attributes::\n${attributes(attrs)}` : '';
+}

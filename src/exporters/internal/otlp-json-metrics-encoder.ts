@@ -3,7 +3,11 @@
  * points: the same grouping and content as the protobuf encoder (otlp-proto-metrics-encoder.ts), written by
  * the rules of otlp-json-encoder.ts (times as decimal strings, doubles as numbers or "NaN"/"Infinity").
  */
-import { JsonMetricsSerializer, type IExportMetricsServiceResponse, type ISerializer } from '@opentelemetry/otlp-transformer';
+import {
+  JsonMetricsSerializer,
+  type IExportMetricsServiceResponse,
+  type ISerializer,
+} from '@opentelemetry/otlp-transformer';
 import type { MetricPoint } from '../../pipeline/signals.ts';
 import { groupByMetric, groupByResourceAndScope } from './group-items.ts';
 import { attributesJson, doubleJson, optionalString, resourceJson, scopeJson } from './otlp-json-values.ts';
@@ -18,7 +22,8 @@ export function encodeMetricsRequestJson(points: readonly MetricPoint[]): Uint8A
       const metrics = groupByMetric(list).map(metricJson);
       scopeMetrics.push({ scope: scopeJson(scope), metrics, schemaUrl: optionalString(scope.schemaUrl) });
     }
-    resourceMetrics.push({ resource: resourceJson(resource), scopeMetrics, schemaUrl: optionalString(resource.schemaUrl) });
+    const schemaUrl = optionalString(resource.schemaUrl);
+    resourceMetrics.push({ resource: resourceJson(resource), scopeMetrics, schemaUrl });
   }
   return Buffer.from(JSON.stringify({ resourceMetrics }), 'utf8');
 }

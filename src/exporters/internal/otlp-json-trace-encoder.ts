@@ -4,7 +4,11 @@
  * otlp-json-encoder.ts. Trace and span IDs are lowercase hex, as the OTLP specification writes them in JSON
  * (not base64); kind and status code are enum integers.
  */
-import { JsonTraceSerializer, type IExportTraceServiceResponse, type ISerializer } from '@opentelemetry/otlp-transformer';
+import {
+  JsonTraceSerializer,
+  type IExportTraceServiceResponse,
+  type ISerializer,
+} from '@opentelemetry/otlp-transformer';
 import type { SpanEventRecord, SpanLinkRecord, SpanRecord } from '../../pipeline/signals.ts';
 import { groupByResourceAndScope } from './group-items.ts';
 import { attributesJson, optionalString, resourceJson, scopeJson } from './otlp-json-values.ts';
@@ -16,7 +20,8 @@ export function encodeTraceRequestJson(spans: readonly SpanRecord[]): Uint8Array
   for (const [resource, scopes] of groupByResourceAndScope(spans)) {
     const scopeSpans = [];
     for (const [scope, list] of scopes) {
-      scopeSpans.push({ scope: scopeJson(scope), spans: list.map(spanJson), schemaUrl: optionalString(scope.schemaUrl) });
+      const schemaUrl = optionalString(scope.schemaUrl);
+      scopeSpans.push({ scope: scopeJson(scope), spans: list.map(spanJson), schemaUrl });
     }
     resourceSpans.push({ resource: resourceJson(resource), scopeSpans, schemaUrl: optionalString(resource.schemaUrl) });
   }
@@ -49,7 +54,11 @@ function spanJson(span: SpanRecord): object {
 }
 
 function eventJson(event: SpanEventRecord): object {
-  return { timeUnixNano: unixNanosString(event.time), name: wellFormed(event.name), attributes: attributesJson(event.attributes) };
+  return {
+    timeUnixNano: unixNanosString(event.time),
+    name: wellFormed(event.name),
+    attributes: attributesJson(event.attributes),
+  };
 }
 
 function linkJson(link: SpanLinkRecord): object {

@@ -13,7 +13,14 @@
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ProtobufLogsSerializer, type ISerializer, type IExportLogsServiceResponse } from '@opentelemetry/otlp-transformer';
-import { resourceField, scopeField, writeAnyValueMessage, writeAttributes, writeHexBytes, writeHrTime } from './otlp-proto-values.ts';
+import {
+  resourceField,
+  scopeField,
+  writeAnyValueMessage,
+  writeAttributes,
+  writeHexBytes,
+  writeHrTime,
+} from './otlp-proto-values.ts';
 import { ProtoWriter, varintSize } from './proto-writer.ts';
 
 type Scope = ReadableLogRecord['instrumentationScope'];

@@ -5,7 +5,11 @@
  * of opentelemetry-proto v1.5.0 (collector/trace/v1/trace_service.proto, trace/v1/trace.proto); values follow
  * otlp-wire-values.ts (an ID that is not hex of its length is left out, as in the JSON encoding).
  */
-import { ProtobufTraceSerializer, type IExportTraceServiceResponse, type ISerializer } from '@opentelemetry/otlp-transformer';
+import {
+  ProtobufTraceSerializer,
+  type IExportTraceServiceResponse,
+  type ISerializer,
+} from '@opentelemetry/otlp-transformer';
 import type { SpanRecord } from '../../pipeline/signals.ts';
 import { groupByResourceAndScope } from './group-items.ts';
 import { resourceField, scopeField, writeAttributes, writeHexBytes, writeHrTime } from './otlp-proto-values.ts';
@@ -14,7 +18,8 @@ import { ProtoWriter, varintSize } from './proto-writer.ts';
 
 // Tags: field number << 3 | wire type (0 varint, 1 fixed64, 2 length-delimited).
 const LEN_1 = 0x0a; // ExportTraceServiceRequest.resource_spans, Span.trace_id, Link.trace_id
-const LEN_2 = 0x12; // ResourceSpans.scope_spans, ScopeSpans.spans, Span.span_id, Event.name, Link.span_id, Status.message
+const LEN_2 = 0x12; // ResourceSpans.scope_spans, ScopeSpans.spans, Span.span_id, Event.name, Link.span_id,
+//                     Status.message
 const LEN_3 = 0x1a; // *.schema_url, Span.trace_state, Link.trace_state
 const SPAN_PARENT_SPAN_ID = 0x22; // 4
 const SPAN_NAME = 0x2a; // 5

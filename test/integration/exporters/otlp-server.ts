@@ -69,7 +69,8 @@ export async function startOtlpServer(tls?: { cert: Buffer; key: Buffer }): Prom
       }
       requests.push({ path: req.url ?? '', headers: req.headers, body, wireBytes, json, proto });
       const next = invalid !== undefined ? { status: 400, body: invalid }
-        : pathScripts.get(req.url ?? '')?.shift() ?? script.shift() ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };
+        : pathScripts.get(req.url ?? '')?.shift() ?? script.shift()
+          ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };
       res.writeHead(next.status, next.headers ?? {});
       res.end(next.body ?? '');
     });

@@ -9,7 +9,13 @@ import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import { isPartialRefusal } from '../../../src/pipeline/partial-refusal.ts';
 import { holdEventLoopOpen } from '../../unit/pipeline/records.ts';
 import { mixedBatch } from '../../unit/exporters/signal-items.ts';
-import { LOGS_SERVICE_PROTO, METRICS_SERVICE_PROTO, TRACE_SERVICE_PROTO, strictDecodeProto, type OtlpSignal } from '../../helpers/otlp-strict.ts';
+import {
+  LOGS_SERVICE_PROTO,
+  METRICS_SERVICE_PROTO,
+  TRACE_SERVICE_PROTO,
+  strictDecodeProto,
+  type OtlpSignal,
+} from '../../helpers/otlp-strict.ts';
 
 holdEventLoopOpen(after);
 
@@ -51,7 +57,8 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
         },
       );
     }
-    port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
   });
   after(async () => {
     for (const c of consumers) await c.shutdown?.();
@@ -105,7 +112,8 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
     await (await exporter()).consume(mixedBatch(0, 3000, 0));
     const calls = of('metrics');
     assert.ok(calls.length >= 3, `refused whole, then halves (${calls.length} calls)`);
-    const points = calls.slice(1).reduce((n, c) => n + strictDecodeProto(c.body, 'metrics').resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.length, 0);
+    const pointsIn = (body: Buffer) => strictDecodeProto(body, 'metrics').resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.length;
+    const points = calls.slice(1).reduce((n, c) => n + pointsIn(c.body), 0);
     assert.equal(points, 3000);
   });
 });
