@@ -4,7 +4,7 @@ import { Server, ServerCredentials, status, type ServerUnaryCall, type sendUnary
 import { loadSync } from '@grpc/proto-loader';
 import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
-import { noopLogger } from '../../../src/component/logger.ts';
+import { noopLogger, type Logger } from '../../../src/component/logger.ts';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import { isPartialRefusal } from '../../../src/pipeline/partial-refusal.ts';
 import { holdEventLoopOpen } from '../../unit/pipeline/records.ts';
@@ -38,6 +38,8 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
   const requests: { signal: OtlpSignal; body: Buffer }[] = [];
   /** Status codes for the next calls of one signal, in order; afterwards OK. */
   const scripts: Record<OtlpSignal, number[]> = { logs: [], metrics: [], traces: [] };
+  /** Response bodies for the next OK answers of one signal, in order; afterwards empty (no partial success). */
+  const replies: Record<OtlpSignal, Buffer[]> = { logs: [], metrics: [], traces: [] };
   const consumers: LogsConsumer[] = [];
 
   before(async () => {
@@ -51,7 +53,7 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
           Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
             requests.push({ signal, body: call.request });
             const code = scripts[signal].shift() ?? status.OK;
-            if (code === status.OK) callback(null, Buffer.alloc(0));
+            if (code === status.OK) callback(null, replies[signal].shift() ?? Buffer.alloc(0));
             else callback({ code, details: `scripted status ${code}` });
           },
         },
@@ -65,10 +67,10 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
     await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
   });
 
-  async function exporter(section: Record<string, unknown> = {}): Promise<LogsConsumer> {
+  async function exporter(section: Record<string, unknown> = {}, logger: Logger = noopLogger): Promise<LogsConsumer> {
     const config = otlpGrpcExporterConfigSchema.parse({ endpoint: `127.0.0.1:${port}`, tls: { insecure: true }, timeout: '5s',
       retry_on_failure: { initial_interval: '10ms', max_interval: '20ms', max_elapsed_time: '5s' }, ...section });
-    const c = await otlpGrpcExporterFactory.create({ id: 'otlp/test', logger: noopLogger }, config);
+    const c = await otlpGrpcExporterFactory.create({ id: 'otlp/test', logger }, config);
     consumers.push(c);
     return c;
   }
@@ -115,5 +117,16 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
     const pointsIn = (body: Buffer) => strictDecodeProto(body, 'metrics').resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.length;
     const points = calls.slice(1).reduce((n, c) => n + pointsIn(c.body), 0);
     assert.equal(points, 3000);
+  });
+
+  test('partial success on TraceService (rejected_spans): accepted, not retried, logged as a warning', async () => {
+    requests.length = 0;
+    // ExportTraceServiceResponse { partial_success (1) { rejected_spans (1): 2, error_message (2): "dup" } }
+    replies.traces.push(Buffer.from([0x0a, 0x07, 0x08, 0x02, 0x12, 0x03, ...Buffer.from('dup')]));
+    const warnings: Record<string, unknown>[] = [];
+    const logger = { ...noopLogger, warn: (_message: string, fields?: Record<string, unknown>) => void warnings.push(fields ?? {}) };
+    await (await exporter({}, logger)).consume(mixedBatch(0, 0, 3));
+    assert.equal(of('traces').length, 1);
+    assert.deepEqual(warnings, [{ exporter: 'otlp/test', rejectedSpans: 2, error_message: 'dup' }]);
   });
 });
