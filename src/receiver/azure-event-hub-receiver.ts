@@ -160,6 +160,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
         : this.#next,
       deadLetter: this.#deadLetter,
       receiverId: this.#settings.id,
+      signals: this.#signals,
       counters: this.#counters,
       logger: this.#logger,
       emit: (st) => this.#emit(st),

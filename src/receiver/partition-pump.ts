@@ -3,6 +3,7 @@ import { BackendError } from '../backends/consumer.ts';
 import type { Decoder, DecodeContext } from '../decode/decoder.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { batchItemCount, type LogBatch } from '../pipeline/log-batch.ts';
+import type { Signal } from '../pipeline/signals.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
 import type { PartitionEnd } from '../ownership/coordinator.ts';
 import type { Checkpointer } from './checkpointer.ts';
@@ -58,6 +59,12 @@ export interface PartitionPumpOptions {
   readonly deadLetter?: DeadLetterStore;
   /** The receiver's id (`azure_event_hub/logs`), named in dead-letter log lines. Default unnamed. */
   readonly receiverId?: string;
+  /**
+   * The signals the pipeline takes (the receiver's pipelines). Decoded items of any other signal (log records
+   * of a receiver listed only by a metrics pipeline) are counted (`itemsWithoutPipeline`), logged and not
+   * handed over: no pipeline could take them. Default every signal.
+   */
+  readonly signals?: ReadonlySet<Signal>;
   /** The user chose to drop batches the pipeline refuses (`dead_letter.drop`). Default false. */
   readonly dropRefused?: boolean;
   readonly counters: PumpCounters;
@@ -361,11 +368,12 @@ export class PartitionPump {
       });
     }
     this.#lastReceived = last.sequenceNumber;
-    const { records, metrics, spans, stats } = o.decode(events, o.context);
-    o.counters.recordsDecoded += records.length;
-    o.counters.metricPointsDecoded += metrics?.length ?? 0;
-    o.counters.spansDecoded += spans?.length ?? 0;
-    o.counters.eventsFailedDecode += stats.failedEvents;
+    const decoded = o.decode(events, o.context);
+    o.counters.recordsDecoded += decoded.records.length;
+    o.counters.metricPointsDecoded += decoded.metrics?.length ?? 0;
+    o.counters.spansDecoded += decoded.spans?.length ?? 0;
+    o.counters.eventsFailedDecode += decoded.stats.failedEvents;
+    const { records, metrics, spans } = this.#routable(decoded, first.sequenceNumber, last.sequenceNumber);
     // Events with no item of any signal (e.g. a category filter took all) are marked without an export.
     const batch: LogBatch = {
       records,
@@ -381,6 +389,39 @@ export class PartitionPump {
       },
     };
     return { events, batch: batchItemCount(batch) > 0 ? batch : undefined };
+  }
+
+  /**
+   * The decoded items of the signals the pipeline takes; the others are counted and logged (rate-limited by
+   * the receiver's logger): e.g. Azure resource logs arriving at a receiver listed only by a metrics pipeline.
+   */
+  #routable<T extends Pick<LogBatch, 'records' | 'metrics' | 'spans'>>(decoded: T, first: number, last: number) {
+    const o = this.#o;
+    const signals = o.signals;
+    if (!signals) return decoded;
+    const out = {
+      records: signals.has('logs') ? decoded.records : [],
+      metrics: signals.has('metrics') ? decoded.metrics : undefined,
+      spans: signals.has('traces') ? decoded.spans : undefined,
+    };
+    const setAside = {
+      records: decoded.records.length - out.records.length,
+      metricPoints: (decoded.metrics?.length ?? 0) - (out.metrics?.length ?? 0),
+      spans: (decoded.spans?.length ?? 0) - (out.spans?.length ?? 0),
+    };
+    const total = setAside.records + setAside.metricPoints + setAside.spans;
+    if (total > 0) {
+      o.counters.itemsWithoutPipeline += total;
+      o.logger.warn('decoded items of a signal no pipeline of this receiver takes: counted, not exported', {
+        ...(o.receiverId ? { receiver: o.receiverId } : {}),
+        partitionId: o.partitionId,
+        ...setAside,
+        firstSequenceNumber: first,
+        lastSequenceNumber: last,
+        hint: 'add the receiver to a pipeline of that signal (docs/signals.md)',
+      });
+    }
+    return out;
   }
 
   /** Exports a prepared batch (or dead-letters it), then marks it. False when stopped or killed first. */

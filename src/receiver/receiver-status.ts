@@ -112,6 +112,11 @@ export interface ReceiverCounters {
   readonly spansDecoded: number;
   readonly spansAccepted: number;
   readonly spansRefused: number;
+  /**
+   * Decoded items of a signal no pipeline of the receiver takes (log records of a receiver listed only by a
+   * metrics pipeline): counted and logged, not exported, checkpointed past.
+   */
+  readonly itemsWithoutPipeline: number;
   readonly eventsDeadLettered: number;
   readonly checkpointWrites: number;
   readonly checkpointFailures: number;

@@ -46,6 +46,12 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
   ],
   [`${RECEIVER_METRIC_PREFIX}spans_decoded`, 'spansDecoded', 'Spans decoded from events (with a traces pipeline).', '{spans}'],
   [
+    `${RECEIVER_METRIC_PREFIX}items_without_pipeline`,
+    'itemsWithoutPipeline',
+    'Decoded items of a signal no pipeline of the receiver takes: counted and logged, not exported.',
+    '{items}',
+  ],
+  [
     `${RECEIVER_METRIC_PREFIX}events_decode_failed`,
     'eventsFailedDecode',
     'Events that did not decode (exported raw with the reason).',

@@ -60,6 +60,7 @@ export function recordingExporterFactory(type: string, journal: string[], create
 const ZERO_COUNTERS: ReceiverCounters = {
   eventsReceived: 0, bytesReceived: 0, recordsDecoded: 0, eventsFailedDecode: 0, recordsAccepted: 0, recordsRefused: 0,
   metricPointsDecoded: 0, metricPointsAccepted: 0, metricPointsRefused: 0, spansDecoded: 0, spansAccepted: 0, spansRefused: 0,
+  itemsWithoutPipeline: 0,
   eventsDeadLettered: 0, checkpointWrites: 0, checkpointFailures: 0, backendReconnects: 0, eventsLostToRetention: 0,
   eventsDropped: 0, exportHolds: 0, invalidCheckpoints: 0,
 };

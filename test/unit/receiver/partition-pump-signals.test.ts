@@ -9,7 +9,8 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { PartitionPump } from '../../../src/receiver/partition-pump.ts';
 import { Checkpointer } from '../../../src/receiver/checkpointer.ts';
 import { createPumpCounters } from '../../../src/receiver/internal/pump-counters.ts';
-import { noopLogger } from '../../../src/component/logger.ts';
+import { noopLogger, type Logger } from '../../../src/component/logger.ts';
+import type { Signal } from '../../../src/pipeline/signals.ts';
 import { PermanentError } from '../../../src/component/errors.ts';
 import type { Decoder } from '../../../src/decode/decoder.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
@@ -48,7 +49,7 @@ const oneSignalPerEvent: Decoder = (events) => {
   return { records, metrics, spans, stats: STATS };
 };
 
-function setup(opts: { decode: Decoder; consume: (b: LogBatch) => Promise<void>; deadLetter?: DeadLetterStore; everyN?: number }) {
+function setup(opts: { decode: Decoder; consume: (b: LogBatch) => Promise<void>; deadLetter?: DeadLetterStore; everyN?: number; signals?: ReadonlySet<Signal>; logger?: Logger }) {
   const hub = new FakeHub();
   const store = new RecordingStore();
   const statuses: ReceiverStatus[] = [];
@@ -56,7 +57,7 @@ function setup(opts: { decode: Decoder; consume: (b: LogBatch) => Promise<void>;
   const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: opts.everyN ?? 0 });
   const pump = new PartitionPump({
     hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: opts.decode, context,
-    consumer: { consume: opts.consume }, checkpointer, deadLetter: opts.deadLetter, counters, logger: noopLogger,
+    consumer: { consume: opts.consume }, checkpointer, deadLetter: opts.deadLetter, counters, logger: opts.logger ?? noopLogger, signals: opts.signals,
     emit: (s) => statuses.push(s), reopenInitialMs: 1, reopenMaxMs: 5, holdInitialMs: 1, holdMaxMs: 5,
   });
   return { hub, store, statuses, counters, pump };
@@ -165,4 +166,26 @@ test('refused metric points that name no event dead-letter the whole batch: noth
   assert.deepEqual(entries[0]!.signals, ['metrics']);
   assert.equal(counters.metricPointsRefused, 6);
   assert.equal(store.data.get('0')?.sequenceNumber, 2);
+});
+
+test('items of a signal no pipeline takes are counted and logged, not handed over; the events are checkpointed past', async () => {
+  const sent: LogBatch[] = [];
+  const warnings: { message: string; fields: Record<string, unknown> }[] = [];
+  const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message, fields = {}) => void warnings.push({ message, fields }), child: () => logger };
+  const { hub, store, pump, counters } = setup({
+    decode: oneSignalPerEvent,
+    signals: new Set(['metrics']),
+    logger,
+    consume: async (b) => void sent.push(b),
+  });
+  hub.append('0', 6);
+  void pump.run();
+  await until(() => counters.metricPointsAccepted === 2);
+  await pump.stop(1_000);
+  assert.deepEqual(sent.map((b) => [b.records.length, b.metrics?.length, b.spans?.length]), [[0, 2, undefined]]);
+  assert.equal(counters.itemsWithoutPipeline, 4, 'two log records and two spans');
+  assert.equal(counters.recordsDecoded, 2, 'decoded, then set aside');
+  assert.equal(store.data.get('0')?.sequenceNumber, 5);
+  const line = warnings.find((w) => /no pipeline of this receiver takes/.test(w.message));
+  assert.deepEqual(line && { r: line.fields.records, p: line.fields.metricPoints, s: line.fields.spans }, { r: 2, p: 0, s: 2 });
 });
