@@ -27,7 +27,6 @@ import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.t
 import { routeSignals } from '../../../src/pipeline/signal-router.ts';
 import { DirectoryDeadLetterStore } from '../../../src/pipeline/directory-dead-letter-store.ts';
 import { parseDeadLetterLine } from '../../../src/pipeline/dead-letter-format.ts';
-import { PermanentError } from '../../../src/component/errors.ts';
 import type { MetricPoint, Signal, SpanRecord } from '../../../src/pipeline/signals.ts';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { PartitionPump } from '../../../src/receiver/partition-pump.ts';
