@@ -15,7 +15,7 @@ import { signalFormatProblem } from '../config/receiver-signals.ts';
 import { unusedSignalKeyWarnings } from '../config/receiver-config-warnings.ts';
 import type { ReceiverConfig } from '../config/receiver-config.ts';
 import { SIGNALS, type Signal } from '../pipeline/signals.ts';
-import { findFactory, knownTypes, type Components, type ComponentKind, type NamedFactory } from './components.ts';
+import { factorySignals, findFactory, knownTypes, type Components, type ComponentKind, type NamedFactory } from './components.ts';
 
 /** One configured component: its id, the factory its type selects, and its validated config. */
 export interface ResolvedComponent<F> {
@@ -94,7 +94,10 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
       checkReferences(`${prefix}.processors`, 'processors', p.processors, declared(raw.processors), issues);
       checkReferences(`${prefix}.exporters`, 'exporters', p.exporters, declared(raw.exporters), issues);
       pipelines.push({ id: pipelineId, signal: signal ?? 'logs', receivers: p.receivers, processors: p.processors, exporters: p.exporters });
-      if (signal) checkReceiverSignals(prefix, signal, p.receivers, sections.receivers, issues);
+      if (signal) {
+        checkReceiverSignals(prefix, signal, p.receivers, sections.receivers, issues);
+        checkComponentSignals(prefix, signal, p, sections, issues);
+      }
     }
     for (const [id, r] of sections.receivers) {
       const config = r.config as Partial<ReceiverConfig> | undefined;
@@ -209,6 +212,27 @@ function checkReceiverSignals(
     if (config?.format === undefined) continue; // not configured, or not an azure_event_hub receiver
     const problem = signalFormatProblem(config, signal);
     if (problem) issues.push(`${prefix}.receivers: receivers.${id}.${problem}`);
+  }
+}
+
+/**
+ * A component whose factory does not handle the pipeline's signal (an exporter that exports logs only, in a
+ * metrics pipeline) would be handed items it cannot send, or nothing: refused, naming the component.
+ */
+function checkComponentSignals(
+  prefix: string, signal: Signal, pipeline: { receivers: readonly string[]; processors: readonly string[]; exporters: readonly string[] },
+  sections: { [K in 'receivers' | 'processors' | 'exporters']: ReadonlyMap<string, ResolvedComponent<NamedFactory>> },
+  issues: string[],
+): void {
+  const verbs = { receivers: 'feed', processors: 'process', exporters: 'export' } as const;
+  for (const kind of ['receivers', 'processors', 'exporters'] as const) {
+    for (const id of pipeline[kind]) {
+      const factory = sections[kind].get(id)?.factory;
+      if (!factory || factorySignals(factory).includes(signal)) continue;
+      const handles = factorySignals(factory).join(', ');
+      issues.push(`${prefix}.${kind}: ${kind}.${id} (type ${factory.type}) cannot ${verbs[kind]} ${signal}, only ${handles}; ` +
+        `remove it from this pipeline or use another ${SINGULAR[kind]} that handles ${signal}`);
+    }
   }
 }
 

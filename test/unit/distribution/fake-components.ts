@@ -24,6 +24,7 @@ export function recordingExporterFactory(type: string, journal: string[], create
   return {
     type,
     stability: 'development',
+    signals: ['logs', 'metrics', 'traces'],
     configSchema: z.strictObject({ path: z.string().optional(), verbosity: z.string().optional() }) as z.ZodType<{ path?: string; verbosity?: string }>,
     createDefaultConfig: () => ({}),
     async create(settings: CreateSettings) {
@@ -115,6 +116,7 @@ export function fakeReceiverFactory(journal: string[], created: Map<string, Fake
     type: azureEventHubReceiverFactory.type,
     aliases: azureEventHubReceiverFactory.aliases,
     stability: azureEventHubReceiverFactory.stability,
+    signals: azureEventHubReceiverFactory.signals,
     configSchema: azureEventHubReceiverFactory.configSchema as z.ZodType<unknown>,
     createDefaultConfig: () => azureEventHubReceiverFactory.createDefaultConfig(),
     configWarnings: azureEventHubReceiverFactory.configWarnings as (config: unknown) => readonly string[],

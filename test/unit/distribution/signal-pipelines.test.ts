@@ -84,6 +84,29 @@ service: { pipelines: { metrics: { receivers: [azure_event_hub], exporters: [deb
     assert.match(message, /receivers\.azure_event_hub\.metric_aggregation: 'Average' is not an aggregation mode: use "" \(a gauge per aggregation\) or "average"/);
   });
 
+  test('an exporter (or processor) whose factory does not handle the pipeline\'s signal is refused, naming it', async () => {
+    const tc = testComponents();
+    const logsOnly = { ...tc.components.exporters[0]!, type: 'logsonly', signals: undefined };
+    const components = { ...tc.components, exporters: [...tc.components.exporters, logsOnly] };
+    const loaded = await loadConfig({
+      configs: [`yaml:
+receivers: { azure_event_hub: { connection: "${CONN}" } }
+exporters: { logsonly: , debug: }
+service:
+  pipelines:
+    logs: { receivers: [azure_event_hub], exporters: [logsonly] }
+    traces: { receivers: [azure_event_hub], exporters: [logsonly, debug] }
+`],
+      env: {},
+    });
+    assert.throws(() => resolveConfig(loaded.raw, components), (e: ConfigError) => {
+      assert.match(e.message, /service\.pipelines\.traces\.exporters: exporters\.logsonly \(type logsonly\) cannot export traces, only logs; remove it from this pipeline or use another exporter that handles traces/);
+      assert.doesNotMatch(e.message, /pipelines\.logs\.exporters/, 'a logs exporter in a logs pipeline is fine');
+      assert.doesNotMatch(e.message, /exporters\.debug/);
+      return true;
+    });
+  });
+
   test('an unknown pipeline type is refused with the three signals, and a near miss is suggested', async () => {
     const message = await problems(`
 receivers: { azure_event_hub: { connection: "${CONN}" } }
