@@ -25,9 +25,12 @@ export function receiverConfigWarnings(config: ReceiverConfig): string[] {
 export function unusedSignalKeyWarnings(config: ReceiverConfig, signals: ReadonlySet<Signal>): string[] {
   const out: string[] = [];
   const unused = (signal: Signal) => `unused: no ${signal} pipeline lists this receiver (it applies to ${signal} only)`;
-  if (config.metric_aggregation !== undefined && !signals.has('metrics')) out.push(`metric_aggregation: ${unused('metrics')}`);
+  if (config.metric_aggregation !== undefined && !signals.has('metrics')) {
+    out.push(`metric_aggregation: ${unused('metrics')}`);
+  }
   for (const signal of ['metrics', 'traces'] as const) {
-    if (config.time_formats[signal] !== undefined && !signals.has(signal)) out.push(`time_formats.${signal}: ${unused(signal)}`);
+    if (config.time_formats[signal] === undefined || signals.has(signal)) continue;
+    out.push(`time_formats.${signal}: ${unused(signal)}`);
   }
   return out;
 }

@@ -20,11 +20,16 @@ export function formatSignals(config: Pick<ReceiverConfig, 'format' | 'encoding'
  * Why `config` cannot feed a `signal` pipeline, or undefined when it can: relative to the receiver's section,
  * `format: ...` with what to do.
  */
-export function signalFormatProblem(config: Pick<ReceiverConfig, 'format' | 'encoding'>, signal: Signal): string | undefined {
+export function signalFormatProblem(
+  config: Pick<ReceiverConfig, 'format' | 'encoding'>,
+  signal: Signal,
+): string | undefined {
   if (formatSignals(config).has(signal)) return undefined;
   const format = effectiveFormat(config);
   const key = config.encoding ? 'encoding' : 'format';
-  const what = signal === 'metrics' ? 'metric points (Azure metrics)' : 'spans (Application Insights requests and dependencies)';
+  const what = signal === 'metrics'
+    ? 'metric points (Azure metrics)'
+    : 'spans (Application Insights requests and dependencies)';
   return `${key}: ${format} produces log records only, so it cannot feed a ${signal} pipeline; ` +
     `use format: azure for ${what}, or remove the receiver from the ${signal} pipeline`;
 }

@@ -88,7 +88,8 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
       if (isComponentIdError(id)) issues.push(`${prefix}: ${id.error}`);
       else if (!signal) {
         const hint = suggest(id.type, [...SIGNALS]);
-        issues.push(`${prefix}: unknown signal '${id.type}'; pipelines are logs, metrics or traces (or <signal>/<name>)${hint ? `; did you mean \`${hint}\`?` : ''}`);
+        const didYouMean = hint ? `; did you mean \`${hint}\`?` : '';
+        issues.push(`${prefix}: unknown signal '${id.type}'; pipelines are logs, metrics or traces (or <signal>/<name>)${didYouMean}`);
       }
       checkReferences(`${prefix}.receivers`, 'receivers', p.receivers, declared(raw.receivers), issues);
       checkReferences(`${prefix}.processors`, 'processors', p.processors, declared(raw.processors), issues);
@@ -220,7 +221,9 @@ function checkReceiverSignals(
  * metrics pipeline) would be handed items it cannot send, or nothing: refused, naming the component.
  */
 function checkComponentSignals(
-  prefix: string, signal: Signal, pipeline: { receivers: readonly string[]; processors: readonly string[]; exporters: readonly string[] },
+  prefix: string,
+  signal: Signal,
+  pipeline: Pick<ResolvedPipeline, 'receivers' | 'processors' | 'exporters'>,
   sections: { [K in 'receivers' | 'processors' | 'exporters']: ReadonlyMap<string, ResolvedComponent<NamedFactory>> },
   issues: string[],
 ): void {
@@ -230,8 +233,10 @@ function checkComponentSignals(
       const factory = sections[kind].get(id)?.factory;
       if (!factory || factorySignals(factory).includes(signal)) continue;
       const handles = factorySignals(factory).join(', ');
-      issues.push(`${prefix}.${kind}: ${kind}.${id} (type ${factory.type}) cannot ${verbs[kind]} ${signal}, only ${handles}; ` +
-        `remove it from this pipeline or use another ${SINGULAR[kind]} that handles ${signal}`);
+      issues.push(
+        `${prefix}.${kind}: ${kind}.${id} (type ${factory.type}) cannot ${verbs[kind]} ${signal}, only ${handles}; ` +
+          `remove it from this pipeline or use another ${SINGULAR[kind]} that handles ${signal}`,
+      );
     }
   }
 }

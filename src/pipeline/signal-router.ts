@@ -23,9 +23,12 @@ export interface SignalRouter extends LogsConsumer {
 function partOf(batch: LogBatch, signal: Signal): LogBatch | undefined {
   if (signal === 'logs') {
     if (batch.records.length === 0) return undefined;
-    return batch.metrics === undefined && batch.spans === undefined ? batch : { records: batch.records, source: batch.source };
+    if (batch.metrics === undefined && batch.spans === undefined) return batch;
+    return { records: batch.records, source: batch.source };
   }
-  if (signal === 'metrics') return batch.metrics?.length ? { records: [], metrics: batch.metrics, source: batch.source } : undefined;
+  if (signal === 'metrics') {
+    return batch.metrics?.length ? { records: [], metrics: batch.metrics, source: batch.source } : undefined;
+  }
   return batch.spans?.length ? { records: [], spans: batch.spans, source: batch.source } : undefined;
 }
 
@@ -94,7 +97,8 @@ export function routeSignals(heads: readonly SignalHead[]): SignalRouter {
     if (errors.length === 0 && unrouted.length === 0) return;
     if (signal?.aborted) throw abortReason(signal);
     if (errors.some((e) => !isPermanentError(e) || isDataRefused(e))) {
-      const summary = `${errors.length} of ${calls.length} signal pipelines failed: ${errors.map(describeError).join('; ')}`;
+      const reasons = errors.map(describeError).join('; ');
+      const summary = `${errors.length} of ${calls.length} signal pipelines failed: ${reasons}`;
       throw new FanOutError(summary, errors);
     }
     const refusals: Refusal[] = [...unrouted];

@@ -17,7 +17,9 @@ import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
-import { batchSignals, itemCounts, refusedEvents, type ItemCounts, type RefusedEvent } from './internal/refused-events.ts';
+import {
+  batchSignals, itemCounts, refusedEvents, type ItemCounts, type RefusedEvent,
+} from './internal/refused-events.ts';
 
 /**
  * A reader that returns nothing for this long while the hub reports newer events is treated as stalled

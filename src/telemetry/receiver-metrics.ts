@@ -2,7 +2,7 @@ import type { Attributes, Meter, ObservableResult } from '@opentelemetry/api';
 import type { AzureEventHubReceiver } from '../receiver/receiver.ts';
 import type { HubPartitionLag, ReceiverCounters, PartitionStats } from '../receiver/receiver-status.ts';
 
-/** Prefix of the receiver-specific metrics; the accepted/refused counters of each signal use the collector's own names. */
+/** Prefix of the receiver-specific metrics; each signal's accepted/refused counters use the collector's names. */
 export const RECEIVER_METRIC_PREFIX = 'otelcol_receiver_azureeventhub_';
 /** `transport` attribute of the collector's receiver metrics: events arrive over AMQP in both backends. */
 export const RECEIVER_TRANSPORT = 'amqp';
@@ -26,7 +26,12 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
     'Log records the pipeline refused (dead-lettered or dropped).',
     '{records}',
   ],
-  ['otelcol_receiver_accepted_metric_points', 'metricPointsAccepted', 'Metric points the pipeline accepted.', '{datapoints}'],
+  [
+    'otelcol_receiver_accepted_metric_points',
+    'metricPointsAccepted',
+    'Metric points the pipeline accepted.',
+    '{datapoints}',
+  ],
   [
     'otelcol_receiver_refused_metric_points',
     'metricPointsRefused',
@@ -44,7 +49,12 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
     'Metric points decoded from events (with a metrics pipeline).',
     '{datapoints}',
   ],
-  [`${RECEIVER_METRIC_PREFIX}spans_decoded`, 'spansDecoded', 'Spans decoded from events (with a traces pipeline).', '{spans}'],
+  [
+    `${RECEIVER_METRIC_PREFIX}spans_decoded`,
+    'spansDecoded',
+    'Spans decoded from events (with a traces pipeline).',
+    '{spans}',
+  ],
   [
     `${RECEIVER_METRIC_PREFIX}items_without_pipeline`,
     'itemsWithoutPipeline',
