@@ -123,7 +123,9 @@ export class Service {
         if (!exporter) {
           const e = cfg.exporters.get(id)!;
           exporter = await e.factory.create({ id, logger: this.logger.child({ component: `exporters/${id}` }) }, e.config);
-          if (exporterMetrics) exporter = exporterMetrics.wrap(id, exporter);
+          // Counted for every signal of the pipelines that list it, so that their series exist from the start.
+          const signals = [...new Set(cfg.service.pipelines.filter((p) => p.exporters.includes(id)).map((p) => p.signal))];
+          if (exporterMetrics) exporter = exporterMetrics.wrap(id, exporter, signals);
           this.#exporters.set(id, exporter);
         }
         exporters.push(exporter);

@@ -6,6 +6,7 @@ import { batchItemCount, type LogBatch } from '../pipeline/log-batch.ts';
 import type { MetricPoint, SpanRecord } from '../pipeline/signals.ts';
 import { formatBasic, formatCompact, formatDetailed, formatNormal } from './internal/debug-format.ts';
 import * as signals from './internal/debug-format-signals.ts';
+import { SIGNALS } from '../pipeline/signals.ts';
 
 const DEFAULT_LINE_WIDTH = 160;
 
@@ -77,6 +78,7 @@ export function createDebugExporterFactory(stream: Writable = process.stdout): E
   return {
     type: 'debug',
     stability: 'development',
+    signals: SIGNALS,
     configSchema: debugExporterConfigSchema,
     createDefaultConfig: () => ({ verbosity: 'basic' }),
     configWarnings: (config) =>

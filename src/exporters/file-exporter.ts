@@ -11,6 +11,7 @@ import { encodeLogsRequest } from './internal/otlp-proto-encoder.ts';
 import { encodeMetricsRequest } from './internal/otlp-proto-metrics-encoder.ts';
 import { encodeTraceRequest } from './internal/otlp-proto-trace-encoder.ts';
 import { RotatingFileWriter } from './internal/rotating-file-writer.ts';
+import { SIGNALS } from '../pipeline/signals.ts';
 
 /** Rotate at this size when `rotation` is set. 100 MiB, as the collector. */
 export const DEFAULT_ROTATION_MAX_MEGABYTES = 100;
@@ -120,6 +121,7 @@ export function createFileExporter(config: FileExporterConfig): LogsConsumer {
 export const fileExporterFactory: ExporterFactory<FileExporterConfig> = {
   type: 'file',
   stability: 'alpha',
+  signals: SIGNALS,
   configSchema: fileExporterConfigSchema,
   createDefaultConfig: () => ({ path: '', format: 'json', sync: true }),
   create: async (_settings, config) => createFileExporter(config),

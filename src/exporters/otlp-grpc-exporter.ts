@@ -14,6 +14,7 @@ import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
 import { withPartialSuccessLog } from './internal/partial-success-log.ts';
 import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { GRPC_JS_VERSION_WRITTEN_FOR, trimGrpcAcceptEncoding } from './internal/grpc-js-accept-encoding.ts';
+import { SIGNALS } from '../pipeline/signals.ts';
 
 /** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
 const CALLBACK_GRACE_MS = 5_000;
@@ -105,6 +106,7 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
 export const otlpGrpcExporterFactory: ExporterFactory<OtlpGrpcExporterConfig> = {
   type: 'otlp',
   stability: 'beta',
+  signals: SIGNALS,
   configSchema: otlpGrpcExporterConfigSchema,
   createDefaultConfig: () => otlpGrpcExporterConfigSchema.parse({ endpoint: 'localhost:4317' }),
   configWarnings: sendingQueueWarnings,

@@ -16,6 +16,7 @@ import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
 import { withPartialSuccessLog } from './internal/partial-success-log.ts';
 import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport } from './internal/gzip-transport.ts';
+import { SIGNALS } from '../pipeline/signals.ts';
 
 /** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
 const CALLBACK_GRACE_MS = 5_000;
@@ -223,6 +224,7 @@ function createSignalExporter<S extends Signal>(
 export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = {
   type: 'otlphttp',
   stability: 'beta',
+  signals: SIGNALS,
   configSchema: otlpHttpExporterConfigSchema,
   createDefaultConfig: () => otlpHttpExporterConfigSchema.parse({ endpoint: 'http://localhost:4318' }),
   configWarnings: (config) => [

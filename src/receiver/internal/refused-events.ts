@@ -1,6 +1,6 @@
 import type { ReceivedEvent } from '../../backends/consumer.ts';
 import type { LogBatch } from '../../pipeline/log-batch.ts';
-import type { Signal } from '../../pipeline/signals.ts';
+import { itemEventSequenceNumber, type Signal } from '../../pipeline/signals.ts';
 import { isPartialRefusal } from '../../pipeline/partial-refusal.ts';
 import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../decode/internal/event-attributes.ts';
 
@@ -68,7 +68,7 @@ export function refusedEvents(
     for (const [kind, signal, items] of lists) {
       for (const item of items) {
         if (!inBatch.has(item)) return undefined;
-        const event = bySequence.get(Number(item.attributes[ATTR_EVENTHUBS_SEQUENCE_NUMBER]));
+        const event = bySequence.get(itemEventSequenceNumber(item) ?? Number(item.attributes[ATTR_EVENTHUBS_SEQUENCE_NUMBER]));
         if (!event) return undefined;
         seen[kind].add(item);
         if (!reasons.has(event)) reasons.set(event, refusal.error);
