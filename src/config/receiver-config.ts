@@ -147,11 +147,22 @@ export const receiverConfigObject = z
     /** `azure_encoding` format: drop these categories (wins over include_categories). Default none. */
     exclude_categories: z.array(z.string()).default([]),
     apply_semantic_conventions: z.boolean().default(false),
+    /** Extra timestamp layouts per signal (Go reference-time layouts), tried before the built-in ones. Default none. */
     time_formats: z
       .strictObject({ logs: z.array(z.string()).optional(), metrics: z.array(z.string()).optional(), traces: z.array(z.string()).optional() })
       .default({}),
-    /** Go receiver (metrics only): accepted and ignored; this receiver emits logs. */
-    metric_aggregation: z.string().optional(),
+    /**
+     * Azure metrics (with a metrics pipeline): `""` (default) gives one gauge per aggregation (total, count,
+     * minimum, maximum, average), `average` one gauge per record, the average; the Go receiver's two values.
+     */
+    metric_aggregation: z
+      .string()
+      .optional()
+      .superRefine((value, ctx) => {
+        if (value === undefined || value === '' || value === 'average') return;
+        const message = `${quoteValue(value)} is not an aggregation mode: use "" (a gauge per aggregation) or "average" (one gauge, the average), as the Go receiver`;
+        ctx.addIssue({ code: 'custom', message });
+      }),
     /** Regex sanitizers tried, in order, only on events whose JSON does not parse. */
     sanitizers: z.array(z.strictObject({ pattern: z.string().min(1), replacement: z.string() })).default([]),
     /** Most events per batch handed to the pipeline. Default 100. */

@@ -3,7 +3,7 @@ import vm from 'node:vm';
 import { DataRefusedError } from '../component/errors.ts';
 import { noopLogger, type Logger } from '../component/logger.ts';
 import type { LogsConsumer } from './consumer.ts';
-import type { LogBatch } from './log-batch.ts';
+import { batchItemCount, type LogBatch } from './log-batch.ts';
 import { readMemoryUsageBytes } from './internal/memory-usage.ts';
 
 /** The refusal message, as the collector's `ErrDataRefused`. */
@@ -37,6 +37,7 @@ export interface MemoryLimiterStats {
   readonly checks: number;
   readonly forcedGcs: number;
   readonly refusedBatches: number;
+  /** Items of the refused batches: log records, metric points and spans. */
   readonly refusedRecords: number;
 }
 
@@ -100,7 +101,7 @@ export class MemoryLimiter implements LogsConsumer {
   async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
     if (this.#refusing) {
       this.#refusedBatches++;
-      this.#refusedRecords += batch.records.length;
+      this.#refusedRecords += batchItemCount(batch);
       throw new DataRefusedError(DATA_REFUSED_MESSAGE);
     }
     return this.#next.consume(batch, signal);

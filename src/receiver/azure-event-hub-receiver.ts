@@ -11,6 +11,8 @@ import { ConfigError } from '../component/errors.ts';
 import { redactError } from '../component/redact.ts';
 import { redactProxyUrl, resolveProxy, storageProxySettings } from '../component/network-proxy.ts';
 import { createDecoder } from '../decode/create-decoder.ts';
+import { effectiveFormat, signalDecoderOptions, signalFormatProblem } from '../config/receiver-signals.ts';
+import { SIGNALS, type Signal } from '../pipeline/signals.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
@@ -50,6 +52,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   readonly #config: ReceiverConfig;
   readonly #next: LogsConsumer;
   readonly #settings: ReceiverCreateSettings;
+  /** The signals this receiver feeds (settings.signals; default logs). */
+  readonly #signals: ReadonlySet<Signal>;
   readonly #logger: Logger;
   readonly #listeners = new Set<(s: ReceiverStatus) => void>();
   readonly #counters: PumpCounters = createPumpCounters();
@@ -75,6 +79,10 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     this.#config = config;
     this.#next = next;
     this.#settings = settings;
+    this.#signals = settings.signals ?? new Set<Signal>(['logs']);
+    // `validate` says this with the pipeline's path; an embedder hears it here, before anything connects.
+    const problems = SIGNALS.filter((s) => this.#signals.has(s)).flatMap((s) => signalFormatProblem(config, s) ?? []);
+    if (problems.length > 0) throw new ConfigError(problems);
     // A partition failing the same way on every backoff step, on every partition, is one line per window.
     this.#logger = rateLimitedLogger(settings.logger ?? noopLogger);
   }
@@ -139,18 +147,20 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       config: c,
       decoder: createDecoder({
         // `encoding: azure_encoding[/name]` (validated by the schema) is the Go spelling of this format
-        format: c.encoding ? 'azure_encoding' : c.format,
+        format: effectiveFormat(c),
         applySemanticConventions: c.apply_semantic_conventions,
         timeFormats: c.time_formats.logs,
         includeCategories: c.include_categories,
         excludeCategories: c.exclude_categories,
         sanitizers: c.sanitizers,
+        ...signalDecoderOptions(c, this.#signals),
       }),
       consumer: c.retry_on_failure.enabled
         ? withRetry(this.#next, retryOptionsFromConfig(c.retry_on_failure, { logger: this.#logger }))
         : this.#next,
       deadLetter: this.#deadLetter,
       receiverId: this.#settings.id,
+      signals: this.#signals,
       counters: this.#counters,
       logger: this.#logger,
       emit: (st) => this.#emit(st),
@@ -213,6 +223,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       consumerGroup: c.group,
       ownership: leases ? 'leases' : 'static',
       ownerId,
+      signals: [...this.#signals].join(','),
       transport: c.transport,
       ...(c.transport === 'amqp_websockets' ? { proxy: this.#proxyForLog() } : {}),
     });

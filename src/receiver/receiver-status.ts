@@ -41,14 +41,21 @@ export type ReceiverStatus =
   | {
       readonly type: 'exported';
       readonly partitionId: string;
+      /** Log records of the batch. */
       readonly records: number;
+      /** Metric points and spans of the batch (0 when the receiver feeds logs only). */
+      readonly metricPoints?: number;
+      readonly spans?: number;
       readonly events: number;
       readonly durationMs: number;
     }
   | {
       readonly type: 'exportFailed';
       readonly partitionId: string;
+      /** Log records of the batch. */
       readonly records: number;
+      readonly metricPoints?: number;
+      readonly spans?: number;
       readonly error: Error;
       readonly permanent: boolean;
     }
@@ -90,10 +97,26 @@ export interface PartitionStats {
 export interface ReceiverCounters {
   readonly eventsReceived: number;
   readonly bytesReceived: number;
+  /** Log records decoded from events. */
   readonly recordsDecoded: number;
   readonly eventsFailedDecode: number;
+  /** Log records the pipeline accepted. */
   readonly recordsAccepted: number;
+  /** Log records the pipeline refused for good (dead-lettered or dropped). */
   readonly recordsRefused: number;
+  /** Metric points decoded from events (only when the receiver feeds a metrics pipeline). */
+  readonly metricPointsDecoded: number;
+  readonly metricPointsAccepted: number;
+  readonly metricPointsRefused: number;
+  /** Spans decoded from events (only when the receiver feeds a traces pipeline). */
+  readonly spansDecoded: number;
+  readonly spansAccepted: number;
+  readonly spansRefused: number;
+  /**
+   * Decoded items of a signal no pipeline of the receiver takes (log records of a receiver listed only by a
+   * metrics pipeline): counted and logged, not exported, checkpointed past.
+   */
+  readonly itemsWithoutPipeline: number;
   readonly eventsDeadLettered: number;
   readonly checkpointWrites: number;
   readonly checkpointFailures: number;
