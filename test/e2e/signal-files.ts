@@ -142,7 +142,7 @@ export async function readSignalFile(
       throw new Error(`${path} line ${i + 1}: fields ${fields.join(', ')}; expected only ${REQUEST_FIELD[signal]}`);
     }
     try {
-      return strictDecodeSignal(signal, Buffer.from(line, 'utf8'));
+      return strictDecodeJson(Buffer.from(line, 'utf8'), signal);
     } catch (error) {
       const why = (error as Error).message;
       throw new Error(`${path} line ${i + 1}: the strict OTLP decoder refused it: ${why}`, { cause: error });
@@ -151,11 +151,6 @@ export async function readSignalFile(
   return { requests, tornTail };
 }
 
-/** The strict decoder of each signal's OTLP/JSON request. */
-function strictDecodeSignal(signal: Signal, bytes: Uint8Array): any {
-  if (signal === 'logs') return strictDecodeJson(bytes);
-  throw new Error(`no strict OTLP/JSON decoder for ${signal} yet (test/helpers/otlp-strict.ts, area sig-export)`);
-}
 
 type KeyValue = { key: string; value: Record<string, unknown> };
 const attr = (attributes: KeyValue[] | undefined, key: string): unknown => {
