@@ -57,13 +57,15 @@ test(NAME, { timeout: 180_000 }, async (t) => {
     traces: await readSignalFile(join(dir, 'traces.jsonl'), 'traces'),
   });
   const expectedLogRecords = stream.logRecordCount();
+  // Waits for the counts only; the assertions below judge, and name what is missing when the wait ran out.
   await waitUntil(async () => {
     const f = await read();
     const done = [...logRecordsByEvent(f.logs.requests).values()].reduce((a, b) => a + b, 0) >= expectedLogRecords
       && metricPoints(f.metrics.requests).length >= stream.metrics.size
       && spans(f.traces.requests).length >= stream.spans.size;
     return done ? true : undefined;
-  }, 60_000, `${expectedLogRecords} log records, ${stream.metrics.size} points and ${stream.spans.size} spans in the files`);
+  }, 60_000, `${expectedLogRecords} log records, ${stream.metrics.size} points and ${stream.spans.size} spans in the files`)
+    .catch((error: unknown) => t.diagnostic(String(error)));
   // Stop gracefully first, so nothing is still being written when the files are read for the assertions.
   cli.child.kill('SIGTERM');
   assert.equal(await cli.exited(60_000), 0, cli.stderr().slice(-3000));

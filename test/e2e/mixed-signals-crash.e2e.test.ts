@@ -99,7 +99,9 @@ test(NAME, { timeout: 240_000 }, async (t) => {
       && [...stream.spans.keys()].every((id) => ids.has(id));
   };
   const allExported = async () => (complete(await union()) ? true : undefined);
-  await waitUntil(allExported, 120_000, `every item of the ${sent} events exported by the two instances`);
+  // The assertions below judge, and name what is missing when this wait ran out.
+  await waitUntil(allExported, 120_000, `every item of the ${sent} events exported by the two instances`)
+    .catch((error: unknown) => t.diagnostic(String(error)));
   second.child.kill('SIGTERM');
   assert.equal(await second.exited(60_000), 0, second.stderr().slice(-3000));
 
