@@ -5,7 +5,7 @@
  * decoded records. Every few seconds a status line shows events/s, partitions owned and lag.
  * Ctrl-C stops everything cleanly. Options: --duration SECONDS (stop by itself), --rate EVENTS_PER_S,
  * --verbosity compact|basic|normal|detailed (the debug exporter's; default compact, one line per record),
- * --signals logs,metrics,traces (default logs: also Azure platform metrics and Application Insights
+ * --signals logs,metrics,traces (default logs; also Azure platform metrics and Application Insights
  * requests and dependencies, each signal in events of its own and a pipeline of its own on the same receiver).
  * Ports: METRICS_ADDRESS (default 127.0.0.1:8888) and HEALTH_ENDPOINT (127.0.0.1:13133) move the two
  * fixed ones; Azurite and the emulator take free ports.
@@ -110,19 +110,31 @@ const metrics = service.metricsAddress();
 if (metrics) say(`metrics:  http://${metrics.host}:${metrics.port}/metrics`);
 
 const receiver = service.receiver('azure_event_hub') as AzureEventHubReceiver | undefined;
-let lastAccepted = 0;
+/** Items accepted per signal, the counter and its unit on the status line. */
+const ACCEPTED = {
+  logs: { counter: 'recordsAccepted', unit: 'records' },
+  metrics: { counter: 'metricPointsAccepted', unit: 'points' },
+  traces: { counter: 'spansAccepted', unit: 'spans' },
+} as const;
+const lastAccepted: Record<Signal, number> = { logs: 0, metrics: 0, traces: 0 };
 let lastAt = Date.now();
 const status = setInterval(() => {
   if (!receiver) return;
   const stats = receiver.stats();
   const now = Date.now();
-  const rate = ((stats.counters.recordsAccepted - lastAccepted) * 1000) / (now - lastAt);
-  lastAccepted = stats.counters.recordsAccepted;
+  // Logs only (the default): "N records/s", as always; with --signals, one rate per signal shown.
+  const rates = (mixed ? signals : (['logs'] as const)).map((signal) => {
+    const { counter, unit } = ACCEPTED[signal];
+    const accepted = stats.counters[counter];
+    const rate = ((accepted - lastAccepted[signal]) * 1000) / (now - lastAt);
+    lastAccepted[signal] = accepted;
+    return `${rate.toFixed(1)} ${unit}/s`;
+  });
   lastAt = now;
   const lag = stats.partitions.reduce((sum, p) => sum + p.lagEvents, 0);
   const maxLagS = Math.max(0, ...stats.partitions.map((p) => p.lagSeconds));
   const bySignal = mixed ? ` (${signals.map((s) => `${s} ${sentBySignal[s]}`).join(', ')})` : '';
-  say(`status: ${rate.toFixed(1)} records/s | events sent ${sent}${bySignal}, received ${stats.counters.eventsReceived} | partitions owned ${receiver.ownedPartitions().length}/${PARTITIONS} | lag ${lag} events, ${maxLagS.toFixed(1)} s | decode failures ${stats.counters.eventsFailedDecode}`);
+  say(`status: ${rates.join(', ')} | events sent ${sent}${bySignal}, received ${stats.counters.eventsReceived} | partitions owned ${receiver.ownedPartitions().length}/${PARTITIONS} | lag ${lag} events, ${maxLagS.toFixed(1)} s | decode failures ${stats.counters.eventsFailedDecode}`);
 }, STATUS_INTERVAL_MS);
 
 let stoppingSince: number | undefined;

@@ -28,6 +28,8 @@ test('npm start shows decoded Azure resource logs within 30 s, then stops cleanl
   assert.ok(seconds <= 30, `first decoded record after ${seconds} s`);
   assert.match(out, /cloud\.provider=azure/, 'records were decoded in the azure format');
   assert.match(out, /status: .* partitions owned 4\/4/);
+  // Without --signals, the status line is as it has always been: records/s only, no count per signal.
+  assert.match(out, /status: [\d.]+ records\/s \| events sent \d+, received \d+ \|/);
   assert.match(out, /stopped cleanly/);
   assert.doesNotMatch(out, /SharedAccessKey=(?!\*\*\*)[^;\s]+/, 'no key printed');
   assert.doesNotMatch(out, /AccountKey=/, 'no storage key printed');
@@ -92,7 +94,7 @@ test(SIGNALS_TEST, { timeout: 150_000 }, async (t) => {
     const counters = text.split('\n').filter((l) => /^otelcol_(receiver_accepted|exporter_sent)/.test(l)).join('\n');
     assert.fail(`${(error as Error).message}\nmissing: ${missing}\n${counters}\n${out.slice(-3000)}`);
   }
-  const perSignal = /status: .*events sent \d+ \(logs [1-9]\d*, metrics [1-9]\d*, traces [1-9]\d*\)/;
+  const perSignal = /status: [\d.]+ records\/s, [\d.]+ points\/s, [\d.]+ spans\/s \| events sent \d+ \(logs [1-9]\d*, metrics [1-9]\d*, traces [1-9]\d*\)/;
   const statusLine = async () => (perSignal.test(out) ? true : undefined);
   await Promise.race([early, waitUntil(statusLine, 30_000, 'a status line with events sent per signal')]);
   child.kill('SIGINT');
