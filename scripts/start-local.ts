@@ -134,7 +134,13 @@ const status = setInterval(() => {
   const lag = stats.partitions.reduce((sum, p) => sum + p.lagEvents, 0);
   const maxLagS = Math.max(0, ...stats.partitions.map((p) => p.lagSeconds));
   const bySignal = mixed ? ` (${signals.map((s) => `${s} ${sentBySignal[s]}`).join(', ')})` : '';
-  say(`status: ${rates.join(', ')} | events sent ${sent}${bySignal}, received ${stats.counters.eventsReceived} | partitions owned ${receiver.ownedPartitions().length}/${PARTITIONS} | lag ${lag} events, ${maxLagS.toFixed(1)} s | decode failures ${stats.counters.eventsFailedDecode}`);
+  say([
+    `status: ${rates.join(', ')}`,
+    `events sent ${sent}${bySignal}, received ${stats.counters.eventsReceived}`,
+    `partitions owned ${receiver.ownedPartitions().length}/${PARTITIONS}`,
+    `lag ${lag} events, ${maxLagS.toFixed(1)} s`,
+    `decode failures ${stats.counters.eventsFailedDecode}`,
+  ].join(' | '));
 }, STATUS_INTERVAL_MS);
 
 let stoppingSince: number | undefined;
