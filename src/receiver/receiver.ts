@@ -34,4 +34,9 @@ export interface ReceiverCreateSettings extends CreateSettings {
   readonly resolveAuth?: (extensionId: string) => TokenCredential | undefined;
   /** A credential to use when `auth` is set inline or for `storage_account_url` (overrides `auth`). */
   readonly credential?: TokenCredential;
+  /**
+   * What `memory.limit_mib` is compared with, bytes. Default the V8 heap in use plus Buffers of the
+   * receiver's thread (`heapUsed + external`). For tests, or to count something else.
+   */
+  readonly readMemoryUsage?: () => number;
 }
