@@ -38,6 +38,7 @@ import { HubLagMonitor } from './internal/hub-lag-monitor.ts';
 import { blobPartitionOwners } from '../ownership/partition-owners.ts';
 import { listOwnership, type PartitionOwnershipInfo } from '../ownership/admin.ts';
 import type { HubPartitionLag } from './receiver-status.ts';
+import { MemoryGuard } from './memory-guard.ts';
 
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
@@ -61,6 +62,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   readonly #closing = new AbortController();
   #bringUp: Promise<void> | undefined;
   #hubLag: HubLagMonitor | undefined;
+  #memory: MemoryGuard | undefined;
   #starter: PartitionStarter | undefined;
   #hub: HubClient | undefined;
   #store: CheckpointStore | undefined;
@@ -140,6 +142,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
           storageOptions: this.#storageOptions(),
         })
         : undefined;
+    this.#memory = this.#memoryGuard();
+    const memory = this.#memory;
     const starter = new PartitionStarter({
       hub: this.#hub,
       store: this.#store,
@@ -165,6 +169,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       logger: this.#logger,
       emit: (st) => this.#emit(st),
       isClosing: () => this.#shutdown !== undefined,
+      readGate: memory ? (signal) => memory.whenReadable(signal) : undefined,
     });
     this.#starter = starter;
     const ownerId = c.ownership.owner_id ?? randomUUID();
@@ -236,6 +241,23 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       this.#hubLag?.start();
       await coordinator.start(starter);
     });
+  }
+
+  /** The memory guard when `memory.limit_mib` is set, started (it must act before the first read). */
+  #memoryGuard(): MemoryGuard | undefined {
+    const { limit_mib: limitMib, check_interval: checkIntervalMs } = this.#config.memory;
+    if (limitMib === 0) return undefined;
+    const limitBytes = limitMib * 1024 * 1024;
+    const guard = new MemoryGuard({
+      limitBytes,
+      checkIntervalMs,
+      ...(this.#settings.readMemoryUsage ? { readUsage: this.#settings.readMemoryUsage } : {}),
+      logger: this.#logger,
+      onChange: (paused, usageBytes) =>
+        this.#emit({ type: paused ? 'memoryPaused' : 'memoryResumed', usageBytes, limitBytes }),
+    });
+    guard.start();
+    return guard;
   }
 
   /** Creates the container when configured to, retrying with backoff; false when shut down first. */
@@ -327,6 +349,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     if (closing && !(await settleWithin(closing, HUB_CLOSE_TIMEOUT_MS)))
       this.#logger.warn('backend did not close in time; abandoning the connection');
     await this.#deadLetter?.close?.().catch(() => undefined);
+    // After the pumps: a paused partition was let go by its stop signal; this restores V8's heap growth.
+    this.#memory?.stop();
   }
 
   // ---- observation ----------------------------------------------------------------------------------
@@ -365,7 +389,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   }
 
   stats(): ReceiverStats {
-    return this.#starter?.stats() ?? emptyStats(this.#counters);
+    const stats = this.#starter?.stats() ?? emptyStats(this.#counters);
+    return this.#memory ? { ...stats, memory: this.#memory.stats() } : stats;
   }
 }
 

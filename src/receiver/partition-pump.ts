@@ -80,6 +80,8 @@ export interface PartitionPumpOptions {
   /** Wait between attempts at a refused batch the partition holds, ms (the receiver passes retry_on_failure's intervals). Defaults 1000 to 60000. */
   readonly holdInitialMs?: number;
   readonly holdMaxMs?: number;
+  /** Undefined when the partition may read now, else resolves when it may (the memory guard's pause). */
+  readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
 }
 
 /**
@@ -235,6 +237,15 @@ export class PartitionPump {
         this.#reader = await this.#open(position);
         let quietSince = Date.now();
         while (!this.#stopReading.signal.aborted) {
+          const gate = o.readGate?.(this.#stopReading.signal);
+          if (gate) {
+            // Paused for memory: the batch in flight still finishes; the hub keeps what is not read yet.
+            // A paused pump is no producer a batching stage should wait for.
+            this.#announce(false);
+            await gate;
+            if (this.#stopReading.signal.aborted) break;
+            quietSince = Date.now();
+          }
           const waitMs = Math.max(1, Math.min(o.maxWaitMs, o.checkpointer.msUntilDue()));
           const events = await this.#reader.receive(o.maxBatchSize, waitMs, this.#stopReading.signal);
           // A receive that completed (with events or empty) proves the reader works: only now does the

@@ -36,6 +36,8 @@ export interface PartitionStarterDeps {
   readonly emit: (status: ReceiverStatus) => void;
   /** True once the receiver shuts down: no new partition starts. */
   readonly isClosing: () => boolean;
+  /** Passed to every pump (PartitionPumpOptions.readGate): the memory guard's pause. Default none. */
+  readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
 }
 
 interface Owned {
@@ -146,6 +148,7 @@ export class PartitionStarter implements PartitionLifecycle {
       counters: this.#d.counters,
       logger: this.#d.logger.child({ partitionId }),
       emit: this.#d.emit,
+      readGate: this.#d.readGate,
     });
     this.#owned.set(partitionId, { pump, checkpointer, startProps: props, startedFrom: initial?.sequenceNumber ?? -1 });
     this.#released.delete(partitionId);

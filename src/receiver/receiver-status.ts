@@ -1,4 +1,5 @@
 import type { PartitionEndReason, StopReason } from '../ownership/coordinator.ts';
+import type { MemoryGuardStats } from './memory-guard.ts';
 
 /**
  * What a partition this instance holds is doing. `reading`: the reader works. `retrying`: its reader
@@ -74,6 +75,10 @@ export type ReceiverStatus =
   | { readonly type: 'storageFailing'; readonly error: Error }
   | { readonly type: 'storageRecovered' }
   | { readonly type: 'standby' }
+  /** `memory.limit_mib`: memory stayed above the limit after a collection, so every partition pauses reading. */
+  | { readonly type: 'memoryPaused'; readonly usageBytes: number; readonly limitBytes: number }
+  /** `memory.limit_mib`: memory is at or below the limit again; partitions read on. */
+  | { readonly type: 'memoryResumed'; readonly usageBytes: number; readonly limitBytes: number }
   /** Partitions held by a live owner outside this fleet (partition id → owner id), when that set changes. */
   | { readonly type: 'foreignOwners'; readonly partitions: ReadonlyMap<string, string> };
 
@@ -140,6 +145,8 @@ export interface ReceiverStats {
   readonly restarts: Readonly<Record<RestartReason, number>>;
   /** Partitions this instance released and did not take back, with why (state `released`). */
   readonly released: readonly { readonly partitionId: string; readonly reason: string; readonly seconds: number }[];
+  /** The memory guard's state when `memory.limit_mib` is set. */
+  readonly memory?: MemoryGuardStats;
 }
 
 /**

@@ -41,4 +41,9 @@ export interface ReceiverCreateSettings extends CreateSettings {
    * dependencies spans only with `traces`; otherwise they stay log records (docs/signals.md). Default logs.
    */
   readonly signals?: ReadonlySet<Signal>;
+  /**
+   * What `memory.limit_mib` is compared with, bytes. Default the V8 heap in use plus Buffers of the
+   * receiver's thread (`heapUsed + external`). For tests, or to count something else.
+   */
+  readonly readMemoryUsage?: () => number;
 }
