@@ -22,7 +22,8 @@ export interface ReceiverHealth {
   readonly status: HealthStatus;
   /**
    * Why it is not ready: `hubNotReached`, `noPartitionsOwned`, `hubUnreachable`, `checkpointFailing`,
-   * `storageFailing`, `misconfigured` (a permanent error: fix `configKey`), `partitionRetrying`.
+   * `storageFailing`, `misconfigured` (a permanent error: fix `configKey`), `partitionRetrying`,
+   * `memoryPaused` (reading paused above `memory.limit_mib` for longer than the degraded delay).
    */
   readonly reason?: string;
   /** The last error message of the failure; the health server redacts it before answering. */
@@ -61,6 +62,8 @@ class ReceiverTracker {
   hub: Failure | undefined;
   checkpoint: Failure | undefined;
   storage: Failure | undefined;
+  /** Reading paused by `memory.limit_mib` (every partition waits before its next receive). */
+  memory: Failure | undefined;
   readonly partitions = new Map<string, PartitionTrack>();
 }
 
@@ -164,6 +167,19 @@ export class HealthState {
       case 'storageRecovered':
         t.storage = undefined;
         break;
+      case 'memoryPaused': {
+        const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+        t.memory = {
+          since: t.memory?.since ?? now,
+          error: `reading paused: memory in use ${mib(status.usageBytes)} MiB is above memory.limit_mib ${mib(status.limitBytes)}`,
+          permanent: false,
+          configKey: 'memory.limit_mib',
+        };
+        break;
+      }
+      case 'memoryResumed':
+        t.memory = undefined;
+        break;
       default:
         break;
     }
@@ -214,6 +230,8 @@ export class HealthState {
     if (lasting(t.checkpoint)) return failed('checkpointFailing', t.checkpoint);
     const stuck = [...t.partitions.values()].find((p) => now - p.since >= this.#degradedAfterMs);
     if (stuck) return failed('partitionRetrying', stuck, 'degraded');
+    // Paused partitions are leased and unread: brief pauses are the limit working, a lasting one is not.
+    if (t.memory && now - t.memory.since >= this.#degradedAfterMs) return failed('memoryPaused', t.memory, 'degraded');
     if (!t.everReady) {
       if (!t.hubReached)
         return {

@@ -135,4 +135,22 @@ describe('HealthState: permanent failures, retrying partitions, storage', () => 
     assert.equal(r.receivers.good!.status, 'ready');
     assert.equal(r.receivers.bad!.status, 'unhealthy');
   });
+  test('a memory pause (memory.limit_mib) that lasts past the degraded delay is degraded, naming the key; resuming clears it', () => {
+    const { state, advance } = setup();
+    state.update('r', { type: 'hubReached', partitionIds: ['0'] });
+    state.update('r', { type: 'partitionOpened', partitionId: '0' });
+    const MiB = 1024 * 1024;
+    state.update('r', { type: 'memoryPaused', usageBytes: 150 * MiB, limitBytes: 128 * MiB });
+    advance(29_999);
+    assert.equal(state.report().status, 'ready', 'a brief pause is the limit working');
+    state.update('r', { type: 'memoryPaused', usageBytes: 151 * MiB, limitBytes: 128 * MiB });
+    advance(1);
+    const r = state.report().receivers.r!;
+    assert.equal(r.status, 'degraded');
+    assert.equal(r.reason, 'memoryPaused');
+    assert.equal(r.configKey, 'memory.limit_mib');
+    assert.match(r.error ?? '', /151 MiB is above memory\.limit_mib 128/);
+    state.update('r', { type: 'memoryResumed', usageBytes: 100 * MiB, limitBytes: 128 * MiB });
+    assert.equal(state.report().status, 'ready');
+  });
 });
