@@ -126,8 +126,20 @@ export class PartitionLease {
     return this.active && performance.now() - this.#lastRenewSentAt < this.#timings.leaseDurationMs - this.#timings.safetyMarginMs;
   }
 
+  /** Time left, in ms, before the lease could lapse without a renewal (less the safety margin); 0 once inactive. */
+  remainingMs(): number {
+    if (!this.active) return 0;
+    const { leaseDurationMs, safetyMarginMs } = this.#timings;
+    return Math.max(0, this.#lastRenewSentAt + leaseDurationMs - safetyMarginMs - performance.now());
+  }
+
   fence(): OwnershipFence {
-    return { leaseId: this.leaseId, isValid: () => this.isValid() };
+    return {
+      leaseId: this.leaseId,
+      isValid: () => this.isValid(),
+      remainingMs: () => this.remainingMs(),
+      renewed: (sentAt) => this.#noteRenewed(sentAt),
+    };
   }
 
   /** Renews once. `gone`: the service says the lease is not ours any more (409/412/404). */
@@ -138,11 +150,15 @@ export class PartitionLease {
     } catch (error) {
       return { ok: false, gone: isLeaseGone(error), error };
     }
-    if (this.active) {
-      this.#lastRenewSentAt = Math.max(this.#lastRenewSentAt, sentAt);
-      this.#armDeadline();
-    }
+    this.#noteRenewed(sentAt);
     return { ok: true };
+  }
+
+  /** A renewal sent at `sentAt` succeeded (ours, or a checkpoint store's fence): the deadline moves on. */
+  #noteRenewed(sentAt: number): void {
+    if (!this.active) return;
+    this.#lastRenewSentAt = Math.max(this.#lastRenewSentAt, sentAt);
+    this.#armDeadline();
   }
 
   /** Marks the claim lost and aborts its signal; false when it was already lost or released. */
