@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { noopLogger, type Logger } from '../component/logger.ts';
 import { balance, type BalanceStrategy } from './balance.ts';
 import { MembershipLease } from './internal/membership-lease.ts';
-import { readOwnershipSnapshot } from './internal/ownership-snapshot.ts';
+import { readOwnershipSnapshot, type OwnershipSnapshot } from './internal/ownership-snapshot.ts';
 import { PartitionLease, type OwnershipBlobProps } from './internal/partition-lease.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
 import { toStorageError } from './internal/storage-errors.ts';
@@ -68,8 +68,12 @@ export {
   MIN_LEASE_DURATION_MS,
 } from './internal/coordinator-timings.ts';
 
-/** Partitions claimed (and started) at once in one round; the rest of a share follows in catch-up rounds. */
-const MAX_CLAIMS_PER_ROUND = 16;
+/**
+ * Claims (each a lease, then the partition's start) in flight at once. A claim of a large share (128
+ * partitions at 1024 over 8 instances) must not start every pump together, or the starts overrun their
+ * deadline; this many in flight, topped up as each ends, keeps storage and the hub busy without a storm.
+ */
+const MAX_CLAIMS_IN_FLIGHT = 32;
 /** After a round that claimed and is still below its share, the next round comes this soon, in ms. */
 const CATCH_UP_DELAY_MS = 50;
 /**
@@ -122,6 +126,10 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   #peerCount = 0;
   /** Foreign-owned partitions at the last round, as `pid=owner` keys: events go out only on a change. */
   #foreignKey = '';
+  /** The other live members at the last round, sorted, newline-joined: a change resets the claim ramp. */
+  #lastMemberKey: string | undefined;
+  /** Claims the next `balanced` round may make (1, doubling while rounds claim from a stable view). */
+  #rampClaims = 1;
 
   constructor(options: LeaseOwnershipCoordinatorOptions) {
     this.#options = options;
@@ -258,6 +266,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       if (!(await this.#membership.ensure())) {
         this.#logger.warn('membership record is leased by another instance with the same owner id; waiting for it to lapse');
       }
+      const listedAt = performance.now();
       const snapshot = await readOwnershipSnapshot(
         this.#options.containerClient,
         this.#options.scope,
@@ -279,7 +288,17 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const strategy = leaving.length > 0 ? 'greedy' : this.#timings.strategy;
       // Partitions a live foreign processor holds are not ours to share: left out of the count and never claimed.
       const shared = partitionIds.filter((pid) => !snapshot.foreign.has(pid));
-      const decision = balance({ ownerId: this.ownerId, members, leaving, ownerships, partitionIds: shared, strategy });
+      // `balanced` claims one partition per round while the member set changes, so that members starting
+      // together interleave their claims from fresh views; once a round sees the same members as the last,
+      // each round that claimed doubles the next one's allowance (up to MAX_CLAIMS_IN_FLIGHT).
+      const memberKey = [...members].sort().join('\n');
+      const stableView = memberKey === this.#lastMemberKey;
+      this.#lastMemberKey = memberKey;
+      if (!stableView) this.#rampClaims = 1;
+      const decision = balance({
+        ownerId: this.ownerId, members, leaving, ownerships, partitionIds: shared, strategy,
+        balancedClaims: stableView ? this.#rampClaims : 1,
+      });
       this.#emit({ type: 'balanced', owned: this.owned(), members: decision.members, fairShare: decision.fairShare });
       for (const pid of decision.yield) {
         const claim = this.#claims.get(pid);
@@ -289,17 +308,13 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       // instances may take it meanwhile); the round is brought forward when the wait ends.
       const waiting = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) > 0);
       if (waiting.length > 0) this.#wake(Math.min(...waiting.map((pid) => this.#restarts.waitMs(pid))));
-      // At most MAX_CLAIMS_PER_ROUND starts at once: a greedy claim of a large share (128 partitions at 1024
-      // over 8 instances) would otherwise start every pump together and overrun the start deadline; the rest
-      // follow in catch-up rounds a moment later.
-      const toClaim = decision.claim
-        .filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0)
-        .slice(0, MAX_CLAIMS_PER_ROUND);
-      const results = await Promise.all(
-        toClaim.map((pid) => this.#claim(pid, snapshot.etags.get(pid), snapshot.known)),
-      );
-      const raced = toClaim.some((pid, i) => !results[i] && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0);
-      if ((results.some(Boolean) || raced) && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
+      const toClaim = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0);
+      const results = await this.#claimAll(toClaim, snapshot, listedAt);
+      const raced = toClaim.some((pid, i) => results[i] === false && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0);
+      const claimedAny = results.some((r) => r === true);
+      this.#rampClaims = claimedAny && stableView ? Math.min(this.#rampClaims * 2, MAX_CLAIMS_IN_FLIGHT) : 1;
+      const catchUp = claimedAny || raced || results.includes(undefined);
+      if (catchUp && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
       // Hand-offs under way: poll briefly (never in a settled fleet, so steady-state traffic stays the same).
       const leavingHolds = leaving.length > 0 && [...snapshot.holders.values()].some((holder) => leaving.includes(holder));
       const awaitsYield = decision.claim.length === 0 && this.owned().length < decision.fairShare && waiting.length === 0;
@@ -310,6 +325,27 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       this.#emit({ type: 'storageError', error: toStorageError(error) });
     }
     return this.#regularDelay();
+  }
+
+  /**
+   * Claims `pids` in order, at most MAX_CLAIMS_IN_FLIGHT at a time (each a lease, then the partition's start),
+   * topping up as each finishes rather than in waves, and starting no new claim once the listing they were
+   * chosen from is older than one update interval: the next round decides the rest from a fresh view. Per
+   * partition: true = claimed and started, false = not claimed, undefined = not tried (view too old).
+   */
+  async #claimAll(pids: readonly string[], snapshot: OwnershipSnapshot, listedAt: number): Promise<Array<boolean | undefined>> {
+    const results: Array<boolean | undefined> = pids.map(() => undefined);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < pids.length && this.#state === 'running') {
+        if (performance.now() - listedAt > this.#timings.updateIntervalMs) return;
+        const i = next++;
+        const pid = pids[i]!;
+        results[i] = await this.#claim(pid, snapshot.etags.get(pid), snapshot.epochs.get(pid), snapshot.known);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MAX_CLAIMS_IN_FLIGHT, pids.length) }, worker));
+    return results;
   }
 
   async #fetchPartitionIds(): Promise<string[] | undefined> {
@@ -332,11 +368,12 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
    * Acquires the partition's lease (conditional on the listed `etag`, so that a foreign ETag claim made
    * since the listing wins), raises its epoch and starts the pump. Resolves true when the pump runs.
    */
-  async #claim(partitionId: string, etag: string | undefined, known: ReadonlySet<string>): Promise<boolean> {
+  async #claim(partitionId: string, etag: string | undefined, listedEpoch: number | undefined, known: ReadonlySet<string>): Promise<boolean> {
     let claim: PartitionLease | undefined;
     const expiryMs = this.#timings.foreignOwnershipExpiryMs;
     const guard = {
       etag,
+      listedEpoch,
       foreignOwner: (p: OwnershipBlobProps) =>
         foreignOwner(
           { ownerId: p.metadata?.ownerid, leased: false, lastModifiedMs: p.lastModified?.getTime() },

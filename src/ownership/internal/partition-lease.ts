@@ -6,7 +6,7 @@ import type { PartitionHandle } from '../coordinator.ts';
 import { ownershipBlobName } from './blob-names.ts';
 import { acquireBlobLease } from './leased-blob.ts';
 import { parseEpoch } from './ownership-snapshot.ts';
-import { isLeaseGone } from './storage-errors.ts';
+import { isConflict, isLeaseGone } from './storage-errors.ts';
 
 /** starting → running → stopping → released, or → lost from any of the first three. */
 export type PartitionLeaseState = 'starting' | 'running' | 'stopping' | 'lost' | 'released';
@@ -25,6 +25,11 @@ export interface OwnershipBlobProps {
  */
 export interface ForeignClaimGuard {
   readonly etag?: string;
+  /**
+   * The `epoch` the listing showed with `etag`. A lease acquired on that ETag holds the blob as listed, so the
+   * claim raises this epoch without reading the blob again under the lease. Default 0.
+   */
+  readonly listedEpoch?: number;
   /** The live foreign owner the properties show, if any (see foreign-owner.ts). */
   readonly foreignOwner: (props: OwnershipBlobProps) => string | undefined;
 }
@@ -98,17 +103,27 @@ export class PartitionLease {
     const lease = blob.getBlobLeaseClient(id);
     const sentAt = performance.now();
     const seconds = timings.leaseDurationMs / 1000;
-    const acquired = await acquireBlobLease(blob, lease, seconds, timings.requestTimeoutMs, { ownerid: '' }, guard?.etag);
+    // A lease acquired on a known ETag holds the blob in a known state: as the listing showed it (no foreign
+    // owner, or it would not be a candidate, and the epoch listed), or as this claim just created it (empty,
+    // epoch 0). Otherwise (a blob created by someone since the listing) it is read under the lease.
+    let known: { etag: string; epoch: number } | undefined;
+    if (guard?.etag !== undefined) known = { etag: guard.etag, epoch: guard.listedEpoch ?? 0 };
+    else if (guard) known = await createEmpty(blob, timings.requestTimeoutMs);
+    const acquired = await acquireBlobLease(blob, lease, seconds, timings.requestTimeoutMs, { ownerid: '' }, known?.etag ?? guard?.etag);
     if (!acquired) return undefined;
     try {
-      // Read under the lease: a listing may predate another owner's claim, and the epoch must only grow.
-      const props = await blob.getProperties({ conditions: { leaseId: id }, abortSignal: timeout() });
-      if (guard?.foreignOwner(props) !== undefined) {
-        // Released without a write: the blob keeps its ETag, so the foreign owner's next renewal succeeds.
-        await lease.releaseLease({ abortSignal: timeout() });
-        return undefined;
+      let epoch = known?.epoch;
+      if (epoch === undefined) {
+        // Read under the lease: a listing may predate another owner's claim, and the epoch must only grow.
+        const props = await blob.getProperties({ conditions: { leaseId: id }, abortSignal: timeout() });
+        if (guard?.foreignOwner(props) !== undefined) {
+          // Released without a write: the blob keeps its ETag, so the foreign owner's next renewal succeeds.
+          await lease.releaseLease({ abortSignal: timeout() });
+          return undefined;
+        }
+        epoch = parseEpoch(props.metadata?.epoch) ?? 0;
       }
-      const ownerLevel = (parseEpoch(props.metadata?.epoch) ?? 0) + 1;
+      const ownerLevel = epoch + 1;
       await blob.setMetadata({ ownerid: ownerId, epoch: String(ownerLevel) }, { conditions: { leaseId: id }, abortSignal: timeout() });
       return new PartitionLease({ partitionId, leaseId: id, ownerLevel, blob, lease, sentAt }, timings, onExpire);
     } catch (error) {
@@ -190,5 +205,20 @@ export class PartitionLease {
     const remainingMs = this.#lastRenewSentAt + leaseDurationMs - safetyMarginMs - performance.now();
     this.#deadline = setTimeout(() => this.#onExpire(this), Math.max(0, remainingMs));
     this.#deadline.unref();
+  }
+}
+
+/**
+ * Creates the empty ownership blob, only if it does not exist; resolves its ETag (epoch 0), or undefined when
+ * the blob exists already (created by someone since the listing). Saves a claim of a new partition the
+ * failed acquire (404) that would otherwise come first.
+ */
+async function createEmpty(blob: BlockBlobClient, timeoutMs: number): Promise<{ etag: string; epoch: number } | undefined> {
+  try {
+    const created = await blob.upload('', 0, { metadata: { ownerid: '' }, conditions: { ifNoneMatch: '*' }, abortSignal: AbortSignal.timeout(timeoutMs) });
+    return created.etag === undefined ? undefined : { etag: created.etag, epoch: 0 };
+  } catch (error) {
+    if (isConflict(error)) return undefined;
+    throw error;
   }
 }
