@@ -130,6 +130,8 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   #lastMemberKey: string | undefined;
   /** Claims the next `balanced` round may make (1, doubling while rounds claim from a stable view). */
   #rampClaims = 1;
+  /** Partitions held by an id that is no member, with when a round first saw that (performance.now()). */
+  readonly #orphanSince = new Map<string, number>();
 
   constructor(options: LeaseOwnershipCoordinatorOptions) {
     this.#options = options;
@@ -284,8 +286,19 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const members = snapshot.members.filter((m) => m !== this.ownerId);
       const leaving = snapshot.leaving.filter((m) => m !== this.ownerId);
       this.#peerCount = members.length;
-      // While a member leaves, everyone's share is settled (the leaver is excluded): take it whole, in parallel.
-      const strategy = leaving.length > 0 ? 'greedy' : this.#timings.strategy;
+      // Held by an id that is no member (crashed, or our own earlier lease): its lease lapses by itself.
+      const live = new Set([...members, ...leaving, this.ownerId]);
+      const orphaned = (pid: string): boolean => {
+        const holder = ownerships.get(pid);
+        return holder !== undefined && holder !== '' && !live.has(holder);
+      };
+      const anyOrphaned = partitionIds.some(orphaned);
+      const now = performance.now();
+      for (const pid of this.#orphanSince.keys()) if (!orphaned(pid)) this.#orphanSince.delete(pid);
+      for (const pid of partitionIds) if (orphaned(pid) && !this.#orphanSince.has(pid)) this.#orphanSince.set(pid, now);
+      // While a member leaves, or after one crashed, everyone's share is settled (the leaver or the dead one
+      // is excluded): take it whole, in parallel.
+      const strategy = leaving.length > 0 || anyOrphaned ? 'greedy' : this.#timings.strategy;
       // Partitions a live foreign processor holds are not ours to share: left out of the count and never claimed.
       const shared = partitionIds.filter((pid) => !snapshot.foreign.has(pid));
       // `balanced` claims one partition per round while the member set changes, so that members starting
@@ -317,10 +330,16 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       if (catchUp && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
       // Hand-offs under way: poll briefly (never in a settled fleet, so steady-state traffic stays the same).
       const leavingHolds = leaving.length > 0 && [...snapshot.holders.values()].some((holder) => leaving.includes(holder));
+      // A dead member's partitions whose leases have not lapsed yet (its membership lapsed first): they are
+      // free within moments, so look again shortly rather than at the next tick (crash failover stays
+      // within the lease duration plus one interval).
+      // Only while the lease can still be lapsing: one held longer than a lease duration is renewed by someone.
+      const lapsing = (pid: string): boolean => now - (this.#orphanSince.get(pid) ?? now) < this.#timings.leaseDurationMs;
+      const orphanLapsing = toClaim.some((pid, i) => results[i] === false && orphaned(pid) && lapsing(pid));
       const awaitsYield = decision.claim.length === 0 && this.owned().length < decision.fairShare && waiting.length === 0;
       const sinceTickMs = Date.now() % this.#timings.updateIntervalMs;
       const poll = Math.min(HANDOFF_POLL_MS, this.#timings.updateIntervalMs);
-      if (leavingHolds || (awaitsYield && sinceTickMs + poll < Math.min(YIELD_WATCH_MS, this.#timings.updateIntervalMs / 2))) return poll;
+      if (leavingHolds || orphanLapsing || (awaitsYield && sinceTickMs + poll < Math.min(YIELD_WATCH_MS, this.#timings.updateIntervalMs / 2))) return poll;
     } catch (error) {
       this.#emit({ type: 'storageError', error: toStorageError(error) });
     }
