@@ -74,6 +74,8 @@ export {
  * deadline; this many in flight, topped up as each ends, keeps storage and the hub busy without a storm.
  */
 const MAX_CLAIMS_IN_FLIGHT = 32;
+/** How often, in ms, the coordinator looks for claims whose renewal is due (at most a quarter renew interval). */
+const RENEW_TICK_MS = 250;
 /** After a round that claimed and is still below its share, the next round comes this soon, in ms. */
 const CATCH_UP_DELAY_MS = 50;
 /**
@@ -119,7 +121,10 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   #roundTimer: NodeJS.Timeout | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
   #round: Promise<void> | undefined;
-  #renewal: Promise<void> | undefined;
+  /** Claims (and the membership) with a renewal in flight, and those renewals. */
+  readonly #renewing = new Set<PartitionLease | 'membership'>();
+  readonly #renewals = new Set<Promise<void>>();
+  #membershipAttemptAt = performance.now();
   #shutdown: Promise<void> | undefined;
   #partitionIds: string[] | undefined;
   /** Other live members at the last round: a lone instance has nobody to announce its leaving to. */
@@ -196,7 +201,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     await Promise.allSettled([...this.#pendingStops]);
     this.#state = 'closed';
     clearTimeout(this.#renewTimer);
-    await this.#renewal;
+    await Promise.allSettled([...this.#renewals]);
     try {
       await this.#membership.release();
     } catch (error) {
@@ -515,18 +520,42 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.#pendingStops.add(stop);
   }
 
+  /**
+   * Renewals are due per claim, `renewIntervalMs` after that claim's last attempt (or its acquisition, or a
+   * renewal a checkpoint fence made), checked every RENEW_TICK_MS. Claims made at different moments thus
+   * renew at different moments: a large share does not send all its renewals in one burst (128 at once per
+   * instance at 1024 partitions over 8), whose queueing at a loaded storage service made renewals miss
+   * their deadlines and lose leases. A renewal in flight is not sent again; one that hangs holds only itself.
+   */
   #scheduleRenewal(): void {
     if (this.#state === 'closed') return;
     this.#renewTimer = setTimeout(() => {
-      this.#renewal = this.#renewAll().then(() => this.#scheduleRenewal());
-    }, this.#timings.renewIntervalMs);
+      this.#renewDue();
+      this.#scheduleRenewal();
+    }, Math.min(RENEW_TICK_MS, this.#timings.renewIntervalMs / 4));
     this.#renewTimer.unref();
   }
 
-  async #renewAll(): Promise<void> {
-    const claims = [...this.#claims.values()].filter((c) => c.active);
-    const membership = this.#membership.renew().catch((error: unknown) => this.#emit({ type: 'storageError', error: toStorageError(error) }));
-    await Promise.all([membership, ...claims.map((claim) => this.#renew(claim))]);
+  #renewDue(): void {
+    const now = performance.now();
+    const intervalMs = this.#timings.renewIntervalMs;
+    if (now - this.#membershipAttemptAt >= intervalMs && !this.#renewing.has('membership')) {
+      this.#membershipAttemptAt = now;
+      this.#track('membership', this.#membership.renew().catch((error: unknown) => this.#emit({ type: 'storageError', error: toStorageError(error) })));
+    }
+    for (const claim of this.#claims.values()) {
+      if (!claim.active || this.#renewing.has(claim) || !claim.renewalDue(intervalMs, now)) continue;
+      this.#track(claim, this.#renew(claim));
+    }
+  }
+
+  #track(key: PartitionLease | 'membership', renewal: Promise<void>): void {
+    this.#renewing.add(key);
+    const done = renewal.finally(() => {
+      this.#renewing.delete(key);
+      this.#renewals.delete(done);
+    });
+    this.#renewals.add(done);
   }
 
   async #renew(claim: PartitionLease): Promise<void> {

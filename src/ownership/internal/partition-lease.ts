@@ -62,6 +62,8 @@ export class PartitionLease {
   readonly #timings: PartitionLeaseTimings;
   readonly #onExpire: (lease: PartitionLease) => void;
   #lastRenewSentAt: number;
+  /** When the last renewal was sent, whatever its outcome (performance.now()). */
+  #lastAttemptAt: number;
   #deadline: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -75,6 +77,7 @@ export class PartitionLease {
     this.#blob = init.blob;
     this.#lease = init.lease;
     this.#lastRenewSentAt = init.sentAt;
+    this.#lastAttemptAt = init.sentAt;
     this.#timings = timings;
     this.#onExpire = onExpire;
     this.#armDeadline();
@@ -157,9 +160,15 @@ export class PartitionLease {
     };
   }
 
+  /** True once `intervalMs` passed since the last renewal sent (ours or a fence's), or since the last attempt. */
+  renewalDue(intervalMs: number, now: number = performance.now()): boolean {
+    return now - Math.max(this.#lastAttemptAt, this.#lastRenewSentAt) >= intervalMs;
+  }
+
   /** Renews once. `gone`: the service says the lease is not ours any more (409/412/404). */
   async renew(): Promise<{ ok: true } | { ok: false; gone: boolean; error: unknown }> {
     const sentAt = performance.now();
+    this.#lastAttemptAt = sentAt;
     try {
       await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
     } catch (error) {
