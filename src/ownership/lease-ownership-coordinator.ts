@@ -131,8 +131,8 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   #peerCount = 0;
   /** Foreign-owned partitions at the last round, as `pid=owner` keys: events go out only on a change. */
   #foreignKey = '';
-  /** The other live members at the last round, sorted, newline-joined: a change resets the claim ramp. */
-  #lastMemberKey: string | undefined;
+  /** The other live members at the last round: a newcomer resets the claim ramp, a departure lifts it. */
+  #lastMembers: Set<string> | undefined;
   /** Claims the next `balanced` round may make (1, doubling while rounds claim from a stable view). */
   #rampClaims = 1;
   /** Partitions held by an id that is no member, with when a round first saw that (performance.now()). */
@@ -306,13 +306,17 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const strategy = leaving.length > 0 || anyOrphaned ? 'greedy' : this.#timings.strategy;
       // Partitions a live foreign processor holds are not ours to share: left out of the count and never claimed.
       const shared = partitionIds.filter((pid) => !snapshot.foreign.has(pid));
-      // `balanced` claims one partition per round while the member set changes, so that members starting
-      // together interleave their claims from fresh views; once a round sees the same members as the last,
-      // each round that claimed doubles the next one's allowance (up to MAX_CLAIMS_IN_FLIGHT).
-      const memberKey = [...members].sort().join('\n');
-      const stableView = memberKey === this.#lastMemberKey;
-      this.#lastMemberKey = memberKey;
+      // `balanced` claims one partition per round while members join, so that members starting together
+      // interleave their claims from fresh views; once a round sees no newcomer since the last, each round
+      // that claimed doubles the next one's allowance (up to MAX_CLAIMS_IN_FLIGHT).
+      // A member that left (crashed, or its lease lapsed) settles the others' shares as much as a stable view
+      // does: only a member that joined since the last round resets the ramp.
+      const previous = this.#lastMembers;
+      const current = new Set(members);
+      this.#lastMembers = current;
+      const stableView = previous !== undefined && members.every((m) => previous.has(m));
       if (!stableView) this.#rampClaims = 1;
+      else if ([...previous].some((m) => !current.has(m))) this.#rampClaims = MAX_CLAIMS_IN_FLIGHT;
       const decision = balance({
         ownerId: this.ownerId, members, leaving, ownerships, partitionIds: shared, strategy,
         balancedClaims: stableView ? this.#rampClaims : 1,
