@@ -77,7 +77,8 @@ export function balance(input: BalanceInput): BalanceDecision {
   }
   const missing = fairShare - mine.length;
   if (missing === 0) return { ...decision, claim: [], yield: [] };
-  const wanted = input.strategy === 'greedy' ? missing : Math.min(missing, Math.max(1, Math.floor(input.balancedClaims ?? 1)));
+  const allowance = Math.max(1, Math.floor(input.balancedClaims ?? 1));
+  const wanted = input.strategy === 'greedy' ? missing : Math.min(missing, allowance);
   const myIndex = members.indexOf(input.ownerId);
   const candidates = [...spread(free, myIndex, members.length), ...spread(orphaned, myIndex, members.length)];
   return { ...decision, claim: candidates.slice(0, wanted), yield: [] };

@@ -130,7 +130,9 @@ export class BlobCheckpointStore implements CheckpointStore {
       const known = attempt === 0 ? this.#known.get(name) : undefined;
       const stored = known === undefined ? await this.#readBlob(blob, name) : known ?? undefined;
       if (keepsStored(stored?.sequenceNumber, checkpoint.sequenceNumber, options)) return;
-      const windowMs = fence ? await this.#proveOwnership(scope, checkpoint.partitionId, fence, known !== undefined) : this.#requestTimeoutMs;
+      const windowMs = fence
+        ? await this.#proveOwnership(scope, checkpoint.partitionId, fence, known !== undefined)
+        : this.#requestTimeoutMs;
       checkFence(fence, checkpoint.partitionId);
       try {
         // AbortSignal.timeout takes whole milliseconds only.
@@ -138,7 +140,8 @@ export class BlobCheckpointStore implements CheckpointStore {
         const written = stored
           ? await blob.setMetadata(metadata, { ...options, conditions: { ifMatch: stored.etag } })
           : await blob.upload('', 0, { ...options, metadata, conditions: { ifNoneMatch: '*' } });
-        this.#remember(name, written.etag, checkpoint.sequenceNumber, checkpoint.offset, written.lastModified);
+        const { sequenceNumber, offset } = checkpoint;
+        this.#remember(name, written.etag, { sequenceNumber, offset, lastModified: written.lastModified });
         return;
       } catch (error) {
         // Unknown outcome or another writer: forget what we knew, so the next write reads the blob again.
@@ -157,7 +160,12 @@ export class BlobCheckpointStore implements CheckpointStore {
    * is the proof, and any other writer (a new owner, the reset tool) would have changed the ETag, which
    * fails the write and sends the retry through the renewal.
    */
-  async #proveOwnership(scope: CheckpointScope, partitionId: string, fence: OwnershipFence, knownEtag: boolean): Promise<number> {
+  async #proveOwnership(
+    scope: CheckpointScope,
+    partitionId: string,
+    fence: OwnershipFence,
+    knownEtag: boolean,
+  ): Promise<number> {
     checkFence(fence, partitionId);
     const remainingMs = fence.remainingMs?.();
     if (knownEtag && remainingMs !== undefined && remainingMs >= UNRENEWED_WRITE_MIN_MS) return remainingMs;
@@ -177,9 +185,9 @@ export class BlobCheckpointStore implements CheckpointStore {
   }
 
   /** Keeps the blob's state as this store last saw it; without an ETag, forgets it (the next write reads). */
-  #remember(name: string, etag: string | undefined, sequenceNumber: number | undefined, offset: string | undefined, lastModified: Date | undefined): void {
+  #remember(name: string, etag: string | undefined, state: Omit<StoredCheckpoint, 'etag'>): void {
     if (etag === undefined) this.#known.delete(name);
-    else this.#known.set(name, { etag, sequenceNumber, offset, lastModified });
+    else this.#known.set(name, { etag, ...state });
   }
 
   async #readBlob(blob: BlockBlobClient, name: string): Promise<StoredCheckpoint | undefined> {
@@ -187,8 +195,9 @@ export class BlobCheckpointStore implements CheckpointStore {
       const props = await blob.getProperties({ abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) });
       const sequence = props.metadata?.sequencenumber;
       const parsed = parseSequenceNumber(sequence);
-      const stored = { etag: props.etag ?? '*', sequenceNumber: parsed, offset: props.metadata?.offset, lastModified: props.lastModified };
-      this.#remember(name, props.etag, parsed, stored.offset, stored.lastModified);
+      const state = { sequenceNumber: parsed, offset: props.metadata?.offset, lastModified: props.lastModified };
+      this.#remember(name, props.etag, state);
+      const stored: StoredCheckpoint = { etag: props.etag ?? '*', ...state };
       return stored;
     } catch (error) {
       if (isNotFound(error)) {

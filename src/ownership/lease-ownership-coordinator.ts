@@ -332,23 +332,29 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       if (waiting.length > 0) this.#wake(Math.min(...waiting.map((pid) => this.#restarts.waitMs(pid))));
       const toClaim = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0);
       const results = await this.#claimAll(toClaim, snapshot, listedAt);
-      const raced = toClaim.some((pid, i) => results[i] === false && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0);
+      const raced = toClaim.some(
+        (pid, i) => results[i] === false && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0,
+      );
       const claimedAny = results.some((r) => r === true);
       this.#rampClaims = claimedAny && stableView ? Math.min(this.#rampClaims * 2, MAX_CLAIMS_IN_FLIGHT) : 1;
       const catchUp = claimedAny || raced || results.includes(undefined);
-      if (catchUp && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
+      if (catchUp && this.owned().length < decision.fairShare) {
+        return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
+      }
       // Hand-offs under way: poll briefly (never in a settled fleet, so steady-state traffic stays the same).
       const leavingHolds = leaving.length > 0 && [...snapshot.holders.values()].some((holder) => leaving.includes(holder));
       // A dead member's partitions whose leases have not lapsed yet (its membership lapsed first): they are
       // free within moments, so look again shortly rather than at the next tick (crash failover stays
       // within the lease duration plus one interval).
       // Only while the lease can still be lapsing: one held longer than a lease duration is renewed by someone.
-      const lapsing = (pid: string): boolean => now - (this.#orphanSince.get(pid) ?? now) < this.#timings.leaseDurationMs;
+      const lapsing = (pid: string): boolean =>
+        now - (this.#orphanSince.get(pid) ?? now) < this.#timings.leaseDurationMs;
       const orphanLapsing = toClaim.some((pid, i) => results[i] === false && orphaned(pid) && lapsing(pid));
       const awaitsYield = decision.claim.length === 0 && this.owned().length < decision.fairShare && waiting.length === 0;
       const sinceTickMs = Date.now() % this.#timings.updateIntervalMs;
       const poll = Math.min(HANDOFF_POLL_MS, this.#timings.updateIntervalMs);
-      if (leavingHolds || orphanLapsing || (awaitsYield && sinceTickMs + poll < Math.min(YIELD_WATCH_MS, this.#timings.updateIntervalMs / 2))) return poll;
+      const watchingYields = awaitsYield && sinceTickMs + poll < Math.min(YIELD_WATCH_MS, this.#timings.updateIntervalMs / 2);
+      if (leavingHolds || orphanLapsing || watchingYields) return poll;
     } catch (error) {
       this.#emit({ type: 'storageError', error: toStorageError(error) });
     }
@@ -361,7 +367,11 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
    * chosen from is older than one update interval: the next round decides the rest from a fresh view. Per
    * partition: true = claimed and started, false = not claimed, undefined = not tried (view too old).
    */
-  async #claimAll(pids: readonly string[], snapshot: OwnershipSnapshot, listedAt: number): Promise<Array<boolean | undefined>> {
+  async #claimAll(
+    pids: readonly string[],
+    snapshot: OwnershipSnapshot,
+    listedAt: number,
+  ): Promise<Array<boolean | undefined>> {
     const results: Array<boolean | undefined> = pids.map(() => undefined);
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -396,7 +406,12 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
    * Acquires the partition's lease (conditional on the listed `etag`, so that a foreign ETag claim made
    * since the listing wins), raises its epoch and starts the pump. Resolves true when the pump runs.
    */
-  async #claim(partitionId: string, etag: string | undefined, listedEpoch: number | undefined, known: ReadonlySet<string>): Promise<boolean> {
+  async #claim(
+    partitionId: string,
+    etag: string | undefined,
+    listedEpoch: number | undefined,
+    known: ReadonlySet<string>,
+  ): Promise<boolean> {
     let claim: PartitionLease | undefined;
     const expiryMs = this.#timings.foreignOwnershipExpiryMs;
     const guard = {
@@ -545,7 +560,10 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     const intervalMs = this.#timings.renewIntervalMs;
     if (now - this.#membershipAttemptAt >= intervalMs && !this.#renewing.has('membership')) {
       this.#membershipAttemptAt = now;
-      this.#track('membership', this.#membership.renew().catch((error: unknown) => this.#emit({ type: 'storageError', error: toStorageError(error) })));
+      const renewal = this.#membership
+        .renew()
+        .catch((error: unknown) => this.#emit({ type: 'storageError', error: toStorageError(error) }));
+      this.#track('membership', renewal);
     }
     for (const claim of this.#claims.values()) {
       if (!claim.active || this.#renewing.has(claim) || !claim.renewalDue(intervalMs, now)) continue;

@@ -240,7 +240,8 @@ try {
     producing = false;
     await Promise.all(fleet.map((i) => i.crash()));
   }
-  console.log(`BENCH_RESULT ${JSON.stringify({ partitions: PARTITIONS, instances: INSTANCES, backend: BACKEND, overrides: RECEIVER_OVERRIDES, results })}`);
+  const summary = { partitions: PARTITIONS, instances: INSTANCES, backend: BACKEND, overrides: RECEIVER_OVERRIDES, results };
+  console.log(`BENCH_RESULT ${JSON.stringify(summary)}`);
 } finally {
   clearInterval(producer);
   await Promise.all(everyInstance.map((i) => i.crash()));

@@ -112,7 +112,8 @@ export class PartitionLease {
     let known: { etag: string; epoch: number } | undefined;
     if (guard?.etag !== undefined) known = { etag: guard.etag, epoch: guard.listedEpoch ?? 0 };
     else if (guard) known = await createEmpty(blob, timings.requestTimeoutMs);
-    const acquired = await acquireBlobLease(blob, lease, seconds, timings.requestTimeoutMs, { ownerid: '' }, known?.etag ?? guard?.etag);
+    const ifMatch = known?.etag ?? guard?.etag;
+    const acquired = await acquireBlobLease(blob, lease, seconds, timings.requestTimeoutMs, { ownerid: '' }, ifMatch);
     if (!acquired) return undefined;
     try {
       let epoch = known?.epoch;
@@ -224,7 +225,11 @@ export class PartitionLease {
  */
 async function createEmpty(blob: BlockBlobClient, timeoutMs: number): Promise<{ etag: string; epoch: number } | undefined> {
   try {
-    const created = await blob.upload('', 0, { metadata: { ownerid: '' }, conditions: { ifNoneMatch: '*' }, abortSignal: AbortSignal.timeout(timeoutMs) });
+    const created = await blob.upload('', 0, {
+      metadata: { ownerid: '' },
+      conditions: { ifNoneMatch: '*' },
+      abortSignal: AbortSignal.timeout(timeoutMs),
+    });
     return created.etag === undefined ? undefined : { etag: created.etag, epoch: 0 };
   } catch (error) {
     if (isConflict(error)) return undefined;
