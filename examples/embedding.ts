@@ -44,6 +44,8 @@ const receiver = createAzureEventHubReceiver(
     format: 'azure',
     start_position: 'earliest',
     // For a fleet, add: blob_checkpoint_store: { connection: '<storage connection string>', container_name: 'checkpoints' }
+    // Keeps this thread's memory (V8 heap in use + Buffers) near 128 MiB without a Node flag (docs/embedding.md#memory).
+    memory: { limit_mib: 128 },
   },
   exporter,
 );

@@ -4,21 +4,25 @@
  * resource logs through the real SDK producer, and the collector on config/local.yaml, which prints the
  * decoded records. Every few seconds a status line shows events/s, partitions owned and lag.
  * Ctrl-C stops everything cleanly. Options: --duration SECONDS (stop by itself), --rate EVENTS_PER_S,
- * --verbosity compact|basic|normal|detailed (the debug exporter's; default compact, one line per record).
+ * --verbosity compact|basic|normal|detailed (the debug exporter's; default compact, one line per record),
+ * --signals logs,metrics,traces (default logs; also Azure platform metrics and Application Insights
+ * requests and dependencies, each signal in events of its own and a pipeline of its own on the same receiver).
  * Ports: METRICS_ADDRESS (default 127.0.0.1:8888) and HEALTH_ENDPOINT (127.0.0.1:13133) move the two
  * fixed ones; Azurite and the emulator take free ports.
  */
 import { parseArgs } from 'node:util';
 import { EventHubProducerClient } from '@azure/event-hubs';
 import { startEmulator } from '../src/emulator/index.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleMetricBody, sampleResourceLogBody, sampleTraceBody } from '../src/decode/samples.ts';
 import { builtinComponents } from '../src/distribution/builtin-components.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { resolveConfig } from '../src/distribution/resolve-config.ts';
 import { Service } from '../src/distribution/service.ts';
 import { createJsonLogger } from '../src/telemetry/json-logger.ts';
 import type { AzureEventHubReceiver } from '../src/receiver/receiver.ts';
+import type { Signal } from '../src/pipeline/signals.ts';
 import { startAzurite } from './local/azurite.ts';
+import { DEFAULT_DEMO_SIGNALS, parseDemoSignals, withDemoSignals } from './local/demo-signals.ts';
 
 const HUB = 'resource-logs';
 const PARTITIONS = 4;
@@ -30,6 +34,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '4' },
     config: { type: 'string', default: 'config/local.yaml' },
     verbosity: { type: 'string', default: process.env.DEBUG_VERBOSITY ?? 'compact' },
+    signals: { type: 'string', default: DEFAULT_DEMO_SIGNALS.join(',') },
   },
 });
 /** The variable that moves each fixed port of config/local.yaml, for a clear message on a clash. */
@@ -39,20 +44,44 @@ const PORT_VARIABLES = [
 ];
 const say = (text: string) => process.stderr.write(`\x1b[36m[local]\x1b[0m ${text}\n`);
 
+let signals: Signal[];
+try {
+  signals = parseDemoSignals(values.signals!);
+} catch (error) {
+  say((error as Error).message);
+  process.exit(2);
+}
+const mixed = signals.length > 1 || signals[0] !== 'logs';
+
 say('starting Azurite (blob storage) and the Event Hubs emulator on 127.0.0.1 ...');
 const azurite = await startAzurite();
 const emulator = await startEmulator({ host: '127.0.0.1', port: 0, hubs: [{ name: HUB, partitions: PARTITIONS }] });
 say(`emulator: ${emulator.connectionString(HUB).replace(/SharedAccessKey=[^;]+/, 'SharedAccessKey=***')}`);
 say(`azurite:  blob endpoint ${azurite.blobEndpoint}`);
 
-// The generator: realistic Azure diagnostic-settings bodies ({"records": [...]}) across categories.
+// The generator: realistic Azure diagnostic-settings bodies ({"records": [...]}) across categories; with
+// --signals, platform metrics and Application Insights operations too, in turn, each in events of its own.
 const producer = new EventHubProducerClient(emulator.connectionString(HUB));
 let sent = 0;
+const sentBySignal: Record<Signal, number> = { logs: 0, metrics: 0, traces: 0 };
+/** Event body number `n` of a signal. */
+const sampleBody: Record<Signal, (n: number) => string> = {
+  logs: (n) => {
+    const category = SAMPLE_CATEGORIES[n % SAMPLE_CATEGORIES.length]!;
+    return sampleResourceLogBody(category, { records: 1 + (n % 3), index: n });
+  },
+  // One resource's four metrics for the last minute, as diagnostic settings batch them.
+  metrics: (n) => sampleMetricBody({ records: 4, index: n }),
+  // One operation: its request and one to three dependencies.
+  traces: (n) => sampleTraceBody({ records: 2 + (n % 3), index: n }),
+};
 const ratePerS = Math.max(0.2, Number(values.rate));
 const generator = setInterval(async () => {
-  const category = SAMPLE_CATEGORIES[sent % SAMPLE_CATEGORIES.length]!;
+  const signal = signals[sent % signals.length]!;
   try {
-    await producer.sendBatch([{ body: Buffer.from(sampleResourceLogBody(category, { records: 1 + (sent % 3), index: sent })) }], { partitionId: String(sent % PARTITIONS) });
+    const body = Buffer.from(sampleBody[signal](sentBySignal[signal]));
+    await producer.sendBatch([{ body }], { partitionId: String(sent % PARTITIONS) });
+    sentBySignal[signal]++;
     sent++;
   } catch (error) {
     say(`generator: ${(error as Error).message}`);
@@ -62,9 +91,10 @@ const generator = setInterval(async () => {
 const env = { ...process.env, EVENTHUB_CONNECTION: emulator.connectionString(HUB), STORAGE_CONNECTION: azurite.connectionString, DEBUG_VERBOSITY: values.verbosity };
 const components = await builtinComponents();
 const loaded = await loadConfig({ configs: [values.config!], env });
-const config = resolveConfig(loaded.raw, components, loaded.unset);
+const config = resolveConfig(mixed ? withDemoSignals(loaded.raw, signals) : loaded.raw, components, loaded.unset);
 const logger = createJsonLogger({ level: config.service.telemetry.logs.level, encoding: config.service.telemetry.logs.encoding });
-say(`collector: ${values.config} (debug exporter below; Ctrl-C to stop)`);
+const withPipelines = mixed ? ` with pipelines ${signals.join(', ')}` : '';
+say(`collector: ${values.config}${withPipelines} (debug exporter below; Ctrl-C to stop)`);
 let service: Service;
 try {
   service = await Service.start(config, { logger });
@@ -80,18 +110,37 @@ const metrics = service.metricsAddress();
 if (metrics) say(`metrics:  http://${metrics.host}:${metrics.port}/metrics`);
 
 const receiver = service.receiver('azure_event_hub') as AzureEventHubReceiver | undefined;
-let lastAccepted = 0;
+/** Items accepted per signal, the counter and its unit on the status line. */
+const ACCEPTED = {
+  logs: { counter: 'recordsAccepted', unit: 'records' },
+  metrics: { counter: 'metricPointsAccepted', unit: 'points' },
+  traces: { counter: 'spansAccepted', unit: 'spans' },
+} as const;
+const lastAccepted: Record<Signal, number> = { logs: 0, metrics: 0, traces: 0 };
 let lastAt = Date.now();
 const status = setInterval(() => {
   if (!receiver) return;
   const stats = receiver.stats();
   const now = Date.now();
-  const rate = ((stats.counters.recordsAccepted - lastAccepted) * 1000) / (now - lastAt);
-  lastAccepted = stats.counters.recordsAccepted;
+  // Logs only (the default): "N records/s", as always; with --signals, one rate per signal shown.
+  const rates = (mixed ? signals : (['logs'] as const)).map((signal) => {
+    const { counter, unit } = ACCEPTED[signal];
+    const accepted = stats.counters[counter];
+    const rate = ((accepted - lastAccepted[signal]) * 1000) / (now - lastAt);
+    lastAccepted[signal] = accepted;
+    return `${rate.toFixed(1)} ${unit}/s`;
+  });
   lastAt = now;
   const lag = stats.partitions.reduce((sum, p) => sum + p.lagEvents, 0);
   const maxLagS = Math.max(0, ...stats.partitions.map((p) => p.lagSeconds));
-  say(`status: ${rate.toFixed(1)} records/s | events sent ${sent}, received ${stats.counters.eventsReceived} | partitions owned ${receiver.ownedPartitions().length}/${PARTITIONS} | lag ${lag} events, ${maxLagS.toFixed(1)} s | decode failures ${stats.counters.eventsFailedDecode}`);
+  const bySignal = mixed ? ` (${signals.map((s) => `${s} ${sentBySignal[s]}`).join(', ')})` : '';
+  say([
+    `status: ${rates.join(', ')}`,
+    `events sent ${sent}${bySignal}, received ${stats.counters.eventsReceived}`,
+    `partitions owned ${receiver.ownedPartitions().length}/${PARTITIONS}`,
+    `lag ${lag} events, ${maxLagS.toFixed(1)} s`,
+    `decode failures ${stats.counters.eventsFailedDecode}`,
+  ].join(' | '));
 }, STATUS_INTERVAL_MS);
 
 let stoppingSince: number | undefined;

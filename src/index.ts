@@ -4,7 +4,7 @@
  * `LogRecordExporter`, or a `LogsConsumer`), then `start()` and `shutdown()`.
  */
 import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
-import { receiverConfigWarnings } from './config/receiver-config-warnings.ts';
+import { receiverConfigWarnings, unusedSignalKeyWarnings } from './config/receiver-config-warnings.ts';
 import { parseReceiverConfig } from './config/parse-receiver-config.ts';
 import type { ReceiverConfigInput } from './config/receiver-config.ts';
 import { fromLogRecordExporter } from './pipeline/exporter-adapter.ts';
@@ -12,6 +12,7 @@ import type { LogsConsumer } from './pipeline/consumer.ts';
 import { AzureEventHubReceiverImpl } from './receiver/azure-event-hub-receiver.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/receiver.ts';
 import { noopLogger } from './component/logger.ts';
+import { ConfigError } from './component/errors.ts';
 
 export type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/receiver.ts';
 export type {
@@ -30,6 +31,8 @@ export { InMemoryLogsConsumer } from './pipeline/in-memory-consumer.ts';
 export { fromLogRecordExporter } from './pipeline/exporter-adapter.ts';
 export { withRetry } from './pipeline/retry.ts';
 export { fanOut } from './pipeline/fan-out.ts';
+export { routeSignals, type SignalHead, type SignalRouter } from './pipeline/signal-router.ts';
+export type { Signal, MetricPoint, SpanRecord } from './pipeline/signals.ts';
 export { limitRequestBytes, type RequestBytesLimitOptions } from './pipeline/request-bytes-limit.ts';
 export { PartialRefusalError, RequestTooLargeError, type Refusal } from './pipeline/partial-refusal.ts';
 export { createDecoder } from './decode/create-decoder.ts';
@@ -47,13 +50,19 @@ function isLogRecordExporter(value: unknown): value is LogRecordExporter {
 
 /**
  * Validates `config` (throws a ConfigError listing every problem with its path) and creates a receiver
- * that hands decoded log records to `consumer`. Nothing connects until `start()`.
+ * that hands decoded log records to `consumer` (and metric points and spans when `options.signals` includes
+ * metrics or traces; route them to pipelines per signal with `routeSignals`). Nothing connects until `start()`.
  */
 export function createAzureEventHubReceiver(config: ReceiverConfigInput, consumer: LogsConsumer | LogRecordExporter, options: CreateReceiverOptions = {}): AzureEventHubReceiver {
   const parsed = parseReceiverConfig(config);
+  const signals = options.signals ?? new Set(['logs'] as const);
+  if (isLogRecordExporter(consumer) && [...signals].some((s) => s !== 'logs')) {
+    // A LogRecordExporter would be handed metric points and spans it cannot export.
+    throw new ConfigError(['signals: a LogRecordExporter exports log records only; pass a LogsConsumer for metrics and traces']);
+  }
   const next = isLogRecordExporter(consumer) ? fromLogRecordExporter(consumer) : consumer;
   const logger = options.logger ?? noopLogger;
   // Keys accepted for Go-config compatibility that change nothing are said once, as the CLI says them.
-  for (const warning of receiverConfigWarnings(parsed)) logger.warn(warning);
+  for (const warning of [...receiverConfigWarnings(parsed), ...unusedSignalKeyWarnings(parsed, signals)]) logger.warn(warning);
   return new AzureEventHubReceiverImpl(parsed, next, { ...options, id: options.id ?? 'azure_event_hub', logger });
 }

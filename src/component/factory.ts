@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Logger } from './logger.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { Signal } from '../pipeline/signals.ts';
 
 /** Stability of a component or feature gate, as the collector prints it in `components`. */
 export type Stability = 'development' | 'alpha' | 'beta' | 'stable' | 'deprecated';
@@ -20,6 +21,11 @@ export interface CreateSettings {
 export interface ExporterFactory<C = unknown> {
   readonly type: string;
   readonly stability: Stability;
+  /**
+   * The signals `consume` exports: a pipeline of another signal refuses this exporter at `validate`.
+   * Default `['logs']` (an exporter written before metrics and traces existed).
+   */
+  readonly signals?: readonly Signal[];
   readonly configSchema: z.ZodType<C>;
   createDefaultConfig(): C;
   /**
@@ -46,6 +52,8 @@ export interface ReceiverFactory<C = unknown, R extends ReceiverComponent = Rece
   /** Other names the type is registered under (e.g. `azureeventhub`). */
   readonly aliases: readonly string[];
   readonly stability: Stability;
+  /** The signals the receiver can feed (as ExporterFactory.signals). Default `['logs']`. */
+  readonly signals?: readonly Signal[];
   readonly configSchema: z.ZodType<C>;
   createDefaultConfig(): C;
   /** As ExporterFactory.configWarnings. */

@@ -19,7 +19,10 @@ const pipelineSchema = z.strictObject({
 export const serviceSchema = z.strictObject({
   /** Extension ids to start (health_check, ...). Default none. */
   extensions: componentIds.default([]),
-  /** Pipelines by id: `logs` or `logs/<name>`. At least one. */
+  /**
+   * Pipelines by id: `logs`, `metrics`, `traces`, or `<signal>/<name>`; the signal is the type part. At least
+   * one. A receiver listed by pipelines of several signals is one instance (partitions read once).
+   */
   pipelines: z.record(z.string(), pipelineSchema).refine((p) => Object.keys(p).length > 0, 'define at least one pipeline, e.g. logs'),
   telemetry: telemetrySchema,
 });

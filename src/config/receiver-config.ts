@@ -45,6 +45,33 @@ const ownership = z
   })
   .default({ lease_duration: 15_000, update_interval: 5_000, strategy: 'balanced', foreign_ownership_expiry: 60_000 });
 
+/** Smallest `memory.limit_mib` accepted: the receiver's own heap at rest takes a few tens of MiB. 64 MiB. */
+export const MIN_MEMORY_LIMIT_MIB = 64;
+
+/**
+ * Bounds the memory of the thread the receiver runs on without V8 flags (receiver/memory-guard.ts,
+ * docs/embedding.md#memory). Off unless `limit_mib` is set.
+ */
+const memory = z
+  .strictObject({
+    /**
+     * Memory of the receiver's thread (V8 heap in use plus Buffers: `heapUsed + external`), MiB, to stay
+     * under: the receiver bounds V8's heap growth, collects garbage above it, and pauses reading while it
+     * stays above. 0 = off. Default 0.
+     */
+    limit_mib: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .refine((n) => n === 0 || n >= MIN_MEMORY_LIMIT_MIB, {
+        message: `must be 0 (off) or at least ${MIN_MEMORY_LIMIT_MIB}: the receiver alone holds a few tens of MiB at rest`,
+      }),
+    /** Time between measurements. Default 250ms. */
+    check_interval: durationMs.refine((ms) => ms > 0, 'must be greater than zero').default(250),
+  })
+  .default({ limit_mib: 0, check_interval: 250 });
+
 const checkpoint = z
   .strictObject({
     /** Checkpoint at most this often per partition. Default 5s. */
@@ -147,11 +174,22 @@ export const receiverConfigObject = z
     /** `azure_encoding` format: drop these categories (wins over include_categories). Default none. */
     exclude_categories: z.array(z.string()).default([]),
     apply_semantic_conventions: z.boolean().default(false),
+    /** Extra timestamp layouts per signal (Go reference-time layouts), tried before the built-in ones. Default none. */
     time_formats: z
       .strictObject({ logs: z.array(z.string()).optional(), metrics: z.array(z.string()).optional(), traces: z.array(z.string()).optional() })
       .default({}),
-    /** Go receiver (metrics only): accepted and ignored; this receiver emits logs. */
-    metric_aggregation: z.string().optional(),
+    /**
+     * Azure metrics (with a metrics pipeline): `""` (default) gives one gauge per aggregation (total, count,
+     * minimum, maximum, average), `average` one gauge per record, the average; the Go receiver's two values.
+     */
+    metric_aggregation: z
+      .string()
+      .optional()
+      .superRefine((value, ctx) => {
+        if (value === undefined || value === '' || value === 'average') return;
+        const message = `${quoteValue(value)} is not an aggregation mode: use "" (a gauge per aggregation) or "average" (one gauge, the average), as the Go receiver`;
+        ctx.addIssue({ code: 'custom', message });
+      }),
     /** Regex sanitizers tried, in order, only on events whose JSON does not parse. */
     sanitizers: z.array(z.strictObject({ pattern: z.string().min(1), replacement: z.string() })).default([]),
     /** Most events per batch handed to the pipeline. Default 100. */
@@ -196,6 +234,8 @@ export const receiverConfigObject = z
     dead_letter: deadLetter.optional(),
     /** The hub's retention, for the retention headroom ratio (the service does not report it). */
     retention: durationMs.optional(),
+    /** Bounds the receiver's memory without V8 flags: `limit_mib` (MiB, 0 = off), `check_interval`. Default off. */
+    memory,
     /** Longest graceful stop. Default 30s. */
     shutdown_timeout: durationMs.default(30_000),
     /**

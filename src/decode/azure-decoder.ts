@@ -3,7 +3,7 @@ import type { ReceivedEvent } from '../backends/consumer.ts';
 import { mapAzureRecord, NestingTooDeepError, type AzureMapping } from './internal/azure-record.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from './internal/azure-names.ts';
 import { mapSemconvRecord } from './internal/azurelogs/map-record.ts';
-import { enqueuedMsOf, eventAttributes } from './internal/event-attributes.ts';
+import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE, enqueuedMsOf, eventAttributes } from './internal/event-attributes.ts';
 import {
   ERROR_DECODER, ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_NESTING_TOO_DEEP, ERROR_UNEXPECTED_SHAPE,
   eventText, nestsDeeperThan, parseJson,
@@ -13,15 +13,25 @@ import type { Sanitizer } from './internal/sanitize.ts';
 
 /**
  * Takes a record of another signal: appends what it decodes to `state.metrics` or `state.spans` and
- * returns true, or returns false to leave the record a log record. May throw like a log mapping: the
- * whole event is then exported raw. `base` holds the event's messaging attributes.
+ * returns true, or returns false to leave the record a log record. A record that is of the route's signal
+ * but cannot be decoded as such returns a RouteRefusal: it stays a log record, flagged with the refusal's
+ * `error.type` / `error.message`, and is counted in `stats.refusedRecords`. May throw like a log mapping:
+ * the whole event is then exported raw. `base` holds the event's messaging attributes.
  */
 export type RecordRoute = (
   record: Record<string, unknown>,
   base: Readonly<Record<string, unknown>>,
   enqueuedMs: number,
   state: BatchState,
-) => boolean;
+) => boolean | RouteRefusal;
+
+/** Why a route left a record of its signal a log record (see RecordRoute). */
+export interface RouteRefusal {
+  /** `error.type` on the log record, e.g. `invalid_trace_record`. */
+  readonly errorType: string;
+  /** `error.message`: what was wrong, short. */
+  readonly errorMessage: string;
+}
 
 /** Everything the `azure` format needs, built once by createDecoder. */
 export interface AzureFormatConfig extends AzureMapping {
@@ -70,6 +80,7 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
   const spansStart = state.spans.length;
   const routes = config.routes ?? [];
   let fallbacks = 0;
+  let refused = 0;
   try {
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
@@ -82,10 +93,20 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
         state.records.push({ ...odd, body: item as LogBody });
         continue;
       }
-      if (routes.length > 0 && routes.some((route) => route(item as Record<string, unknown>, base, enqueuedMs, state))) continue;
+      let refusal: RouteRefusal | undefined;
+      if (routes.length > 0) {
+        const verdict = routeRecord(routes, item as Record<string, unknown>, base, enqueuedMs, state);
+        if (verdict === true) continue;
+        if (verdict !== false) refusal = verdict;
+      }
       const map = config.semanticConventions ? mapSemconvRecord : mapAzureRecord;
       const record = map(item as Record<string, unknown>, base, enqueuedMs, state.observed, config);
       if (record.attributes[ATTR_TIMESTAMP_FALLBACK] !== undefined) fallbacks++;
+      if (refusal !== undefined) {
+        record.attributes[ATTR_ERROR_TYPE] = refusal.errorType;
+        record.attributes[ATTR_ERROR_MESSAGE] = refusal.errorMessage;
+        refused++;
+      }
       state.records.push(record);
     }
   } catch (error) {
@@ -99,4 +120,20 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
     return;
   }
   state.stats.timestampFallbacks += fallbacks;
+  if (refused > 0) state.stats.refusedRecords = (state.stats.refusedRecords ?? 0) + refused;
+}
+
+/** The first verdict other than false: true (taken), a refusal, or false when no route wants the record. */
+function routeRecord(
+  routes: readonly RecordRoute[],
+  record: Record<string, unknown>,
+  base: Readonly<Record<string, unknown>>,
+  enqueuedMs: number,
+  state: BatchState,
+): boolean | RouteRefusal {
+  for (const route of routes) {
+    const verdict = route(record, base, enqueuedMs, state);
+    if (verdict !== false) return verdict;
+  }
+  return false;
 }

@@ -15,6 +15,7 @@ import { hrTimeFromMs } from './internal/timestamp.ts';
 import { decodeAzureEncodingEvent } from './internal/azure-encoding/decode-event.ts';
 import { EncodingResourceCache } from './internal/azure-encoding/resources.ts';
 import { decodeJsonEvent } from './json-decoder.ts';
+import { noteItemEvent } from '../pipeline/signals.ts';
 import { createMetricRoute } from './internal/azure-metrics/metric-route.ts';
 import { createTraceRoute } from './internal/azure-traces/trace-route.ts';
 import { decodeRawEvent } from './raw-decoder.ts';
@@ -93,6 +94,9 @@ export function createDecoder(options: DecoderOptions): Decoder {
       const spansMark = state.spans.length;
       try {
         decodeEvent(event, state);
+        // Points and spans name their event only here (see noteItemEvent): a refused one is dead-lettered alone.
+        for (let i = metricsMark; i < state.metrics.length; i++) noteItemEvent(state.metrics[i]!, event.sequenceNumber);
+        for (let i = spansMark; i < state.spans.length; i++) noteItemEvent(state.spans[i]!, event.sequenceNumber);
       } catch (error) {
         // A bug, not bad input: still export the event, raw, and say so.
         state.records.length = mark;

@@ -63,6 +63,11 @@ export interface DecodeStats {
   readonly sanitizedEvents: number;
   /** Records whose timestamp did not parse and fell back to the enqueued time. */
   readonly timestampFallbacks: number;
+  /**
+   * Records of another signal (e.g. an Application Insights request with an invalid trace id) that could
+   * not be decoded as such: kept as log records with `error.type` (e.g. `invalid_trace_record`). Absent when none.
+   */
+  readonly refusedRecords?: number;
 }
 
 export interface DecodeResult {

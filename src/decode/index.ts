@@ -13,5 +13,6 @@ export {
 export { INSTRUMENTATION_SCOPE, SCOPE_NAME } from './internal/scope.ts';
 export { compileTimeLayout, type TimeLayoutParser } from './internal/time-layout.ts';
 export {
-  SAMPLE_CATEGORIES, sampleResourceLogBody, sampleResourceLogRecords, type SampleCategory, type SampleOptions,
+  SAMPLE_CATEGORIES, sampleMetricBody, sampleMetricRecords, sampleResourceLogBody, sampleResourceLogRecords,
+  sampleTraceBody, sampleTraceRecords, type SampleCategory, type SampleOptions,
 } from './samples.ts';

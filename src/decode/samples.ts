@@ -1,9 +1,13 @@
+import { metricRecord, minuteIso, SAMPLE_METRIC_RESOURCES } from './internal/sample-metric-records.ts';
 import { SAMPLE_BUILDERS } from './internal/sample-records.ts';
+import { traceRecords } from './internal/sample-trace-records.ts';
 
 /**
  * Sample Azure resource-log event bodies, as diagnostic settings send them to an Event Hub, for the demo
  * generator (`npm start`), the tests and the benchmark. Each category's records follow the fields Azure
- * documents for it; see src/decode/internal/sample-records.ts.
+ * documents for it; see src/decode/internal/sample-records.ts. Platform metrics (`sampleMetricBody`) and
+ * Application Insights requests and dependencies (`sampleTraceBody`) come in events of their own, as
+ * Azure sends them: src/decode/internal/sample-metric-records.ts and sample-trace-records.ts.
  */
 export type SampleCategory = keyof typeof SAMPLE_BUILDERS;
 
@@ -58,4 +62,41 @@ export function sampleResourceLogBody(category: SampleCategory, options: SampleO
   const marker = (k: number): string => `__single_quoted_properties_${k}__`;
   const text = JSON.stringify({ records: records.map((r, k) => ({ ...r, properties: marker(k) })) });
   return records.reduce<string>((acc, r, k) => acc.replace(JSON.stringify(marker(k)), () => singleQuoted(r.properties as Record<string, unknown>)), text);
+}
+
+/**
+ * Azure platform metric records (diagnostic settings, `AllMetrics`) of one resource: record k is metric
+ * k of the resource's list, cycling to the minute before when there are more records than metrics. The
+ * resource is `SAMPLE_METRIC_RESOURCES[index % length]`; values vary with `index`. `time` is floored to
+ * the minute (Azure's `PT1M` grain); `spacingMs` is not used.
+ */
+export function sampleMetricRecords(options: SampleOptions = {}): Record<string, unknown>[] {
+  const i = options.index ?? 0;
+  const resource = SAMPLE_METRIC_RESOURCES[i % SAMPLE_METRIC_RESOURCES.length]!;
+  const start = (options.time ?? new Date()).getTime();
+  const count = Math.max(1, options.records ?? 1);
+  const n = resource.metrics.length;
+  return Array.from({ length: count }, (_, k) => {
+    const minutesBack = Math.floor(k / n);
+    return metricRecord(resource, resource.metrics[k % n]!, i + minutesBack, minuteIso(start - minutesBack * 60_000));
+  });
+}
+
+/** One metric event body, `{"records":[...]}` as diagnostic settings send `AllMetrics`. */
+export function sampleMetricBody(options: SampleOptions = {}): string {
+  return JSON.stringify({ records: sampleMetricRecords(options) });
+}
+
+/**
+ * Application Insights records of one operation `index`: record 0 its request (`AppRequests`), the others
+ * its dependencies (`AppDependencies`), children of the request. Ids are deterministic for `index`
+ * (see `sampleTraceIds`); `time` is the request's start.
+ */
+export function sampleTraceRecords(options: SampleOptions = {}): Record<string, unknown>[] {
+  return traceRecords(options.index ?? 0, (options.time ?? new Date()).getTime(), Math.max(1, options.records ?? 1));
+}
+
+/** One trace event body, `{"records":[...]}` as Application Insights' diagnostic settings send it. */
+export function sampleTraceBody(options: SampleOptions = {}): string {
+  return JSON.stringify({ records: sampleTraceRecords(options) });
 }

@@ -11,7 +11,7 @@ export const CLI_NAME = 'otelcol-azure-eventhub';
 
 export const MAIN_HELP = `Usage: ${CLI_NAME} [command] [options]
 
-An OpenTelemetry Collector distribution that reads Azure Event Hubs into log pipelines.
+An OpenTelemetry Collector distribution that reads Azure Event Hubs into logs, metrics and traces pipelines.
 
 Commands:
   run          Run the pipelines of a config (the default when no command is given).

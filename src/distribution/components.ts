@@ -1,6 +1,7 @@
 import type { ExporterFactory, ReceiverFactory, ReceiverComponent, CreateSettings } from '../component/factory.ts';
 import type { ExtensionFactory } from './extension-factory.ts';
 import type { ProcessorFactory } from './processor-factory.ts';
+import type { Signal } from '../pipeline/signals.ts';
 import { azureAuthExtensionFactory } from './extensions/azure-auth-extension.ts';
 import { azureEncodingExtensionFactory } from './extensions/azure-encoding-extension.ts';
 import { fileStorageExtensionFactory } from './extensions/file-storage-extension.ts';
@@ -30,6 +31,13 @@ export interface NamedFactory {
   readonly type: string;
   readonly aliases?: readonly string[];
   readonly stability: string;
+  /** Signals the component handles; default logs only (extensions have none). */
+  readonly signals?: readonly Signal[];
+}
+
+/** The signals a receiver, processor or exporter factory handles: its `signals`, or logs. */
+export function factorySignals(factory: NamedFactory): readonly Signal[] {
+  return factory.signals ?? ['logs'];
 }
 
 /** The factory whose type or alias is `type`. */

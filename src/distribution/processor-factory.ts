@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CreateSettings, Stability } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { Signal } from '../pipeline/signals.ts';
 
 /**
  * A logs processor factory: `create` wraps the next consumer of the pipeline and returns the consumer
@@ -11,6 +12,8 @@ export interface ProcessorFactory<C = unknown> {
   readonly type: string;
   readonly aliases?: readonly string[];
   readonly stability: Stability;
+  /** The signals the processor handles (as ExporterFactory.signals). Default `['logs']`. */
+  readonly signals?: readonly Signal[];
   readonly configSchema: z.ZodType<C>;
   createDefaultConfig(): C;
   /** Accepted-but-unused settings, one `key.path: message` line each (see ExporterFactory.configWarnings). */

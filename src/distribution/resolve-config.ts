@@ -11,7 +11,11 @@ import { isPlainObject, mergeConfig } from '../config/merge-config.ts';
 import { knownKeysAt } from '../config/parse-receiver-config.ts';
 import type { AzureEncodingConfig } from './extensions/azure-encoding-extension.ts';
 import { weakParse } from '../config/weak-parse.ts';
-import { findFactory, knownTypes, type Components, type ComponentKind, type NamedFactory } from './components.ts';
+import { signalFormatProblem } from '../config/receiver-signals.ts';
+import { unusedSignalKeyWarnings } from '../config/receiver-config-warnings.ts';
+import type { ReceiverConfig } from '../config/receiver-config.ts';
+import { SIGNALS, type Signal } from '../pipeline/signals.ts';
+import { factorySignals, findFactory, knownTypes, type Components, type ComponentKind, type NamedFactory } from './components.ts';
 
 /** One configured component: its id, the factory its type selects, and its validated config. */
 export interface ResolvedComponent<F> {
@@ -25,6 +29,8 @@ export interface ResolvedComponent<F> {
 
 export interface ResolvedPipeline {
   readonly id: string;
+  /** The pipeline's signal: the type part of its id (`metrics` for `metrics/azure`). */
+  readonly signal: Signal;
   readonly receivers: readonly string[];
   readonly processors: readonly string[];
   readonly exporters: readonly string[];
@@ -78,12 +84,27 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
     for (const [pipelineId, p] of Object.entries(service.pipelines)) {
       const prefix = `service.pipelines.${pipelineId}`;
       const id = parseComponentId(pipelineId);
+      const signal = isComponentIdError(id) ? undefined : SIGNALS.find((s) => s === id.type);
       if (isComponentIdError(id)) issues.push(`${prefix}: ${id.error}`);
-      else if (id.type !== 'logs') issues.push(`${prefix}: only logs pipelines are supported (this distribution receives logs); rename it logs${id.name ? `/${id.name}` : ''} or remove it`);
+      else if (!signal) {
+        const hint = suggest(id.type, [...SIGNALS]);
+        const didYouMean = hint ? `; did you mean \`${hint}\`?` : '';
+        issues.push(`${prefix}: unknown signal '${id.type}'; pipelines are logs, metrics or traces (or <signal>/<name>)${didYouMean}`);
+      }
       checkReferences(`${prefix}.receivers`, 'receivers', p.receivers, declared(raw.receivers), issues);
       checkReferences(`${prefix}.processors`, 'processors', p.processors, declared(raw.processors), issues);
       checkReferences(`${prefix}.exporters`, 'exporters', p.exporters, declared(raw.exporters), issues);
-      pipelines.push({ id: pipelineId, receivers: p.receivers, processors: p.processors, exporters: p.exporters });
+      pipelines.push({ id: pipelineId, signal: signal ?? 'logs', receivers: p.receivers, processors: p.processors, exporters: p.exporters });
+      if (signal) {
+        checkReceiverSignals(prefix, signal, p.receivers, sections.receivers, issues);
+        checkComponentSignals(prefix, signal, p, sections, issues);
+      }
+    }
+    for (const [id, r] of sections.receivers) {
+      const config = r.config as Partial<ReceiverConfig> | undefined;
+      if (!config?.time_formats) continue;
+      const fed = receiverSignals(pipelines, id);
+      for (const w of unusedSignalKeyWarnings(config as ReceiverConfig, fed)) warnings.push(`receivers.${id}.${w}`);
     }
     checkReferences('service.extensions', 'extensions', service.extensions, declared(raw.extensions), issues);
     serviceExtensions.push(...service.extensions);
@@ -172,6 +193,52 @@ function resolveSection<F extends SectionFactory>(
     out.set(key, { id: key, type: factory.type, name: id.name, factory, config });
   }
   return out;
+}
+
+/** The signals of the pipelines that list receiver `id` (what it must decode). */
+export function receiverSignals(pipelines: readonly ResolvedPipeline[], id: string): ReadonlySet<Signal> {
+  return new Set(pipelines.filter((p) => p.receivers.includes(id)).map((p) => p.signal));
+}
+
+/**
+ * A metrics or traces pipeline fed by a receiver whose format produces log records only (`raw`, `json`,
+ * `azure_encoding`) would receive nothing, for ever: refused, naming the receiver's key and what to do.
+ */
+function checkReceiverSignals(
+  prefix: string, signal: Signal, ids: readonly string[],
+  receivers: ReadonlyMap<string, ResolvedComponent<unknown>>, issues: string[],
+): void {
+  for (const id of ids) {
+    const config = receivers.get(id)?.config as Pick<ReceiverConfig, 'format' | 'encoding'> | undefined;
+    if (config?.format === undefined) continue; // not configured, or not an azure_event_hub receiver
+    const problem = signalFormatProblem(config, signal);
+    if (problem) issues.push(`${prefix}.receivers: receivers.${id}.${problem}`);
+  }
+}
+
+/**
+ * A component whose factory does not handle the pipeline's signal (an exporter that exports logs only, in a
+ * metrics pipeline) would be handed items it cannot send, or nothing: refused, naming the component.
+ */
+function checkComponentSignals(
+  prefix: string,
+  signal: Signal,
+  pipeline: Pick<ResolvedPipeline, 'receivers' | 'processors' | 'exporters'>,
+  sections: { [K in 'receivers' | 'processors' | 'exporters']: ReadonlyMap<string, ResolvedComponent<NamedFactory>> },
+  issues: string[],
+): void {
+  const verbs = { receivers: 'feed', processors: 'process', exporters: 'export' } as const;
+  for (const kind of ['receivers', 'processors', 'exporters'] as const) {
+    for (const id of pipeline[kind]) {
+      const factory = sections[kind].get(id)?.factory;
+      if (!factory || factorySignals(factory).includes(signal)) continue;
+      const handles = factorySignals(factory).join(', ');
+      issues.push(
+        `${prefix}.${kind}: ${kind}.${id} (type ${factory.type}) cannot ${verbs[kind]} ${signal}, only ${handles}; ` +
+          `remove it from this pipeline or use another ${SINGULAR[kind]} that handles ${signal}`,
+      );
+    }
+  }
 }
 
 /** Ids written in a section, whether or not they validated (so a broken section is not also reported as missing). */

@@ -5,6 +5,7 @@ import type { Logger } from '../component/logger.ts';
 import { redactError } from '../component/redact.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { fanOut } from '../pipeline/fan-out.ts';
+import { routeSignals, type SignalHead } from '../pipeline/signal-router.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../receiver/receiver.ts';
 import { createJsonLogger } from '../telemetry/json-logger.ts';
 import { startMetricsEndpoint, type MetricsEndpoint } from '../telemetry/metrics-endpoint.ts';
@@ -41,8 +42,9 @@ function shielded(consumer: LogsConsumer): LogsConsumer {
 
 /**
  * The running collector: extensions, then each pipeline built back to front (exporters, created once
- * and shared; processors, one chain per pipeline; receivers, created once and fanned out to every
- * pipeline that lists them), then the receivers started. `shutdown` reverses it: receivers stop first
+ * and shared; processors, one chain per pipeline; receivers, created once whatever pipelines list them,
+ * each batch split by signal and handed to the pipelines of each signal: see signal-router.ts), then the
+ * receivers started. `shutdown` reverses it: receivers stop first
  * (no new claims, in-flight batches finished, final checkpoints written, leases released), then
  * processors flush into exporters, exporters flush and close, extensions and self-telemetry stop last.
  */
@@ -113,7 +115,7 @@ export class Service {
       this.#extensions.set(id, await ext.factory.create({ id, logger: this.logger.child({ component: `extensions/${id}` }) }, ext.config));
     }
 
-    const heads = new Map<string, LogsConsumer[]>();
+    const heads = new Map<string, SignalHead[]>();
     for (const pipeline of cfg.service.pipelines) {
       const exporters: LogsConsumer[] = [];
       for (const id of pipeline.exporters) {
@@ -121,7 +123,9 @@ export class Service {
         if (!exporter) {
           const e = cfg.exporters.get(id)!;
           exporter = await e.factory.create({ id, logger: this.logger.child({ component: `exporters/${id}` }) }, e.config);
-          if (exporterMetrics) exporter = exporterMetrics.wrap(id, exporter);
+          // Counted for every signal of the pipelines that list it, so that their series exist from the start.
+          const signals = [...new Set(cfg.service.pipelines.filter((p) => p.exporters.includes(id)).map((p) => p.signal))];
+          if (exporterMetrics) exporter = exporterMetrics.wrap(id, exporter, signals);
           this.#exporters.set(id, exporter);
         }
         exporters.push(exporter);
@@ -132,18 +136,22 @@ export class Service {
         next = await p.factory.create({ id, logger: this.logger.child({ component: `processors/${id}`, pipeline: pipeline.id }) }, p.config, next);
         this.#processors.unshift(next);
       }
-      for (const id of pipeline.receivers) heads.set(id, [...(heads.get(id) ?? []), next]);
+      const head: SignalHead = { signal: pipeline.signal, consumer: next };
+      for (const id of pipeline.receivers) heads.set(id, [...(heads.get(id) ?? []), head]);
     }
 
-    for (const [id, consumers] of heads) {
+    for (const [id, receiverHeads] of heads) {
       const r = cfg.receivers.get(id)!;
+      // One instance per receiver id, whatever signals it feeds: its partitions are read once.
+      const router = routeSignals(receiverHeads);
       const settings: ReceiverCreateSettings = {
         id,
+        signals: router.signals,
         logger: this.logger.child({ component: `receivers/${id}` }),
         featureGates: this.#gates,
         resolveAuth: (extensionId: string): TokenCredential | undefined => this.#extensions.get(extensionId)?.credential?.(),
       };
-      const receiver = await r.factory.create(settings, r.config, fanOut(consumers));
+      const receiver = await r.factory.create(settings, r.config, router);
       this.#receivers.set(id, receiver);
       if (hasStats(receiver)) {
         if (receiverMetrics) this.#unwatch.push(receiverMetrics.add(id, receiver));

@@ -3,10 +3,15 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ConfigError, PermanentError } from '../component/errors.ts';
 import type { ExporterFactory } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
-import type { LogBatch } from '../pipeline/log-batch.ts';
+import { batchItemCount, type LogBatch } from '../pipeline/log-batch.ts';
 import { encodeLogsRequestJson } from './internal/otlp-json-encoder.ts';
+import { encodeMetricsRequestJson } from './internal/otlp-json-metrics-encoder.ts';
+import { encodeTraceRequestJson } from './internal/otlp-json-trace-encoder.ts';
 import { encodeLogsRequest } from './internal/otlp-proto-encoder.ts';
+import { encodeMetricsRequest } from './internal/otlp-proto-metrics-encoder.ts';
+import { encodeTraceRequest } from './internal/otlp-proto-trace-encoder.ts';
 import { RotatingFileWriter } from './internal/rotating-file-writer.ts';
+import { SIGNALS } from '../pipeline/signals.ts';
 
 /** Rotate at this size when `rotation` is set. 100 MiB, as the collector. */
 export const DEFAULT_ROTATION_MAX_MEGABYTES = 100;
@@ -28,7 +33,11 @@ const rotationSchema = z.strictObject({
 export const fileExporterConfigSchema = z.strictObject({
   /** File to append to; its directory is created. Required. */
   path: z.string().min(1, 'required: the file to write to'),
-  /** `json`: one OTLP/JSON ExportLogsServiceRequest per line. `proto`: each request as protobuf, prefixed by its length (4 bytes, big-endian). Default json. */
+  /**
+   * `json`: one OTLP/JSON export request per line (logs, metrics and traces requests alike; the top-level key,
+   * `resourceLogs`, `resourceMetrics` or `resourceSpans`, tells them apart). `proto`: each request as protobuf,
+   * prefixed by its length (4 bytes, big-endian); nothing marks its signal. Default json.
+   */
   format: z.enum(['json', 'proto']).default('json'),
   /** Size-based rotation; absent: the file grows without bound. */
   rotation: rotationSchema.optional(),
@@ -38,26 +47,45 @@ export const fileExporterConfigSchema = z.strictObject({
 
 export type FileExporterConfig = z.output<typeof fileExporterConfigSchema>;
 
-/** One request encoded for the file. Throws on data the serializer cannot encode. */
-function encode(records: ReadableLogRecord[], format: 'json' | 'proto'): Uint8Array {
+/** One request encoded for the file: a JSON line, or length-prefixed protobuf. Throws on data it cannot encode. */
+function frame(bytes: Uint8Array, format: 'json' | 'proto'): Uint8Array {
   if (format === 'json') {
-    // Strict OTLP/JSON, the same content as the proto format (internal/otlp-json-encoder.ts).
-    const json = encodeLogsRequestJson(records);
-    const line = new Uint8Array(json.byteLength + 1);
-    line.set(json);
-    line[json.byteLength] = 0x0a;
+    const line = new Uint8Array(bytes.byteLength + 1);
+    line.set(bytes);
+    line[bytes.byteLength] = 0x0a;
     return line;
   }
-  // The one-pass encoder: upstream ProtobufLogsSerializer's bytes for less CPU (internal/otlp-proto-encoder.ts).
-  const proto = encodeLogsRequest(records);
-  const framed = Buffer.allocUnsafe(proto.byteLength + 4);
-  framed.writeUInt32BE(proto.byteLength, 0);
-  framed.set(proto, 4);
+  const framed = Buffer.allocUnsafe(bytes.byteLength + 4);
+  framed.writeUInt32BE(bytes.byteLength, 0);
+  framed.set(bytes, 4);
   return framed;
 }
 
 /**
- * Writes each batch as one OTLP ExportLogsServiceRequest, like the collector's file exporter. A batch is
+ * The batch's requests, in the order logs, metrics, traces, one per non-empty part, in one buffer so the
+ * batch is appended in one write. Strict OTLP/JSON (internal/otlp-json-*.ts) or the one-pass protobuf
+ * encoders (internal/otlp-proto-*.ts), the same content either way.
+ */
+function encode(batch: LogBatch, format: 'json' | 'proto'): Uint8Array {
+  const json = format === 'json';
+  const requests: Uint8Array[] = [];
+  if (batch.records.length > 0) {
+    const records = batch.records as ReadableLogRecord[];
+    requests.push(frame(json ? encodeLogsRequestJson(records) : encodeLogsRequest(records), format));
+  }
+  if (batch.metrics?.length) {
+    requests.push(frame(json ? encodeMetricsRequestJson(batch.metrics) : encodeMetricsRequest(batch.metrics), format));
+  }
+  if (batch.spans?.length) {
+    requests.push(frame(json ? encodeTraceRequestJson(batch.spans) : encodeTraceRequest(batch.spans), format));
+  }
+  return requests.length === 1 ? requests[0]! : Buffer.concat(requests);
+}
+
+/**
+ * Writes each batch as OTLP export requests, like the collector's file exporter: one
+ * ExportLogsServiceRequest for its log records, one ExportMetricsServiceRequest for its metric points, one
+ * ExportTraceServiceRequest for its spans (each only when there are some), appended together. A batch is
  * acknowledged after its bytes were written and, with `sync` (default), fsync'ed.
  */
 export function createFileExporter(config: FileExporterConfig): LogsConsumer {
@@ -74,10 +102,10 @@ export function createFileExporter(config: FileExporterConfig): LogsConsumer {
   return {
     async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
       if (signal?.aborted) throw signal.reason;
-      if (batch.records.length === 0) return;
+      if (batchItemCount(batch) === 0) return;
       let bytes: Uint8Array;
       try {
-        bytes = encode(batch.records as ReadableLogRecord[], config.format);
+        bytes = encode(batch, config.format);
       } catch (error) {
         throw new PermanentError(`file exporter cannot encode the batch: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
@@ -93,6 +121,7 @@ export function createFileExporter(config: FileExporterConfig): LogsConsumer {
 export const fileExporterFactory: ExporterFactory<FileExporterConfig> = {
   type: 'file',
   stability: 'alpha',
+  signals: SIGNALS,
   configSchema: fileExporterConfigSchema,
   createDefaultConfig: () => ({ path: '', format: 'json', sync: true }),
   create: async (_settings, config) => createFileExporter(config),

@@ -1,23 +1,20 @@
 import { checkServerIdentity } from 'node:tls';
 import { z } from 'zod';
 import { CompressionAlgorithm, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
-import { LogsExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
-import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
-import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
+import { fromItemExporter } from '../pipeline/exporter-adapter.ts';
+import type { SignalItem } from '../pipeline/signal-items.ts';
+import type { Signal } from '../pipeline/signals.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import { DEFAULT_GRPC_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles, sendingQueueWarnings } from './internal/otlp-common.ts';
 import { measuredSerializer } from './internal/measured-serializer.ts';
 import { limitRequestBytes } from '../pipeline/request-bytes-limit.ts';
-import { OtlpProtoLogsSerializer } from './internal/otlp-proto-encoder.ts';
+import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
+import { withPartialSuccessLog } from './internal/partial-success-log.ts';
+import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { GRPC_JS_VERSION_WRITTEN_FOR, trimGrpcAcceptEncoding } from './internal/grpc-js-accept-encoding.ts';
-
-/** The component type @opentelemetry/exporter-logs-otlp-grpc reports in its self-observability metrics. */
-const OTLP_GRPC_LOG_EXPORTER_COMPONENT = 'otlp_grpc_log_exporter';
-/** The OTLP logs service, as `@opentelemetry/exporter-logs-otlp-grpc` names it (opentelemetry-proto). */
-const LOGS_SERVICE_NAME = 'LogsExportService';
-const LOGS_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+import { SIGNALS } from '../pipeline/signals.ts';
 
 /** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
 const CALLBACK_GRACE_MS = 5_000;
@@ -37,8 +34,12 @@ export const otlpGrpcExporterConfigSchema = z.strictObject({
 export type OtlpGrpcExporterConfig = z.output<typeof otlpGrpcExporterConfigSchema>;
 
 /**
- * OTLP over gRPC: `@opentelemetry/exporter-logs-otlp-grpc`'s exporter rebuilt from its public parts with the
- * one-pass protobuf encoder as serializer, and `@grpc/grpc-js` for credentials and metadata, wrapped as a LogsConsumer with `retry_on_failure`. gRPC statuses CANCELLED,
+ * OTLP over gRPC: `@opentelemetry/exporter-logs-otlp-grpc`'s exporter (and its metrics and trace siblings)
+ * rebuilt from its public parts with the one-pass protobuf encoders as serializers, and `@grpc/grpc-js` for
+ * credentials and metadata, wrapped as a LogsConsumer for all three signals, each with its own
+ * `retry_on_failure` and size bound: log records go to LogsService/Export, metric points to
+ * opentelemetry.proto.collector.metrics.v1.MetricsService/Export, spans to
+ * opentelemetry.proto.collector.trace.v1.TraceService/Export (internal/signal-consumers.ts). gRPC statuses CANCELLED,
  * DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED with RetryInfo, ABORTED, OUT_OF_RANGE, UNAVAILABLE, DATA_LOSS are
  * retried; RESOURCE_EXHAUSTED without RetryInfo splits the request (src/pipeline/request-bytes-limit.ts,
  * which also keeps every request below `max_request_bytes`); any other status is permanent. TLS unless
@@ -67,29 +68,45 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
   }
   const metadata = new grpc.Metadata();
   for (const [k, v] of Object.entries(config.headers)) metadata.set(k, v);
-  // What `@opentelemetry/exporter-logs-otlp-grpc`'s OTLPLogExporter is (0.223.1), from the same public parts
-  // of otlp-grpc-exporter-base, with the one-pass encoder as the serializer (the same bytes, less CPU).
-  const options = grpcBase.convertLegacyOtlpGrpcOptions({
-    url: `${config.tls.insecure ? 'http' : 'https'}://${hostPort}`,
-    credentials,
-    metadata,
-    compression: config.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
-    timeoutMillis: config.timeout,
-  }, 'LOGS');
-  // Measured requests are sent as measured: the size bound costs no second encoding.
-  const serializer = measuredSerializer(OtlpProtoLogsSerializer);
-  const delegate = grpcBase.createOtlpGrpcExportDelegate(options, serializer, OTLP_GRPC_LOG_EXPORTER_COMPONENT,
-    LogsExporterMetricsHelper, undefined, LOGS_SERVICE_NAME, LOGS_EXPORT_PATH);
-  const exporter = new OTLPExporterBase<ReadableLogRecord[]>(delegate);
   const name = settings?.id ?? 'otlp';
-  const consumer = fromLogRecordExporter(exporter, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
-  const retrying = withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
-  return limitRequestBytes(retrying, { maxBytes: config.max_request_bytes, measure: serializer.measure, name, logger: settings?.logger });
+  // What `@opentelemetry/exporter-logs-otlp-grpc`'s OTLPLogExporter is (0.223.1), from the same public parts
+  // of otlp-grpc-exporter-base, with the one-pass encoder as the serializer (the same bytes, less CPU); the
+  // metrics and trace exporters the same with their service's method.
+  const sender = <S extends Signal>(spec: OtlpSignal<S>): LogsConsumer => {
+    const options = grpcBase.convertLegacyOtlpGrpcOptions({
+      url: `${config.tls.insecure ? 'http' : 'https'}://${hostPort}`,
+      credentials,
+      metadata,
+      compression: config.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
+      timeoutMillis: config.timeout,
+    }, spec.envName);
+    // Measured requests are sent as measured: the size bound costs no second encoding.
+    const watched = withPartialSuccessLog(spec.proto, spec.signal, name, settings?.logger);
+    const serializer = measuredSerializer<unknown, SignalItem<S>>(watched);
+    const delegate = grpcBase.createOtlpGrpcExportDelegate(options, serializer, spec.grpcComponent,
+      spec.helper, undefined, spec.grpcServiceName, spec.grpcPath);
+    const exporter = new OTLPExporterBase<readonly SignalItem<S>[]>(delegate);
+    const consumer = fromItemExporter(exporter, spec.signal, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
+    const retrying = withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
+    return limitRequestBytes(retrying, {
+      maxBytes: config.max_request_bytes,
+      measure: serializer.measure,
+      signal: spec.signal,
+      name,
+      logger: settings?.logger,
+    });
+  };
+  return combineSignalConsumers({
+    logs: sender(OTLP_SIGNALS.logs),
+    metrics: sender(OTLP_SIGNALS.metrics),
+    traces: sender(OTLP_SIGNALS.traces),
+  }, name);
 }
 
 export const otlpGrpcExporterFactory: ExporterFactory<OtlpGrpcExporterConfig> = {
   type: 'otlp',
   stability: 'beta',
+  signals: SIGNALS,
   configSchema: otlpGrpcExporterConfigSchema,
   createDefaultConfig: () => otlpGrpcExporterConfigSchema.parse({ endpoint: 'localhost:4317' }),
   configWarnings: sendingQueueWarnings,

@@ -1,22 +1,22 @@
 import { z } from 'zod';
 import { CompressionAlgorithm, OTLPExporterBase, type OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
-import { LogsExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
-import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { PermanentError } from '../component/errors.ts';
 import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
-import { fromLogRecordExporter } from '../pipeline/exporter-adapter.ts';
+import { fromItemExporter } from '../pipeline/exporter-adapter.ts';
+import { signalItems, type SignalItem } from '../pipeline/signal-items.ts';
+import type { Signal } from '../pipeline/signals.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import { DEFAULT_HTTP_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles, sendingQueueWarnings } from './internal/otlp-common.ts';
 import { measuredSerializer, type MeasuredSerializer } from './internal/measured-serializer.ts';
 import { limitRequestBytes } from '../pipeline/request-bytes-limit.ts';
 import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
-import { OtlpJsonLogsSerializer } from './internal/otlp-json-encoder.ts';
-import { OtlpProtoLogsSerializer } from './internal/otlp-proto-encoder.ts';
+import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
+import { withPartialSuccessLog } from './internal/partial-success-log.ts';
+import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport } from './internal/gzip-transport.ts';
-
-/** The component type @opentelemetry/exporter-logs-otlp-proto reports in its self-observability metrics. */
-const OTLP_HTTP_LOG_EXPORTER_COMPONENT = 'otlp_http_log_exporter';
+import { SIGNALS } from '../pipeline/signals.ts';
 
 /** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
 const CALLBACK_GRACE_MS = 5_000;
@@ -30,10 +30,17 @@ const gzipLevelSchema = z.number().int().refine((l) => l === GO_DEFAULT_COMPRESS
 /** The `otlphttp` exporter's section (the collector's keys). */
 export const otlpHttpExporterConfigSchema = z
   .strictObject({
-    /** Base URL; `/v1/logs` is appended, as in the collector. Required unless logs_endpoint is set. */
+    /**
+     * Base URL; `/v1/logs`, `/v1/metrics` and `/v1/traces` are appended, as in the collector. Required unless
+     * the endpoint of every signal the exporter is given is set (`logs_endpoint`, ...).
+     */
     endpoint: z.url().optional(),
     /** Full URL for logs, used as is. Default `<endpoint>/v1/logs`. */
     logs_endpoint: z.url().optional(),
+    /** Full URL for metrics, used as is. Default `<endpoint>/v1/metrics`. */
+    metrics_endpoint: z.url().optional(),
+    /** Full URL for traces, used as is. Default `<endpoint>/v1/traces`. */
+    traces_endpoint: z.url().optional(),
     /** `proto` (application/x-protobuf) or `json` (application/json). Default proto. */
     encoding: z.enum(['proto', 'json']).default('proto'),
     ...otlpCommonShape,
@@ -47,7 +54,10 @@ export const otlpHttpExporterConfigSchema = z
      */
     max_request_bytes: maxRequestBytesSchema(DEFAULT_HTTP_MAX_REQUEST_BYTES),
   })
-  .refine((c) => c.endpoint || c.logs_endpoint, { message: 'required: set endpoint (or logs_endpoint)', path: ['endpoint'] })
+  .refine((c) => c.endpoint || c.logs_endpoint || c.metrics_endpoint || c.traces_endpoint, {
+    message: 'required: set endpoint (or logs_endpoint, metrics_endpoint, traces_endpoint)',
+    path: ['endpoint'],
+  })
   .refine(
     (c) => c.compression_level === undefined || c.compression_params?.level === undefined
       || effectiveGzipLevel(c.compression_level) === effectiveGzipLevel(c.compression_params.level),
@@ -61,34 +71,90 @@ export function gzipLevel(config: Pick<OtlpHttpExporterConfig, 'compression_leve
   return effectiveGzipLevel(config.compression_level ?? config.compression_params?.level ?? DEFAULT_GZIP_LEVEL);
 }
 
-/** The URL logs are posted to. */
-function logsUrl(config: Pick<OtlpHttpExporterConfig, 'endpoint' | 'logs_endpoint'>): string {
-  if (config.logs_endpoint) return config.logs_endpoint;
-  return `${config.endpoint!.replace(/\/+$/, '')}/v1/logs`;
+type EndpointKeys = 'endpoint' | 'logs_endpoint' | 'metrics_endpoint' | 'traces_endpoint';
+
+/**
+ * The URL a signal is posted to: its own key, else `<endpoint>/v1/<signal>`; undefined when neither is set
+ * (a batch of that signal is then refused permanently, naming the key to set).
+ */
+export function signalUrl(config: Pick<OtlpHttpExporterConfig, EndpointKeys>, signal: Signal): string | undefined {
+  const own = signal === 'logs' ? config.logs_endpoint
+    : signal === 'metrics' ? config.metrics_endpoint
+    : config.traces_endpoint;
+  if (own) return own;
+  return config.endpoint ? `${config.endpoint.replace(/\/+$/, '')}/${OTLP_SIGNALS[signal].httpPath}` : undefined;
 }
 
 /**
- * OTLP over HTTP on the OpenTelemetry JS exporters' parts (`-http` for JSON, `-proto` with our one-pass
- * encoder for protobuf; see createLogExporter), wrapped
- * as a LogsConsumer: acknowledged when the server answered 2xx. 4xx other than 408/429 is permanent;
- * 5xx, 408, 429, network errors and timeouts are retried by `retry_on_failure`, and only by it: the
- * library's own retry is turned off (internal/otlp-exporter-base-retry.ts), so one attempt is one HTTP
- * request. A Retry-After on a 429/502/503/504 makes the next attempt wait at least that long. With gzip,
- * bodies are compressed at `compression_level` by our transport step (internal/gzip-transport.ts).
- * Requests stay below `max_request_bytes`, and a 413 splits the request (src/pipeline/request-bytes-limit.ts).
+ * OTLP over HTTP on the OpenTelemetry JS exporters' parts (see createSignalExporter), wrapped as a
+ * LogsConsumer for all three signals: a batch's log records go to `/v1/logs`, its metric points to
+ * `/v1/metrics`, its spans to `/v1/traces` (or the `*_endpoint` keys), each signal in requests of its own,
+ * and the batch is acknowledged when the server answered 2xx to every request
+ * (internal/signal-consumers.ts). 4xx other than 408/429 is permanent; 5xx, 408, 429, network errors and
+ * timeouts are retried by `retry_on_failure`, per signal and only by it: the library's own retry is turned
+ * off (internal/otlp-exporter-base-retry.ts), so one attempt is one HTTP request. A Retry-After on a
+ * 429/502/503/504 makes the next attempt wait at least that long. With gzip, bodies are compressed at
+ * `compression_level` by our transport step (internal/gzip-transport.ts). Requests stay below
+ * `max_request_bytes`, and a 413 splits the request (src/pipeline/request-bytes-limit.ts).
  */
 export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, settings?: CreateSettings): Promise<LogsConsumer> {
   const path = settings?.id ? `exporters.${settings.id}` : 'otlphttp';
-  const { ca, cert, key } = await readTlsFiles(config.tls, path);
+  const tlsFiles = await readTlsFiles(config.tls, path);
+  const name = settings?.id ?? 'otlphttp';
+  const warned = new Set<string>();
+  const warnOnce = (message: string, fields: Record<string, unknown>) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    settings?.logger?.warn(message, fields);
+  };
+  const context = { name, path, tlsFiles, warnOnce, settings };
+  const [logs, metrics, traces] = await Promise.all([
+    signalSender(OTLP_SIGNALS.logs, config, context),
+    signalSender(OTLP_SIGNALS.metrics, config, context),
+    signalSender(OTLP_SIGNALS.traces, config, context),
+  ]);
+  return combineSignalConsumers({ logs, metrics, traces }, name);
+}
+
+interface SenderContext {
+  readonly name: string;
+  readonly path: string;
+  readonly tlsFiles: { ca?: Buffer; cert?: Buffer; key?: Buffer };
+  readonly warnOnce: (message: string, fields: Record<string, unknown>) => void;
+  readonly settings?: CreateSettings;
+}
+
+/**
+ * One signal's sender: its own library exporter posting to the signal's URL, with `retry_on_failure` and
+ * `max_request_bytes` of its own, so a retry resends only this signal's request.
+ */
+async function signalSender<S extends Signal>(
+  spec: OtlpSignal<S>,
+  config: OtlpHttpExporterConfig,
+  context: SenderContext,
+): Promise<LogsConsumer> {
+  const { name, settings } = context;
+  const url = signalUrl(config, spec.signal);
+  if (url === undefined) {
+    const keys = `${context.path}.endpoint or ${context.path}.${spec.signal}_endpoint`;
+    return {
+      consume: (batch) => (signalItems(batch, spec.signal).length === 0
+        ? Promise.resolve()
+        : Promise.reject(new PermanentError(`${name}: no URL for ${spec.signal}: set ${keys}`))),
+    };
+  }
+  const { ca, cert, key } = context.tlsFiles;
   const gzip = config.compression === 'gzip';
   const level = gzipLevel(config);
   // Measured requests are sent as measured: the size bound costs no second encoding.
-  const serializer = measuredSerializer<unknown>(config.encoding === 'json' ? OtlpJsonLogsSerializer : OtlpProtoLogsSerializer);
+  const encoder = config.encoding === 'json' ? spec.json : spec.proto;
+  const watched = withPartialSuccessLog(encoder, spec.signal, name, settings?.logger);
+  const serializer = measuredSerializer<unknown, SignalItem<S>>(watched);
   // gzip happens in our transport (internal/gzip-transport.ts) at `level`: the library is told to send the
   // body as is, and the header says what it is. `libraryGzip` is the fallback when that cannot be wired.
   const build = async (libraryGzip: boolean) => {
     const options: OTLPExporterNodeConfigBase = {
-      url: logsUrl(config),
+      url,
       headers: gzip && !libraryGzip ? { ...config.headers, 'Content-Encoding': 'gzip' } : { ...config.headers },
       compression: libraryGzip ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
       timeoutMillis: config.timeout,
@@ -102,7 +168,7 @@ export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, set
         ...(config.tls.server_name_override ? { servername: config.tls.server_name_override } : {}),
       },
     };
-    return createLogExporter(options, config.encoding, serializer);
+    return createSignalExporter(spec, options, config.encoding, serializer);
   };
   let exporter = await build(false);
   // One retry_on_failure attempt = one HTTP request: the library's own retry layer is taken out.
@@ -112,49 +178,61 @@ export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, set
     await exporter.shutdown();
     exporter = await build(true);
     retry = disableLibraryRetry(exporter);
-    settings?.logger?.warn(`cannot set the gzip level (the OTLP library's internals changed): gzip at level ${DEFAULT_GZIP_LEVEL}`, {
+    const message = `cannot set the gzip level (the OTLP library's internals changed): gzip at level ${DEFAULT_GZIP_LEVEL}`;
+    context.warnOnce(message, {
       written_for: OTLP_EXPORTER_BASE_VERSION,
       compression_level: level,
     });
   }
   if (retry === 'unknown-shape') {
     const message = "cannot turn off the OTLP library's own retry (its internals changed): an attempt may send several requests";
-    settings?.logger?.warn(message, { written_for: OTLP_EXPORTER_BASE_VERSION });
+    context.warnOnce(message, { written_for: OTLP_EXPORTER_BASE_VERSION });
   }
-  const name = settings?.id ?? 'otlphttp';
-  const consumer = fromLogRecordExporter(exporter, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
+  const consumer = fromItemExporter(exporter, spec.signal, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
   const retrying = withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
-  return limitRequestBytes(retrying, { maxBytes: config.max_request_bytes, measure: serializer.measure, name, logger: settings?.logger });
+  return limitRequestBytes(retrying, {
+    maxBytes: config.max_request_bytes,
+    measure: serializer.measure,
+    signal: spec.signal,
+    name,
+    logger: settings?.logger,
+  });
 }
 
 /**
- * What `@opentelemetry/exporter-logs-otlp-proto`'s and `-http`'s OTLPLogExporters are (0.223.1), built
- * from the same public parts of otlp-exporter-base, with the request serializer wrapped so the size bound
- * measures the bytes that are then sent (internal/measured-serializer.ts). For protobuf the serializer is
- * the one-pass encoder (internal/otlp-proto-encoder.ts; the same bytes, less CPU), for JSON our strict
- * encoder (internal/otlp-json-encoder.ts: strict OTLP/JSON, the same content as the proto encoding). Transport, headers, compression, timeouts and environment variables behave as in the
+ * What the OpenTelemetry JS OTLP/HTTP exporters (`@opentelemetry/exporter-logs-otlp-proto` and `-http`,
+ * 0.223.1, and their metrics and trace siblings) are, built from the same public parts of
+ * otlp-exporter-base, with the request serializer wrapped so the size bound measures the bytes that are
+ * then sent (internal/measured-serializer.ts). For protobuf the serializer is our one-pass encoder of the
+ * signal (internal/otlp-proto-*.ts; for logs the same bytes as upstream's, less CPU), for JSON our strict
+ * encoder (internal/otlp-json-*.ts: strict OTLP/JSON, the same content as the proto encoding). Transport,
+ * headers, compression, timeouts, partial-success logging and environment variables behave as in the
  * library's exporters.
  */
-function createLogExporter(
+function createSignalExporter<S extends Signal>(
+  spec: OtlpSignal<S>,
   options: OTLPExporterNodeConfigBase,
   encoding: 'proto' | 'json',
-  serializer: MeasuredSerializer<unknown>,
-): OTLPExporterBase<ReadableLogRecord[]> {
+  serializer: MeasuredSerializer<unknown, SignalItem<S>>,
+): OTLPExporterBase<readonly SignalItem<S>[]> {
   const contentType = encoding === 'json' ? 'application/json' : 'application/x-protobuf';
-  const http = convertLegacyHttpOptions(options, 'LOGS', 'v1/logs', { 'Content-Type': contentType });
-  const delegate = createOtlpHttpExportDelegate(http, serializer, OTLP_HTTP_LOG_EXPORTER_COMPONENT, LogsExporterMetricsHelper, undefined);
+  const http = convertLegacyHttpOptions(options, spec.envName, spec.httpPath, { 'Content-Type': contentType });
+  const delegate = createOtlpHttpExportDelegate(http, serializer, spec.httpComponent, spec.helper, undefined);
   return new OTLPExporterBase(delegate);
 }
 
 export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = {
   type: 'otlphttp',
   stability: 'beta',
+  signals: SIGNALS,
   configSchema: otlpHttpExporterConfigSchema,
   createDefaultConfig: () => otlpHttpExporterConfigSchema.parse({ endpoint: 'http://localhost:4318' }),
   configWarnings: (config) => [
     ...sendingQueueWarnings(config),
     // As in the collector, the scheme decides; `insecure` next to an https:// endpoint suggests plaintext was meant.
-    ...(config.tls.insecure && [config.endpoint, config.logs_endpoint].some((e) => e?.startsWith('https://'))
+    ...(config.tls.insecure
+      && [config.endpoint, config.logs_endpoint, config.metrics_endpoint, config.traces_endpoint]
+        .some((e) => e?.startsWith('https://'))
       ? ['tls.insecure: no effect; an https:// endpoint is always TLS (write http:// for plaintext)']
       : []),
   ],

@@ -1,13 +1,17 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { LogsConsumer } from './consumer.ts';
-import type { BatchSource, LogBatch } from './log-batch.ts';
+import { batchItemCount, type BatchSource, type LogBatch } from './log-batch.ts';
+import type { MetricPoint, SpanRecord } from './signals.ts';
 import { abortReason } from '../component/abort.ts';
 import { combineSources } from './internal/combine-sources.ts';
 import { isPartialRefusal, PartialRefusalError, type Refusal } from './partial-refusal.ts';
 
-/** Records that trigger an export regardless of the timeout. 8192, as the collector's `batch` processor. */
+/**
+ * Items (log records, metric points and spans together) that trigger an export regardless of the timeout.
+ * 8192, as the collector's `batch` processor.
+ */
 export const DEFAULT_SEND_BATCH_SIZE = 8_192;
-/** Upper bound of records per export; larger ones are split. 0 = no bound. */
+/** Upper bound of items per export; larger ones are split. 0 = no bound. */
 export const DEFAULT_SEND_BATCH_MAX_SIZE = 0;
 /** Longest a record waits for more to join its export. 200 ms. */
 export const DEFAULT_BATCH_TIMEOUT_MS = 200;
@@ -15,9 +19,9 @@ export const DEFAULT_BATCH_TIMEOUT_MS = 200;
 export const DEFAULT_MAX_CONCURRENT_EXPORTS = 1;
 
 export interface BatchProcessorOptions {
-  /** Export as soon as this many records are pending. Default 8192 records. */
+  /** Export as soon as this many items (all signals) are pending. Default 8192 items. */
   readonly sendBatchSize?: number;
-  /** Split exports larger than this. Default 0 records (no limit); when set, at least `sendBatchSize`. */
+  /** Split exports larger than this. Default 0 items (no limit); when set, at least `sendBatchSize`. */
   readonly sendBatchMaxSize?: number;
   /** Export whatever is pending this long after the first record arrived. Default 200 ms; 0 = export at once. */
   readonly timeoutMs?: number;
@@ -28,23 +32,43 @@ export interface BatchProcessorOptions {
 interface Caller {
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
-  /** Records of this caller not yet handed to an export. */
-  pendingRecords: number;
-  /** Exports holding some of this caller's records and not yet settled. */
+  /** Items of this caller not yet handed to an export. */
+  pendingItems: number;
+  /** Exports holding some of this caller's items and not yet settled. */
   inFlight: number;
-  /** Records of this caller's batch. */
+  /** Items of this caller's batch. */
   readonly total: number;
-  /** Records of this caller that exports refused while delivering the rest (partial refusals). */
+  /** Items of this caller that exports refused while delivering the rest (partial refusals). */
   readonly refusals: Refusal[];
   settled: boolean;
   readonly exports: Set<Export>;
 }
 
-/** What is left of one caller's batch; a caller has at most one part pending. */
+/**
+ * What is left of one caller's batch; a caller has at most one part pending. Its items are taken in one
+ * order (records, then metric points, then spans), so a split keeps each signal's items in order.
+ */
 interface Part {
   readonly caller: Caller;
   readonly source: BatchSource;
   records: readonly ReadableLogRecord[];
+  metrics: readonly MetricPoint[];
+  spans: readonly SpanRecord[];
+}
+
+function partSize(part: Part): number {
+  return part.records.length + part.metrics.length + part.spans.length;
+}
+
+/** The first `count` items of `part` as a new part; `part` keeps the rest. */
+function splitPart(part: Part, count: number): Part {
+  const records = part.records.slice(0, count);
+  const metrics = part.metrics.slice(0, count - records.length);
+  const spans = part.spans.slice(0, count - records.length - metrics.length);
+  part.records = part.records.slice(records.length);
+  part.metrics = part.metrics.slice(metrics.length);
+  part.spans = part.spans.slice(spans.length);
+  return { caller: part.caller, source: part.source, records, metrics, spans };
 }
 
 interface Export {
@@ -55,8 +79,10 @@ interface Export {
 
 /**
  * The collector's `batch` processor as a `LogsConsumer` wrapper: batches arriving from several partitions
- * are combined into fewer, larger exports. An export starts when any of these holds:
- * - `sendBatchSize` records are pending;
+ * are combined into fewer, larger exports. Sizes count items over all signals (log records, metric points,
+ * spans), as the collector counts each pipeline's items; a pipeline's head sees one signal (signal-router.ts),
+ * but a batch carrying several is combined and split the same way. An export starts when any of these holds:
+ * - `sendBatchSize` items are pending;
  * - `timeoutMs` passed since the oldest pending record arrived (0: at once);
  * - every producer attached with `attachProducer()` (one per partition pump) is waiting on this processor:
  *   nothing more can arrive until an export settles, so waiting out the timer would only stall them all.
@@ -118,7 +144,8 @@ export class BatchProcessor implements LogsConsumer {
   consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.#closed) return Promise.reject(new Error('batch processor is shut down'));
-    if (batch.records.length === 0) return Promise.resolve();
+    const items = batchItemCount(batch);
+    if (items === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const caller: Caller = {
         resolve: () => {
@@ -129,9 +156,9 @@ export class BatchProcessor implements LogsConsumer {
           signal?.removeEventListener('abort', onAbort);
           reject(error);
         },
-        pendingRecords: batch.records.length,
+        pendingItems: items,
         inFlight: 0,
-        total: batch.records.length,
+        total: items,
         refusals: [],
         settled: false,
         exports: new Set(),
@@ -139,8 +166,10 @@ export class BatchProcessor implements LogsConsumer {
       const onAbort = () => this.#fail(caller, abortReason(signal!));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiting++;
-      this.#pending.push({ caller, source: batch.source, records: batch.records });
-      this.#pendingCount += batch.records.length;
+      this.#pending.push({
+        caller, source: batch.source, records: batch.records, metrics: batch.metrics ?? [], spans: batch.spans ?? [],
+      });
+      this.#pendingCount += items;
       this.#pump();
     });
   }
@@ -213,7 +242,7 @@ export class BatchProcessor implements LogsConsumer {
   /** Pending records that may start an export now: those of callers with no earlier part in flight. */
   #exportableCount(): number {
     let count = 0;
-    for (const part of this.#pending) if (part.caller.inFlight === 0) count += part.records.length;
+    for (const part of this.#pending) if (part.caller.inFlight === 0) count += partSize(part);
     return count;
   }
 
@@ -228,19 +257,18 @@ export class BatchProcessor implements LogsConsumer {
     for (const part of this.#pending) {
       if (room === 0 || part.caller.inFlight > 0) {
         kept.push(part);
-      } else if (part.records.length <= room) {
+      } else if (partSize(part) <= room) {
         taken.push(part);
-        room -= part.records.length;
+        room -= partSize(part);
       } else {
-        taken.push({ caller: part.caller, source: part.source, records: part.records.slice(0, room) });
-        part.records = part.records.slice(room);
+        taken.push(splitPart(part, room));
         room = 0;
         kept.push(part);
       }
     }
     this.#pending = kept;
     this.#pendingCount -= limit - room;
-    for (const part of taken) part.caller.pendingRecords -= part.records.length;
+    for (const part of taken) part.caller.pendingItems -= partSize(part);
     return taken;
   }
 
@@ -250,7 +278,14 @@ export class BatchProcessor implements LogsConsumer {
       caller.inFlight++;
       caller.exports.add(exp);
     }
-    const batch: LogBatch = { records: parts.flatMap((p) => p.records), source: combineSources(parts.map((p) => p.source)) };
+    const metrics = parts.flatMap((p) => p.metrics);
+    const spans = parts.flatMap((p) => p.spans);
+    const batch: LogBatch = {
+      records: parts.flatMap((p) => p.records),
+      ...(metrics.length > 0 ? { metrics } : {}),
+      ...(spans.length > 0 ? { spans } : {}),
+      source: combineSources(parts.map((p) => p.source)),
+    };
     this.#inFlight++;
     let result: Promise<void>;
     try {
@@ -275,11 +310,11 @@ export class BatchProcessor implements LogsConsumer {
       caller.inFlight--;
       caller.exports.delete(exp);
       if (error !== undefined) this.#fail(caller, error);
-      else if (!caller.settled && caller.inFlight === 0 && caller.pendingRecords === 0) {
+      else if (!caller.settled && caller.inFlight === 0 && caller.pendingItems === 0) {
         this.#settle(caller);
         if (caller.refusals.length === 0) caller.resolve();
         else {
-          const refused = new Set(caller.refusals.flatMap((r) => r.records)).size;
+          const refused = new PartialRefusalError(caller.refusals, 0).refusedItemCount();
           caller.reject(new PartialRefusalError(caller.refusals, caller.total - refused));
         }
       }
@@ -291,10 +326,10 @@ export class BatchProcessor implements LogsConsumer {
   #fail(caller: Caller, error: unknown): void {
     if (caller.settled) return;
     this.#settle(caller);
-    if (caller.pendingRecords > 0) {
+    if (caller.pendingItems > 0) {
       this.#pending = this.#pending.filter((p) => p.caller !== caller);
-      this.#pendingCount -= caller.pendingRecords;
-      caller.pendingRecords = 0;
+      this.#pendingCount -= caller.pendingItems;
+      caller.pendingItems = 0;
     }
     for (const exp of caller.exports) {
       if ([...exp.callers].every((c) => c.settled)) exp.controller.abort(error);
@@ -321,19 +356,31 @@ export class BatchProcessor implements LogsConsumer {
   }
 }
 
-/** Hands each caller of an export the refusals of its own records. */
+/** Hands each caller of an export the refusals of its own items. */
 function assignRefusals(parts: readonly Part[], error: PartialRefusalError): void {
-  const owner = new Map<ReadableLogRecord, Caller>();
-  for (const part of parts) for (const record of part.records) owner.set(record, part.caller);
+  const owner = new Map<object, Caller>();
+  for (const part of parts) {
+    for (const item of [...part.records, ...part.metrics, ...part.spans]) owner.set(item, part.caller);
+  }
   for (const refusal of error.refusals) {
-    const byCaller = new Map<Caller, ReadableLogRecord[]>();
-    for (const record of refusal.records) {
-      const caller = owner.get(record);
-      if (!caller) continue;
-      let mine = byCaller.get(caller);
-      if (!mine) byCaller.set(caller, (mine = []));
-      mine.push(record);
+    const byCaller = new Map<Caller, { records: ReadableLogRecord[]; metrics: MetricPoint[]; spans: SpanRecord[] }>();
+    const mine = (item: object) => {
+      const caller = owner.get(item);
+      if (!caller) return undefined;
+      let found = byCaller.get(caller);
+      if (!found) byCaller.set(caller, (found = { records: [], metrics: [], spans: [] }));
+      return found;
+    };
+    for (const record of refusal.records) mine(record)?.records.push(record);
+    for (const point of refusal.metrics ?? []) mine(point)?.metrics.push(point);
+    for (const span of refusal.spans ?? []) mine(span)?.spans.push(span);
+    for (const [caller, items] of byCaller) {
+      caller.refusals.push({
+        records: items.records,
+        ...(items.metrics.length > 0 ? { metrics: items.metrics } : {}),
+        ...(items.spans.length > 0 ? { spans: items.spans } : {}),
+        error: refusal.error,
+      });
     }
-    for (const [caller, records] of byCaller) caller.refusals.push({ records, error: refusal.error });
   }
 }

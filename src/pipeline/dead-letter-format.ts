@@ -3,7 +3,7 @@ import { redact } from '../component/redact.ts';
 
 /*
  * The dead-letter line format, shared by the directory and blob stores: one JSON object per line.
- * {"at","source":{namespace,event_hub,consumer_group,partition_id},"error":{type,message},
+ * {"at","source":{namespace,event_hub,consumer_group,partition_id},"error":{type,message},"signals"?,
  *  "event":{sequence_number,offset,enqueued_time,partition_key,message_id,content_type,properties,
  *           system_properties,body_base64,body_utf8?}}
  */
@@ -46,6 +46,7 @@ function deadLetterRecord(entry: DeadLetterEntry): Record<string, unknown> {
     at: entry.at.toISOString(),
     source: { namespace: source.namespace, event_hub: source.eventHubName, consumer_group: source.consumerGroup, partition_id: source.partitionId },
     error: { type: entry.error.type, message: redact(entry.error.message) },
+    ...(entry.signals?.length ? { signals: [...entry.signals] } : {}),
     event: {
       sequence_number: event.sequenceNumber,
       offset: event.offset,

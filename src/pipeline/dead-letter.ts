@@ -1,4 +1,5 @@
 import type { ReceivedEvent } from '../backends/consumer.ts';
+import type { Signal } from './signals.ts';
 
 /** The partition an event came from. Extra fields the caller passes are ignored (never written). */
 export interface DeadLetterSource {
@@ -15,6 +16,12 @@ export interface DeadLetterEntry {
   /** `type`: a short class of failure, e.g. `permanent`, `retries_exhausted`, `request_too_large`, `decode`. */
   readonly error: { readonly type: string; readonly message: string };
   readonly at: Date;
+  /**
+   * The signals whose items from this event were refused (`metrics` when a metrics pipeline refused the
+   * event's metric points), when known. The event is written whole: replaying its body decodes every item
+   * again, of every signal. Optional; absent in entries written before metrics and traces existed.
+   */
+  readonly signals?: readonly Signal[];
 }
 
 /**

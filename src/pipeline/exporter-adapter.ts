@@ -5,6 +5,8 @@ import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
 import { abortReason } from '../component/abort.ts';
 import { describeError, toConsumerError } from './internal/classify-export-error.ts';
+import { signalItems, type SignalItem } from './signal-items.ts';
+import type { Signal } from './signals.ts';
 
 /** How long to wait for an exporter's result callback before calling the export failed. 30 000 ms. */
 export const DEFAULT_EXPORT_TIMEOUT_MS = 30_000;
@@ -36,6 +38,29 @@ export class ExportTimeoutError extends Error {
  * signal's reason, and the export itself runs to its end in the background.
  */
 export function fromLogRecordExporter(exporter: LogRecordExporter, options: ExporterAdapterOptions = {}): LogsConsumer {
+  // The SDK types records as a mutable array; exporters only read it.
+  return fromItemExporter(exporter as ItemExporter<ReadableLogRecord>, 'logs', options);
+}
+
+/**
+ * The exporter shape of the OpenTelemetry JS libraries for any signal (`OTLPExporterBase<Item[]>` is one):
+ * `export(items, callback)`, `forceFlush`, `shutdown`.
+ */
+export interface ItemExporter<Item> {
+  export(items: readonly Item[], resultCallback: (result: ExportResult) => void): void;
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * `fromLogRecordExporter` for the items of any signal: exports the batch's `signal` part (log records,
+ * metric points or spans) and nothing else, with the same timeout, classification and abort handling.
+ */
+export function fromItemExporter<S extends Signal>(
+  exporter: ItemExporter<SignalItem<S>>,
+  part: S,
+  options: ExporterAdapterOptions = {},
+): LogsConsumer {
   const timeoutMs = options.timeoutMs ?? DEFAULT_EXPORT_TIMEOUT_MS;
   const name = options.name ?? exporter.constructor?.name ?? 'exporter';
   let shutdownPromise: Promise<void> | undefined;
@@ -43,7 +68,8 @@ export function fromLogRecordExporter(exporter: LogRecordExporter, options: Expo
   return {
     consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
       if (signal?.aborted) return Promise.reject(abortReason(signal));
-      if (batch.records.length === 0) return Promise.resolve();
+      const items = signalItems(batch, part);
+      if (items.length === 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         let settled = false;
         const finish = (error?: unknown) => {
@@ -66,8 +92,7 @@ export function fromLogRecordExporter(exporter: LogRecordExporter, options: Expo
           else finish(toConsumerError(result.error ?? new Error(`${name}: export failed without an error`), name));
         };
         try {
-          // The SDK types records as a mutable array; exporters only read it.
-          exporter.export(batch.records as ReadableLogRecord[], onResult);
+          exporter.export(items, onResult);
         } catch (error) {
           // A synchronous throw comes from serializing this very data: retrying cannot help.
           finish(new PermanentError(`${name}: export threw: ${describeError(error)}`, { cause: error }));

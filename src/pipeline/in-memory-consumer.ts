@@ -2,6 +2,7 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { PermanentError } from '../component/errors.ts';
 import type { LogsConsumer } from './consumer.ts';
 import type { LogBatch } from './log-batch.ts';
+import type { MetricPoint, Signal, SpanRecord } from './signals.ts';
 import { abortReason, sleep } from '../component/abort.ts';
 
 export interface InMemoryLogsConsumerOptions {
@@ -15,13 +16,15 @@ export class ScriptedFailureError extends Error {
 }
 
 interface Waiter {
+  readonly signal: Signal;
   readonly count: number;
-  readonly resolve: (records: ReadableLogRecord[]) => void;
+  readonly resolve: () => void;
 }
 
 /**
  * A `LogsConsumer` that keeps every accepted batch in memory, for tests and for users embedding the
- * receiver. Failures can be scripted (`failNext`) to exercise retry, dead-lettering and at-least-once.
+ * receiver: log records, metric points and spans. Failures can be scripted (`failNext`) to exercise retry,
+ * dead-lettering and at-least-once.
  */
 export class InMemoryLogsConsumer implements LogsConsumer {
   /** Batches accepted, in order. */
@@ -31,7 +34,7 @@ export class InMemoryLogsConsumer implements LogsConsumer {
   #delayMs: number;
   #failures: ('retryable' | 'permanent')[] = [];
   #waiters: Waiter[] = [];
-  #count = 0;
+  readonly #counts: Record<Signal, number> = { logs: 0, metrics: 0, traces: 0 };
   #shutdown = false;
 
   constructor(options: InMemoryLogsConsumerOptions = {}) {
@@ -47,10 +50,12 @@ export class InMemoryLogsConsumer implements LogsConsumer {
     if (failure === 'permanent') throw new PermanentError(`scripted permanent failure (call ${this.calls})`);
     if (failure === 'retryable') throw new ScriptedFailureError(`scripted retryable failure (call ${this.calls})`);
     this.batches.push(batch);
-    this.#count += batch.records.length;
+    this.#counts.logs += batch.records.length;
+    this.#counts.metrics += batch.metrics?.length ?? 0;
+    this.#counts.traces += batch.spans?.length ?? 0;
     this.#waiters = this.#waiters.filter((w) => {
-      if (this.#count < w.count) return true;
-      w.resolve(this.records());
+      if (this.#counts[w.signal] < w.count) return true;
+      w.resolve();
       return false;
     });
   }
@@ -66,20 +71,49 @@ export class InMemoryLogsConsumer implements LogsConsumer {
     return this.batches.flatMap((b) => b.records);
   }
 
+  /** Every accepted metric point, in order. */
+  metricPoints(): MetricPoint[] {
+    return this.batches.flatMap((b) => b.metrics ?? []);
+  }
+
+  /** Every accepted span, in order. */
+  spans(): SpanRecord[] {
+    return this.batches.flatMap((b) => b.spans ?? []);
+  }
+
   /** Resolves with all records once at least `count` were accepted; rejects after `timeoutMs`. */
-  waitFor(count: number, timeoutMs: number): Promise<ReadableLogRecord[]> {
-    if (this.#count >= count) return Promise.resolve(this.records());
+  async waitFor(count: number, timeoutMs: number): Promise<ReadableLogRecord[]> {
+    await this.#wait('logs', count, timeoutMs);
+    return this.records();
+  }
+
+  /** Resolves with all metric points once at least `count` were accepted; rejects after `timeoutMs`. */
+  async waitForMetricPoints(count: number, timeoutMs: number): Promise<MetricPoint[]> {
+    await this.#wait('metrics', count, timeoutMs);
+    return this.metricPoints();
+  }
+
+  /** Resolves with all spans once at least `count` were accepted; rejects after `timeoutMs`. */
+  async waitForSpans(count: number, timeoutMs: number): Promise<SpanRecord[]> {
+    await this.#wait('traces', count, timeoutMs);
+    return this.spans();
+  }
+
+  #wait(signal: Signal, count: number, timeoutMs: number): Promise<void> {
+    if (this.#counts[signal] >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        signal,
         count,
-        resolve: (records) => {
+        resolve: () => {
           clearTimeout(timer);
-          resolve(records);
+          resolve();
         },
       };
+      const what = { logs: 'records', metrics: 'metric points', traces: 'spans' }[signal];
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
-        reject(new Error(`waited ${timeoutMs} ms for ${count} records; have ${this.#count}`));
+        reject(new Error(`waited ${timeoutMs} ms for ${count} ${what}; have ${this.#counts[signal]}`));
       }, timeoutMs);
       timer.unref();
       this.#waiters.push(waiter);
@@ -90,7 +124,9 @@ export class InMemoryLogsConsumer implements LogsConsumer {
   reset(): void {
     this.batches.length = 0;
     this.calls = 0;
-    this.#count = 0;
+    this.#counts.logs = 0;
+    this.#counts.metrics = 0;
+    this.#counts.traces = 0;
     this.#failures = [];
   }
 

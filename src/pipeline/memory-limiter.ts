@@ -1,9 +1,8 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { DataRefusedError } from '../component/errors.ts';
 import { noopLogger, type Logger } from '../component/logger.ts';
+import { exposedGc } from '../component/exposed-gc.ts';
 import type { LogsConsumer } from './consumer.ts';
-import type { LogBatch } from './log-batch.ts';
+import { batchItemCount, type LogBatch } from './log-batch.ts';
 import { readMemoryUsageBytes } from './internal/memory-usage.ts';
 
 /** The refusal message, as the collector's `ErrDataRefused`. */
@@ -37,25 +36,8 @@ export interface MemoryLimiterStats {
   readonly checks: number;
   readonly forcedGcs: number;
   readonly refusedBatches: number;
+  /** Items of the refused batches: log records, metric points and spans. */
   readonly refusedRecords: number;
-}
-
-/**
- * `globalThis.gc` when Node runs with --expose-gc; otherwise the same function obtained at run time: the
- * flag set now applies to contexts created afterwards, and a new context hands out its `gc`. So the
- * limiter can force collections without the user starting Node with a flag.
- */
-function exposedGc(): (() => void) | undefined {
-  let gc = (globalThis as { gc?: unknown }).gc;
-  if (typeof gc !== 'function') {
-    try {
-      v8.setFlagsFromString('--expose-gc');
-      gc = vm.runInNewContext('gc');
-    } catch {
-      gc = undefined;
-    }
-  }
-  return typeof gc === 'function' ? () => (gc as () => void)() : undefined;
 }
 
 /**
@@ -100,7 +82,7 @@ export class MemoryLimiter implements LogsConsumer {
   async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
     if (this.#refusing) {
       this.#refusedBatches++;
-      this.#refusedRecords += batch.records.length;
+      this.#refusedRecords += batchItemCount(batch);
       throw new DataRefusedError(DATA_REFUSED_MESSAGE);
     }
     return this.#next.consume(batch, signal);

@@ -1,34 +1,65 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { PermanentError } from '../component/errors.ts';
+import type { MetricPoint, SpanRecord } from './signals.ts';
 
-/** Records refused for good, and why. */
+/**
+ * Items refused for good, and why: log records, and (optional, absent means none) metric points and spans.
+ * A refusal names the items themselves (the objects of the batch), so each stage can tell whose they were.
+ */
 export interface Refusal {
   readonly records: readonly ReadableLogRecord[];
+  /** Metric points refused. Absent means none. */
+  readonly metrics?: readonly MetricPoint[];
+  /** Spans refused. Absent means none. */
+  readonly spans?: readonly SpanRecord[];
   readonly error: Error;
+}
+
+/** Items a refusal names over all signals. */
+export function refusalItemCount(refusal: Refusal): number {
+  return refusal.records.length + (refusal.metrics?.length ?? 0) + (refusal.spans?.length ?? 0);
 }
 
 /**
  * A consumer delivered part of a batch and refused the rest for good (e.g. one record larger than any
- * request may be, while the others went out in requests of their own). Permanent, so nothing retries the
- * batch; the receiver writes only the refused records' events to its dead-letter store and counts the rest
- * as delivered. Wrappers pass it on: a fan-out merges those of several consumers, the `batch` processor
- * hands each caller the refusals of its own records.
+ * request may be, while the others went out in requests of their own; or a metrics pipeline refused its
+ * points while the logs pipeline accepted the records of the same events). Permanent, so nothing retries
+ * the batch; the receiver writes only the refused items' events to its dead-letter store and counts the rest
+ * as delivered. Wrappers pass it on: a fan-out or the signal router merges those of several consumers, the
+ * `batch` processor hands each caller the refusals of its own items.
  */
 export class PartialRefusalError extends PermanentError {
   readonly refusals: readonly Refusal[];
-  /** Records of the batch that were delivered. */
+  /** Items of the batch (over all signals) that were delivered. */
   readonly delivered: number;
   constructor(refusals: readonly Refusal[], delivered: number) {
-    const refused = refusals.reduce((n, r) => n + r.records.length, 0);
+    const refused = refusals.reduce((n, r) => n + refusalItemCount(r), 0);
     const reasons = [...new Set(refusals.map((r) => r.error.message))];
-    super(`${refused} record(s) refused, ${delivered} delivered: ${reasons.join('; ')}`, { cause: refusals[0]?.error });
+    const onlyLogs = refusals.every((r) => !r.metrics?.length && !r.spans?.length);
+    const what = onlyLogs ? 'record(s)' : 'item(s)';
+    super(`${refused} ${what} refused, ${delivered} delivered: ${reasons.join('; ')}`, { cause: refusals[0]?.error });
     this.refusals = refusals;
     this.delivered = delivered;
   }
 
-  /** The records refused, each once. */
+  /** The log records refused, each once. */
   refusedRecords(): Set<ReadableLogRecord> {
     return new Set(this.refusals.flatMap((r) => r.records));
+  }
+
+  /** The metric points refused, each once. */
+  refusedMetrics(): Set<MetricPoint> {
+    return new Set(this.refusals.flatMap((r) => r.metrics ?? []));
+  }
+
+  /** The spans refused, each once. */
+  refusedSpans(): Set<SpanRecord> {
+    return new Set(this.refusals.flatMap((r) => r.spans ?? []));
+  }
+
+  /** Items refused over all signals, each counted once. */
+  refusedItemCount(): number {
+    return this.refusedRecords().size + this.refusedMetrics().size + this.refusedSpans().size;
   }
 }
 

@@ -1,10 +1,11 @@
-import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { isPermanentError } from '../component/errors.ts';
 import type { Logger } from '../component/logger.ts';
 import type { LogsConsumer } from './consumer.ts';
-import type { LogBatch } from './log-batch.ts';
+import { batchItemCount, type LogBatch } from './log-batch.ts';
 import { isRequestTooLarge, PartialRefusalError, RequestTooLargeError, type Refusal } from './partial-refusal.ts';
 import { RetriesExhaustedError } from './retry.ts';
+import { batchOf, ITEM_NAMES, refusalOf, signalItems, type SignalItem } from './signal-items.ts';
+import type { Signal } from './signals.ts';
 
 /**
  * A request of at most this size that the server still calls too large is not split further: no OTLP
@@ -14,11 +15,16 @@ import { RetriesExhaustedError } from './retry.ts';
  */
 export const MIN_SPLIT_BYTES = 65_536;
 
-export interface RequestBytesLimitOptions {
+export interface RequestBytesLimitOptions<S extends Signal = 'logs'> {
   /** Largest request, in bytes of the serialized request before compression. 0: no bound of our own. */
   readonly maxBytes: number;
-  /** Bytes of the serialized request for `records`. */
-  readonly measure: (records: readonly ReadableLogRecord[]) => number;
+  /** Bytes of the serialized request for `items`. */
+  readonly measure: (items: readonly SignalItem<S>[]) => number;
+  /**
+   * The signal whose items are bounded: `records` (logs), `metrics` or `spans` of each batch; the batch
+   * handed on holds only that part. Default `logs`.
+   */
+  readonly signal?: S;
   /** Name in messages, e.g. `otlp/backend`. Default `exporter`. */
   readonly name?: string;
   /** Config key named in messages. Default `max_request_bytes`. */
@@ -27,7 +33,6 @@ export interface RequestBytesLimitOptions {
   readonly logger?: Logger;
 }
 
-type Records = readonly ReadableLogRecord[];
 
 /**
  * Bounds the requests `next` sends by bytes (below a retry: wrap `withRetry(exporter)` with it). A batch
@@ -46,15 +51,24 @@ type Records = readonly ReadableLogRecord[];
  * one part does not refuse its neighbours), except after `RetriesExhaustedError`: the destination has been
  * failing for `max_elapsed_time`, so the rest is refused with it at once. A retryable failure (retry
  * disabled) rejects as is: the caller retries the whole batch, at-least-once.
+ *
+ * Only the items of `options.signal` are bounded and handed on (log records by default); an exporter of
+ * several signals puts one bound in front of each signal's sender.
  */
-export function limitRequestBytes(next: LogsConsumer, options: RequestBytesLimitOptions): LogsConsumer {
+export function limitRequestBytes<S extends Signal = 'logs'>(
+  next: LogsConsumer,
+  options: RequestBytesLimitOptions<S>,
+): LogsConsumer {
+  type Records = readonly SignalItem<S>[];
+  const signal = options.signal ?? ('logs' as S);
+  const itemName = ITEM_NAMES[signal];
   const name = options.name ?? 'exporter';
   const configKey = options.configKey ?? 'max_request_bytes';
   const ours = options.maxBytes > 0 ? options.maxBytes : Number.POSITIVE_INFINITY;
   /** The smallest limit a server named below ours. */
   let learned = Number.POSITIVE_INFINITY;
 
-  async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+  async function consume(batch: LogBatch, abort?: AbortSignal): Promise<void> {
     const sizes = new WeakMap<Records, number>();
     const measure = (part: Records) => {
       let size = sizes.get(part);
@@ -64,34 +78,37 @@ export function limitRequestBytes(next: LogsConsumer, options: RequestBytesLimit
     const refusals: Refusal[] = [];
     let delivered = 0;
     // Parts still to send; the last is the next (a stack keeps the records in order).
-    const stack: Records[] = [batch.records];
+    const all = signalItems(batch, signal);
+    // The batch itself goes on when it is sent whole and holds nothing of another signal.
+    const whole = batchItemCount(batch) === all.length ? batch : batchOf(batch, signal, all);
+    const stack: Records[] = [all];
     while (stack.length > 0) {
       const part = stack.pop()!;
       const limit = Math.min(ours, learned);
       if (limit !== Number.POSITIVE_INFINITY && part.length > 0 && measure(part) > limit) {
         if (part.length > 1) pushHalves(stack, part);
-        else refusals.push({ records: part, error: recordTooLarge(part, limit) });
+        else refusals.push(refusalOf(signal, part, recordTooLarge(part, limit)));
         continue;
       }
       try {
-        await next.consume(part === batch.records ? batch : { records: part, source: batch.source }, signal);
+        await next.consume(part === all ? whole : batchOf(batch, signal, part), abort);
         delivered += part.length;
       } catch (error) {
-        if (signal?.aborted || !isPermanentError(error)) throw error;
+        if (abort?.aborted || !isPermanentError(error)) throw error;
         if (isRequestTooLarge(error)) {
           noteServerLimit(error);
           const bytes = measure(part);
           // Cut to the server's limit on the next turn, or halve when it named none.
           if (bytes > learned) stack.push(part);
           else if (part.length > 1 && bytes > MIN_SPLIT_BYTES) pushHalves(stack, part);
-          else refusals.push({ records: part, error });
+          else refusals.push(refusalOf(signal, part, error));
           continue;
         }
         if (error instanceof RetriesExhaustedError) {
-          refusals.push({ records: [part, ...stack.reverse()].flat(), error });
+          refusals.push(refusalOf(signal, [part, ...stack.reverse()].flat() as Records, error));
           break;
         }
-        refusals.push({ records: part, error: error as Error });
+        refusals.push(refusalOf(signal, part, error as Error));
       }
     }
     if (refusals.length === 0) return;
@@ -102,7 +119,8 @@ export function limitRequestBytes(next: LogsConsumer, options: RequestBytesLimit
   function recordTooLarge(part: Records, limit: number): RequestTooLargeError {
     const size = options.measure(part);
     const whose = limit === ours ? `${configKey} (${limit} bytes)` : `the server's limit (${limit} bytes)`;
-    return new RequestTooLargeError(`${name}: record of ${size} bytes is larger than ${whose}: it cannot be sent in any request`, {
+    const message = `${name}: ${itemName} of ${size} bytes is larger than ${whose}: it cannot be sent in any request`;
+    return new RequestTooLargeError(message, {
       limitBytes: limit,
       sizeBytes: size,
     });
@@ -129,7 +147,7 @@ export function limitRequestBytes(next: LogsConsumer, options: RequestBytesLimit
 }
 
 /** Pushes the two halves of `part` so the first half is sent first. */
-function pushHalves(stack: Records[], part: Records): void {
+function pushHalves<Item>(stack: (readonly Item[])[], part: readonly Item[]): void {
   const middle = Math.ceil(part.length / 2);
   stack.push(part.slice(middle), part.slice(0, middle));
 }

@@ -27,9 +27,9 @@ export interface MetricPoint {
   readonly description: string;
   /** Only gauges today (what the Go receiver produces from Azure metrics); sums would be added here. */
   readonly kind: 'gauge';
-  /** Start of the aggregation interval (`time` in the record), if known. */
+  /** Start of the aggregation interval, if known (Azure metrics: `time` minus `timeGrain`, as the Go receiver sets it). */
   readonly startTime?: HrTime;
-  /** The point's time. */
+  /** The point's time (Azure metrics: the record's `time`). */
   readonly time: HrTime;
   /** The value, as a double (OTLP `as_double`). */
   readonly value: number;
@@ -79,4 +79,22 @@ export interface SpanRecord {
   readonly status: { readonly code: StatusCodeNumber; readonly message?: string };
   readonly events?: readonly SpanEventRecord[];
   readonly links?: readonly SpanLinkRecord[];
+}
+
+/**
+ * The event each metric point and span was decoded from, by the item object itself. Log records carry
+ * the event's sequence number as an attribute; points and spans must not (it would change what the Go
+ * receiver's layout exports), so the decoder notes it here, and a refused item can still be dead-lettered
+ * as its own event. Weak: an item that is gone leaves nothing behind.
+ */
+const eventOfItem = new WeakMap<object, number>();
+
+/** Notes that `item` (a metric point or span) was decoded from the event with this sequence number. */
+export function noteItemEvent(item: object, sequenceNumber: number): void {
+  eventOfItem.set(item, sequenceNumber);
+}
+
+/** The sequence number of the event `item` was decoded from, when the decoder noted it. */
+export function itemEventSequenceNumber(item: object): number | undefined {
+  return eventOfItem.get(item);
 }

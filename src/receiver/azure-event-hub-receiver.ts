@@ -11,6 +11,8 @@ import { ConfigError } from '../component/errors.ts';
 import { redactError } from '../component/redact.ts';
 import { redactProxyUrl, resolveProxy, storageProxySettings } from '../component/network-proxy.ts';
 import { createDecoder } from '../decode/create-decoder.ts';
+import { effectiveFormat, signalDecoderOptions, signalFormatProblem } from '../config/receiver-signals.ts';
+import { SIGNALS, type Signal } from '../pipeline/signals.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
@@ -36,6 +38,7 @@ import { HubLagMonitor } from './internal/hub-lag-monitor.ts';
 import { blobPartitionOwners } from '../ownership/partition-owners.ts';
 import { listOwnership, type PartitionOwnershipInfo } from '../ownership/admin.ts';
 import type { HubPartitionLag } from './receiver-status.ts';
+import { MemoryGuard } from './memory-guard.ts';
 
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
@@ -50,6 +53,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   readonly #config: ReceiverConfig;
   readonly #next: LogsConsumer;
   readonly #settings: ReceiverCreateSettings;
+  /** The signals this receiver feeds (settings.signals; default logs). */
+  readonly #signals: ReadonlySet<Signal>;
   readonly #logger: Logger;
   readonly #listeners = new Set<(s: ReceiverStatus) => void>();
   readonly #counters: PumpCounters = createPumpCounters();
@@ -57,6 +62,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   readonly #closing = new AbortController();
   #bringUp: Promise<void> | undefined;
   #hubLag: HubLagMonitor | undefined;
+  #memory: MemoryGuard | undefined;
   #starter: PartitionStarter | undefined;
   #hub: HubClient | undefined;
   #store: CheckpointStore | undefined;
@@ -75,6 +81,10 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     this.#config = config;
     this.#next = next;
     this.#settings = settings;
+    this.#signals = settings.signals ?? new Set<Signal>(['logs']);
+    // `validate` says this with the pipeline's path; an embedder hears it here, before anything connects.
+    const problems = SIGNALS.filter((s) => this.#signals.has(s)).flatMap((s) => signalFormatProblem(config, s) ?? []);
+    if (problems.length > 0) throw new ConfigError(problems);
     // A partition failing the same way on every backoff step, on every partition, is one line per window.
     this.#logger = rateLimitedLogger(settings.logger ?? noopLogger);
   }
@@ -132,6 +142,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
           storageOptions: this.#storageOptions(),
         })
         : undefined;
+    this.#memory = this.#memoryGuard();
+    const memory = this.#memory;
     const starter = new PartitionStarter({
       hub: this.#hub,
       store: this.#store,
@@ -139,22 +151,25 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       config: c,
       decoder: createDecoder({
         // `encoding: azure_encoding[/name]` (validated by the schema) is the Go spelling of this format
-        format: c.encoding ? 'azure_encoding' : c.format,
+        format: effectiveFormat(c),
         applySemanticConventions: c.apply_semantic_conventions,
         timeFormats: c.time_formats.logs,
         includeCategories: c.include_categories,
         excludeCategories: c.exclude_categories,
         sanitizers: c.sanitizers,
+        ...signalDecoderOptions(c, this.#signals),
       }),
       consumer: c.retry_on_failure.enabled
         ? withRetry(this.#next, retryOptionsFromConfig(c.retry_on_failure, { logger: this.#logger }))
         : this.#next,
       deadLetter: this.#deadLetter,
       receiverId: this.#settings.id,
+      signals: this.#signals,
       counters: this.#counters,
       logger: this.#logger,
       emit: (st) => this.#emit(st),
       isClosing: () => this.#shutdown !== undefined,
+      readGate: memory ? (signal) => memory.whenReadable(signal) : undefined,
     });
     this.#starter = starter;
     const ownerId = c.ownership.owner_id ?? randomUUID();
@@ -215,6 +230,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       consumerGroup: c.group,
       ownership: leases ? 'leases' : 'static',
       ownerId,
+      signals: [...this.#signals].join(','),
       transport: c.transport,
       ...(c.transport === 'amqp_websockets' ? { proxy: this.#proxyForLog() } : {}),
     });
@@ -227,6 +243,23 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       this.#hubLag?.start();
       await coordinator.start(starter);
     });
+  }
+
+  /** The memory guard when `memory.limit_mib` is set, started (it must act before the first read). */
+  #memoryGuard(): MemoryGuard | undefined {
+    const { limit_mib: limitMib, check_interval: checkIntervalMs } = this.#config.memory;
+    if (limitMib === 0) return undefined;
+    const limitBytes = limitMib * 1024 * 1024;
+    const guard = new MemoryGuard({
+      limitBytes,
+      checkIntervalMs,
+      ...(this.#settings.readMemoryUsage ? { readUsage: this.#settings.readMemoryUsage } : {}),
+      logger: this.#logger,
+      onChange: (paused, usageBytes) =>
+        this.#emit({ type: paused ? 'memoryPaused' : 'memoryResumed', usageBytes, limitBytes }),
+    });
+    guard.start();
+    return guard;
   }
 
   /** Creates the container when configured to, retrying with backoff; false when shut down first. */
@@ -318,6 +351,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     if (closing && !(await settleWithin(closing, HUB_CLOSE_TIMEOUT_MS)))
       this.#logger.warn('backend did not close in time; abandoning the connection');
     await this.#deadLetter?.close?.().catch(() => undefined);
+    // After the pumps: a paused partition was let go by its stop signal; this restores V8's heap growth.
+    this.#memory?.stop();
   }
 
   // ---- observation ----------------------------------------------------------------------------------
@@ -356,7 +391,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   }
 
   stats(): ReceiverStats {
-    return this.#starter?.stats() ?? emptyStats(this.#counters);
+    const stats = this.#starter?.stats() ?? emptyStats(this.#counters);
+    return this.#memory ? { ...stats, memory: this.#memory.stats() } : stats;
   }
 }
 

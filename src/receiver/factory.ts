@@ -3,6 +3,7 @@ import { receiverConfigObject, receiverConfigSchema, type ReceiverConfig } from 
 import { receiverConfigWarnings } from '../config/receiver-config-warnings.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
+import { SIGNALS } from '../pipeline/signals.ts';
 
 /** The receiver's type in collector configs, and the Go collector's older name for it. */
 export const RECEIVER_TYPE = 'azure_event_hub';
@@ -13,6 +14,7 @@ export const azureEventHubReceiverFactory: ReceiverFactory<ReceiverConfig, Azure
   type: RECEIVER_TYPE,
   aliases: RECEIVER_ALIASES,
   stability: 'beta',
+  signals: SIGNALS,
   configSchema: receiverConfigSchema,
   createDefaultConfig: () => receiverConfigObject.parse({}),
   configWarnings: receiverConfigWarnings,

@@ -2,7 +2,8 @@ import type { HubClient, PartitionReader, ReceivedEvent, StartPosition } from '.
 import { BackendError } from '../backends/consumer.ts';
 import type { Decoder, DecodeContext } from '../decode/decoder.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
-import type { LogBatch } from '../pipeline/log-batch.ts';
+import { batchItemCount, type LogBatch } from '../pipeline/log-batch.ts';
+import type { Signal } from '../pipeline/signals.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
 import type { PartitionEnd } from '../ownership/coordinator.ts';
 import type { Checkpointer } from './checkpointer.ts';
@@ -10,13 +11,15 @@ import type { Logger } from '../component/logger.ts';
 import type { PartitionState, ReceiverStatus } from './receiver-status.ts';
 import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isDataRefused, isPermanentError } from '../component/errors.ts';
-import { isPartialRefusal, isRequestTooLarge } from '../pipeline/partial-refusal.ts';
+import { isPartialRefusal, isRequestTooLarge, type PartialRefusalError } from '../pipeline/partial-refusal.ts';
 import { RetriesExhaustedError } from '../pipeline/retry.ts';
 import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
-import { refusedEvents, type RefusedEvent } from './internal/refused-events.ts';
+import {
+  batchSignals, itemCounts, refusedEvents, type ItemCounts, type RefusedEvent,
+} from './internal/refused-events.ts';
 
 /**
  * A reader that returns nothing for this long while the hub reports newer events is treated as stalled
@@ -58,6 +61,12 @@ export interface PartitionPumpOptions {
   readonly deadLetter?: DeadLetterStore;
   /** The receiver's id (`azure_event_hub/logs`), named in dead-letter log lines. Default unnamed. */
   readonly receiverId?: string;
+  /**
+   * The signals the pipeline takes (the receiver's pipelines). Decoded items of any other signal (log records
+   * of a receiver listed only by a metrics pipeline) are counted (`itemsWithoutPipeline`), logged and not
+   * handed over: no pipeline could take them. Default every signal.
+   */
+  readonly signals?: ReadonlySet<Signal>;
   /** The user chose to drop batches the pipeline refuses (`dead_letter.drop`). Default false. */
   readonly dropRefused?: boolean;
   readonly counters: PumpCounters;
@@ -71,6 +80,8 @@ export interface PartitionPumpOptions {
   /** Wait between attempts at a refused batch the partition holds, ms (the receiver passes retry_on_failure's intervals). Defaults 1000 to 60000. */
   readonly holdInitialMs?: number;
   readonly holdMaxMs?: number;
+  /** Undefined when the partition may read now, else resolves when it may (the memory guard's pause). */
+  readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
 }
 
 /**
@@ -226,6 +237,15 @@ export class PartitionPump {
         this.#reader = await this.#open(position);
         let quietSince = Date.now();
         while (!this.#stopReading.signal.aborted) {
+          const gate = o.readGate?.(this.#stopReading.signal);
+          if (gate) {
+            // Paused for memory: the batch in flight still finishes; the hub keeps what is not read yet.
+            // A paused pump is no producer a batching stage should wait for.
+            this.#announce(false);
+            await gate;
+            if (this.#stopReading.signal.aborted) break;
+            quietSince = Date.now();
+          }
           const waitMs = Math.max(1, Math.min(o.maxWaitMs, o.checkpointer.msUntilDue()));
           const events = await this.#reader.receive(o.maxBatchSize, waitMs, this.#stopReading.signal);
           // A receive that completed (with events or empty) proves the reader works: only now does the
@@ -361,12 +381,17 @@ export class PartitionPump {
       });
     }
     this.#lastReceived = last.sequenceNumber;
-    const { records, stats } = o.decode(events, o.context);
-    o.counters.recordsDecoded += records.length;
-    o.counters.eventsFailedDecode += stats.failedEvents;
-    if (records.length === 0) return { events, batch: undefined };
+    const decoded = o.decode(events, o.context);
+    o.counters.recordsDecoded += decoded.records.length;
+    o.counters.metricPointsDecoded += decoded.metrics?.length ?? 0;
+    o.counters.spansDecoded += decoded.spans?.length ?? 0;
+    o.counters.eventsFailedDecode += decoded.stats.failedEvents;
+    const { records, metrics, spans } = this.#routable(decoded, first.sequenceNumber, last.sequenceNumber);
+    // Events with no item of any signal (e.g. a category filter took all) are marked without an export.
     const batch: LogBatch = {
       records,
+      ...(metrics?.length ? { metrics } : {}),
+      ...(spans?.length ? { spans } : {}),
       source: {
         namespace: o.context.namespace,
         eventHubName: o.context.eventHubName,
@@ -376,7 +401,40 @@ export class PartitionPump {
         lastSequenceNumber: last.sequenceNumber,
       },
     };
-    return { events, batch };
+    return { events, batch: batchItemCount(batch) > 0 ? batch : undefined };
+  }
+
+  /**
+   * The decoded items of the signals the pipeline takes; the others are counted and logged (rate-limited by
+   * the receiver's logger): e.g. Azure resource logs arriving at a receiver listed only by a metrics pipeline.
+   */
+  #routable<T extends Pick<LogBatch, 'records' | 'metrics' | 'spans'>>(decoded: T, first: number, last: number) {
+    const o = this.#o;
+    const signals = o.signals;
+    if (!signals) return decoded;
+    const out = {
+      records: signals.has('logs') ? decoded.records : [],
+      metrics: signals.has('metrics') ? decoded.metrics : undefined,
+      spans: signals.has('traces') ? decoded.spans : undefined,
+    };
+    const setAside = {
+      records: decoded.records.length - out.records.length,
+      metricPoints: (decoded.metrics?.length ?? 0) - (out.metrics?.length ?? 0),
+      spans: (decoded.spans?.length ?? 0) - (out.spans?.length ?? 0),
+    };
+    const total = setAside.records + setAside.metricPoints + setAside.spans;
+    if (total > 0) {
+      o.counters.itemsWithoutPipeline += total;
+      o.logger.warn('decoded items of a signal no pipeline of this receiver takes: counted, not exported', {
+        ...(o.receiverId ? { receiver: o.receiverId } : {}),
+        partitionId: o.partitionId,
+        ...setAside,
+        firstSequenceNumber: first,
+        lastSequenceNumber: last,
+        hint: 'add the receiver to a pipeline of that signal (docs/signals.md)',
+      });
+    }
+    return out;
   }
 
   /** Exports a prepared batch (or dead-letters it), then marks it. False when stopped or killed first. */
@@ -412,12 +470,13 @@ export class PartitionPump {
       const started = performance.now();
       try {
         await o.consumer.consume(pending, this.#kill.signal);
-        o.counters.recordsAccepted += pending.records.length;
+        const counts = itemCounts(pending);
+        this.#count('Accepted', counts);
         if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
         o.emit({
           type: 'exported',
           partitionId: o.partitionId,
-          records: pending.records.length,
+          ...counts,
           events: events.length,
           durationMs: performance.now() - started,
         });
@@ -429,28 +488,29 @@ export class PartitionPump {
         // it is held and retried even with a dead-letter store or dead_letter.drop, never given up on.
         const refusedForPressure = isDataRefused(err);
         const permanent = isPermanentError(err) && !refusedForPressure;
+        const counts = itemCounts(pending);
         o.emit({
           type: 'exportFailed',
           partitionId: o.partitionId,
-          records: pending.records.length,
+          ...counts,
           error: err,
           permanent,
         });
-        // Part of the batch delivered, part refused for good: only the refused records' events are concerned.
+        // Part of the batch delivered, part refused for good: only the refused items' events are concerned.
         const partial = refusedEvents(err, pending, events);
         if ((o.deadLetter || o.dropRefused) && !refusedForPressure) {
           if (partial) {
-            o.counters.recordsAccepted += pending.records.length - partial.records;
-            o.counters.recordsRefused += partial.records;
+            this.#count('Accepted', minus(counts, partial.refused));
+            this.#count('Refused', partial.refused);
             return this.#deadLetter(partial.events);
           }
-          o.counters.recordsRefused += pending.records.length;
-          return this.#deadLetter(events.map((event) => ({ event, error: err })));
+          this.#count('Refused', counts);
+          const signals = batchSignals(pending);
+          return this.#deadLetter(events.map((event) => ({ event, error: err, signals })));
         }
         if (partial && isPartialRefusal(err)) {
-          const refused = err.refusedRecords();
-          o.counters.recordsAccepted += pending.records.length - partial.records;
-          pending = { records: pending.records.filter((r) => refused.has(r)), source: pending.source };
+          this.#count('Accepted', minus(counts, partial.refused));
+          pending = onlyRefused(pending, err);
         }
         const delayMs = backoffDelayMs(attempt, o.holdInitialMs ?? HOLD_INITIAL_MS, o.holdMaxMs ?? HOLD_MAX_MS);
         this.#setState({ state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
@@ -463,7 +523,7 @@ export class PartitionPump {
           {
             partitionId: o.partitionId,
             events: events.length,
-            records: pending.records.length,
+            ...itemCounts(pending),
             firstSequenceNumber: batch.source.firstSequenceNumber,
             lastSequenceNumber: batch.source.lastSequenceNumber,
             error: err.message,
@@ -474,6 +534,14 @@ export class PartitionPump {
         if (!(await pause(delayMs, this.#stopReading.signal))) return false;
       }
     }
+  }
+
+  /** Adds a batch's items to the accepted or refused counters of their signals. */
+  #count(kind: 'Accepted' | 'Refused', n: ItemCounts): void {
+    const c = this.#o.counters;
+    c[`records${kind}`] += n.records;
+    c[`metricPoints${kind}`] += n.metricPoints;
+    c[`spans${kind}`] += n.spans;
   }
 
   /**
@@ -499,11 +567,13 @@ export class PartitionPump {
       return true;
     }
     const at = new Date();
-    const entries = refused.map(({ event, error }) => ({
+    const entries = refused.map(({ event, error, signals }) => ({
       event,
       source: o.context,
       error: { type: deadLetterType(error), message: error.message },
       at,
+      // Logs-only receivers write the line as before; with other signals, the line says which were refused.
+      ...(signals && signals.some((s) => s !== 'logs') ? { signals } : {}),
     }));
     for (let attempt = 1; ; attempt++) {
       try {
@@ -544,6 +614,25 @@ export class PartitionPump {
       if (err instanceof CheckpointFencedError && !final) throw err;
     }
   }
+}
+
+function minus(a: ItemCounts, b: ItemCounts): ItemCounts {
+  return { records: a.records - b.records, metricPoints: a.metricPoints - b.metricPoints, spans: a.spans - b.spans };
+}
+
+/** What is left to deliver of `batch` after a partial refusal: the refused items of each signal. */
+function onlyRefused(batch: LogBatch, error: PartialRefusalError): LogBatch {
+  const records = error.refusedRecords();
+  const metrics = error.refusedMetrics();
+  const spans = error.refusedSpans();
+  const keptMetrics = batch.metrics?.filter((m) => metrics.has(m)) ?? [];
+  const keptSpans = batch.spans?.filter((m) => spans.has(m)) ?? [];
+  return {
+    records: batch.records.filter((r) => records.has(r)),
+    ...(keptMetrics.length > 0 ? { metrics: keptMetrics } : {}),
+    ...(keptSpans.length > 0 ? { spans: keptSpans } : {}),
+    source: batch.source,
+  };
 }
 
 /** The dead-letter entry's `error.type`: why the pipeline refused the event. */

@@ -14,6 +14,7 @@ import { chooseStartPosition } from './start-position.ts';
 import { InvalidCheckpointError, invalidCheckpoint } from './internal/invalid-checkpoint.ts';
 import { PartitionPump } from './partition-pump.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
+import type { Signal } from '../pipeline/signals.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
 
 /** What the starter needs of the receiver: the wiring it built. */
@@ -28,11 +29,15 @@ export interface PartitionStarterDeps {
   readonly deadLetter?: DeadLetterStore;
   /** The receiver's id, named in dead-letter log lines. */
   readonly receiverId?: string;
+  /** The signals the receiver's pipelines take (see PartitionPumpOptions.signals). Default every signal. */
+  readonly signals?: ReadonlySet<Signal>;
   readonly counters: PumpCounters;
   readonly logger: Logger;
   readonly emit: (status: ReceiverStatus) => void;
   /** True once the receiver shuts down: no new partition starts. */
   readonly isClosing: () => boolean;
+  /** Passed to every pump (PartitionPumpOptions.readGate): the memory guard's pause. Default none. */
+  readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
 }
 
 interface Owned {
@@ -135,6 +140,7 @@ export class PartitionStarter implements PartitionLifecycle {
       checkpointer,
       deadLetter: this.#d.deadLetter,
       receiverId: this.#d.receiverId,
+      signals: this.#d.signals,
       dropRefused: c.dead_letter?.drop === true,
       // A held batch is tried again on the retry_on_failure schedule: one policy for every export retry.
       holdInitialMs: c.retry_on_failure.initial_interval,
@@ -142,6 +148,7 @@ export class PartitionStarter implements PartitionLifecycle {
       counters: this.#d.counters,
       logger: this.#d.logger.child({ partitionId }),
       emit: this.#d.emit,
+      readGate: this.#d.readGate,
     });
     this.#owned.set(partitionId, { pump, checkpointer, startProps: props, startedFrom: initial?.sequenceNumber ?? -1 });
     this.#released.delete(partitionId);

@@ -1,4 +1,5 @@
 import type { PartitionEndReason, StopReason } from '../ownership/coordinator.ts';
+import type { MemoryGuardStats } from './memory-guard.ts';
 
 /**
  * What a partition this instance holds is doing. `reading`: the reader works. `retrying`: its reader
@@ -41,14 +42,21 @@ export type ReceiverStatus =
   | {
       readonly type: 'exported';
       readonly partitionId: string;
+      /** Log records of the batch. */
       readonly records: number;
+      /** Metric points and spans of the batch (0 when the receiver feeds logs only). */
+      readonly metricPoints?: number;
+      readonly spans?: number;
       readonly events: number;
       readonly durationMs: number;
     }
   | {
       readonly type: 'exportFailed';
       readonly partitionId: string;
+      /** Log records of the batch. */
       readonly records: number;
+      readonly metricPoints?: number;
+      readonly spans?: number;
       readonly error: Error;
       readonly permanent: boolean;
     }
@@ -67,6 +75,10 @@ export type ReceiverStatus =
   | { readonly type: 'storageFailing'; readonly error: Error }
   | { readonly type: 'storageRecovered' }
   | { readonly type: 'standby' }
+  /** `memory.limit_mib`: memory stayed above the limit after a collection, so every partition pauses reading. */
+  | { readonly type: 'memoryPaused'; readonly usageBytes: number; readonly limitBytes: number }
+  /** `memory.limit_mib`: memory is at or below the limit again; partitions read on. */
+  | { readonly type: 'memoryResumed'; readonly usageBytes: number; readonly limitBytes: number }
   /** Partitions held by a live owner outside this fleet (partition id → owner id), when that set changes. */
   | { readonly type: 'foreignOwners'; readonly partitions: ReadonlyMap<string, string> };
 
@@ -90,10 +102,26 @@ export interface PartitionStats {
 export interface ReceiverCounters {
   readonly eventsReceived: number;
   readonly bytesReceived: number;
+  /** Log records decoded from events. */
   readonly recordsDecoded: number;
   readonly eventsFailedDecode: number;
+  /** Log records the pipeline accepted. */
   readonly recordsAccepted: number;
+  /** Log records the pipeline refused for good (dead-lettered or dropped). */
   readonly recordsRefused: number;
+  /** Metric points decoded from events (only when the receiver feeds a metrics pipeline). */
+  readonly metricPointsDecoded: number;
+  readonly metricPointsAccepted: number;
+  readonly metricPointsRefused: number;
+  /** Spans decoded from events (only when the receiver feeds a traces pipeline). */
+  readonly spansDecoded: number;
+  readonly spansAccepted: number;
+  readonly spansRefused: number;
+  /**
+   * Decoded items of a signal no pipeline of the receiver takes (log records of a receiver listed only by a
+   * metrics pipeline): counted and logged, not exported, checkpointed past.
+   */
+  readonly itemsWithoutPipeline: number;
   readonly eventsDeadLettered: number;
   readonly checkpointWrites: number;
   readonly checkpointFailures: number;
@@ -117,6 +145,8 @@ export interface ReceiverStats {
   readonly restarts: Readonly<Record<RestartReason, number>>;
   /** Partitions this instance released and did not take back, with why (state `released`). */
   readonly released: readonly { readonly partitionId: string; readonly reason: string; readonly seconds: number }[];
+  /** The memory guard's state when `memory.limit_mib` is set. */
+  readonly memory?: MemoryGuardStats;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { CreateSettings, ReceiverComponent } from '../component/factory.ts'
 import type { FeatureGateRegistry } from '../component/feature-gates.ts';
 import type { PartitionOwnershipInfo } from '../ownership/admin.ts';
 import type { HubPartitionLag, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
+import type { Signal } from '../pipeline/signals.ts';
 
 /** The Azure Event Hubs receiver, as embedders and the service see it. */
 export interface AzureEventHubReceiver extends ReceiverComponent {
@@ -34,4 +35,15 @@ export interface ReceiverCreateSettings extends CreateSettings {
   readonly resolveAuth?: (extensionId: string) => TokenCredential | undefined;
   /** A credential to use when `auth` is set inline or for `storage_account_url` (overrides `auth`). */
   readonly credential?: TokenCredential;
+  /**
+   * The signals the receiver feeds: the types of the pipelines that list it (the service passes them).
+   * Records of Azure metrics become metric points only with `metrics`, Application Insights requests and
+   * dependencies spans only with `traces`; otherwise they stay log records (docs/signals.md). Default logs.
+   */
+  readonly signals?: ReadonlySet<Signal>;
+  /**
+   * What `memory.limit_mib` is compared with, bytes. Default the V8 heap in use plus Buffers of the
+   * receiver's thread (`heapUsed + external`). For tests, or to count something else.
+   */
+  readonly readMemoryUsage?: () => number;
 }

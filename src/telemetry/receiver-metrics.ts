@@ -2,7 +2,7 @@ import type { Attributes, Meter, ObservableResult } from '@opentelemetry/api';
 import type { AzureEventHubReceiver } from '../receiver/receiver.ts';
 import type { HubPartitionLag, ReceiverCounters, PartitionStats } from '../receiver/receiver-status.ts';
 
-/** Prefix of the receiver-specific metrics; the two record counters use the collector's own names. */
+/** Prefix of the receiver-specific metrics; each signal's accepted/refused counters use the collector's names. */
 export const RECEIVER_METRIC_PREFIX = 'otelcol_receiver_azureeventhub_';
 /** `transport` attribute of the collector's receiver metrics: events arrive over AMQP in both backends. */
 export const RECEIVER_TRANSPORT = 'amqp';
@@ -26,9 +26,41 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
     'Log records the pipeline refused (dead-lettered or dropped).',
     '{records}',
   ],
+  [
+    'otelcol_receiver_accepted_metric_points',
+    'metricPointsAccepted',
+    'Metric points the pipeline accepted.',
+    '{datapoints}',
+  ],
+  [
+    'otelcol_receiver_refused_metric_points',
+    'metricPointsRefused',
+    'Metric points the pipeline refused (dead-lettered or dropped).',
+    '{datapoints}',
+  ],
+  ['otelcol_receiver_accepted_spans', 'spansAccepted', 'Spans the pipeline accepted.', '{spans}'],
+  ['otelcol_receiver_refused_spans', 'spansRefused', 'Spans the pipeline refused (dead-lettered or dropped).', '{spans}'],
   [`${RECEIVER_METRIC_PREFIX}events_received`, 'eventsReceived', 'Events received from the hub.', '{events}'],
   [`${RECEIVER_METRIC_PREFIX}received_bytes`, 'bytesReceived', 'Event body bytes received from the hub.', 'By'],
   [`${RECEIVER_METRIC_PREFIX}records_decoded`, 'recordsDecoded', 'Log records decoded from events.', '{records}'],
+  [
+    `${RECEIVER_METRIC_PREFIX}metric_points_decoded`,
+    'metricPointsDecoded',
+    'Metric points decoded from events (with a metrics pipeline).',
+    '{datapoints}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}spans_decoded`,
+    'spansDecoded',
+    'Spans decoded from events (with a traces pipeline).',
+    '{spans}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}items_without_pipeline`,
+    'itemsWithoutPipeline',
+    'Decoded items of a signal no pipeline of the receiver takes: counted and logged, not exported.',
+    '{items}',
+  ],
   [
     `${RECEIVER_METRIC_PREFIX}events_decode_failed`,
     'eventsFailedDecode',

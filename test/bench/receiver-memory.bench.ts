@@ -7,12 +7,14 @@
  * modules. Each backend runs with the default prefetch and batch settings, `start_position: earliest`,
  * format raw, first with a slow consumer (20 ms per batch) and then with a fast one (no delay).
  * BENCH_MEMORY_SECONDS bounds each run (default 60 s; a run also ends once the backlog is drained).
- * The child also reports its V8 heap and off-heap (external) use, to tell live data from GC slack.
+ * The child also reports its V8 heap and off-heap (external) use, to tell live data from GC slack, and its
+ * CPU time, for CPU µs per event (steadier than the rate on a shared machine).
  * Each run names its runtime: `cli` runs the receiver as `otelcol-azure-eventhub run` does, in a worker
  * thread with the CLI's default heap ceiling (src/distribution/heap-limit.ts); `embedded` runs it on the
  * main thread with Node's own heap sizing, as a program that embeds the library and sets no V8 flag does.
  * BENCH_MEMORY_PLAN picks runs (`polling:20:cli,streaming:0:embedded`: backend, consumer delay in ms,
- * runtime; `cli=2047` runs the CLI's worker with that heap cap in MiB instead of the default);
+ * runtime; `cli=2047` runs the CLI's worker with that heap cap in MiB instead of the default; `embedded=160`
+ * sets the receiver's `memory.limit_mib: 160`, the option that bounds memory without V8 flags);
  * BENCH_MEMORY_CHILD_FLAGS passes Node flags to the receiver child (e.g. `--max-old-space-size=96`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -43,6 +45,11 @@ interface RunResult {
   runtime: Runtime;
   /** The worker's heap cap in MiB when it is not the CLI's default. */
   heapLimitMiB?: number;
+  /** The receiver's `memory.limit_mib`, when set. */
+  memoryLimitMiB?: number;
+  /** Times the memory guard paused reading, and collections it forced (when memoryLimitMiB is set). */
+  memoryPauses?: number;
+  forcedGcs?: number;
   consumerDelayMs: number;
   peakRssMiB: number;
   maxSampledRssMiB: number;
@@ -55,11 +62,24 @@ interface RunResult {
   peakHeapUsedMiB: number;
   /** Largest external memory (Buffers and other off-heap allocations) the child reported, MiB. */
   peakExternalMiB: number;
+  /**
+   * The child's CPU time per event drained (all its threads, µs), between its first and last report with
+   * events: the cost of more frequent collections shows here even when a loaded machine blurs the rate.
+   */
+  cpuMicrosPerEvent: number;
 }
 
 interface MemoryUsageLine {
   heapUsed: number;
   external: number;
+  /** The child's CPU time (user + system, µs, all threads) and events drained when it measured. */
+  cpuMicros?: number;
+  drained?: number;
+}
+
+interface GuardLine {
+  pauses: number;
+  forcedGcs: number;
 }
 
 const CHILD_FLAGS = (process.env.BENCH_MEMORY_CHILD_FLAGS ?? '').split(' ').filter(Boolean);
@@ -67,10 +87,14 @@ const CHILD_FLAGS = (process.env.BENCH_MEMORY_CHILD_FLAGS ?? '').split(' ').filt
 function startChild(
   env: Record<string, string>,
   args: string[] = [...CHILD_FLAGS, CHILD],
-): { child: ChildProcess; ready: Promise<void>; drained: () => number; peaks: () => MemoryUsageLine; exited: Promise<void> } {
+): { child: ChildProcess; ready: Promise<void>; drained: () => number; peaks: () => MemoryUsageLine; guard: () => GuardLine | undefined; cpuMicrosPerEvent: () => number; exited: Promise<void> } {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let drained = 0;
   const peaks: MemoryUsageLine = { heapUsed: 0, external: 0 };
+  let guard: GuardLine | undefined;
+  // The first and the latest report with events drained: CPU per event over the drain, startup excluded.
+  let firstCpu: MemoryUsageLine | undefined;
+  let lastCpu: MemoryUsageLine | undefined;
   let buffer = '';
   let stderr = '';
   let onReady!: () => void;
@@ -92,12 +116,20 @@ function startChild(
         const m = JSON.parse(line.slice(2)) as MemoryUsageLine;
         peaks.heapUsed = Math.max(peaks.heapUsed, m.heapUsed);
         peaks.external = Math.max(peaks.external, m.external);
-      }
+        if (m.cpuMicros !== undefined && (m.drained ?? 0) > 0) {
+          firstCpu ??= m;
+          lastCpu = m;
+        }
+      } else if (line.startsWith('G ')) guard = JSON.parse(line.slice(2)) as GuardLine;
     }
   });
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-8000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, ready, drained: () => drained, peaks: () => peaks, exited };
+  const cpuMicrosPerEvent = (): number => {
+    if (!firstCpu || !lastCpu || lastCpu.drained! <= firstCpu.drained!) return NaN;
+    return Math.round(((lastCpu.cpuMicros! - firstCpu.cpuMicros!) / (lastCpu.drained! - firstCpu.drained!)) * 10) / 10;
+  };
+  return { child, ready, drained: () => drained, peaks: () => peaks, guard: () => guard, cpuMicrosPerEvent, exited };
 }
 
 async function stopChild(c: { child: ChildProcess; exited: Promise<void> }): Promise<void> {
@@ -122,8 +154,8 @@ async function baselineRss(bare = false): Promise<number> {
   }
 }
 
-async function drainRun(connection: string, backend: 'polling' | 'streaming', delayMs: number, seconds: number, runtime: Runtime, heapLimitMiB?: number): Promise<RunResult> {
-  const config = { connection, format: 'raw', start_position: 'earliest', backend };
+async function drainRun(connection: string, backend: 'polling' | 'streaming', delayMs: number, seconds: number, runtime: Runtime, heapLimitMiB?: number, memoryLimitMiB?: number): Promise<RunResult> {
+  const config = { connection, format: 'raw', start_position: 'earliest', backend, ...(memoryLimitMiB ? { memory: { limit_mib: memoryLimitMiB } } : {}) };
   const c = startChild({ RECEIVER_CONFIG: JSON.stringify(config), CONSUMER_DELAY_MS: String(delayMs), RUNTIME: runtime, ...(heapLimitMiB ? { HEAP_LIMIT_MIB: String(heapLimitMiB) } : {}) });
   const pid = c.child.pid!;
   let maxSampled = 0;
@@ -144,10 +176,13 @@ async function drainRun(connection: string, backend: 'polling' | 'streaming', de
     sample();
     const final = readRss(pid)?.rssBytes ?? NaN;
     const drained = c.drained();
+    // The child reports its memory guard's counts as it stops.
+    if (memoryLimitMiB) await stopChild(c);
     return {
       backend,
       runtime,
       ...(heapLimitMiB ? { heapLimitMiB } : {}),
+      ...(memoryLimitMiB ? { memoryLimitMiB, memoryPauses: c.guard()?.pauses, forcedGcs: c.guard()?.forcedGcs } : {}),
       consumerDelayMs: delayMs,
       peakRssMiB: mib(hwm),
       maxSampledRssMiB: mib(maxSampled),
@@ -158,6 +193,7 @@ async function drainRun(connection: string, backend: 'polling' | 'streaming', de
       drainedAll: drained >= TOTAL_EVENTS,
       peakHeapUsedMiB: mib(c.peaks().heapUsed),
       peakExternalMiB: mib(c.peaks().external),
+      cpuMicrosPerEvent: c.cpuMicrosPerEvent(),
     };
   } finally {
     clearInterval(sampler);
@@ -192,19 +228,24 @@ try {
     const [runtime, cap] = runtimeSpec.split('=');
     if (backend !== 'polling' && backend !== 'streaming') throw new Error(`BENCH_MEMORY_PLAN: unknown backend ${backend}`);
     if (runtime !== 'cli' && runtime !== 'embedded') throw new Error(`BENCH_MEMORY_PLAN: unknown runtime ${runtime}`);
-    const heapLimitMiB = cap === undefined ? undefined : Number(cap);
-    if (heapLimitMiB !== undefined && (runtime !== 'cli' || !Number.isInteger(heapLimitMiB) || heapLimitMiB < 64)) throw new Error(`BENCH_MEMORY_PLAN: bad heap cap in ${entry}`);
+    const limit = cap === undefined ? undefined : Number(cap);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 64)) throw new Error(`BENCH_MEMORY_PLAN: bad limit in ${entry}`);
+    // `cli=N`: the worker's heap cap; `embedded=N`: the receiver's memory.limit_mib.
+    const heapLimitMiB = runtime === 'cli' ? limit : undefined;
+    const memoryLimitMiB = runtime === 'embedded' ? limit : undefined;
     const delayMs = Number(delay ?? SLOW_CONSUMER_DELAY_MS);
-    return [backend, delayMs, delayMs > 0 ? RUN_SECONDS : FAST_RUN_SECONDS, runtime, heapLimitMiB] as const;
+    return [backend, delayMs, delayMs > 0 ? RUN_SECONDS : FAST_RUN_SECONDS, runtime, heapLimitMiB, memoryLimitMiB] as const;
   });
-  for (const [backend, delay, seconds, runtime, heapLimitMiB] of plan) {
-    const r = await drainRun(connection, backend, delay, seconds, runtime, heapLimitMiB);
+  for (const [backend, delay, seconds, runtime, heapLimitMiB, memoryLimitMiB] of plan) {
+    const r = await drainRun(connection, backend, delay, seconds, runtime, heapLimitMiB, memoryLimitMiB);
     runs.push(r);
-    const label = heapLimitMiB ? `${runtime}=${heapLimitMiB}` : runtime;
+    const limit = heapLimitMiB ?? memoryLimitMiB;
+    const label = limit ? `${runtime}=${limit}` : runtime;
+    const guard = memoryLimitMiB ? `; memory guard: ${r.memoryPauses ?? '?'} pauses, ${r.forcedGcs ?? '?'} forced GCs` : '';
     console.log(
       `${backend.padEnd(9)} ${label.padEnd(8)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
         `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline; V8 heap used ≤ ${r.peakHeapUsedMiB} MiB, external ≤ ${r.peakExternalMiB} MiB), drained ${r.eventsDrained.toLocaleString('en-US')} events in ${r.drainSeconds} s ` +
-        `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}`,
+        `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s, ${r.cpuMicrosPerEvent} µs CPU/event)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}${guard}`,
     );
   }
   console.log(`BENCH_RESULT ${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), bareNodeRssMiB: mib(bareNode), childFlags: CHILD_FLAGS, goalMiB: 256, runs })}`);

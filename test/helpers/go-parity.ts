@@ -104,7 +104,7 @@ function fromOtlp(v: OtlpAny | undefined | null): Typed {
   return { empty: true };
 }
 
-function fromOtlpList(list: { key: string; value?: OtlpAny }[] | undefined): Record<string, Typed> {
+export function fromOtlpList(list: { key: string; value?: OtlpAny }[] | undefined): Record<string, Typed> {
   const out: Record<string, Typed> = {};
   for (const kv of list ?? []) out[kv.key] = fromOtlp(kv.value);
   return out;
@@ -208,7 +208,7 @@ const plain = (t: Typed | undefined): unknown => {
   return null;
 };
 
-function compareTyped(path: string, e: Typed | undefined, a: Typed | undefined, out: Diff[]): void {
+export function compareTyped(path: string, e: Typed | undefined, a: Typed | undefined, out: Diff[]): void {
   if (e === undefined && a === undefined) return;
   if (e === undefined) { out.push({ path, kind: 'extra', actual: plain(a) }); return; }
   if (a === undefined) { out.push({ path, kind: 'missing', expected: plain(e) }); return; }
@@ -230,7 +230,7 @@ function compareTyped(path: string, e: Typed | undefined, a: Typed | undefined, 
   if (JSON.stringify(e) !== JSON.stringify(a)) out.push({ path, kind: 'value', expected: plain(e), actual: plain(a) });
 }
 
-function compareMaps(path: string, e: Record<string, Typed>, a: Record<string, Typed>, out: Diff[]): void {
+export function compareMaps(path: string, e: Record<string, Typed>, a: Record<string, Typed>, out: Diff[]): void {
   for (const k of new Set([...Object.keys(e), ...Object.keys(a)])) {
     compareTyped(`${path}[${JSON.stringify(k)}]`, e[k], a[k], out);
   }
@@ -317,7 +317,7 @@ export function loadDifferences(root = GO_PARITY_DIR): Difference[] {
   return (parseYaml(readFileSync(file, 'utf8')) ?? []) as Difference[];
 }
 
-function patternOf(path: string): RegExp {
+export function patternOf(path: string): RegExp {
   const escaped = path.replace(/[.+?^${}()|[\]\\*]/g, (c) => (c === '*' ? '*' : `\\${c}`));
   const body = escaped.split('**').map((part) => part.replace(/\*/g, '[^\\[\\]]*')).join('.*');
   return new RegExp(`^${body}$`);

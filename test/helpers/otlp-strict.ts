@@ -1,6 +1,7 @@
 /**
  * Strict, independent decoders for what the exporters send, built on the opentelemetry-proto messages in
- * test/fixtures/otlp/logs-service.proto and protobufjs (not on src/'s encoders):
+ * test/fixtures/otlp/logs-service.proto, metrics-service.proto and trace-service.proto and protobufjs (not
+ * on src/'s encoders). Each takes the signal of the request (`logs` by default):
  * - `strictDecodeProto`: the protobuf body must decode, and every string field must be valid UTF-8 (checked
  *   on the raw bytes: the schema is loaded a second time with `string` read as `bytes`);
  * - `strictDecodeJson`: the body must be valid UTF-8 and OTLP/JSON as the protobuf JSON mapping and the OTLP
@@ -13,21 +14,43 @@
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 
-const PACKAGE = 'opentelemetry.proto.collector.logs.v1';
-const PROTO_PATH = new URL('../fixtures/otlp/logs-service.proto', import.meta.url);
-/** The .proto file's path, for @grpc/proto-loader. */
-export const LOGS_SERVICE_PROTO = PROTO_PATH.pathname;
+/** The signal of a request: which export request message the bytes are. */
+export type OtlpSignal = 'logs' | 'metrics' | 'traces';
 
-const source = readFileSync(PROTO_PATH, 'utf8');
-const root = protobuf.parse(source).root.resolveAll();
-const requestType = root.lookupType(`${PACKAGE}.ExportLogsServiceRequest`);
-// The same schema with every string field read as bytes, to check UTF-8 on the bytes themselves.
-const rawRoot = protobuf.parse(source.replace(/^(\s*(?:repeated\s+)?)string(\s)/gm, '$1bytes$2')).root.resolveAll();
-const rawRequestType = rawRoot.lookupType(`${PACKAGE}.ExportLogsServiceRequest`);
+const SCHEMAS: Record<OtlpSignal, { file: string; pkg: string; request: string }> = {
+  logs: { file: 'logs-service.proto', pkg: 'opentelemetry.proto.collector.logs.v1', request: 'ExportLogsServiceRequest' },
+  metrics: { file: 'metrics-service.proto', pkg: 'opentelemetry.proto.collector.metrics.v1', request: 'ExportMetricsServiceRequest' },
+  traces: { file: 'trace-service.proto', pkg: 'opentelemetry.proto.collector.trace.v1', request: 'ExportTraceServiceRequest' },
+};
+
+const protoPath = (signal: OtlpSignal) => new URL(`../fixtures/otlp/${SCHEMAS[signal].file}`, import.meta.url);
+/** The .proto files' paths, for @grpc/proto-loader. */
+export const LOGS_SERVICE_PROTO = protoPath('logs').pathname;
+export const METRICS_SERVICE_PROTO = protoPath('metrics').pathname;
+export const TRACE_SERVICE_PROTO = protoPath('traces').pathname;
+
+interface Schema {
+  readonly requestType: protobuf.Type;
+  /** The same schema with every string field read as bytes, to check UTF-8 on the bytes themselves. */
+  readonly rawRequestType: protobuf.Type;
+}
+
+const schemas = new Map<OtlpSignal, Schema>();
+function schema(signal: OtlpSignal): Schema {
+  let known = schemas.get(signal);
+  if (known) return known;
+  const { pkg, request } = SCHEMAS[signal];
+  const source = readFileSync(protoPath(signal), 'utf8');
+  const root = protobuf.parse(source).root.resolveAll();
+  const rawRoot = protobuf.parse(source.replace(/^(\s*(?:repeated\s+)?)string(\s)/gm, '$1bytes$2')).root.resolveAll();
+  known = { requestType: root.lookupType(`${pkg}.${request}`), rawRequestType: rawRoot.lookupType(`${pkg}.${request}`) };
+  schemas.set(signal, known);
+  return known;
+}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const ANY_VALUE_VARIANTS = new Set(['stringValue', 'boolValue', 'intValue', 'doubleValue', 'bytesValue', 'arrayValue', 'kvlistValue']);
-const HEX_ID_FIELDS = new Set(['traceId', 'spanId']);
+const HEX_ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
 
 /** A strict decoder's refusal: the path of the offending value and why. */
 export class OtlpStrictError extends Error {
@@ -36,8 +59,9 @@ export class OtlpStrictError extends Error {
 
 const canonicalOptions = { longs: String, bytes: String, enums: Number, defaults: false } as const;
 
-/** Decodes a protobuf ExportLogsServiceRequest strictly; returns its canonical object. */
-export function strictDecodeProto(bytes: Uint8Array): any {
+/** Decodes a protobuf export request of `signal` strictly; returns its canonical object. */
+export function strictDecodeProto(bytes: Uint8Array, signal: OtlpSignal = 'logs'): any {
+  const { requestType, rawRequestType } = schema(signal);
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const raw = rawRequestType.toObject(rawRequestType.decode(view), { bytes: Buffer, longs: String, defaults: false });
   checkUtf8(raw, requestType, 'request');
@@ -64,8 +88,9 @@ function checkUtf8(value: any, type: protobuf.Type, path: string): void {
   }
 }
 
-/** Parses an OTLP/JSON ExportLogsServiceRequest strictly; returns its canonical object. */
-export function strictDecodeJson(bytes: Uint8Array): any {
+/** Parses an OTLP/JSON export request of `signal` strictly; returns its canonical object. */
+export function strictDecodeJson(bytes: Uint8Array, signal: OtlpSignal = 'logs'): any {
+  const { requestType } = schema(signal);
   let text: string;
   try {
     text = UTF8.decode(bytes);
@@ -148,12 +173,20 @@ function checkJsonValue(v: unknown, field: protobuf.Field, at: string): void {
   }
 }
 
-/** OTLP/JSON writes trace and span IDs as hex; protobufjs reads bytes as base64. */
+/**
+ * OTLP/JSON writes trace and span IDs as hex; protobufjs reads bytes as base64. The IDs of log records,
+ * spans and span links (the only places the exporters write IDs) are converted.
+ */
 function hexIdsToBase64(value: any): any {
-  for (const rl of value.resourceLogs ?? []) {
-    for (const sl of rl.scopeLogs ?? []) {
-      for (const lr of sl.logRecords ?? []) {
-        for (const k of HEX_ID_FIELDS) if (typeof lr[k] === 'string') lr[k] = Buffer.from(lr[k], 'hex').toString('base64');
+  const convert = (item: any) => {
+    for (const k of HEX_ID_FIELDS) if (typeof item[k] === 'string') item[k] = Buffer.from(item[k], 'hex').toString('base64');
+  };
+  for (const rl of value.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) for (const lr of sl.logRecords ?? []) convert(lr);
+  for (const rs of value.resourceSpans ?? []) {
+    for (const ss of rs.scopeSpans ?? []) {
+      for (const span of ss.spans ?? []) {
+        convert(span);
+        for (const link of span.links ?? []) convert(link);
       }
     }
   }

@@ -14,6 +14,8 @@ export interface MutableStats {
   failedEvents: number;
   sanitizedEvents: number;
   timestampFallbacks: number;
+  /** Records a route recognised but refused (they stay log records with `error.type`); absent when none. */
+  refusedRecords?: number;
 }
 
 /** What one decode call shares between its events. */

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import type { CliIo } from '../cli-io.ts';
-import type { Components, NamedFactory } from '../components.ts';
+import { factorySignals, type Components, type NamedFactory } from '../components.ts';
 import { EXIT_OK } from '../exit-codes.ts';
 import { gatesFromFlags } from './config-options.ts';
 
@@ -28,7 +28,12 @@ export async function componentsCommand(args: readonly string[], io: CliIo, comp
   }
   const gates = gatesFromFlags(values, io.env);
   const list = (factories: readonly NamedFactory[]) =>
-    factories.map((f) => ({ name: f.type, ...(f.aliases?.length ? { aliases: [...f.aliases] } : {}), stability: { logs: f.stability } }));
+    factories.map((f) => ({
+      name: f.type,
+      ...(f.aliases?.length ? { aliases: [...f.aliases] } : {}),
+      // Per signal, as the collector prints it: `logs: beta`, `metrics: beta`, ...
+      stability: Object.fromEntries(factorySignals(f).map((s) => [s, f.stability])),
+    }));
   io.out(
     stringify({
       receivers: list(components.receivers),

@@ -6,11 +6,13 @@ import {
   DEFAULT_SEND_BATCH_SIZE,
 } from '../../pipeline/batch-processor.ts';
 import type { ProcessorFactory } from '../processor-factory.ts';
+import { SIGNALS } from '../../pipeline/signals.ts';
 
 /** `batch`: combines batches from several partitions into fewer, larger exports (collector keys and defaults). */
 export const batchProcessorFactory: ProcessorFactory<BatchProcessorConfig> = {
   type: 'batch',
   stability: 'beta',
+  signals: SIGNALS,
   configSchema: batchProcessorConfigSchema,
   createDefaultConfig: () => ({
     send_batch_size: DEFAULT_SEND_BATCH_SIZE,

@@ -6,6 +6,7 @@ import {
 } from '../../pipeline/memory-limiter-config.ts';
 import { MemoryLimiter } from '../../pipeline/memory-limiter.ts';
 import type { ProcessorFactory } from '../processor-factory.ts';
+import { SIGNALS } from '../../pipeline/signals.ts';
 
 /**
  * `memory_limiter`: refuses data (retryably; the pumps hold it and the hub keeps it) while the
@@ -15,6 +16,7 @@ import type { ProcessorFactory } from '../processor-factory.ts';
 export const memoryLimiterProcessorFactory: ProcessorFactory<MemoryLimiterConfig> = {
   type: 'memory_limiter',
   stability: 'beta',
+  signals: SIGNALS,
   configSchema: memoryLimiterConfigSchema,
   createDefaultConfig: () => ({
     check_interval: 0,

@@ -69,21 +69,21 @@ export function formatDetailed(batch: LogBatch): string {
   return out;
 }
 
-function attributes(attrs: Readonly<Record<string, unknown>>): string {
+export function attributes(attrs: Readonly<Record<string, unknown>>): string {
   return Object.entries(attrs)
     .map(([k, v]) => `     -> ${k}: ${typed(v)}\n`)
     .join('');
 }
 
 /** The time the OTLP encoders write (1970-01-01 00:00:00 for one they cannot carry, see otlp-wire-values.ts). */
-function timestamp(time: HrTime): string {
+export function timestamp(time: HrTime): string {
   const t = wireTime(time);
   const ms = t[0] * 1000 + Math.floor(t[1] / 1e6);
   const iso = new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
   return `${iso.slice(0, 19)}.${String(t[1]).padStart(9, '0')} +0000 UTC`;
 }
 
-function plain(value: unknown): string {
+export function plain(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
@@ -91,7 +91,7 @@ function plain(value: unknown): string {
 }
 
 /** The collector's typed rendering: Str(x), Int(1), Double(1.5), Bool(true), Bytes(..), Slice([...]), Map({...}). */
-function typed(value: unknown): string {
+export function typed(value: unknown): string {
   if (value === undefined || value === null) return 'Empty()';
   if (typeof value === 'string') return `Str(${value})`;
   if (typeof value === 'boolean') return `Bool(${value})`;
@@ -136,6 +136,6 @@ function firstString(attrs: Readonly<Record<string, unknown>> | undefined, keys:
   return undefined;
 }
 
-function cut(line: string, width: number): string {
+export function cut(line: string, width: number): string {
   return line.length <= width ? line : `${line.slice(0, Math.max(1, width - 1))}…`;
 }

@@ -2,33 +2,35 @@ import type { ISerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 
 /** A request serializer that can also tell a request's size, without serializing it twice. */
-export interface MeasuredSerializer<Response> extends ISerializer<ReadableLogRecord[], Response> {
-  /** Bytes of the serialized request for `records` (before compression). */
-  measure(records: readonly ReadableLogRecord[]): number;
+export interface MeasuredSerializer<Response, Item = ReadableLogRecord> extends ISerializer<readonly Item[], Response> {
+  /** Bytes of the serialized request for `items` (before compression). */
+  measure(items: readonly Item[]): number;
 }
 
 /**
  * Wraps the exporter's serializer so the request-size bound (src/pipeline/request-bytes-limit.ts) measures
- * with the very bytes that are then sent: `measure` serializes and keeps the bytes, keyed by the records
- * array, and the exporter's `serializeRequest` for that same array takes them instead of encoding again.
- * The kept bytes are handed over once (a retry encodes anew) and die with the array, so at most one
- * encoded copy per batch in flight exists, as without the bound.
+ * with the very bytes that are then sent: `measure` serializes and keeps the bytes, keyed by the items
+ * array (log records, metric points or spans), and the exporter's `serializeRequest` for that same array
+ * takes them instead of encoding again. The kept bytes are handed over once (a retry encodes anew) and die
+ * with the array, so at most one encoded copy per batch in flight exists, as without the bound.
  */
-export function measuredSerializer<Response>(inner: ISerializer<ReadableLogRecord[], Response>): MeasuredSerializer<Response> {
-  const kept = new WeakMap<readonly ReadableLogRecord[], Uint8Array>();
+export function measuredSerializer<Response, Item = ReadableLogRecord>(
+  inner: ISerializer<readonly Item[], Response>,
+): MeasuredSerializer<Response, Item> {
+  const kept = new WeakMap<readonly Item[], Uint8Array>();
   return {
-    measure(records) {
-      const known = kept.get(records);
+    measure(items) {
+      const known = kept.get(items);
       if (known) return known.byteLength;
-      const bytes = inner.serializeRequest(records as ReadableLogRecord[]);
+      const bytes = inner.serializeRequest(items);
       if (!bytes) return 0;
-      kept.set(records, bytes);
+      kept.set(items, bytes);
       return bytes.byteLength;
     },
-    serializeRequest(records) {
-      const known = kept.get(records);
-      if (!known) return inner.serializeRequest(records);
-      kept.delete(records);
+    serializeRequest(items) {
+      const known = kept.get(items);
+      if (!known) return inner.serializeRequest(items);
+      kept.delete(items);
       return known;
     },
     deserializeResponse: (data) => inner.deserializeResponse(data),

@@ -11,28 +11,13 @@
  * Numbers, times and strings follow the same rules as the protobuf encoder (otlp-wire-values.ts), so both
  * encodings carry the same content. Grouping by resource then scope, and field order, are upstream's.
  */
-import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { JsonLogsSerializer, type ISerializer, type IExportLogsServiceResponse } from '@opentelemetry/otlp-transformer';
-import { int64String, isInt64, unixNanosString, wellFormed } from './otlp-wire-values.ts';
+import { unixNanosString } from './otlp-wire-values.ts';
+import { anyValueJson, attributesJson, optionalString, resourceJson, scopeJson } from './otlp-json-values.ts';
 
 type Scope = ReadableLogRecord['instrumentationScope'];
-
-interface JsonKeyValue {
-  key: string;
-  value: JsonAnyValue;
-}
-
-type JsonAnyValue =
-  | { stringValue: string }
-  | { boolValue: boolean }
-  | { intValue: string }
-  | { doubleValue: number | string }
-  | { bytesValue: string }
-  | { arrayValue: { values: JsonAnyValue[] } }
-  | { kvlistValue: { values: JsonKeyValue[] } }
-  | Record<string, never>;
 
 /** The ExportLogsServiceRequest for `records` as UTF-8 JSON bytes. */
 export function encodeLogsRequestJson(records: readonly ReadableLogRecord[]): Uint8Array {
@@ -64,26 +49,12 @@ function logsRequest(records: readonly ReadableLogRecord[]): object {
       scopeLogs.push({ scope: scopeJson(scope), logRecords: list.map(logRecordJson), schemaUrl: optionalString(scope.schemaUrl) });
     }
     resourceLogs.push({
-      resource: { attributes: attributesJson(resource.attributes), droppedAttributesCount: 0 },
+      resource: resourceJson(resource),
       scopeLogs,
       schemaUrl: optionalString(resource.schemaUrl),
     });
   }
   return { resourceLogs };
-}
-
-function optionalString(value: string | undefined): string | undefined {
-  return value ? wellFormed(value) : undefined;
-}
-
-function scopeJson(scope: Scope): object {
-  const hasAttributes = scope.attributes !== undefined && Object.keys(scope.attributes).length > 0;
-  return {
-    name: wellFormed(scope.name),
-    version: optionalString(scope.version),
-    attributes: hasAttributes ? attributesJson(scope.attributes!) : undefined,
-    droppedAttributesCount: hasAttributes ? (scope.droppedAttributesCount ?? 0) : undefined,
-  };
 }
 
 function logRecordJson(record: ReadableLogRecord): object {
@@ -102,31 +73,4 @@ function logRecordJson(record: ReadableLogRecord): object {
     traceId: span?.traceId || undefined,
     spanId: span?.spanId || undefined,
   };
-}
-
-function attributesJson(attributes: LogAttributes): JsonKeyValue[] {
-  const keys = Object.keys(attributes);
-  const out = new Array<JsonKeyValue>(keys.length);
-  for (let i = 0; i < keys.length; i++) out[i] = { key: wellFormed(keys[i]!), value: anyValueJson(attributes[keys[i]!]) };
-  return out;
-}
-
-/** The same variant as the protobuf encoder picks; null, undefined and other types an empty AnyValue. */
-function anyValueJson(value: AnyValue): JsonAnyValue {
-  switch (typeof value) {
-    case 'string':
-      return { stringValue: wellFormed(value) };
-    case 'boolean':
-      return { boolValue: value };
-    case 'number':
-      if (isInt64(value)) return { intValue: int64String(value) };
-      return { doubleValue: Number.isFinite(value) ? value : String(value) }; // "NaN", "Infinity", "-Infinity"
-    case 'object':
-      if (value === null) return {};
-      if (value instanceof Uint8Array) return { bytesValue: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
-      if (Array.isArray(value)) return { arrayValue: { values: value.map((v: AnyValue) => anyValueJson(v)) } };
-      return { kvlistValue: { values: attributesJson(value as LogAttributes) } };
-    default:
-      return {};
-  }
 }

@@ -6,6 +6,9 @@
  *   2262-04-11, not a number) is written 0, "unknown" in OTLP, rather than wrapping around. The decoders
  *   never produce one (they fall back to the enqueued time); this guards records built by library users.
  * - strings are valid UTF-8: a lone UTF-16 surrogate becomes U+FFFD, as Buffer and TextEncoder write it.
+ * - a span's or link's trace and span IDs are hex of the right length (32 and 16 digits), written lowercase
+ *   (bytes on protobuf, hex on JSON); any other text is left out (OTLP's "invalid ID") rather than written
+ *   as bytes protobuf and JSON would disagree on.
  */
 import type { HrTime } from '@opentelemetry/api';
 
@@ -52,6 +55,14 @@ export function unixNanosString(time: HrTime): string {
   const [seconds, nanos] = wireTime(time);
   return seconds === 0 ? String(nanos) : `${seconds}${String(nanos).padStart(9, '0')}`;
 }
+
+/** Lowercase hex of `digits` hex digits: the ID as both encodings write it; '' when it is not one. */
+export function wireId(hex: string, digits: 32 | 16): string {
+  if (hex.length !== digits || !HEX.test(hex)) return '';
+  return hex.toLowerCase();
+}
+
+const HEX = /^[0-9a-fA-F]*$/;
 
 /** The string with each lone surrogate replaced by U+FFFD; the string itself when it is well formed. */
 export function wellFormed(value: string): string {

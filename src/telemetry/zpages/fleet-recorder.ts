@@ -108,6 +108,14 @@ export class FleetRecorder {
   }
 }
 
+/** `12 records`, or `12 records, 40 metric points, 3 spans` when the batch held other signals. */
+function exportedItems(s: { records: number; metricPoints?: number; spans?: number }): string {
+  const parts = [`${s.records} records`];
+  if (s.metricPoints) parts.push(`${s.metricPoints} metric points`);
+  if (s.spans) parts.push(`${s.spans} spans`);
+  return parts.join(', ');
+}
+
 /** The text of a status event an operator should see, or undefined for the routine ones. */
 function errorOf(s: ReceiverStatus): string | undefined {
   switch (s.type) {
@@ -118,7 +126,7 @@ function errorOf(s: ReceiverStatus): string | undefined {
     case 'storageFailing':
       return s.error.message;
     case 'exportFailed':
-      return `${s.permanent ? 'permanent' : 'retryable'} export failure of ${s.records} records: ${s.error.message}`;
+      return `${s.permanent ? 'permanent' : 'retryable'} export failure of ${exportedItems(s)}: ${s.error.message}`;
     case 'deadLettered':
       return `${s.events} events dead-lettered: ${s.error.message}`;
     case 'retentionGap':

@@ -1,5 +1,5 @@
 /**
- * A tiny OTLP/HTTP logs server for tests, on loopback and port 0: records each request (path, headers,
+ * A tiny OTLP/HTTP server for tests (logs, metrics, traces), on loopback and port 0: records each request (path, headers,
  * decoded body) and answers with a scripted status sequence.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
@@ -7,6 +7,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
+import { strictDecodeProto } from '../../helpers/otlp-strict.ts';
 
 export interface ReceivedRequest {
   readonly path: string;
@@ -18,9 +19,10 @@ export interface ReceivedRequest {
   /** The parsed body for application/json requests. */
   readonly json?: any;
   /**
-   * The body of an application/x-protobuf request decoded as an ExportLogsServiceRequest with the
-   * opentelemetry-proto schema (test/helpers/otlp-logs-proto.ts). A body that does not decode is
-   * answered 400 (and recorded without this field).
+   * The body of an application/x-protobuf request decoded with the opentelemetry-proto schema: as an
+   * ExportLogsServiceRequest (test/helpers/otlp-logs-proto.ts), or, on a path ending in `/v1/metrics` or
+   * `/v1/traces`, strictly as that signal's request (test/helpers/otlp-strict.ts). A body that does not
+   * decode is answered 400 (and recorded without this field).
    */
   readonly proto?: any;
 }
@@ -36,12 +38,15 @@ export interface OtlpTestServer {
   readonly requests: ReceivedRequest[];
   /** Responses for the next requests, in order; afterwards 200 `{}`. */
   readonly script: ScriptedResponse[];
+  /** Responses for the next requests to one path (e.g. `/v1/traces`), in order; taken before `script`. */
+  readonly pathScripts: Map<string, ScriptedResponse[]>;
   close(): Promise<void>;
 }
 
 export async function startOtlpServer(tls?: { cert: Buffer; key: Buffer }): Promise<OtlpTestServer> {
   const requests: ReceivedRequest[] = [];
   const script: ScriptedResponse[] = [];
+  const pathScripts = new Map<string, ScriptedResponse[]>();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -54,14 +59,18 @@ export async function startOtlpServer(tls?: { cert: Buffer; key: Buffer }): Prom
       let invalid: string | undefined;
       if (req.headers['content-type'] === 'application/x-protobuf') {
         try {
-          proto = decodeLogsRequest(body);
+          const path = req.url ?? '';
+          proto = path.endsWith('/v1/metrics') ? strictDecodeProto(body, 'metrics')
+            : path.endsWith('/v1/traces') ? strictDecodeProto(body, 'traces')
+            : decodeLogsRequest(body);
         } catch (error) {
-          invalid = `not an OTLP logs request: ${String(error)}`;
+          invalid = `not an OTLP request for ${req.url}: ${String(error)}`;
         }
       }
       requests.push({ path: req.url ?? '', headers: req.headers, body, wireBytes, json, proto });
       const next = invalid !== undefined ? { status: 400, body: invalid }
-        : script.shift() ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };
+        : pathScripts.get(req.url ?? '')?.shift() ?? script.shift()
+          ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };
       res.writeHead(next.status, next.headers ?? {});
       res.end(next.body ?? '');
     });
@@ -73,6 +82,7 @@ export async function startOtlpServer(tls?: { cert: Buffer; key: Buffer }): Prom
     url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     script,
+    pathScripts,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

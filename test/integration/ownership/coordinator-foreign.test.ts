@@ -37,7 +37,10 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     assert.deepEqual(await sdk.claim(['0', '1']), ['0', '1']);
     // A live SDK processor rewrites its claims at every balancing round.
     let renewing = ['0', '1'];
-    const renewer = setInterval(() => void sdk.claim(renewing).catch(() => undefined), 500);
+    let renewal: Promise<unknown> = Promise.resolve();
+    const renewer = setInterval(() => {
+      renewal = sdk.claim(renewing).catch(() => undefined);
+    }, 500);
     t.after(() => clearInterval(renewer));
 
     const events: OwnershipEvent[] = [];
@@ -65,7 +68,9 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     assert.ok(!fleet.timeline.reading('a').includes('0'), 'the renewed SDK claim is still left alone');
 
     // The SDK processor closes: it relinquishes partition 0 (ownerid ""), and we take it at the next round.
+    // (After the renewal in flight, if any: it would change the ETag between the release's listing and write.)
     clearInterval(renewer);
+    await renewal;
     assert.deepEqual(await sdk.claim(['0'], ''), ['0']);
     await waitFor('a claims the relinquished partition', () => fleet.timeline.count('a') === 4, 5_000);
     assert.deepEqual(foreign().at(-1), {}, 'told when no foreign owner is left');

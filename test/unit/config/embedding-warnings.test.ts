@@ -19,6 +19,6 @@ test('an embedder is told about Go keys that change nothing, through its logger,
   await receiver.shutdown();
   assert.deepEqual(warnings, [
     'storage: ignored (no storage extensions here); use blob_checkpoint_store to keep checkpoints; without it checkpoints stay in memory and a restart begins at start_position',
-    'time_formats.traces: ignored; this receiver produces logs only (time_formats.logs applies)',
+    'time_formats.traces: unused: no traces pipeline lists this receiver (it applies to traces only)',
   ]);
 });

@@ -29,6 +29,15 @@ test('a connection alone yields the complete default config', () => {
   assert.deepEqual(c.start_position, { kind: 'latest' });
   assert.equal(c.backend, undefined);
   assert.equal(c.hub_lag_interval, 30_000);
+  assert.deepEqual(c.memory, { limit_mib: 0, check_interval: 250 });
+});
+
+test('memory: limit_mib is 0 (off) or at least 64; check_interval must be positive', () => {
+  assert.deepEqual(parseReceiverConfig({ connection: CONN, memory: { limit_mib: 160 } }).memory, { limit_mib: 160, check_interval: 250 });
+  assert.equal(parseReceiverConfig({ connection: CONN, memory: { limit_mib: 64, check_interval: '1s' } }).memory.check_interval, 1_000);
+  const issues = problems({ connection: CONN, memory: { limit_mib: 10, check_interval: '0s' } });
+  assert.ok(issues.some((i) => /memory\.limit_mib: must be 0 \(off\) or at least 64/.test(i)), issues.join('\n'));
+  assert.ok(issues.some((i) => /memory\.check_interval: must be greater than zero/.test(i)), issues.join('\n'));
 });
 
 test("the Go receiver's documented keys parse unchanged, format '' meaning azure (the Go receiver's default)", () => {

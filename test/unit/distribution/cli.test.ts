@@ -61,7 +61,10 @@ describe('cli', () => {
     const r = await run(['components', '--feature-gates', '+receiver.azureeventhub.streaming']);
     assert.equal(r.code, 0, r.err);
     const doc = parseYaml(r.out);
-    assert.deepEqual(doc.receivers[0], { name: 'azure_event_hub', aliases: ['azureeventhub'], stability: { logs: 'beta' } });
+    assert.deepEqual(doc.receivers[0], {
+      name: 'azure_event_hub', aliases: ['azureeventhub'], stability: { logs: 'beta', metrics: 'beta', traces: 'beta' },
+    });
+    assert.deepEqual(doc.processors.find((p: { name: string }) => p.name === 'batch').stability, { logs: 'beta', metrics: 'beta', traces: 'beta' });
     assert.ok(doc.extensions.some((e: { name: string }) => e.name === 'health_check'));
     assert.ok(doc.processors.some((e: { name: string }) => e.name === 'batch'));
     assert.deepEqual(doc.feature_gates[0].id, 'receiver.azureeventhub.streaming');

@@ -122,7 +122,7 @@ describe('the command line', () => {
     const v = await cli(['validate', '--config', cfg]);
     assert.equal(v.code, 0, v.err);
     assert.match(v.err, /^warning: receivers\.azure_event_hub\.storage: ignored .*use blob_checkpoint_store/m);
-    assert.match(v.err, /^warning: receivers\.azure_event_hub\.metric_aggregation: ignored; this receiver produces logs only/m);
+    assert.match(v.err, /^warning: receivers\.azure_event_hub\.metric_aggregation: unused: no metrics pipeline lists this receiver/m);
 
     const tc = testComponents();
     const signals = new EventEmitter();

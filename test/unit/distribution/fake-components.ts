@@ -24,6 +24,7 @@ export function recordingExporterFactory(type: string, journal: string[], create
   return {
     type,
     stability: 'development',
+    signals: ['logs', 'metrics', 'traces'],
     configSchema: z.strictObject({ path: z.string().optional(), verbosity: z.string().optional() }) as z.ZodType<{ path?: string; verbosity?: string }>,
     createDefaultConfig: () => ({}),
     async create(settings: CreateSettings) {
@@ -59,6 +60,8 @@ export function recordingExporterFactory(type: string, journal: string[], create
 
 const ZERO_COUNTERS: ReceiverCounters = {
   eventsReceived: 0, bytesReceived: 0, recordsDecoded: 0, eventsFailedDecode: 0, recordsAccepted: 0, recordsRefused: 0,
+  metricPointsDecoded: 0, metricPointsAccepted: 0, metricPointsRefused: 0, spansDecoded: 0, spansAccepted: 0, spansRefused: 0,
+  itemsWithoutPipeline: 0,
   eventsDeadLettered: 0, checkpointWrites: 0, checkpointFailures: 0, backendReconnects: 0, eventsLostToRetention: 0,
   eventsDropped: 0, exportHolds: 0, invalidCheckpoints: 0,
 };
@@ -113,6 +116,7 @@ export function fakeReceiverFactory(journal: string[], created: Map<string, Fake
     type: azureEventHubReceiverFactory.type,
     aliases: azureEventHubReceiverFactory.aliases,
     stability: azureEventHubReceiverFactory.stability,
+    signals: azureEventHubReceiverFactory.signals,
     configSchema: azureEventHubReceiverFactory.configSchema as z.ZodType<unknown>,
     createDefaultConfig: () => azureEventHubReceiverFactory.createDefaultConfig(),
     configWarnings: azureEventHubReceiverFactory.configWarnings as (config: unknown) => readonly string[],

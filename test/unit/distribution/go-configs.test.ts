@@ -64,7 +64,7 @@ const README: Record<string, Expected> = {
   },
   'readme-time-formats-partitioning.yaml': {
     code: 0,
-    says: [/^warning: receivers\.azure_event_hub\.time_formats\.metrics: ignored; this receiver produces logs only/m],
+    says: [/^warning: receivers\.azure_event_hub\.time_formats\.metrics: unused: no metrics pipeline lists this receiver/m],
   },
 };
 

@@ -47,6 +47,7 @@ describe('valid fixtures', () => {
     assert.equal(audit.ownership.lease_duration, 20_000);
     assert.equal(audit.retention, 86_400_000);
     assert.equal(audit.hub_lag_interval, 60_000);
+    assert.deepEqual(audit.memory, { limit_mib: 128, check_interval: 500 });
     assert.equal((r.receivers.get('azureeventhub/metrics')!.config as any).group, '$Default');
     assert.deepEqual((r.processors.get('batch')!.config as any).timeout, 500);
     assert.equal((r.exporters.get('file/archive')!.config as any).path, '/tmp/logs.jsonl');

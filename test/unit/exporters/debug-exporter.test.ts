@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { createDebugExporterFactory, debugExporterConfigSchema } from '../../../src/exporters/debug-exporter.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import { makeBatch } from '../pipeline/records.ts';
+import { makePoint, makeSpan, mixedBatch } from './signal-items.ts';
 
 const settings = { id: 'debug', logger: noopLogger };
 
@@ -98,5 +99,42 @@ describe('debug exporter', () => {
     assert.equal(debugExporterConfigSchema.parse({}).verbosity, 'basic');
     assert.equal(debugExporterConfigSchema.safeParse({ verbosity: 'loud' }).success, false);
     assert.equal(debugExporterConfigSchema.safeParse({ colour: true }).success, false);
+  });
+
+  test('metrics and traces: a summary line per signal at basic; logs only when the batch has records', async () => {
+    assert.equal(await run('basic', {}, mixedBatch(0, 3, 2)),
+      'Metrics\t{"resource metrics":1,"metrics":1,"data points":3,"partition":"0"}\n'
+      + 'Traces\t{"resource spans":1,"spans":2,"partition":"0"}\n');
+    assert.match(await run('basic', {}, mixedBatch(1, 1, 0)), /^Logs\t.*\nMetrics\t/);
+  });
+
+  test('metrics and traces at normal: one line per point (name{attributes} value) and per span', async () => {
+    const lines = (await run('normal', {}, mixedBatch(0, 2, 1))).trimEnd().split('\n');
+    assert.deepEqual(lines.slice(1, 3), ['azure_percentage_cpu_average{index=0} 0', 'azure_percentage_cpu_average{index=1} 1']);
+    assert.equal(lines[4], 'span-0 0af7651916cd43dd8448eb211c80319c 0000000000000001 http.response.status_code=200 url.path=/api/orders');
+  });
+
+  test('metrics and traces at detailed: descriptor, data points, span fields, events and links', async () => {
+    const batch = { ...mixedBatch(0, 0, 0), metrics: [makePoint()], spans: [makeSpan({
+      parentSpanId: '00f067aa0ba902b7', kind: 3 as const, status: { code: 2 as const, message: 'boom' },
+      events: [{ time: [1_700_000_000, 0] as [number, number], name: 'exception', attributes: { 'exception.type': 'E' } }],
+      links: [{ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', attributes: {} }],
+    })] };
+    const text = await run('detailed', {}, batch);
+    assert.match(text, /Descriptor:\n {5}-> Name: azure_percentage_cpu_average\n {5}-> Description: \n {5}-> Unit: Percent\n {5}-> DataType: Gauge/);
+    assert.match(text, /NumberDataPoints #0\nData point attributes:\n {5}-> azure\.timegrain: Str\(PT1M\)\nStartTimestamp: 2023-11-14 22:13:20\.000000000 \+0000 UTC\nTimestamp: 2023-11-14 22:14:20\.000000000 \+0000 UTC\nValue: 12\.5/);
+    assert.match(text, /Parent ID {6}: 00f067aa0ba902b7\n/);
+    assert.match(text, /Kind {11}: Client\n/);
+    assert.match(text, /Status code {4}: Error\n {4}Status message : boom/);
+    assert.match(text, /-> http\.response\.status_code: Int\(200\)/);
+    assert.match(text, /SpanEvent #0\n {5}-> Name: exception/);
+    assert.match(text, /SpanLink #0\n {5}-> Trace ID: 4bf92f3577b34da6a3ce929d0e0e4736/);
+  });
+
+  test('metrics and traces at compact: one line per point and per span, cut to line_width', async () => {
+    const lines = (await run('compact', { line_width: 200 }, mixedBatch(0, 1, 1))).trimEnd().split('\n');
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, /^22:14:20\.000 METRIC azure_percentage_cpu_average +0 \{index=0\}$/);
+    assert.match(lines[1]!, /^22:13:20\.500 SPAN +span-0 +server 750\.0 ms Unset$/);
   });
 });

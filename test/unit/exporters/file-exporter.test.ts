@@ -10,6 +10,8 @@ import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { strictDecodeJson, strictDecodeProto } from '../../helpers/otlp-strict.ts';
+import { mixedBatch } from './signal-items.ts';
 
 const settings = { id: 'file', logger: noopLogger };
 
@@ -75,6 +77,33 @@ describe('file exporter', () => {
     const upstream = Buffer.from(ProtobufLogsSerializer.serializeRequest(sent)!);
     assert.equal(bytes.readUInt32BE(0), upstream.byteLength);
     assert.ok(bytes.subarray(4).equals(upstream));
+  });
+
+  test('metrics and traces: one JSON line per request, told apart by the top-level key; strict OTLP/JSON', async () => {
+    const path = join(await tempDir(), 'all.jsonl');
+    const exporter = await fileExporterFactory.create(settings, fileExporterConfigSchema.parse({ path, sync: false }));
+    await exporter.consume(mixedBatch(1, 3, 2));
+    await exporter.consume(mixedBatch(0, 0, 1));
+    await exporter.shutdown!();
+    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
+    assert.deepEqual(lines.map((l) => Object.keys(JSON.parse(l))), [['resourceLogs'], ['resourceMetrics'], ['resourceSpans'], ['resourceSpans']]);
+    const metrics = strictDecodeJson(Buffer.from(lines[1]!), 'metrics');
+    assert.deepEqual(metrics.resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.map((p: any) => p.asDouble ?? 0), [0, 1, 2], 'as_double 0 is the default, left out');
+    const spans = strictDecodeJson(Buffer.from(lines[2]!), 'traces');
+    assert.deepEqual(spans.resourceSpans[0].scopeSpans[0].spans.map((s: any) => s.name), ['span-0', 'span-1']);
+  });
+
+  test('metrics and traces in proto format: length-prefixed requests in the order logs, metrics, traces', async () => {
+    const path = join(await tempDir(), 'all.bin');
+    const exporter = await fileExporterFactory.create(settings, fileExporterConfigSchema.parse({ path, format: 'proto', sync: false }));
+    await exporter.consume(mixedBatch(0, 2, 1));
+    await exporter.shutdown!();
+    const bytes = await readFile(path);
+    const first = bytes.readUInt32BE(0);
+    const second = bytes.readUInt32BE(4 + first);
+    assert.equal(4 + first + 4 + second, bytes.byteLength, 'two requests');
+    assert.equal(strictDecodeProto(bytes.subarray(4, 4 + first), 'metrics').resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.length, 2);
+    assert.equal(strictDecodeProto(bytes.subarray(8 + first), 'traces').resourceSpans[0].scopeSpans[0].spans[0].name, 'span-0');
   });
 
   test('rotates by size and keeps max_backups rotated files', async () => {

@@ -2,7 +2,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { InMemoryLogsConsumer, ScriptedFailureError } from '../../../src/pipeline/in-memory-consumer.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
-import { holdEventLoopOpen, makeBatch } from './records.ts';
+import { holdEventLoopOpen, makeBatch, makeMixedBatch } from './records.ts';
 
 holdEventLoopOpen(after);
 
@@ -13,6 +13,21 @@ describe('InMemoryLogsConsumer', () => {
     await c.consume(makeBatch(2, 'a'));
     await c.consume(makeBatch(1, 'b'));
     assert.deepEqual((await waiting).map((r) => r.body), ['a-0', 'a-1', 'b-0']);
+  });
+
+  test('keeps metric points and spans; each signal is waited for on its own count', async () => {
+    const c = new InMemoryLogsConsumer();
+    const points = c.waitForMetricPoints(3, 2_000);
+    const spans = c.waitForSpans(1, 2_000);
+    await c.consume(makeMixedBatch(0, 2, 0, 'a'));
+    await c.consume(makeMixedBatch(1, 1, 1, 'b'));
+    assert.deepEqual((await points).map((p) => p.name), ['a-0', 'a-1', 'b-0']);
+    assert.deepEqual((await spans).map((s) => s.name), ['b-0']);
+    assert.equal(c.records().length, 1);
+    await assert.rejects(c.waitForSpans(2, 20), /waited 20 ms for 2 spans; have 1/);
+    c.reset();
+    assert.equal(c.metricPoints().length, 0);
+    await assert.rejects(c.waitForMetricPoints(1, 20), /have 0/);
   });
 
   test('waitFor rejects after its timeout', async () => {

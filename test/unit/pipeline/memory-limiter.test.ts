@@ -5,7 +5,7 @@ import { MemoryLimiter } from '../../../src/pipeline/memory-limiter.ts';
 import { memoryLimiterConfigSchema, resolveMemoryLimits } from '../../../src/pipeline/memory-limiter-config.ts';
 import { readCgroupLimitBytes, readMemoryTotal } from '../../../src/pipeline/internal/memory-usage.ts';
 import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
-import { makeBatch } from './records.ts';
+import { makeBatch, makeMixedBatch } from './records.ts';
 
 const MIB = 1024 * 1024;
 
@@ -83,6 +83,13 @@ test('above the soft limit it refuses retryably until a check finds usage below 
     assert.equal(next.records().length, 5);
     const s = limiter.stats();
     assert.deepEqual([s.refusedBatches, s.refusedRecords, s.maxUsageBytes, s.forcedGcs], [1, 4, 90 * MIB, 0]);
+    // Metric points and spans pass and are refused like records, and count as items.
+    await limiter.consume(makeMixedBatch(0, 2, 1));
+    assert.equal(next.metricPoints().length + next.spans().length, 3);
+    usage = 95 * MIB;
+    limiter.check();
+    await assert.rejects(limiter.consume(makeMixedBatch(1, 2, 3)), (e: unknown) => isDataRefused(e));
+    assert.equal(limiter.stats().refusedRecords, 4 + 6, 'items of every signal are counted');
   } finally {
     await limiter.shutdown();
   }

@@ -127,3 +127,26 @@ test('hub-wide lag: every partition with its owner label, from hubLag(); none fo
   assert.doesNotMatch(text, /hub_partition_lag_events\{/);
   assert.match(text, /owned_partitions\{receiver="azure_event_hub\/audit",transport="amqp"\} 0/);
 });
+
+test('metric points and spans are counted per signal under the collector\'s names', async (t) => {
+  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
+  t.after(() => endpoint.shutdown());
+  const metrics = new ReceiverMetrics(endpoint.meter);
+  const r = new FakeReceiver('azure_event_hub', { consume: async () => {} }, []);
+  metrics.add('azure_event_hub', r);
+  r.counters = {
+    ...r.counters,
+    recordsAccepted: 1, metricPointsAccepted: 12, metricPointsRefused: 2, spansAccepted: 7, spansRefused: 3,
+    metricPointsDecoded: 14, spansDecoded: 10,
+  };
+  const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
+  const m = parseExposition(await res.text());
+  const L = 'receiver="azure_event_hub",transport="amqp"';
+  assert.equal(m.get(`otelcol_receiver_accepted_log_records_total{${L}}`), 1);
+  assert.equal(m.get(`otelcol_receiver_accepted_metric_points_total{${L}}`), 12);
+  assert.equal(m.get(`otelcol_receiver_refused_metric_points_total{${L}}`), 2);
+  assert.equal(m.get(`otelcol_receiver_accepted_spans_total{${L}}`), 7);
+  assert.equal(m.get(`otelcol_receiver_refused_spans_total{${L}}`), 3);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_metric_points_decoded_total{${L}}`), 14);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_spans_decoded_total{${L}}`), 10);
+});
