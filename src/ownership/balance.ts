@@ -1,8 +1,8 @@
 import { sortPartitionIds } from './internal/partition-order.ts';
 
 /**
- * `balanced`: claim at most one partition per round, so that members starting together interleave their
- * claims from fresh views. `greedy`: claim the whole missing share in one round.
+ * `balanced`: claim at most `balancedClaims` partitions per round (default one), so that members starting
+ * together interleave their claims from fresh views. `greedy`: claim the whole missing share in one round.
  */
 export type BalanceStrategy = 'balanced' | 'greedy';
 
@@ -24,6 +24,8 @@ export interface BalanceInput {
    * hold are neither claimable nor counted: they will be released in a moment. Default none.
    */
   readonly leaving?: readonly string[];
+  /** How many partitions `balanced` may claim in this round. Default 1. */
+  readonly balancedClaims?: number;
 }
 
 export interface BalanceDecision {
@@ -75,7 +77,8 @@ export function balance(input: BalanceInput): BalanceDecision {
   }
   const missing = fairShare - mine.length;
   if (missing === 0) return { ...decision, claim: [], yield: [] };
-  const wanted = input.strategy === 'greedy' ? missing : 1;
+  const allowance = Math.max(1, Math.floor(input.balancedClaims ?? 1));
+  const wanted = input.strategy === 'greedy' ? missing : Math.min(missing, allowance);
   const myIndex = members.indexOf(input.ownerId);
   const candidates = [...spread(free, myIndex, members.length), ...spread(orphaned, myIndex, members.length)];
   return { ...decision, claim: candidates.slice(0, wanted), yield: [] };

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { BlobCheckpointStore as SdkBlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
 import { CheckpointFencedError, keepsStored, UnusableCheckpointError, type Checkpoint, type CheckpointWriteOptions, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
@@ -10,6 +11,12 @@ import { parseSequenceNumber } from './internal/checkpoint-metadata.ts';
 export const DEFAULT_CHECKPOINT_REQUEST_TIMEOUT_MS = 10_000;
 /** How often a write re-reads and retries after another writer changed the blob under it. */
 export const DEFAULT_CHECKPOINT_CONFLICT_RETRIES = 5;
+/**
+ * A fenced write skips its own lease renewal only while at least this much of the lease, in ms, is left since
+ * the last renewal (less the safety margin); the write must then complete within what is left. With the
+ * default lease (15 s, renewed every 5 s, 2 s margin) 8 to 13 s are left between renewals.
+ */
+export const UNRENEWED_WRITE_MIN_MS = 5_000;
 
 export interface BlobCheckpointStoreOptions {
   /**
@@ -33,12 +40,21 @@ export interface BlobCheckpointStoreOptions {
  * fence's lease id, which the service refuses (409/412) once another instance holds the lease, and
  * (3) writes conditionally on the checkpoint blob's ETag. After a successful renewal the lease is ours for
  * at least the full lease duration, so the write lands inside it unless it is delayed longer than that.
+ * Step (2) is skipped while the fence says enough of the lease is left since the coordinator's last
+ * renewal and the ETag is the one this store last read or wrote (see #proveOwnership), and the blob is read
+ * before a write only when this store does not know its ETag: a steady checkpoint is one request.
  */
 export class BlobCheckpointStore implements CheckpointStore {
   readonly #container: ContainerClient;
   readonly #sdkStore: SdkBlobCheckpointStore;
   readonly #requestTimeoutMs: number;
   readonly #maxConflictRetries: number;
+  /**
+   * Each checkpoint blob as this store last read or wrote it (its ETag above all), by blob name: the next
+   * write is conditional on it instead of reading the blob first; null: the blob did not exist. One small
+   * entry per partition ever read or written.
+   */
+  readonly #known = new Map<string, StoredCheckpoint | null>();
 
   constructor(containerClient: ContainerClient, options: BlobCheckpointStoreOptions = {}) {
     this.#container = containerClient;
@@ -49,7 +65,7 @@ export class BlobCheckpointStore implements CheckpointStore {
 
   async read(scope: CheckpointScope, partitionId: string): Promise<Checkpoint | undefined> {
     const name = checkpointBlobName(scope, partitionId);
-    const stored = await this.#readBlob(this.#container.getBlockBlobClient(name));
+    const stored = await this.#readBlob(this.#container.getBlockBlobClient(name), name);
     if (!stored) return undefined;
     // A blob with unusable metadata is an error, not "no checkpoint": starting from the default position
     // instead would silently skip or replay events. The SDK's listCheckpoints refuses such blobs too.
@@ -105,29 +121,56 @@ export class BlobCheckpointStore implements CheckpointStore {
     if (!Number.isSafeInteger(checkpoint.sequenceNumber) || checkpoint.sequenceNumber < -1) {
       throw new RangeError(`checkpoint sequence number must be an integer ≥ -1, got ${checkpoint.sequenceNumber}`);
     }
-    const blob = this.#container.getBlockBlobClient(checkpointBlobName(scope, checkpoint.partitionId));
+    const name = checkpointBlobName(scope, checkpoint.partitionId);
+    const blob = this.#container.getBlockBlobClient(name);
     const metadata = { sequencenumber: String(checkpoint.sequenceNumber), offset: String(checkpoint.offset) };
     for (let attempt = 0; ; attempt++) {
-      // Renewed on every attempt: a retry after an ETag race must prove ownership again.
-      if (fence) await this.#proveOwnership(scope, checkpoint.partitionId, fence);
-      const stored = await this.#readBlob(blob);
+      // What this store last read or wrote is the blob as it is, unless someone else wrote since: then the
+      // conditional write below fails (412/409) and the next attempt reads the blob and proves ownership.
+      const known = attempt === 0 ? this.#known.get(name) : undefined;
+      const stored = known === undefined ? await this.#readBlob(blob, name) : known ?? undefined;
       if (keepsStored(stored?.sequenceNumber, checkpoint.sequenceNumber, options)) return;
+      const windowMs = fence
+        ? await this.#proveOwnership(scope, checkpoint.partitionId, fence, known !== undefined)
+        : this.#requestTimeoutMs;
       checkFence(fence, checkpoint.partitionId);
       try {
-        const options = { abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) };
-        if (stored) await blob.setMetadata(metadata, { ...options, conditions: { ifMatch: stored.etag } });
-        else await blob.upload('', 0, { ...options, metadata, conditions: { ifNoneMatch: '*' } });
+        // AbortSignal.timeout takes whole milliseconds only.
+        const options = { abortSignal: AbortSignal.timeout(Math.floor(Math.min(this.#requestTimeoutMs, windowMs))) };
+        const written = stored
+          ? await blob.setMetadata(metadata, { ...options, conditions: { ifMatch: stored.etag } })
+          : await blob.upload('', 0, { ...options, metadata, conditions: { ifNoneMatch: '*' } });
+        const { sequenceNumber, offset } = checkpoint;
+        this.#remember(name, written.etag, { sequenceNumber, offset, lastModified: written.lastModified });
         return;
       } catch (error) {
+        // Unknown outcome or another writer: forget what we knew, so the next write reads the blob again.
+        this.#known.delete(name);
         // 412 (ETag changed) or 409 (created meanwhile): another writer moved it; re-read and compare.
         if (!isConflict(error) || attempt >= this.#maxConflictRetries) throw toStorageError(error);
       }
     }
   }
 
-  async #proveOwnership(scope: CheckpointScope, partitionId: string, fence: OwnershipFence): Promise<void> {
+  /**
+   * Proves that the lease is ours for the write that follows; resolves to how long, in ms, the write may
+   * take and still land inside the lease. Renews the ownership lease with the fence's lease id, unless the
+   * write is conditional on an ETag this store saw itself (`knownEtag`) and the fence says at least
+   * UNRENEWED_WRITE_MIN_MS of the lease is left since its last renewal: then the coordinator's own renewal
+   * is the proof, and any other writer (a new owner, the reset tool) would have changed the ETag, which
+   * fails the write and sends the retry through the renewal.
+   */
+  async #proveOwnership(
+    scope: CheckpointScope,
+    partitionId: string,
+    fence: OwnershipFence,
+    knownEtag: boolean,
+  ): Promise<number> {
     checkFence(fence, partitionId);
+    const remainingMs = fence.remainingMs?.();
+    if (knownEtag && remainingMs !== undefined && remainingMs >= UNRENEWED_WRITE_MIN_MS) return remainingMs;
     const lease = this.#container.getBlockBlobClient(ownershipBlobName(scope, partitionId)).getBlobLeaseClient(fence.leaseId);
+    const sentAt = performance.now();
     try {
       await lease.renewLease({ abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) });
     } catch (error) {
@@ -136,16 +179,31 @@ export class BlobCheckpointStore implements CheckpointStore {
       }
       throw toStorageError(error);
     }
+    fence.renewed?.(sentAt);
+    // Renewed: the lease is ours for a full lease duration (≥ 15 s), longer than one request timeout.
+    return this.#requestTimeoutMs;
   }
 
-  async #readBlob(blob: BlockBlobClient): Promise<StoredCheckpoint | undefined> {
+  /** Keeps the blob's state as this store last saw it; without an ETag, forgets it (the next write reads). */
+  #remember(name: string, etag: string | undefined, state: Omit<StoredCheckpoint, 'etag'>): void {
+    if (etag === undefined) this.#known.delete(name);
+    else this.#known.set(name, { etag, ...state });
+  }
+
+  async #readBlob(blob: BlockBlobClient, name: string): Promise<StoredCheckpoint | undefined> {
     try {
       const props = await blob.getProperties({ abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) });
       const sequence = props.metadata?.sequencenumber;
       const parsed = parseSequenceNumber(sequence);
-      return { etag: props.etag ?? '*', sequenceNumber: parsed, offset: props.metadata?.offset, lastModified: props.lastModified };
+      const state = { sequenceNumber: parsed, offset: props.metadata?.offset, lastModified: props.lastModified };
+      this.#remember(name, props.etag, state);
+      const stored: StoredCheckpoint = { etag: props.etag ?? '*', ...state };
+      return stored;
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      if (isNotFound(error)) {
+        this.#known.set(name, null);
+        return undefined;
+      }
       throw toStorageError(error);
     }
   }

@@ -24,6 +24,15 @@ export interface OwnershipFence {
   readonly leaseId: string;
   /** Returns false when the lease may have lapsed (last renewal too old): the write is refused locally. */
   isValid(): boolean;
+  /**
+   * How long from now, in ms, the lease is certainly still ours: the last successful renewal was *sent* that
+   * long before its expiry, less the safety margin. Absent: unknown, and a blob store renews before every
+   * write. A store may then write without renewing first while enough of the lease is left (see
+   * BlobCheckpointStore).
+   */
+  remainingMs?(): number;
+  /** Tells the holder that the store renewed the lease with a request sent at `sentAt` (performance.now()). */
+  renewed?(sentAt: number): void;
 }
 
 export class CheckpointFencedError extends Error {

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { noopLogger, type Logger } from '../component/logger.ts';
 import { balance, type BalanceStrategy } from './balance.ts';
 import { MembershipLease } from './internal/membership-lease.ts';
-import { readOwnershipSnapshot } from './internal/ownership-snapshot.ts';
+import { readOwnershipSnapshot, type OwnershipSnapshot } from './internal/ownership-snapshot.ts';
 import { PartitionLease, type OwnershipBlobProps } from './internal/partition-lease.ts';
 import { sortPartitionIds } from './internal/partition-order.ts';
 import { toStorageError } from './internal/storage-errors.ts';
@@ -68,8 +68,14 @@ export {
   MIN_LEASE_DURATION_MS,
 } from './internal/coordinator-timings.ts';
 
-/** Partitions claimed (and started) at once in one round; the rest of a share follows in catch-up rounds. */
-const MAX_CLAIMS_PER_ROUND = 16;
+/**
+ * Claims (each a lease, then the partition's start) in flight at once. A claim of a large share (128
+ * partitions at 1024 over 8 instances) must not start every pump together, or the starts overrun their
+ * deadline; this many in flight, topped up as each ends, keeps storage and the hub busy without a storm.
+ */
+const MAX_CLAIMS_IN_FLIGHT = 32;
+/** How often, in ms, the coordinator looks for claims whose renewal is due (at most a quarter renew interval). */
+const RENEW_TICK_MS = 250;
 /** After a round that claimed and is still below its share, the next round comes this soon, in ms. */
 const CATCH_UP_DELAY_MS = 50;
 /**
@@ -115,13 +121,22 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   #roundTimer: NodeJS.Timeout | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
   #round: Promise<void> | undefined;
-  #renewal: Promise<void> | undefined;
+  /** Claims (and the membership) with a renewal in flight, and those renewals. */
+  readonly #renewing = new Set<PartitionLease | 'membership'>();
+  readonly #renewals = new Set<Promise<void>>();
+  #membershipAttemptAt = performance.now();
   #shutdown: Promise<void> | undefined;
   #partitionIds: string[] | undefined;
   /** Other live members at the last round: a lone instance has nobody to announce its leaving to. */
   #peerCount = 0;
   /** Foreign-owned partitions at the last round, as `pid=owner` keys: events go out only on a change. */
   #foreignKey = '';
+  /** The other live members at the last round: a newcomer resets the claim ramp, a departure lifts it. */
+  #lastMembers: Set<string> | undefined;
+  /** Claims the next `balanced` round may make (1, doubling while rounds claim from a stable view). */
+  #rampClaims = 1;
+  /** Partitions held by an id that is no member, with when a round first saw that (performance.now()). */
+  readonly #orphanSince = new Map<string, number>();
 
   constructor(options: LeaseOwnershipCoordinatorOptions) {
     this.#options = options;
@@ -186,7 +201,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     await Promise.allSettled([...this.#pendingStops]);
     this.#state = 'closed';
     clearTimeout(this.#renewTimer);
-    await this.#renewal;
+    await Promise.allSettled([...this.#renewals]);
     try {
       await this.#membership.release();
     } catch (error) {
@@ -258,6 +273,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       if (!(await this.#membership.ensure())) {
         this.#logger.warn('membership record is leased by another instance with the same owner id; waiting for it to lapse');
       }
+      const listedAt = performance.now();
       const snapshot = await readOwnershipSnapshot(
         this.#options.containerClient,
         this.#options.scope,
@@ -275,11 +291,36 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const members = snapshot.members.filter((m) => m !== this.ownerId);
       const leaving = snapshot.leaving.filter((m) => m !== this.ownerId);
       this.#peerCount = members.length;
-      // While a member leaves, everyone's share is settled (the leaver is excluded): take it whole, in parallel.
-      const strategy = leaving.length > 0 ? 'greedy' : this.#timings.strategy;
+      // Held by an id that is no member (crashed, or our own earlier lease): its lease lapses by itself.
+      const live = new Set([...members, ...leaving, this.ownerId]);
+      const orphaned = (pid: string): boolean => {
+        const holder = ownerships.get(pid);
+        return holder !== undefined && holder !== '' && !live.has(holder);
+      };
+      const anyOrphaned = partitionIds.some(orphaned);
+      const now = performance.now();
+      for (const pid of this.#orphanSince.keys()) if (!orphaned(pid)) this.#orphanSince.delete(pid);
+      for (const pid of partitionIds) if (orphaned(pid) && !this.#orphanSince.has(pid)) this.#orphanSince.set(pid, now);
+      // While a member leaves, or after one crashed, everyone's share is settled (the leaver or the dead one
+      // is excluded): take it whole, in parallel.
+      const strategy = leaving.length > 0 || anyOrphaned ? 'greedy' : this.#timings.strategy;
       // Partitions a live foreign processor holds are not ours to share: left out of the count and never claimed.
       const shared = partitionIds.filter((pid) => !snapshot.foreign.has(pid));
-      const decision = balance({ ownerId: this.ownerId, members, leaving, ownerships, partitionIds: shared, strategy });
+      // `balanced` claims one partition per round while members join, so that members starting together
+      // interleave their claims from fresh views; once a round sees no newcomer since the last, each round
+      // that claimed doubles the next one's allowance (up to MAX_CLAIMS_IN_FLIGHT).
+      // A member that left (crashed, or its lease lapsed) settles the others' shares as much as a stable view
+      // does: only a member that joined since the last round resets the ramp.
+      const previous = this.#lastMembers;
+      const current = new Set(members);
+      this.#lastMembers = current;
+      const stableView = previous !== undefined && members.every((m) => previous.has(m));
+      if (!stableView) this.#rampClaims = 1;
+      else if ([...previous].some((m) => !current.has(m))) this.#rampClaims = MAX_CLAIMS_IN_FLIGHT;
+      const decision = balance({
+        ownerId: this.ownerId, members, leaving, ownerships, partitionIds: shared, strategy,
+        balancedClaims: stableView ? this.#rampClaims : 1,
+      });
       this.#emit({ type: 'balanced', owned: this.owned(), members: decision.members, fairShare: decision.fairShare });
       for (const pid of decision.yield) {
         const claim = this.#claims.get(pid);
@@ -289,27 +330,60 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       // instances may take it meanwhile); the round is brought forward when the wait ends.
       const waiting = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) > 0);
       if (waiting.length > 0) this.#wake(Math.min(...waiting.map((pid) => this.#restarts.waitMs(pid))));
-      // At most MAX_CLAIMS_PER_ROUND starts at once: a greedy claim of a large share (128 partitions at 1024
-      // over 8 instances) would otherwise start every pump together and overrun the start deadline; the rest
-      // follow in catch-up rounds a moment later.
-      const toClaim = decision.claim
-        .filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0)
-        .slice(0, MAX_CLAIMS_PER_ROUND);
-      const results = await Promise.all(
-        toClaim.map((pid) => this.#claim(pid, snapshot.etags.get(pid), snapshot.known)),
+      const toClaim = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0);
+      const results = await this.#claimAll(toClaim, snapshot, listedAt);
+      const raced = toClaim.some(
+        (pid, i) => results[i] === false && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0,
       );
-      const raced = toClaim.some((pid, i) => !results[i] && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0);
-      if ((results.some(Boolean) || raced) && this.owned().length < decision.fairShare) return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
+      const claimedAny = results.some((r) => r === true);
+      this.#rampClaims = claimedAny && stableView ? Math.min(this.#rampClaims * 2, MAX_CLAIMS_IN_FLIGHT) : 1;
+      const catchUp = claimedAny || raced || results.includes(undefined);
+      if (catchUp && this.owned().length < decision.fairShare) {
+        return Math.min(CATCH_UP_DELAY_MS, this.#timings.updateIntervalMs);
+      }
       // Hand-offs under way: poll briefly (never in a settled fleet, so steady-state traffic stays the same).
       const leavingHolds = leaving.length > 0 && [...snapshot.holders.values()].some((holder) => leaving.includes(holder));
+      // A dead member's partitions whose leases have not lapsed yet (its membership lapsed first): they are
+      // free within moments, so look again shortly rather than at the next tick (crash failover stays
+      // within the lease duration plus one interval).
+      // Only while the lease can still be lapsing: one held longer than a lease duration is renewed by someone.
+      const lapsing = (pid: string): boolean =>
+        now - (this.#orphanSince.get(pid) ?? now) < this.#timings.leaseDurationMs;
+      const orphanLapsing = toClaim.some((pid, i) => results[i] === false && orphaned(pid) && lapsing(pid));
       const awaitsYield = decision.claim.length === 0 && this.owned().length < decision.fairShare && waiting.length === 0;
       const sinceTickMs = Date.now() % this.#timings.updateIntervalMs;
       const poll = Math.min(HANDOFF_POLL_MS, this.#timings.updateIntervalMs);
-      if (leavingHolds || (awaitsYield && sinceTickMs + poll < Math.min(YIELD_WATCH_MS, this.#timings.updateIntervalMs / 2))) return poll;
+      const watchingYields = awaitsYield && sinceTickMs + poll < Math.min(YIELD_WATCH_MS, this.#timings.updateIntervalMs / 2);
+      if (leavingHolds || orphanLapsing || watchingYields) return poll;
     } catch (error) {
       this.#emit({ type: 'storageError', error: toStorageError(error) });
     }
     return this.#regularDelay();
+  }
+
+  /**
+   * Claims `pids` in order, at most MAX_CLAIMS_IN_FLIGHT at a time (each a lease, then the partition's start),
+   * topping up as each finishes rather than in waves, and starting no new claim once the listing they were
+   * chosen from is older than one update interval: the next round decides the rest from a fresh view. Per
+   * partition: true = claimed and started, false = not claimed, undefined = not tried (view too old).
+   */
+  async #claimAll(
+    pids: readonly string[],
+    snapshot: OwnershipSnapshot,
+    listedAt: number,
+  ): Promise<Array<boolean | undefined>> {
+    const results: Array<boolean | undefined> = pids.map(() => undefined);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < pids.length && this.#state === 'running') {
+        if (performance.now() - listedAt > this.#timings.updateIntervalMs) return;
+        const i = next++;
+        const pid = pids[i]!;
+        results[i] = await this.#claim(pid, snapshot.etags.get(pid), snapshot.epochs.get(pid), snapshot.known);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MAX_CLAIMS_IN_FLIGHT, pids.length) }, worker));
+    return results;
   }
 
   async #fetchPartitionIds(): Promise<string[] | undefined> {
@@ -332,11 +406,17 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
    * Acquires the partition's lease (conditional on the listed `etag`, so that a foreign ETag claim made
    * since the listing wins), raises its epoch and starts the pump. Resolves true when the pump runs.
    */
-  async #claim(partitionId: string, etag: string | undefined, known: ReadonlySet<string>): Promise<boolean> {
+  async #claim(
+    partitionId: string,
+    etag: string | undefined,
+    listedEpoch: number | undefined,
+    known: ReadonlySet<string>,
+  ): Promise<boolean> {
     let claim: PartitionLease | undefined;
     const expiryMs = this.#timings.foreignOwnershipExpiryMs;
     const guard = {
       etag,
+      listedEpoch,
       foreignOwner: (p: OwnershipBlobProps) =>
         foreignOwner(
           { ownerId: p.metadata?.ownerid, leased: false, lastModifiedMs: p.lastModified?.getTime() },
@@ -459,18 +539,45 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.#pendingStops.add(stop);
   }
 
+  /**
+   * Renewals are due per claim, `renewIntervalMs` after that claim's last attempt (or its acquisition, or a
+   * renewal a checkpoint fence made), checked every RENEW_TICK_MS. Claims made at different moments thus
+   * renew at different moments: a large share does not send all its renewals in one burst (128 at once per
+   * instance at 1024 partitions over 8), whose queueing at a loaded storage service made renewals miss
+   * their deadlines and lose leases. A renewal in flight is not sent again; one that hangs holds only itself.
+   */
   #scheduleRenewal(): void {
     if (this.#state === 'closed') return;
     this.#renewTimer = setTimeout(() => {
-      this.#renewal = this.#renewAll().then(() => this.#scheduleRenewal());
-    }, this.#timings.renewIntervalMs);
+      this.#renewDue();
+      this.#scheduleRenewal();
+    }, Math.min(RENEW_TICK_MS, this.#timings.renewIntervalMs / 4));
     this.#renewTimer.unref();
   }
 
-  async #renewAll(): Promise<void> {
-    const claims = [...this.#claims.values()].filter((c) => c.active);
-    const membership = this.#membership.renew().catch((error: unknown) => this.#emit({ type: 'storageError', error: toStorageError(error) }));
-    await Promise.all([membership, ...claims.map((claim) => this.#renew(claim))]);
+  #renewDue(): void {
+    const now = performance.now();
+    const intervalMs = this.#timings.renewIntervalMs;
+    if (now - this.#membershipAttemptAt >= intervalMs && !this.#renewing.has('membership')) {
+      this.#membershipAttemptAt = now;
+      const renewal = this.#membership
+        .renew()
+        .catch((error: unknown) => this.#emit({ type: 'storageError', error: toStorageError(error) }));
+      this.#track('membership', renewal);
+    }
+    for (const claim of this.#claims.values()) {
+      if (!claim.active || this.#renewing.has(claim) || !claim.renewalDue(intervalMs, now)) continue;
+      this.#track(claim, this.#renew(claim));
+    }
+  }
+
+  #track(key: PartitionLease | 'membership', renewal: Promise<void>): void {
+    this.#renewing.add(key);
+    const done = renewal.finally(() => {
+      this.#renewing.delete(key);
+      this.#renewals.delete(done);
+    });
+    this.#renewals.add(done);
   }
 
   async #renew(claim: PartitionLease): Promise<void> {

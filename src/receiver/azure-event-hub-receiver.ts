@@ -215,6 +215,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
         scope: this.#scope,
         // One listing of every checkpoint per refresh, not one read per partition.
         readCheckpoints: blobStore ? (signal) => blobStore.readAll(hubScope, signal) : undefined,
+        // Partitions read here, with a recent delivery, need no management call.
+        localProperties: (partitionId, maxAgeMs) => starter.freshProperties(partitionId, maxAgeMs),
         intervalMs: c.hub_lag_interval,
         logger: this.#logger,
         readOwners: leases

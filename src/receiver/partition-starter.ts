@@ -255,6 +255,23 @@ export class PartitionStarter implements PartitionLifecycle {
     );
   }
 
+  /**
+   * The properties of a partition read here, from its reader's last delivery, if that came within `maxAgeMs`
+   * (the hub-wide lag uses them instead of a management call); undefined when not read here or stale.
+   */
+  freshProperties(partitionId: string, maxAgeMs: number): PartitionProperties | undefined {
+    const owned = this.#owned.get(partitionId);
+    const last = owned?.pump.reader?.lastEnqueued();
+    if (!owned || !last || Date.now() - last.retrievedOn.getTime() > maxAgeMs) return undefined;
+    return {
+      ...owned.startProps,
+      lastEnqueuedSequenceNumber: last.sequenceNumber,
+      lastEnqueuedOffset: last.offset,
+      lastEnqueuedOnUtc: last.enqueuedOn,
+      isEmpty: false,
+    };
+  }
+
   /** Per-partition gauges and counters of the running pumps. */
   stats(): ReceiverStats {
     const now = Date.now();

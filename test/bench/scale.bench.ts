@@ -17,7 +17,8 @@
  * partitions it needs 128 rounds per instance).
  * Env: BENCH_SCALE_STRATEGIES (default "greedy,balanced"), BENCH_SCALE_IDLE_SECONDS (30: one hub-lag interval),
  * BENCH_SCALE_STEADY_SECONDS (45), BENCH_SCALE_INSTANCES (8), BENCH_SCALE_PARTITIONS (1024), BENCH_SCALE_BACKEND
- * (polling).
+ * (polling), BENCH_SCALE_RECEIVER (JSON merged into every instance's receiver config, e.g.
+ * '{"checkpoint":{"interval":"10s"}}'; default none).
  */
 import { BlobServiceClient } from '@azure/storage-blob';
 import { startEmulator } from '../../src/emulator/index.ts';
@@ -37,6 +38,8 @@ const PROGRESS_EVERY_MS = 15_000;
 const FAILOVER_TIMEOUT_MS = 120_000;
 const RSS_SAMPLE_MS = 2_000;
 const BACKEND = (process.env.BENCH_SCALE_BACKEND ?? 'polling') as 'polling' | 'streaming';
+/** Settings merged into every instance's config (top-level keys replace the bench's own). */
+const RECEIVER_OVERRIDES = JSON.parse(process.env.BENCH_SCALE_RECEIVER ?? '{}') as Record<string, unknown>;
 const PRODUCE_TICK_MS = 1_000;
 const KIB = 1024;
 
@@ -114,8 +117,9 @@ function spawnInstance(name: string, hubName: string, container: string, strateg
     format: 'raw',
     backend: BACKEND,
     start_position: 'latest',
-    ownership: { owner_id: name, strategy },
     blob_checkpoint_store: { connection: storage, container_name: container },
+    ...RECEIVER_OVERRIDES,
+    ownership: { owner_id: name, strategy, ...(RECEIVER_OVERRIDES.ownership ?? {}) },
   });
   everyInstance.push(instance);
   return instance;
@@ -236,7 +240,8 @@ try {
     producing = false;
     await Promise.all(fleet.map((i) => i.crash()));
   }
-  console.log(`BENCH_RESULT ${JSON.stringify({ partitions: PARTITIONS, instances: INSTANCES, backend: BACKEND, results })}`);
+  const summary = { partitions: PARTITIONS, instances: INSTANCES, backend: BACKEND, overrides: RECEIVER_OVERRIDES, results };
+  console.log(`BENCH_RESULT ${JSON.stringify(summary)}`);
 } finally {
   clearInterval(producer);
   await Promise.all(everyInstance.map((i) => i.crash()));

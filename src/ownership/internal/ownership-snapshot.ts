@@ -27,8 +27,8 @@ export interface OwnershipSnapshot {
 }
 
 /**
- * Lists everything under `<fqns>/<hub>/<cg>/` in one paged call. A lease is "held" in state `leased` or
- * `breaking` (a breaking lease still refuses acquisition until its break period ends); `available`,
+ * Lists the membership and ownership blobs under `<fqns>/<hub>/<cg>/` (two paged calls). A lease is "held"
+ * in state `leased` or `breaking` (a breaking lease still refuses acquisition until its break period ends); `available`,
  * `expired` and `broken` are free. A foreign claim is judged by the storage service's clock (the listing's
  * Date header) against Last-Modified, with `foreignExpiryMs` (0: never foreign).
  */
@@ -44,9 +44,11 @@ export async function readOwnershipSnapshot(
   };
   const views = new Map<string, OwnershipBlobView>();
   let serviceNowMs = Date.now();
-  const listing = container.listBlobsFlat({ prefix: blobPrefix(scope), includeMetadata: true, abortSignal: signal });
-  const pages = listing.byPage();
-  for await (const page of pages) {
+  // Two listings, members then ownership, rather than one of the whole prefix: that one would also return
+  // every checkpoint blob (as many entries again, with their metadata) at every round.
+  const pages = (kind: 'members' | 'ownership') =>
+    container.listBlobsFlat({ prefix: blobPrefix(scope, kind), includeMetadata: true, abortSignal: signal }).byPage();
+  for await (const page of concat(pages('members'), pages('ownership'))) {
     if (page.date) serviceNowMs = page.date.getTime();
     for (const item of page.segment.blobItems) {
       const parsed = parseBlobName(scope, item.name);
@@ -66,12 +68,16 @@ export async function readOwnershipSnapshot(
       if (epoch !== undefined) snapshot.epochs.set(parsed.id, epoch);
     }
   }
-  // After the whole listing: `members/` sorts before `ownership/`, but a paged listing need not say so.
+  // After both listings: every member must be known before a holder is judged foreign.
   for (const [pid, view] of views) {
     const owner = foreignOwner(view, snapshot.known, serviceNowMs, foreignExpiryMs);
     if (owner !== undefined) snapshot.foreign.set(pid, owner);
   }
   return snapshot;
+}
+
+async function* concat<T>(...iterables: AsyncIterable<T>[]): AsyncIterable<T> {
+  for (const iterable of iterables) yield* iterable;
 }
 
 /** Parses the `epoch` metadata value; undefined when absent or not a non-negative integer. */

@@ -6,7 +6,7 @@ import type { PartitionHandle } from '../coordinator.ts';
 import { ownershipBlobName } from './blob-names.ts';
 import { acquireBlobLease } from './leased-blob.ts';
 import { parseEpoch } from './ownership-snapshot.ts';
-import { isLeaseGone } from './storage-errors.ts';
+import { isConflict, isLeaseGone } from './storage-errors.ts';
 
 /** starting → running → stopping → released, or → lost from any of the first three. */
 export type PartitionLeaseState = 'starting' | 'running' | 'stopping' | 'lost' | 'released';
@@ -25,6 +25,11 @@ export interface OwnershipBlobProps {
  */
 export interface ForeignClaimGuard {
   readonly etag?: string;
+  /**
+   * The `epoch` the listing showed with `etag`. A lease acquired on that ETag holds the blob as listed, so the
+   * claim raises this epoch without reading the blob again under the lease. Default 0.
+   */
+  readonly listedEpoch?: number;
   /** The live foreign owner the properties show, if any (see foreign-owner.ts). */
   readonly foreignOwner: (props: OwnershipBlobProps) => string | undefined;
 }
@@ -57,6 +62,8 @@ export class PartitionLease {
   readonly #timings: PartitionLeaseTimings;
   readonly #onExpire: (lease: PartitionLease) => void;
   #lastRenewSentAt: number;
+  /** When the last renewal was sent, whatever its outcome (performance.now()). */
+  #lastAttemptAt: number;
   #deadline: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -70,6 +77,7 @@ export class PartitionLease {
     this.#blob = init.blob;
     this.#lease = init.lease;
     this.#lastRenewSentAt = init.sentAt;
+    this.#lastAttemptAt = init.sentAt;
     this.#timings = timings;
     this.#onExpire = onExpire;
     this.#armDeadline();
@@ -98,17 +106,28 @@ export class PartitionLease {
     const lease = blob.getBlobLeaseClient(id);
     const sentAt = performance.now();
     const seconds = timings.leaseDurationMs / 1000;
-    const acquired = await acquireBlobLease(blob, lease, seconds, timings.requestTimeoutMs, { ownerid: '' }, guard?.etag);
+    // A lease acquired on a known ETag holds the blob in a known state: as the listing showed it (no foreign
+    // owner, or it would not be a candidate, and the epoch listed), or as this claim just created it (empty,
+    // epoch 0). Otherwise (a blob created by someone since the listing) it is read under the lease.
+    let known: { etag: string; epoch: number } | undefined;
+    if (guard?.etag !== undefined) known = { etag: guard.etag, epoch: guard.listedEpoch ?? 0 };
+    else if (guard) known = await createEmpty(blob, timings.requestTimeoutMs);
+    const ifMatch = known?.etag ?? guard?.etag;
+    const acquired = await acquireBlobLease(blob, lease, seconds, timings.requestTimeoutMs, { ownerid: '' }, ifMatch);
     if (!acquired) return undefined;
     try {
-      // Read under the lease: a listing may predate another owner's claim, and the epoch must only grow.
-      const props = await blob.getProperties({ conditions: { leaseId: id }, abortSignal: timeout() });
-      if (guard?.foreignOwner(props) !== undefined) {
-        // Released without a write: the blob keeps its ETag, so the foreign owner's next renewal succeeds.
-        await lease.releaseLease({ abortSignal: timeout() });
-        return undefined;
+      let epoch = known?.epoch;
+      if (epoch === undefined) {
+        // Read under the lease: a listing may predate another owner's claim, and the epoch must only grow.
+        const props = await blob.getProperties({ conditions: { leaseId: id }, abortSignal: timeout() });
+        if (guard?.foreignOwner(props) !== undefined) {
+          // Released without a write: the blob keeps its ETag, so the foreign owner's next renewal succeeds.
+          await lease.releaseLease({ abortSignal: timeout() });
+          return undefined;
+        }
+        epoch = parseEpoch(props.metadata?.epoch) ?? 0;
       }
-      const ownerLevel = (parseEpoch(props.metadata?.epoch) ?? 0) + 1;
+      const ownerLevel = epoch + 1;
       await blob.setMetadata({ ownerid: ownerId, epoch: String(ownerLevel) }, { conditions: { leaseId: id }, abortSignal: timeout() });
       return new PartitionLease({ partitionId, leaseId: id, ownerLevel, blob, lease, sentAt }, timings, onExpire);
     } catch (error) {
@@ -126,23 +145,45 @@ export class PartitionLease {
     return this.active && performance.now() - this.#lastRenewSentAt < this.#timings.leaseDurationMs - this.#timings.safetyMarginMs;
   }
 
+  /** Time left, in ms, before the lease could lapse without a renewal (less the safety margin); 0 once inactive. */
+  remainingMs(): number {
+    if (!this.active) return 0;
+    const { leaseDurationMs, safetyMarginMs } = this.#timings;
+    return Math.max(0, this.#lastRenewSentAt + leaseDurationMs - safetyMarginMs - performance.now());
+  }
+
   fence(): OwnershipFence {
-    return { leaseId: this.leaseId, isValid: () => this.isValid() };
+    return {
+      leaseId: this.leaseId,
+      isValid: () => this.isValid(),
+      remainingMs: () => this.remainingMs(),
+      renewed: (sentAt) => this.#noteRenewed(sentAt),
+    };
+  }
+
+  /** True once `intervalMs` passed since the last renewal sent (ours or a fence's), or since the last attempt. */
+  renewalDue(intervalMs: number, now: number = performance.now()): boolean {
+    return now - Math.max(this.#lastAttemptAt, this.#lastRenewSentAt) >= intervalMs;
   }
 
   /** Renews once. `gone`: the service says the lease is not ours any more (409/412/404). */
   async renew(): Promise<{ ok: true } | { ok: false; gone: boolean; error: unknown }> {
     const sentAt = performance.now();
+    this.#lastAttemptAt = sentAt;
     try {
       await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
     } catch (error) {
       return { ok: false, gone: isLeaseGone(error), error };
     }
-    if (this.active) {
-      this.#lastRenewSentAt = Math.max(this.#lastRenewSentAt, sentAt);
-      this.#armDeadline();
-    }
+    this.#noteRenewed(sentAt);
     return { ok: true };
+  }
+
+  /** A renewal sent at `sentAt` succeeded (ours, or a checkpoint store's fence): the deadline moves on. */
+  #noteRenewed(sentAt: number): void {
+    if (!this.active) return;
+    this.#lastRenewSentAt = Math.max(this.#lastRenewSentAt, sentAt);
+    this.#armDeadline();
   }
 
   /** Marks the claim lost and aborts its signal; false when it was already lost or released. */
@@ -174,5 +215,24 @@ export class PartitionLease {
     const remainingMs = this.#lastRenewSentAt + leaseDurationMs - safetyMarginMs - performance.now();
     this.#deadline = setTimeout(() => this.#onExpire(this), Math.max(0, remainingMs));
     this.#deadline.unref();
+  }
+}
+
+/**
+ * Creates the empty ownership blob, only if it does not exist; resolves its ETag (epoch 0), or undefined when
+ * the blob exists already (created by someone since the listing). Saves a claim of a new partition the
+ * failed acquire (404) that would otherwise come first.
+ */
+async function createEmpty(blob: BlockBlobClient, timeoutMs: number): Promise<{ etag: string; epoch: number } | undefined> {
+  try {
+    const created = await blob.upload('', 0, {
+      metadata: { ownerid: '' },
+      conditions: { ifNoneMatch: '*' },
+      abortSignal: AbortSignal.timeout(timeoutMs),
+    });
+    return created.etag === undefined ? undefined : { etag: created.etag, epoch: 0 };
+  } catch (error) {
+    if (isConflict(error)) return undefined;
+    throw error;
   }
 }

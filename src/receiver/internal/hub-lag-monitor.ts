@@ -29,6 +29,13 @@ export interface HubLagMonitorOptions {
    */
   readonly readCheckpoints?: (signal: AbortSignal) => Promise<readonly Checkpoint[]>;
   readonly scope: CheckpointScope;
+  /**
+   * A partition's properties as this instance's own reader of it knows them, when it is owned here and its
+   * reader heard from the hub within `maxAgeMs` (the last enqueued event rides on every delivery): used
+   * instead of a management call. Undefined: ask the hub. A reader that stopped receiving goes stale and is
+   * asked about like any other partition, so a stuck partition still shows its lag.
+   */
+  readonly localProperties?: (partitionId: string, maxAgeMs: number) => PartitionProperties | undefined;
   /** Who owns each partition (e.g. `blobPartitionOwners`). Absent: every owner is reported as `''`. */
   readonly readOwners?: ReadOwners;
   /** Time between the end of one refresh and the start of the next, in ms. Default 30000. */
@@ -221,8 +228,9 @@ export class HubLagMonitor {
   ): Promise<boolean> {
     const { hub, store, scope } = this.#options;
     try {
+      const local = this.#options.localProperties?.(partitionId, this.#intervalMs);
       const [props, checkpoint] = await Promise.all([
-        this.#deadline((signal) => hub.getPartitionProperties(partitionId, signal)),
+        local ?? this.#deadline((signal) => hub.getPartitionProperties(partitionId, signal)),
         checkpoints === undefined
           ? // The store takes no signal (the blob store has its own request timeout); the race bounds the wait.
             this.#deadline(() => store.read(scope, partitionId))

@@ -2,17 +2,50 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { BlobCheckpointStore as SdkBlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
-import { startAzurite, randomName, type Azurite } from '../../helpers/azurite.ts';
+import { startAzurite, randomName, AZURITE_ACCOUNT, AZURITE_KEY, type Azurite } from '../../helpers/azurite.ts';
+import { startCountingProxy, type CountingProxy, type SeenRequest } from '../../bench/internal/counting-proxy.ts';
 import { BlobCheckpointStore } from '../../../src/ownership/blob-checkpoint-store.ts';
 import { CheckpointFencedError, type CheckpointScope, type OwnershipFence } from '../../../src/ownership/checkpoint.ts';
 
 let azurite: Azurite;
 let service: BlobServiceClient;
+/** Counts what reaches the storage service, for the tests of how many requests a checkpoint costs. */
+let proxy: CountingProxy;
+let proxied: BlobServiceClient;
 before(async () => {
   azurite = await startAzurite();
   service = BlobServiceClient.fromConnectionString(azurite.connectionString);
+  proxy = await startCountingProxy(azurite.port);
+  proxied = BlobServiceClient.fromConnectionString(
+    `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};` +
+      `BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`,
+  );
 });
-after(() => azurite?.stop());
+after(async () => {
+  await proxy?.stop();
+  await azurite?.stop();
+});
+
+/** The requests `run` makes, as the storage service sees them: `<method> <comp or lease action> <area>`. */
+async function requestsOf(run: () => Promise<unknown>): Promise<string[]> {
+  const from = proxy.requests.length;
+  await run();
+  const kind = (r: SeenRequest): string =>
+    `${r.method} ${r.leaseAction || r.comp || '-'} ${r.path.includes('/ownership/') ? 'ownership' : 'checkpoint'}`;
+  return proxy.requests.slice(from).map(kind);
+}
+
+/** A fence as the coordinator's claims give it: valid, with `left` ms of lease left, counting store renewals. */
+function freshFence(leaseId: string, left: { ms: number }): OwnershipFence & { renewals: number } {
+  const fence = {
+    leaseId,
+    renewals: 0,
+    isValid: () => left.ms > 0,
+    remainingMs: () => left.ms,
+    renewed: () => void fence.renewals++,
+  };
+  return fence;
+}
 
 async function setup(): Promise<{ container: ContainerClient; scope: CheckpointScope; store: BlobCheckpointStore }> {
   const container = service.getContainerClient(randomName('c'));
@@ -144,5 +177,76 @@ describe('BlobCheckpointStore on Azurite', () => {
       const one = await store.read(scope, c.partitionId);
       assert.deepEqual([one?.sequenceNumber, one?.offset, one?.updatedOn?.getTime()], [c.sequenceNumber, c.offset, c.updatedOn?.getTime()]);
     }
+  });
+
+  test('a steady checkpoint is one request: no read and no renewal while the lease is fresh and the ETag ours', async () => {
+    const { container, scope } = await setup();
+    const store = new BlobCheckpointStore(proxied.getContainerClient(container.containerName));
+    const { leaseId } = await leaseOwnership(container, scope, '0');
+    // Less than the store's request timeout (10 s), and not whole milliseconds, as a real fence's time left.
+    const left = { ms: 8_000.25 };
+    const fence = freshFence(leaseId, left);
+    // The first write does not know the blob: it reads it (absent) and, on a value it did not see before,
+    // proves ownership with a renewal before it creates the blob.
+    assert.deepEqual(await requestsOf(() => store.write(scope, { partitionId: '0', sequenceNumber: 1, offset: '10' }, fence)), [
+      'HEAD - checkpoint',
+      'PUT renew ownership',
+      'PUT - checkpoint',
+    ]);
+    assert.equal(fence.renewals, 1);
+    assert.deepEqual(await requestsOf(() => store.write(scope, { partitionId: '0', sequenceNumber: 2, offset: '20' }, fence)), [
+      'PUT metadata checkpoint',
+    ]);
+    assert.equal(fence.renewals, 1);
+    // Little lease left: the write renews first, and tells the fence.
+    left.ms = 1_000;
+    assert.deepEqual(await requestsOf(() => store.write(scope, { partitionId: '0', sequenceNumber: 3, offset: '30' }, fence)), [
+      'PUT renew ownership',
+      'PUT metadata checkpoint',
+    ]);
+    assert.equal(fence.renewals, 2);
+    assert.equal((await store.read(scope, '0'))?.sequenceNumber, 3);
+  });
+
+  test('a read at partition start is what the first write is conditional on', async () => {
+    const { container, scope } = await setup();
+    const store = new BlobCheckpointStore(proxied.getContainerClient(container.containerName));
+    const { leaseId } = await leaseOwnership(container, scope, '0');
+    const fence = freshFence(leaseId, { ms: 12_000 });
+    assert.equal(await store.read(scope, '0'), undefined);
+    assert.deepEqual(await requestsOf(() => store.write(scope, { partitionId: '0', sequenceNumber: -1, offset: '-1' }, fence)), [
+      'PUT - checkpoint',
+    ]);
+  });
+
+  test('another writer in between: the stale ETag fails the write, which reads again and never moves backwards', async () => {
+    const { container, scope, store } = await setup();
+    const { leaseId } = await leaseOwnership(container, scope, '0');
+    const fence = freshFence(leaseId, { ms: 12_000 });
+    await store.write(scope, { partitionId: '0', sequenceNumber: 5, offset: '50' }, fence);
+    const renewalsBefore = fence.renewals;
+    const other = new BlobCheckpointStore(container);
+    await other.write(scope, { partitionId: '0', sequenceNumber: 6, offset: '60' });
+    await store.write(scope, { partitionId: '0', sequenceNumber: 7, offset: '70' }, fence);
+    assert.equal((await store.read(scope, '0'))?.sequenceNumber, 7);
+    assert.equal(fence.renewals, renewalsBefore + 1, 'the retry, on a value it had not seen, proved ownership again');
+    await other.write(scope, { partitionId: '0', sequenceNumber: 9, offset: '90' });
+    await store.write(scope, { partitionId: '0', sequenceNumber: 8, offset: '80' }, fence);
+    assert.equal((await store.read(scope, '0'))?.sequenceNumber, 9, 'never backwards');
+  });
+
+  test('fenced: the lease broken and the checkpoint reset while the fence still looks fresh: refused', async () => {
+    const { container, scope, store } = await setup();
+    const { leaseId } = await leaseOwnership(container, scope, '0');
+    const fence = freshFence(leaseId, { ms: 12_000 });
+    await store.write(scope, { partitionId: '0', sequenceNumber: 50, offset: '500' }, fence);
+    // What `checkpoints reset --force` does: break the lease, write the checkpoint unconditionally.
+    const ownership = container.getBlockBlobClient(`${scope.fullyQualifiedNamespace}/${scope.eventHubName}/${scope.consumerGroup}/ownership/0`.toLowerCase());
+    await ownership.getBlobLeaseClient().breakLease(0);
+    await container
+      .getBlockBlobClient(`${scope.fullyQualifiedNamespace}/${scope.eventHubName}/${scope.consumerGroup}/checkpoint/0`.toLowerCase())
+      .upload('', 0, { metadata: { sequencenumber: '0', offset: '0' } });
+    await assert.rejects(store.write(scope, { partitionId: '0', sequenceNumber: 60, offset: '600' }, fence), CheckpointFencedError);
+    assert.equal((await store.read(scope, '0'))?.sequenceNumber, 0, 'the reset stands');
   });
 });

@@ -83,6 +83,21 @@ describe('balance: claiming', () => {
     assert.equal(balance({ ...args, strategy: 'greedy' }).claim.length, 4);
   });
 
+  test('balanced claims up to its allowance (the coordinator raises it while the view is stable), never past its share', () => {
+    const args = { ownerId: 'a', members: ['a', 'b'], ownerships: new Map(), partitionIds: ids(8), strategy: 'balanced' as const };
+    assert.equal(balance({ ...args, balancedClaims: 3 }).claim.length, 3);
+    assert.equal(balance({ ...args, balancedClaims: 32 }).claim.length, 4);
+    assert.equal(balance({ ...args, balancedClaims: 0 }).claim.length, 1, 'at least one');
+  });
+
+  test('members claiming together with a large allowance reach for disjoint partitions', () => {
+    const members = ['a', 'b', 'c', 'd'];
+    const args = { members, ownerships: new Map(), partitionIds: ids(64), strategy: 'balanced' as const, balancedClaims: 16 };
+    const claims = members.map((m) => balance({ ...args, ownerId: m }).claim);
+    assert.deepEqual(claims.map((c) => c.length), [16, 16, 16, 16]);
+    assert.equal(new Set(claims.flat()).size, 64);
+  });
+
   test('does not steal when it can wait: never claims a partition a live member holds', () => {
     // b holds 6 of 6; a newcomer must wait for b to yield instead of taking one.
     const snapshot = ownerships({ b: ids(6) });

@@ -220,3 +220,34 @@ test('readCheckpoints: one call per refresh for every partition, no per-partitio
   assert.deepEqual([m.get('0')!.lagEvents, m.get('0')!.stale], [0, false]);
   assert.equal(listings, 3);
 });
+
+test('partitions whose own reader heard from the hub recently need no management call', async () => {
+  const hub = new FakeHub(['0', '1']);
+  hub.last.set('0', 99).set('1', 49);
+  const store = new MemoryCheckpointStore();
+  store.reset(scope, { partitionId: '0', sequenceNumber: 89, offset: '890' });
+  store.reset(scope, { partitionId: '1', sequenceNumber: 40, offset: '400' });
+  const asked: Array<[string, number]> = [];
+  const monitor = new HubLagMonitor({
+    hub,
+    store,
+    scope,
+    intervalMs: 30_000,
+    // Partition 0 is read here and its reader's last delivery said 120; partition 1 is someone else's.
+    localProperties: (pid, maxAgeMs) => {
+      asked.push([pid, maxAgeMs]);
+      if (pid !== '0') return undefined;
+      return {
+        hubName: 'hub', partitionId: '0', beginningSequenceNumber: 0, lastEnqueuedSequenceNumber: 120,
+        lastEnqueuedOffset: '1200', lastEnqueuedOnUtc: new Date(), isEmpty: false,
+      };
+    },
+  });
+  await monitor.refresh();
+  assert.equal(hub.partitionCalls, 1, 'only the partition read elsewhere was asked of the hub');
+  assert.deepEqual(asked, [['0', 30_000], ['1', 30_000]], 'fresh means within one refresh interval');
+  const rows = byId(monitor.snapshot());
+  assert.equal(rows.get('0')?.lagEvents, 31);
+  assert.equal(rows.get('1')?.lagEvents, 9);
+  await monitor.stop();
+});
