@@ -11,6 +11,10 @@ const FIXTURES = join(import.meta.dirname, '../../fixtures/config');
 const ENV = {
   EVENTHUB_CONNECTION: 'Endpoint=sb://example-ns.servicebus.windows.net/;SharedAccessKeyName=listen;SharedAccessKey=ZW52LXNlY3JldC1rZXk=;EntityPath=example-hub',
   STORAGE_CONNECTION: 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=ZW52LWFjY291bnQta2V5;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1',
+  // go_all_signals.yaml, as the end-to-end test points it at the emulator and Azurite
+  CONSUMER_GROUP: '$Default',
+  CHECKPOINT_CONTAINER: 'checkpoints',
+  OUT_DIR: '/tmp/otelcol-out',
 };
 
 async function resolveFixture(name: string, env: Record<string, string | undefined> = ENV) {
