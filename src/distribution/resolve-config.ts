@@ -16,6 +16,7 @@ import { unusedSignalKeyWarnings } from '../config/receiver-config-warnings.ts';
 import type { ReceiverConfig } from '../config/receiver-config.ts';
 import { SIGNALS, type Signal } from '../pipeline/signals.ts';
 import { factorySignals, findFactory, knownTypes, type Components, type ComponentKind, type NamedFactory } from './components.ts';
+import { sameHubIssues } from './same-hub-check.ts';
 
 /** One configured component: its id, the factory its type selects, and its validated config. */
 export interface ResolvedComponent<F> {
@@ -109,6 +110,7 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
     checkReferences('service.extensions', 'extensions', service.extensions, declared(raw.extensions), issues);
     serviceExtensions.push(...service.extensions);
     const used = (kind: 'receivers' | 'exporters' | 'processors') => new Set(pipelines.flatMap((p) => p[kind]));
+    issues.push(...sameHubIssues(sections.receivers, used('receivers')));
     for (const kind of ['receivers', 'exporters', 'processors'] as const) {
       for (const id of sections[kind].keys()) if (!used(kind).has(id)) warnings.push(`${kind}.${id} is configured but not used in any pipeline`);
     }

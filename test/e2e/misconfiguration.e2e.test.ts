@@ -32,7 +32,12 @@ async function records(path: string): Promise<number> {
 
 test('misconfigured receivers are reported, rate-limited and isolated, on both backends', { timeout: 150_000 }, async (t) => {
   const hub = randomName('good');
-  const emulator = await startEmulator({ port: 0, hubs: [{ name: hub, partitions: 2 }], sasKeys: { [KEY_NAME]: KEY } });
+  // The bad key and the bad offset read hubs of their own: two receivers on one hub and consumer group would
+  // read the same partitions twice, which validate refuses.
+  const keyHub = randomName('key');
+  const offsetHub = randomName('offset');
+  const hubs = [hub, keyHub, offsetHub].map((name) => ({ name, partitions: 2 }));
+  const emulator = await startEmulator({ port: 0, hubs, sasKeys: { [KEY_NAME]: KEY } });
   t.after(() => emulator.stop());
   const dir = await mkdtemp(join(tmpdir(), 'otelcol-misconfig-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
@@ -61,7 +66,7 @@ test('misconfigured receivers are reported, rate-limited and isolated, on both b
     connection: \${env:WRONG_KEY}
     ${common}
   azure_event_hub/badoffset:
-    connection: \${env:GOOD}
+    connection: \${env:OFFSET_HUB}
     partition: "0"
     offset: "1234-5566"
     ${common}
@@ -83,7 +88,8 @@ service:
 `);
     const started = Date.now();
     const cli: CliProcess = startCli(t, ['--config', configPath], {
-      GOOD: good, NO_ENTITY: emulator.connectionString(), WRONG_KEY: good.replace(KEY, WRONG_KEY),
+      GOOD: good, NO_ENTITY: emulator.connectionString(), WRONG_KEY: emulator.connectionString(keyHub).replace(KEY, WRONG_KEY),
+      OFFSET_HUB: emulator.connectionString(offsetHub),
     });
     const url = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/`;
 

@@ -34,7 +34,7 @@ async function problems(yaml: string): Promise<string> {
 const ALL_THREE = `
 receivers:
   azure_event_hub: { connection: "${CONN}" }
-  azure_event_hub/logsonly: { connection: "${CONN}", format: json }
+  azure_event_hub/logsonly: { connection: "${CONN}", format: json, group: json-readers }
 processors:
   batch: { timeout: 0 }
 exporters:
@@ -50,6 +50,50 @@ service:
 `;
 
 describe('resolving pipelines of three signals', () => {
+  test('two receivers on the same hub, consumer group and partitions are refused, naming both and what to do', async () => {
+    const message = await problems(`
+receivers:
+  azure_event_hub/a: { connection: "${CONN}" }
+  azure_event_hub/b:
+    event_hub: { name: HUB, namespace: NS.servicebus.windows.net }
+    connection: "${CONN.replace('ns.', 'NS.')}"
+exporters: { debug: }
+service:
+  pipelines:
+    logs: { receivers: [azure_event_hub/a], exporters: [debug] }
+    metrics: { receivers: [azure_event_hub/b], exporters: [debug] }
+`);
+    assert.match(message, /receivers\.azure_event_hub\/b: reads the same event hub and consumer group as receivers\.azure_event_hub\/a/);
+    assert.match(message, /use one receiver and list it in every pipeline/);
+  });
+
+  test('receivers on other consumer groups, other hubs or other explicit partitions do not overlap', async () => {
+    const other = CONN.replace('EntityPath=hub', 'EntityPath=other');
+    const r = await resolve(`
+receivers:
+  azure_event_hub: { connection: "${CONN}" }
+  azure_event_hub/group: { connection: "${CONN}", group: audit }
+  azure_event_hub/hub: { connection: "${other}" }
+  azure_event_hub/p0: { connection: "${other}", group: pinned, partition: "0" }
+  azure_event_hub/p1: { connection: "${other}", group: pinned, partition: "1" }
+exporters: { debug: }
+service:
+  pipelines:
+    logs: { receivers: [azure_event_hub, azure_event_hub/group, azure_event_hub/hub, azure_event_hub/p0, azure_event_hub/p1], exporters: [debug] }
+`);
+    assert.equal(r.receivers.size, 5);
+    const message = await problems(`
+receivers:
+  azure_event_hub/all: { connection: "${other}", group: pinned }
+  azure_event_hub/p0: { connection: "${other}", group: pinned, partition: "0" }
+exporters: { debug: }
+service:
+  pipelines:
+    logs: { receivers: [azure_event_hub/all, azure_event_hub/p0], exporters: [debug] }
+`);
+    assert.match(message, /receivers\.azure_event_hub\/p0: reads the same event hub/, 'every partition includes partition 0');
+  });
+
   test('each pipeline has the signal of its type; a receiver decodes the signals of the pipelines listing it', async () => {
     const r = await resolve(ALL_THREE);
     assert.deepEqual(r.service.pipelines.map((p) => [p.id, p.signal]), [['logs', 'logs'], ['metrics/azure', 'metrics'], ['traces', 'traces']]);
