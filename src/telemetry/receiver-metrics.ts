@@ -226,6 +226,29 @@ export class ReceiverMetrics {
             result.observe(value, { ...e.attributes, reason });
         }
       });
+    // `memory.limit_mib`: leased partitions that wait instead of reading must show, not only in health.
+    meter
+      .createObservableGauge(`${RECEIVER_METRIC_PREFIX}memory_paused`, {
+        description: 'memory.limit_mib: 1 while every partition of the receiver waits because memory is above the limit, else 0.',
+        unit: '1',
+      })
+      .addCallback((result) => {
+        for (const e of this.#entries) {
+          const memory = safeStats(e.receiver)?.memory;
+          if (memory) result.observe(memory.paused ? 1 : 0, e.attributes);
+        }
+      });
+    meter
+      .createObservableCounter(`${RECEIVER_METRIC_PREFIX}memory_pauses`, {
+        description: 'memory.limit_mib: times reading paused because memory stayed above the limit after a collection.',
+        unit: '{pauses}',
+      })
+      .addCallback((result) => {
+        for (const e of this.#entries) {
+          const memory = safeStats(e.receiver)?.memory;
+          if (memory) result.observe(memory.pauses, e.attributes);
+        }
+      });
     for (const [name, value, description, unit] of HUB_PARTITION_GAUGES) {
       meter.createObservableGauge(name, { description, unit }).addCallback((result) => this.#observeHub(result, value));
     }

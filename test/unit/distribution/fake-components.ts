@@ -10,6 +10,7 @@ import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../../../src
 import type { HubPartitionLag, ReceiverCounters, ReceiverStats, ReceiverStatus, PartitionStats } from '../../../src/receiver/receiver-status.ts';
 import { azureEventHubReceiverFactory } from '../../../src/receiver/factory.ts';
 import { distributionExtensions, distributionProcessors, type Components } from '../../../src/distribution/components.ts';
+import type { MemoryGuardStats } from '../../../src/receiver/memory-guard.ts';
 
 export interface RecordingExporter extends LogsConsumer {
   readonly id: string;
@@ -69,6 +70,8 @@ const ZERO_COUNTERS: ReceiverCounters = {
 /** A receiver driven by the test: emit statuses, set stats, push batches into the pipeline. */
 export class FakeReceiver implements AzureEventHubReceiver {
   counters: ReceiverCounters = { ...ZERO_COUNTERS };
+  /** `memory.limit_mib` state, when a test sets one. */
+  memory: MemoryGuardStats | undefined;
   partitions: PartitionStats[] = [];
   restarts: ReceiverStats['restarts'] = { transient: 0, permanent: 0, stalled: 0, ownershipLost: 0, fenced: 0, error: 0, startFailed: 0 };
   released: { partitionId: string; reason: string; seconds: number }[] = [];
@@ -93,7 +96,7 @@ export class FakeReceiver implements AzureEventHubReceiver {
     this.journal.push(`shutdown ${this.id}`);
   }
   stats(): ReceiverStats {
-    return { counters: this.counters, partitions: this.partitions, restarts: this.restarts, released: this.released };
+    return { counters: this.counters, partitions: this.partitions, restarts: this.restarts, released: this.released, ...(this.memory ? { memory: this.memory } : {}) };
   }
   ownedPartitions() {
     return this.owned;

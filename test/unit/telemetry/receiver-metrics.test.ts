@@ -150,3 +150,25 @@ test('metric points and spans are counted per signal under the collector\'s name
   assert.equal(m.get(`otelcol_receiver_azureeventhub_metric_points_decoded_total{${L}}`), 14);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_spans_decoded_total{${L}}`), 10);
 });
+
+test('memory.limit_mib: memory_paused is 1 while reading waits, memory_pauses counts the pauses; absent without the option', async (t) => {
+  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
+  t.after(() => endpoint.shutdown());
+  const metrics = new ReceiverMetrics(endpoint.meter);
+  const r = new FakeReceiver('azure_event_hub', { consume: async () => {} }, []);
+  metrics.add('azure_event_hub', r);
+  const scrape = async () => {
+    const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    return parseExposition(await res.text());
+  };
+  const L = 'receiver="azure_event_hub",transport="amqp"';
+  assert.equal((await scrape()).get(`otelcol_receiver_azureeventhub_memory_paused{${L}}`), undefined);
+  const MiB = 1024 * 1024;
+  r.memory = { limitBytes: 128 * MiB, paused: true, usageBytes: 150 * MiB, maxUsageBytes: 160 * MiB, forcedGcs: 3, pauses: 2 };
+  let m = await scrape();
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_memory_paused{${L}}`), 1);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_memory_pauses_total{${L}}`), 2);
+  r.memory = { ...r.memory, paused: false, usageBytes: 100 * MiB };
+  m = await scrape();
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_memory_paused{${L}}`), 0);
+});
