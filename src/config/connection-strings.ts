@@ -7,7 +7,7 @@
  */
 
 /** `Key=Value;Key=Value` into a map with lower-cased keys; a segment without `=` makes it unparseable. */
-function parts(text: string): Map<string, string> | undefined {
+export function connectionStringParts(text: string): Map<string, string> | undefined {
   const out = new Map<string, string>();
   for (const segment of text.split(';')) {
     if (segment.trim() === '') continue;
@@ -35,7 +35,7 @@ const NOT_PAIRS = "is not a connection string (Key=Value pairs separated by ';')
 
 /** What is wrong with an Event Hubs connection string, or undefined when the SDK would take it. */
 export function eventHubsConnectionStringProblem(text: string): string | undefined {
-  const p = parts(text);
+  const p = connectionStringParts(text);
   if (!p) return `${NOT_PAIRS} ${EVENT_HUBS_SHAPE}`;
   const endpoint = p.get('endpoint');
   if (endpoint === undefined || endpoint === '') return `has no Endpoint; it should look like ${EVENT_HUBS_SHAPE}`;
@@ -54,7 +54,7 @@ export function eventHubsConnectionStringProblem(text: string): string | undefin
 
 /** What is wrong with a storage connection string; undefined when `BlobServiceClient.fromConnectionString` takes it. */
 export function storageConnectionStringProblem(text: string): string | undefined {
-  const p = parts(text);
+  const p = connectionStringParts(text);
   const shape = 'DefaultEndpointsProtocol=https with AccountName, AccountKey and EndpointSuffix (core.windows.net)';
   if (!p) return `${NOT_PAIRS} ${shape}`;
   if (p.get('usedevelopmentstorage')?.toLowerCase() === 'true') return undefined;

@@ -1,3 +1,4 @@
+import { connectionStringParts } from '../config/connection-strings.ts';
 import type { ReceiverConfig } from '../config/receiver-config.ts';
 
 /**
@@ -14,14 +15,6 @@ interface HubKey {
   readonly partition: string | undefined;
 }
 
-function connectionPart(connection: string, key: string): string | undefined {
-  for (const segment of connection.split(';')) {
-    const eq = segment.indexOf('=');
-    if (eq > 0 && segment.slice(0, eq).trim().toLowerCase() === key) return segment.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
 function hostOf(endpoint: string | undefined): string | undefined {
   if (!endpoint) return undefined;
   try {
@@ -32,9 +25,9 @@ function hostOf(endpoint: string | undefined): string | undefined {
 }
 
 function hubKey(config: Partial<ReceiverConfig>): HubKey | undefined {
-  const connection = typeof config.connection === 'string' ? config.connection : '';
-  const namespace = hostOf(config.event_hub?.namespace) ?? hostOf(connectionPart(connection, 'endpoint'));
-  const name = (config.event_hub?.name ?? connectionPart(connection, 'entitypath'))?.toLowerCase();
+  const parts = typeof config.connection === 'string' ? connectionStringParts(config.connection) : undefined;
+  const namespace = hostOf(config.event_hub?.namespace) ?? hostOf(parts?.get('endpoint'));
+  const name = (config.event_hub?.name ?? parts?.get('entitypath'))?.toLowerCase();
   if (!namespace || !name) return undefined;
   const group = (config.group ?? '$Default').toLowerCase();
   return { hub: `${namespace}/${name}/${group}`, partition: config.partition || undefined };

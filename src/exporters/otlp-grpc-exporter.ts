@@ -3,21 +3,18 @@ import { z } from 'zod';
 import { CompressionAlgorithm, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
-import { fromItemExporter } from '../pipeline/exporter-adapter.ts';
 import type { SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';
-import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
-import { DEFAULT_GRPC_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles, sendingQueueWarnings } from './internal/otlp-common.ts';
+import {
+  DEFAULT_GRPC_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, otlpSignalSender, readTlsFiles, sendingQueueWarnings,
+} from './internal/otlp-common.ts';
 import { measuredSerializer } from './internal/measured-serializer.ts';
-import { limitRequestBytes } from '../pipeline/request-bytes-limit.ts';
 import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
 import { withPartialSuccessLog } from './internal/partial-success-log.ts';
 import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { GRPC_JS_VERSION_WRITTEN_FOR, trimGrpcAcceptEncoding } from './internal/grpc-js-accept-encoding.ts';
 import { SIGNALS } from '../pipeline/signals.ts';
 
-/** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
-const CALLBACK_GRACE_MS = 5_000;
 
 /** The `otlp` (gRPC) exporter's section (the collector's keys). */
 export const otlpGrpcExporterConfigSchema = z.strictObject({
@@ -86,15 +83,7 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
     const delegate = grpcBase.createOtlpGrpcExportDelegate(options, serializer, spec.grpcComponent,
       spec.helper, undefined, spec.grpcServiceName, spec.grpcPath);
     const exporter = new OTLPExporterBase<readonly SignalItem<S>[]>(delegate);
-    const consumer = fromItemExporter(exporter, spec.signal, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
-    const retrying = withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
-    return limitRequestBytes(retrying, {
-      maxBytes: config.max_request_bytes,
-      measure: serializer.measure,
-      signal: spec.signal,
-      name,
-      logger: settings?.logger,
-    });
+    return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings?.logger);
   };
   return combineSignalConsumers({
     logs: sender(OTLP_SIGNALS.logs),

@@ -4,13 +4,12 @@ import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentel
 import { PermanentError } from '../component/errors.ts';
 import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
-import { fromItemExporter } from '../pipeline/exporter-adapter.ts';
 import { signalItems, type SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';
-import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
-import { DEFAULT_HTTP_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, readTlsFiles, sendingQueueWarnings } from './internal/otlp-common.ts';
+import {
+  DEFAULT_HTTP_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, otlpSignalSender, readTlsFiles, sendingQueueWarnings,
+} from './internal/otlp-common.ts';
 import { measuredSerializer, type MeasuredSerializer } from './internal/measured-serializer.ts';
-import { limitRequestBytes } from '../pipeline/request-bytes-limit.ts';
 import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
 import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
 import { withPartialSuccessLog } from './internal/partial-success-log.ts';
@@ -18,8 +17,6 @@ import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport } from './internal/gzip-transport.ts';
 import { SIGNALS } from '../pipeline/signals.ts';
 
-/** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
-const CALLBACK_GRACE_MS = 5_000;
 
 /** A gzip level: 1 (fastest) to 9 (smallest), or -1, Go's zlib.DefaultCompression (6), as the collector accepts. */
 const gzipLevelSchema = z.number().int().refine((l) => l === GO_DEFAULT_COMPRESSION || (l >= 1 && l <= 9), {
@@ -188,15 +185,7 @@ async function signalSender<S extends Signal>(
     const message = "cannot turn off the OTLP library's own retry (its internals changed): an attempt may send several requests";
     context.warnOnce(message, { written_for: OTLP_EXPORTER_BASE_VERSION });
   }
-  const consumer = fromItemExporter(exporter, spec.signal, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
-  const retrying = withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger: settings?.logger }));
-  return limitRequestBytes(retrying, {
-    maxBytes: config.max_request_bytes,
-    measure: serializer.measure,
-    signal: spec.signal,
-    name,
-    logger: settings?.logger,
-  });
+  return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings?.logger);
 }
 
 /**

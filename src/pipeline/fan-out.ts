@@ -52,15 +52,27 @@ export function fanOut(consumers: readonly LogsConsumer[]): LogsConsumer {
       }
       throw new FanOutError(summary, errors);
     },
+    // Each consume() reaches every consumer, so one producer of the fan-out is one producer of each.
+    ...sharedLifecycle(list),
+  };
+}
+
+/**
+ * What a stage that hands batches to several consumers (a fan-out, the signal router) does with their
+ * lifecycle: flushes and shuts down all of them, and announces one producer of its own to each of them.
+ */
+export function sharedLifecycle(
+  consumers: readonly LogsConsumer[],
+): Required<Pick<LogsConsumer, 'forceFlush' | 'shutdown' | 'attachProducer'>> {
+  return {
     async forceFlush(): Promise<void> {
-      await Promise.all(list.map((c) => c.forceFlush?.()));
+      await Promise.all(consumers.map((c) => c.forceFlush?.()));
     },
     async shutdown(): Promise<void> {
-      await Promise.all(list.map((c) => c.shutdown?.()));
+      await Promise.all(consumers.map((c) => c.shutdown?.()));
     },
-    // Each consume() reaches every consumer, so one producer of the fan-out is one producer of each.
     attachProducer(): () => void {
-      const detachers = list.map((c) => c.attachProducer?.());
+      const detachers = consumers.map((c) => c.attachProducer?.());
       let attached = true;
       return () => {
         if (!attached) return;

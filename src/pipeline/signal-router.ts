@@ -1,7 +1,7 @@
 import { isDataRefused, isPermanentError, PermanentError } from '../component/errors.ts';
 import { abortReason } from '../component/abort.ts';
 import type { LogsConsumer } from './consumer.ts';
-import { FanOutError, fanOut } from './fan-out.ts';
+import { FanOutError, fanOut, sharedLifecycle } from './fan-out.ts';
 import { batchItemCount, type LogBatch } from './log-batch.ts';
 import { describeError } from './internal/classify-export-error.ts';
 import { linkSignals } from './internal/link-signals.ts';
@@ -116,21 +116,7 @@ export function routeSignals(heads: readonly SignalHead[]): SignalRouter {
   return {
     signals: new Set(bySignal.keys()),
     consume,
-    async forceFlush(): Promise<void> {
-      await Promise.all(targets.map((c) => c.forceFlush?.()));
-    },
-    async shutdown(): Promise<void> {
-      await Promise.all(targets.map((c) => c.shutdown?.()));
-    },
     // A caller may reach any head (its next batch may hold every signal): it is announced to each.
-    attachProducer(): () => void {
-      const detachers = targets.map((c) => c.attachProducer?.());
-      let attached = true;
-      return () => {
-        if (!attached) return;
-        attached = false;
-        for (const detach of detachers) detach?.();
-      };
-    },
+    ...sharedLifecycle(targets),
   };
 }

@@ -2,7 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { durationMs } from '../../config/duration.ts';
 import { ConfigError } from '../../component/errors.ts';
-import { retryOnFailureSchema } from '../../pipeline/retry.ts';
+import type { Logger } from '../../component/logger.ts';
+import type { LogsConsumer } from '../../pipeline/consumer.ts';
+import { fromItemExporter, type ItemExporter } from '../../pipeline/exporter-adapter.ts';
+import { limitRequestBytes } from '../../pipeline/request-bytes-limit.ts';
+import { retryOnFailureSchema, retryOptionsFromConfig, withRetry, type RetryOnFailureConfig } from '../../pipeline/retry.ts';
+import type { SignalItem } from '../../pipeline/signal-items.ts';
+import type { Signal } from '../../pipeline/signals.ts';
 
 /** Per-request timeout of the OTLP exporters. 30 000 ms, as the collector's exporter helper. */
 export const DEFAULT_OTLP_TIMEOUT_MS = 30_000;
@@ -111,4 +117,24 @@ export async function readTlsFiles(tls: TlsConfig, path: string): Promise<{ ca?:
   };
   const [ca, cert, key] = await Promise.all([read(tls.ca_file, 'ca_file'), read(tls.cert_file, 'cert_file'), read(tls.key_file, 'key_file')]);
   return { ca, cert, key };
+}
+
+/** Extra time the adapter waits beyond `timeout` for the OTLP library's callback. 5 000 ms. */
+const CALLBACK_GRACE_MS = 5_000;
+
+/**
+ * One signal's OTLP sender, the same for HTTP and gRPC: the library exporter as a consumer of that signal's
+ * part, `retry_on_failure` around each attempt, and `max_request_bytes` measured with the bytes then sent.
+ */
+export function otlpSignalSender<S extends Signal>(
+  exporter: ItemExporter<SignalItem<S>>,
+  signal: S,
+  serializer: { measure(items: readonly SignalItem<S>[]): number },
+  config: { readonly timeout: number; readonly max_request_bytes: number; readonly retry_on_failure: RetryOnFailureConfig },
+  name: string,
+  logger: Logger | undefined,
+): LogsConsumer {
+  const consumer = fromItemExporter(exporter, signal, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
+  const retrying = withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger }));
+  return limitRequestBytes(retrying, { maxBytes: config.max_request_bytes, measure: serializer.measure, signal, name, logger });
 }

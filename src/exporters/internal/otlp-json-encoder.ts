@@ -11,13 +11,11 @@
  * Numbers, times and strings follow the same rules as the protobuf encoder (otlp-wire-values.ts), so both
  * encodings carry the same content. Grouping by resource then scope, and field order, are upstream's.
  */
-import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { JsonLogsSerializer, type ISerializer, type IExportLogsServiceResponse } from '@opentelemetry/otlp-transformer';
 import { unixNanosString } from './otlp-wire-values.ts';
 import { anyValueJson, attributesJson, optionalString, resourceJson, scopeJson } from './otlp-json-values.ts';
-
-type Scope = ReadableLogRecord['instrumentationScope'];
+import { groupByResourceAndScope } from './group-items.ts';
 
 /** The ExportLogsServiceRequest for `records` as UTF-8 JSON bytes. */
 export function encodeLogsRequestJson(records: readonly ReadableLogRecord[]): Uint8Array {
@@ -34,14 +32,7 @@ export const OtlpJsonLogsSerializer: ISerializer<ReadableLogRecord[], IExportLog
 };
 
 function logsRequest(records: readonly ReadableLogRecord[]): object {
-  const groups = new Map<Resource, Map<Scope, ReadableLogRecord[]>>();
-  for (const record of records) {
-    let scopes = groups.get(record.resource);
-    if (scopes === undefined) groups.set(record.resource, (scopes = new Map()));
-    const list = scopes.get(record.instrumentationScope);
-    if (list === undefined) scopes.set(record.instrumentationScope, [record]);
-    else list.push(record);
-  }
+  const groups = groupByResourceAndScope(records, (record) => record.instrumentationScope);
   const resourceLogs = [];
   for (const [resource, scopes] of groups) {
     const scopeLogs = [];

@@ -10,7 +10,6 @@
  * Field numbers are those of opentelemetry-proto v1 (collector/logs/v1/logs_service.proto,
  * logs/v1/logs.proto, common/v1/common.proto, resource/v1/resource.proto).
  */
-import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ProtobufLogsSerializer, type ISerializer, type IExportLogsServiceResponse } from '@opentelemetry/otlp-transformer';
 import {
@@ -22,8 +21,7 @@ import {
   writeHrTime,
 } from './otlp-proto-values.ts';
 import { ProtoWriter, varintSize } from './proto-writer.ts';
-
-type Scope = ReadableLogRecord['instrumentationScope'];
+import { groupByResourceAndScope } from './group-items.ts';
 
 // Tags: field number << 3 | wire type (0 varint, 1 fixed64, 2 length-delimited, 5 fixed32).
 const LEN_1 = 0x0a; // ExportLogsServiceRequest.resource_logs
@@ -52,14 +50,7 @@ let bytesPerRecord = 1024;
 
 /** The ExportLogsServiceRequest for `records`, grouped by resource then scope object, as upstream groups them. */
 export function encodeLogsRequest(records: readonly ReadableLogRecord[]): Buffer {
-  const groups = new Map<Resource, Map<Scope, ReadableLogRecord[]>>();
-  for (const record of records) {
-    let scopes = groups.get(record.resource);
-    if (scopes === undefined) groups.set(record.resource, (scopes = new Map()));
-    const list = scopes.get(record.instrumentationScope);
-    if (list === undefined) scopes.set(record.instrumentationScope, [record]);
-    else list.push(record);
-  }
+  const groups = groupByResourceAndScope(records, (record) => record.instrumentationScope);
   const estimate = records.length * bytesPerRecord;
   const w = new ProtoWriter(Math.min(MAX_INITIAL_BUFFER_BYTES, estimate + (estimate >>> 3) + 1024));
   for (const [resource, scopes] of groups) {
