@@ -59,6 +59,8 @@ const VARIANTS: Record<string, Variant> = {
   default: {},
   /** No checkpoint store: one instance reads the whole hub (the backend and the pumps alone). */
   static: { store: 'static' },
+  /** No hub-wide lag (`hub_lag_interval: 0`): what reading every partition's properties costs an instance. */
+  nolag: { receiver: { hub_lag_interval: 0 } },
   /** glibc's malloc with at most 2 arenas (every thread shares them), as a container can set it. */
   arenas2: { env: { MALLOC_ARENA_MAX: '2' } },
   /** V8's young generation capped at 1 MiB per semi-space (Node 20's default ceiling is 16 MiB). */
@@ -69,6 +71,8 @@ const VARIANTS: Record<string, Variant> = {
 
 interface Measure {
   rss: number;
+  /** The child's CPU time so far (all threads), µs. */
+  cpuMicros: number;
   /** V8's young generation (new space): committed bytes. */
   youngCommitted: number;
   heapUsed: number;
@@ -84,6 +88,8 @@ interface Point {
   idleRss: number;
   idle: Measure;
   afterGc: Measure;
+  /** CPU the idle instance used during the idle window, as a share of one core (%). */
+  idleCpuPercent: number;
   openSeconds: number;
 }
 
@@ -93,9 +99,10 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const kib = (bytes: number): number => Math.round(bytes / KIB);
+const round1 = (x: number): number => Math.round(x * 10) / 10;
 const mib = (bytes: number): number => Math.round((bytes / KIB / KIB) * 10) / 10;
 const show = (p: Point): string =>
-  `RSS ${kib(p.idleRss)} KiB, heap used ${kib(p.idle.heapUsed)} / total ${kib(p.idle.heapTotal)} (young ${kib(p.idle.youngCommitted)}), ` +
+  `RSS ${kib(p.idleRss)} KiB, CPU ${p.idleCpuPercent.toFixed(1)} % of a core, heap used ${kib(p.idle.heapUsed)} / total ${kib(p.idle.heapTotal)} (young ${kib(p.idle.youngCommitted)}), ` +
   `external ${kib(p.idle.external)}, ` +
   `array buffers ${kib(p.idle.arrayBuffers)}; after GC: RSS ${kib(p.afterGc.rss)}, heap used ${kib(p.afterGc.heapUsed)} / ` +
   `total ${kib(p.afterGc.heapTotal)} (young ${kib(p.afterGc.youngCommitted)}), external ${kib(p.afterGc.external)}`;
@@ -142,7 +149,7 @@ class Child {
   }
 
   async measure(command: 'M' | 'GC'): Promise<Measure> {
-    type Reply = Record<'vmRss' | 'heapUsed' | 'heapTotal' | 'external' | 'arrayBuffers' | 'mallocedMemory', number>;
+    type Reply = Record<'vmRss' | 'cpuMicros' | 'heapUsed' | 'heapTotal' | 'external' | 'arrayBuffers' | 'mallocedMemory', number>;
     const m = JSON.parse((await this.next('M ', command)).slice(2)) as Reply & { spaces: Record<string, [number, number]> };
     return { ...m, rss: m.vmRss, youngCommitted: m.spaces.new_space?.[1] ?? NaN };
   }
@@ -173,18 +180,21 @@ async function measurePoint(partitions: number, backend: Backend, runtime: Runti
     await child.next('ALL');
     const openSeconds = (performance.now() - started) / 1000;
     const samples: number[] = [];
+    const before = await child.measure('M');
+    const idleStarted = performance.now();
     for (let s = 1; s <= IDLE_SECONDS; s++) {
       await sleep(SAMPLE_MS);
       const r = readRss(child.process.pid!);
       if (r && s > IDLE_SECONDS / 3) samples.push(r.rssBytes);
     }
     const idle = await child.measure('M');
+    const idleCpuPercent = ((idle.cpuMicros - before.cpuMicros) / 10) / (performance.now() - idleStarted);
     const afterGc = await child.measure('GC');
     if (SNAPSHOT_DIR) {
       mkdirSync(SNAPSHOT_DIR, { recursive: true });
       await child.next('SNAPPED', `SNAP ${join(SNAPSHOT_DIR, `${label}-${partitions}.heapsnapshot`)}`);
     }
-    return { partitions, idleRss: median(samples), idle, afterGc, openSeconds };
+    return { partitions, idleRss: median(samples), idle, afterGc, idleCpuPercent, openSeconds };
   } finally {
     await child.stop();
   }
@@ -211,6 +221,10 @@ interface RunResult {
   manyRssMiB: number;
   /** Blob store only: idle RSS of an instance of a 1-partition hub, MiB (what the hub's size costs). */
   ownHubRssMiB?: number;
+  /** CPU of the idle instances, % of one core: 1 partition, MANY partitions, 1 partition of a 1-partition hub. */
+  oneCpuPercent: number;
+  manyCpuPercent: number;
+  ownHubCpuPercent?: number;
   openSeconds: number;
 }
 
@@ -291,6 +305,9 @@ try {
       oneRssMiB: mib(median(ones.map((p) => p.idleRss))),
       manyRssMiB: mib(median(manys.map((p) => p.idleRss))),
       ...(ownHub ? { ownHubRssMiB: mib(ownHub.idleRss) } : {}),
+      oneCpuPercent: round1(median(ones.map((p) => p.idleCpuPercent))),
+      manyCpuPercent: round1(median(manys.map((p) => p.idleCpuPercent))),
+      ...(ownHub ? { ownHubCpuPercent: round1(ownHub.idleCpuPercent) } : {}),
       openSeconds: Math.round(median(manys.map((p) => p.openSeconds)) * 10) / 10,
     };
     runs.push(r);

@@ -4,7 +4,7 @@
  * the parent). The consumer notes each partition it got a record from; once every one of
  * EXPECT_PARTITIONS delivered, it prints `ALL`, so the parent knows every link is attached and has
  * delivered. Then it idles and answers commands on stdin, one per line:
- *   `M`      prints `M <json>`: process.memoryUsage(), V8 heap statistics, VmRSS, each heap space's use and size;
+ *   `M`      prints `M <json>`: process.memoryUsage(), V8 heap statistics, VmRSS, each heap space's use and size, the process's CPU time;
  *   `GC`     runs full collections (needs --expose-gc), then answers as `M`;
  *   `SNAP p` writes a heap snapshot to the path p, then prints `SNAPPED`.
  * RUNTIME=cli runs the receiver as `otelcol-azure-eventhub run` does (a worker thread with the CLI's heap
@@ -26,8 +26,10 @@ const measure = () => {
   const h = getHeapStatistics();
   // Per space: [used, committed] bytes; a young generation grown under load and kept shows here.
   const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_used_size, s.space_size]]));
+  const { user, system } = process.cpuUsage();
   return {
     ...process.memoryUsage(),
+    cpuMicros: user + system,
     ...status(),
     heapTotalV8: h.total_heap_size,
     heapUsedV8: h.used_heap_size,
