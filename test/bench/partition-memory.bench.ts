@@ -13,8 +13,10 @@
  * BENCH_PARTITION_MEMORY_PLAN picks runs, comma-separated `backend:runtime[:variant]`: backend `polling`
  * or `streaming`; runtime `embedded` (main thread, Node's heap sizing) or `cli` (the CLI's heap-capped
  * worker); variant names an entry of VARIANTS below (receiver options or environment for the child).
- * BENCH_PARTITION_MEMORY_PARTITIONS sets MANY. BENCH_PARTITION_MEMORY_SNAPSHOT=dir writes a heap snapshot
- * of each child after the forced collections.
+ * BENCH_PARTITION_MEMORY_PARTITIONS sets MANY. BENCH_PARTITION_MEMORY_CHILD_FLAGS adds Node flags to every
+ * child. BENCH_PARTITION_MEMORY_SNAPSHOT=dir writes a heap snapshot of each child after the forced
+ * collections; BENCH_PARTITION_MEMORY_PROFILE=dir profiles each child's CPU over its idle window and prints
+ * where the time went (what an idle instance keeps doing).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { EventHubConsumerClient } from '@azure/event-hubs';
 import { startAzurite, randomName, type Azurite } from '../helpers/azurite.ts';
 import { readRss } from './internal/child-rss.ts';
+import { summariseCpuProfile } from './internal/cpu-profile-summary.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CHILD = join(HERE, 'internal', 'partition-memory-child.mjs');
@@ -34,6 +37,9 @@ const HUB_PARTITIONS = Number(process.env.BENCH_PARTITION_MEMORY_HUB_PARTITIONS 
 const IDLE_SECONDS = Number(process.env.BENCH_PARTITION_MEMORY_IDLE_SECONDS ?? 30);
 const ROUNDS = Number(process.env.BENCH_PARTITION_MEMORY_ROUNDS ?? 2);
 const SNAPSHOT_DIR = process.env.BENCH_PARTITION_MEMORY_SNAPSHOT;
+const PROFILE_DIR = process.env.BENCH_PARTITION_MEMORY_PROFILE;
+/** Extra Node flags for every child, e.g. `--cpu-prof --cpu-prof-dir=.tmp/prof` to see what an idle instance does. */
+const CHILD_FLAGS = (process.env.BENCH_PARTITION_MEMORY_CHILD_FLAGS ?? '').split(' ').filter(Boolean);
 const SAMPLE_MS = 1_000;
 const OPEN_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 15_000;
@@ -174,13 +180,14 @@ async function measurePoint(partitions: number, backend: Backend, runtime: Runti
   const ownership = blob ? { ownership: { strategy: 'greedy', foreign_ownership_expiry: '1h' } } : {};
   const config = { connection: emulator.connectionString(hub), format: 'raw', start_position: 'earliest', backend, ...store, ...ownership, ...variant.receiver };
   const env = { RECEIVER_CONFIG: JSON.stringify(config), EXPECT_PARTITIONS: String(partitions), RUNTIME: runtime, ...variant.env };
-  const child = new Child(['--expose-gc', ...(variant.nodeFlags ?? []), CHILD], env);
+  const child = new Child(['--expose-gc', ...CHILD_FLAGS, ...(variant.nodeFlags ?? []), CHILD], env);
   try {
     const started = performance.now();
     await child.next('ALL');
     const openSeconds = (performance.now() - started) / 1000;
     const samples: number[] = [];
     const before = await child.measure('M');
+    if (PROFILE_DIR) child.process.stdin!.write('PROF\n');
     const idleStarted = performance.now();
     for (let s = 1; s <= IDLE_SECONDS; s++) {
       await sleep(SAMPLE_MS);
@@ -188,6 +195,15 @@ async function measurePoint(partitions: number, backend: Backend, runtime: Runti
       if (r && s > IDLE_SECONDS / 3) samples.push(r.rssBytes);
     }
     const idle = await child.measure('M');
+    if (PROFILE_DIR) {
+      mkdirSync(PROFILE_DIR, { recursive: true });
+      const path = join(PROFILE_DIR, `${label}-${ownHub ? 'own-hub-' : ''}${partitions}.cpuprofile`);
+      await child.next('PROFILED', `PROF ${path}`);
+      const summary = summariseCpuProfile(path, 8);
+      const top = summary.topFunctions.map((f) => `${f.name} ${f.percent} %`).join(', ');
+      console.log(`${label} ${partitions} partition(s)${ownHub ? ' of a 1-partition hub' : ''}, idle: busy ${Math.round(summary.busyMs)} ms of ` +
+        `${IDLE_SECONDS} s: ${summary.categories.map((c) => `${c.category} ${c.percent} %`).join(', ')}; top: ${top}`);
+    }
     const idleCpuPercent = ((idle.cpuMicros - before.cpuMicros) / 10) / (performance.now() - idleStarted);
     const afterGc = await child.measure('GC');
     if (SNAPSHOT_DIR) {

@@ -6,7 +6,8 @@
  * delivered. Then it idles and answers commands on stdin, one per line:
  *   `M`      prints `M <json>`: process.memoryUsage(), V8 heap statistics, VmRSS, each heap space's use and size, the process's CPU time;
  *   `GC`     runs full collections (needs --expose-gc), then answers as `M`;
- *   `SNAP p` writes a heap snapshot to the path p, then prints `SNAPPED`.
+ *   `SNAP p` writes a heap snapshot to the path p, then prints `SNAPPED`;
+ *   `PROF`   starts V8's CPU profiler (this thread); `PROF p` stops it, writes the profile to p, prints `PROFILED`.
  * RUNTIME=cli runs the receiver as `otelcol-azure-eventhub run` does (a worker thread with the CLI's heap
  * ceiling); the worker answers the commands, and VmRSS is still the whole process's.
  * SIGTERM or end of stdin: graceful shutdown, then exit 0.
@@ -15,6 +16,8 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { getHeapStatistics, getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
 
 const status = () => {
   const text = readFileSync('/proc/self/status', 'utf8');
@@ -65,6 +68,8 @@ if (isMainThread && process.env.RUNTIME === 'cli') {
     },
   };
   const receiver = createAzureEventHubReceiver(JSON.parse(process.env.RECEIVER_CONFIG ?? '{}'), consumer);
+  const profiler = new Session();
+  profiler.connect();
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -82,6 +87,13 @@ if (isMainThread && process.env.RUNTIME === 'cli') {
     } else if (line.startsWith('SNAP ')) {
       writeHeapSnapshot(line.slice(5));
       say('SNAPPED');
+    } else if (line === 'PROF') {
+      void profiler.post('Profiler.enable').then(() => profiler.post('Profiler.start'));
+    } else if (line.startsWith('PROF ')) {
+      void profiler.post('Profiler.stop').then(({ profile }) => {
+        writeFileSync(line.slice(5), JSON.stringify(profile));
+        say('PROFILED');
+      });
     } else if (line === 'STOP') stop();
   };
   if (isMainThread) {
