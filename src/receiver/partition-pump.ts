@@ -17,6 +17,7 @@ import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
+import type { EncodedDecode } from './internal/decode-pool.ts';
 import {
   batchSignals, itemCounts, refusedEvents, type ItemCounts, type RefusedEvent,
 } from './internal/refused-events.ts';
@@ -54,6 +55,12 @@ export interface PartitionPumpOptions {
   readonly maxWaitMs: number;
   readonly decode: Decoder;
   readonly context: DecodeContext;
+  /**
+   * Decodes a batch and encodes its log records off this thread (the receiver's decode pool), or undefined
+   * when it cannot now. A rejected job is decoded here with `decode` instead, so nothing is lost or held.
+   * Only given when the consumer takes encoded log records (`acceptsEncodedLogs`). Default: decode here.
+   */
+  readonly offload?: (events: ReceivedEvent[], context: DecodeContext) => Promise<EncodedDecode> | undefined;
   /** The pipeline; already wrapped with retry, so a rejection means "gave up" (or the stop signal). */
   readonly consumer: LogsConsumer;
   readonly checkpointer: Checkpointer;
@@ -259,9 +266,12 @@ export class PartitionPump {
           if (events.length > 0) {
             const prepared = this.#prepare(events);
             // One batch in the pipeline at a time, in order: the next is handed over once the previous
-            // was delivered, and it is exported while the one after it is received and decoded.
+            // was delivered, and it is exported while the one after it is received and decoded (here or
+            // on a decode thread: then this batch's decode overlaps the previous one's export too).
             if (!(await this.#settle())) return { reason: 'stopped' };
-            this.#inFlight = this.#deliver(prepared);
+            this.#inFlight = prepared instanceof Promise
+              ? prepared.then((p) => this.#deliver(p))
+              : this.#deliver(prepared);
             quietSince = Date.now();
           } else {
             if (!(await this.#settle())) return { reason: 'stopped' };
@@ -354,9 +364,10 @@ export class PartitionPump {
 
   /**
    * Counts and decodes a received batch (noting a retention gap). Runs while the previous batch may still
-   * be exported: decoding overlaps the export's wait instead of following it.
+   * be exported: decoding overlaps the export's wait instead of following it. With `offload`, the decode
+   * runs on a decode thread and this returns its promise, which never rejects.
    */
-  #prepare(events: ReceivedEvent[]): { events: ReceivedEvent[]; batch: LogBatch | undefined } {
+  #prepare(events: ReceivedEvent[]): Prepared | Promise<Prepared> {
     const o = this.#o;
     const first = events[0]!;
     const last = events[events.length - 1]!;
@@ -381,6 +392,53 @@ export class PartitionPump {
       });
     }
     this.#lastReceived = last.sequenceNumber;
+    const job = o.offload?.(events, o.context);
+    if (job) {
+      return job.then(
+        (done) => this.#fromEncoded(events, done),
+        (error: unknown) => {
+          o.logger.warn('decode thread failed a batch; decoding it on the pipeline thread', {
+            partitionId: o.partitionId,
+            firstSequenceNumber: first.sequenceNumber,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          return this.#decodeHere(events);
+        },
+      );
+    }
+    return this.#decodeHere(events);
+  }
+
+  /** A batch decoded and encoded on a decode thread, counted as `#decodeHere` counts. */
+  #fromEncoded(events: ReceivedEvent[], done: EncodedDecode): Prepared {
+    const o = this.#o;
+    const records = done.encodedLogs.records;
+    o.counters.recordsDecoded += records;
+    o.counters.metricPointsDecoded += done.metricPoints;
+    o.counters.spansDecoded += done.spans;
+    o.counters.eventsFailedDecode += done.stats.failedEvents;
+    // Offloading is for logs-only receivers: other items (none from a logs-only decoder) have no pipeline.
+    if (done.metricPoints + done.spans > 0) o.counters.itemsWithoutPipeline += done.metricPoints + done.spans;
+    const batch: LogBatch = { records: [], encodedLogs: done.encodedLogs, source: this.#source(events) };
+    return { events, batch: records > 0 ? batch : undefined };
+  }
+
+  #source(events: readonly ReceivedEvent[]): LogBatch['source'] {
+    const o = this.#o;
+    return {
+      namespace: o.context.namespace,
+      eventHubName: o.context.eventHubName,
+      consumerGroup: o.context.consumerGroup,
+      partitionId: o.partitionId,
+      firstSequenceNumber: events[0]!.sequenceNumber,
+      lastSequenceNumber: events[events.length - 1]!.sequenceNumber,
+    };
+  }
+
+  #decodeHere(events: ReceivedEvent[]): Prepared {
+    const o = this.#o;
+    const first = events[0]!;
+    const last = events[events.length - 1]!;
     const decoded = o.decode(events, o.context);
     o.counters.recordsDecoded += decoded.records.length;
     o.counters.metricPointsDecoded += decoded.metrics?.length ?? 0;
@@ -392,14 +450,7 @@ export class PartitionPump {
       records,
       ...(metrics?.length ? { metrics } : {}),
       ...(spans?.length ? { spans } : {}),
-      source: {
-        namespace: o.context.namespace,
-        eventHubName: o.context.eventHubName,
-        consumerGroup: o.context.consumerGroup,
-        partitionId: o.partitionId,
-        firstSequenceNumber: first.sequenceNumber,
-        lastSequenceNumber: last.sequenceNumber,
-      },
+      source: this.#source(events),
     };
     return { events, batch: batchItemCount(batch) > 0 ? batch : undefined };
   }
@@ -438,7 +489,7 @@ export class PartitionPump {
   }
 
   /** Exports a prepared batch (or dead-letters it), then marks it. False when stopped or killed first. */
-  async #deliver(prepared: { events: ReceivedEvent[]; batch: LogBatch | undefined }): Promise<boolean> {
+  async #deliver(prepared: Prepared): Promise<boolean> {
     const { events, batch } = prepared;
     if (batch && !(await this.#export(batch, events))) return false;
     const last = events[events.length - 1]!;
@@ -614,6 +665,12 @@ export class PartitionPump {
       if (err instanceof CheckpointFencedError && !final) throw err;
     }
   }
+}
+
+/** A received batch and what the pipeline gets of it (undefined when decoding left no item). */
+interface Prepared {
+  readonly events: ReceivedEvent[];
+  readonly batch: LogBatch | undefined;
 }
 
 function minus(a: ItemCounts, b: ItemCounts): ItemCounts {
