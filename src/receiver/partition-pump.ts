@@ -397,6 +397,7 @@ export class PartitionPump {
       return job.then(
         (done) => this.#fromEncoded(events, done),
         (error: unknown) => {
+          o.counters.eventsDecodeFallbacks += events.length;
           o.logger.warn('decode thread failed a batch; decoding it on the pipeline thread', {
             partitionId: o.partitionId,
             firstSequenceNumber: first.sequenceNumber,
@@ -413,6 +414,7 @@ export class PartitionPump {
   #fromEncoded(events: ReceivedEvent[], done: EncodedDecode): Prepared {
     const o = this.#o;
     const records = done.encodedLogs.records;
+    o.counters.eventsDecodedOffThread += events.length;
     o.counters.recordsDecoded += records;
     o.counters.metricPointsDecoded += done.metricPoints;
     o.counters.spansDecoded += done.spans;
