@@ -394,9 +394,12 @@ export class PartitionPump {
     this.#lastReceived = last.sequenceNumber;
     const job = o.offload?.(events, o.context);
     if (job) {
-      return job.then(
+      // A kill does not wait for a decode thread (a stuck one would hold the stop): the batch is decoded
+      // here and its export, under the same kill, ends at once without a checkpoint.
+      return raceAbort(job, this.#kill.signal).then(
         (done) => this.#fromEncoded(events, done),
         (error: unknown) => {
+          if (this.#kill.signal.aborted) return this.#decodeHere(events);
           o.counters.eventsDecodeFallbacks += events.length;
           o.logger.warn('decode thread failed a batch; decoding it on the pipeline thread', {
             partitionId: o.partitionId,

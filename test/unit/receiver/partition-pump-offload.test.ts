@@ -87,3 +87,25 @@ test('encoded batches go out in order; a failed job is decoded here; checkpoints
   assert.equal(counters.recordsAccepted, 95);
   assert.equal(store.data.get('0')?.sequenceNumber, 94);
 });
+
+test('a kill does not wait for a decode thread that never answers, and writes no checkpoint', async () => {
+  const hub = new FakeHub();
+  const store = new RecordingStore();
+  const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 0 });
+  let jobs = 0;
+  const pump = new PartitionPump({
+    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode, context,
+    offload: () => {
+      jobs++;
+      return new Promise<EncodedDecode>(() => {});
+    },
+    consumer: { consume: async () => assert.fail('nothing reaches the pipeline') },
+    checkpointer, counters: createPumpCounters(), logger: noopLogger, emit: () => {}, holdInitialMs: 1, holdMaxMs: 5,
+  });
+  hub.append('0', 30);
+  void pump.run();
+  await until(() => jobs >= 1);
+  const end = await pump.kill();
+  assert.equal(end.reason, 'stopped');
+  assert.equal(store.data.get('0'), undefined);
+});
