@@ -13,6 +13,7 @@ import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isDataRefused, isPermanentError } from '../component/errors.ts';
 import { isPartialRefusal, isRequestTooLarge, type PartialRefusalError } from '../pipeline/partial-refusal.ts';
 import { RetriesExhaustedError } from '../pipeline/retry.ts';
+import { isEncodedLogsRefused } from '../pipeline/encoded-logs-refusal.ts';
 import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
@@ -539,6 +540,12 @@ export class PartitionPump {
         return true;
       } catch (error) {
         if (this.#kill.signal.aborted) return false;
+        if (pending.encodedLogs && isEncodedLogsRefused(error)) {
+          // The records could not go as encoded bytes (too large for one request): as objects they can be
+          // split and refused one by one, as without decode workers. Decoded again here; counted once.
+          pending = this.#asRecords(events, pending);
+          continue;
+        }
         const err = error instanceof Error ? error : new Error(String(error));
         // A stage that refused to protect the process (memory_limiter) says nothing about the batch:
         // it is held and retried even with a dead-letter store or dead_letter.drop, never given up on.
@@ -590,6 +597,16 @@ export class PartitionPump {
         if (!(await pause(delayMs, this.#stopReading.signal))) return false;
       }
     }
+  }
+
+  /** `batch` (encoded on a decode thread) with its log records decoded again here, as objects. */
+  #asRecords(events: ReceivedEvent[], batch: LogBatch): LogBatch {
+    const decoded = this.#o.decode(events, this.#o.context);
+    this.#o.logger.debug('encoded log records refused for their size; sending them as records', {
+      partitionId: this.#o.partitionId,
+      records: decoded.records.length,
+    });
+    return { records: decoded.records, source: batch.source };
   }
 
   /** Adds a batch's items to the accepted or refused counters of their signals. */

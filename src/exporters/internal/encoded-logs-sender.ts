@@ -1,7 +1,8 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { LogsConsumer } from '../../pipeline/consumer.ts';
 import { concatEncodedLogs, type EncodedLogs, type LogBatch } from '../../pipeline/log-batch.ts';
-import { RequestTooLargeError } from '../../pipeline/partial-refusal.ts';
+import { EncodedLogsRefusedError } from '../../pipeline/encoded-logs-refusal.ts';
+import { isRequestTooLarge } from '../../pipeline/partial-refusal.ts';
 
 /** Tag of `ExportLogsServiceRequest.resource_logs` (field 1, length-delimited). */
 const RESOURCE_LOGS_TAG = 0x0a;
@@ -26,10 +27,11 @@ export interface EncodedLogsOptions {
  * batches without them go to `recordsPath` as before; a batch with them is sent by `bytesPath` (the same
  * library exporter, with `retry_on_failure`, minus the record-splitting size bound) as the request bytes,
  * any log-record objects beside them encoded here and put first. Requests stay below `maxBytes` by cutting
- * between `resource_logs` entries (a concatenation of requests is a request); one entry larger than the
- * bound refuses the whole batch with a `RequestTooLargeError` (its events are dead-lettered), since records
- * inside encoded bytes cannot be refused one by one. The parts of a batch go one after the other; any
- * failure fails the batch, which the receiver sends again whole (at-least-once).
+ * between `resource_logs` entries (a concatenation of requests is a request). When that cannot be done (one
+ * resource's records alone exceed the bound) or the server refuses a part for its size, the call rejects
+ * with an `EncodedLogsRefusedError` and the receiver hands the batch over again as records, which the
+ * records path splits one by one as without decode workers. The parts of a batch go one after the other;
+ * any failure fails the batch, which the receiver sends again whole (at-least-once).
  */
 export function withEncodedLogs(
   recordsPath: LogsConsumer,
@@ -51,7 +53,13 @@ export function withEncodedLogs(
       // The library's exporter takes items; a stand-in array of the chunk's size carries the bytes.
       const carrier = new Array<ReadableLogRecord>(Math.max(1, chunk.records)).fill(STAND_IN);
       serializer.pin(carrier, chunk.bytes);
-      await bytesPath.consume({ records: carrier, source: batch.source }, signal);
+      try {
+        await bytesPath.consume({ records: carrier, source: batch.source }, signal);
+      } catch (error) {
+        if (!isRequestTooLarge(error)) throw error;
+        throw new EncodedLogsRefusedError(`${options.name}: the server refused encoded logs for their size; `
+          + 'sending them as records', { cause: error });
+      }
     }
   }
 
@@ -81,11 +89,8 @@ export function splitRequest(encoded: EncodedLogs, maxBytes: number, name: strin
   while (pos < bytes.byteLength) {
     const entryEnd = entryEndAt(bytes, pos);
     if (entryEnd - pos > maxBytes) {
-      throw new RequestTooLargeError(
-        `${name}: a resource's log records encoded ahead take ${entryEnd - pos} bytes, more than max_request_bytes `
-          + `(${maxBytes} bytes): they cannot be sent in any request`,
-        { limitBytes: maxBytes, sizeBytes: entryEnd - pos },
-      );
+      throw new EncodedLogsRefusedError(`${name}: a resource's log records encoded ahead take ${entryEnd - pos} `
+        + `bytes, more than max_request_bytes (${maxBytes} bytes); sending them as records`);
     }
     if (entryEnd - start > maxBytes) {
       pieces.push({ bytes: bytes.subarray(start, pos), records: share(pos - start) });

@@ -7,7 +7,8 @@ import { encodeLogsRequest } from '../../../src/exporters/internal/otlp-proto-en
 import { measuredSerializer } from '../../../src/exporters/internal/measured-serializer.ts';
 import { OtlpProtoLogsSerializer } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
-import { isRequestTooLarge } from '../../../src/pipeline/partial-refusal.ts';
+import { RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
+import { isEncodedLogsRefused } from '../../../src/pipeline/encoded-logs-refusal.ts';
 import { strictDecodeProto } from '../../helpers/otlp-strict.ts';
 
 const source = { namespace: 'ns', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0', firstSequenceNumber: 0, lastSequenceNumber: 9 };
@@ -33,9 +34,14 @@ test('splitRequest cuts between resource_logs entries below the bound, keeping e
   assert.deepEqual(splitRequest({ bytes, records: 60 }, 0, 'x'), [{ bytes, records: 60 }], 'no bound: one request');
 });
 
-test('splitRequest refuses a resource whose records alone exceed the bound', () => {
+test('a resource whose records alone exceed the bound: the batch is asked for as records', async () => {
   const bytes = encodeLogsRequest(records(20, 1, 200));
-  assert.throws(() => splitRequest({ bytes, records: 20 }, 1_024, 'otlphttp'), (e) => isRequestTooLarge(e) && /max_request_bytes/.test(e.message));
+  assert.throws(() => splitRequest({ bytes, records: 20 }, 1_024, 'otlphttp'), (e) => isEncodedLogsRefused(e) && /max_request_bytes/.test(String(e)));
+  // A server refusing a part for its size (HTTP 413, gRPC RESOURCE_EXHAUSTED) asks the same.
+  const serializer = measuredSerializer(OtlpProtoLogsSerializer);
+  const tooLarge = { consume: async () => { throw new RequestTooLargeError('413'); } };
+  const sender = withEncodedLogs({ consume: async () => {} }, tooLarge, serializer, { maxBytes: 0, name: 'otlphttp' });
+  await assert.rejects(sender.consume({ records: [], encodedLogs: { bytes, records: 20 }, source }), (e) => isEncodedLogsRefused(e));
 });
 
 test('withEncodedLogs sends the encoded bytes (and records beside them, first) through the bytes path', async () => {

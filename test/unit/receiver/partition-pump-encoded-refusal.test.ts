@@ -1,0 +1,66 @@
+/**
+ * Encoded log records a consumer cannot send as they are (an `EncodedLogsRefusedError`: too large for one
+ * request) are handed over again as records, decoded on the pump's thread, without a hold, a dead letter
+ * or a second count; what happens to them then is what would have happened without decode threads.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { PartitionPump } from '../../../src/receiver/partition-pump.ts';
+import { Checkpointer } from '../../../src/receiver/checkpointer.ts';
+import { createPumpCounters } from '../../../src/receiver/internal/pump-counters.ts';
+import { noopLogger } from '../../../src/component/logger.ts';
+import { PermanentError } from '../../../src/component/errors.ts';
+import type { Decoder } from '../../../src/decode/decoder.ts';
+import { EncodedLogsRefusedError } from '../../../src/pipeline/encoded-logs-refusal.ts';
+import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import { FakeHub, RecordingStore } from './fakes.ts';
+
+const resource = resourceFromAttributes({});
+const decode: Decoder = (events) => ({
+  records: events.map((e) => ({
+    hrTime: [0, 0], hrTimeObserved: [0, 0], body: 'x', attributes: { seq: e.sequenceNumber }, resource,
+    instrumentationScope: { name: 't' }, droppedAttributesCount: 0,
+  }) as ReadableLogRecord),
+  stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+});
+const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
+
+test('refused encoded records come back as records, once, and are then delivered', async () => {
+  const hub = new FakeHub();
+  const store = new RecordingStore();
+  const counters = createPumpCounters();
+  const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 0 });
+  const seen: string[] = [];
+  const delivered: number[] = [];
+  const pump = new PartitionPump({
+    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode,
+    context: { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' },
+    offload: async (events) => ({
+      encodedLogs: { bytes: new Uint8Array(1), records: events.length },
+      metricPoints: 0, spans: 0, stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+    }),
+    consumer: {
+      consume: async (b: LogBatch) => {
+        seen.push(b.encodedLogs ? 'encoded' : 'records');
+        // As a fan-out wraps it: the refusal is found through the cause.
+        if (b.encodedLogs) throw new PermanentError('1 of 1 consumers failed', { cause: new EncodedLogsRefusedError('too large') });
+        for (const r of b.records) delivered.push(r.attributes.seq as number);
+      },
+    },
+    checkpointer, counters, logger: noopLogger, emit: () => {}, holdInitialMs: 1, holdMaxMs: 5,
+  });
+  hub.append('0', 25);
+  void pump.run();
+  const deadline = Date.now() + 5_000;
+  while (delivered.length < 25 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await pump.stop(1_000);
+  assert.deepEqual(delivered, Array.from({ length: 25 }, (_, i) => i));
+  assert.deepEqual(seen, ['encoded', 'records', 'encoded', 'records', 'encoded', 'records']);
+  assert.equal(counters.recordsDecoded, 25, 'decoded again, counted once');
+  assert.equal(counters.recordsAccepted, 25);
+  assert.equal(counters.exportHolds, 0);
+  assert.equal(counters.eventsDeadLettered + counters.recordsRefused, 0);
+  assert.equal(store.data.get('0')?.sequenceNumber, 24);
+});
