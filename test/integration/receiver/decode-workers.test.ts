@@ -18,7 +18,11 @@ import { startAzurite, randomName } from '../../helpers/azurite.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { strictDecodeProto } from '../../helpers/otlp-strict.ts';
 import { startOtlpServer } from '../exporters/otlp-server.ts';
-import { until } from './harness.ts';
+import { startReceiver, until } from './harness.ts';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOtlpHttpExporter, otlpHttpExporterConfigSchema } from '../../../src/exporters/otlp-http-exporter.ts';
 
 const PARTITIONS = 3;
 const PER_PARTITION = 120;
@@ -144,3 +148,37 @@ test('decode_workers on and off deliver the same records, in order per partition
     assert.ok(requests.length > 1, `partition ${p}: over several requests (${requests.length})`);
   }
 });
+
+test('decode_workers with max_request_bytes below a batch: split by records, one oversized record dead-lettered alone', { timeout: 60_000 }, async (t) => {
+  const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 1 });
+  const sink = await startOtlpServer();
+  t.after(() => sink.close());
+  const dir = await mkdtemp(join(tmpdir(), 'decode-workers-dl-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  // `raw`: every record has the same (empty) resource, so a batch is one resource_logs entry of ~60 KB.
+  emulator.append(hubName, '0', Array.from({ length: 30 }, (_, i) => ({ body: `${i}:`.padEnd(i === 12 ? 20_000 : 2_000, 'x') })));
+  const exporter = await createOtlpHttpExporter(otlpHttpExporterConfigSchema.parse({
+    endpoint: sink.url, compression: 'none', max_request_bytes: 8_192,
+  }));
+  assert.equal(exporter.acceptsEncodedLogs, true);
+  const receiver = startReceiver(t, {
+    connection: connectionString, format: 'raw', start_position: 'earliest', max_poll_events: 30, decode_workers: 1,
+    dead_letter: { directory: dir },
+  }, exporter);
+  await receiver.start();
+  await until(() => receiver.stats().counters.recordsAccepted + receiver.stats().counters.recordsRefused >= 30, 30_000, 'all 30 records');
+  const c = receiver.stats().counters;
+  assert.equal(c.eventsDecodedOffThread, 30, 'decoded on a decode thread first');
+  assert.equal(c.recordsAccepted, 29);
+  assert.equal(c.eventsDeadLettered, 1);
+  for (const r of sink.requests) assert.ok(r.body.length <= 8_192, `a request of ${r.body.length} bytes`);
+  const bodies = sinkBodies(sink.requests.map((r) => r.body));
+  assert.deepEqual(bodies.map((b) => Number(b.split(':')[0])), Array.from({ length: 30 }, (_, i) => i).filter((i) => i !== 12));
+  const files = await readdir(dir, { recursive: true });
+  assert.ok(files.length > 0, 'the oversized record\'s event is in the dead-letter directory');
+});
+
+function sinkBodies(bodies: readonly Buffer[]): string[] {
+  return bodies.flatMap((body) => strictDecodeProto(body, 'logs').resourceLogs.flatMap((rl: any) =>
+    rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => String(r.body.stringValue)))));
+}
