@@ -64,3 +64,33 @@ test('refused encoded records come back as records, once, and are then delivered
   assert.equal(counters.eventsDeadLettered + counters.recordsRefused, 0);
   assert.equal(store.data.get('0')?.sequenceNumber, 24);
 });
+
+test('an encoded batch refused for good dead-letters its events and counts its records refused', async () => {
+  const hub = new FakeHub();
+  const store = new RecordingStore();
+  const counters = createPumpCounters();
+  const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 0 });
+  const lettered: number[] = [];
+  const pump = new PartitionPump({
+    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode,
+    context: { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' },
+    offload: async (events) => ({
+      // Two records per event, as an Azure event with two records decodes.
+      encodedLogs: { bytes: new Uint8Array(1), records: 2 * events.length },
+      metricPoints: 0, spans: 0, stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+    }),
+    consumer: { consume: async () => { throw new PermanentError('400 Bad Request'); } },
+    deadLetter: { write: async (entries) => void lettered.push(...entries.map((e) => e.event.sequenceNumber)) },
+    checkpointer, counters, logger: noopLogger, emit: () => {}, holdInitialMs: 1, holdMaxMs: 5,
+  });
+  hub.append('0', 15);
+  void pump.run();
+  const deadline = Date.now() + 5_000;
+  while (lettered.length < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await pump.stop(1_000);
+  assert.deepEqual(lettered, Array.from({ length: 15 }, (_, i) => i));
+  assert.equal(counters.recordsRefused, 30);
+  assert.equal(counters.recordsAccepted, 0);
+  assert.equal(counters.eventsDeadLettered, 15);
+  assert.equal(store.data.get('0')?.sequenceNumber, 14, 'checkpointed past, once dead-lettered');
+});
