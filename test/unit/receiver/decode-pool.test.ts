@@ -34,10 +34,11 @@ function records(bytes: Uint8Array): unknown[] {
   })));
 }
 
-test('decode_workers: auto is one fewer than the cores (none on one core); numbers are taken as they are', () => {
+test('decode_workers: auto is one fewer than the cores (none on one core), at most two; numbers are taken as they are', () => {
   assert.equal(decodeWorkerCount('auto', 2), 1);
   assert.equal(decodeWorkerCount('auto', 1), 0);
-  assert.equal(decodeWorkerCount('auto', 8), 7);
+  assert.equal(decodeWorkerCount('auto', 3), 2);
+  assert.equal(decodeWorkerCount('auto', 8), 2, 'two keep the pipeline thread busy');
   assert.equal(decodeWorkerCount(0, 8), 0);
   assert.equal(decodeWorkerCount(3, 2), 3);
 });
