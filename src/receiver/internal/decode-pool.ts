@@ -9,7 +9,7 @@ import { usableCores } from '../../component/usable-cores.ts';
  * Heap of each decode thread. A job holds one batch (its events, records and bytes), so the old generation
  * stays small; without limits V8 sizes a thread like a process (growing the heap up to 4× its live data
  * before a full collection, and a 48 MiB young generation), which cost 70 MiB of peak RSS per thread in the
- * pipeline bench; with these, 35–45 MiB. A batch too large for them ends the thread (out of memory): the
+ * pipeline bench; with these, about 25 MiB. A batch too large for them ends the thread (out of memory): the
  * partition decodes that batch itself, as after any thread death. Old 128 MiB, young 8 MiB.
  */
 const DECODE_THREAD_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 8 };
