@@ -38,6 +38,11 @@ const TRANSIENT_MAX_MS = 30_000;
 /** Reopen backoff after a permanent reader failure (misconfiguration): 1 s doubling to 5 min. */
 const PERMANENT_INITIAL_MS = 1_000;
 const PERMANENT_MAX_MS = 300_000;
+/**
+ * Refusals of encoded records (`EncodedLogsRefusedError`) answered by sending the batch again at once, as
+ * records; past this, such an error is handled as any permanent one (a consumer that keeps asking). 3.
+ */
+const MAX_ENCODED_REFUSALS = 3;
 /** Wait between attempts at a batch the pipeline refused, while the partition holds it: 1 s to 60 s. */
 const HOLD_INITIAL_MS = 1_000;
 const HOLD_MAX_MS = 60_000;
@@ -523,6 +528,7 @@ export class PartitionPump {
     // What is still to deliver: after a partial refusal while the partition holds, only the refused records
     // are tried again, so the delivered ones are not sent again on every attempt.
     let pending = batch;
+    let encodedRefusals = 0;
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       try {
@@ -540,10 +546,12 @@ export class PartitionPump {
         return true;
       } catch (error) {
         if (this.#kill.signal.aborted) return false;
-        if (pending.encodedLogs && isEncodedLogsRefused(error)) {
+        if (isEncodedLogsRefused(error) && encodedRefusals++ < MAX_ENCODED_REFUSALS) {
           // The records could not go as encoded bytes (too large for one request): as objects they can be
           // split and refused one by one, as without decode workers. Decoded again here; counted once.
-          pending = this.#asRecords(events, pending);
+          // A batch already of records was combined (`batch`) with another partition's refused encoded
+          // records: that partition now sends records too, so the same batch goes again.
+          if (pending.encodedLogs) pending = this.#asRecords(events, pending);
           continue;
         }
         const err = error instanceof Error ? error : new Error(String(error));

@@ -94,3 +94,37 @@ test('an encoded batch refused for good dead-letters its events and counts its r
   assert.equal(counters.eventsDeadLettered, 15);
   assert.equal(store.data.get('0')?.sequenceNumber, 14, 'checkpointed past, once dead-lettered');
 });
+
+test('a batch of records caught in another partition\'s refused encoded export goes again; a consumer that keeps refusing is refused', async () => {
+  for (const refusals of [1, Number.POSITIVE_INFINITY]) {
+    const hub = new FakeHub();
+    const store = new RecordingStore();
+    const counters = createPumpCounters();
+    const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 0 });
+    const lettered: number[] = [];
+    let calls = 0;
+    const pump = new PartitionPump({
+      hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode,
+      context: { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' },
+      consumer: {
+        consume: async () => {
+          if (calls++ < refusals) throw new EncodedLogsRefusedError('another partition\'s encoded records were too large');
+        },
+      },
+      deadLetter: { write: async (entries) => void lettered.push(...entries.map((e) => e.event.sequenceNumber)) },
+      checkpointer, counters, logger: noopLogger, emit: () => {}, holdInitialMs: 1, holdMaxMs: 5,
+    });
+    hub.append('0', 10);
+    void pump.run();
+    const deadline = Date.now() + 5_000;
+    while (counters.recordsAccepted + counters.recordsRefused < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await pump.stop(1_000);
+    if (refusals === 1) {
+      assert.equal(counters.recordsAccepted, 10);
+      assert.deepEqual(lettered, []);
+    } else {
+      assert.equal(calls, 4, 'sent again three times, then handled as a permanent refusal');
+      assert.deepEqual(lettered, Array.from({ length: 10 }, (_, i) => i));
+    }
+  }
+});
