@@ -16,7 +16,7 @@ import { fakeReceiverFactory, type FakeReceiver } from './fake-components.ts';
 const CONN = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=c2VydmljZS10ZXN0;EntityPath=hub';
 
 /** Whether the receiver of a service built from these sections would be given encoded-log capability. */
-async function eligible(sections: string, pipelines: string): Promise<boolean> {
+async function eligible(sections: string, pipelines: string, metrics = '{ level: none }'): Promise<boolean> {
   const yaml = `
 receivers:
   azure_event_hub: { connection: "${CONN}" }
@@ -25,7 +25,7 @@ service:
   pipelines:
 ${pipelines}
   telemetry:
-    metrics: { level: none }
+    metrics: ${metrics}
 `;
   const receivers = new Map<string, FakeReceiver>();
   const components = {
@@ -55,6 +55,9 @@ test('batch (no send_batch_max_size) and memory_limiter into otlphttp proto or o
   memory_limiter: { check_interval: 1s, limit_mib: 4000 }
 exporters:${OTLP}`;
   assert.equal(await eligible(sections, '    logs: { receivers: [azure_event_hub], processors: [batch], exporters: [otlphttp] }'), true);
+  // With self-metrics, exporters are wrapped to be counted: the wrapper says what the exporter says.
+  const counted = '{ address: "127.0.0.1:0" }';
+  assert.equal(await eligible(sections, '    logs: { receivers: [azure_event_hub], processors: [batch], exporters: [otlphttp] }', counted), true);
   assert.equal(await eligible(sections, '    logs: { receivers: [azure_event_hub], exporters: [otlphttp, otlp] }'), true);
   assert.equal(await eligible(sections, '    logs: { receivers: [azure_event_hub], processors: [memory_limiter, batch], exporters: [otlp] }'), true);
   // Two logs pipelines, both eligible.
