@@ -166,7 +166,9 @@ test('decode_workers with max_request_bytes below a batch: split by records, one
     dead_letter: { directory: dir },
   }, exporter);
   await receiver.start();
-  await until(() => receiver.stats().counters.recordsAccepted + receiver.stats().counters.recordsRefused >= 30, 30_000, 'all 30 records');
+  // The refused record is counted before its event is written to the dead-letter store: wait for both.
+  const done = () => receiver.stats().counters.recordsAccepted + receiver.stats().counters.eventsDeadLettered >= 30;
+  await until(done, 30_000, 'all 30 records delivered or dead-lettered');
   const c = receiver.stats().counters;
   assert.equal(c.eventsDecodedOffThread, 30, 'decoded on a decode thread first');
   assert.equal(c.recordsAccepted, 29);
