@@ -34,6 +34,13 @@ export interface ForeignClaimGuard {
   readonly foreignOwner: (props: OwnershipBlobProps) => string | undefined;
 }
 
+/**
+ * After a renewal failed without a definite answer (a timeout, a 5xx, a refused connection), the next attempt
+ * is due this soon, in ms (or the renew interval, if shorter), not a whole renew interval later: the lease
+ * still has time left, and a claim is only lost when its deadline passes.
+ */
+export const RENEW_RETRY_MS = 1_000;
+
 export interface PartitionLeaseTimings {
   readonly leaseDurationMs: number;
   readonly safetyMarginMs: number;
@@ -64,6 +71,8 @@ export class PartitionLease {
   #lastRenewSentAt: number;
   /** When the last renewal was sent, whatever its outcome (performance.now()). */
   #lastAttemptAt: number;
+  /** The last renewal failed without a definite answer: the next one is due after RENEW_RETRY_MS. */
+  #lastAttemptFailed = false;
   #deadline: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -161,20 +170,36 @@ export class PartitionLease {
     };
   }
 
-  /** True once `intervalMs` passed since the last renewal sent (ours or a fence's), or since the last attempt. */
+  /**
+   * True once `intervalMs` passed since the last renewal sent (ours or a fence's), or since the last attempt;
+   * after a failed attempt, once RENEW_RETRY_MS (at most `intervalMs`) passed since it.
+   */
   renewalDue(intervalMs: number, now: number = performance.now()): boolean {
-    return now - Math.max(this.#lastAttemptAt, this.#lastRenewSentAt) >= intervalMs;
+    const sinceMs = now - Math.max(this.#lastAttemptAt, this.#lastRenewSentAt);
+    return sinceMs >= (this.#lastAttemptFailed ? Math.min(RENEW_RETRY_MS, intervalMs) : intervalMs);
   }
 
-  /** Renews once. `gone`: the service says the lease is not ours any more (409/412/404). */
+  /**
+   * Renews once. `gone`: the service says the lease is not ours any more (409/412/404).
+   *
+   * The request waits for its answer as long as the claim has lease left (at least the request timeout): a
+   * renewal the service answers late still renewed the lease, from no earlier than when it was sent. Giving
+   * up on it at the request timeout, as other requests do, would leave it queued at a slow service anyway and
+   * add a retry behind it: under load, that is how renewals fell behind and leases were lost.
+   */
   async renew(): Promise<{ ok: true } | { ok: false; gone: boolean; error: unknown }> {
     const sentAt = performance.now();
     this.#lastAttemptAt = sentAt;
+    // Whole ms: AbortSignal.timeout refuses fractions.
+    const timeoutMs = Math.ceil(Math.max(this.#timings.requestTimeoutMs, this.remainingMs()));
     try {
-      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
+      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
-      return { ok: false, gone: isLeaseGone(error), error };
+      const gone = isLeaseGone(error);
+      this.#lastAttemptFailed = !gone;
+      return { ok: false, gone, error };
     }
+    this.#lastAttemptFailed = false;
     this.#noteRenewed(sentAt);
     return { ok: true };
   }
