@@ -56,7 +56,7 @@ export interface LeaseOwnershipCoordinatorOptions {
    * Admission control, in ms: while a lease renewal has been in flight longer than this (or one recently took
    * longer, or failed without an answer), no new claim starts, so that claims do not crowd out the renewals of
    * the leases held at a slow storage service. Default a quarter of (lease duration − safety margin − renew
-   * interval), at most 2000: 2000 at the defaults.
+   * interval): 2000 at the defaults, 9500 with a 60 s lease.
    */
   readonly renewalLatencyLimitMs?: number;
   /** Restart backoff after a failed start or an unexpected end, in ms. Defaults 1000 to 60000. */
@@ -149,6 +149,11 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   readonly #pressure: RenewalPressure;
   /** A round deferred claims for late renewals, and no round claimed since. */
   #claimsPaused = false;
+  /**
+   * Claims in flight allowed now: halved at each pause for late renewals (the claims still in flight when the
+   * pause began are what pushed renewals late), grown by one per claim made in time, up to MAX_CLAIMS_IN_FLIGHT.
+   */
+  #claimWindow = MAX_CLAIMS_IN_FLIGHT;
 
   constructor(options: LeaseOwnershipCoordinatorOptions) {
     this.#options = options;
@@ -396,18 +401,23 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     const results: Array<boolean | undefined> = pids.map(() => undefined);
     let next = 0;
     let deferred = false;
+    let active = 0;
     const worker = async (): Promise<void> => {
       while (next < pids.length && this.#state === 'running') {
         if (performance.now() - listedAt > this.#timings.updateIntervalMs) return;
         // Renewals first: a claim is several requests, and at a slow service they would queue in front of
         // the renewals of the leases already held.
         if (this.#pressure.congested()) return void (deferred = true);
+        if (active >= this.#claimWindow) return;
         const i = next++;
         const pid = pids[i]!;
+        active++;
         results[i] = await this.#claim(pid, snapshot.etags.get(pid), snapshot.epochs.get(pid), snapshot.known);
+        active--;
+        if (results[i] && !this.#pressure.congested()) this.#claimWindow = Math.min(MAX_CLAIMS_IN_FLIGHT, this.#claimWindow + 1);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(MAX_CLAIMS_IN_FLIGHT, pids.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.#claimWindow, pids.length) }, worker));
     if (deferred) this.#pauseClaims(results.filter((r) => r === undefined).length);
     return { results, deferred };
   }
@@ -574,10 +584,13 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
    */
   #scheduleRenewal(): void {
     if (this.#state === 'closed') return;
+    const tickMs = Math.min(RENEW_TICK_MS, this.#timings.renewIntervalMs / 4);
+    const dueAt = performance.now() + tickMs;
     this.#renewTimer = setTimeout(() => {
+      this.#pressure.tickLate(performance.now() - dueAt);
       this.#renewDue();
       this.#scheduleRenewal();
-    }, Math.min(RENEW_TICK_MS, this.#timings.renewIntervalMs / 4));
+    }, tickMs);
     this.#renewTimer.unref();
   }
 
@@ -627,6 +640,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   #pauseClaims(left: number): void {
     if (this.#claimsPaused) return;
     this.#claimsPaused = true;
+    this.#claimWindow = Math.max(1, Math.floor(this.#claimWindow / 2));
     this.#emit({ type: 'claimsPaused', lateMs: Math.round(this.#pressure.lateMs()), owned: this.owned().length, deferred: left });
   }
 

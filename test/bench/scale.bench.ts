@@ -116,6 +116,8 @@ async function storageWindow(proxy: RemoteCountingProxy, seconds: number, during
   };
 }
 
+// Each instance reports its event-loop delay every 5 s (receiver-process.ts): a starved loop sends renewals late.
+process.env.RECEIVER_LOOP_DELAY_MS = '5000';
 const azurite = await startAzurite();
 // Azurite is a child process already; the proxy gets one of its own, away from the emulator's event loop.
 const proxy = await startCountingProxyProcess(azurite.port);
@@ -183,7 +185,17 @@ try {
     const coldRenewLatency = renewLatency(coldSeen);
     const closed: Record<string, number> = {};
     for (const s of fleet.flatMap((i) => i.statuses)) if (s.type === 'partitionClosed') closed[s.reason ?? '?'] = (closed[s.reason ?? '?'] ?? 0) + 1;
-    const coldLine = `partitions closed meanwhile, by reason: ${JSON.stringify(closed)}; storage requests ${JSON.stringify(coldKinds)}; ` +
+    const loopDelays = fleet.map((i) => {
+      const d = i.statuses.filter((st) => st.type === 'loopDelay') as unknown as Array<{ p99: number; max: number }>;
+      return { p99: Math.max(0, ...d.map((x) => x.p99)), max: Math.max(0, ...d.map((x) => x.max)) };
+    });
+    const coldLoopDelay = {
+      worstP99Ms: Math.max(...loopDelays.map((d) => d.p99)),
+      maxMs: Math.max(...loopDelays.map((d) => d.max)),
+      perInstanceMaxMs: loopDelays.map((d) => d.max),
+    };
+    const coldLine = `event-loop delay in the instances (worst 5 s p99 ${coldLoopDelay.worstP99Ms} ms, max per instance ` +
+      `${coldLoopDelay.perInstanceMaxMs.join('/')} ms); partitions closed meanwhile, by reason: ${JSON.stringify(closed)}; storage requests ${JSON.stringify(coldKinds)}; ` +
       `lease renewal latency at the proxy: median ${coldRenewLatency.medianMs} ms, p95 ${coldRenewLatency.p95Ms} ms, max ${coldRenewLatency.maxMs} ms`;
     if (!isBalanced()) {
       const opened = new Set(fleet.flatMap((i) => [...i.owned])).size;
@@ -194,6 +206,7 @@ try {
       console.log(`${strategy}: ${coldLine}`);
       results.push({
         strategy, balanced: false, afterMs: balanceMs, opened, progress, closed, coldStorageRequests: coldRequests, coldKinds, coldRenewLatency,
+        coldLoopDelay,
       });
       await Promise.all(fleet.map((i) => i.crash()));
       continue;
@@ -270,6 +283,7 @@ try {
       coldStorageRequests: coldRequests,
       coldKinds,
       coldRenewLatency,
+      coldLoopDelay,
       closedDuringColdStart: closed,
       idle,
       steady,

@@ -73,6 +73,8 @@ export class PartitionLease {
   #lastAttemptAt: number;
   /** The last renewal failed without a definite answer: the next one is due after RENEW_RETRY_MS. */
   #lastAttemptFailed = false;
+  /** Renewals in flight (ours, not a fence's). */
+  #renewing = 0;
   #deadline: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -192,12 +194,15 @@ export class PartitionLease {
     this.#lastAttemptAt = sentAt;
     // Whole ms: AbortSignal.timeout refuses fractions.
     const timeoutMs = Math.ceil(Math.max(this.#timings.requestTimeoutMs, this.remainingMs()));
+    this.#renewing++;
     try {
       await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       const gone = isLeaseGone(error);
       this.#lastAttemptFailed = !gone;
       return { ok: false, gone, error };
+    } finally {
+      this.#renewing--;
     }
     this.#lastAttemptFailed = false;
     this.#noteRenewed(sentAt);
@@ -238,8 +243,21 @@ export class PartitionLease {
     clearTimeout(this.#deadline);
     const { leaseDurationMs, safetyMarginMs } = this.#timings;
     const remainingMs = this.#lastRenewSentAt + leaseDurationMs - safetyMarginMs - performance.now();
-    this.#deadline = setTimeout(() => this.#onExpire(this), Math.max(0, remainingMs));
+    this.#deadline = setTimeout(() => this.#expireUnlessRenewed(), Math.max(0, remainingMs));
     this.#deadline.unref();
+  }
+
+  /**
+   * The deadline passed. After the event loop was blocked, expired timers run before the I/O that arrived
+   * meanwhile is read, so an answer to a renewal in flight may be waiting unread: let two turns of the loop
+   * read it (its success re-arms the deadline) before giving the claim up. This stays within the safety
+   * margin unless the loop is blocked again, which would have delayed this timer as much.
+   */
+  #expireUnlessRenewed(): void {
+    if (this.#renewing === 0) return this.#onExpire(this);
+    setImmediate(() => setImmediate(() => {
+      if (this.active && this.remainingMs() <= 0) this.#onExpire(this);
+    }));
   }
 }
 

@@ -1,16 +1,13 @@
 import { performance } from 'node:perf_hooks';
 
-/** The default latency limit is a quarter of the slack a renewal has before its claim's deadline, at most this, in ms. */
-export const MAX_DEFAULT_RENEWAL_LATENCY_LIMIT_MS = 2_000;
-
 /**
  * The default renewal latency limit, in ms: a quarter of the slack between a renewal falling due and its claim's
- * deadline (lease duration − safety margin − renew interval: 8 s at the defaults), at most 2 s. Storage that
- * answers renewals slower than this is near the point where renewals miss their deadlines.
+ * deadline (lease duration − safety margin − renew interval): 2 s at the defaults (15 s, 2 s, 5 s), 9.5 s with a
+ * 60 s lease. Storage (or an event loop) that answers renewals slower than this is on its way to the point
+ * where renewals miss their deadlines.
  */
 export function defaultRenewalLatencyLimitMs(leaseDurationMs: number, safetyMarginMs: number, renewIntervalMs: number): number {
-  const slackMs = leaseDurationMs - safetyMarginMs - renewIntervalMs;
-  return Math.max(1, Math.min(MAX_DEFAULT_RENEWAL_LATENCY_LIMIT_MS, Math.floor(slackMs / 4)));
+  return Math.max(1, Math.floor((leaseDurationMs - safetyMarginMs - renewIntervalMs) / 4));
 }
 
 /**
@@ -21,8 +18,10 @@ export function defaultRenewalLatencyLimitMs(leaseDurationMs: number, safetyMarg
  * claim: the service's capacity goes to the leases already held.
  *
  * Late means: a renewal in flight for longer than `limitMs`, or one that ended within the last `limitMs`
- * after taking longer than that or failing without a definite answer (a timeout, a 5xx). Both clear by
- * themselves once renewals come back in time, so claiming resumes on its own.
+ * after taking longer than that or failing without a definite answer (a timeout, a 5xx); or the renewal
+ * tick itself firing more than `limitMs` late (an event loop this busy sends and reads renewals late,
+ * whatever the service does). All clear by themselves once renewals come back in time, so claiming
+ * resumes on its own.
  */
 export class RenewalPressure {
   readonly limitMs: number;
@@ -56,6 +55,13 @@ export class RenewalPressure {
         this.#lastLateMs = Math.max(1, tookMs);
       }
     };
+  }
+
+  /** The renewal tick fired `lateMs` after it was due: a busy event loop delays every renewal as much. */
+  tickLate(lateMs: number): void {
+    if (lateMs <= this.limitMs) return;
+    this.#lastLateAt = this.#now();
+    this.#lastLateMs = lateMs;
   }
 
   /** How late renewals are now, in ms: the oldest renewal in flight, or a recent late one; 0 when in time. */
