@@ -414,7 +414,9 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
         active++;
         results[i] = await this.#claim(pid, snapshot.etags.get(pid), snapshot.epochs.get(pid), snapshot.known);
         active--;
-        if (results[i] && !this.#pressure.congested()) this.#claimWindow = Math.min(MAX_CLAIMS_IN_FLIGHT, this.#claimWindow + 1);
+        if (results[i] && !this.#pressure.congested()) {
+          this.#claimWindow = Math.min(MAX_CLAIMS_IN_FLIGHT, this.#claimWindow + 1);
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.#claimWindow, pids.length) }, worker));
@@ -641,7 +643,8 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     if (this.#claimsPaused) return;
     this.#claimsPaused = true;
     this.#claimWindow = Math.max(1, Math.floor(this.#claimWindow / 2));
-    this.#emit({ type: 'claimsPaused', lateMs: Math.round(this.#pressure.lateMs()), owned: this.owned().length, deferred: left });
+    const lateMs = Math.round(this.#pressure.lateMs());
+    this.#emit({ type: 'claimsPaused', lateMs, owned: this.owned().length, deferred: left });
   }
 
   /** Tells the foreign-owned partitions when they change (a log line and a status, not an error). */

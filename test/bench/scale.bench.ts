@@ -47,7 +47,8 @@ const BACKEND = (process.env.BENCH_SCALE_BACKEND ?? 'polling') as 'polling' | 's
 const RECEIVER_OVERRIDES = JSON.parse(process.env.BENCH_SCALE_RECEIVER ?? '{}') as Record<string, unknown>;
 /** One event per partition this often, in the steady window: at most the checkpoint interval, so each has progress. */
 const PRODUCE_TICK_MS = Number(process.env.BENCH_SCALE_PRODUCE_EVERY_MS ?? 1_000);
-const ownershipOverrides = (RECEIVER_OVERRIDES.ownership ?? {}) as { lease_duration?: string | number; update_interval?: string | number };
+type DurationSetting = string | number;
+const ownershipOverrides = (RECEIVER_OVERRIDES.ownership ?? {}) as { lease_duration?: DurationSetting; update_interval?: DurationSetting };
 /** The crash failover bound is the lease duration plus one update interval (docs/ownership.md). */
 const LEASE_MS = parseDurationMs(ownershipOverrides.lease_duration ?? 15_000) ?? 15_000;
 const UPDATE_MS = parseDurationMs(ownershipOverrides.update_interval ?? 5_000) ?? 5_000;
@@ -102,7 +103,11 @@ function renewLatency(requests: readonly SeenRequest[]): LatencySummary {
 }
 
 /** Counts the storage requests that arrive during `seconds`, while `during` runs. */
-async function storageWindow(proxy: RemoteCountingProxy, seconds: number, during?: () => Promise<void>): Promise<StorageWindow> {
+async function storageWindow(
+  proxy: RemoteCountingProxy,
+  seconds: number,
+  during?: () => Promise<void>,
+): Promise<StorageWindow> {
   const from = await proxy.length();
   const started = performance.now();
   await Promise.all([sleep(seconds * 1000), during?.()]);
@@ -186,7 +191,9 @@ try {
     const coldKinds = tallyKinds(coldSeen);
     const coldRenewLatency = renewLatency(coldSeen);
     const closed: Record<string, number> = {};
-    for (const s of fleet.flatMap((i) => i.statuses)) if (s.type === 'partitionClosed') closed[s.reason ?? '?'] = (closed[s.reason ?? '?'] ?? 0) + 1;
+    for (const s of fleet.flatMap((i) => i.statuses)) {
+      if (s.type === 'partitionClosed') closed[s.reason ?? '?'] = (closed[s.reason ?? '?'] ?? 0) + 1;
+    }
     const loopDelays = fleet.map((i) => {
       const d = i.statuses.filter((st) => st.type === 'loopDelay') as unknown as Array<{ p99: number; max: number }>;
       return { p99: Math.max(0, ...d.map((x) => x.p99)), max: Math.max(0, ...d.map((x) => x.max)) };
@@ -268,16 +275,18 @@ try {
       return first;
     };
     // Not a throw on timeout: a fleet too loaded to take the partitions over is a result, reported with why.
-    const reopenedInTime = await waitUntil(() => lost.every((pid) => openedAt(pid) !== undefined), FAILOVER_TIMEOUT_MS, '').then(() => true, () => false);
-    const readInTime = reopenedInTime &&
-      (await waitUntil(() => lost.every((pid) => readAt(pid) !== undefined), FAILOVER_TIMEOUT_MS, '').then(() => true, () => false));
+    const within = (cond: () => boolean): Promise<boolean> =>
+      waitUntil(cond, FAILOVER_TIMEOUT_MS, '').then(() => true, () => false);
+    const reopenedInTime = await within(() => lost.every((pid) => openedAt(pid) !== undefined));
+    const readInTime = reopenedInTime && (await within(() => lost.every((pid) => readAt(pid) !== undefined)));
     const reopened = lost.filter((pid) => openedAt(pid) !== undefined);
     const openedMs = reopenedInTime ? Math.max(...lost.map((pid) => openedAt(pid)!)) - killedAt : undefined;
     const readMs = readInTime ? Math.max(...lost.map((pid) => readAt(pid)!)) - killedAt : undefined;
     const firstOpenedMs = reopened.length > 0 ? Math.min(...reopened.map((pid) => openedAt(pid)!)) - killedAt : undefined;
     const closedSinceKill: Record<string, number> = {};
     for (const st of survivors.flatMap((i) => i.statuses)) {
-      if (st.type === 'partitionClosed' && (st.at ?? 0) >= killedAt) closedSinceKill[st.reason ?? '?'] = (closedSinceKill[st.reason ?? '?'] ?? 0) + 1;
+      if (st.type !== 'partitionClosed' || (st.at ?? 0) < killedAt) continue;
+      closedSinceKill[st.reason ?? '?'] = (closedSinceKill[st.reason ?? '?'] ?? 0) + 1;
     }
     const secs = (ms: number | undefined): string => (ms === undefined ? 'not within the timeout' : `after ${(ms / 1000).toFixed(1)} s`);
     console.log(

@@ -68,8 +68,11 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
       `foreignOwnershipExpiryMs (${foreignOwnershipExpiryMs}) must not be negative; 0 turns the check off`,
     );
   }
-  const renewalLatencyLimitMs = options.renewalLatencyLimitMs ?? defaultRenewalLatencyLimitMs(leaseDurationMs, safetyMarginMs, renewIntervalMs);
-  if (!(renewalLatencyLimitMs > 0)) throw new RangeError(`renewalLatencyLimitMs (${renewalLatencyLimitMs}) must be positive`);
+  const renewalLatencyLimitMs =
+    options.renewalLatencyLimitMs ?? defaultRenewalLatencyLimitMs(leaseDurationMs, safetyMarginMs, renewIntervalMs);
+  if (!(renewalLatencyLimitMs > 0)) {
+    throw new RangeError(`renewalLatencyLimitMs (${renewalLatencyLimitMs}) must be positive`);
+  }
   const strategy = options.strategy ?? 'balanced';
   if (strategy !== 'balanced' && strategy !== 'greedy') throw new RangeError(`strategy (${String(strategy)}) must be 'balanced' or 'greedy'`);
   return {

@@ -6,7 +6,11 @@ import { performance } from 'node:perf_hooks';
  * 60 s lease. Storage (or an event loop) that answers renewals slower than this is on its way to the point
  * where renewals miss their deadlines.
  */
-export function defaultRenewalLatencyLimitMs(leaseDurationMs: number, safetyMarginMs: number, renewIntervalMs: number): number {
+export function defaultRenewalLatencyLimitMs(
+  leaseDurationMs: number,
+  safetyMarginMs: number,
+  renewIntervalMs: number,
+): number {
   return Math.max(1, Math.floor((leaseDurationMs - safetyMarginMs - renewIntervalMs) / 4));
 }
 

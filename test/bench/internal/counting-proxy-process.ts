@@ -38,7 +38,10 @@ export async function startCountingProxyProcess(targetPort: number): Promise<Rem
   const pending = new Map<number, (value: unknown) => void>();
   let nextId = 0;
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the counting proxy did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the counting proxy did not start within ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
     child.on('message', (message: { type?: string; port?: number; id?: number; value?: unknown }) => {
       if (message.type === 'ready') {
         clearTimeout(timer);
