@@ -256,7 +256,10 @@ export class PartitionLease {
   #expireUnlessRenewed(): void {
     if (this.#renewing === 0) return this.#onExpire(this);
     setImmediate(() => setImmediate(() => {
-      if (this.active && this.remainingMs() <= 0) this.#onExpire(this);
+      if (!this.active) return;
+      // Renewed meanwhile: the deadline was re-armed. A timer may also fire a fraction of a ms early: re-arm.
+      if (this.remainingMs() > 0) return this.#armDeadline();
+      this.#onExpire(this);
     }));
   }
 }

@@ -94,3 +94,24 @@ test('slow storage: after a renewal fails without an answer, the next is due wit
   assert.equal((await lease.renew()).ok, true);
   assert.equal(lease.renewalDue(intervalMs, performance.now() + 1_500), false, 'answered again: back to the interval');
 });
+
+test('slow storage: a claim whose renewal hangs is still given up at its deadline', async (t) => {
+  const fake = new FakeContainer();
+  // A lease this short is refused by the coordinator's option checks; PartitionLease takes it as given. The
+  // request timeout outlasts the deadline, so the renewal is still in flight when the deadline passes.
+  const timings = { leaseDurationMs: 400, safetyMarginMs: 100, requestTimeoutMs: 2_000 };
+  let expired = 0;
+  const lease = await PartitionLease.acquire(fake.client(), scope, '0', 'a', undefined, timings, () => void expired++, {
+    foreignOwner: () => undefined,
+  });
+  assert.ok(lease);
+  t.after(() => lease.dispose());
+  const release = fake.hold('renew');
+  t.after(release);
+  const renewal = lease.renew();
+  await waitFor('the deadline passed with the renewal still held', () => expired === 1, 5_000);
+  assert.equal(fake.waiting.filter((r) => r.op === 'renew').length, 1, 'the renewal was still in flight');
+  release();
+  assert.equal((await renewal).ok, true, 'answered late: too late for the claim, which was given up');
+  assert.equal(expired, 1);
+});
