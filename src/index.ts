@@ -22,7 +22,7 @@ export type { HealthReport, ReceiverHealth, PartitionHealth, HealthStatus } from
 export { HealthState } from './telemetry/health-state.ts';
 export type { ReceiverConfig, ReceiverConfigInput } from './config/receiver-config.ts';
 export type { LogsConsumer } from './pipeline/consumer.ts';
-export type { LogBatch, BatchSource } from './pipeline/log-batch.ts';
+export type { LogBatch, BatchSource, EncodedLogs } from './pipeline/log-batch.ts';
 export type { Logger } from './component/logger.ts';
 export type { DeadLetterEntry, DeadLetterStore } from './pipeline/dead-letter.ts';
 export type { Checkpoint, CheckpointStore, CheckpointScope } from './ownership/checkpoint.ts';
@@ -35,6 +35,7 @@ export { routeSignals, type SignalHead, type SignalRouter } from './pipeline/sig
 export type { Signal, MetricPoint, SpanRecord } from './pipeline/signals.ts';
 export { limitRequestBytes, type RequestBytesLimitOptions } from './pipeline/request-bytes-limit.ts';
 export { PartialRefusalError, RequestTooLargeError, type Refusal } from './pipeline/partial-refusal.ts';
+export { EncodedLogsRefusedError } from './pipeline/encoded-logs-refusal.ts';
 export { createDecoder } from './decode/create-decoder.ts';
 export { createFeatureGates, STREAMING_GATE_ID, FEATURE_GATES_ENV } from './component/feature-gates.ts';
 export { azureEventHubReceiverFactory, RECEIVER_TYPE } from './receiver/factory.ts';

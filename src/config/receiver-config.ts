@@ -198,6 +198,16 @@ export const receiverConfigObject = z
     poll_rate: z.number().min(0).default(5),
     /** Events buffered per partition ahead of the pipeline. 0 = 300; negative disables. Default 0. */
     prefetch_count: z.number().int().default(0),
+    /**
+     * Threads that decode events and encode the log records as OTLP protobuf, off the pipeline's thread:
+     * `auto` (one fewer than the cores, counting a container's CPU quota: none on one core, at most 2),
+     * 0 (off) or a number. Used only where every pipeline of the receiver is a logs pipeline whose
+     * processors and exporters take encoded records (`batch` without send_batch_max_size, `memory_limiter`;
+     * `otlphttp` with encoding proto, `otlp`); elsewhere decoding stays on the pipeline's thread. Default auto.
+     */
+    decode_workers: z.union([z.literal('auto'), z.number().int().min(0).max(64)], {
+      error: 'expected auto, 0 (off) or a number of threads up to 64',
+    }).default('auto'),
     /** `polling` (default) or `streaming`; when absent, the receiver.azureeventhub.streaming gate decides. */
     backend: z.enum(['polling', 'streaming']).optional(),
     /**

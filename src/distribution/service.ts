@@ -37,6 +37,7 @@ function shielded(consumer: LogsConsumer): LogsConsumer {
     forceFlush: () => consumer.forceFlush?.() ?? Promise.resolve(),
     shutdown: () => consumer.forceFlush?.() ?? Promise.resolve(),
     attachProducer: consumer.attachProducer ? () => consumer.attachProducer!() : undefined,
+    acceptsEncodedLogs: consumer.acceptsEncodedLogs === true,
   };
 }
 

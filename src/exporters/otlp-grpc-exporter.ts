@@ -83,7 +83,8 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
     const delegate = grpcBase.createOtlpGrpcExportDelegate(options, serializer, spec.grpcComponent,
       spec.helper, undefined, spec.grpcServiceName, spec.grpcPath);
     const exporter = new OTLPExporterBase<readonly SignalItem<S>[]>(delegate);
-    return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings?.logger);
+    // gRPC is protobuf: log records encoded ahead go as they are.
+    return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings?.logger, { encodedLogs: true });
   };
   return combineSignalConsumers({
     logs: sender(OTLP_SIGNALS.logs),

@@ -59,6 +59,13 @@ export type OwnershipEvent =
   | { readonly type: 'balanced'; readonly owned: readonly string[]; readonly members: number; readonly fairShare: number }
   | { readonly type: 'storageError'; readonly error: Error }
   /**
+   * Lease renewals are late (`lateMs`: the oldest in flight, or a recent slow or failed one): no new claim
+   * starts until they are back in time, so that the storage service's capacity goes to the leases held.
+   * Told once per pause; `claimsResumed` when claiming starts again.
+   */
+  | { readonly type: 'claimsPaused'; readonly lateMs: number; readonly owned: number; readonly deferred: number }
+  | { readonly type: 'claimsResumed' }
+  /**
    * The partitions a live processor outside this fleet holds (an Azure SDK processor's ETag claim), by
    * partition id → its owner id; told when the set changes (empty once none is left). They are not read here.
    */

@@ -13,6 +13,7 @@ import { toStorageError } from './internal/storage-errors.ts';
 import { LEAVE_NOTICE_MARGIN_MS, resolveCoordinatorTimings, type CoordinatorTimings } from './internal/coordinator-timings.ts';
 import { RestartBackoff } from './internal/restart-backoff.ts';
 import { foreignOwner } from './internal/foreign-owner.ts';
+import { RenewalPressure } from './internal/renewal-pressure.ts';
 
 export interface LeaseOwnershipCoordinatorOptions {
   /** Container holding the ownership, checkpoint and membership blobs. It must exist. */
@@ -51,6 +52,13 @@ export interface LeaseOwnershipCoordinatorOptions {
    * 0 turns the check off.
    */
   readonly foreignOwnershipExpiryMs?: number;
+  /**
+   * Admission control, in ms: while a lease renewal has been in flight longer than this (or one recently took
+   * longer, or failed without an answer), no new claim starts, so that claims do not crowd out the renewals of
+   * the leases held at a slow storage service. Default a quarter of (lease duration − safety margin − renew
+   * interval): 2000 at the defaults, 9500 with a 60 s lease.
+   */
+  readonly renewalLatencyLimitMs?: number;
   /** Restart backoff after a failed start or an unexpected end, in ms. Defaults 1000 to 60000. */
   readonly restartInitialMs?: number;
   readonly restartMaxMs?: number;
@@ -137,6 +145,15 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   #rampClaims = 1;
   /** Partitions held by an id that is no member, with when a round first saw that (performance.now()). */
   readonly #orphanSince = new Map<string, number>();
+  /** How late lease renewals are: claims wait while they are. */
+  readonly #pressure: RenewalPressure;
+  /** A round deferred claims for late renewals, and no round claimed since. */
+  #claimsPaused = false;
+  /**
+   * Claims in flight allowed now: halved at each pause for late renewals (the claims still in flight when the
+   * pause began are what pushed renewals late), grown by one per claim made in time, up to MAX_CLAIMS_IN_FLIGHT.
+   */
+  #claimWindow = MAX_CLAIMS_IN_FLIGHT;
 
   constructor(options: LeaseOwnershipCoordinatorOptions) {
     this.#options = options;
@@ -145,6 +162,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.#logger = (options.logger ?? noopLogger).child({ component: 'ownership', ownerId: this.ownerId });
     this.#membership = new MembershipLease(options.containerClient, options.scope, this.ownerId, this.#timings.leaseDurationMs, this.#timings.requestTimeoutMs);
     this.#restarts = new RestartBackoff({ initialMs: options.restartInitialMs, maxMs: options.restartMaxMs });
+    this.#pressure = new RenewalPressure(this.#timings.renewalLatencyLimitMs);
   }
 
   async start(lifecycle: PartitionLifecycle): Promise<void> {
@@ -331,7 +349,14 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const waiting = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) > 0);
       if (waiting.length > 0) this.#wake(Math.min(...waiting.map((pid) => this.#restarts.waitMs(pid))));
       const toClaim = decision.claim.filter((pid) => !this.#claims.has(pid) && this.#restarts.waitMs(pid) === 0);
-      const results = await this.#claimAll(toClaim, snapshot, listedAt);
+      const { results, deferred } = await this.#claimAll(toClaim, snapshot, listedAt);
+      // Claims wait for the renewals; the renewal tick brings the round back as soon as they are in time
+      // (see #renewDue), so no listing is spent meanwhile.
+      if (deferred) return this.#regularDelay();
+      if (this.#claimsPaused) {
+        this.#claimsPaused = false;
+        this.#emit({ type: 'claimsResumed' });
+      }
       const raced = toClaim.some(
         (pid, i) => results[i] === false && ownerships.get(pid) === undefined && this.#restarts.waitMs(pid) === 0,
       );
@@ -364,26 +389,39 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   /**
    * Claims `pids` in order, at most MAX_CLAIMS_IN_FLIGHT at a time (each a lease, then the partition's start),
    * topping up as each finishes rather than in waves, and starting no new claim once the listing they were
-   * chosen from is older than one update interval: the next round decides the rest from a fresh view. Per
-   * partition: true = claimed and started, false = not claimed, undefined = not tried (view too old).
+   * chosen from is older than one update interval: the next round decides the rest from a fresh view, nor
+   * while lease renewals are late (`deferred`: see RenewalPressure). Per partition: true = claimed and
+   * started, false = not claimed, undefined = not tried (view too old, or deferred).
    */
   async #claimAll(
     pids: readonly string[],
     snapshot: OwnershipSnapshot,
     listedAt: number,
-  ): Promise<Array<boolean | undefined>> {
+  ): Promise<{ results: Array<boolean | undefined>; deferred: boolean }> {
     const results: Array<boolean | undefined> = pids.map(() => undefined);
     let next = 0;
+    let deferred = false;
+    let active = 0;
     const worker = async (): Promise<void> => {
       while (next < pids.length && this.#state === 'running') {
         if (performance.now() - listedAt > this.#timings.updateIntervalMs) return;
+        // Renewals first: a claim is several requests, and at a slow service they would queue in front of
+        // the renewals of the leases already held.
+        if (this.#pressure.congested()) return void (deferred = true);
+        if (active >= this.#claimWindow) return;
         const i = next++;
         const pid = pids[i]!;
+        active++;
         results[i] = await this.#claim(pid, snapshot.etags.get(pid), snapshot.epochs.get(pid), snapshot.known);
+        active--;
+        if (results[i] && !this.#pressure.congested()) {
+          this.#claimWindow = Math.min(MAX_CLAIMS_IN_FLIGHT, this.#claimWindow + 1);
+        }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(MAX_CLAIMS_IN_FLIGHT, pids.length) }, worker));
-    return results;
+    await Promise.all(Array.from({ length: Math.min(this.#claimWindow, pids.length) }, worker));
+    if (deferred) this.#pauseClaims(results.filter((r) => r === undefined).length);
+    return { results, deferred };
   }
 
   async #fetchPartitionIds(): Promise<string[] | undefined> {
@@ -548,10 +586,13 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
    */
   #scheduleRenewal(): void {
     if (this.#state === 'closed') return;
+    const tickMs = Math.min(RENEW_TICK_MS, this.#timings.renewIntervalMs / 4);
+    const dueAt = performance.now() + tickMs;
     this.#renewTimer = setTimeout(() => {
+      this.#pressure.tickLate(performance.now() - dueAt);
       this.#renewDue();
       this.#scheduleRenewal();
-    }, Math.min(RENEW_TICK_MS, this.#timings.renewIntervalMs / 4));
+    }, tickMs);
     this.#renewTimer.unref();
   }
 
@@ -560,11 +601,17 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     const intervalMs = this.#timings.renewIntervalMs;
     if (now - this.#membershipAttemptAt >= intervalMs && !this.#renewing.has('membership')) {
       this.#membershipAttemptAt = now;
-      const renewal = this.#membership
-        .renew()
-        .catch((error: unknown) => this.#emit({ type: 'storageError', error: toStorageError(error) }));
+      const ended = this.#pressure.begin();
+      const renewal = this.#membership.renew().then(
+        () => ended('renewed'),
+        (error: unknown) => {
+          ended('failed');
+          this.#emit({ type: 'storageError', error: toStorageError(error) });
+        },
+      );
       this.#track('membership', renewal);
     }
+    if (this.#claimsPaused && !this.#pressure.congested()) this.#wake(CATCH_UP_DELAY_MS);
     for (const claim of this.#claims.values()) {
       if (!claim.active || this.#renewing.has(claim) || !claim.renewalDue(intervalMs, now)) continue;
       this.#track(claim, this.#renew(claim));
@@ -581,12 +628,23 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   }
 
   async #renew(claim: PartitionLease): Promise<void> {
+    const ended = this.#pressure.begin();
     const result = await claim.renew();
+    ended(result.ok ? 'renewed' : result.gone ? 'gone' : 'failed');
     if (result.ok || !claim.active) return;
     const error = toStorageError(result.error);
     this.#emit({ type: 'renewalFailed', partitionId: claim.partitionId, error });
     // Definitely gone: stop now. Otherwise retry at the next renewal; the claim's deadline is the backstop.
     if (result.gone) this.#lose(claim, error);
+  }
+
+  /** Claims wait for late renewals: `left` of this round's claims are deferred; told once per pause. */
+  #pauseClaims(left: number): void {
+    if (this.#claimsPaused) return;
+    this.#claimsPaused = true;
+    this.#claimWindow = Math.max(1, Math.floor(this.#claimWindow / 2));
+    const lateMs = Math.round(this.#pressure.lateMs());
+    this.#emit({ type: 'claimsPaused', lateMs, owned: this.owned().length, deferred: left });
   }
 
   /** Tells the foreign-owned partitions when they change (a log line and a status, not an error). */

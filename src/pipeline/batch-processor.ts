@@ -1,6 +1,6 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { LogsConsumer } from './consumer.ts';
-import { batchItemCount, type BatchSource, type LogBatch } from './log-batch.ts';
+import { batchItemCount, concatEncodedLogs, type BatchSource, type EncodedLogs, type LogBatch } from './log-batch.ts';
 import type { MetricPoint, SpanRecord } from './signals.ts';
 import { abortReason } from '../component/abort.ts';
 import { combineSources } from './internal/combine-sources.ts';
@@ -54,10 +54,12 @@ interface Part {
   records: readonly ReadableLogRecord[];
   metrics: readonly MetricPoint[];
   spans: readonly SpanRecord[];
+  /** Log records encoded off-thread; never split (see #take). */
+  readonly encoded?: EncodedLogs;
 }
 
 function partSize(part: Part): number {
-  return part.records.length + part.metrics.length + part.spans.length;
+  return part.records.length + part.metrics.length + part.spans.length + (part.encoded?.records ?? 0);
 }
 
 /** The first `count` items of `part` as a new part; `part` keeps the rest. */
@@ -168,10 +170,19 @@ export class BatchProcessor implements LogsConsumer {
       this.#waiting++;
       this.#pending.push({
         caller, source: batch.source, records: batch.records, metrics: batch.metrics ?? [], spans: batch.spans ?? [],
+        ...(batch.encodedLogs ? { encoded: batch.encodedLogs } : {}),
       });
       this.#pendingCount += items;
       this.#pump();
     });
+  }
+
+  /**
+   * Batches pass through untouched, combined by concatenation, so encoded log records are taken when the
+   * next stage takes them, unless `sendBatchMaxSize` may have to split a batch (encoded records cannot be).
+   */
+  get acceptsEncodedLogs(): boolean {
+    return this.#sendBatchMaxSize === 0 && this.#next.acceptsEncodedLogs === true;
   }
 
   /**
@@ -260,6 +271,11 @@ export class BatchProcessor implements LogsConsumer {
       } else if (partSize(part) <= room) {
         taken.push(part);
         room -= partSize(part);
+      } else if (part.encoded) {
+        // Encoded records cannot be split by count: such a part goes whole, alone when it is too large.
+        if (taken.length === 0) taken.push(part);
+        else kept.push(part);
+        room = 0;
       } else {
         taken.push(splitPart(part, room));
         room = 0;
@@ -267,8 +283,11 @@ export class BatchProcessor implements LogsConsumer {
       }
     }
     this.#pending = kept;
-    this.#pendingCount -= limit - room;
-    for (const part of taken) part.caller.pendingItems -= partSize(part);
+    for (const part of taken) {
+      const size = partSize(part);
+      part.caller.pendingItems -= size;
+      this.#pendingCount -= size;
+    }
     return taken;
   }
 
@@ -280,10 +299,12 @@ export class BatchProcessor implements LogsConsumer {
     }
     const metrics = parts.flatMap((p) => p.metrics);
     const spans = parts.flatMap((p) => p.spans);
+    const encodedLogs = concatEncodedLogs(parts.flatMap((p) => (p.encoded ? [p.encoded] : [])));
     const batch: LogBatch = {
       records: parts.flatMap((p) => p.records),
       ...(metrics.length > 0 ? { metrics } : {}),
       ...(spans.length > 0 ? { spans } : {}),
+      ...(encodedLogs ? { encodedLogs } : {}),
       source: combineSources(parts.map((p) => p.source)),
     };
     this.#inFlight++;

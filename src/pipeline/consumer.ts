@@ -24,4 +24,12 @@ export interface LogsConsumer {
    * what it wraps (to each, for a fan-out) and returns a function that detaches from all of them.
    */
   attachProducer?(): () => void;
+  /**
+   * True when `consume` takes batches whose log records come pre-encoded (`LogBatch.encodedLogs`, OTLP
+   * protobuf) and delivers them as it would deliver the same records as objects. A receiver decodes and
+   * encodes on worker threads only for a consumer that says so (docs/configuration.md, `decode_workers`).
+   * A wrapper says so when what it wraps does and it passes batches through without reading their records
+   * (it may count them: `batchItemCount`). Optional; absent means false.
+   */
+  readonly acceptsEncodedLogs?: boolean;
 }

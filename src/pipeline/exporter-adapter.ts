@@ -68,6 +68,10 @@ export function fromItemExporter<S extends Signal>(
   return {
     consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
       if (signal?.aborted) return Promise.reject(abortReason(signal));
+      if (part === 'logs' && batch.encodedLogs) {
+        // Only a consumer that declares acceptsEncodedLogs is given these: never skip them silently.
+        return Promise.reject(new PermanentError(`${name}: cannot send log records encoded ahead (encodedLogs)`));
+      }
       const items = signalItems(batch, part);
       if (items.length === 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {

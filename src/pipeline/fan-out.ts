@@ -54,6 +54,7 @@ export function fanOut(consumers: readonly LogsConsumer[]): LogsConsumer {
     },
     // Each consume() reaches every consumer, so one producer of the fan-out is one producer of each.
     ...sharedLifecycle(list),
+    acceptsEncodedLogs: list.every((c) => c.acceptsEncodedLogs === true),
   };
 }
 

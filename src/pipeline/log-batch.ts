@@ -24,7 +24,24 @@ export interface LogBatch {
   readonly metrics?: readonly MetricPoint[];
   /** Spans (traces pipelines). Absent means none. */
   readonly spans?: readonly SpanRecord[];
+  /**
+   * Log records already encoded as OTLP protobuf (decoded and encoded off the pipeline's thread: see
+   * src/receiver/internal/decode-pool.ts), in addition to `records`. Only consumers that declare
+   * `acceptsEncodedLogs` are ever given a batch with this part. Absent means none.
+   */
+  readonly encodedLogs?: EncodedLogs;
   readonly source: BatchSource;
+}
+
+/**
+ * Log records as the bytes of an OTLP `ExportLogsServiceRequest` (opentelemetry-proto
+ * collector/logs/v1/logs_service.proto). The request is `repeated ResourceLogs resource_logs = 1`, so two
+ * such requests concatenated are one request holding both: that is how batches of them are combined.
+ */
+export interface EncodedLogs {
+  readonly bytes: Uint8Array;
+  /** Log records in `bytes`. */
+  readonly records: number;
 }
 
 /** The same batch under a signal-neutral name. */
@@ -32,5 +49,18 @@ export type TelemetryBatch = LogBatch;
 
 /** Items in a batch over all signals: log records, metric points and spans. */
 export function batchItemCount(batch: LogBatch): number {
-  return batch.records.length + (batch.metrics?.length ?? 0) + (batch.spans?.length ?? 0);
+  return logRecordCount(batch) + (batch.metrics?.length ?? 0) + (batch.spans?.length ?? 0);
+}
+
+/** Log records in a batch: the record objects and those already encoded. */
+export function logRecordCount(batch: LogBatch): number {
+  return batch.records.length + (batch.encodedLogs?.records ?? 0);
+}
+
+/** One `EncodedLogs` holding all of `parts`, in order (concatenated requests are one request). */
+export function concatEncodedLogs(parts: readonly EncodedLogs[]): EncodedLogs | undefined {
+  if (parts.length <= 1) return parts[0];
+  let records = 0;
+  for (const p of parts) records += p.records;
+  return { bytes: Buffer.concat(parts.map((p) => p.bytes)), records };
 }

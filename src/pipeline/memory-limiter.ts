@@ -79,6 +79,11 @@ export class MemoryLimiter implements LogsConsumer {
     this.#timer.unref();
   }
 
+  /** Passes batches through, counting only: takes encoded log records when what follows does. */
+  get acceptsEncodedLogs(): boolean {
+    return this.#next.acceptsEncodedLogs === true;
+  }
+
   async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
     if (this.#refusing) {
       this.#refusedBatches++;

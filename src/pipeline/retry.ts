@@ -117,6 +117,8 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
     shutdown: consumer.shutdown ? () => consumer.shutdown!() : undefined,
     // One call in flight here is at most one call in flight below: retries are sequential.
     attachProducer: consumer.attachProducer ? () => consumer.attachProducer!() : undefined,
+    // Retries resend the same batch, as it is.
+    acceptsEncodedLogs: consumer.acceptsEncodedLogs === true,
   };
 }
 

@@ -2,7 +2,7 @@ import { isDataRefused, isPermanentError, PermanentError } from '../component/er
 import { abortReason } from '../component/abort.ts';
 import type { LogsConsumer } from './consumer.ts';
 import { FanOutError, fanOut, sharedLifecycle } from './fan-out.ts';
-import { batchItemCount, type LogBatch } from './log-batch.ts';
+import { batchItemCount, logRecordCount, type LogBatch } from './log-batch.ts';
 import { describeError } from './internal/classify-export-error.ts';
 import { linkSignals } from './internal/link-signals.ts';
 import { isPartialRefusal, PartialRefusalError, type Refusal } from './partial-refusal.ts';
@@ -22,9 +22,13 @@ export interface SignalRouter extends LogsConsumer {
 /** The part of `batch` one signal's pipelines see: that signal's items only, same source. */
 function partOf(batch: LogBatch, signal: Signal): LogBatch | undefined {
   if (signal === 'logs') {
-    if (batch.records.length === 0) return undefined;
+    if (logRecordCount(batch) === 0) return undefined;
     if (batch.metrics === undefined && batch.spans === undefined) return batch;
-    return { records: batch.records, source: batch.source };
+    return {
+      records: batch.records,
+      ...(batch.encodedLogs ? { encodedLogs: batch.encodedLogs } : {}),
+      source: batch.source,
+    };
   }
   if (signal === 'metrics') {
     return batch.metrics?.length ? { records: [], metrics: batch.metrics, source: batch.source } : undefined;
@@ -113,8 +117,11 @@ export function routeSignals(heads: readonly SignalHead[]): SignalRouter {
     throw new PartialRefusalError(refusals, Math.max(0, batchItemCount(batch) - refused));
   }
 
+  const logsOnly = bySignal.size === 1 && bySignal.has('logs');
   return {
     signals: new Set(bySignal.keys()),
+    // Encoded log records can only go where every head is a logs head that takes them.
+    acceptsEncodedLogs: logsOnly && bySignal.get('logs')!.acceptsEncodedLogs === true,
     consume,
     // A caller may reach any head (its next batch may hold every signal): it is announced to each.
     ...sharedLifecycle(targets),

@@ -39,6 +39,8 @@ import { blobPartitionOwners } from '../ownership/partition-owners.ts';
 import { listOwnership, type PartitionOwnershipInfo } from '../ownership/admin.ts';
 import type { HubPartitionLag } from './receiver-status.ts';
 import { MemoryGuard } from './memory-guard.ts';
+import { DecodePool, decodeWorkerCount } from './internal/decode-pool.ts';
+import type { DecoderOptions } from '../decode/decoder.ts';
 
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
@@ -63,6 +65,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   #bringUp: Promise<void> | undefined;
   #hubLag: HubLagMonitor | undefined;
   #memory: MemoryGuard | undefined;
+  #decodePool: DecodePool | undefined;
   #starter: PartitionStarter | undefined;
   #hub: HubClient | undefined;
   #store: CheckpointStore | undefined;
@@ -144,21 +147,26 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
         : undefined;
     this.#memory = this.#memoryGuard();
     const memory = this.#memory;
+    const decoderOptions: DecoderOptions = {
+      // `encoding: azure_encoding[/name]` (validated by the schema) is the Go spelling of this format
+      format: effectiveFormat(c),
+      applySemanticConventions: c.apply_semantic_conventions,
+      timeFormats: c.time_formats.logs,
+      includeCategories: c.include_categories,
+      excludeCategories: c.exclude_categories,
+      sanitizers: c.sanitizers,
+      ...signalDecoderOptions(c, this.#signals),
+    };
+    const decoder = createDecoder(decoderOptions);
+    this.#decodePool = this.#createDecodePool(decoderOptions);
+    const pool = this.#decodePool;
     const starter = new PartitionStarter({
       hub: this.#hub,
       store: this.#store,
       scope: this.#scope,
       config: c,
-      decoder: createDecoder({
-        // `encoding: azure_encoding[/name]` (validated by the schema) is the Go spelling of this format
-        format: effectiveFormat(c),
-        applySemanticConventions: c.apply_semantic_conventions,
-        timeFormats: c.time_formats.logs,
-        includeCategories: c.include_categories,
-        excludeCategories: c.exclude_categories,
-        sanitizers: c.sanitizers,
-        ...signalDecoderOptions(c, this.#signals),
-      }),
+      decoder,
+      ...(pool ? { offload: (events, context) => (pool.usable ? pool.run(events, context) : undefined) } : {}),
       consumer: c.retry_on_failure.enabled
         ? withRetry(this.#next, retryOptionsFromConfig(c.retry_on_failure, { logger: this.#logger }))
         : this.#next,
@@ -231,6 +239,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       ownership: leases ? 'leases' : 'static',
       ownerId,
       signals: [...this.#signals].join(','),
+      decodeWorkers: this.#decodePool?.size ?? 0,
       transport: c.transport,
       ...(c.transport === 'amqp_websockets' ? { proxy: this.#proxyForLog() } : {}),
     });
@@ -243,6 +252,25 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       this.#hubLag?.start();
       await coordinator.start(starter);
     });
+  }
+
+  /**
+   * Decode threads when `decode_workers` asks for some and the pipeline takes log records encoded ahead
+   * (`acceptsEncodedLogs`: every pipeline a logs pipeline of stages that pass batches through and OTLP
+   * protobuf exporters); otherwise none, and decoding stays on this thread as before.
+   */
+  #createDecodePool(decoder: DecoderOptions): DecodePool | undefined {
+    const size = decodeWorkerCount(this.#config.decode_workers);
+    if (size === 0) return undefined;
+    if (this.#next.acceptsEncodedLogs !== true) {
+      if (this.#config.decode_workers !== 'auto') {
+        this.#logger.info('decode_workers: not used; a pipeline of this receiver needs the log records as objects', {
+          hint: 'decoding off-thread needs logs pipelines with only batch/memory_limiter and otlphttp (proto)/otlp',
+        });
+      }
+      return undefined;
+    }
+    return new DecodePool({ size, decoder, logger: this.#logger });
   }
 
   /** The memory guard when `memory.limit_mib` is set, started (it must act before the first read). */
@@ -353,6 +381,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     await this.#deadLetter?.close?.().catch(() => undefined);
     // After the pumps: a paused partition was let go by its stop signal; this restores V8's heap growth.
     this.#memory?.stop();
+    await this.#decodePool?.close();
   }
 
   // ---- observation ----------------------------------------------------------------------------------

@@ -13,10 +13,12 @@ import { CheckpointFencedError } from '../ownership/checkpoint.ts';
 import { isDataRefused, isPermanentError } from '../component/errors.ts';
 import { isPartialRefusal, isRequestTooLarge, type PartialRefusalError } from '../pipeline/partial-refusal.ts';
 import { RetriesExhaustedError } from '../pipeline/retry.ts';
+import { isEncodedLogsRefused } from '../pipeline/encoded-logs-refusal.ts';
 import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
+import type { EncodedDecode } from './internal/decode-pool.ts';
 import {
   batchSignals, itemCounts, refusedEvents, type ItemCounts, type RefusedEvent,
 } from './internal/refused-events.ts';
@@ -36,6 +38,11 @@ const TRANSIENT_MAX_MS = 30_000;
 /** Reopen backoff after a permanent reader failure (misconfiguration): 1 s doubling to 5 min. */
 const PERMANENT_INITIAL_MS = 1_000;
 const PERMANENT_MAX_MS = 300_000;
+/**
+ * Refusals of encoded records (`EncodedLogsRefusedError`) answered by sending the batch again at once, as
+ * records; past this, such an error is handled as any permanent one (a consumer that keeps asking). 3.
+ */
+const MAX_ENCODED_REFUSALS = 3;
 /** Wait between attempts at a batch the pipeline refused, while the partition holds it: 1 s to 60 s. */
 const HOLD_INITIAL_MS = 1_000;
 const HOLD_MAX_MS = 60_000;
@@ -54,6 +61,12 @@ export interface PartitionPumpOptions {
   readonly maxWaitMs: number;
   readonly decode: Decoder;
   readonly context: DecodeContext;
+  /**
+   * Decodes a batch and encodes its log records off this thread (the receiver's decode pool), or undefined
+   * when it cannot now. A rejected job is decoded here with `decode` instead, so nothing is lost or held.
+   * Only given when the consumer takes encoded log records (`acceptsEncodedLogs`). Default: decode here.
+   */
+  readonly offload?: (events: ReceivedEvent[], context: DecodeContext) => Promise<EncodedDecode> | undefined;
   /** The pipeline; already wrapped with retry, so a rejection means "gave up" (or the stop signal). */
   readonly consumer: LogsConsumer;
   readonly checkpointer: Checkpointer;
@@ -259,9 +272,12 @@ export class PartitionPump {
           if (events.length > 0) {
             const prepared = this.#prepare(events);
             // One batch in the pipeline at a time, in order: the next is handed over once the previous
-            // was delivered, and it is exported while the one after it is received and decoded.
+            // was delivered, and it is exported while the one after it is received and decoded (here or
+            // on a decode thread: then this batch's decode overlaps the previous one's export too).
             if (!(await this.#settle())) return { reason: 'stopped' };
-            this.#inFlight = this.#deliver(prepared);
+            this.#inFlight = prepared instanceof Promise
+              ? prepared.then((p) => this.#deliver(p))
+              : this.#deliver(prepared);
             quietSince = Date.now();
           } else {
             if (!(await this.#settle())) return { reason: 'stopped' };
@@ -354,9 +370,10 @@ export class PartitionPump {
 
   /**
    * Counts and decodes a received batch (noting a retention gap). Runs while the previous batch may still
-   * be exported: decoding overlaps the export's wait instead of following it.
+   * be exported: decoding overlaps the export's wait instead of following it. With `offload`, the decode
+   * runs on a decode thread and this returns its promise, which never rejects.
    */
-  #prepare(events: ReceivedEvent[]): { events: ReceivedEvent[]; batch: LogBatch | undefined } {
+  #prepare(events: ReceivedEvent[]): Prepared | Promise<Prepared> {
     const o = this.#o;
     const first = events[0]!;
     const last = events[events.length - 1]!;
@@ -381,6 +398,58 @@ export class PartitionPump {
       });
     }
     this.#lastReceived = last.sequenceNumber;
+    const job = o.offload?.(events, o.context);
+    if (job) {
+      // A kill does not wait for a decode thread (a stuck one would hold the stop): the batch is decoded
+      // here and its export, under the same kill, ends at once without a checkpoint.
+      return raceAbort(job, this.#kill.signal).then(
+        (done) => this.#fromEncoded(events, done),
+        (error: unknown) => {
+          if (this.#kill.signal.aborted) return this.#decodeHere(events);
+          o.counters.eventsDecodeFallbacks += events.length;
+          o.logger.warn('decode thread failed a batch; decoding it on the pipeline thread', {
+            partitionId: o.partitionId,
+            firstSequenceNumber: first.sequenceNumber,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          return this.#decodeHere(events);
+        },
+      );
+    }
+    return this.#decodeHere(events);
+  }
+
+  /** A batch decoded and encoded on a decode thread, counted as `#decodeHere` counts. */
+  #fromEncoded(events: ReceivedEvent[], done: EncodedDecode): Prepared {
+    const o = this.#o;
+    const records = done.encodedLogs.records;
+    o.counters.eventsDecodedOffThread += events.length;
+    o.counters.recordsDecoded += records;
+    o.counters.metricPointsDecoded += done.metricPoints;
+    o.counters.spansDecoded += done.spans;
+    o.counters.eventsFailedDecode += done.stats.failedEvents;
+    // Offloading is for logs-only receivers: other items (none from a logs-only decoder) have no pipeline.
+    if (done.metricPoints + done.spans > 0) o.counters.itemsWithoutPipeline += done.metricPoints + done.spans;
+    const batch: LogBatch = { records: [], encodedLogs: done.encodedLogs, source: this.#source(events) };
+    return { events, batch: records > 0 ? batch : undefined };
+  }
+
+  #source(events: readonly ReceivedEvent[]): LogBatch['source'] {
+    const o = this.#o;
+    return {
+      namespace: o.context.namespace,
+      eventHubName: o.context.eventHubName,
+      consumerGroup: o.context.consumerGroup,
+      partitionId: o.partitionId,
+      firstSequenceNumber: events[0]!.sequenceNumber,
+      lastSequenceNumber: events[events.length - 1]!.sequenceNumber,
+    };
+  }
+
+  #decodeHere(events: ReceivedEvent[]): Prepared {
+    const o = this.#o;
+    const first = events[0]!;
+    const last = events[events.length - 1]!;
     const decoded = o.decode(events, o.context);
     o.counters.recordsDecoded += decoded.records.length;
     o.counters.metricPointsDecoded += decoded.metrics?.length ?? 0;
@@ -392,14 +461,7 @@ export class PartitionPump {
       records,
       ...(metrics?.length ? { metrics } : {}),
       ...(spans?.length ? { spans } : {}),
-      source: {
-        namespace: o.context.namespace,
-        eventHubName: o.context.eventHubName,
-        consumerGroup: o.context.consumerGroup,
-        partitionId: o.partitionId,
-        firstSequenceNumber: first.sequenceNumber,
-        lastSequenceNumber: last.sequenceNumber,
-      },
+      source: this.#source(events),
     };
     return { events, batch: batchItemCount(batch) > 0 ? batch : undefined };
   }
@@ -438,7 +500,7 @@ export class PartitionPump {
   }
 
   /** Exports a prepared batch (or dead-letters it), then marks it. False when stopped or killed first. */
-  async #deliver(prepared: { events: ReceivedEvent[]; batch: LogBatch | undefined }): Promise<boolean> {
+  async #deliver(prepared: Prepared): Promise<boolean> {
     const { events, batch } = prepared;
     if (batch && !(await this.#export(batch, events))) return false;
     const last = events[events.length - 1]!;
@@ -466,6 +528,7 @@ export class PartitionPump {
     // What is still to deliver: after a partial refusal while the partition holds, only the refused records
     // are tried again, so the delivered ones are not sent again on every attempt.
     let pending = batch;
+    let encodedRefusals = 0;
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       try {
@@ -483,6 +546,14 @@ export class PartitionPump {
         return true;
       } catch (error) {
         if (this.#kill.signal.aborted) return false;
+        if (isEncodedLogsRefused(error) && encodedRefusals++ < MAX_ENCODED_REFUSALS) {
+          // The records could not go as encoded bytes (too large for one request): as objects they can be
+          // split and refused one by one, as without decode workers. Decoded again here; counted once.
+          // A batch already of records was combined (`batch`) with another partition's refused encoded
+          // records: that partition now sends records too, so the same batch goes again.
+          if (pending.encodedLogs) pending = this.#asRecords(events, pending);
+          continue;
+        }
         const err = error instanceof Error ? error : new Error(String(error));
         // A stage that refused to protect the process (memory_limiter) says nothing about the batch:
         // it is held and retried even with a dead-letter store or dead_letter.drop, never given up on.
@@ -534,6 +605,16 @@ export class PartitionPump {
         if (!(await pause(delayMs, this.#stopReading.signal))) return false;
       }
     }
+  }
+
+  /** `batch` (encoded on a decode thread) with its log records decoded again here, as objects. */
+  #asRecords(events: ReceivedEvent[], batch: LogBatch): LogBatch {
+    const decoded = this.#o.decode(events, this.#o.context);
+    this.#o.logger.debug('encoded log records refused for their size; sending them as records', {
+      partitionId: this.#o.partitionId,
+      records: decoded.records.length,
+    });
+    return { records: decoded.records, source: batch.source };
   }
 
   /** Adds a batch's items to the accepted or refused counters of their signals. */
@@ -614,6 +695,12 @@ export class PartitionPump {
       if (err instanceof CheckpointFencedError && !final) throw err;
     }
   }
+}
+
+/** A received batch and what the pipeline gets of it (undefined when decoding left no item). */
+interface Prepared {
+  readonly events: ReceivedEvent[];
+  readonly batch: LogBatch | undefined;
 }
 
 function minus(a: ItemCounts, b: ItemCounts): ItemCounts {

@@ -12,7 +12,7 @@ import type { PartitionClaim, PartitionHandle, PartitionLifecycle, StopReason } 
 import { Checkpointer } from './checkpointer.ts';
 import { chooseStartPosition } from './start-position.ts';
 import { InvalidCheckpointError, invalidCheckpoint } from './internal/invalid-checkpoint.ts';
-import { PartitionPump } from './partition-pump.ts';
+import { PartitionPump, type PartitionPumpOptions } from './partition-pump.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
@@ -24,6 +24,8 @@ export interface PartitionStarterDeps {
   readonly scope: CheckpointScope;
   readonly config: ReceiverConfig;
   readonly decoder: Decoder;
+  /** Decodes and encodes off-thread (decode-pool.ts); see PartitionPumpOptions.offload. */
+  readonly offload?: PartitionPumpOptions['offload'];
   /** The pipeline, wrapped with retry. */
   readonly consumer: LogsConsumer;
   readonly deadLetter?: DeadLetterStore;
@@ -130,6 +132,7 @@ export class PartitionStarter implements PartitionLifecycle {
       maxBatchSize: c.max_poll_events,
       maxWaitMs: Math.max(1, c.poll_rate * 1000),
       decode: this.#d.decoder,
+      offload: this.#d.offload,
       context: {
         namespace: scope.fullyQualifiedNamespace,
         eventHubName: scope.eventHubName,

@@ -133,6 +133,10 @@ export interface ReceiverCounters {
   readonly exportHolds: number;
   /** Partition starts that found a checkpoint beyond the partition's last event (`on_invalid_checkpoint`). */
   readonly invalidCheckpoints: number;
+  /** Events decoded (and their log records encoded) on decode threads (`decode_workers`). */
+  readonly eventsDecodedOffThread: number;
+  /** Events a decode thread failed (it died, or the pool was closed) and the pipeline thread decoded instead. */
+  readonly eventsDecodeFallbacks: number;
 }
 
 /** Restarts of partition readers by reason: `transient`, `permanent`, `stalled` (reopened by the pump), `ownershipLost`, `error`, `startFailed` (by the owner). */

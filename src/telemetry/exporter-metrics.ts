@@ -1,6 +1,6 @@
 import type { Counter, Meter } from '@opentelemetry/api';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
-import type { LogBatch } from '../pipeline/log-batch.ts';
+import { logRecordCount, type LogBatch } from '../pipeline/log-batch.ts';
 import { isPartialRefusal, type PartialRefusalError } from '../pipeline/partial-refusal.ts';
 import { SIGNALS, type Signal } from '../pipeline/signals.ts';
 
@@ -88,12 +88,13 @@ export class ExporterMetrics {
       forceFlush: exporter.forceFlush ? () => exporter.forceFlush!() : undefined,
       shutdown: exporter.shutdown ? () => exporter.shutdown!() : undefined,
       attachProducer: exporter.attachProducer ? () => exporter.attachProducer!() : undefined,
+      acceptsEncodedLogs: exporter.acceptsEncodedLogs === true,
     };
   }
 }
 
 function itemCount(batch: LogBatch, signal: Signal): number {
-  if (signal === 'logs') return batch.records.length;
+  if (signal === 'logs') return logRecordCount(batch);
   return signal === 'metrics' ? (batch.metrics?.length ?? 0) : (batch.spans?.length ?? 0);
 }
 

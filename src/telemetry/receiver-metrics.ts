@@ -110,6 +110,18 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
     'Partition starts that found a checkpoint beyond the last event of the partition (recreated hub, reused container).',
     '{checkpoints}',
   ],
+  [
+    `${RECEIVER_METRIC_PREFIX}events_decoded_off_thread`,
+    'eventsDecodedOffThread',
+    'Events decoded and encoded on decode threads (decode_workers).',
+    '{events}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}decode_worker_fallbacks`,
+    'eventsDecodeFallbacks',
+    'Events a decode thread failed (it ended) and the pipeline thread decoded instead.',
+    '{events}',
+  ],
 ];
 
 /** Partition states of `partition_state`; every state of a partition is reported, 1 for the current one. */

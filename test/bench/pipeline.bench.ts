@@ -17,10 +17,17 @@
  * Rounds interleave the sides; each side reports its best round. After the rounds, one more CLI run per
  * backend in BENCH_PIPELINE_PROFILE runs under `--cpu-prof`, and the profile is summarised by category.
  *
- * Env: BENCH_PIPELINE_EVENTS (200000), BENCH_PIPELINE_ROUNDS (2; the default bench takes about 3 minutes),
- * BENCH_PIPELINE_SIDES (sdk,polling,streaming), BENCH_PIPELINE_PROFILE (streaming; `none`, or a list).
+ * Sides: `sdk`; `polling` and `streaming` with `decode_workers: 0` (everything on the CLI's one pipeline
+ * thread); `polling+w` and `streaming+w` with `decode_workers: auto` (decode and OTLP encoding on decode
+ * threads). Each backend's "+w" best against its "0" best is the 1-vs-N ratio; the run says how many cores
+ * Node could use and the load average before and after (the machine may be shared).
+ *
+ * Env: BENCH_PIPELINE_EVENTS (200000), BENCH_PIPELINE_ROUNDS (2; the default bench takes about 5 minutes),
+ * BENCH_PIPELINE_SIDES (sdk,polling,streaming,polling+w,streaming+w), BENCH_PIPELINE_PROFILE (streaming;
+ * `none`, or a list of sides).
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -35,8 +42,8 @@ import { readThreadCpu, threadCpuDelta, type ThreadCpu } from './internal/thread
 
 const EVENTS = Number(process.env.BENCH_PIPELINE_EVENTS ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_PIPELINE_ROUNDS ?? 2);
-const SIDES = (process.env.BENCH_PIPELINE_SIDES ?? 'sdk,polling,streaming').split(',') as Side[];
-const PROFILED = (process.env.BENCH_PIPELINE_PROFILE ?? 'streaming').split(',').filter((s) => s !== 'none' && s !== '') as BackendKind[];
+const SIDES = (process.env.BENCH_PIPELINE_SIDES ?? 'sdk,polling,streaming,polling+w,streaming+w').split(',') as Side[];
+const PROFILED = (process.env.BENCH_PIPELINE_PROFILE ?? 'streaming').split(',').filter((s) => s !== 'none' && s !== '') as CliSide[];
 const PARTITIONS = 8;
 /** BENCH_PIPELINE_SET: more `--set key=value` for the CLI runs, separated by spaces (for experiments). */
 const EXTRA_SETS = (process.env.BENCH_PIPELINE_SET ?? '').split(' ').filter(Boolean);
@@ -51,7 +58,12 @@ const STOP_TIMEOUT_MS = 30_000;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PROFILE_DIR = join(ROOT, '.tmp', 'pipeline-profile');
 
-type Side = 'sdk' | BackendKind;
+/** A CLI side: the backend, with `+w` for decode workers on (`decode_workers: auto`), else off (0). */
+type CliSide = BackendKind | `${BackendKind}+w`;
+type Side = 'sdk' | CliSide;
+
+const backendOf = (side: CliSide): BackendKind => side.replace('+w', '') as BackendKind;
+const workersOf = (side: CliSide): string => (side.endsWith('+w') ? 'auto' : '0');
 
 interface Backlog {
   connectionString: string;
@@ -120,12 +132,13 @@ async function runSdk(backlog: Backlog): Promise<RoundResult> {
 }
 
 /** One CLI drain of the whole backlog; with `profileDir`, under `--cpu-prof` writing there. */
-async function runCli(kind: BackendKind, backlog: Backlog, sink: OtlpSink, storage: string, profileDir?: string): Promise<RoundResult> {
+async function runCli(kind: CliSide, backlog: Backlog, sink: OtlpSink, storage: string, profileDir?: string): Promise<RoundResult> {
   const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const args = [
     ...nodeFlags, join(ROOT, 'bin', 'otelcol-azure-eventhub.js'), '--config', join(ROOT, 'config', 'azure.yaml'),
     '--set', 'receivers.azure_event_hub.start_position=earliest',
-    '--set', `receivers.azure_event_hub.backend=${kind}`,
+    '--set', `receivers.azure_event_hub.backend=${backendOf(kind)}`,
+    '--set', `receivers.azure_event_hub.decode_workers=${workersOf(kind)}`,
     '--set', 'service.pipelines.logs.exporters=[otlphttp]',
     ...EXTRA_SETS.flatMap((s) => ['--set', s]),
   ];
@@ -224,11 +237,11 @@ function describe(r: RoundResult): string {
   const c = r.cpuUsPerEvent;
   const threads = r.side === 'sdk' ? `main ${c.main}, other threads ${c.otherThreads}` : `main ${c.main}, worker ${c.worker}, other threads ${c.otherThreads}`;
   const extra = r.side === 'sdk' ? '' : `; steady (10–90 %) ${r.steadyRecordsPerSec?.toLocaleString('en-US')} records/s; sink ${c.sink}; ${r.requests} requests of ${r.recordsPerRequest} records; first export ${((r.firstExportMs ?? 0) / 1000).toFixed(1)} s after spawn`;
-  return `${r.side.padEnd(9)} ${r.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s ${r.recordsPerSec.toLocaleString('en-US').padStart(7)} records/s  ` +
+  return `${r.side.padEnd(11)} ${r.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s ${r.recordsPerSec.toLocaleString('en-US').padStart(7)} records/s  ` +
     `client CPU ${c.client} µs/event (${threads}); emulator ${c.emulator}${extra}; peak RSS ${r.peakRssMiB} MiB`;
 }
 
-function printProfile(kind: BackendKind, thread: string, s: ProfileSummary): void {
+function printProfile(kind: CliSide, thread: string, s: ProfileSummary): void {
   console.log(`profile ${kind}, ${thread}: busy ${s.busyMs} ms, idle ${s.idleMs} ms`);
   for (const c of s.categories.filter((c) => c.percent >= 0.5)) console.log(`  ${String(c.percent).padStart(5)} %  ${c.category}`);
   console.log('  top self time:');
@@ -242,7 +255,10 @@ async function main(): Promise<void> {
   const sink = await startOtlpSink();
   try {
     console.log(`backlog: ${backlog.records.toLocaleString('en-US')} records, ${Math.round(backlog.bytes / EVENTS)} B per event on average`);
-    const results: Record<Side, RoundResult[]> = { sdk: [], polling: [], streaming: [] };
+    const cores = availableParallelism();
+    const loadBefore = loadavg().map((l) => Number(l.toFixed(2)));
+    console.log(`cores available to Node: ${cores}; load average before: ${loadBefore.join(' ')}`);
+    const results = Object.fromEntries(SIDES.map((s) => [s, [] as RoundResult[]])) as Record<Side, RoundResult[]>;
     const run = (side: Side): Promise<RoundResult> => side === 'sdk' ? runSdk(backlog) : runCli(side, backlog, sink, azurite.connectionString);
     // Warms the emulator (and this process) so the first side measured is not the slower for it.
     if (SIDES.includes('sdk')) await runSdk(backlog);
@@ -253,9 +269,14 @@ async function main(): Promise<void> {
         console.log(`round ${round} ${describe(r)}`);
       }
     }
-    const best = (side: Side): RoundResult | undefined => [...results[side]].sort((a, b) => b.eventsPerSec - a.eventsPerSec)[0];
+    const best = (side: Side): RoundResult | undefined => [...(results[side] ?? [])].sort((a, b) => b.eventsPerSec - a.eventsPerSec)[0];
     const sdk = best('sdk');
-    const summary: Record<string, unknown> = { events: EVENTS, records: backlog.records, bytesPerEvent: Math.round(backlog.bytes / EVENTS), partitions: PARTITIONS, rounds: ROUNDS, goals: { streaming: 0.6, polling: 0.5 } };
+    const loadAfter = loadavg().map((l) => Number(l.toFixed(2)));
+    console.log(`load average after the rounds: ${loadAfter.join(' ')}`);
+    const summary: Record<string, unknown> = {
+      events: EVENTS, records: backlog.records, bytesPerEvent: Math.round(backlog.bytes / EVENTS), partitions: PARTITIONS, rounds: ROUNDS,
+      cores, loadBefore, loadAfter, goals: { streaming: 0.6, polling: 0.5, workersVsOne: 1.6 },
+    };
     for (const side of SIDES) {
       const b = best(side);
       if (!b) continue;
@@ -264,8 +285,17 @@ async function main(): Promise<void> {
       const steadyBest = Math.max(...results[side].map((r) => r.steadyRecordsPerSec ?? 0));
       const steadyRatio = sdk && side !== 'sdk' ? Number((steadyBest / sdk.recordsPerSec).toFixed(3)) : undefined;
       summary[side] = { ...b, ...(ratio === undefined ? {} : { ratio, steadyRatio }), cpuRange: cpuRange(results[side]) };
-      const ratios = ratio === undefined ? '' : `; ratio to the bare SDK ${ratio}, steady ${steadyRatio} (goal ≥ ${side === 'streaming' ? 0.6 : 0.5})`;
+      const goal = side === 'sdk' ? 0 : backendOf(side) === 'streaming' ? 0.6 : 0.5;
+      const ratios = ratio === undefined ? '' : `; ratio to the bare SDK ${ratio}, steady ${steadyRatio} (goal ≥ ${goal})`;
       console.log(`best ${describe(b)}${ratios}`);
+    }
+    for (const kind of ['polling', 'streaming'] as const) {
+      const one = best(kind);
+      const many = best(`${kind}+w`);
+      if (!one || !many) continue;
+      const ratio = Number((many.eventsPerSec / one.eventsPerSec).toFixed(3));
+      summary[`${kind} workers vs one`] = ratio;
+      console.log(`${kind}: decode workers (auto: ${Math.max(0, cores - 1)} on ${cores} cores) vs one thread: ${ratio}x (goal ≥ 1.6 when CPU-bound)`);
     }
     const profiles: Record<string, unknown> = {};
     for (const kind of PROFILED) {
@@ -276,7 +306,9 @@ async function main(): Promise<void> {
       console.log(`profiled run (not a result; the profiler slows it) ${describe(r)}`);
       // Node names each thread's profile CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; thread 0 is main.
       for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
-        const thread = file.split('.')[4] === '0' ? 'main thread' : 'worker thread';
+        // Thread 1 is the CLI's pipeline thread; higher ids are decode threads (`+w` sides).
+        const id = file.split('.')[4];
+        const thread = id === '0' ? 'main thread' : id === '1' ? 'worker thread' : `decode thread ${id}`;
         const s = summariseCpuProfile(join(dir, file));
         printProfile(kind, thread, s);
         profiles[`${kind} ${thread}`] = s;

@@ -35,5 +35,17 @@ process.on('SIGTERM', () => {
     process.exit(0);
   });
 });
+// Event-loop delay, for benches that load the machine (scale.bench.ts): a starved loop sends renewals late.
+// Opt-in, so that other fleet tests see the same status lines as before.
+if (process.env.RECEIVER_LOOP_DELAY_MS) {
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const delay = monitorEventLoopDelay({ resolution: 20 });
+  delay.enable();
+  setInterval(() => {
+    const ms = (ns: number): number => Math.round(ns / 1e6);
+    process.stdout.write(`S ${JSON.stringify({ type: 'loopDelay', p99: ms(delay.percentile(99)), max: ms(delay.max), at: Date.now() })}\n`);
+    delay.reset();
+  }, Number(process.env.RECEIVER_LOOP_DELAY_MS)).unref();
+}
 await receiver.start();
 process.stdout.write('S {"type":"started"}\n');

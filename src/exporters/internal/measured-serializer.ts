@@ -5,6 +5,11 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 export interface MeasuredSerializer<Response, Item = ReadableLogRecord> extends ISerializer<readonly Item[], Response> {
   /** Bytes of the serialized request for `items` (before compression). */
   measure(items: readonly Item[]): number;
+  /**
+   * Makes `items` (a stand-in array) serialize to `bytes`, for as long as the array lives and on every
+   * attempt: how bytes encoded ahead (`LogBatch.encodedLogs`) go through the library's exporter.
+   */
+  pin(items: readonly Item[], bytes: Uint8Array): void;
 }
 
 /**
@@ -18,9 +23,13 @@ export function measuredSerializer<Response, Item = ReadableLogRecord>(
   inner: ISerializer<readonly Item[], Response>,
 ): MeasuredSerializer<Response, Item> {
   const kept = new WeakMap<readonly Item[], Uint8Array>();
+  const pinned = new WeakMap<readonly Item[], Uint8Array>();
   return {
+    pin(items, bytes) {
+      pinned.set(items, bytes);
+    },
     measure(items) {
-      const known = kept.get(items);
+      const known = pinned.get(items) ?? kept.get(items);
       if (known) return known.byteLength;
       const bytes = inner.serializeRequest(items);
       if (!bytes) return 0;
@@ -28,6 +37,8 @@ export function measuredSerializer<Response, Item = ReadableLogRecord>(
       return bytes.byteLength;
     },
     serializeRequest(items) {
+      const fixed = pinned.get(items);
+      if (fixed) return fixed;
       const known = kept.get(items);
       if (!known) return inner.serializeRequest(items);
       kept.delete(items);

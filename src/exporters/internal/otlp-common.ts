@@ -9,6 +9,8 @@ import { limitRequestBytes } from '../../pipeline/request-bytes-limit.ts';
 import { retryOnFailureSchema, retryOptionsFromConfig, withRetry, type RetryOnFailureConfig } from '../../pipeline/retry.ts';
 import type { SignalItem } from '../../pipeline/signal-items.ts';
 import type { Signal } from '../../pipeline/signals.ts';
+import { withEncodedLogs } from './encoded-logs-sender.ts';
+import type { MeasuredSerializer } from './measured-serializer.ts';
 
 /** Per-request timeout of the OTLP exporters. 30 000 ms, as the collector's exporter helper. */
 export const DEFAULT_OTLP_TIMEOUT_MS = 30_000;
@@ -125,16 +127,23 @@ const CALLBACK_GRACE_MS = 5_000;
 /**
  * One signal's OTLP sender, the same for HTTP and gRPC: the library exporter as a consumer of that signal's
  * part, `retry_on_failure` around each attempt, and `max_request_bytes` measured with the bytes then sent.
+ * With `encodedLogs` (protobuf logs senders), it also takes log records encoded ahead (encoded-logs-sender.ts).
  */
 export function otlpSignalSender<S extends Signal>(
   exporter: ItemExporter<SignalItem<S>>,
   signal: S,
-  serializer: { measure(items: readonly SignalItem<S>[]): number },
+  serializer: MeasuredSerializer<unknown, SignalItem<S>>,
   config: { readonly timeout: number; readonly max_request_bytes: number; readonly retry_on_failure: RetryOnFailureConfig },
   name: string,
   logger: Logger | undefined,
+  options: { readonly encodedLogs?: boolean } = {},
 ): LogsConsumer {
   const consumer = fromItemExporter(exporter, signal, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
   const retrying = withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger }));
-  return limitRequestBytes(retrying, { maxBytes: config.max_request_bytes, measure: serializer.measure, signal, name, logger });
+  const bounded = limitRequestBytes(retrying, {
+    maxBytes: config.max_request_bytes, measure: serializer.measure, signal, name, logger,
+  });
+  if (!options.encodedLogs || signal !== 'logs') return bounded;
+  const logsSerializer = serializer as MeasuredSerializer<unknown, SignalItem<'logs'>>;
+  return withEncodedLogs(bounded, retrying, logsSerializer, { maxBytes: config.max_request_bytes, name });
 }

@@ -1,7 +1,7 @@
 import { abortReason } from '../../component/abort.ts';
 import { isPermanentError, PermanentError } from '../../component/errors.ts';
 import type { LogsConsumer } from '../../pipeline/consumer.ts';
-import type { LogBatch } from '../../pipeline/log-batch.ts';
+import { logRecordCount, type LogBatch } from '../../pipeline/log-batch.ts';
 import { isPartialRefusal, PartialRefusalError, type Refusal } from '../../pipeline/partial-refusal.ts';
 import { refusalOf, signalItems } from '../../pipeline/signal-items.ts';
 import { SIGNALS, type Signal } from '../../pipeline/signals.ts';
@@ -31,10 +31,7 @@ export function combineSignalConsumers(senders: SignalConsumers, name: string): 
 
   async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw abortReason(signal);
-    const parts = SIGNALS.filter((s) => {
-      const items = signalItems(batch, s);
-      return items.length > 0 && !accepted.has(items);
-    });
+    const parts = SIGNALS.filter((s) => count(batch, s) > 0 && !accepted.has(signalItems(batch, s)));
     if (parts.length === 0) return forget(batch);
     // Every sender reads only its own signal's items, so the batch itself goes to each.
     const results = await Promise.allSettled(parts.map((s) => senders[s].consume(batch, signal)));
@@ -48,18 +45,18 @@ export function combineSignalConsumers(senders: SignalConsumers, name: string): 
     if (failed.length === 0) return forget(batch);
     const retryable = failed.find((f) => !isPermanentError(f.error));
     if (retryable) throw retryable.error;
-    const total = SIGNALS.reduce((n, s) => n + signalItems(batch, s).length, 0);
+    const total = SIGNALS.reduce((n, s) => n + count(batch, s), 0);
     const only = failed.length === 1 ? failed[0]! : undefined;
-    if (only && !isPartialRefusal(only.error) && signalItems(batch, only.signal).length === total) throw only.error;
+    if (only && !isPartialRefusal(only.error) && count(batch, only.signal) === total) throw only.error;
     const refusals: Refusal[] = [];
     let delivered = total;
     for (const f of failed) {
       if (isPartialRefusal(f.error)) {
         refusals.push(...f.error.refusals);
-        delivered -= signalItems(batch, f.signal).length - f.error.delivered;
+        delivered -= count(batch, f.signal) - f.error.delivered;
       } else {
         refusals.push(refusalOf(f.signal, signalItems(batch, f.signal), asError(f.error, name)));
-        delivered -= signalItems(batch, f.signal).length;
+        delivered -= count(batch, f.signal);
       }
     }
     throw new PartialRefusalError(refusals, delivered);
@@ -73,6 +70,8 @@ export function combineSignalConsumers(senders: SignalConsumers, name: string): 
   const all = Object.values(senders);
   return {
     consume,
+    // Encoded log records reach only the logs sender; it says whether it takes them.
+    acceptsEncodedLogs: senders.logs.acceptsEncodedLogs === true,
     forceFlush: async () => {
       await Promise.all(all.map((c) => c.forceFlush?.()));
     },
@@ -86,6 +85,11 @@ export function combineSignalConsumers(senders: SignalConsumers, name: string): 
       };
     },
   };
+}
+
+/** Items of one signal in a batch (log records encoded ahead included). */
+function count(batch: LogBatch, signal: Signal): number {
+  return signal === 'logs' ? logRecordCount(batch) : signalItems(batch, signal).length;
 }
 
 function asError(error: unknown, name: string): Error {

@@ -1,4 +1,5 @@
 import type { BalanceStrategy } from '../balance.ts';
+import { defaultRenewalLatencyLimitMs } from './renewal-pressure.ts';
 
 /** Lease duration bounds of Azure Blob Storage leases (finite leases are 15–60 s). */
 export const MIN_LEASE_DURATION_MS = 15_000;
@@ -31,6 +32,7 @@ export interface CoordinatorTimingOptions {
   readonly startTimeoutMs?: number;
   readonly leaveNoticeMaxMs?: number;
   readonly foreignOwnershipExpiryMs?: number;
+  readonly renewalLatencyLimitMs?: number;
   readonly strategy?: BalanceStrategy;
 }
 
@@ -66,10 +68,15 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
       `foreignOwnershipExpiryMs (${foreignOwnershipExpiryMs}) must not be negative; 0 turns the check off`,
     );
   }
+  const renewalLatencyLimitMs =
+    options.renewalLatencyLimitMs ?? defaultRenewalLatencyLimitMs(leaseDurationMs, safetyMarginMs, renewIntervalMs);
+  if (!(renewalLatencyLimitMs > 0)) {
+    throw new RangeError(`renewalLatencyLimitMs (${renewalLatencyLimitMs}) must be positive`);
+  }
   const strategy = options.strategy ?? 'balanced';
   if (strategy !== 'balanced' && strategy !== 'greedy') throw new RangeError(`strategy (${String(strategy)}) must be 'balanced' or 'greedy'`);
   return {
     leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, startTimeoutMs,
-    leaveNoticeMaxMs, foreignOwnershipExpiryMs, strategy,
+    leaveNoticeMaxMs, foreignOwnershipExpiryMs, renewalLatencyLimitMs, strategy,
   };
 }

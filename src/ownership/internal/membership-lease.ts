@@ -58,8 +58,11 @@ export class MembershipLease {
   async renew(): Promise<void> {
     if (!this.#held) return;
     const sentAt = performance.now();
+    // As a partition lease's renewal (partition-lease.ts): a late answer still counts, so wait for it while the
+    // lease may still be on, rather than give up and queue a retry behind it at a slow service.
+    const leftMs = this.#lastRenewSentAt + this.#durationMs - sentAt;
     try {
-      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(this.#timeoutMs) });
+      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(Math.ceil(Math.max(this.#timeoutMs, leftMs))) });
       this.#lastRenewSentAt = sentAt;
     } catch (error) {
       // Gone for sure, or possibly lapsed: either way acquire again at the next balancing round.

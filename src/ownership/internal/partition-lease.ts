@@ -34,6 +34,13 @@ export interface ForeignClaimGuard {
   readonly foreignOwner: (props: OwnershipBlobProps) => string | undefined;
 }
 
+/**
+ * After a renewal failed without a definite answer (a timeout, a 5xx, a refused connection), the next attempt
+ * is due this soon, in ms (or the renew interval, if shorter), not a whole renew interval later: the lease
+ * still has time left, and a claim is only lost when its deadline passes.
+ */
+export const RENEW_RETRY_MS = 1_000;
+
 export interface PartitionLeaseTimings {
   readonly leaseDurationMs: number;
   readonly safetyMarginMs: number;
@@ -64,6 +71,10 @@ export class PartitionLease {
   #lastRenewSentAt: number;
   /** When the last renewal was sent, whatever its outcome (performance.now()). */
   #lastAttemptAt: number;
+  /** The last renewal failed without a definite answer: the next one is due after RENEW_RETRY_MS. */
+  #lastAttemptFailed = false;
+  /** Renewals in flight (ours, not a fence's). */
+  #renewing = 0;
   #deadline: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -161,20 +172,39 @@ export class PartitionLease {
     };
   }
 
-  /** True once `intervalMs` passed since the last renewal sent (ours or a fence's), or since the last attempt. */
+  /**
+   * True once `intervalMs` passed since the last renewal sent (ours or a fence's), or since the last attempt;
+   * after a failed attempt, once RENEW_RETRY_MS (at most `intervalMs`) passed since it.
+   */
   renewalDue(intervalMs: number, now: number = performance.now()): boolean {
-    return now - Math.max(this.#lastAttemptAt, this.#lastRenewSentAt) >= intervalMs;
+    const sinceMs = now - Math.max(this.#lastAttemptAt, this.#lastRenewSentAt);
+    return sinceMs >= (this.#lastAttemptFailed ? Math.min(RENEW_RETRY_MS, intervalMs) : intervalMs);
   }
 
-  /** Renews once. `gone`: the service says the lease is not ours any more (409/412/404). */
+  /**
+   * Renews once. `gone`: the service says the lease is not ours any more (409/412/404).
+   *
+   * The request waits for its answer as long as the claim has lease left (at least the request timeout): a
+   * renewal the service answers late still renewed the lease, from no earlier than when it was sent. Giving
+   * up on it at the request timeout, as other requests do, would leave it queued at a slow service anyway and
+   * add a retry behind it: under load, that is how renewals fell behind and leases were lost.
+   */
   async renew(): Promise<{ ok: true } | { ok: false; gone: boolean; error: unknown }> {
     const sentAt = performance.now();
     this.#lastAttemptAt = sentAt;
+    // Whole ms: AbortSignal.timeout refuses fractions.
+    const timeoutMs = Math.ceil(Math.max(this.#timings.requestTimeoutMs, this.remainingMs()));
+    this.#renewing++;
     try {
-      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
+      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
-      return { ok: false, gone: isLeaseGone(error), error };
+      const gone = isLeaseGone(error);
+      this.#lastAttemptFailed = !gone;
+      return { ok: false, gone, error };
+    } finally {
+      this.#renewing--;
     }
+    this.#lastAttemptFailed = false;
     this.#noteRenewed(sentAt);
     return { ok: true };
   }
@@ -213,8 +243,24 @@ export class PartitionLease {
     clearTimeout(this.#deadline);
     const { leaseDurationMs, safetyMarginMs } = this.#timings;
     const remainingMs = this.#lastRenewSentAt + leaseDurationMs - safetyMarginMs - performance.now();
-    this.#deadline = setTimeout(() => this.#onExpire(this), Math.max(0, remainingMs));
+    this.#deadline = setTimeout(() => this.#expireUnlessRenewed(), Math.max(0, remainingMs));
     this.#deadline.unref();
+  }
+
+  /**
+   * The deadline passed. After the event loop was blocked, expired timers run before the I/O that arrived
+   * meanwhile is read, so an answer to a renewal in flight may be waiting unread: let two turns of the loop
+   * read it (its success re-arms the deadline) before giving the claim up. This stays within the safety
+   * margin unless the loop is blocked again, which would have delayed this timer as much.
+   */
+  #expireUnlessRenewed(): void {
+    if (this.#renewing === 0) return this.#onExpire(this);
+    setImmediate(() => setImmediate(() => {
+      if (!this.active) return;
+      // Renewed meanwhile: the deadline was re-armed. A timer may also fire a fraction of a ms early: re-arm.
+      if (this.remainingMs() > 0) return this.#armDeadline();
+      this.#onExpire(this);
+    }));
   }
 }
 

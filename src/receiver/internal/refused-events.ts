@@ -1,5 +1,5 @@
 import type { ReceivedEvent } from '../../backends/consumer.ts';
-import type { LogBatch } from '../../pipeline/log-batch.ts';
+import { logRecordCount, type LogBatch } from '../../pipeline/log-batch.ts';
 import { itemEventSequenceNumber, type Signal } from '../../pipeline/signals.ts';
 import { isPartialRefusal } from '../../pipeline/partial-refusal.ts';
 import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../decode/internal/event-attributes.ts';
@@ -22,7 +22,7 @@ export interface ItemCounts {
 /** The signals `batch` has items of. */
 export function batchSignals(batch: LogBatch): Signal[] {
   const out: Signal[] = [];
-  if (batch.records.length > 0) out.push('logs');
+  if (logRecordCount(batch) > 0) out.push('logs');
   if (batch.metrics?.length) out.push('metrics');
   if (batch.spans?.length) out.push('traces');
   return out;
@@ -30,7 +30,7 @@ export function batchSignals(batch: LogBatch): Signal[] {
 
 /** The items of `batch` by signal. */
 export function itemCounts(batch: LogBatch): ItemCounts {
-  return { records: batch.records.length, metricPoints: batch.metrics?.length ?? 0, spans: batch.spans?.length ?? 0 };
+  return { records: logRecordCount(batch), metricPoints: batch.metrics?.length ?? 0, spans: batch.spans?.length ?? 0 };
 }
 
 type Item = { readonly attributes: Readonly<Record<string, unknown>> };

@@ -51,6 +51,17 @@ export function tellOwnershipEvent(
         error: redactError(event.error),
       });
       break;
+    case 'claimsPaused':
+      // Storage answers renewals slower than the claims can wait: the leases held come first (docs/ownership.md).
+      to.logger.warn('lease renewals are late: new claims wait until they are back in time', {
+        lateMs: event.lateMs,
+        owned: event.owned,
+        deferred: event.deferred,
+      });
+      break;
+    case 'claimsResumed':
+      to.logger.info('lease renewals are back in time: claiming again');
+      break;
     case 'claimed':
       to.logger.info('partition claimed', { partitionId: event.partitionId, ownerLevel: event.ownerLevel });
       break;

@@ -16,6 +16,8 @@ export interface SeenRequest {
   readonly comp: string;
   /** The `x-ms-lease-action` header (`acquire`, `renew`, `release`, ...), or '' when absent. */
   readonly leaseAction: string;
+  /** From the request's arrival to the end of the upstream response, in ms; absent until it ended. */
+  latencyMs?: number;
 }
 
 export interface CountingProxy {
@@ -34,13 +36,16 @@ export async function startCountingProxy(targetPort: number): Promise<CountingPr
   const server: Server = createServer((req, res) => {
     const [path = '', query = ''] = (req.url ?? '').split('?');
     const leaseAction = req.headers['x-ms-lease-action'];
-    seen.push({
+    const arrivedAt = performance.now();
+    const entry: SeenRequest = {
       method: req.method ?? '',
       path,
       query,
       comp: new URLSearchParams(query).get('comp') ?? '',
       leaseAction: typeof leaseAction === 'string' ? leaseAction : '',
-    });
+    };
+    seen.push(entry);
+    res.once('finish', () => (entry.latencyMs = performance.now() - arrivedAt));
     const upstream = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);

@@ -1,0 +1,130 @@
+/**
+ * Encoded log records a consumer cannot send as they are (an `EncodedLogsRefusedError`: too large for one
+ * request) are handed over again as records, decoded on the pump's thread, without a hold, a dead letter
+ * or a second count; what happens to them then is what would have happened without decode threads.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { PartitionPump } from '../../../src/receiver/partition-pump.ts';
+import { Checkpointer } from '../../../src/receiver/checkpointer.ts';
+import { createPumpCounters } from '../../../src/receiver/internal/pump-counters.ts';
+import { noopLogger } from '../../../src/component/logger.ts';
+import { PermanentError } from '../../../src/component/errors.ts';
+import type { Decoder } from '../../../src/decode/decoder.ts';
+import { EncodedLogsRefusedError } from '../../../src/pipeline/encoded-logs-refusal.ts';
+import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import { FakeHub, RecordingStore } from './fakes.ts';
+
+const resource = resourceFromAttributes({});
+const decode: Decoder = (events) => ({
+  records: events.map((e) => ({
+    hrTime: [0, 0], hrTimeObserved: [0, 0], body: 'x', attributes: { seq: e.sequenceNumber }, resource,
+    instrumentationScope: { name: 't' }, droppedAttributesCount: 0,
+  }) as ReadableLogRecord),
+  stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+});
+const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
+
+test('refused encoded records come back as records, once, and are then delivered', async () => {
+  const hub = new FakeHub();
+  const store = new RecordingStore();
+  const counters = createPumpCounters();
+  const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 0 });
+  const seen: string[] = [];
+  const delivered: number[] = [];
+  const pump = new PartitionPump({
+    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode,
+    context: { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' },
+    offload: async (events) => ({
+      encodedLogs: { bytes: new Uint8Array(1), records: events.length },
+      metricPoints: 0, spans: 0, stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+    }),
+    consumer: {
+      consume: async (b: LogBatch) => {
+        seen.push(b.encodedLogs ? 'encoded' : 'records');
+        // As a fan-out wraps it: the refusal is found through the cause.
+        if (b.encodedLogs) throw new PermanentError('1 of 1 consumers failed', { cause: new EncodedLogsRefusedError('too large') });
+        for (const r of b.records) delivered.push(r.attributes.seq as number);
+      },
+    },
+    checkpointer, counters, logger: noopLogger, emit: () => {}, holdInitialMs: 1, holdMaxMs: 5,
+  });
+  hub.append('0', 25);
+  void pump.run();
+  const deadline = Date.now() + 5_000;
+  while (delivered.length < 25 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await pump.stop(1_000);
+  assert.deepEqual(delivered, Array.from({ length: 25 }, (_, i) => i));
+  assert.deepEqual(seen, ['encoded', 'records', 'encoded', 'records', 'encoded', 'records']);
+  assert.equal(counters.recordsDecoded, 25, 'decoded again, counted once');
+  assert.equal(counters.recordsAccepted, 25);
+  assert.equal(counters.exportHolds, 0);
+  assert.equal(counters.eventsDeadLettered + counters.recordsRefused, 0);
+  assert.equal(store.data.get('0')?.sequenceNumber, 24);
+});
+
+test('an encoded batch refused for good dead-letters its events and counts its records refused', async () => {
+  const hub = new FakeHub();
+  const store = new RecordingStore();
+  const counters = createPumpCounters();
+  const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 0 });
+  const lettered: number[] = [];
+  const pump = new PartitionPump({
+    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode,
+    context: { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' },
+    offload: async (events) => ({
+      // Two records per event, as an Azure event with two records decodes.
+      encodedLogs: { bytes: new Uint8Array(1), records: 2 * events.length },
+      metricPoints: 0, spans: 0, stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+    }),
+    consumer: { consume: async () => { throw new PermanentError('400 Bad Request'); } },
+    deadLetter: { write: async (entries) => void lettered.push(...entries.map((e) => e.event.sequenceNumber)) },
+    checkpointer, counters, logger: noopLogger, emit: () => {}, holdInitialMs: 1, holdMaxMs: 5,
+  });
+  hub.append('0', 15);
+  void pump.run();
+  const deadline = Date.now() + 5_000;
+  while (lettered.length < 15 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  await pump.stop(1_000);
+  assert.deepEqual(lettered, Array.from({ length: 15 }, (_, i) => i));
+  assert.equal(counters.recordsRefused, 30);
+  assert.equal(counters.recordsAccepted, 0);
+  assert.equal(counters.eventsDeadLettered, 15);
+  assert.equal(store.data.get('0')?.sequenceNumber, 14, 'checkpointed past, once dead-lettered');
+});
+
+test('a batch of records caught in another partition\'s refused encoded export goes again; a consumer that keeps refusing is refused', async () => {
+  for (const refusals of [1, Number.POSITIVE_INFINITY]) {
+    const hub = new FakeHub();
+    const store = new RecordingStore();
+    const counters = createPumpCounters();
+    const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 0 });
+    const lettered: number[] = [];
+    let calls = 0;
+    const pump = new PartitionPump({
+      hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode,
+      context: { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' },
+      consumer: {
+        consume: async () => {
+          if (calls++ < refusals) throw new EncodedLogsRefusedError('another partition\'s encoded records were too large');
+        },
+      },
+      deadLetter: { write: async (entries) => void lettered.push(...entries.map((e) => e.event.sequenceNumber)) },
+      checkpointer, counters, logger: noopLogger, emit: () => {}, holdInitialMs: 1, holdMaxMs: 5,
+    });
+    hub.append('0', 10);
+    void pump.run();
+    const deadline = Date.now() + 5_000;
+    while (counters.recordsAccepted + counters.recordsRefused < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await pump.stop(1_000);
+    if (refusals === 1) {
+      assert.equal(counters.recordsAccepted, 10);
+      assert.deepEqual(lettered, []);
+    } else {
+      assert.equal(calls, 4, 'sent again three times, then handled as a permanent refusal');
+      assert.deepEqual(lettered, Array.from({ length: 10 }, (_, i) => i));
+    }
+  }
+});
