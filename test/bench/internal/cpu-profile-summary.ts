@@ -41,6 +41,8 @@ const URL_CATEGORIES: ReadonlyArray<readonly [RegExp, string]> = [
   [/\/node_modules\/(rhea-promise|@azure\/core-amqp)\//, 'AMQP client (rhea-promise, core-amqp)'],
   [/\/node_modules\/@azure\/event-hubs\//, 'Event Hubs SDK'],
   [/\/node_modules\/@azure\//, 'Azure storage and core (leases, checkpoints)'],
+  // Before the dist|src patterns below: its files live under node_modules/fast-xml-parser/src/.
+  [/\/node_modules\/fast-xml-parser\//, 'XML parsing (storage responses)'],
   [/\/node_modules\/(@opentelemetry\/otlp-transformer|protobufjs|@protobufjs)\//, 'OTLP serialisation (otlp-transformer, protobufjs)'],
   [/\/node_modules\/@opentelemetry\//, 'OpenTelemetry SDK and exporter (other)'],
   [/\/(dist|src)\/decode\//, 'decode (azure format)'],
