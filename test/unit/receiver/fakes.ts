@@ -1,3 +1,6 @@
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { Decoder } from '../../../src/decode/decoder.ts';
 import type { HubClient, OpenOptions, PartitionReader, ReceivedEvent } from '../../../src/backends/consumer.ts';
 import type { Checkpoint, CheckpointScope, CheckpointStore, CheckpointWriteOptions, OwnershipFence } from '../../../src/ownership/checkpoint.ts';
 import { CheckpointFencedError, keepsStored } from '../../../src/ownership/checkpoint.ts';
@@ -95,3 +98,14 @@ export class RecordingStore implements CheckpointStore {
     this.writes.push(checkpoint);
   }
 }
+
+const emptyResource = resourceFromAttributes({});
+
+/** A decoder that makes one record per event, its sequence number in the attribute `seq`. */
+export const sequenceNumberDecoder: Decoder = (events) => ({
+  records: events.map((e) => ({
+    hrTime: [0, 0], hrTimeObserved: [0, 0], body: 'x', attributes: { seq: e.sequenceNumber }, resource: emptyResource,
+    instrumentationScope: { name: 't' }, droppedAttributesCount: 0,
+  }) as ReadableLogRecord),
+  stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+});

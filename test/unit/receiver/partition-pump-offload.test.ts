@@ -5,25 +5,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { PartitionPump } from '../../../src/receiver/partition-pump.ts';
 import { Checkpointer } from '../../../src/receiver/checkpointer.ts';
 import { createPumpCounters } from '../../../src/receiver/internal/pump-counters.ts';
 import type { EncodedDecode } from '../../../src/receiver/internal/decode-pool.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
-import type { Decoder } from '../../../src/decode/decoder.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
-import { FakeHub, RecordingStore } from './fakes.ts';
+import { FakeHub, RecordingStore, sequenceNumberDecoder } from './fakes.ts';
 
-const resource = resourceFromAttributes({});
-const decode: Decoder = (events) => ({
-  records: events.map((e) => ({
-    hrTime: [0, 0], hrTimeObserved: [0, 0], body: 'x', attributes: { seq: e.sequenceNumber }, resource,
-    instrumentationScope: { name: 't' }, droppedAttributesCount: 0,
-  }) as ReadableLogRecord),
-  stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
-});
+const decode = sequenceNumberDecoder;
 const context = { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' };
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
 
