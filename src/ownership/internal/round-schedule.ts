@@ -13,20 +13,6 @@ export const HANDOFF_POLL_MS = 250;
  */
 export const YIELD_WATCH_MS = 2_000;
 
-/** How a round that got through its claims ended, for the choice of when the next one comes. */
-export interface RoundOutcome {
-  /** A claim succeeded, raced another instance, or was not tried (view too old). */
-  readonly catchUp: boolean;
-  readonly owned: number;
-  readonly fairShare: number;
-  /** A leaving member still holds partitions. */
-  readonly leavingHolds: boolean;
-  /** A claim failed on a partition a dead member held, whose lease can still be lapsing. */
-  readonly orphanLapsing: boolean;
-  /** Nothing to claim and below the share, with no restart backoff to wait out: an over-owner should yield. */
-  readonly awaitsYield: boolean;
-}
-
 /**
  * When balancing rounds run. Regular rounds fall on a grid: multiples of the update interval on the wall
  * clock, so that every instance lists at the same moments and a leaving instance knows when its peers will
@@ -99,4 +85,18 @@ export class RoundSchedule {
     if (outcome.leavingHolds || outcome.orphanLapsing || watchingYields) return poll;
     return this.regularDelay();
   }
+}
+
+/** How a round that got through its claims ended, for the choice of when the next one comes. */
+export interface RoundOutcome {
+  /** A claim succeeded, raced another instance, or was not tried (view too old). */
+  readonly catchUp: boolean;
+  readonly owned: number;
+  readonly fairShare: number;
+  /** A leaving member still holds partitions. */
+  readonly leavingHolds: boolean;
+  /** A claim failed on a partition a dead member held, whose lease can still be lapsing. */
+  readonly orphanLapsing: boolean;
+  /** Nothing to claim and below the share, with no restart backoff to wait out: an over-owner should yield. */
+  readonly awaitsYield: boolean;
 }
