@@ -43,7 +43,7 @@ export class RenewalSchedule {
     this.#options = options;
   }
 
-  /** Schedules the next tick (unless closed); each tick schedules the one after. */
+  /** Schedules the next tick (unless closed); each tick schedules the one after. Call once. */
   start(): void {
     if (this.#options.closed()) return;
     const tickMs = Math.min(RENEW_TICK_MS, this.#options.renewIntervalMs / 4);
