@@ -89,11 +89,8 @@ export {
  * owner level so that the hub itself disconnects a stale reader. Instances register a leased membership
  * blob, share partitions by `balance()`, and hand partitions over cooperatively: the over-owner stops its
  * pump (final checkpoint written) before it releases the lease. See docs/ownership.md.
- *
- * This class runs the balancing round and the lifecycle; its parts live in `internal/`: the claims held
- * (leased-partitions.ts), their admission (claim-admission.ts, claim-ramp.ts), the renewals
- * (renewal-schedule.ts, renewal-pressure.ts), the round grid (round-schedule.ts) and the leave notice
- * (leave-notice.ts).
+ * This class runs the lifecycle and the balancing round; its parts are in `internal/` (see the map in
+ * docs/ownership.md, "Where it lives in the code").
  */
 export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   readonly ownerId: string;
