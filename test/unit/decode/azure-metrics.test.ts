@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import type { DecoderOptions } from '../../../src/decode/decoder.ts';
+import { parseDurationNanos } from '../../../src/decode/internal/azure-metrics/metric-fields.ts';
 import type { MetricPoint } from '../../../src/pipeline/signals.ts';
 import { FIXTURE_CONTEXT, FIXTURE_OBSERVED_MS, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
 
@@ -237,8 +238,7 @@ describe('azure metrics: a metric record that cannot be decoded stays a log reco
 });
 
 describe('azure metrics: time grains', () => {
-  test('ISO 8601 durations of weeks, days, hours, minutes and seconds; nothing else', async () => {
-    const { parseDurationNanos } = await import('../../../src/decode/internal/azure-metrics/metric-fields.ts');
+  test('ISO 8601 durations of weeks, days, hours, minutes and seconds; nothing else', () => {
     const s = 1e9;
     assert.deepEqual(['PT1M', 'PT5M', 'PT1H', 'P1D', 'P1W', 'P1DT12H', 'PT1H30M', 'PT0.5S', 'PT1,5S'].map(parseDurationNanos),
       [60 * s, 300 * s, 3600 * s, 86_400 * s, 604_800 * s, 129_600 * s, 5400 * s, 0.5 * s, 1.5 * s]);
