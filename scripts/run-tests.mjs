@@ -29,6 +29,8 @@ if (files.length === 0) {
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
 const args = [
   '--import', 'tsx',
+  // Report writes that --test-force-exit cannot cut short (see blocking-stdio.mjs).
+  '--import', new URL('./blocking-stdio.mjs', import.meta.url).href,
   '--test',
   `--test-concurrency=${concurrency}`,
   // A test file's process ends when its tests end: @azure/event-hubs 6.0.4 leaves a 45-minute token
