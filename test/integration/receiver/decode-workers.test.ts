@@ -97,6 +97,8 @@ service:
     if (s.sequenceNumber > highest) violations.push(`partition ${s.partitionId}: checkpoint ${s.sequenceNumber}, sink up to ${highest}`);
   });
   await until(() => sinkRecords(sink.requests.map((r) => r.body)).length >= hub.records, 60_000, 'every record at the sink');
+  // The sink holds a request before the exporter has its answer: wait for the receiver to count the last one too.
+  await until(() => receiver.stats().counters.recordsAccepted >= hub.records, 30_000, 'every record counted accepted');
   const counters = receiver.stats().counters;
   await service.shutdown();
   return { records: sinkRecords(sink.requests.map((r) => r.body)), counters, violations };
