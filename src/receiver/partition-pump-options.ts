@@ -1,0 +1,72 @@
+import type { HubClient, ReceivedEvent, StartPosition } from '../backends/consumer.ts';
+import type { Decoder, DecodeContext } from '../decode/decoder.ts';
+import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { Signal } from '../pipeline/signals.ts';
+import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
+import type { Checkpointer } from './checkpointer.ts';
+import type { Logger } from '../component/logger.ts';
+import type { ReceiverStatus } from './receiver-status.ts';
+import type { PumpCounters } from './internal/pump-counters.ts';
+import type { EncodedDecode } from './internal/decode-pool.ts';
+
+/**
+ * A reader that returns nothing for this long while the hub reports newer events is treated as stalled
+ * and reopened after the last processed event (defence against a client stuck on a dead link).
+ */
+export const DEFAULT_STALL_TIMEOUT_MS = 15_000;
+
+export interface PartitionPumpOptions {
+  readonly hub: HubClient;
+  readonly partitionId: string;
+  readonly start: StartPosition;
+  /**
+   * The config key `start` came from (`checkpoint`, `partition_start`, `offset`, `start_position`), named if the
+   * hub refuses it.
+   */
+  readonly startSource?: string;
+  readonly ownerLevel?: number;
+  readonly prefetchCount: number;
+  /** Most events per batch. */
+  readonly maxBatchSize: number;
+  /** Longest wait for a batch, ms. */
+  readonly maxWaitMs: number;
+  readonly decode: Decoder;
+  readonly context: DecodeContext;
+  /**
+   * Decodes a batch and encodes its log records off this thread (the receiver's decode pool), or undefined
+   * when it cannot now. A rejected job is decoded here with `decode` instead, so nothing is lost or held.
+   * Only given when the consumer takes encoded log records (`acceptsEncodedLogs`). Default: decode here.
+   */
+  readonly offload?: (events: ReceivedEvent[], context: DecodeContext) => Promise<EncodedDecode> | undefined;
+  /** The pipeline; already wrapped with retry, so a rejection means "gave up" (or the stop signal). */
+  readonly consumer: LogsConsumer;
+  readonly checkpointer: Checkpointer;
+  /** Where refused batches go. Without it (and without `dropRefused`) the partition holds and retries. */
+  readonly deadLetter?: DeadLetterStore;
+  /** The receiver's id (`azure_event_hub/logs`), named in dead-letter log lines. Default unnamed. */
+  readonly receiverId?: string;
+  /**
+   * The signals the pipeline takes (the receiver's pipelines). Decoded items of any other signal (log records
+   * of a receiver listed only by a metrics pipeline) are counted (`itemsWithoutPipeline`), logged and not
+   * handed over: no pipeline could take them. Default every signal.
+   */
+  readonly signals?: ReadonlySet<Signal>;
+  /** The user chose to drop batches the pipeline refuses (`dead_letter.drop`). Default false. */
+  readonly dropRefused?: boolean;
+  readonly counters: PumpCounters;
+  readonly logger: Logger;
+  readonly emit: (status: ReceiverStatus) => void;
+  /** Reopen backoff after a transient reader failure, ms. Defaults 500 to 30000. */
+  readonly reopenInitialMs?: number;
+  readonly reopenMaxMs?: number;
+  /** See DEFAULT_STALL_TIMEOUT_MS. Default 15000 ms. */
+  readonly stallTimeoutMs?: number;
+  /**
+   * Wait between attempts at a refused batch the partition holds, ms (the receiver passes retry_on_failure's
+   * intervals). Defaults 1000 to 60000.
+   */
+  readonly holdInitialMs?: number;
+  readonly holdMaxMs?: number;
+  /** Undefined when the partition may read now, else resolves when it may (the memory guard's pause). */
+  readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
+}
