@@ -270,6 +270,10 @@ try {
       }
     };
     const idle = await storageWindow(proxy, IDLE_SECONDS, sampleRss);
+    // A baseline that took more than its one partition (the foreign claims not seen) would measure nothing.
+    if (baseline.owned.size !== 1 || oneHubBaseline.owned.size !== 1) {
+      throw new Error(`the baselines own ${baseline.owned.size} and ${oneHubBaseline.owned.size} partitions, not 1 each`);
+    }
     const baselineRss = median(rss.get(baseline.name)!);
     const oneHubBaselineRss = median(rss.get(oneHubBaseline.name)!);
     const perPartitionKiB = (base: number): number[] => fleet.map((i) => (median(rss.get(i.name)!) - base) / (i.owned.size - 1) / KIB);
