@@ -23,9 +23,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { startEmulator } from '../../src/emulator/index.ts';
-import { BlobServiceClient } from '@azure/storage-blob';
-import { EventHubConsumerClient } from '@azure/event-hubs';
-import { startAzurite, randomName, type Azurite } from '../helpers/azurite.ts';
+import { startAzurite, type Azurite } from '../helpers/azurite.ts';
+import { containerWithForeignClaims, namespaceOf } from './internal/foreign-claims.ts';
 import { readRss } from './internal/child-rss.ts';
 import { summariseCpuProfile } from './internal/cpu-profile-summary.ts';
 
@@ -176,7 +175,7 @@ class Child {
 async function measurePoint(partitions: number, backend: Backend, runtime: Runtime, variant: Variant, label: string, ownHub = false): Promise<Point> {
   const blob = variant.store !== 'static';
   const hub = blob && !ownHub ? 'big' : partitions === 1 ? 'one' : 'many';
-  const store = blob ? { blob_checkpoint_store: await containerWithForeignClaims(hub === 'big' ? partitions : HUB_PARTITIONS) } : {};
+  const store = blob ? { blob_checkpoint_store: await foreignClaimsStore(hub === 'big' ? partitions : HUB_PARTITIONS) } : {};
   const ownership = blob ? { ownership: { strategy: 'greedy', foreign_ownership_expiry: '1h' } } : {};
   const config = { connection: emulator.connectionString(hub), format: 'raw', start_position: 'earliest', backend, ...store, ...ownership, ...variant.receiver };
   const env = { RECEIVER_CONFIG: JSON.stringify(config), EXPECT_PARTITIONS: String(partitions), RUNTIME: runtime, ...variant.env };
@@ -245,27 +244,18 @@ interface RunResult {
 }
 
 let azurite: Azurite | undefined;
-const FOREIGN_OWNER = 'another-fleet';
-const UPLOADS_IN_FLIGHT = 32;
 
 /**
  * A fresh container in Azurite (started on first use) for the receiver's blob_checkpoint_store, where a
- * processor outside the fleet (an unleased `ownerid`, as the Azure SDK processors write) holds every
- * partition of the big hub from `owned` on: the receiver owns partitions 0 to owned − 1 of a hub of
- * HUB_PARTITIONS, as one instance of a fleet does.
+ * processor outside the fleet holds every partition of the big hub from `owned` on: the receiver owns
+ * partitions 0 to owned − 1 of a hub of HUB_PARTITIONS, as one instance of a fleet does.
  */
-async function containerWithForeignClaims(owned: number): Promise<{ connection: string; container_name: string }> {
+async function foreignClaimsStore(owned: number): Promise<{ connection: string; container_name: string }> {
   azurite ??= await startAzurite();
-  const name = randomName('mem');
-  const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(name);
-  await container.create();
-  const prefix = `${fullyQualifiedNamespace}/big/$default/ownership/`.toLowerCase();
-  const ids = Array.from({ length: HUB_PARTITIONS - owned }, (_, i) => String(owned + i));
-  for (let i = 0; i < ids.length; i += UPLOADS_IN_FLIGHT) {
-    await Promise.all(ids.slice(i, i + UPLOADS_IN_FLIGHT).map((pid) =>
-      container.getBlockBlobClient(prefix + pid).upload('', 0, { metadata: { ownerid: FOREIGN_OWNER } })));
-  }
-  return { connection: azurite.connectionString, container_name: name };
+  const container = await containerWithForeignClaims({
+    storageConnection: azurite.connectionString, fullyQualifiedNamespace, hub: 'big', hubPartitions: HUB_PARTITIONS, owned,
+  });
+  return { connection: azurite.connectionString, container_name: container };
 }
 
 if (!existsSync(COMPILED)) throw new Error('partition-memory measures the compiled package: run `npm run build` first (npm run bench does)');
@@ -275,9 +265,7 @@ const emulator = await startEmulator({
   hubs: [{ name: 'big', partitions: HUB_PARTITIONS }, { name: 'one', partitions: 1 }, { name: 'many', partitions: MANY }],
 });
 // The namespace as the receiver names it in blob names (the SDK's reading of the endpoint).
-const probe = new EventHubConsumerClient('$default', emulator.connectionString('big'));
-const fullyQualifiedNamespace = probe.fullyQualifiedNamespace;
-await probe.close();
+const fullyQualifiedNamespace = await namespaceOf(emulator.connectionString('big'));
 try {
   for (const [hub, count] of [['big', HUB_PARTITIONS], ['one', 1], ['many', MANY]] as const) {
     for (let p = 0; p < count; p++) emulator.append(hub, String(p), [{ body: 'x' }]);

@@ -9,8 +9,11 @@
  * checkpoint settings, and the default `hub_lag_interval`. Per strategy (`balanced`, `greedy`):
  *   1. cold start: 8 instances spawned at once on an empty container; balanced = all 1024 partitions
  *      opened and every instance at its fair share ±1 (127 to 129);
- *   2. idle window (nothing produced): storage requests by kind, RSS of every instance and of a baseline
- *      instance (same config, a 1-partition hub: code, connections and one pump loaded);
+ *   2. idle window (nothing produced): storage requests by kind, RSS of every instance and of two baseline
+ *      instances that own one partition each: one of the same hub (consumer group `baseline`, a container of
+ *      its own where a foreign processor claims every other partition: the same ownership listings and hub
+ *      lag as a fleet instance), the figure per owned partition; and, as earlier releases measured it, one
+ *      of a 1-partition hub (which also leaves out what the hub's size costs every instance);
  *   3. steady window: one event per partition per second (BENCH_SCALE_PRODUCE_EVERY_MS), so that every
  *      checkpoint interval has progress;
  *   4. kill -9 of the instance owning most: time until each of its partitions is opened by a survivor and
@@ -24,6 +27,7 @@
  * '{"checkpoint":{"interval":"10s"}}'; default none).
  */
 import { BlobServiceClient } from '@azure/storage-blob';
+import { containerWithForeignClaims, namespaceOf } from './internal/foreign-claims.ts';
 import { startEmulator } from '../../src/emulator/index.ts';
 import { startAzurite, randomName, AZURITE_ACCOUNT, AZURITE_KEY } from '../helpers/azurite.ts';
 import { Instance, waitUntil } from '../helpers/fleet.ts';
@@ -131,7 +135,14 @@ const proxy = await startCountingProxyProcess(azurite.port);
 const storage = `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
 const hub = randomName('scale');
 const baselineHub = randomName('baseline');
-const emulator = await startEmulator({ port: 0, tier: 'dedicated', hubs: [{ name: hub, partitions: PARTITIONS }, { name: baselineHub, partitions: 1 }] });
+/**
+ * The same-hub baseline reads in a consumer group of its own: in the fleet's group its epoch receiver on
+ * partition 0 would steal the link of the fleet instance that owns it (and be stolen back).
+ */
+const BASELINE_GROUP = 'baseline';
+const emulator = await startEmulator({
+  port: 0, tier: 'dedicated', consumerGroups: [BASELINE_GROUP], hubs: [{ name: hub, partitions: PARTITIONS }, { name: baselineHub, partitions: 1 }],
+});
 let producing = false;
 const producer = setInterval(() => {
   if (!producing) return;
@@ -147,23 +158,42 @@ async function newContainer(prefix: string): Promise<string> {
   return name;
 }
 
-function spawnInstance(name: string, hubName: string, container: string, strategy: 'balanced' | 'greedy'): Instance {
+/** What a baseline instance changes: its consumer group, its storage (Azurite direct), ownership settings. */
+interface BaselineSettings {
+  readonly group: string;
+  readonly storage: string;
+  readonly ownership: Record<string, unknown>;
+}
+
+function spawnInstance(name: string, hubName: string, container: string, strategy: 'balanced' | 'greedy', baseline?: BaselineSettings): Instance {
   const instance = new Instance(name, {
     connection: emulator.connectionString(hubName),
+    ...(baseline ? { group: baseline.group } : {}),
     format: 'raw',
     backend: BACKEND,
     start_position: 'latest',
-    blob_checkpoint_store: { connection: storage, container_name: container },
+    blob_checkpoint_store: { connection: baseline?.storage ?? storage, container_name: container },
     ...RECEIVER_OVERRIDES,
-    ownership: { owner_id: name, strategy, ...(RECEIVER_OVERRIDES.ownership ?? {}) },
+    ownership: { owner_id: name, strategy, ...(RECEIVER_OVERRIDES.ownership ?? {}), ...(baseline?.ownership ?? {}) },
   });
   everyInstance.push(instance);
   return instance;
 }
 
 try {
-  const baseline = spawnInstance('baseline', baselineHub, await newContainer('baseline'), 'balanced');
-  await waitUntil(() => baseline.owned.size === 1, 60_000, 'the baseline instance to open its partition', [baseline]);
+  // The baselines talk to Azurite directly: the proxy counts the fleet's storage requests only.
+  const direct = { storage: azurite.connectionString, ownership: {} };
+  const oneHubBaseline = spawnInstance('baseline-1p-hub', baselineHub, await newContainer('baseline'), 'balanced', { ...direct, group: '$Default' });
+  const sameHubContainer = await containerWithForeignClaims({
+    storageConnection: azurite.connectionString, fullyQualifiedNamespace: await namespaceOf(emulator.connectionString(hub)),
+    hub, consumerGroup: BASELINE_GROUP, hubPartitions: PARTITIONS, owned: 1, namePrefix: 'baseline-same-hub',
+  });
+  // The foreign claims are written once: they must count as held for the whole bench.
+  const baseline = spawnInstance('baseline', hub, sameHubContainer, 'balanced', {
+    ...direct, group: BASELINE_GROUP, ownership: { foreign_ownership_expiry: '24h' },
+  });
+  await waitUntil(() => baseline.owned.size === 1 && oneHubBaseline.owned.size === 1, 60_000, 'the baseline instances to open their partition',
+    [baseline, oneHubBaseline]);
 
   for (const strategy of STRATEGIES) {
     producing = false;
@@ -228,11 +258,11 @@ try {
     console.log(`${strategy}: cold start: ${coldLine}`);
 
     // Idle: nothing produced. RSS sampled over the window, storage counted.
-    const rss = new Map<string, number[]>([['baseline', []], ...fleet.map((i) => [i.name, []] as [string, number[]])]);
+    const rss = new Map<string, number[]>([baseline, oneHubBaseline, ...fleet].map((i) => [i.name, []]));
     const sampleRss = async (): Promise<void> => {
       const end = Date.now() + IDLE_SECONDS * 1000 - RSS_SAMPLE_MS;
       while (Date.now() < end) {
-        for (const i of [baseline, ...fleet]) {
+        for (const i of [baseline, oneHubBaseline, ...fleet]) {
           const r = readRss(i.child.pid!);
           if (r) rss.get(i.name)!.push(r.rssBytes);
         }
@@ -240,15 +270,24 @@ try {
       }
     };
     const idle = await storageWindow(proxy, IDLE_SECONDS, sampleRss);
-    const baselineRss = median(rss.get('baseline')!);
-    const perPartitionKiB = fleet.map((i) => (median(rss.get(i.name)!) - baselineRss) / (i.owned.size - 1) / KIB);
+    // A baseline that took more than its one partition (the foreign claims not seen) would measure nothing.
+    if (baseline.owned.size !== 1 || oneHubBaseline.owned.size !== 1) {
+      throw new Error(`the baselines own ${baseline.owned.size} and ${oneHubBaseline.owned.size} partitions, not 1 each`);
+    }
+    const baselineRss = median(rss.get(baseline.name)!);
+    const oneHubBaselineRss = median(rss.get(oneHubBaseline.name)!);
+    const perPartitionKiB = (base: number): number[] => fleet.map((i) => (median(rss.get(i.name)!) - base) / (i.owned.size - 1) / KIB);
+    const sameHubKiB = perPartitionKiB(baselineRss);
+    const oneHubKiB = perPartitionKiB(oneHubBaselineRss);
+    const kibRange = (xs: number[]): string => `${Math.round(median(xs))} KiB (range ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))})`;
     const instanceRssMiB = fleet.map((i) => mib(median(rss.get(i.name)!)));
     console.log(
       `${strategy}: idle ${idle.perPartitionPerMinute} storage ops/partition/min over ${idle.seconds} s ${JSON.stringify(idle.byKindPerPartitionPerMinute)}`,
     );
     console.log(
-      `${strategy}: idle RSS per instance ${instanceRssMiB.join('/')} MiB, baseline (1 partition) ${mib(baselineRss)} MiB: ` +
-        `${Math.round(median(perPartitionKiB))} KiB per owned partition above the baseline (range ${Math.round(Math.min(...perPartitionKiB))}–${Math.round(Math.max(...perPartitionKiB))})`,
+      `${strategy}: idle RSS per instance ${instanceRssMiB.join('/')} MiB; baseline owning 1 partition of the same hub ` +
+        `${mib(baselineRss)} MiB: ${kibRange(sameHubKiB)} per owned partition above it; baseline of a 1-partition hub ` +
+        `${mib(oneHubBaselineRss)} MiB (the hub's size not counted out, as earlier releases measured): ${kibRange(oneHubKiB)}`,
     );
 
     // Steady: one event per partition per PRODUCE_TICK_MS.
@@ -308,7 +347,13 @@ try {
       closedDuringColdStart: closed,
       idle,
       steady,
-      idleRss: { baselineMiB: mib(baselineRss), instanceMiB: instanceRssMiB, perOwnedPartitionKiBMedian: Math.round(median(perPartitionKiB)) },
+      idleRss: {
+        instanceMiB: instanceRssMiB,
+        sameHubBaselineMiB: mib(baselineRss),
+        perOwnedPartitionKiBMedian: Math.round(median(sameHubKiB)),
+        onePartitionHubBaselineMiB: mib(oneHubBaselineRss),
+        perOwnedPartitionKiBMedianVsOnePartitionHub: Math.round(median(oneHubKiB)),
+      },
       failover: {
         partitions: lost.length, reopened: reopened.length, firstOpenedMs, allOpenedMs: openedMs, allReadMs: readMs, closedSinceKill,
         survivorShares: survivors.map((i) => i.owned.size),
