@@ -22,7 +22,7 @@ import { BlobCheckpointStore } from '../ownership/blob-checkpoint-store.ts';
 import { MemoryCheckpointStore } from '../ownership/memory-checkpoint-store.ts';
 import { checkpointContainerClient } from '../ownership/checkpoint-container.ts';
 import { toStorageError } from '../ownership/internal/storage-errors.ts';
-import type { OwnershipCoordinator } from '../ownership/coordinator.ts';
+import type { OwnershipCoordinator, OwnershipEvent } from '../ownership/coordinator.ts';
 import { createLeaseCoordinator } from './internal/create-lease-coordinator.ts';
 import { tellOwnershipEvent } from './internal/tell-ownership-event.ts';
 import { PartitionStarter } from './partition-starter.ts';
@@ -65,6 +65,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   #bringUp: Promise<void> | undefined;
   #hubLag: HubLagMonitor | undefined;
   #memory: MemoryGuard | undefined;
+  /** Whether new claims wait for late lease renewals; undefined until the first pause. */
+  #claimsPaused: boolean | undefined;
   #decodePool: DecodePool | undefined;
   #starter: PartitionStarter | undefined;
   #hub: HubClient | undefined;
@@ -210,9 +212,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
             this.#emit({ type: 'hubUnreachable', error });
           },
         });
-    this.#coordinator.onEvent?.((e) =>
-      tellOwnershipEvent(e, { logger: this.#logger, emit: (st) => this.#emit(st), counters: this.#counters }),
-    );
+    this.#coordinator.onEvent?.((e) => this.#onOwnershipEvent(e));
     if (c.hub_lag_interval > 0) {
       // Lag of every partition of the hub, whoever owns it: a partition stuck anywhere in the fleet shows here.
       const owned = this.#coordinator;
@@ -419,9 +419,17 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     }
   }
 
+  /** Ownership events are told as logs and status; a claim pause is also kept for stats() and metrics. */
+  #onOwnershipEvent(event: OwnershipEvent): void {
+    if (event.type === 'claimsPaused') this.#claimsPaused = true;
+    else if (event.type === 'claimsResumed') this.#claimsPaused = false;
+    tellOwnershipEvent(event, { logger: this.#logger, emit: (st) => this.#emit(st), counters: this.#counters });
+  }
+
   stats(): ReceiverStats {
     const stats = this.#starter?.stats() ?? emptyStats(this.#counters);
-    return this.#memory ? { ...stats, memory: this.#memory.stats() } : stats;
+    const claims = this.#claimsPaused === undefined ? {} : { claimsPaused: this.#claimsPaused };
+    return this.#memory ? { ...stats, memory: this.#memory.stats(), ...claims } : { ...stats, ...claims };
   }
 }
 

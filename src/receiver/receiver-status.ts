@@ -137,6 +137,8 @@ export interface ReceiverCounters {
   readonly eventsDecodedOffThread: number;
   /** Events a decode thread failed (it died, or the pool was closed) and the pipeline thread decoded instead. */
   readonly eventsDecodeFallbacks: number;
+  /** Times new claims were paused because lease renewals were late (lease ownership; docs/ownership.md). */
+  readonly claimPauses: number;
 }
 
 /** Restarts of partition readers by reason: `transient`, `permanent`, `stalled` (reopened by the pump), `ownershipLost`, `error`, `startFailed` (by the owner). */
@@ -151,6 +153,11 @@ export interface ReceiverStats {
   readonly released: readonly { readonly partitionId: string; readonly reason: string; readonly seconds: number }[];
   /** The memory guard's state when `memory.limit_mib` is set. */
   readonly memory?: MemoryGuardStats;
+  /**
+   * Lease ownership: true while this instance starts no new claim because its lease renewals are late
+   * (the leases it holds come first); false once it claims again. Absent until the first pause.
+   */
+  readonly claimsPaused?: boolean;
 }
 
 /**

@@ -122,6 +122,12 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
     'Events a decode thread failed (it ended) and the pipeline thread decoded instead.',
     '{events}',
   ],
+  [
+    `${RECEIVER_METRIC_PREFIX}claim_pauses`,
+    'claimPauses',
+    'Times new claims were paused because lease renewals were late (the leases held come first).',
+    '{pauses}',
+  ],
 ];
 
 /** Partition states of `partition_state`; every state of a partition is reported, 1 for the current one. */
@@ -259,6 +265,18 @@ export class ReceiverMetrics {
         for (const e of this.#entries) {
           const memory = safeStats(e.receiver)?.memory;
           if (memory) result.observe(memory.pauses, e.attributes);
+        }
+      });
+    // Lease ownership: partitions this instance would claim wait while its renewals are late; say so.
+    meter
+      .createObservableGauge(`${RECEIVER_METRIC_PREFIX}claims_paused`, {
+        description: 'Lease ownership: 1 while no new partition is claimed because lease renewals are late, else 0.',
+        unit: '1',
+      })
+      .addCallback((result) => {
+        for (const e of this.#entries) {
+          const paused = safeStats(e.receiver)?.claimsPaused;
+          if (paused !== undefined) result.observe(paused ? 1 : 0, e.attributes);
         }
       });
     for (const [name, value, description, unit] of HUB_PARTITION_GAUGES) {

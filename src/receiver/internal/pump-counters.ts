@@ -10,6 +10,7 @@ export function createPumpCounters(): PumpCounters {
     itemsWithoutPipeline: 0,
     eventsDeadLettered: 0, checkpointWrites: 0, checkpointFailures: 0, backendReconnects: 0, eventsLostToRetention: 0,
     eventsDropped: 0, exportHolds: 0, invalidCheckpoints: 0, eventsDecodedOffThread: 0, eventsDecodeFallbacks: 0,
+    claimPauses: 0,
     restarts: { transient: 0, permanent: 0, stalled: 0, ownershipLost: 0, fenced: 0, error: 0, startFailed: 0 },
   };
 }

@@ -52,6 +52,7 @@ export function tellOwnershipEvent(
       });
       break;
     case 'claimsPaused':
+      to.counters.claimPauses++;
       // Storage answers renewals slower than the claims can wait: the leases held come first (docs/ownership.md).
       to.logger.warn('lease renewals are late: new claims wait until they are back in time', {
         lateMs: event.lateMs,

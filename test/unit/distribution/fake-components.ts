@@ -64,7 +64,7 @@ const ZERO_COUNTERS: ReceiverCounters = {
   metricPointsDecoded: 0, metricPointsAccepted: 0, metricPointsRefused: 0, spansDecoded: 0, spansAccepted: 0, spansRefused: 0,
   itemsWithoutPipeline: 0,
   eventsDeadLettered: 0, checkpointWrites: 0, checkpointFailures: 0, backendReconnects: 0, eventsLostToRetention: 0,
-  eventsDropped: 0, exportHolds: 0, invalidCheckpoints: 0, eventsDecodedOffThread: 0, eventsDecodeFallbacks: 0,
+  eventsDropped: 0, exportHolds: 0, invalidCheckpoints: 0, eventsDecodedOffThread: 0, eventsDecodeFallbacks: 0, claimPauses: 0,
 };
 
 /** A receiver driven by the test: emit statuses, set stats, push batches into the pipeline. */
@@ -72,6 +72,8 @@ export class FakeReceiver implements AzureEventHubReceiver {
   counters: ReceiverCounters = { ...ZERO_COUNTERS };
   /** `memory.limit_mib` state, when a test sets one. */
   memory: MemoryGuardStats | undefined;
+  /** Lease ownership's claim pause, when a test sets one. */
+  claimsPaused: boolean | undefined;
   partitions: PartitionStats[] = [];
   restarts: ReceiverStats['restarts'] = { transient: 0, permanent: 0, stalled: 0, ownershipLost: 0, fenced: 0, error: 0, startFailed: 0 };
   released: { partitionId: string; reason: string; seconds: number }[] = [];
@@ -96,7 +98,7 @@ export class FakeReceiver implements AzureEventHubReceiver {
     this.journal.push(`shutdown ${this.id}`);
   }
   stats(): ReceiverStats {
-    return { counters: this.counters, partitions: this.partitions, restarts: this.restarts, released: this.released, ...(this.memory ? { memory: this.memory } : {}) };
+    return { counters: this.counters, partitions: this.partitions, restarts: this.restarts, released: this.released, ...(this.memory ? { memory: this.memory } : {}), ...(this.claimsPaused !== undefined ? { claimsPaused: this.claimsPaused } : {}) };
   }
   ownedPartitions() {
     return this.owned;

@@ -172,3 +172,25 @@ test('memory.limit_mib: memory_paused is 1 while reading waits, memory_pauses co
   m = await scrape();
   assert.equal(m.get(`otelcol_receiver_azureeventhub_memory_paused{${L}}`), 0);
 });
+
+test('lease ownership: claims_paused is 1 while new claims wait for late renewals, claim_pauses counts them', async (t) => {
+  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
+  t.after(() => endpoint.shutdown());
+  const metrics = new ReceiverMetrics(endpoint.meter);
+  const r = new FakeReceiver('azure_event_hub', { consume: async () => {} }, []);
+  metrics.add('azure_event_hub', r);
+  const scrape = async () => {
+    const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    return parseExposition(await res.text());
+  };
+  const L = 'receiver="azure_event_hub",transport="amqp"';
+  assert.equal((await scrape()).get(`otelcol_receiver_azureeventhub_claims_paused{${L}}`), undefined);
+  r.claimsPaused = true;
+  r.counters = { ...r.counters, claimPauses: 3 };
+  let m = await scrape();
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_claims_paused{${L}}`), 1);
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_claim_pauses_total{${L}}`), 3);
+  r.claimsPaused = false;
+  m = await scrape();
+  assert.equal(m.get(`otelcol_receiver_azureeventhub_claims_paused{${L}}`), 0);
+});
