@@ -1,6 +1,6 @@
 import type { Attributes, Meter, ObservableResult } from '@opentelemetry/api';
 import type { AzureEventHubReceiver } from '../receiver/receiver.ts';
-import type { HubPartitionLag, ReceiverCounters, PartitionStats } from '../receiver/receiver-status.ts';
+import type { HubPartitionLag, ReceiverCounters, ReceiverStats, PartitionStats } from '../receiver/receiver-status.ts';
 
 /** Prefix of the receiver-specific metrics; each signal's accepted/refused counters use the collector's names. */
 export const RECEIVER_METRIC_PREFIX = 'otelcol_receiver_azureeventhub_';
@@ -130,6 +130,29 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
   ],
 ];
 
+/**
+ * Receiver-wide states read from `stats()`: name, kind, value (undefined: not reported for this receiver),
+ * description, unit. Partitions that are leased but wait instead of reading must show, not only in health.
+ */
+type StateValue = (stats: ReceiverStats) => number | undefined;
+const STATE_INSTRUMENTS: readonly (readonly [string, 'gauge' | 'counter', StateValue, string, string])[] = [
+  [
+    `${RECEIVER_METRIC_PREFIX}memory_paused`, 'gauge', (s) => s.memory && (s.memory.paused ? 1 : 0),
+    'memory.limit_mib: 1 while every partition of the receiver waits because memory is above the limit, else 0.',
+    '1',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}memory_pauses`, 'counter', (s) => s.memory?.pauses,
+    'memory.limit_mib: times reading paused because memory stayed above the limit after a collection.', '{pauses}',
+  ],
+  [
+    // Lease ownership: partitions this instance would claim wait while its renewals are late.
+    `${RECEIVER_METRIC_PREFIX}claims_paused`, 'gauge',
+    (s) => (s.claimsPaused === undefined ? undefined : s.claimsPaused ? 1 : 0),
+    'Lease ownership: 1 while no new partition is claimed because lease renewals are late, else 0.', '1',
+  ],
+];
+
 /** Partition states of `partition_state`; every state of a partition is reported, 1 for the current one. */
 const PARTITION_STATES = ['reading', 'retrying', 'released'] as const;
 
@@ -244,41 +267,18 @@ export class ReceiverMetrics {
             result.observe(value, { ...e.attributes, reason });
         }
       });
-    // `memory.limit_mib`: leased partitions that wait instead of reading must show, not only in health.
-    meter
-      .createObservableGauge(`${RECEIVER_METRIC_PREFIX}memory_paused`, {
-        description: 'memory.limit_mib: 1 while every partition of the receiver waits because memory is above the limit, else 0.',
-        unit: '1',
-      })
-      .addCallback((result) => {
+    for (const [name, kind, read, description, unit] of STATE_INSTRUMENTS) {
+      const instrument = kind === 'gauge'
+        ? meter.createObservableGauge(name, { description, unit })
+        : meter.createObservableCounter(name, { description, unit });
+      instrument.addCallback((result) => {
         for (const e of this.#entries) {
-          const memory = safeStats(e.receiver)?.memory;
-          if (memory) result.observe(memory.paused ? 1 : 0, e.attributes);
+          const stats = safeStats(e.receiver);
+          const value = stats && read(stats);
+          if (value !== undefined) result.observe(value, e.attributes);
         }
       });
-    meter
-      .createObservableCounter(`${RECEIVER_METRIC_PREFIX}memory_pauses`, {
-        description: 'memory.limit_mib: times reading paused because memory stayed above the limit after a collection.',
-        unit: '{pauses}',
-      })
-      .addCallback((result) => {
-        for (const e of this.#entries) {
-          const memory = safeStats(e.receiver)?.memory;
-          if (memory) result.observe(memory.pauses, e.attributes);
-        }
-      });
-    // Lease ownership: partitions this instance would claim wait while its renewals are late; say so.
-    meter
-      .createObservableGauge(`${RECEIVER_METRIC_PREFIX}claims_paused`, {
-        description: 'Lease ownership: 1 while no new partition is claimed because lease renewals are late, else 0.',
-        unit: '1',
-      })
-      .addCallback((result) => {
-        for (const e of this.#entries) {
-          const paused = safeStats(e.receiver)?.claimsPaused;
-          if (paused !== undefined) result.observe(paused ? 1 : 0, e.attributes);
-        }
-      });
+    }
     for (const [name, value, description, unit] of HUB_PARTITION_GAUGES) {
       meter.createObservableGauge(name, { description, unit }).addCallback((result) => this.#observeHub(result, value));
     }

@@ -98,14 +98,20 @@ export class BatchPreparer {
     const o = this.#o;
     const records = done.encodedLogs.records;
     o.counters.eventsDecodedOffThread += events.length;
-    o.counters.recordsDecoded += records;
-    o.counters.metricPointsDecoded += done.metricPoints;
-    o.counters.spansDecoded += done.spans;
-    o.counters.eventsFailedDecode += done.stats.failedEvents;
+    this.#countDecoded(records, done.metricPoints, done.spans, done.stats.failedEvents);
     // Offloading is for logs-only receivers: other items (none from a logs-only decoder) have no pipeline.
     if (done.metricPoints + done.spans > 0) o.counters.itemsWithoutPipeline += done.metricPoints + done.spans;
     const batch: LogBatch = { records: [], encodedLogs: done.encodedLogs, source: this.#source(events) };
     return { events, batch: records > 0 ? batch : undefined };
+  }
+
+  /** What a decode made, wherever it ran. */
+  #countDecoded(records: number, metricPoints: number, spans: number, failedEvents: number): void {
+    const c = this.#o.counters;
+    c.recordsDecoded += records;
+    c.metricPointsDecoded += metricPoints;
+    c.spansDecoded += spans;
+    c.eventsFailedDecode += failedEvents;
   }
 
   #source(events: readonly ReceivedEvent[]): LogBatch['source'] {
@@ -125,10 +131,8 @@ export class BatchPreparer {
     const first = events[0]!;
     const last = events[events.length - 1]!;
     const decoded = o.decode(events, o.context);
-    o.counters.recordsDecoded += decoded.records.length;
-    o.counters.metricPointsDecoded += decoded.metrics?.length ?? 0;
-    o.counters.spansDecoded += decoded.spans?.length ?? 0;
-    o.counters.eventsFailedDecode += decoded.stats.failedEvents;
+    const { records: made, metrics: points, spans: madeSpans, stats } = decoded;
+    this.#countDecoded(made.length, points?.length ?? 0, madeSpans?.length ?? 0, stats.failedEvents);
     const { records, metrics, spans } = this.#routable(decoded, first.sequenceNumber, last.sequenceNumber);
     // Events with no item of any signal (e.g. a category filter took all) are marked without an export.
     const batch: LogBatch = {

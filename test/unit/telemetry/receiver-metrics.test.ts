@@ -16,6 +16,12 @@ function parseExposition(text: string): Map<string, number> {
   return out;
 }
 
+/** Scrapes the endpoint's Prometheus page. */
+async function scrape(port: number): Promise<Map<string, number>> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) });
+  return parseExposition(await res.text());
+}
+
 test('the Prometheus endpoint on port 0 serves counters, lag per partition, owned partitions and export latency, moving with the receiver', async (t) => {
   const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
   t.after(() => endpoint.shutdown());
@@ -139,8 +145,7 @@ test('metric points and spans are counted per signal under the collector\'s name
     recordsAccepted: 1, metricPointsAccepted: 12, metricPointsRefused: 2, spansAccepted: 7, spansRefused: 3,
     metricPointsDecoded: 14, spansDecoded: 10,
   };
-  const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
-  const m = parseExposition(await res.text());
+  const m = await scrape(endpoint.port);
   const L = 'receiver="azure_event_hub",transport="amqp"';
   assert.equal(m.get(`otelcol_receiver_accepted_log_records_total{${L}}`), 1);
   assert.equal(m.get(`otelcol_receiver_accepted_metric_points_total{${L}}`), 12);
@@ -157,19 +162,15 @@ test('memory.limit_mib: memory_paused is 1 while reading waits, memory_pauses co
   const metrics = new ReceiverMetrics(endpoint.meter);
   const r = new FakeReceiver('azure_event_hub', { consume: async () => {} }, []);
   metrics.add('azure_event_hub', r);
-  const scrape = async () => {
-    const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
-    return parseExposition(await res.text());
-  };
   const L = 'receiver="azure_event_hub",transport="amqp"';
-  assert.equal((await scrape()).get(`otelcol_receiver_azureeventhub_memory_paused{${L}}`), undefined);
+  assert.equal((await scrape(endpoint.port)).get(`otelcol_receiver_azureeventhub_memory_paused{${L}}`), undefined);
   const MiB = 1024 * 1024;
   r.memory = { limitBytes: 128 * MiB, paused: true, usageBytes: 150 * MiB, maxUsageBytes: 160 * MiB, forcedGcs: 3, pauses: 2 };
-  let m = await scrape();
+  let m = await scrape(endpoint.port);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_memory_paused{${L}}`), 1);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_memory_pauses_total{${L}}`), 2);
   r.memory = { ...r.memory, paused: false, usageBytes: 100 * MiB };
-  m = await scrape();
+  m = await scrape(endpoint.port);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_memory_paused{${L}}`), 0);
 });
 
@@ -179,18 +180,14 @@ test('lease ownership: claims_paused is 1 while new claims wait for late renewal
   const metrics = new ReceiverMetrics(endpoint.meter);
   const r = new FakeReceiver('azure_event_hub', { consume: async () => {} }, []);
   metrics.add('azure_event_hub', r);
-  const scrape = async () => {
-    const res = await fetch(`http://127.0.0.1:${endpoint.port}/metrics`, { signal: AbortSignal.timeout(5_000) });
-    return parseExposition(await res.text());
-  };
   const L = 'receiver="azure_event_hub",transport="amqp"';
-  assert.equal((await scrape()).get(`otelcol_receiver_azureeventhub_claims_paused{${L}}`), undefined);
+  assert.equal((await scrape(endpoint.port)).get(`otelcol_receiver_azureeventhub_claims_paused{${L}}`), undefined);
   r.claimsPaused = true;
   r.counters = { ...r.counters, claimPauses: 3 };
-  let m = await scrape();
+  let m = await scrape(endpoint.port);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_claims_paused{${L}}`), 1);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_claim_pauses_total{${L}}`), 3);
   r.claimsPaused = false;
-  m = await scrape();
+  m = await scrape(endpoint.port);
   assert.equal(m.get(`otelcol_receiver_azureeventhub_claims_paused{${L}}`), 0);
 });
