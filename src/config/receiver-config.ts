@@ -26,8 +26,11 @@ const blobCheckpointStore = z.strictObject({
 
 const ownership = z
   .strictObject({
-    /** Blob lease duration, 15s to 60s. Default 15s. */
-    lease_duration: durationMs.default(15_000),
+    /**
+     * Blob lease duration, 15s to 60s. Default 30s: renewed every 10 s, so a crashed instance's partitions
+     * are read again within about 35 s (lease + update_interval). 15s halves that at twice the renewals.
+     */
+    lease_duration: durationMs.default(30_000),
     /** Lease renewal interval. Default a third of lease_duration. */
     renew_interval: durationMs.optional(),
     /** How often ownership is rebalanced. Default 5s. */
@@ -43,7 +46,7 @@ const ownership = z
      */
     foreign_ownership_expiry: durationMs.default(60_000),
   })
-  .default({ lease_duration: 15_000, update_interval: 5_000, strategy: 'balanced', foreign_ownership_expiry: 60_000 });
+  .default({ lease_duration: 30_000, update_interval: 5_000, strategy: 'balanced', foreign_ownership_expiry: 60_000 });
 
 /** Smallest `memory.limit_mib` accepted: the receiver's own heap at rest takes a few tens of MiB. 64 MiB. */
 export const MIN_MEMORY_LIMIT_MIB = 64;
@@ -74,12 +77,15 @@ const memory = z
 
 const checkpoint = z
   .strictObject({
-    /** Checkpoint at most this often per partition. Default 5s. */
-    interval: durationMs.default(5_000),
+    /**
+     * Checkpoint at most this often per partition. Default 10s: after a crash at most about this much of
+     * each partition is read again; shorter costs one storage write per partition per interval.
+     */
+    interval: durationMs.default(10_000),
     /** Also checkpoint after this many events since the last one; 0 disables. Default 0. */
     every_n_events: z.number().int().min(0).default(0),
   })
-  .default({ interval: 5_000, every_n_events: 0 });
+  .default({ interval: 10_000, every_n_events: 0 });
 
 /**
  * An event offset. Only checked for what can never be an offset (blank, surrounding whitespace, control

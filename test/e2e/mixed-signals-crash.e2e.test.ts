@@ -44,7 +44,11 @@ test(NAME, { timeout: 240_000 }, async (t) => {
     CHECKPOINT_CONTAINER: container,
     OUT_DIR: join(dir, run),
   });
-  const args = ['--config', CONFIG, '--set', 'service.telemetry.metrics.address=127.0.0.1:0'];
+  // The shortest lease: the successor waits for the dead instance's leases to lapse (the default 30 s).
+  const args = [
+    '--config', CONFIG, '--set', 'service.telemetry.metrics.address=127.0.0.1:0',
+    '--set', 'receivers.azure_event_hub.ownership.lease_duration=15s',
+  ];
   const start = (run: string): CliProcess => startCli(t, args, env(run));
 
   const first = start('run1');

@@ -22,8 +22,8 @@ test('a connection alone yields the complete default config', () => {
   assert.equal(c.format, 'azure');
   assert.equal(c.max_poll_events, 100);
   assert.equal(c.poll_rate, 5);
-  assert.equal(c.checkpoint.interval, 5_000);
-  assert.equal(c.ownership.lease_duration, 15_000);
+  assert.equal(c.checkpoint.interval, 10_000);
+  assert.equal(c.ownership.lease_duration, 30_000);
   assert.equal(c.ownership.strategy, 'balanced');
   assert.equal(c.retry_on_failure.initial_interval, 5_000);
   assert.deepEqual(c.start_position, { kind: 'latest' });
