@@ -35,6 +35,7 @@ import type { SeenRequest } from './internal/counting-proxy.ts';
 import { startCountingProxyProcess, type RemoteCountingProxy } from './internal/counting-proxy-process.ts';
 import { readRss, mib } from './internal/child-rss.ts';
 import { parseDurationMs } from '../../src/config/duration.ts';
+import { DEFAULT_LEASE_DURATION_MS, DEFAULT_UPDATE_INTERVAL_MS } from '../../src/ownership/internal/coordinator-timings.ts';
 
 const PARTITIONS = Number(process.env.BENCH_SCALE_PARTITIONS ?? 1024);
 const INSTANCES = Number(process.env.BENCH_SCALE_INSTANCES ?? 8);
@@ -54,8 +55,8 @@ const PRODUCE_TICK_MS = Number(process.env.BENCH_SCALE_PRODUCE_EVERY_MS ?? 1_000
 type DurationSetting = string | number;
 const ownershipOverrides = (RECEIVER_OVERRIDES.ownership ?? {}) as { lease_duration?: DurationSetting; update_interval?: DurationSetting };
 /** The crash failover bound is the lease duration plus one update interval (docs/ownership.md). */
-const LEASE_MS = parseDurationMs(ownershipOverrides.lease_duration ?? 15_000) ?? 15_000;
-const UPDATE_MS = parseDurationMs(ownershipOverrides.update_interval ?? 5_000) ?? 5_000;
+const LEASE_MS = parseDurationMs(ownershipOverrides.lease_duration ?? DEFAULT_LEASE_DURATION_MS) ?? DEFAULT_LEASE_DURATION_MS;
+const UPDATE_MS = parseDurationMs(ownershipOverrides.update_interval ?? DEFAULT_UPDATE_INTERVAL_MS) ?? DEFAULT_UPDATE_INTERVAL_MS;
 const KIB = 1024;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
