@@ -38,7 +38,7 @@ export interface LeaseOwnershipCoordinatorOptions {
   readonly startDelayMs?: number;
   /** A claim is given up this long, in ms, before its lease could lapse without a renewal. Default 2000. */
   readonly safetyMarginMs?: number;
-  /** Timeout of each storage request, in ms. Default the renew interval. */
+  /** Timeout of each storage request, in ms (a renewal waits while its lease has time left). Default the renew interval, at most 5000. */
   readonly requestTimeoutMs?: number;
   /** Default `balanced`. */
   readonly strategy?: BalanceStrategy;
@@ -207,6 +207,9 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     await this.#partitions.settled();
     this.#state = 'closed';
     this.#renewals.stop();
+    // Nothing is held any more but the membership, released next: a renewal still waiting for an answer
+    // (up to the lease duration, when storage does not answer) would only hold the shutdown.
+    this.#renewals.abort();
     await this.#renewals.settled();
     try {
       await this.#membership.release();

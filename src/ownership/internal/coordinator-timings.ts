@@ -23,6 +23,11 @@ export const DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS = 60_000;
 export const LEAVE_NOTICE_MARGIN_MS = 100;
 /** The default leave notice is at most this, in ms, plus the margin, however long the update interval. */
 export const MAX_DEFAULT_LEAVE_NOTICE_MS = 5_000;
+/**
+ * Default timeout of one ownership request (claim, release, listing), in ms, and at most the renew interval.
+ * A renewal waits longer: as long as its lease has time left (see PartitionLease.renew).
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
 /** Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take. */
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
@@ -60,7 +65,7 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
   if (!(updateIntervalMs > 0)) throw new RangeError(`updateIntervalMs (${updateIntervalMs}) must be positive`);
   const startDelayMs = options.startDelayMs ?? updateIntervalMs;
   if (!(startDelayMs >= 0)) throw new RangeError(`startDelayMs (${startDelayMs}) must not be negative`);
-  const requestTimeoutMs = options.requestTimeoutMs ?? renewIntervalMs;
+  const requestTimeoutMs = options.requestTimeoutMs ?? Math.min(renewIntervalMs, DEFAULT_REQUEST_TIMEOUT_MS);
   if (!(requestTimeoutMs > 0)) throw new RangeError(`requestTimeoutMs (${requestTimeoutMs}) must be positive`);
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   if (!(startTimeoutMs > 0)) throw new RangeError(`startTimeoutMs (${startTimeoutMs}) must be positive`);

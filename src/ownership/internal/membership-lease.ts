@@ -55,14 +55,16 @@ export class MembershipLease {
     await this.#blob.setMetadata(metadata, { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) });
   }
 
-  async renew(): Promise<void> {
+  /** Renews once; `stop` (a shutdown) ends a renewal still waiting for its answer. */
+  async renew(stop?: AbortSignal): Promise<void> {
     if (!this.#held) return;
     const sentAt = performance.now();
     // As a partition lease's renewal (partition-lease.ts): a late answer still counts, so wait for it while the
     // lease may still be on, rather than give up and queue a retry behind it at a slow service.
     const leftMs = this.#lastRenewSentAt + this.#durationMs - sentAt;
     try {
-      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(Math.ceil(Math.max(this.#timeoutMs, leftMs))) });
+      const timeout = AbortSignal.timeout(Math.ceil(Math.max(this.#timeoutMs, leftMs)));
+      await this.#lease.renewLease({ abortSignal: stop ? AbortSignal.any([timeout, stop]) : timeout });
       this.#lastRenewSentAt = sentAt;
     } catch (error) {
       // Gone for sure, or possibly lapsed: either way acquire again at the next balancing round.

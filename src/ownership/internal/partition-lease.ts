@@ -188,15 +188,17 @@ export class PartitionLease {
    * renewal the service answers late still renewed the lease, from no earlier than when it was sent. Giving
    * up on it at the request timeout, as other requests do, would leave it queued at a slow service anyway and
    * add a retry behind it: under load, that is how renewals fell behind and leases were lost.
+   * `stop` (a shutdown, once nothing is held) ends it at once instead.
    */
-  async renew(): Promise<{ ok: true } | { ok: false; gone: boolean; error: unknown }> {
+  async renew(stop?: AbortSignal): Promise<{ ok: true } | { ok: false; gone: boolean; error: unknown }> {
     const sentAt = performance.now();
     this.#lastAttemptAt = sentAt;
     // Whole ms: AbortSignal.timeout refuses fractions.
     const timeoutMs = Math.ceil(Math.max(this.#timings.requestTimeoutMs, this.remainingMs()));
     this.#renewing++;
     try {
-      await this.#lease.renewLease({ abortSignal: AbortSignal.timeout(timeoutMs) });
+      const timeout = AbortSignal.timeout(timeoutMs);
+      await this.#lease.renewLease({ abortSignal: stop ? AbortSignal.any([timeout, stop]) : timeout });
     } catch (error) {
       const gone = isLeaseGone(error);
       this.#lastAttemptFailed = !gone;

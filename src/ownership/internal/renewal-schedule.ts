@@ -37,6 +37,8 @@ export class RenewalSchedule {
   /** Claims (and the membership) with a renewal in flight, and those renewals. */
   readonly #renewing = new Set<PartitionLease | 'membership'>();
   readonly #renewals = new Set<Promise<void>>();
+  /** Aborted by `abort()`: renewals still waiting for an answer end at once. */
+  readonly #stop = new AbortController();
   #membershipAttemptAt = performance.now();
 
   constructor(options: RenewalScheduleOptions) {
@@ -61,6 +63,15 @@ export class RenewalSchedule {
     clearTimeout(this.#timer);
   }
 
+  /**
+   * Ends the renewals in flight (a shutdown, once every claim is released): a renewal waits for its answer
+   * as long as its lease has time left (up to the lease duration), which would hold a shutdown that long
+   * while storage does not answer. Their failures are not reported.
+   */
+  abort(): void {
+    this.#stop.abort();
+  }
+
   /** Resolves once the renewals in flight now have ended. */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.#renewals]);
@@ -72,10 +83,11 @@ export class RenewalSchedule {
     if (now - this.#membershipAttemptAt >= intervalMs && !this.#renewing.has('membership')) {
       this.#membershipAttemptAt = now;
       const ended = pressure.begin();
-      const renewal = membership.renew().then(
+      const renewal = membership.renew(this.#stop.signal).then(
         () => ended('renewed'),
         (error: unknown) => {
           ended('failed');
+          if (this.#stop.signal.aborted) return;
           this.#options.emit({ type: 'storageError', error: toStorageError(error) });
         },
       );
@@ -99,9 +111,9 @@ export class RenewalSchedule {
 
   async #renew(claim: PartitionLease): Promise<void> {
     const ended = this.#options.pressure.begin();
-    const result = await claim.renew();
+    const result = await claim.renew(this.#stop.signal);
     ended(result.ok ? 'renewed' : result.gone ? 'gone' : 'failed');
-    if (result.ok || !claim.active) return;
+    if (result.ok || !claim.active || this.#stop.signal.aborted) return;
     const error = toStorageError(result.error);
     this.#options.emit({ type: 'renewalFailed', partitionId: claim.partitionId, error });
     // Definitely gone: stop now. Otherwise retry at the next renewal; the claim's deadline is the backstop.

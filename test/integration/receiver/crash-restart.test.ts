@@ -25,7 +25,7 @@ for (const backend of BACKENDS) {
       max_poll_events: 50,
       checkpoint: { interval: '500ms' },
       // The restarted instance waits for the crashed one's leases to expire (lease ids are per process).
-      ownership: { owner_id: 'solo', update_interval: '1s' },
+      ownership: { owner_id: 'solo', update_interval: '1s', lease_duration: '15s' }, // the shortest lease: less to wait
       blob_checkpoint_store: { connection: azurite.connectionString, container_name: container },
     };
     const first = new Instance('first', config);

@@ -71,6 +71,9 @@ for (const backend of BACKENDS) {
         }
         assert.deepEqual(receiver.ownedPartitions(), ['0', '1']);
         assert.deepEqual(emulator.audit.overlaps(), [], 'never two readers at once');
+        // Stopped here, while Azurite still runs (the after-hooks stop Azurite first): a stop with storage gone
+        // waits out its final checkpoint's and releases' timeouts.
+        await receiver.shutdown();
       });
     }
   });
@@ -114,5 +117,6 @@ for (const backend of BACKENDS) {
       assert.deepEqual(seqs.filter((s) => seen.has(s)), [], `partition ${pid}: no duplicate`);
       assert.deepEqual([...before.get(pid)!, ...seqs], Array.from({ length: 400 }, (_, i) => i), `partition ${pid}: nothing lost`);
     }
+    await b.shutdown(); // while Azurite still runs, as above
   });
 }

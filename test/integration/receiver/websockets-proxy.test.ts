@@ -79,6 +79,8 @@ for (const backend of BACKENDS) {
     const text = `${statuses.join('\n')}\n${JSON.stringify(receiver.stats())}`;
     assert.ok(!text.includes(PASSWORD), 'no password in statuses or stats');
     assert.equal(proxy.refused, 0);
+    // Stopped while the proxy and Azurite still run (the after-hooks close them first).
+    await receiver.shutdown();
   });
 }
 

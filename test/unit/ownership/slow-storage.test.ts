@@ -115,3 +115,19 @@ test('slow storage: a claim whose renewal hangs is still given up at its deadlin
   assert.equal((await renewal).ok, true, 'answered late: too late for the claim, which was given up');
   assert.equal(expired, 1);
 });
+
+test('slow storage: a shutdown does not wait for renewals that storage holds unanswered', async (t) => {
+  const fake = new FakeContainer();
+  const { coordinator, timeline, events } = start(t, fake, () => ['0']);
+  await waitFor('partition 0 claimed', () => timeline.count('a') === 1, 5_000);
+  const release = fake.hold('renew');
+  t.after(release);
+  const held = (name: string) => () => fake.waiting.some((r) => r.op === 'renew' && r.name.includes(name));
+  await waitFor('renewals of the membership and of partition 0 held at storage', () => held('/members/a')() && held('/ownership/0')(), 5_000);
+  // Each held renewal would wait up to the lease's remaining time (15 s): the shutdown must not.
+  let done = false;
+  void coordinator.shutdown().then(() => { done = true; });
+  await waitFor('shutdown finished while storage still holds every renewal', () => done, 5_000);
+  assert.deepEqual([...coordinator.owned()], []);
+  assert.deepEqual(events.filter((e) => e.type === 'storageError' || e.type === 'renewalFailed'), [], 'no failure reported for an aborted renewal');
+});
