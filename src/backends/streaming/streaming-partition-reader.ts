@@ -24,7 +24,9 @@ import { SELECTOR_FILTER_DESCRIPTOR, SELECTOR_FILTER_NAME, toSelectorFilter } fr
 import { toCoreAmqpRetry, translateForRetry } from './management-client.ts';
 import { lastEnqueuedFromMessage, messageToEvent } from './message-to-event.ts';
 import { decodeMessage } from './message-decoder.ts';
-import { UNDECODED_FORMAT, createReceiverOrRefusal, deliverUndecoded, settledByDisconnect } from './internal/rhea-promise-internals.ts';
+import {
+  UNDECODED_FORMAT, createReceiverOrRefusal, deliverUndecoded, settledByDisconnect,
+} from './internal/rhea-promise-internals.ts';
 
 /** Link properties and capabilities the SDK sends (docs/EVENT-HUBS-PROTOCOL.md, "Receiving"). */
 const RECEIVER_NAME_PROPERTY = 'com.microsoft:receiver-name';

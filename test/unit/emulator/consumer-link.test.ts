@@ -34,6 +34,9 @@ function fakeSender(connection: unknown): { credit: number; payloads: unknown[];
   return sender;
 }
 
+/** No pause, no delay. */
+const NO_FAULTS = { isPaused: () => false, delayMs: () => 0 };
+
 const bytesOf = (payload: unknown): Buffer =>
   payload instanceof SplicedPayload ? payload.slice(0, payload.length) : (payload as Buffer);
 
@@ -42,8 +45,7 @@ function deliver(connection: unknown): { payloads: Buffer[]; log: PartitionLog }
   const log = new PartitionLog('hub', '0');
   log.append([encodeEvent('a'), encodeEvent('b')]);
   const sender = fakeSender(connection);
-  const control = { isPaused: () => false, delayMs: () => 0 };
-  const link = new ConsumerLink(sender, log, '$Default', undefined, true, 0, {} as ReceiverLinkRecord, control);
+  const link = new ConsumerLink(sender, log, '$Default', undefined, true, 0, {} as ReceiverLinkRecord, NO_FAULTS);
   sender.credit = 1;
   link.pump();
   log.append([encodeEvent('c')]); // within the same millisecond as the first delivery (Date.now is fixed)
@@ -63,7 +65,8 @@ test('every delivery carries the last enqueued event as of its sending, also aft
   assert.deepEqual(decoded.map((m: any) => m.delivery_annotations.last_enqueued_offset), [offsetOf(1), offsetOf(2), offsetOf(2)]);
   assert.deepEqual(decoded.map((m: any) => m.body.content.toString()), ['a', 'b', 'c']);
   assert.deepEqual(decoded.map((m: any) => m.message_annotations['x-opt-sequence-number']), [0, 1, 2]);
-  assert.deepEqual(decoded.map((m: any) => m.delivery_annotations.runtime_info_retrieval_time_utc.getTime()), Array(3).fill(1_700_000_000_000));
+  const retrievedAt = decoded.map((m: any) => m.delivery_annotations.runtime_info_retrieval_time_utc.getTime());
+  assert.deepEqual(retrievedAt, Array(3).fill(1_700_000_000_000));
 });
 
 test('a presized connection gets the delivery in pieces, the same bytes a stock connection gets joined', () => {
@@ -72,7 +75,7 @@ test('a presized connection gets the delivery in pieces, the same bytes a stock 
   const log = new PartitionLog('hub', '0');
   log.append([encodeEvent('a')]);
   const sender = fakeSender(connection);
-  const link = new ConsumerLink(sender, log, '$Default', undefined, true, 0, {} as ReceiverLinkRecord, { isPaused: () => false, delayMs: () => 0 });
+  const link = new ConsumerLink(sender, log, '$Default', undefined, true, 0, {} as ReceiverLinkRecord, NO_FAULTS);
   sender.credit = 1;
   link.pump();
   link.markClosed();
@@ -82,7 +85,7 @@ test('a presized connection gets the delivery in pieces, the same bytes a stock 
   assert.equal(decoded.body.content.toString(), 'a');
   // The stock path joins the same pieces.
   const stock = fakeSender({});
-  const stockLink = new ConsumerLink(stock, log, '$Default', undefined, true, 0, {} as ReceiverLinkRecord, { isPaused: () => false, delayMs: () => 0 });
+  const stockLink = new ConsumerLink(stock, log, '$Default', undefined, true, 0, {} as ReceiverLinkRecord, NO_FAULTS);
   stock.credit = 1;
   stockLink.pump();
   stockLink.markClosed();

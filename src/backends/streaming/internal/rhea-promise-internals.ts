@@ -46,7 +46,8 @@ const rheaSessionOnTransfer = (require('rhea/lib/session.js') as { prototype: Rh
 export function undecodedDeliveryMismatch(): string | undefined {
   const version = String((require('rhea/package.json') as { version: unknown }).version);
   if (version !== RHEA_VERSION_WRITTEN_FOR) return `rhea ${version} installed, written for ${RHEA_VERSION_WRITTEN_FOR}`;
-  if (typeof rheaSessionOnTransfer !== 'function' || !String(rheaSessionOnTransfer).includes('this.incoming.on_transfer(frame')) {
+  const delegates = String(rheaSessionOnTransfer).includes('this.incoming.on_transfer(frame');
+  if (typeof rheaSessionOnTransfer !== 'function' || !delegates) {
     return 'rhea Session.prototype.on_transfer no longer hands transfers to incoming.on_transfer';
   }
   return undefined;
