@@ -23,7 +23,10 @@ import { creditToGrant } from './credit-window.ts';
 import { SELECTOR_FILTER_DESCRIPTOR, SELECTOR_FILTER_NAME, toSelectorFilter } from './event-position-filter.ts';
 import { toCoreAmqpRetry, translateForRetry } from './management-client.ts';
 import { lastEnqueuedFromMessage, messageToEvent } from './message-to-event.ts';
-import { createReceiverOrRefusal, settledByDisconnect } from './internal/rhea-promise-internals.ts';
+import { decodeMessage } from './message-decoder.ts';
+import {
+  UNDECODED_FORMAT, createReceiverOrRefusal, deliverUndecoded, settledByDisconnect,
+} from './internal/rhea-promise-internals.ts';
 
 /** Link properties and capabilities the SDK sends (docs/EVENT-HUBS-PROTOCOL.md, "Receiving"). */
 const RECEIVER_NAME_PROPERTY = 'com.microsoft:receiver-name';
@@ -152,8 +155,12 @@ export class StreamingPartitionReader implements PartitionReader {
       properties,
       desired_capabilities: capabilities,
       onMessage: (context) => {
-        const message = context.message;
-        if (!message || !current()) return;
+        const delivered: unknown = context.message;
+        if (!delivered || !current()) return;
+        // Marked by deliverUndecoded: the message's bytes, decoded here in one pass instead of by rhea.
+        const message = Buffer.isBuffer(delivered) && (context as { format?: number }).format === UNDECODED_FORMAT
+          ? decodeMessage(delivered)
+          : context.message!;
         const event = messageToEvent(message);
         this.#lastSequenceNumber = event.sequenceNumber;
         const info = lastEnqueuedFromMessage(message);
@@ -178,6 +185,8 @@ export class StreamingPartitionReader implements PartitionReader {
       return;
     }
     this.#link = link;
+    // Before any credit is granted, so no transfer arrives yet.
+    deliverUndecoded(link);
     this.#renewal?.stop();
     this.#renewal = this.#s.authorizer.keepRenewed(this.#s.connection, this.#audience, timing);
     this.#grantCredit();

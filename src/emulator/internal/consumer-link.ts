@@ -5,7 +5,7 @@
  * pre-settled from stored bytes, so a delivery costs one frame and no re-encoding.
  */
 import type { ReceiverLinkRecord } from '../types.ts';
-import { corkForThisTurn } from './rhea-server-output.ts';
+import { corkForThisTurn, splicedPayload, writesPresizedFrames } from './rhea-server-output.ts';
 import { runtimeInfoSection } from './event-message.ts';
 import type { PartitionLog } from './partition-log.ts';
 import { preciseNowMs } from './receiver-audit.ts';
@@ -20,10 +20,26 @@ export interface DeliveryControl {
 /** Retry delay when the session's outgoing buffer is full although the link still has credit. */
 const BUFFER_FULL_RETRY_MS = 1;
 
+/** The runtime-metrics section last encoded, and what it was encoded from. */
+interface RuntimeSectionCache {
+  readonly sequenceNumber: number;
+  readonly offset: number;
+  readonly enqueuedTimeMs: number;
+  readonly retrievalTimeMs: number;
+  readonly section: Buffer;
+}
+
 export class ConsumerLink {
   closed = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: () => void;
+  /**
+   * A burst of deliveries within one millisecond, with no event appended meanwhile, carries the same
+   * runtime metrics: encoded once, not once per delivery.
+   */
+  private runtimeSection: RuntimeSectionCache | undefined;
+  /** Whether this link's connection writes presized frames, which take a delivery's bytes in pieces. */
+  private readonly presized: boolean;
 
   constructor(
     readonly sender: any,
@@ -36,6 +52,7 @@ export class ConsumerLink {
     private readonly control: DeliveryControl,
   ) {
     this.unsubscribe = log.onAppend(() => this.pump());
+    this.presized = writesPresizedFrames(sender.connection);
   }
 
   /** Sends what credit allows. Safe to call at any time. */
@@ -92,24 +109,33 @@ export class ConsumerLink {
     if (this.nextSequenceNumber < log.beginSequenceNumber) this.nextSequenceNumber = log.beginSequenceNumber;
     const event = log.get(this.nextSequenceNumber);
     if (!event) return;
-    let payload = event.bytes;
+    let payload: unknown = event.bytes;
     if (this.runtimeMetrics) {
-      const last = log.lastEnqueuedPosition;
       const at = event.deliveryAnnotationsAt;
-      payload = Buffer.concat([
-        payload.subarray(0, at),
-        runtimeInfoSection({
-          lastSequenceNumber: last.sequenceNumber,
-          lastOffset: log.offsets.text(last.offset),
-          lastEnqueuedTimeMs: last.enqueuedTimeMs,
-          retrievalTimeMs: Date.now(),
-        }),
-        payload.subarray(at),
-      ]);
+      const parts = [event.bytes.subarray(0, at), this.runtimeInfo(), event.bytes.subarray(at)];
+      // The presized writer copies the pieces straight into the frame; otherwise they are joined here.
+      payload = this.presized ? splicedPayload(parts) : Buffer.concat(parts);
     }
     // A defined message format (0) makes rhea send the bytes as they are instead of encoding an object.
     this.sender.send(payload, undefined, 0);
     this.nextSequenceNumber++;
+  }
+
+  /** The delivery-annotations section with the partition's last enqueued event, as of now. */
+  private runtimeInfo(): Buffer {
+    const last = this.log.lastEnqueuedPosition;
+    const now = Date.now();
+    const cached = this.runtimeSection;
+    if (cached && cached.retrievalTimeMs === now && cached.sequenceNumber === last.sequenceNumber
+      && cached.offset === last.offset && cached.enqueuedTimeMs === last.enqueuedTimeMs) return cached.section;
+    const section = runtimeInfoSection({
+      lastSequenceNumber: last.sequenceNumber,
+      lastOffset: this.log.offsets.text(last.offset),
+      lastEnqueuedTimeMs: last.enqueuedTimeMs,
+      retrievalTimeMs: now,
+    });
+    this.runtimeSection = { ...last, retrievalTimeMs: now, section };
+    return section;
   }
 
   /** Marks the link closed (idempotent); records the detach time and condition in the audit. */

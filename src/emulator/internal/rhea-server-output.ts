@@ -10,6 +10,9 @@
  *    It is an own property of that transport object: rhea's module functions and prototypes are left
  *    alone, so clients in the same process (the SDK in tests, the streaming backend through rhea-promise,
  *    `npm start`) keep rhea's stock writer.
+ *    A delivery whose bytes come in pieces (an event's stored bytes with the runtime-metrics section
+ *    spliced in) can be handed to rhea as a `SplicedPayload`, which this writer copies piece by piece
+ *    into the frame, so the delivery is not first joined into a buffer of its own.
  * 2. Corking. rhea writes each frame with its own `socket.write` (connection.js `output` → transport
  *    `write`), so a burst of thousands of small deliveries means thousands of writes. Corking the socket
  *    for the rest of the event-loop turn lets Node hand the whole burst to the kernel in one writev.
@@ -31,7 +34,31 @@ interface RheaFrame {
   type: number;
   channel: number;
   performative?: unknown;
-  payload?: Buffer;
+  payload?: Buffer | SplicedPayload;
+}
+
+/**
+ * A delivery's bytes as pieces, for connections that write presized frames only: rhea passes a payload
+ * through to the writer untouched, reading its `length` and, to split a payload larger than the peer's
+ * frame size, calling `slice` (which joins the pieces then).
+ */
+export class SplicedPayload {
+  readonly length: number;
+
+  constructor(readonly parts: readonly Buffer[]) {
+    let length = 0;
+    for (const part of parts) length += part.length;
+    this.length = length;
+  }
+
+  slice(start: number, end: number): Buffer {
+    return Buffer.concat(this.parts as Buffer[], this.length).subarray(start, end);
+  }
+}
+
+/** A delivery payload made of `parts`; send it only on a connection where `writesPresizedFrames` holds. */
+export function splicedPayload(parts: readonly Buffer[]): SplicedPayload {
+  return new SplicedPayload(parts);
 }
 
 interface RheaTransport {
@@ -85,7 +112,12 @@ export function encodePresizedFrame(frame: RheaFrame): Buffer {
   else throw new errors.ProtocolError(`Unknown frame type ${frame.type}`);
   if (frame.performative) {
     writer.write(frame.performative);
-    if (frame.payload) writer.write_bytes(frame.payload);
+    const payload = frame.payload;
+    if (payload instanceof SplicedPayload) {
+      for (const part of payload.parts) writer.write_bytes(part);
+    } else if (payload) {
+      writer.write_bytes(payload);
+    }
   }
   const buffer: Buffer = writer.toBuffer();
   buffer.writeUInt32BE(buffer.length, 0);

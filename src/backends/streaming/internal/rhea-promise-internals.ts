@@ -9,7 +9,15 @@
  * same read as the attach, so rhea has emitted the link's close before the caller's `await` resumes and
  * the caller, not yet knowing its link, cannot tell it from a later close: the reader would wait for
  * events on a dead link for ever. `createReceiverOrRefusal` looks at the attach instead.
+ *
+ * rhea decodes every format-0 transfer with its generic `message.decode` before any listener sees it
+ * (session.js `Incoming.prototype.on_transfer`); transfers of another format it hands over as bytes.
+ * `deliverUndecoded` marks one receiver's format-0 transfers with `UNDECODED_FORMAT` on their way into
+ * its own session, so the backend decodes the bytes itself (message-decoder.ts). The mark is set on
+ * that session object only: rhea's prototypes and module functions stay as they are for every other
+ * link and client in the process.
  */
+import { createRequire } from 'node:module';
 import type { Connection, Receiver, ReceiverOptions } from 'rhea-promise';
 import { ReceiverEvents } from 'rhea-promise';
 import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
@@ -17,6 +25,55 @@ import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disco
 /** The versions this file was written for. */
 export const RHEA_PROMISE_VERSION_WRITTEN_FOR = '3.0.3';
 export const RHEA_VERSION_WRITTEN_FOR = '3.0.5';
+
+const require = createRequire(import.meta.url);
+
+/** A message format no Event Hubs delivery carries: marks a format-0 transfer to hand over undecoded. */
+export const UNDECODED_FORMAT = 0x00fe_0000;
+
+interface RheaTransferFrame {
+  performative?: { message_format?: number };
+}
+
+interface RheaSession {
+  on_transfer(frame: RheaTransferFrame): void;
+  incoming?: { on_transfer?: unknown };
+}
+
+const rheaSessionOnTransfer = (require('rhea/lib/session.js') as { prototype: RheaSession }).prototype.on_transfer;
+
+/** Why `deliverUndecoded` cannot be used with the installed rhea, or undefined when it can. */
+export function undecodedDeliveryMismatch(): string | undefined {
+  const version = String((require('rhea/package.json') as { version: unknown }).version);
+  if (version !== RHEA_VERSION_WRITTEN_FOR) return `rhea ${version} installed, written for ${RHEA_VERSION_WRITTEN_FOR}`;
+  const delegates = String(rheaSessionOnTransfer).includes('this.incoming.on_transfer(frame');
+  if (typeof rheaSessionOnTransfer !== 'function' || !delegates) {
+    return 'rhea Session.prototype.on_transfer no longer hands transfers to incoming.on_transfer';
+  }
+  return undefined;
+}
+
+const undecodedApplicable = undecodedDeliveryMismatch() === undefined;
+/** The part of rhea 3.0.5's Incoming.on_transfer that decodes format 0 only. */
+const DECODES_FORMAT_ZERO_ONLY = "current.format === 0 ? {'message':message.decode(data)";
+
+/**
+ * Makes rhea hand this receiver's format-0 messages over as bytes: its `message` events then carry a
+ * Buffer in `message` and `UNDECODED_FORMAT` in `format`. Call it before granting the link credit (no
+ * transfer can arrive before). Returns false, changing nothing, when the installed rhea or the link's
+ * session does not have the expected shape: rhea then decodes as usual.
+ */
+export function deliverUndecoded(link: Receiver): boolean {
+  const session = (link.session as unknown as { _session?: RheaSession } | undefined)?._session;
+  if (!undecodedApplicable || !session || session.on_transfer !== rheaSessionOnTransfer) return false;
+  if (!String(session.incoming?.on_transfer).includes(DECODES_FORMAT_ZERO_ONLY)) return false;
+  session.on_transfer = function onTransfer(this: RheaSession, frame: RheaTransferFrame): void {
+    const performative = frame.performative;
+    if (performative && performative.message_format === 0) performative.message_format = UNDECODED_FORMAT;
+    rheaSessionOnTransfer.call(this, frame);
+  };
+  return true;
+}
 
 /** How long to wait for the detach that follows a refusing attach. 5000 ms. */
 export const REFUSAL_DETACH_WAIT_MS = 5_000;

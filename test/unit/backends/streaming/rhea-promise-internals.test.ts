@@ -10,7 +10,11 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { EventEmitter } from 'node:events';
 import { Connection as PromiseConnection, Receiver as PromiseReceiver, type Connection } from 'rhea-promise';
-import { RHEA_PROMISE_VERSION_WRITTEN_FOR, RHEA_VERSION_WRITTEN_FOR, settledByDisconnect } from '../../../../src/backends/streaming/internal/rhea-promise-internals.ts';
+import { message as rheaMessage } from 'rhea-promise';
+import {
+  RHEA_PROMISE_VERSION_WRITTEN_FOR, RHEA_VERSION_WRITTEN_FOR, UNDECODED_FORMAT, deliverUndecoded, settledByDisconnect,
+  undecodedDeliveryMismatch,
+} from '../../../../src/backends/streaming/internal/rhea-promise-internals.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -65,4 +69,39 @@ test('settledByDisconnect settles a pending close when the connection is disconn
   assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.resolve()), false);
   assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.reject(new Error('x'))), false);
   assert.equal(connection.listenerCount('disconnected'), 1);
+});
+
+/** A real rhea Session (stub connection and link) and what its link dispatched for one format-0 transfer. */
+function deliverThroughRheaSession(undecoded: boolean): { marked: boolean; context: { message: unknown; format?: unknown } } {
+  const Session = require('rhea/lib/session.js') as new (connection: unknown, channel: number) => Record<string, unknown>;
+  const frames = require('rhea/lib/frames.js') as { transfer(fields: object): unknown };
+  const session = new Session({ options: {} }, 0);
+  const dispatched: { message: unknown; format?: unknown }[] = [];
+  const link = {
+    credit: 1,
+    delivery_count: 0,
+    is_remote_open: () => true,
+    _context: (c: object) => c,
+    dispatch: (_event: string, context: { message: unknown; format?: unknown }) => dispatched.push(context),
+  };
+  session._get_link = () => link;
+  const marked = undecoded && deliverUndecoded({ session: { _session: session } } as unknown as PromiseReceiver);
+  const payload = rheaMessage.encode({ body: rheaMessage.data_section(Buffer.from('event')) });
+  const performative = frames.transfer({ handle: 0, delivery_id: 0, delivery_tag: Buffer.from('t'), message_format: 0, settled: true });
+  (session.on_transfer as (frame: unknown) => void)({ type: 0, channel: 0, performative, payload });
+  assert.equal(dispatched.length, 1);
+  return { marked, context: dispatched[0]! };
+}
+
+test("deliverUndecoded makes rhea hand one session's format-0 messages over as bytes, marked", () => {
+  assert.equal(undecodedDeliveryMismatch(), undefined);
+  const { marked, context } = deliverThroughRheaSession(true);
+  assert.equal(marked, true);
+  assert.ok(Buffer.isBuffer(context.message));
+  assert.equal(context.format, UNDECODED_FORMAT);
+  assert.deepEqual(rheaMessage.decode(context.message as Buffer).body.content, Buffer.from('event'));
+  // Another session (another link or client in the process) still gets rhea's decoded message.
+  const plain = deliverThroughRheaSession(false).context;
+  assert.ok(!Buffer.isBuffer(plain.message));
+  assert.deepEqual((plain.message as { body: { content: Buffer } }).body.content, Buffer.from('event'));
 });
