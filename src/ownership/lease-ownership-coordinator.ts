@@ -238,7 +238,8 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const membership = await readMembership(container, scope, signal);
       if (this.#state !== 'running' || !partitionIds) return this.#rounds.regularDelay();
       // A settled fleet with nothing new in the membership listing: the ownership listing is skipped.
-      const settled = this.#quiet.quiet({ membership, partitionIds, claims: this.#partitions.values() });
+      const view = { membership, partitionIds, claims: this.#partitions.values() };
+      const settled = this.#membership.held ? this.#quiet.quiet(view) : undefined;
       if (settled) return this.#quietRound(membership, settled);
       this.#quiet.unsettle();
       const expiryMs = this.#timings.foreignOwnershipExpiryMs;
