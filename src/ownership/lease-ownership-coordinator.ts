@@ -13,8 +13,9 @@ import { LeasedPartitions } from './internal/leased-partitions.ts';
 import { announceLeaving } from './internal/leave-notice.ts';
 import { MembershipLease } from './internal/membership-lease.ts';
 import { OrphanWatch } from './internal/orphan-watch.ts';
-import { readOwnershipSnapshot } from './internal/ownership-snapshot.ts';
+import { readMembership, readOwnershipSnapshot, type MembershipListing } from './internal/ownership-snapshot.ts';
 import { PartitionIdSource } from './internal/partition-id-source.ts';
+import { QuietRounds, settledShare, type SettledShare } from './internal/quiet-rounds.ts';
 import { RenewalPressure } from './internal/renewal-pressure.ts';
 import { RenewalSchedule } from './internal/renewal-schedule.ts';
 import { RestartBackoff } from './internal/restart-backoff.ts';
@@ -113,6 +114,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   readonly #foreign: ForeignOwnersNotice;
   readonly #ramp = new ClaimRamp();
   readonly #orphans = new OrphanWatch();
+  readonly #quiet = new QuietRounds();
   readonly #admission: ClaimAdmission;
   #shutdown: Promise<void> | undefined;
 
@@ -132,7 +134,12 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.#partitions = new LeasedPartitions({
       containerClient: options.containerClient, scope: options.scope, ownerId: this.ownerId, timings,
       restarts: this.#restarts, lifecycle: () => this.#lifecycle!, closing: this.#closing.signal, running,
-      wake: (delayMs) => this.#rounds.wake(delayMs), emit, logger: this.#logger,
+      // A reader ended and its partition was released: the next round lists ownership (not a quiet one).
+      wake: (delayMs) => {
+        this.#quiet.unsettle();
+        this.#rounds.wake(delayMs);
+      },
+      emit, logger: this.#logger,
     });
     const pressure = new RenewalPressure(timings.renewalLatencyLimitMs);
     this.#admission = new ClaimAdmission(pressure, emit, () => this.owned().length);
@@ -229,13 +236,18 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
         );
       }
       const listedAt = performance.now();
-      const snapshot = await readOwnershipSnapshot(
-        this.#options.containerClient,
-        this.#options.scope,
-        AbortSignal.timeout(this.#timings.requestTimeoutMs),
-        this.#timings.foreignOwnershipExpiryMs,
-      );
+      const { containerClient: container, scope } = this.#options;
+      const signal = AbortSignal.timeout(this.#timings.requestTimeoutMs);
+      const membership = await readMembership(container, scope, signal);
       if (this.#state !== 'running' || !partitionIds) return this.#rounds.regularDelay();
+      // A settled fleet with nothing new in the membership listing: the ownership listing is skipped.
+      const view = { membership, partitionIds, claims: this.#partitions.values() };
+      const settled = this.#membership.held ? this.#quiet.quiet(view) : undefined;
+      if (settled) return this.#quietRound(membership, settled);
+      this.#quiet.unsettle();
+      const expiryMs = this.#timings.foreignOwnershipExpiryMs;
+      const snapshot = await readOwnershipSnapshot(container, scope, signal, expiryMs, membership);
+      if (this.#state !== 'running') return this.#rounds.regularDelay();
       this.#foreign.note(snapshot.foreign);
       const { ownerships, members, leaving, orphaned } = roundView(snapshot, this.ownerId, this.#partitions.values());
       this.#peerCount = members.length;
@@ -278,6 +290,14 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const claimedAny = results.some((r) => r === true);
       this.#ramp.claimed(claimedAny);
       const owned = this.owned().length;
+      const claims = () => this.#partitions.values();
+      const share = settledShare({
+        ownerId: this.ownerId, partitionIds: shared, ownerships, members, leaving, decision, owned, claims: claims(),
+        membershipHeld: this.#membership.held,
+      });
+      // A foreign claim lapses at a time known from the listing: the round after it lists again.
+      const fullByMs = listedAt + (snapshot.foreignLiveMs ?? Number.POSITIVE_INFINITY);
+      this.#quiet.fullRound({ membership, partitionIds, claims: claims() }, share, fullByMs);
       // A dead member's partitions whose leases have not lapsed yet (its membership lapsed first): they are
       // free within moments, so look again shortly rather than at the next tick (crash failover stays
       // within the lease duration plus one interval).
@@ -291,8 +311,19 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
         awaitsYield: decision.claim.length === 0 && owned < decision.fairShare && waiting.length === 0,
       });
     } catch (error) {
+      this.#quiet.unsettle();
       this.#emit({ type: 'storageError', error: toStorageError(error) });
     }
+    return this.#rounds.regularDelay();
+  }
+
+  /**
+   * A round of a settled fleet whose membership listing showed nothing new: the decision is the settled
+   * round's (nothing to claim or yield), told as usual for the status and the health check.
+   */
+  #quietRound(membership: MembershipListing, settled: SettledShare): number {
+    this.#peerCount = membership.members.filter((m) => m !== this.ownerId).length;
+    this.#emit({ type: 'balanced', owned: this.owned(), members: settled.members, fairShare: settled.fairShare });
     return this.#rounds.regularDelay();
   }
 

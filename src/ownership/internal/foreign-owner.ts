@@ -40,3 +40,12 @@ export function foreignOwner(
   if (expiryMs <= 0 || view.leased || !owner || known.has(owner) || view.lastModifiedMs === undefined) return undefined;
   return nowMs - view.lastModifiedMs < expiryMs + HTTP_DATE_RESOLUTION_MS ? owner : undefined;
 }
+
+/**
+ * How much longer, in ms from `nowMs`, a foreign owner's claim counts as live without being written again (see
+ * `foreignOwner`); 0 once it no longer does.
+ */
+export function foreignClaimLeftMs(view: OwnershipBlobView, nowMs: number, expiryMs: number): number {
+  if (view.lastModifiedMs === undefined) return 0;
+  return Math.max(0, view.lastModifiedMs + expiryMs + HTTP_DATE_RESOLUTION_MS - nowMs);
+}

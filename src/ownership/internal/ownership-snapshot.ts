@@ -2,7 +2,7 @@ import type { ContainerClient } from '@azure/storage-blob';
 import type { CheckpointScope } from '../checkpoint.ts';
 import { blobPrefix, parseBlobName } from './blob-names.ts';
 import { DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS } from './coordinator-timings.ts';
-import { foreignOwner, type OwnershipBlobView } from './foreign-owner.ts';
+import { foreignClaimLeftMs, foreignOwner, type OwnershipBlobView } from './foreign-owner.ts';
 import { LEAVING_METADATA_KEY } from './membership-lease.ts';
 
 /** One listing of a consumer group's ownership and membership blobs. */
@@ -20,46 +20,72 @@ export interface OwnershipSnapshot {
    * ETag claim, no lease; see foreign-owner.ts). Never read by us while listed here.
    */
   readonly foreign: Map<string, string>;
+  /**
+   * The least time, in ms from the listing, that any of `foreign` stays live without being written again (its
+   * owner rewrites it at each of its rounds while it runs); undefined when `foreign` is empty.
+   */
+  foreignLiveMs?: number;
   /** Partition id → the ownership blob's ETag: a claim is conditional on it, so a foreign claim in between wins. */
   readonly etags: Map<string, string>;
   /** Every owner id with a membership blob, leased or not: the instances of this fleet. */
   readonly known: Set<string>;
 }
 
+/** One listing of a consumer group's membership blobs: the part of a snapshot every round reads. */
+export type MembershipListing = Pick<OwnershipSnapshot, 'members' | 'leaving' | 'known'>;
+
 /**
- * Lists the membership and ownership blobs under `<fqns>/<hub>/<cg>/` (two paged calls). A lease is "held"
- * in state `leased` or `breaking` (a breaking lease still refuses acquisition until its break period ends); `available`,
- * `expired` and `broken` are free. A foreign claim is judged by the storage service's clock (the listing's
- * Date header) against Last-Modified, with `foreignExpiryMs` (0: never foreign).
+ * Lists the membership blobs under `<fqns>/<hub>/<cg>/members/` (a few blobs, one per instance that ever ran).
+ * A lease is "held" in state `leased` or `breaking` (a breaking lease still refuses acquisition until its
+ * break period ends).
+ */
+export async function readMembership(
+  container: ContainerClient,
+  scope: CheckpointScope,
+  signal: AbortSignal,
+): Promise<MembershipListing> {
+  const listing: MembershipListing = { members: [], leaving: [], known: new Set() };
+  for await (const page of pages(container, scope, 'members', signal)) {
+    for (const item of page.segment.blobItems) {
+      const parsed = parseBlobName(scope, item.name);
+      if (parsed?.kind !== 'members') continue;
+      listing.known.add(parsed.id);
+      const leaving = item.metadata?.[LEAVING_METADATA_KEY] === 'true';
+      if (isHeld(item.properties.leaseState)) (leaving ? listing.leaving : listing.members).push(parsed.id);
+    }
+  }
+  return listing;
+}
+
+/**
+ * Lists the membership and ownership blobs under `<fqns>/<hub>/<cg>/` (two paged calls; the membership one is
+ * skipped when `membership` is given, read just before by `readMembership`). A lease is "held" in state
+ * `leased` or `breaking`; `available`, `expired` and `broken` are free. A foreign claim is judged by the
+ * storage service's clock (the listing's Date header) against Last-Modified, with `foreignExpiryMs` (0: never
+ * foreign).
  */
 export async function readOwnershipSnapshot(
   container: ContainerClient,
   scope: CheckpointScope,
   signal: AbortSignal,
   foreignExpiryMs: number = DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS,
+  membership?: MembershipListing,
 ): Promise<OwnershipSnapshot> {
+  // Two listings, members then ownership, rather than one of the whole prefix: that one would also return
+  // every checkpoint blob (as many entries again, with their metadata) at every round.
+  const { members, leaving, known } = membership ?? (await readMembership(container, scope, signal));
   const snapshot: OwnershipSnapshot = {
-    members: [], leaving: [], holders: new Map(), epochs: new Map(),
-    foreign: new Map(), etags: new Map(), known: new Set(),
+    members: [...members], leaving: [...leaving], known: new Set(known),
+    holders: new Map(), epochs: new Map(), foreign: new Map(), etags: new Map(),
   };
   const views = new Map<string, OwnershipBlobView>();
   let serviceNowMs = Date.now();
-  // Two listings, members then ownership, rather than one of the whole prefix: that one would also return
-  // every checkpoint blob (as many entries again, with their metadata) at every round.
-  const pages = (kind: 'members' | 'ownership') =>
-    container.listBlobsFlat({ prefix: blobPrefix(scope, kind), includeMetadata: true, abortSignal: signal }).byPage();
-  for await (const page of concat(pages('members'), pages('ownership'))) {
+  for await (const page of pages(container, scope, 'ownership', signal)) {
     if (page.date) serviceNowMs = page.date.getTime();
     for (const item of page.segment.blobItems) {
       const parsed = parseBlobName(scope, item.name);
-      if (!parsed || parsed.kind === 'checkpoint') continue;
-      const held = item.properties.leaseState === 'leased' || item.properties.leaseState === 'breaking';
-      if (parsed.kind === 'members') {
-        snapshot.known.add(parsed.id);
-        const leaving = item.metadata?.[LEAVING_METADATA_KEY] === 'true';
-        if (held) (leaving ? snapshot.leaving : snapshot.members).push(parsed.id);
-        continue;
-      }
+      if (parsed?.kind !== 'ownership') continue;
+      const held = isHeld(item.properties.leaseState);
       if (held) snapshot.holders.set(parsed.id, item.metadata?.ownerid ?? '');
       if (item.properties.etag) snapshot.etags.set(parsed.id, item.properties.etag);
       const lastModifiedMs = item.properties.lastModified?.getTime();
@@ -71,13 +97,21 @@ export async function readOwnershipSnapshot(
   // After both listings: every member must be known before a holder is judged foreign.
   for (const [pid, view] of views) {
     const owner = foreignOwner(view, snapshot.known, serviceNowMs, foreignExpiryMs);
-    if (owner !== undefined) snapshot.foreign.set(pid, owner);
+    if (owner === undefined) continue;
+    snapshot.foreign.set(pid, owner);
+    const leftMs = foreignClaimLeftMs(view, serviceNowMs, foreignExpiryMs);
+    snapshot.foreignLiveMs = Math.min(snapshot.foreignLiveMs ?? leftMs, leftMs);
   }
   return snapshot;
 }
 
-async function* concat<T>(...iterables: AsyncIterable<T>[]): AsyncIterable<T> {
-  for (const iterable of iterables) yield* iterable;
+function pages(container: ContainerClient, scope: CheckpointScope, kind: 'members' | 'ownership', signal: AbortSignal) {
+  const prefix = blobPrefix(scope, kind);
+  return container.listBlobsFlat({ prefix, includeMetadata: true, abortSignal: signal }).byPage();
+}
+
+function isHeld(leaseState: string | undefined): boolean {
+  return leaseState === 'leased' || leaseState === 'breaking';
 }
 
 /** Parses the `epoch` metadata value; undefined when absent or not a non-negative integer. */
