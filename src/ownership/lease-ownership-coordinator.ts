@@ -128,7 +128,13 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       options.containerClient, options.scope, this.ownerId, timings.leaseDurationMs, timings.requestTimeoutMs,
     );
     this.#restarts = new RestartBackoff({ initialMs: options.restartInitialMs, maxMs: options.restartMaxMs });
-    const emit = (event: OwnershipEvent): void => this.#emit(event);
+    const emit = (event: OwnershipEvent): void => {
+      // A partition given back while this instance stays: peers in quiet rounds must list ownership to see it.
+      if (event.type === 'released' && event.reason !== 'shutdown' && this.#state === 'running') {
+        this.#membership.announceChange((error) => this.#emit({ type: 'storageError', error: toStorageError(error) }));
+      }
+      this.#emit(event);
+    };
     const running = (): boolean => this.#state === 'running';
     this.#rounds = new RoundSchedule(timings.updateIntervalMs, () => this.#runRound(), running);
     this.#partitions = new LeasedPartitions({

@@ -23,7 +23,11 @@ export class MembershipLease {
   readonly #durationMs: number;
   readonly #timeoutMs: number;
   #held = false;
+  #leaving = false;
   #lastRenewSentAt = 0;
+  /** The announcement in flight, and whether another was asked for meanwhile (announcements coalesce). */
+  #announcing: Promise<void> | undefined;
+  #announceAgain = false;
 
   constructor(container: ContainerClient, scope: CheckpointScope, ownerId: string, leaseDurationMs: number, requestTimeoutMs: number) {
     this.#blob = container.getBlockBlobClient(memberBlobName(scope, ownerId));
@@ -44,6 +48,7 @@ export class MembershipLease {
     // One write per acquisition (never in steady state): an earlier incarnation may have left `leaving` set.
     await this.#blob.setMetadata({}, { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) });
     this.#held = true;
+    this.#leaving = false;
     this.#lastRenewSentAt = sentAt;
     return true;
   }
@@ -51,8 +56,34 @@ export class MembershipLease {
   /** Marks the record `leaving` (under the lease): peers stop counting this instance and watch for its releases. */
   async markLeaving(): Promise<void> {
     if (!this.#held) return;
+    this.#leaving = true;
     const metadata = { [LEAVING_METADATA_KEY]: 'true' };
     await this.#blob.setMetadata(metadata, { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) });
+  }
+
+  /**
+   * Rewrites the record as it is (no metadata), under the lease, so that its ETag changes: peers in quiet
+   * rounds (quiet-rounds.ts) list ownership at their next round and see the partition this instance gave
+   * back while staying (its reader ended, a yield, a lost lease), instead of at their next full listing.
+   * One write; calls while one is in flight coalesce into one more. Not while leaving (that mark is the
+   * notice then). Failures are left to `onError` and otherwise ignored: the next full listing sees it anyway.
+   */
+  announceChange(onError: (error: unknown) => void): void {
+    if (!this.#held || this.#leaving) return;
+    if (this.#announcing) {
+      this.#announceAgain = true;
+      return;
+    }
+    this.#announcing = this.#blob
+      .setMetadata({}, { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) })
+      .then(() => undefined, onError)
+      .finally(() => {
+        this.#announcing = undefined;
+        if (this.#announceAgain) {
+          this.#announceAgain = false;
+          this.announceChange(onError);
+        }
+      });
   }
 
   /** Renews once; `stop` (a shutdown) ends a renewal still waiting for its answer. */

@@ -29,10 +29,16 @@ export interface OwnershipSnapshot {
   readonly etags: Map<string, string>;
   /** Every owner id with a membership blob, leased or not: the instances of this fleet. */
   readonly known: Set<string>;
+  /**
+   * Owner id → its membership blob's ETag, for the members listed held (leaving or not). A member rewrites
+   * its record when it gave a partition back while staying (see MembershipLease.announceChange), so a new
+   * ETag tells a settled peer to list ownership.
+   */
+  readonly memberVersions: Map<string, string>;
 }
 
 /** One listing of a consumer group's membership blobs: the part of a snapshot every round reads. */
-export type MembershipListing = Pick<OwnershipSnapshot, 'members' | 'leaving' | 'known'>;
+export type MembershipListing = Pick<OwnershipSnapshot, 'members' | 'leaving' | 'known' | 'memberVersions'>;
 
 /**
  * Lists the membership blobs under `<fqns>/<hub>/<cg>/members/` (a few blobs, one per instance that ever ran).
@@ -44,14 +50,16 @@ export async function readMembership(
   scope: CheckpointScope,
   signal: AbortSignal,
 ): Promise<MembershipListing> {
-  const listing: MembershipListing = { members: [], leaving: [], known: new Set() };
+  const listing: MembershipListing = { members: [], leaving: [], known: new Set(), memberVersions: new Map() };
   for await (const page of pages(container, scope, 'members', signal)) {
     for (const item of page.segment.blobItems) {
       const parsed = parseBlobName(scope, item.name);
       if (parsed?.kind !== 'members') continue;
       listing.known.add(parsed.id);
       const leaving = item.metadata?.[LEAVING_METADATA_KEY] === 'true';
-      if (isHeld(item.properties.leaseState)) (leaving ? listing.leaving : listing.members).push(parsed.id);
+      if (!isHeld(item.properties.leaseState)) continue;
+      (leaving ? listing.leaving : listing.members).push(parsed.id);
+      if (item.properties.etag) listing.memberVersions.set(parsed.id, item.properties.etag);
     }
   }
   return listing;
@@ -73,9 +81,9 @@ export async function readOwnershipSnapshot(
 ): Promise<OwnershipSnapshot> {
   // Two listings, members then ownership, rather than one of the whole prefix: that one would also return
   // every checkpoint blob (as many entries again, with their metadata) at every round.
-  const { members, leaving, known } = membership ?? (await readMembership(container, scope, signal));
+  const { members, leaving, known, memberVersions } = membership ?? (await readMembership(container, scope, signal));
   const snapshot: OwnershipSnapshot = {
-    members: [...members], leaving: [...leaving], known: new Set(known),
+    members: [...members], leaving: [...leaving], known: new Set(known), memberVersions: new Map(memberVersions),
     holders: new Map(), epochs: new Map(), foreign: new Map(), etags: new Map(),
   };
   const views = new Map<string, OwnershipBlobView>();

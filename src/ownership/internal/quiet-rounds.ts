@@ -7,7 +7,8 @@ import type { PartitionLease } from './partition-lease.ts';
  * While the fleet is settled, a full round (the ownership listing) comes at least once per this many rounds:
  * every 30 s at the default 5 s update interval. It is the only way a settled instance notices what its own
  * claims and the membership listing cannot show: a foreign (SDK) processor's release or a new foreign claim,
- * or a partition released by a peer without a change of members (a reader that ended there).
+ * or a lease broken by hand. A peer that gives a partition back announces it by rewriting its membership
+ * record (MembershipLease.announceChange): a new ETag in the listing ends the quiet rounds.
  */
 export const FULL_LISTING_EVERY_ROUNDS = 6;
 
@@ -113,8 +114,10 @@ export class QuietRounds {
 }
 
 function viewKey(view: FleetView): string {
-  const { members, leaving } = view.membership;
+  const { members, leaving, memberVersions } = view.membership;
   const claims = [...view.claims].map((c) => `${c.partitionId}@${c.ownerLevel}:${c.state}`);
   // JSON keeps any owner id unambiguous; the claims' order is the map's, which only changes with the claims.
-  return JSON.stringify([[...members].sort(), [...leaving].sort(), view.partitionIds, claims]);
+  // A member's record rewritten (a new ETag) announces a partition it gave back: see announceChange.
+  const versions = [...memberVersions].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+  return JSON.stringify([[...members].sort(), [...leaving].sort(), versions, view.partitionIds, claims]);
 }
