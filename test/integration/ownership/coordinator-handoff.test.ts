@@ -21,6 +21,10 @@ describe('LeaseOwnershipCoordinator on Azurite: hand-off without waiting for a r
     await waitFor('2/2', () => fleet.timeline.count('a') === 2 && fleet.timeline.count('b') === 2, 20_000);
     const ofA = fleet.timeline.reading('a');
 
+    // Shut down early in a round interval: a keeps reading until the peers' next tick (rounds fall on a
+    // wall-clock grid), so the mark is seen well before it stops. Late in an interval the wait can be as
+    // short as 100 ms, shorter than this test's polling of the blob.
+    await waitFor('early in a round interval', () => Date.now() % updateIntervalMs < 1_000, updateIntervalMs + 1_000, 10);
     const shutdown = a.shutdown();
     const member = fleet.container.getBlobClient(memberBlobName(fleet.scope, 'a'));
     await waitFor('a marked leaving', async () => (await member.getProperties()).metadata?.leaving === 'true', updateIntervalMs);
