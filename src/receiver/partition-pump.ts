@@ -1,4 +1,4 @@
-import type { PartitionReader, StartPosition } from '../backends/consumer.ts';
+import type { PartitionReader, ReceivedEvent, StartPosition } from '../backends/consumer.ts';
 import type { PartitionEnd } from '../ownership/coordinator.ts';
 import type { PartitionState } from './receiver-status.ts';
 import { pause, raceAbort, settleWithin } from '../component/abort.ts';
@@ -139,9 +139,9 @@ export class PartitionPump {
   }
 
   /**
-   * A pump with a backlog (its last receive filled a batch) announces itself to the pipeline as a producer
-   * that will call again at once; a caught-up pump, which may wait up to `poll_rate` for its next event,
-   * withdraws, so a batching stage never waits for it while the busy partitions wait on the stage.
+   * A pump with a backlog (see hasBacklog) announces itself to the pipeline as a producer that will call
+   * again at once; a caught-up pump, which may wait up to `poll_rate` for its next event, withdraws, so a
+   * batching stage never waits for it while the busy partitions wait on the stage.
    */
   #announce(backlog: boolean): void {
     if (backlog && !this.#detach) this.#detach = this.#o.consumer.attachProducer?.();
@@ -193,7 +193,7 @@ export class PartitionPump {
             o.emit({ type: 'backendRecovered', partitionId: o.partitionId });
           }
           if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
-          this.#announce(events.length >= o.maxBatchSize);
+          this.#announce(hasBacklog(events, o.maxBatchSize, this.#reader.lastEnqueued()?.sequenceNumber));
           if (events.length > 0) {
             const prepared = this.#preparer.prepare(events);
             // One batch in the pipeline at a time, in order: the next is handed over once the previous
@@ -259,4 +259,17 @@ export class PartitionPump {
     this.#inFlight = undefined;
     return inFlight ? inFlight : true;
   }
+}
+
+/**
+ * Whether the partition has more to read right away: the receive filled a batch, or the hub's last enqueued
+ * event (as the reader last heard it) is past the last one received. The second matters when the backend
+ * hands events over in smaller pieces than `max_poll_events` (the polling backend's SDK batches are a third
+ * of its prefetch window): judged by the batch alone, every pump of a draining hub looked caught up, and a
+ * `batch` processor exported only on its timer (one request per second).
+ */
+export function hasBacklog(events: readonly ReceivedEvent[], maxBatchSize: number, lastEnqueued: number | undefined): boolean {
+  if (events.length >= maxBatchSize) return true;
+  const last = events[events.length - 1];
+  return last !== undefined && lastEnqueued !== undefined && lastEnqueued > last.sequenceNumber;
 }

@@ -17,6 +17,8 @@ export class FakeHub implements HubClient {
   readonly failNextReceives: Error[] = [];
   /** Indexes (into `opens`) of readers that deliver nothing, as a client stuck on a dead link. */
   readonly silentReaders = new Set<number>();
+  /** Most events one receive returns whatever it is asked for (a backend handing over smaller pieces). */
+  maxPerReceive = Number.POSITIVE_INFINITY;
 
   append(partitionId: string, count: number): void {
     const log = this.logs.get(partitionId) ?? [];
@@ -45,6 +47,7 @@ export class FakeHub implements HubClient {
     let next = p.kind === 'earliest' ? 0 : p.kind === 'latest' ? log.length : p.kind === 'sequenceNumber' ? p.sequenceNumber + (p.inclusive ? 0 : 1) : 0;
     const logs = this.logs;
     const failNextReceives = this.failNextReceives;
+    const hub = this;
     return {
       partitionId,
       async receive(max, waitMs, signal) {
@@ -59,7 +62,7 @@ export class FakeHub implements HubClient {
           });
           return [];
         }
-        const batch = current.slice(next, next + max);
+        const batch = current.slice(next, next + Math.min(max, hub.maxPerReceive));
         next += batch.length;
         return batch;
       },

@@ -8,7 +8,7 @@ import { createPumpCounters } from '../../../src/receiver/internal/pump-counters
 import { noopLogger } from '../../../src/component/logger.ts';
 import { DataRefusedError, PermanentError } from '../../../src/component/errors.ts';
 import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
-import { BackendError, OwnershipLostError } from '../../../src/backends/consumer.ts';
+import { BackendError, OwnershipLostError, type ReceivedEvent } from '../../../src/backends/consumer.ts';
 import type { DeadLetterStore } from '../../../src/pipeline/dead-letter.ts';
 import type { Decoder } from '../../../src/decode/decoder.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
@@ -18,6 +18,8 @@ import type { Logger } from '../../../src/component/logger.ts';
 import { PartialRefusalError, RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
 import type { DeadLetterEntry } from '../../../src/pipeline/dead-letter.ts';
 import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../../src/decode/index.ts';
+import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
+import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 
 /** Two records per event, each carrying its event's sequence number as the decoders do. */
 const twoPerEvent: Decoder = (events) => ({
@@ -387,4 +389,40 @@ test('the failure count resets only after a receive completed, and a permanent r
   assert.equal(statuses.filter((s) => s.type === 'backendRecovered').length, 1, 'recovered once, after the first completed receive');
   const retrying = statuses.find((s) => s.type === 'partitionState' && s.state === 'retrying');
   assert.ok(retrying && retrying.type === 'partitionState' && retrying.permanent === true && retrying.configKey === 'group');
+});
+
+test('pumps whose reads come in pieces smaller than max_poll_events, with the hub still ahead, do not leave a batch processor on its timer', async (t) => {
+  const hub = new FakeHub();
+  hub.maxPerReceive = 3; // the polling backend hands the SDK's batches over: a third of its window
+  const sink = new InMemoryLogsConsumer();
+  // An hour's timeout and a size never reached: only "every producer waits here" can start an export.
+  const batcher = new BatchProcessor(sink, { timeoutMs: 3_600_000, sendBatchSize: 100_000 });
+  const pumps = ['0', '1'].map((partitionId) => {
+    hub.append(partitionId, 60);
+    const checkpointer = new Checkpointer({ store: new RecordingStore(), scope, partitionId, intervalMs: 60_000, everyNEvents: 0 });
+    return new PartitionPump({
+      hub, partitionId, start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: rawDecode,
+      context: { ...context, partitionId }, consumer: batcher, checkpointer, counters: createPumpCounters(), logger: noopLogger,
+      emit: () => {}, reopenInitialMs: 1, reopenMaxMs: 5, holdInitialMs: 1, holdMaxMs: 5,
+    });
+  });
+  t.after(async () => {
+    await batcher.forceFlush(); // the pieces left for the timer
+    await Promise.all(pumps.map((p) => p.stop(1_000)));
+  });
+  for (const pump of pumps) void pump.run();
+  // Each partition's last piece leaves the hub caught up: a caught-up pump withdraws, and what it handed
+  // over last may wait for the timer, as at any low rate. Everything before it is exported as it comes.
+  await until(() => sink.records().length >= 2 * (60 - 3), 5_000);
+  assert.ok(sink.calls > 1, 'exported as the pumps waited, not in one export at the end');
+});
+
+test('hasBacklog: a full batch, or the hub\'s last enqueued event past the last one received', async () => {
+  const { hasBacklog } = await import('../../../src/receiver/partition-pump.ts');
+  const events = (...seqs: number[]) => seqs.map((sequenceNumber) => ({ sequenceNumber }) as unknown as ReceivedEvent);
+  assert.equal(hasBacklog(events(1, 2, 3), 3, undefined), true, 'a full batch');
+  assert.equal(hasBacklog(events(1, 2), 3, 9), true, 'a piece, the hub ahead');
+  assert.equal(hasBacklog(events(1, 2), 3, 2), false, 'a piece, caught up');
+  assert.equal(hasBacklog(events(1, 2), 3, undefined), false, 'a piece, the hub\'s position unknown');
+  assert.equal(hasBacklog([], 3, 9), false, 'nothing received');
 });
