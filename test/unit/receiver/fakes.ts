@@ -47,7 +47,7 @@ export class FakeHub implements HubClient {
     let next = p.kind === 'earliest' ? 0 : p.kind === 'latest' ? log.length : p.kind === 'sequenceNumber' ? p.sequenceNumber + (p.inclusive ? 0 : 1) : 0;
     const logs = this.logs;
     const failNextReceives = this.failNextReceives;
-    const hub = this;
+    const maxPerReceive = (): number => this.maxPerReceive;
     return {
       partitionId,
       async receive(max, waitMs, signal) {
@@ -62,7 +62,7 @@ export class FakeHub implements HubClient {
           });
           return [];
         }
-        const batch = current.slice(next, next + Math.min(max, hub.maxPerReceive));
+        const batch = current.slice(next, next + Math.min(max, maxPerReceive()));
         next += batch.length;
         return batch;
       },
