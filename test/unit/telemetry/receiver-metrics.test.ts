@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMetricsEndpoint } from '../../../src/telemetry/metrics-endpoint.ts';
 import { ReceiverMetrics } from '../../../src/telemetry/receiver-metrics.ts';
@@ -20,6 +20,18 @@ function parseExposition(text: string): Map<string, number> {
 async function scrape(port: number): Promise<Map<string, number>> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5_000) });
   return parseExposition(await res.text());
+}
+
+/** The labels of a receiver `azure_event_hub` on AMQP. */
+const L = 'receiver="azure_event_hub",transport="amqp"';
+
+/** A metrics endpoint (shut down after the test) with one fake receiver `azure_event_hub` registered. */
+async function oneReceiver(t: TestContext): Promise<{ endpoint: Awaited<ReturnType<typeof startMetricsEndpoint>>; r: FakeReceiver }> {
+  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
+  t.after(() => endpoint.shutdown());
+  const r = new FakeReceiver('azure_event_hub', { consume: async () => {} }, []);
+  new ReceiverMetrics(endpoint.meter).add('azure_event_hub', r);
+  return { endpoint, r };
 }
 
 test('the Prometheus endpoint on port 0 serves counters, lag per partition, owned partitions and export latency, moving with the receiver', async (t) => {
@@ -135,18 +147,13 @@ test('hub-wide lag: every partition with its owner label, from hubLag(); none fo
 });
 
 test('metric points and spans are counted per signal under the collector\'s names', async (t) => {
-  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
-  t.after(() => endpoint.shutdown());
-  const metrics = new ReceiverMetrics(endpoint.meter);
-  const r = new FakeReceiver('azure_event_hub', { consume: async () => {} }, []);
-  metrics.add('azure_event_hub', r);
+  const { endpoint, r } = await oneReceiver(t);
   r.counters = {
     ...r.counters,
     recordsAccepted: 1, metricPointsAccepted: 12, metricPointsRefused: 2, spansAccepted: 7, spansRefused: 3,
     metricPointsDecoded: 14, spansDecoded: 10,
   };
   const m = await scrape(endpoint.port);
-  const L = 'receiver="azure_event_hub",transport="amqp"';
   assert.equal(m.get(`otelcol_receiver_accepted_log_records_total{${L}}`), 1);
   assert.equal(m.get(`otelcol_receiver_accepted_metric_points_total{${L}}`), 12);
   assert.equal(m.get(`otelcol_receiver_refused_metric_points_total{${L}}`), 2);
@@ -157,12 +164,7 @@ test('metric points and spans are counted per signal under the collector\'s name
 });
 
 test('memory.limit_mib: memory_paused is 1 while reading waits, memory_pauses counts the pauses; absent without the option', async (t) => {
-  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
-  t.after(() => endpoint.shutdown());
-  const metrics = new ReceiverMetrics(endpoint.meter);
-  const r = new FakeReceiver('azure_event_hub', { consume: async () => {} }, []);
-  metrics.add('azure_event_hub', r);
-  const L = 'receiver="azure_event_hub",transport="amqp"';
+  const { endpoint, r } = await oneReceiver(t);
   assert.equal((await scrape(endpoint.port)).get(`otelcol_receiver_azureeventhub_memory_paused{${L}}`), undefined);
   const MiB = 1024 * 1024;
   r.memory = { limitBytes: 128 * MiB, paused: true, usageBytes: 150 * MiB, maxUsageBytes: 160 * MiB, forcedGcs: 3, pauses: 2 };
@@ -175,12 +177,7 @@ test('memory.limit_mib: memory_paused is 1 while reading waits, memory_pauses co
 });
 
 test('lease ownership: claims_paused is 1 while new claims wait for late renewals, claim_pauses counts them', async (t) => {
-  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
-  t.after(() => endpoint.shutdown());
-  const metrics = new ReceiverMetrics(endpoint.meter);
-  const r = new FakeReceiver('azure_event_hub', { consume: async () => {} }, []);
-  metrics.add('azure_event_hub', r);
-  const L = 'receiver="azure_event_hub",transport="amqp"';
+  const { endpoint, r } = await oneReceiver(t);
   assert.equal((await scrape(endpoint.port)).get(`otelcol_receiver_azureeventhub_claims_paused{${L}}`), undefined);
   r.claimsPaused = true;
   r.counters = { ...r.counters, claimPauses: 3 };
