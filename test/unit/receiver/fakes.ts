@@ -112,3 +112,12 @@ export const sequenceNumberDecoder: Decoder = (events) => ({
   }) as ReadableLogRecord),
   stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
 });
+
+/** Waits (polling every 5 ms) until `cond` holds; throws after `timeoutMs`. */
+export async function until(cond: () => boolean, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

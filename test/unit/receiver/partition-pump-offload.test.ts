@@ -11,19 +11,11 @@ import { createPumpCounters } from '../../../src/receiver/internal/pump-counters
 import type { EncodedDecode } from '../../../src/receiver/internal/decode-pool.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
-import { FakeHub, RecordingStore, sequenceNumberDecoder } from './fakes.ts';
+import { FakeHub, RecordingStore, sequenceNumberDecoder, until } from './fakes.ts';
 
 const decode = sequenceNumberDecoder;
 const context = { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' };
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
-
-async function until(cond: () => boolean, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 test('encoded batches go out in order; a failed job is decoded here; checkpoints follow exports', async () => {
   const hub = new FakeHub();

@@ -18,7 +18,7 @@ import type { DeadLetterEntry, DeadLetterStore } from '../../../src/pipeline/dea
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
 import { PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
 import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../../src/decode/index.ts';
-import { FakeHub, RecordingStore } from './fakes.ts';
+import { FakeHub, RecordingStore, until } from './fakes.ts';
 import { makePoint, makeRecord, makeSpan } from '../pipeline/records.ts';
 
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
@@ -61,14 +61,6 @@ function setup(opts: { decode: Decoder; consume: (b: LogBatch) => Promise<void>;
     emit: (s) => statuses.push(s), reopenInitialMs: 1, reopenMaxMs: 5, holdInitialMs: 1, holdMaxMs: 5,
   });
   return { hub, store, statuses, counters, pump };
-}
-
-async function until(cond: () => boolean, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 test('events holding only metric points are exported, counted and checkpointed only after acceptance', async () => {

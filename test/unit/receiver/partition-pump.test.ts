@@ -13,7 +13,7 @@ import type { DeadLetterStore } from '../../../src/pipeline/dead-letter.ts';
 import type { Decoder } from '../../../src/decode/decoder.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
-import { FakeHub, RecordingStore } from './fakes.ts';
+import { FakeHub, RecordingStore, until } from './fakes.ts';
 import type { Logger } from '../../../src/component/logger.ts';
 import { PartialRefusalError, RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
 import type { DeadLetterEntry } from '../../../src/pipeline/dead-letter.ts';
@@ -56,14 +56,6 @@ function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>
     reopenInitialMs: opts.reopenInitialMs ?? 1, reopenMaxMs: opts.reopenInitialMs ?? 5, stallTimeoutMs: opts.stallTimeoutMs, holdInitialMs: 1, holdMaxMs: 5,
   });
   return { hub, store, exported, statuses, counters, pump };
-}
-
-async function until(cond: () => boolean, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 test('exports every event once, in order, and writes the final checkpoint on a graceful stop', async () => {
