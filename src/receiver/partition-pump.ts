@@ -37,6 +37,8 @@ export class PartitionPump {
   #state: PartitionState = { state: 'reading', since: Date.now() };
   /** Set while this pump is announced to the pipeline as a producer (see #announce). */
   #detach: (() => void) | undefined;
+  /** A caught-up pump's last batch handed over (its last sequence number): it withdraws once that is delivered. */
+  #withdrawAfter: number | undefined;
   /** The decode step; also knows the last sequence number received (see BatchPreparer.lastReceived). */
   readonly #preparer: BatchPreparer;
   readonly #exporter: BatchExporter;
@@ -142,13 +144,27 @@ export class PartitionPump {
    * A pump with a backlog (see hasBacklog) announces itself to the pipeline as a producer that will call
    * again at once; a caught-up pump, which may wait up to `poll_rate` for its next event, withdraws, so a
    * batching stage never waits for it while the busy partitions wait on the stage.
+   *
+   * A pump that caught up with a batch to hand over (`lastHandedOver`: its last sequence number) withdraws
+   * only once that batch was delivered: until then it is a producer the stage waits for, and then one
+   * waiting on it, so the last batch of a backlog goes out as soon as every producer waits, not on the
+   * stage's timer (a drain's tail waited out the `batch` processor's `timeout`, 1 s in config/azure.yaml).
    */
-  #announce(backlog: boolean): void {
-    if (backlog && !this.#detach) this.#detach = this.#o.consumer.attachProducer?.();
-    else if (!backlog && this.#detach) {
-      this.#detach();
-      this.#detach = undefined;
+  #announce(backlog: boolean, lastHandedOver?: number): void {
+    if (backlog) {
+      this.#withdrawAfter = undefined;
+      this.#detach ??= this.#o.consumer.attachProducer?.();
+    } else if (this.#detach) {
+      if (lastHandedOver !== undefined) this.#withdrawAfter = lastHandedOver;
+      else if (this.#withdrawAfter === undefined) this.#withdraw();
     }
+  }
+
+  #withdraw(): void {
+    this.#withdrawAfter = undefined;
+    const detach = this.#detach;
+    this.#detach = undefined;
+    detach?.();
   }
 
   async #loop(): Promise<PartitionEnd> {
@@ -162,7 +178,7 @@ export class PartitionPump {
       if (!this.#kill.signal.aborted && end.reason !== 'fenced') await writeCheckpoint(this.#o, true);
       return end;
     } finally {
-      this.#announce(false);
+      this.#withdraw();
     }
   }
 
@@ -193,7 +209,8 @@ export class PartitionPump {
             o.emit({ type: 'backendRecovered', partitionId: o.partitionId });
           }
           if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
-          this.#announce(hasBacklog(events, o.maxBatchSize, this.#reader.lastEnqueued()?.sequenceNumber));
+          const backlog = hasBacklog(events, o.maxBatchSize, this.#reader.lastEnqueued()?.sequenceNumber);
+          this.#announce(backlog, backlog ? undefined : events.at(-1)?.sequenceNumber);
           if (events.length > 0) {
             const prepared = this.#preparer.prepare(events);
             // One batch in the pipeline at a time, in order: the next is handed over once the previous
@@ -220,6 +237,8 @@ export class PartitionPump {
         if (failure.action === 'ownershipLost') return { reason: 'ownershipLost', error: err };
         if (failure.action === 'fenced') return { reason: 'fenced', error: err };
         failures++;
+        // A pump waiting out a backoff is no producer a batching stage should wait for.
+        this.#withdraw();
         const delayMs = reportReaderFailure(o, err, failure, failures, (next) => this.#setState(next));
         await this.#closeReader();
         // The batch in flight is delivered first, so the position below includes it.
@@ -244,8 +263,12 @@ export class PartitionPump {
   /** Exports a prepared batch (or dead-letters it), then marks it. False when stopped or killed first. */
   async #deliver(prepared: PreparedBatch): Promise<boolean> {
     const { events, batch } = prepared;
-    if (batch && !(await this.#exporter.export(batch, events))) return false;
     const last = events[events.length - 1]!;
+    try {
+      if (batch && !(await this.#exporter.export(batch, events))) return false;
+    } finally {
+      if (this.#withdrawAfter !== undefined && last.sequenceNumber >= this.#withdrawAfter) this.#withdraw();
+    }
     this.#lastSequenceNumber = last.sequenceNumber;
     this.#lastOffset = last.offset;
     this.#lastEnqueuedTime = last.enqueuedTime;
@@ -262,14 +285,18 @@ export class PartitionPump {
 }
 
 /**
- * Whether the partition has more to read right away: the receive filled a batch, or the hub's last enqueued
- * event (as the reader last heard it) is past the last one received. The second matters when the backend
- * hands events over in smaller pieces than `max_poll_events` (the polling backend's SDK batches are a third
- * of its prefetch window): judged by the batch alone, every pump of a draining hub looked caught up, and a
- * `batch` processor exported only on its timer (one request per second).
+ * Whether the partition has more to read right away. The hub's last enqueued event, as the reader last heard
+ * it, decides when it is known and not older than what was received: more to read while it is past the last
+ * event received. Otherwise a receive that filled a batch counts as a backlog.
+ * - The backend may hand events over in smaller pieces than `max_poll_events` (the polling backend's SDK
+ *   batches are a third of its prefetch window): judged by the batch alone, every pump of a draining hub
+ *   looked caught up, and a `batch` processor exported only on its timer (one request per second).
+ * - A partition whose backlog ends on a full batch is caught up too: judged by the batch, the pump stayed a
+ *   producer through its next receive (up to `poll_rate`), and the others' last batches waited on the timer.
  */
 export function hasBacklog(events: readonly ReceivedEvent[], maxBatchSize: number, lastEnqueued: number | undefined): boolean {
-  if (events.length >= maxBatchSize) return true;
   const last = events[events.length - 1];
-  return last !== undefined && lastEnqueued !== undefined && lastEnqueued > last.sequenceNumber;
+  if (last === undefined) return false;
+  if (lastEnqueued !== undefined && lastEnqueued >= last.sequenceNumber) return lastEnqueued > last.sequenceNumber;
+  return events.length >= maxBatchSize;
 }

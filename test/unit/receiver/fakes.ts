@@ -19,6 +19,8 @@ export class FakeHub implements HubClient {
   readonly silentReaders = new Set<number>();
   /** Most events one receive returns whatever it is asked for (a backend handing over smaller pieces). */
   maxPerReceive = Number.POSITIVE_INFINITY;
+  /** Longest an empty receive waits, whatever it is asked for (short by default: tests poll quickly). */
+  emptyWaitCapMs = 20;
 
   append(partitionId: string, count: number): void {
     const log = this.logs.get(partitionId) ?? [];
@@ -48,6 +50,7 @@ export class FakeHub implements HubClient {
     const logs = this.logs;
     const failNextReceives = this.failNextReceives;
     const maxPerReceive = (): number => this.maxPerReceive;
+    const emptyWaitCapMs = (): number => this.emptyWaitCapMs;
     return {
       partitionId,
       async receive(max, waitMs, signal) {
@@ -57,7 +60,7 @@ export class FakeHub implements HubClient {
         const current = logs.get(partitionId) ?? [];
         if (next >= current.length || silentReaders.has(index)) {
           await new Promise<void>((resolve, reject) => {
-            const t = setTimeout(resolve, Math.min(waitMs, 20));
+            const t = setTimeout(resolve, Math.min(waitMs, emptyWaitCapMs()));
             signal.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });
           });
           return [];

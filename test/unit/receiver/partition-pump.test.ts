@@ -383,7 +383,7 @@ test('the failure count resets only after a receive completed, and a permanent r
   assert.ok(retrying && retrying.type === 'partitionState' && retrying.permanent === true && retrying.configKey === 'group');
 });
 
-test('pumps whose reads come in pieces smaller than max_poll_events, with the hub still ahead, do not leave a batch processor on its timer', async (t) => {
+test('pumps whose reads come in pieces smaller than max_poll_events, with the hub still ahead, do not leave a batch processor on its timer, to the last piece', async (t) => {
   const hub = new FakeHub();
   hub.maxPerReceive = 3; // the polling backend hands the SDK's batches over: a third of its window
   const sink = new InMemoryLogsConsumer();
@@ -398,21 +398,75 @@ test('pumps whose reads come in pieces smaller than max_poll_events, with the hu
       emit: () => {}, reopenInitialMs: 1, reopenMaxMs: 5, holdInitialMs: 1, holdMaxMs: 5,
     });
   });
-  t.after(async () => {
-    await batcher.forceFlush(); // the pieces left for the timer
-    await Promise.all(pumps.map((p) => p.stop(1_000)));
-  });
+  t.after(() => Promise.all(pumps.map((p) => p.stop(1_000))));
   for (const pump of pumps) void pump.run();
-  // Each partition's last piece leaves the hub caught up: a caught-up pump withdraws, and what it handed
-  // over last may wait for the timer, as at any low rate. Everything before it is exported as it comes.
-  await until(() => sink.records().length >= 2 * (60 - 3), 5_000);
+  // Each partition's last piece leaves the hub caught up: the pump stays a producer until that piece was
+  // delivered, so it goes out as soon as every producer waits, not on the timer; so does everything before it.
+  await until(() => sink.records().length === 2 * 60, 5_000);
   assert.ok(sink.calls > 1, 'exported as the pumps waited, not in one export at the end');
 });
 
-test('hasBacklog: a full batch, or the hub\'s last enqueued event past the last one received', async () => {
+test('a pump whose backlog ends on a full batch withdraws at once, not after its next receive waited out poll_rate', async (t) => {
+  const hub = new FakeHub();
+  hub.emptyWaitCapMs = Number.POSITIVE_INFINITY; // an empty receive waits out its maxWaitMs, as the backends do
+  hub.append('0', 20); // two full batches: the first leaves the hub ahead, the second ends the backlog
+  hub.append('1', 30);
+  const sink = new InMemoryLogsConsumer();
+  const batcher = new BatchProcessor(sink, { timeoutMs: 3_600_000, sendBatchSize: 100_000 });
+  const pumpOf = (partitionId: string) => new PartitionPump({
+    hub, partitionId, start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 60_000, decode: rawDecode,
+    context: { ...context, partitionId }, consumer: batcher, checkpointer: new Checkpointer({ store: new RecordingStore(), scope, partitionId, intervalMs: 3_600_000, everyNEvents: 0 }),
+    counters: createPumpCounters(), logger: noopLogger, emit: () => {}, reopenInitialMs: 1, reopenMaxMs: 5, holdInitialMs: 1, holdMaxMs: 5,
+  });
+  const full = pumpOf('0');
+  const pieces = pumpOf('1');
+  t.after(() => Promise.all([full.stop(1_000), pieces.stop(1_000)]));
+  void full.run();
+  await until(() => sink.records().length === 20);
+  // Partition 1 comes in pieces with the hub ahead (a producer the batch processor waits for); partition 0
+  // sits in a receive of up to a minute. Were it still a producer, partition 1's pieces would wait for it.
+  hub.maxPerReceive = 3;
+  void pieces.run();
+  await until(() => sink.records().length === 50, 5_000);
+});
+
+test('a pump waiting out a reader failure\'s backoff is no producer a batch processor waits for', async (t) => {
+  const busy = new FakeHub(); // partition 0: fails on its second receive, with a backlog left
+  busy.maxPerReceive = 3;
+  busy.append('0', 30);
+  const open = busy.openPartition.bind(busy);
+  busy.openPartition = async (partitionId, options) => {
+    const reader = await open(partitionId, options);
+    let receives = 0;
+    return { ...reader, receive: (max, waitMs, signal) => (++receives === 2 ? Promise.reject(new BackendError('link detached', { retryable: true })) : reader.receive(max, waitMs, signal)) };
+  };
+  const other = new FakeHub();
+  other.maxPerReceive = 3;
+  other.append('1', 30);
+  const sink = new InMemoryLogsConsumer();
+  const batcher = new BatchProcessor(sink, { timeoutMs: 3_600_000, sendBatchSize: 100_000 });
+  const pumpOf = (hub: FakeHub, partitionId: string) => new PartitionPump({
+    hub, partitionId, start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: rawDecode,
+    context: { ...context, partitionId }, consumer: batcher, checkpointer: new Checkpointer({ store: new RecordingStore(), scope, partitionId, intervalMs: 60_000, everyNEvents: 0 }),
+    counters: createPumpCounters(), logger: noopLogger, emit: () => {}, reopenInitialMs: 3_600_000, reopenMaxMs: 3_600_000, holdInitialMs: 1, holdMaxMs: 5,
+  });
+  const failing = pumpOf(busy, '0');
+  void failing.run();
+  await until(() => failing.state.state === 'retrying');
+  const reading = pumpOf(other, '1');
+  t.after(() => Promise.all([failing.stop(1_000), reading.stop(1_000)]));
+  void reading.run();
+  // Partition 0's first piece plus all of partition 1, none of it on the hour's timer.
+  await until(() => sink.records().length === 3 + 30, 5_000);
+});
+
+test('hasBacklog: the hub\'s last enqueued event past the last one received, or a full batch when that is unknown', async () => {
   const { hasBacklog } = await import('../../../src/receiver/partition-pump.ts');
   const events = (...seqs: number[]) => seqs.map((sequenceNumber) => ({ sequenceNumber }) as unknown as ReceivedEvent);
-  assert.equal(hasBacklog(events(1, 2, 3), 3, undefined), true, 'a full batch');
+  assert.equal(hasBacklog(events(1, 2, 3), 3, undefined), true, 'a full batch, the hub\'s position unknown');
+  assert.equal(hasBacklog(events(1, 2, 3), 3, 3), false, 'a full batch, caught up');
+  assert.equal(hasBacklog(events(1, 2, 3), 3, 9), true, 'a full batch, the hub ahead');
+  assert.equal(hasBacklog(events(1, 2, 3), 3, 1), true, 'a full batch, the hub\'s position older than what was received');
   assert.equal(hasBacklog(events(1, 2), 3, 9), true, 'a piece, the hub ahead');
   assert.equal(hasBacklog(events(1, 2), 3, 2), false, 'a piece, caught up');
   assert.equal(hasBacklog(events(1, 2), 3, undefined), false, 'a piece, the hub\'s position unknown');
