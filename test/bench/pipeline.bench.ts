@@ -23,7 +23,7 @@
  * Node could use and the load average before and after (the machine may be shared).
  *
  * Env: BENCH_PIPELINE_EVENTS (200000), BENCH_PIPELINE_ROUNDS (2; the default bench takes about 5 minutes),
- * BENCH_PIPELINE_SIDES (sdk,polling,streaming,polling+w,streaming+w), BENCH_PIPELINE_PROFILE (streaming;
+ * BENCH_PIPELINE_PARTITIONS (8), BENCH_PIPELINE_SIDES (sdk,polling,streaming,polling+w,streaming+w), BENCH_PIPELINE_PROFILE (streaming;
  * `none`, or a list of sides).
  */
 import { spawn } from 'node:child_process';
@@ -44,7 +44,8 @@ const EVENTS = Number(process.env.BENCH_PIPELINE_EVENTS ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_PIPELINE_ROUNDS ?? 2);
 const SIDES = (process.env.BENCH_PIPELINE_SIDES ?? 'sdk,polling,streaming,polling+w,streaming+w').split(',') as Side[];
 const PROFILED = (process.env.BENCH_PIPELINE_PROFILE ?? 'streaming').split(',').filter((s) => s !== 'none' && s !== '') as CliSide[];
-const PARTITIONS = 8;
+/** BENCH_PIPELINE_PARTITIONS (8): the hub's partitions; the backlog is spread evenly over them. */
+const PARTITIONS = Number(process.env.BENCH_PIPELINE_PARTITIONS ?? 8);
 /** BENCH_PIPELINE_SET: more `--set key=value` for the CLI runs, separated by spaces (for experiments). */
 const EXTRA_SETS = (process.env.BENCH_PIPELINE_SET ?? '').split(' ').filter(Boolean);
 /** BENCH_PIPELINE_TRACE=1 prints every request the sink receives (time into the window, records, bytes). */

@@ -15,7 +15,8 @@
  * BENCH_MEMORY_PLAN picks runs (`polling:20:cli,streaming:0:embedded`: backend, consumer delay in ms,
  * runtime; `cli=2047` runs the CLI's worker with that heap cap in MiB instead of the default; `embedded=160`
  * sets the receiver's `memory.limit_mib: 160`, the option that bounds memory without V8 flags);
- * BENCH_MEMORY_CHILD_FLAGS passes Node flags to the receiver child (e.g. `--max-old-space-size=96`).
+ * BENCH_MEMORY_CHILD_FLAGS passes Node flags to the receiver child (e.g. `--max-old-space-size=96`);
+ * BENCH_MEMORY_SET merges receiver settings into every run's config, as JSON (`{"max_poll_events":500}`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -35,6 +36,8 @@ const SAMPLE_INTERVAL_MS = 250;
 const SLOW_CONSUMER_DELAY_MS = 20;
 const GOAL_BYTES = 256 * MIB;
 const APPEND_CHUNK_EVENTS = 1_000;
+/** BENCH_MEMORY_SET: receiver settings merged into every run's config, as JSON (e.g. `{"max_poll_events":500}`). */
+const EXTRA_CONFIG = JSON.parse(process.env.BENCH_MEMORY_SET ?? '{}') as Record<string, unknown>;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 
@@ -155,7 +158,7 @@ async function baselineRss(bare = false): Promise<number> {
 }
 
 async function drainRun(connection: string, backend: 'polling' | 'streaming', delayMs: number, seconds: number, runtime: Runtime, heapLimitMiB?: number, memoryLimitMiB?: number): Promise<RunResult> {
-  const config = { connection, format: 'raw', start_position: 'earliest', backend, ...(memoryLimitMiB ? { memory: { limit_mib: memoryLimitMiB } } : {}) };
+  const config = { connection, format: 'raw', start_position: 'earliest', backend, ...(memoryLimitMiB ? { memory: { limit_mib: memoryLimitMiB } } : {}), ...EXTRA_CONFIG };
   const c = startChild({ RECEIVER_CONFIG: JSON.stringify(config), CONSUMER_DELAY_MS: String(delayMs), RUNTIME: runtime, ...(heapLimitMiB ? { HEAP_LIMIT_MIB: String(heapLimitMiB) } : {}) });
   const pid = c.child.pid!;
   let maxSampled = 0;
