@@ -15,8 +15,24 @@ export function effectiveGzipLevel(level: number | undefined): number {
   return level === undefined || level === GO_DEFAULT_COMPRESSION ? DEFAULT_GZIP_LEVEL : level;
 }
 
+/** Smallest and largest output chunk of one gzip call: zlib's default (16 KiB) and 1 MiB. */
+const MIN_CHUNK_BYTES = 16 * 1024;
+const MAX_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * zlib's output chunk for a body of `length` bytes: a quarter of it, within 16 KiB and 1 MiB. The async
+ * gzip returns to the JavaScript thread after every chunk it fills, and the next chunk waits until that
+ * thread is free: with zlib's default 16 KiB, a 1.35 MB OTLP request (about 130 KB gzipped) made 9 such
+ * trips, on a thread busy receiving, and took 23.6 ms against 17.2 ms with one chunk (pipeline bench). OTLP
+ * bodies shrink 5–10× at any level, so a quarter is one trip for them; the bytes are the same either way.
+ */
+export function gzipChunkBytes(length: number): number {
+  return Math.min(Math.max(length >>> 2, MIN_CHUNK_BYTES), MAX_CHUNK_BYTES);
+}
+
 function gzipAsync(data: Uint8Array, level: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => gzip(data, { level }, (error, out) => (error ? reject(error) : resolve(out))));
+  const options = { level, chunkSize: gzipChunkBytes(data.length) };
+  return new Promise((resolve, reject) => gzip(data, options, (error, out) => (error ? reject(error) : resolve(out))));
 }
 
 /**
