@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ContainerClient } from '@azure/storage-blob';
-import type { TokenCredential } from '@azure/core-auth';
 import type { BackendKind, HubClient } from '../backends/consumer.ts';
 import { createHubClient } from '../backends/create-hub-client.ts';
 import type { ReceiverConfig } from '../config/receiver-config.ts';
 import { createFeatureGates, STREAMING_GATE_ID } from '../component/feature-gates.ts';
-import { authConfigSchema, createTokenCredential } from '../component/credential.ts';
 import { noopLogger, type Logger } from '../component/logger.ts';
 import { ConfigError } from '../component/errors.ts';
 import { redactError } from '../component/redact.ts';
-import { redactProxyUrl, resolveProxy, storageProxySettings } from '../component/network-proxy.ts';
 import { createDecoder } from '../decode/create-decoder.ts';
 import { effectiveFormat, signalDecoderOptions, signalFormatProblem } from '../config/receiver-signals.ts';
 import { SIGNALS, type Signal } from '../pipeline/signals.ts';
@@ -20,17 +17,16 @@ import { createDeadLetterStore } from '../pipeline/create-dead-letter-store.ts';
 import type { CheckpointScope, CheckpointStore } from '../ownership/checkpoint.ts';
 import { BlobCheckpointStore } from '../ownership/blob-checkpoint-store.ts';
 import { MemoryCheckpointStore } from '../ownership/memory-checkpoint-store.ts';
-import { checkpointContainerClient } from '../ownership/checkpoint-container.ts';
-import { toStorageError } from '../ownership/internal/storage-errors.ts';
+import type { StorageError } from '../ownership/internal/storage-errors.ts';
 import type { OwnershipCoordinator, OwnershipEvent } from '../ownership/coordinator.ts';
 import { createLeaseCoordinator } from './internal/create-lease-coordinator.ts';
+import { checkpointContainer, ensureCheckpointContainer, proxyForLog, receiverCredential, storageOptions } from './internal/receiver-connections.ts';
 import { tellOwnershipEvent } from './internal/tell-ownership-event.ts';
 import { PartitionStarter } from './partition-starter.ts';
 import { StaticOwnership } from './static-ownership.ts';
 import { createPumpCounters, type PumpCounters } from './internal/pump-counters.ts';
-import { pause, settleWithin } from '../component/abort.ts';
+import { settleWithin } from '../component/abort.ts';
 import { rateLimitedLogger } from '../component/rate-limited-logger.ts';
-import { backoffDelayMs } from '../component/backoff.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
 import type { ReceiverStats, ReceiverStatus } from './receiver-status.ts';
 import { errorHints } from '../component/failure-hints.ts';
@@ -115,7 +111,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   async #start(): Promise<void> {
     const c = this.#config;
     const kind = this.backendKind();
-    const credential = this.#credential();
+    const credential = receiverCredential(c, this.#settings);
     this.#hub = createHubClient(kind, {
       connectionString: c.connection,
       credential: c.connection ? undefined : credential,
@@ -136,7 +132,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       eventHubName: this.#hub.eventHubName,
       consumerGroup: c.group,
     };
-    const container = this.#container(credential);
+    const container = checkpointContainer(c, credential);
     const blobStore = container ? new BlobCheckpointStore(container) : undefined;
     this.#store = blobStore ?? new MemoryCheckpointStore();
     this.#deadLetter =
@@ -144,7 +140,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
         ? await createDeadLetterStore(c.dead_letter, {
           fallback: c.blob_checkpoint_store,
           credential,
-          storageOptions: this.#storageOptions(),
+          storageOptions: storageOptions(c),
         })
         : undefined;
     this.#memory = this.#memoryGuard();
@@ -241,12 +237,16 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       signals: [...this.#signals].join(','),
       decodeWorkers: this.#decodePool?.size ?? 0,
       transport: c.transport,
-      ...(c.transport === 'amqp_websockets' ? { proxy: this.#proxyForLog() } : {}),
+      ...(c.transport === 'amqp_websockets' ? { proxy: proxyForLog(this.#scope.fullyQualifiedNamespace, c.proxy_url) } : {}),
     });
     // Storage may be down or misconfigured at start: that is retried in the background (and reported),
     // so one receiver's bad storage never fails the others in the same process.
     const coordinator = this.#coordinator;
-    this.#bringUp = this.#ensureContainer(container).then(async (ready) => {
+    const onContainerFailure = (error: StorageError): void => {
+      this.#emit({ type: 'storageFailing', error });
+      this.#logger.error('could not create the checkpoint container; retrying', { error: error.message, ...errorHints(error) });
+    };
+    this.#bringUp = ensureCheckpointContainer(container, c, this.#closing.signal, onContainerFailure).then(async (ready) => {
       if (!ready) return;
       // After the container exists: its first refresh would otherwise warn about a missing container.
       this.#hubLag?.start();
@@ -288,68 +288,6 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     });
     guard.start();
     return guard;
-  }
-
-  /** Creates the container when configured to, retrying with backoff; false when shut down first. */
-  async #ensureContainer(container: ContainerClient | undefined): Promise<boolean> {
-    if (!container || !this.#config.blob_checkpoint_store?.create_container) return true;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await container.createIfNotExists({
-          abortSignal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(30_000)]),
-        });
-        return true;
-      } catch (error) {
-        if (this.#closing.signal.aborted) return false;
-        const err = toStorageError(error);
-        this.#emit({ type: 'storageFailing', error: err });
-        this.#logger.error('could not create the checkpoint container; retrying', {
-          error: err.message,
-          ...errorHints(err),
-        });
-        if (!(await pause(backoffDelayMs(attempt, 1_000, 60_000), this.#closing.signal))) return false;
-      }
-    }
-  }
-
-  #credential(): TokenCredential | undefined {
-    if (this.#settings.credential) return this.#settings.credential;
-    const auth = this.#config.auth;
-    if (auth === undefined) return undefined;
-    if (typeof auth === 'string') {
-      const resolved = this.#settings.resolveAuth?.(auth);
-      if (!resolved) throw new ConfigError([`auth: no auth extension named '${auth}' is configured`]);
-      return resolved;
-    }
-    const parsed = authConfigSchema.safeParse(auth);
-    if (!parsed.success)
-      throw new ConfigError(parsed.error.issues.map((i) => `auth.${i.path.join('.')}: ${i.message}`));
-    return createTokenCredential(parsed.data);
-  }
-
-  #container(credential: TokenCredential | undefined): ContainerClient | undefined {
-    const b = this.#config.blob_checkpoint_store;
-    if (!b) return undefined;
-    const container = checkpointContainerClient(b, credential, this.#storageOptions());
-    if (!container)
-      throw new ConfigError(['blob_checkpoint_store.storage_account_url: needs auth (an Entra ID credential)']);
-    return container;
-  }
-
-  /** Blob storage goes through `proxy_url` too; without it the storage SDK reads HTTPS_PROXY/NO_PROXY itself. */
-  #storageOptions(): { proxyOptions?: ReturnType<typeof storageProxySettings> } {
-    const proxyOptions = storageProxySettings(this.#config.proxy_url);
-    return proxyOptions ? { proxyOptions } : {};
-  }
-
-  /** The proxy AMQP over WebSockets uses, credentials masked (`direct` when none applies). */
-  #proxyForLog(): string {
-    try {
-      const proxy = resolveProxy(this.#scope?.fullyQualifiedNamespace.replace(/:\d+$/, '') ?? '', this.#config.proxy_url);
-      return proxy ? redactProxyUrl(proxy) : 'direct';
-    } catch {
-      return 'invalid';
-    }
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------------
