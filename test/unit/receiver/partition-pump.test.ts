@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { PartitionPump } from '../../../src/receiver/partition-pump.ts';
+import type { PartitionPumpOptions } from '../../../src/receiver/partition-pump-options.ts';
 import { Checkpointer } from '../../../src/receiver/checkpointer.ts';
 import { createPumpCounters } from '../../../src/receiver/internal/pump-counters.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
@@ -383,20 +384,31 @@ test('the failure count resets only after a receive completed, and a permanent r
   assert.ok(retrying && retrying.type === 'partitionState' && retrying.permanent === true && retrying.configKey === 'group');
 });
 
+/**
+ * A batch processor that exports only when every producer waits on it (an hour's timeout, a size never
+ * reached), and a builder of pumps reading batches of 10 into it.
+ */
+function waitingBatcher() {
+  const sink = new InMemoryLogsConsumer();
+  const batcher = new BatchProcessor(sink, { timeoutMs: 3_600_000, sendBatchSize: 100_000 });
+  const pumpOf = (hub: FakeHub, partitionId: string, overrides: Partial<PartitionPumpOptions> = {}) => new PartitionPump({
+    hub, partitionId, start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: rawDecode,
+    context: { ...context, partitionId }, consumer: batcher,
+    checkpointer: new Checkpointer({ store: new RecordingStore(), scope, partitionId, intervalMs: 3_600_000, everyNEvents: 0 }),
+    counters: createPumpCounters(), logger: noopLogger, emit: () => {}, reopenInitialMs: 1, reopenMaxMs: 5, holdInitialMs: 1, holdMaxMs: 5,
+    ...overrides,
+  });
+  return { sink, pumpOf };
+}
+
 test('pumps whose reads come in pieces smaller than max_poll_events, with the hub still ahead, do not leave a batch processor on its timer, to the last piece', async (t) => {
   const hub = new FakeHub();
   hub.maxPerReceive = 3; // the polling backend hands the SDK's batches over: a third of its window
-  const sink = new InMemoryLogsConsumer();
-  // An hour's timeout and a size never reached: only "every producer waits here" can start an export.
-  const batcher = new BatchProcessor(sink, { timeoutMs: 3_600_000, sendBatchSize: 100_000 });
+  // Only "every producer waits here" can start an export.
+  const { sink, pumpOf } = waitingBatcher();
   const pumps = ['0', '1'].map((partitionId) => {
     hub.append(partitionId, 60);
-    const checkpointer = new Checkpointer({ store: new RecordingStore(), scope, partitionId, intervalMs: 60_000, everyNEvents: 0 });
-    return new PartitionPump({
-      hub, partitionId, start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: rawDecode,
-      context: { ...context, partitionId }, consumer: batcher, checkpointer, counters: createPumpCounters(), logger: noopLogger,
-      emit: () => {}, reopenInitialMs: 1, reopenMaxMs: 5, holdInitialMs: 1, holdMaxMs: 5,
-    });
+    return pumpOf(hub, partitionId);
   });
   t.after(() => Promise.all(pumps.map((p) => p.stop(1_000))));
   for (const pump of pumps) void pump.run();
@@ -411,15 +423,9 @@ test('a pump whose backlog ends on a full batch withdraws at once, not after its
   hub.emptyWaitCapMs = Number.POSITIVE_INFINITY; // an empty receive waits out its maxWaitMs, as the backends do
   hub.append('0', 20); // two full batches: the first leaves the hub ahead, the second ends the backlog
   hub.append('1', 30);
-  const sink = new InMemoryLogsConsumer();
-  const batcher = new BatchProcessor(sink, { timeoutMs: 3_600_000, sendBatchSize: 100_000 });
-  const pumpOf = (partitionId: string) => new PartitionPump({
-    hub, partitionId, start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 60_000, decode: rawDecode,
-    context: { ...context, partitionId }, consumer: batcher, checkpointer: new Checkpointer({ store: new RecordingStore(), scope, partitionId, intervalMs: 3_600_000, everyNEvents: 0 }),
-    counters: createPumpCounters(), logger: noopLogger, emit: () => {}, reopenInitialMs: 1, reopenMaxMs: 5, holdInitialMs: 1, holdMaxMs: 5,
-  });
-  const full = pumpOf('0');
-  const pieces = pumpOf('1');
+  const { sink, pumpOf } = waitingBatcher();
+  const full = pumpOf(hub, '0', { maxWaitMs: 60_000 });
+  const pieces = pumpOf(hub, '1', { maxWaitMs: 60_000 });
   t.after(() => Promise.all([full.stop(1_000), pieces.stop(1_000)]));
   void full.run();
   await until(() => sink.records().length === 20);
@@ -443,17 +449,12 @@ test('a pump waiting out a reader failure\'s backoff is no producer a batch proc
   const other = new FakeHub();
   other.maxPerReceive = 3;
   other.append('1', 30);
-  const sink = new InMemoryLogsConsumer();
-  const batcher = new BatchProcessor(sink, { timeoutMs: 3_600_000, sendBatchSize: 100_000 });
-  const pumpOf = (hub: FakeHub, partitionId: string) => new PartitionPump({
-    hub, partitionId, start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: rawDecode,
-    context: { ...context, partitionId }, consumer: batcher, checkpointer: new Checkpointer({ store: new RecordingStore(), scope, partitionId, intervalMs: 60_000, everyNEvents: 0 }),
-    counters: createPumpCounters(), logger: noopLogger, emit: () => {}, reopenInitialMs: 3_600_000, reopenMaxMs: 3_600_000, holdInitialMs: 1, holdMaxMs: 5,
-  });
-  const failing = pumpOf(busy, '0');
+  const { sink, pumpOf } = waitingBatcher();
+  const backoff = { reopenInitialMs: 3_600_000, reopenMaxMs: 3_600_000 };
+  const failing = pumpOf(busy, '0', backoff);
   void failing.run();
   await until(() => failing.state.state === 'retrying');
-  const reading = pumpOf(other, '1');
+  const reading = pumpOf(other, '1', backoff);
   t.after(() => Promise.all([failing.stop(1_000), reading.stop(1_000)]));
   void reading.run();
   // Partition 0's first piece plus all of partition 1, none of it on the hour's timer.
