@@ -1,0 +1,116 @@
+/**
+ * Runs one of the Python interop clients (python/*.py) against an emulator and checks its report: every
+ * step the client took (claims, sends, management reads, receives, refusals), as it decoded the replies.
+ * The clients print `INTEROP-REPORT {"steps": {...}}`; a step that threw holds `error` and `trace`.
+ */
+import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Emulator } from '../../../src/emulator/index.ts';
+import { runPython } from '../../helpers/system-python.ts';
+
+export const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), 'python');
+const REPORT_MARKER = 'INTEROP-REPORT ';
+/** Bound on one client run; each file stays under 45 s. */
+const CLIENT_TIMEOUT_MS = 40_000;
+
+/** A decoded scalar and the name of its type as the client library reports it. */
+export interface Typed {
+  type: string;
+  value: unknown;
+}
+
+export interface ReceivedEvent {
+  body: unknown;
+  application_properties: Record<string, Typed>;
+  annotations: Record<string, Typed>;
+}
+
+export interface Reply {
+  application_properties: Record<string, Typed>;
+  body: Record<string, any> | null;
+}
+
+export type Steps = Record<string, Record<string, any>>;
+
+export interface ClientRun {
+  steps: Steps;
+  stderr: string;
+}
+
+export interface ClientArgs {
+  emulator: Emulator;
+  hub: string;
+  missingHub: string;
+  keyName: string;
+  key: string;
+  /** An id written into the event bodies. */
+  run: string;
+  extra?: string[];
+}
+
+export async function runInteropClient(python: string, script: string, args: ClientArgs): Promise<ClientRun> {
+  const argv = ['--host', args.emulator.host, '--port', String(args.emulator.port), '--hub', args.hub, '--missing-hub', args.missingHub,
+    '--key-name', args.keyName, '--key', args.key, '--run', args.run, ...(args.extra ?? [])];
+  const result = await runPython(python, join(PYTHON_DIR, script), argv, { timeoutMs: CLIENT_TIMEOUT_MS });
+  const line = result.stdout.split('\n').find((l) => l.startsWith(REPORT_MARKER));
+  assert.ok(line, `${script} printed no report (exit code ${String(result.code)}):\n${result.stderr.slice(-3000)}`);
+  return { steps: (JSON.parse(line.slice(REPORT_MARKER.length)) as { steps: Steps }).steps, stderr: result.stderr };
+}
+
+/** The result of one step; fails with the client's own exception when that step threw. */
+export function step(run: ClientRun, name: string): Record<string, any> {
+  const result = run.steps[name];
+  assert.ok(result, `the client never reached step '${name}'`);
+  if (typeof result.error === 'string') {
+    assert.fail(`step '${name}' failed in the client: ${result.error}\n${String(result.trace ?? '')}`);
+  }
+  return result;
+}
+
+export function valueOf(typed: Typed | undefined, what: string): unknown {
+  assert.ok(typed && typeof typed === 'object' && 'value' in typed, `${what} is missing`);
+  return typed.value;
+}
+
+/** The AMQP types the annotations and management fields must have, as the stack names them. */
+export interface TypeNames {
+  string: string;
+  long: string;
+  int: string;
+  timestamp: string;
+  statusCode: string;
+}
+
+export function assertTyped(typed: Typed | undefined, type: string, what: string): unknown {
+  assert.ok(typed, `${what} is missing`);
+  assert.equal(typed.type, type, `${what} has type ${typed.type}, expected ${type}`);
+  return typed.value;
+}
+
+/** Status code and description of a $cbs or $management reply. */
+export function replyStatus(reply: Reply, types: TypeNames): { status: number; description: string; condition?: string } {
+  const status = assertTyped(reply.application_properties['status-code'], types.statusCode, 'status-code') as number;
+  const description = String(valueOf(reply.application_properties['status-description'], 'status-description'));
+  const condition = reply.application_properties['error-condition'];
+  return { status, description, ...(condition ? { condition: String(condition.value) } : {}) };
+}
+
+/**
+ * Checks one partition's events as a client received them from the start: sequence numbers 0..n-1, offsets
+ * as increasing decimal strings, enqueued times near now. Returns the bodies in order.
+ */
+export function assertPartitionEvents(events: ReceivedEvent[], types: TypeNames, since: number, what: string): string[] {
+  let previousOffset = -1;
+  events.forEach((event, i) => {
+    const label = `${what} event ${i}`;
+    assert.equal(assertTyped(event.annotations['x-opt-sequence-number'], types.long, `${label} x-opt-sequence-number`), i);
+    const offset = assertTyped(event.annotations['x-opt-offset'], types.string, `${label} x-opt-offset`) as string;
+    assert.match(offset, /^\d+$/, `${label} x-opt-offset is a decimal string`);
+    assert.ok(Number(offset) > previousOffset, `${label} offsets increase`);
+    previousOffset = Number(offset);
+    const enqueued = Number(assertTyped(event.annotations['x-opt-enqueued-time'], types.timestamp, `${label} x-opt-enqueued-time`));
+    assert.ok(enqueued >= since - 1000 && enqueued <= Date.now() + 1000, `${label} enqueued at ${enqueued}, ran since ${since}`);
+  });
+  return events.map((e) => String(e.body));
+}
