@@ -1,7 +1,8 @@
 /**
  * Runs one of the Python interop clients (python/*.py) against an emulator and checks its report: every
  * step the client took (claims, sends, management reads, receives, refusals), as it decoded the replies.
- * The clients print `INTEROP-REPORT {"steps": {...}}`; a step that threw holds `error` and `trace`.
+ * The clients print a line `INTEROP-STEP {"name", "result"}` per finished step; a step that threw holds
+ * `error` and `trace`. Steps missing because the client crashed fail with its exit code and stderr.
  */
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
@@ -10,7 +11,7 @@ import type { Emulator } from '../../../src/emulator/index.ts';
 import { runPython } from '../../helpers/system-python.ts';
 
 export const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), 'python');
-const REPORT_MARKER = 'INTEROP-REPORT ';
+const STEP_MARKER = 'INTEROP-STEP ';
 /** Bound on one client run; each file stays under 45 s. */
 const CLIENT_TIMEOUT_MS = 40_000;
 
@@ -35,6 +36,7 @@ export type Steps = Record<string, Record<string, any>>;
 
 export interface ClientRun {
   steps: Steps;
+  code: number | null;
   stderr: string;
 }
 
@@ -53,15 +55,19 @@ export async function runInteropClient(python: string, script: string, args: Cli
   const argv = ['--host', args.emulator.host, '--port', String(args.emulator.port), '--hub', args.hub, '--missing-hub', args.missingHub,
     '--key-name', args.keyName, '--key', args.key, '--run', args.run, ...(args.extra ?? [])];
   const result = await runPython(python, join(PYTHON_DIR, script), argv, { timeoutMs: CLIENT_TIMEOUT_MS });
-  const line = result.stdout.split('\n').find((l) => l.startsWith(REPORT_MARKER));
-  assert.ok(line, `${script} printed no report (exit code ${String(result.code)}):\n${result.stderr.slice(-3000)}`);
-  return { steps: (JSON.parse(line.slice(REPORT_MARKER.length)) as { steps: Steps }).steps, stderr: result.stderr };
+  const steps: Steps = {};
+  for (const line of result.stdout.split('\n')) {
+    if (!line.startsWith(STEP_MARKER)) continue;
+    const { name, result: stepResult } = JSON.parse(line.slice(STEP_MARKER.length)) as { name: string; result: Record<string, any> };
+    steps[name] = stepResult;
+  }
+  return { steps, code: result.code, stderr: result.stderr };
 }
 
 /** The result of one step; fails with the client's own exception when that step threw. */
 export function step(run: ClientRun, name: string): Record<string, any> {
   const result = run.steps[name];
-  assert.ok(result, `the client never reached step '${name}'`);
+  assert.ok(result, `the client never finished step '${name}' (exit code ${String(run.code)}):\n${run.stderr.slice(-3000)}`);
   if (typeof result.error === 'string') {
     assert.fail(`step '${name}' failed in the client: ${result.error}\n${String(result.trace ?? '')}`);
   }

@@ -85,19 +85,19 @@ export function interopSuite(stack: InteropStack): void {
     };
 
     it('refuses a put-token signed with a wrong key: 401 (amqp:unauthorized-access where the client shows it)', () => {
-      const refused = step(run, 'put_token_wrong_key').refused as { status_code: number; description: string; condition?: string };
+      const refused = step(run, 'put_token_wrong_key').refused as { status_code: number; description: string | null; condition?: string };
       assert.equal(refused.status_code, 401);
-      assert.match(refused.description, /signature/i);
+      // Clients that hand the reply's description and condition over show the service's texts.
+      if (refused.description !== null) assert.match(refused.description, /signature/i);
       if (refused.condition !== undefined) assert.equal(refused.condition, 'amqp:unauthorized-access');
     });
 
     it('accepts its SAS tokens on $cbs and every event it sends to the hub and to partition 0', () => {
       assert.deepEqual(step(run, 'send_hub').outcomes, ['accepted', 'accepted']);
       assert.deepEqual(step(run, 'send_partition').outcomes, ['accepted', 'accepted', 'accepted']);
-      for (const claim of [step(run, 'send_partition').claim, step(run, 'management_link').claim, step(run, 'put_token_hub')]) {
-        if (claim === undefined) continue; // clients that put tokens implicitly show them only by succeeding
-        assert.deepEqual(replyStatus(claim as Reply, stack.types), { status: 202, description: 'Accepted' });
-      }
+      // Clients that put their tokens implicitly (uamqp) show them only by succeeding; the others show each reply.
+      const claims = [run.steps.put_token_hub, run.steps.send_partition?.claim, run.steps.management_link?.claim].filter((c) => c !== undefined);
+      for (const claim of claims) assert.deepEqual(replyStatus(claim as Reply, stack.types), { status: 202, description: 'Accepted' });
     });
 
     it('reads hub properties over $management', () => {

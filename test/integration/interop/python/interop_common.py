@@ -1,8 +1,9 @@
 """Shared by the interop clients: command-line options, SAS tokens and the JSON report on stdout.
 
-Each client runs every step even when one fails, and prints one JSON object: {"steps": {name: {...}}},
-where a failed step holds {"error": "<type>: <message>"} (with the AMQP condition and description when
-the client library exposes them), so the TypeScript test can assert step by step.
+Each client runs every step even when one fails and prints each step's result as soon as it has it, one
+line `INTEROP-STEP {"name": ..., "result": {...}}` (a failed step's result holds "error": "<type>: <message>"
+and "trace"), so the TypeScript test can assert step by step, and a client that crashes (python3-uamqp can
+segfault after a failed operation) still leaves the steps it finished.
 """
 import argparse
 import base64
@@ -21,7 +22,7 @@ TOKEN_LIFETIME_S = 3600
 # "apache.org:selector-filter:string" as Event Hubs writes it: described by the ulong 0x0000468C:0x00000004.
 SELECTOR_FILTER_NAME = 'apache.org:selector-filter:string'
 SELECTOR_FILTER_CODE = (0x0000468C << 32) | 4
-REPORT_MARKER = 'INTEROP-REPORT '
+STEP_MARKER = 'INTEROP-STEP '
 
 
 def parse_args():
@@ -68,11 +69,9 @@ class Report:
                     self.result['error'] = f'{kind.__name__}: {error}'
                     self.result['trace'] = ''.join(traceback.format_exception(kind, error, tb))[-2000:]
                 report.steps[name] = self.result
+                # On a line of its own with a marker: a client library's trace may write to stdout as well.
+                sys.stdout.write(STEP_MARKER + json.dumps({'name': name, 'result': self.result}, default=str) + '\n')
+                sys.stdout.flush()
                 return True  # keep going: later steps are independent of this one
 
         return _Step()
-
-    def emit(self):
-        # On a line of its own with a marker: a client library's trace may write to stdout as well.
-        sys.stdout.write(REPORT_MARKER + json.dumps({'steps': self.steps}, default=str) + '\n')
-        sys.stdout.flush()
