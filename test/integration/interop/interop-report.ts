@@ -52,14 +52,14 @@ export interface ClientArgs {
 }
 
 export async function runInteropClient(python: string, script: string, args: ClientArgs): Promise<ClientRun> {
-  const argv = ['--host', args.emulator.host, '--port', String(args.emulator.port), '--hub', args.hub, '--missing-hub', args.missingHub,
-    '--key-name', args.keyName, '--key', args.key, '--run', args.run, ...(args.extra ?? [])];
+  const argv = ['--host', args.emulator.host, '--port', String(args.emulator.port), '--hub', args.hub,
+    '--missing-hub', args.missingHub, '--key-name', args.keyName, '--key', args.key, '--run', args.run, ...(args.extra ?? [])];
   const result = await runPython(python, join(PYTHON_DIR, script), argv, { timeoutMs: CLIENT_TIMEOUT_MS });
   const steps: Steps = {};
   for (const line of result.stdout.split('\n')) {
     if (!line.startsWith(STEP_MARKER)) continue;
-    const { name, result: stepResult } = JSON.parse(line.slice(STEP_MARKER.length)) as { name: string; result: Record<string, any> };
-    steps[name] = stepResult;
+    const parsed = JSON.parse(line.slice(STEP_MARKER.length)) as { name: string; result: Record<string, any> };
+    steps[parsed.name] = parsed.result;
   }
   return { steps, code: result.code, stderr: result.stderr };
 }
@@ -110,13 +110,14 @@ export function assertPartitionEvents(events: ReceivedEvent[], types: TypeNames,
   let previousOffset = -1;
   events.forEach((event, i) => {
     const label = `${what} event ${i}`;
-    assert.equal(assertTyped(event.annotations['x-opt-sequence-number'], types.long, `${label} x-opt-sequence-number`), i);
-    const offset = assertTyped(event.annotations['x-opt-offset'], types.string, `${label} x-opt-offset`) as string;
+    const annotation = (name: string, type: string): unknown => assertTyped(event.annotations[name], type, `${label} ${name}`);
+    assert.equal(annotation('x-opt-sequence-number', types.long), i);
+    const offset = annotation('x-opt-offset', types.string) as string;
     assert.match(offset, /^\d+$/, `${label} x-opt-offset is a decimal string`);
     assert.ok(Number(offset) > previousOffset, `${label} offsets increase`);
     previousOffset = Number(offset);
-    const enqueued = Number(assertTyped(event.annotations['x-opt-enqueued-time'], types.timestamp, `${label} x-opt-enqueued-time`));
-    assert.ok(enqueued >= since - 1000 && enqueued <= Date.now() + 1000, `${label} enqueued at ${enqueued}, ran since ${since}`);
+    const enqueued = Number(annotation('x-opt-enqueued-time', types.timestamp));
+    assert.ok(enqueued >= since - 1000 && enqueued <= Date.now() + 1000, `${label} enqueued at ${enqueued}, since ${since}`);
   });
   return events.map((e) => String(e.body));
 }

@@ -22,6 +22,7 @@ import {
   type ClientRun,
   type ReceivedEvent,
   type Reply,
+  type Typed,
   type TypeNames,
 } from './interop-report.ts';
 
@@ -66,10 +67,13 @@ export function interopSuite(stack: InteropStack): void {
         writeFileSync(join(dir, 'cert.pem'), tls.cert);
         extra.push('--tls', '--ca-file', join(dir, 'cert.pem'));
       }
-      emulator = await startEmulator({ port: 0, hubs: [{ name: hub, partitions: PARTITIONS }], sasKeys: { [KEY_NAME]: KEY }, ...(tls ? { tls } : {}) });
+      const hubs = [{ name: hub, partitions: PARTITIONS }];
+      emulator = await startEmulator({ port: 0, hubs, sasKeys: { [KEY_NAME]: KEY }, ...(tls ? { tls } : {}) });
       since = Date.now();
-      emulator.append(hub, '0', [{ body: appended, properties: { source: 'emulator-append' }, partitionKey: PARTITION_KEY }]);
-      run = await runInteropClient(python.python, stack.script, { emulator, hub, missingHub, keyName: KEY_NAME, key: KEY, run: runId, extra });
+      const event = { body: appended, properties: { source: 'emulator-append' }, partitionKey: PARTITION_KEY };
+      emulator.append(hub, '0', [event]);
+      const args = { emulator, hub, missingHub, keyName: KEY_NAME, key: KEY, run: runId, extra };
+      run = await runInteropClient(python.python, stack.script, args);
     });
     after(async () => {
       await emulator?.stop();
@@ -80,12 +84,17 @@ export function interopSuite(stack: InteropStack): void {
     const sentToPartition = [0, 1, 2].map((i) => `${stack.name}-p0-${runId}-${i}`);
     const received = (): Record<string, ReceivedEvent[]> => {
       const events = step(run, 'receive_all') as Record<string, ReceivedEvent[]>;
-      for (const id of ['0', '1']) assert.ok(events[id], `partition ${id} was not read (its properties were not read: see hub_properties)`);
+      for (const id of ['0', '1']) assert.ok(events[id], `partition ${id} was not read (see partition_properties)`);
       return events;
     };
 
+    /** A management reply's field, checked to have the AMQP type `type` as the stack names it. */
+    const field = (body: Record<string, any>, name: string, type: keyof TypeNames): unknown =>
+      assertTyped(body[name] as Typed | undefined, stack.types[type], name);
+
     it('refuses a put-token signed with a wrong key: 401 (amqp:unauthorized-access where the client shows it)', () => {
-      const refused = step(run, 'put_token_wrong_key').refused as { status_code: number; description: string | null; condition?: string };
+      type Refusal = { status_code: number; description: string | null; condition?: string };
+      const refused = step(run, 'put_token_wrong_key').refused as Refusal;
       assert.equal(refused.status_code, 401);
       // Clients that hand the reply's description and condition over show the service's texts.
       if (refused.description !== null) assert.match(refused.description, /signature/i);
@@ -96,18 +105,21 @@ export function interopSuite(stack: InteropStack): void {
       assert.deepEqual(step(run, 'send_hub').outcomes, ['accepted', 'accepted']);
       assert.deepEqual(step(run, 'send_partition').outcomes, ['accepted', 'accepted', 'accepted']);
       // Clients that put their tokens implicitly (uamqp) show them only by succeeding; the others show each reply.
-      const claims = [run.steps.put_token_hub, run.steps.send_partition?.claim, run.steps.management_link?.claim].filter((c) => c !== undefined);
-      for (const claim of claims) assert.deepEqual(replyStatus(claim as Reply, stack.types), { status: 202, description: 'Accepted' });
+      const claims = [run.steps.put_token_hub, run.steps.send_partition?.claim, run.steps.management_link?.claim];
+      for (const claim of claims.filter((c) => c !== undefined)) {
+        assert.deepEqual(replyStatus(claim as Reply, stack.types), { status: 202, description: 'Accepted' });
+      }
     });
 
     it('reads hub properties over $management', () => {
       const reply = step(run, 'hub_properties') as Reply;
       assert.equal(replyStatus(reply, stack.types).status, 200);
       const body = reply.body!;
-      assert.equal(assertTyped(body.name, stack.types.string, 'name'), hub);
-      assert.equal(assertTyped(body.partition_count, stack.types.int, 'partition_count'), PARTITIONS);
-      assert.deepEqual((body.partition_ids as { type: string; value: unknown }[]).map((p) => assertTyped(p, stack.types.string, 'partition id')), ['0', '1']);
-      const createdAt = Number(assertTyped(body.created_at, stack.types.timestamp, 'created_at'));
+      assert.equal(field(body, 'name', 'string'), hub);
+      assert.equal(field(body, 'partition_count', 'int'), PARTITIONS);
+      const ids = (body.partition_ids as Typed[]).map((p) => assertTyped(p, stack.types.string, 'partition id'));
+      assert.deepEqual(ids, ['0', '1']);
+      const createdAt = Number(field(body, 'created_at', 'timestamp'));
       assert.ok(createdAt <= Date.now() && createdAt > since - 60_000, `created_at ${createdAt}`);
     });
 
@@ -120,28 +132,30 @@ export function interopSuite(stack: InteropStack): void {
         assert.equal(replyStatus(reply, stack.types).status, 200);
         const body = reply.body!;
         const last = events[id]!.at(-1)!;
-        assert.equal(assertTyped(body.name, stack.types.string, 'name'), hub);
-        assert.equal(assertTyped(body.partition, stack.types.string, 'partition'), id);
-        assert.equal(assertTyped(body.begin_sequence_number, stack.types.long, 'begin_sequence_number'), 0);
-        assert.equal(assertTyped(body.last_enqueued_sequence_number, stack.types.long, 'last_enqueued_sequence_number'), events[id]!.length - 1);
-        assert.equal(assertTyped(body.last_enqueued_offset, stack.types.string, 'last_enqueued_offset'), valueOf(last.annotations['x-opt-offset'], 'x-opt-offset'));
-        assert.equal(Number(assertTyped(body.last_enqueued_time_utc, stack.types.timestamp, 'last_enqueued_time_utc')), Number(valueOf(last.annotations['x-opt-enqueued-time'], 'x-opt-enqueued-time')));
+        assert.equal(field(body, 'name', 'string'), hub);
+        assert.equal(field(body, 'partition', 'string'), id);
+        assert.equal(field(body, 'begin_sequence_number', 'long'), 0);
+        assert.equal(field(body, 'last_enqueued_sequence_number', 'long'), events[id]!.length - 1);
+        assert.equal(field(body, 'last_enqueued_offset', 'string'), valueOf(last.annotations['x-opt-offset'], 'x-opt-offset'));
+        const lastTime = Number(valueOf(last.annotations['x-opt-enqueued-time'], 'x-opt-enqueued-time'));
+        assert.equal(Number(field(body, 'last_enqueued_time_utc', 'timestamp')), lastTime);
         assert.equal(body.is_partition_empty, false);
       }
     });
 
-    it('receives every event from the start of each partition (offset filter > -1) with the Event Hubs annotations', () => {
+    it('receives every event from the start of each partition (offset filter > -1), with the annotations', () => {
       const events = received();
       const bodies0 = assertPartitionEvents(events['0']!, stack.types, since, 'partition 0');
       const bodies1 = assertPartitionEvents(events['1']!, stack.types, since, 'partition 1');
-      assert.deepEqual([...bodies0, ...bodies1].sort(), [appended, ...sentToHub, ...sentToPartition].sort(), 'each event exactly once');
+      const sent = [appended, ...sentToHub, ...sentToPartition];
+      assert.deepEqual([...bodies0, ...bodies1].sort(), sent.sort(), 'each event exactly once');
       assert.equal(bodies0[0], appended);
-      assert.deepEqual(bodies0.filter((b) => b.includes('-p0-')), sentToPartition, 'partition sends in order, all in partition 0');
+      assert.deepEqual(bodies0.filter((b) => b.includes('-p0-')), sentToPartition, 'partition sends in order, in partition 0');
       const first = events['0']![0]!;
-      assert.equal(assertTyped(first.annotations['x-opt-partition-key'], stack.types.string, 'x-opt-partition-key'), PARTITION_KEY);
+      assert.equal(field(first.annotations, 'x-opt-partition-key', 'string'), PARTITION_KEY);
       assert.equal(valueOf(first.application_properties.source, 'source'), 'emulator-append');
-      for (const event of [...events['0']!, ...events['1']!].slice(1)) {
-        if (String(event.body) === appended) continue;
+      for (const event of [...events['0']!, ...events['1']!]) {
+        if (event === first) continue;
         assert.equal(valueOf(event.application_properties.stack, 'stack property'), stack.name);
         assert.equal(event.annotations['x-opt-partition-key'], undefined);
       }
@@ -151,8 +165,10 @@ export function interopSuite(stack: InteropStack): void {
       const all = received()['0']!;
       const after = step(run, 'receive_after_first');
       assert.equal(after.from_offset, valueOf(all[0]!.annotations['x-opt-offset'], 'x-opt-offset'));
-      assert.deepEqual((after.events as ReceivedEvent[]).map((e) => e.body), all.slice(1).map((e) => e.body));
-      assert.deepEqual((after.events as ReceivedEvent[]).map((e) => valueOf(e.annotations['x-opt-sequence-number'], 'seq')), all.slice(1).map((_, i) => i + 1));
+      const events = after.events as ReceivedEvent[];
+      assert.deepEqual(events.map((e) => e.body), all.slice(1).map((e) => e.body));
+      const sequenceNumbers = events.map((e) => valueOf(e.annotations['x-opt-sequence-number'], 'x-opt-sequence-number'));
+      assert.deepEqual(sequenceNumbers, all.slice(1).map((_, i) => i + 1));
     });
 
     it('gets amqp:not-found "… could not be found" reading a hub that does not exist', () => {

@@ -207,7 +207,9 @@ def main():
                 {'operation': 'READ', 'name': hub, 'type': 'com.microsoft:partition', 'partition': partition_id}, None,
             )
     with report.step('missing_hub_properties') as r:
-        r.update(management.call({'operation': 'READ', 'name': args.missing_hub, 'type': 'com.microsoft:eventhub'}, None))
+        r.update(management.call(
+            {'operation': 'READ', 'name': args.missing_hub, 'type': 'com.microsoft:eventhub'}, None,
+        ))
     with report.step('close') as r:
         client.close()
         r['ok'] = True

@@ -1,7 +1,8 @@
 """Talks to an Event Hubs endpoint with azure-uamqp-c through python3-uamqp, used as shipped: AMQPS (uamqp
 always wraps TCP in TLS; the test's certificate is passed as `verify`), SASL MSSBCBS and a $cbs put-token
 per client (SASTokenAuth, a token computed here), sends to a hub and to a partition, $management reads,
-receives with an offset filter, and the not-found and unauthorized errors. Prints one JSON report.
+receives with an offset filter, and the not-found and unauthorized errors. Prints each step's result as it
+finishes (interop_common.Report).
 """
 import datetime
 import time
@@ -70,6 +71,15 @@ class Endpoint:
         return f'{self.base}/{entity}'
 
 
+def reply_of(status, message, description):
+    """A management reply in the proton client's shape: the C layer hands over the status code and description
+    it read; the other application properties (error-condition) stay on the message."""
+    properties = plain(message.application_properties or {}) if message is not None else {}
+    properties['status-code'] = plain(status)
+    properties['status-description'] = plain(description)
+    return {'application_properties': properties, 'body': plain(message.get_data()) if message is not None else None}
+
+
 def management_read(endpoint, hub, name, op_type, partition=None, key=None):
     properties = {'name': name}
     if partition is not None:
@@ -77,25 +87,19 @@ def management_read(endpoint, hub, name, op_type, partition=None, key=None):
     client = AMQPClient(endpoint.url(hub), auth=endpoint.auth(hub, key), debug=endpoint.args.debug)
     try:
         client.open()
-        def keep_status(status, message, description):
-            # The reply in the same shape as the proton client's: the C layer hands status and description
-            # over separately; the rest of the application properties (error-condition) stays on the message.
-            properties = plain(message.application_properties or {}) if message is not None else {}
-            properties['status-code'] = plain(status)
-            properties['status-description'] = plain(description)
-            return {'application_properties': properties, 'body': plain(message.get_data()) if message is not None else None}
-
         return client.mgmt_request(
             Message(application_properties=properties), b'READ', op_type=op_type, node=b'$management',
             status_code_field=b'status-code', description_fields=b'status-description', timeout=TIMEOUT_MS,
-            callback=keep_status,
+            callback=reply_of,
         )
     finally:
         client.close()
 
 
 def send(endpoint, entity, bodies):
-    client = SendClient(endpoint.url(entity), auth=endpoint.auth(entity), debug=endpoint.args.debug, msg_timeout=TIMEOUT_MS)
+    client = SendClient(
+        endpoint.url(entity), auth=endpoint.auth(entity), debug=endpoint.args.debug, msg_timeout=TIMEOUT_MS,
+    )
     try:
         for body in bodies:
             client.queue_message(Message(body.encode(), application_properties={'stack': 'uamqp'}))
@@ -111,7 +115,9 @@ def receive(endpoint, hub, partition_id, offset, count):
     source = address.Source(endpoint.url(entity))
     # The uamqp-era azure-eventhub SDK's form: uamqp encodes the descriptor as the filter's symbol name.
     source.set_filter(f"amqp.annotation.x-opt-offset > '{offset}'".encode(), name=SELECTOR_FILTER_NAME.encode())
-    client = ReceiveClient(source, auth=endpoint.auth(entity), debug=endpoint.args.debug, timeout=TIMEOUT_MS, prefetch=100)
+    client = ReceiveClient(
+        source, auth=endpoint.auth(entity), debug=endpoint.args.debug, timeout=TIMEOUT_MS, prefetch=100,
+    )
     events = []
     try:
         deadline = time.monotonic() + TIMEOUT_MS / 1000
@@ -140,7 +146,9 @@ def main():
         except errors.TokenAuthFailure as error:
             # python3-uamqp keeps the status code of the put-token reply; the reply's description (the C layer
             # logs it) is replaced by a text of its own, so none is reported.
-            r['refused'] = {'status_code': error.status_code, 'description': None, 'client_text': text(error.description)}
+            r['refused'] = {
+                'status_code': error.status_code, 'description': None, 'client_text': text(error.description),
+            }
 
     with report.step('send_hub') as r:
         r['outcomes'] = send(endpoint, hub, [f'uamqp-hub-{args.run}-{i}' for i in range(2)])
