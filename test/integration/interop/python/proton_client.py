@@ -6,7 +6,7 @@ Prints each step's result as it finishes (interop_common.Report).
 import uuid
 
 from proton import Delivery, Described, Message, SSLDomain, Timeout, symbol, ulong
-from proton.reactor import Filter
+from proton.reactor import Filter, Selector
 from proton.utils import BlockingConnection, LinkDetached
 
 from interop_common import SAS_TOKEN_TYPE, SELECTOR_FILTER_CODE, SELECTOR_FILTER_NAME, Report, parse_args, sas_token
@@ -73,8 +73,12 @@ class RequestResponse:
         }
 
 
-def offset_filter(offset):
+def offset_filter(offset, stock_selector=False):
+    """The start position as Event Hubs clients write it (keyed and described by the selector filter's name and
+    code), or with proton's own `Selector` option (keyed `selector`, described by the symbol)."""
     expression = f"amqp.annotation.x-opt-offset > '{offset}'"
+    if stock_selector:
+        return Selector(expression)
     return Filter({symbol(SELECTOR_FILTER_NAME): Described(ulong(SELECTOR_FILTER_CODE), expression)})
 
 
@@ -91,9 +95,10 @@ def send(connection, entity, bodies):
     return outcomes
 
 
-def receive_events(connection, hub, partition_id, offset, count):
+def receive_events(connection, hub, partition_id, offset, count, stock_selector=False):
     receiver = connection.create_receiver(
-        f'{hub}/ConsumerGroups/{CONSUMER_GROUP}/Partitions/{partition_id}', credit=100, options=offset_filter(offset),
+        f'{hub}/ConsumerGroups/{CONSUMER_GROUP}/Partitions/{partition_id}', credit=100,
+        options=offset_filter(offset, stock_selector),
     )
     events = []
     try:
@@ -149,12 +154,12 @@ class Refused(Exception):
         self.error = error
 
 
-def receive_step(args, r, hub, partition_id, offset, count):
+def receive_step(args, r, hub, partition_id, offset, count, stock_selector=False):
     """Receives on a connection of its own, so that a failure cannot spoil the other steps."""
     client = Client(args)
     try:
         r['claim'] = client.claim(f'{hub}/ConsumerGroups/{CONSUMER_GROUP}/Partitions/{partition_id}')
-        return receive_events(client.connection, hub, partition_id, offset, count)
+        return receive_events(client.connection, hub, partition_id, offset, count, stock_selector)
     except LinkDetached as error:
         raise Refused(condition_of(error)) from None  # read the condition before the connection is freed
     finally:
@@ -222,7 +227,7 @@ def main():
     with report.step('receive_after_first') as r:
         events = report.steps['receive_all']['0']
         r['from_offset'] = events[0]['annotations']['x-opt-offset']['value']
-        r['events'] = receive_step(args, r, hub, '0', r['from_offset'], len(events) - 1)
+        r['events'] = receive_step(args, r, hub, '0', r['from_offset'], len(events) - 1, stock_selector=True)
 
 
 if __name__ == '__main__':
