@@ -54,7 +54,9 @@ export interface ClientArgs {
 export async function runInteropClient(python: string, script: string, args: ClientArgs): Promise<ClientRun> {
   const argv = ['--host', args.emulator.host, '--port', String(args.emulator.port), '--hub', args.hub,
     '--missing-hub', args.missingHub, '--key-name', args.keyName, '--key', args.key, '--run', args.run, ...(args.extra ?? [])];
-  const result = await runPython(python, join(PYTHON_DIR, script), argv, { timeoutMs: CLIENT_TIMEOUT_MS });
+  // No __pycache__ next to the scripts in the checkout.
+  const env = { PYTHONDONTWRITEBYTECODE: '1' };
+  const result = await runPython(python, join(PYTHON_DIR, script), argv, { env, timeoutMs: CLIENT_TIMEOUT_MS });
   const steps: Steps = {};
   for (const line of result.stdout.split('\n')) {
     if (!line.startsWith(STEP_MARKER)) continue;
