@@ -1,7 +1,7 @@
 """Talks to an Event Hubs endpoint with Apache Qpid Proton (python3-qpid-proton), used as shipped: SASL,
 $cbs put-token with a SAS token, sends to a hub and to a partition, $management reads, receives with an
 offset filter, and the not-found and unauthorized errors; plain TCP, or AMQPS verified against `--ca-file`.
-Prints each step's result as it finishes (interop_common.Report).
+Prints each step's result as it finishes (amqp_stacks_common.Report).
 """
 import uuid
 
@@ -9,7 +9,7 @@ from proton import Delivery, Described, Message, SSLDomain, Timeout, symbol, ulo
 from proton.reactor import Filter, Selector
 from proton.utils import BlockingConnection, LinkDetached
 
-from interop_common import SAS_TOKEN_TYPE, SELECTOR_FILTER_CODE, SELECTOR_FILTER_NAME, Report, parse_args, sas_token
+from amqp_stacks_common import SAS_TOKEN_TYPE, SELECTOR_FILTER_CODE, SELECTOR_FILTER_NAME, Report, parse_args, sas_token
 
 TIMEOUT_S = 10
 AMQP_OUTCOMES = {Delivery.ACCEPTED: 'accepted', Delivery.REJECTED: 'rejected', Delivery.RELEASED: 'released'}

@@ -2,14 +2,14 @@
 always wraps TCP in TLS; the test's certificate is passed as `verify`), SASL MSSBCBS and a $cbs put-token
 per client (SASTokenAuth, a token computed here), sends to a hub and to a partition, $management reads,
 receives with an offset filter, and the not-found and unauthorized errors. Prints each step's result as it
-finishes (interop_common.Report).
+finishes (amqp_stacks_common.Report).
 """
 import datetime
 import time
 
 from uamqp import AMQPClient, Message, ReceiveClient, SendClient, address, authentication, constants, errors
 
-from interop_common import SELECTOR_FILTER_NAME, TOKEN_LIFETIME_S, Report, parse_args, sas_token
+from amqp_stacks_common import SELECTOR_FILTER_NAME, TOKEN_LIFETIME_S, Report, parse_args, sas_token
 
 TIMEOUT_MS = 5_000
 CONSUMER_GROUP = '$Default'
