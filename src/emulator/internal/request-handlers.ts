@@ -25,10 +25,13 @@ export interface Reply {
  * requestResponseLink.ts reads either, so the service is known to send both forms).
  */
 function status(code: number, description: string, condition?: string): Record<string, unknown> {
+  // An AMQP int, as the service sends it: rhea would write a JS number in a map as a uint, and
+  // azure-uamqp-c (amqp_management.c) rejects a reply whose status code is not an int.
+  const statusCode = types.wrap_int(code);
   return {
-    'status-code': code,
+    'status-code': statusCode,
     'status-description': description,
-    statusCode: code,
+    statusCode,
     statusDescription: description,
     ...(condition !== undefined ? { 'error-condition': condition } : {}),
   };

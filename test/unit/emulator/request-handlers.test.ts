@@ -17,7 +17,13 @@ function putToken(body: string, type: string) {
   return handlePutToken({ body, application_properties: { operation: 'put-token', name: AUDIENCE, type } }, KEYS, undefined);
 }
 
-const statusOf = (result: ReturnType<typeof putToken>) => result.reply.application_properties['status-code'];
+/** A status code as written: an AMQP int (typecode 0x71, or 0x54 for a small int), never a uint. */
+function code(value: unknown): number {
+  const typed = value as { type: { typecode: number }; value: number };
+  assert.ok([0x71, 0x54].includes(typed.type.typecode), `status code typecode 0x${typed.type.typecode.toString(16)}`);
+  return typed.value;
+}
+const statusOf = (result: ReturnType<typeof putToken>) => code(result.reply.application_properties['status-code']);
 
 test('a SAS token is verified whatever type the client gives it (the Python SDK labels SAS tokens jwt)', () => {
   for (const type of ['servicebus.windows.net:sastoken', 'jwt']) {
@@ -38,16 +44,16 @@ test('a well-formed JWT is accepted unverified; anything else typed jwt is refus
   assert.equal(looksLikeJwt(fakeJwt('x')), true);
 });
 
-test('replies carry their status in both spellings clients read', () => {
+test('replies carry their status as an AMQP int, in both spellings clients read', () => {
   const ok = putToken(sas('right-key'), 'jwt').reply.application_properties;
-  assert.deepEqual([ok['status-code'], ok.statusCode, ok['status-description'], ok.statusDescription], [202, 202, 'Accepted', 'Accepted']);
+  assert.deepEqual([code(ok['status-code']), code(ok.statusCode), ok['status-description'], ok.statusDescription], [202, 202, 'Accepted', 'Accepted']);
   const refused = putToken('garbage', 'jwt').reply.application_properties;
-  assert.equal(refused.statusCode, 401);
+  assert.equal(code(refused.statusCode), 401);
   assert.equal(refused.statusDescription, refused['status-description']);
   assert.ok(!String(refused['status-description']).includes('right-key'));
 });
 
 test('without sasKeys every token is accepted, as before', () => {
   const result = handlePutToken({ body: 'anything', application_properties: { operation: 'put-token', name: AUDIENCE, type: 'jwt' } }, undefined, undefined);
-  assert.equal(result.reply.application_properties['status-code'], 202);
+  assert.equal(code(result.reply.application_properties['status-code']), 202);
 });
