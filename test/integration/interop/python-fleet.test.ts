@@ -14,7 +14,7 @@ const PARTITIONS = 4;
 const LB_SECONDS = 1;
 const EXPIRY_SECONDS = 6;
 /** How long the Python processor is watched beside ours, for its refused attempts. */
-const WATCH_MS = 15_000;
+const WATCH_MS = 10_000;
 
 async function mixedWorld(t: TestContext) {
   const ours: Instance[] = [];
@@ -50,8 +50,11 @@ async function mixedWorld(t: TestContext) {
     return p;
   };
   const describe = () => [...ours, ...pythons].map((x) => `${x.name}: [${[...x.owned]}]`).join('; ');
-  /** Stops the producer, waits until every event was read, stops everyone; then nothing lost, nothing read twice. */
-  const drainAndCheck = async () => {
+  /**
+   * Stops the producer, waits until every event was read and stops everyone; then nothing lost, and at most
+   * `maxDuplicatesPerPartition` events of a partition read twice.
+   */
+  const drainAndCheck = async (maxDuplicatesPerPartition: number) => {
     clearInterval(producer);
     const total = [...produced.values()].reduce((a, b) => a + b, 0);
     const counts = () => {
@@ -68,7 +71,9 @@ async function mixedWorld(t: TestContext) {
     const duplicated = [...c].filter(([, n]) => n > 1).map(([k, n]) => `${k}×${n}`);
     t.diagnostic(`${total} events: ${lost.length} lost, ${duplicated.length} read twice ${duplicated.slice(0, 10).join(' ')}`);
     assert.deepEqual(lost, [], 'no event lost');
-    assert.deepEqual(duplicated, [], 'no event read twice');
+    const perPartition = new Map<string, number>();
+    for (const [k, n] of c) if (n > 1) perPartition.set(k.split('/')[0]!, (perPartition.get(k.split('/')[0]!) ?? 0) + n - 1);
+    for (const [pid, n] of perPartition) assert.ok(n <= maxDuplicatesPerPartition, `partition ${pid}: ${n} read twice (${duplicated.join(' ')})`);
     assert.deepEqual(world.emulator.audit.overlaps(), [], 'never two readers on a partition at once');
   };
   /** Accepted receiver links per side: ours attach with an owner level ≥ 1, the Python processor with 0. */
@@ -87,7 +92,7 @@ test('mixed fleet, Python processor first: ours stands by beside it, takes over 
   const ours = f.spawnOurs('ours');
   const foreignAll = () => ours.statuses.findIndex((s) => s.type === 'foreignOwners' && Object.keys((s as { partitions?: object }).partitions ?? {}).length === PARTITIONS);
   const standbyRounds = () => ours.statuses.slice(Math.max(0, foreignAll())).filter((s) => s.type === 'standby').length;
-  await waitUntil(() => foreignAll() >= 0 && standbyRounds() >= 3, 60_000, () => `three standby rounds of ours (${f.describe()})`, [ours]);
+  await waitUntil(() => foreignAll() >= 0 && standbyRounds() >= 2, 60_000, () => `two standby rounds of ours (${f.describe()})`, [ours]);
   assert.equal(ours.owned.size, 0, 'ours claimed nothing the Python processor holds');
   assert.equal(python.owned.size, PARTITIONS, 'the Python processor still reads every partition');
 
@@ -95,7 +100,9 @@ test('mixed fleet, Python processor first: ours stands by beside it, takes over 
   await python.stop();
   await waitUntil(() => ours.owned.size === PARTITIONS, 30_000, () => `ours reads every partition (${f.describe()})`, [ours]);
   t.diagnostic(`ours read every partition ${Date.now() - stoppedAt} ms after the Python processor began to stop`);
-  await f.drainAndCheck();
+  // The Python processor's close cancels its partition tasks, also a handler awaiting its checkpoint: the
+  // batch in hand is read again by ours. At most one Python batch (max_batch_size 50) per partition.
+  await f.drainAndCheck(50);
   const { ours: ourAttaches, python: pythonAttaches } = f.attaches();
   t.diagnostic(`accepted attaches: ours ${ourAttaches}, Python ${pythonAttaches}`);
   assert.equal(ourAttaches, PARTITIONS, 'one reader of ours per partition: no reconnect loop');
@@ -133,5 +140,10 @@ test('mixed fleet, ours first: the Python processor cannot take our leased parti
   await waitUntil(() => python.owned.size === PARTITIONS && f.attaches().python >= PARTITIONS, 60_000,
     () => `the Python processor reads every partition (${f.describe()}; ${python.stderr.slice(-500)})`);
   t.diagnostic(`the Python processor read every partition ${Date.now() - stoppedAt} ms after ours began to stop`);
-  await f.drainAndCheck();
+  // Our final checkpoint is stored before our link closes, and the Python reader can only start after that.
+  // But a Python round that read the checkpoints before our final one and attaches after our link closed
+  // (its round reads them, then opens the reader: a window of a few hundred ms, every round, since its claims
+  // are kept) reads again what came since our previous checkpoint: at most one checkpoint interval (1 s,
+  // 10 events here; 20 allowed for a late batch).
+  await f.drainAndCheck(20);
 });
