@@ -22,6 +22,8 @@ import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
 import { usePresizedFrames } from './internal/rhea-server-output.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
 import { keepRawTransfers } from './internal/raw-transfers.ts';
+import { tolerateLateFrames } from './internal/late-frames.ts';
+import { plainTerminus } from './internal/plain-terminus.ts';
 import { offerServiceMechanisms } from './internal/sasl-mechanisms.ts';
 import { serveLikeTheService } from './internal/service-frames.ts';
 import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from './internal/offset-format.ts';
@@ -141,6 +143,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     const connection = this.container.create_connection(connectionOptions);
     connection.accept(socket);
     serveLikeTheService(connection, { maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES });
+    tolerateLateFrames(connection);
   }
 
   /** The same AMQP server over WebSockets: each upgraded socket is one AMQP connection of the container. */
@@ -311,7 +314,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     const address = parseAddress(remote.source?.address);
     if (address.kind === 'cbs' || address.kind === 'management') {
       sender.set_source({ address: remote.source.address });
-      sender.set_target(remote.target ?? {});
+      sender.set_target(plainTerminus(remote.target));
       state.addReplyLink(sender, address.kind);
       if (remote.target?.address) state.replyLinks.set(String(remote.target.address), sender);
       return;
@@ -347,8 +350,8 @@ export class EmulatorServer implements Emulator, FaultHost {
       this.connections.unlinkConsumer(old);
       old.detach(LINK_STOLEN, stolenByEpoch(epoch, old.epoch));
     }
-    sender.set_source(remote.source);
-    sender.set_target(remote.target ?? {});
+    sender.set_source(plainTerminus(remote.source));
+    sender.set_target(plainTerminus(remote.target));
     const capabilities: unknown[] = Array.isArray(remote.desired_capabilities) ? remote.desired_capabilities : remote.desired_capabilities ? [remote.desired_capabilities] : [];
     const runtimeMetrics = capabilities.map(String).includes(RUNTIME_METRIC_CAPABILITY);
     if (runtimeMetrics) sender.local.attach.offered_capabilities = [RUNTIME_METRIC_CAPABILITY];
@@ -375,7 +378,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     const address = parseAddress(remote.target?.address);
     if (address.kind === 'cbs' || address.kind === 'management') {
       receiver.set_target({ address: remote.target.address });
-      receiver.set_source(remote.source ?? {});
+      receiver.set_source(plainTerminus(remote.source));
       return;
     }
     if (address.kind !== 'producer') return this.refuse(receiver, NOT_FOUND, entityNotFound(String(remote.target?.address ?? '')));
@@ -393,7 +396,7 @@ export class EmulatorServer implements Emulator, FaultHost {
       receiver.local.attach.offered_capabilities = [IDEMPOTENT_PRODUCER_CAPABILITY];
     }
     receiver.set_target({ address: remote.target.address });
-    receiver.set_source(remote.source ?? {});
+    receiver.set_source(plainTerminus(remote.source));
     keepRawTransfers(receiver.session);
     // The SDK sizes its batches from this value (eventHubSender.ts getMaxMessageSize).
     receiver.local.attach.max_message_size = MAX_MESSAGE_SIZE_BYTES;

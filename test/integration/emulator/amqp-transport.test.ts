@@ -1,8 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import rhea from 'rhea';
 import { startTestEmulator } from '../../helpers/emulator.ts';
+
+const require = createRequire(import.meta.url);
 
 /** Opens a bare rhea connection; resolves with it once open (or rejects on error / timeout). */
 function connect(port: number, options: Record<string, unknown>): Promise<any> {
@@ -229,4 +232,43 @@ test('a selector filter is found by its descriptor, whatever the client names it
     assert.deepEqual(sequenceNumbers, [1, 2], `${name}: events after sequence number 0`);
     receiver.close();
   }
+});
+
+test('a Detach that comes after the client ended its session is dropped; the connection stays open', async (t) => {
+  const protocolErrors: string[] = [];
+  const { emulator, hubName } = await startTestEmulator(t, { partitions: 1, onProtocolError: (m) => protocolErrors.push(m) });
+  const connection = await connect(emulator.port, {});
+  t.after(() => connection.close());
+  // As the Python SDK closes a management client: End for the session, then Detach for a link of it.
+  const session = connection.create_session();
+  session.begin();
+  const link = session.attach_receiver({ source: { address: '$management' }, target: { address: 'late-replies' } });
+  await new Promise((resolve) => link.once('receiver_open', resolve));
+  const channel = session.local.channel;
+  session.close();
+  await new Promise((resolve) => session.once('session_close', resolve));
+  const frames = require('rhea/lib/frames.js');
+  connection._write_frame(channel, frames.detach({ handle: link.local.handle, closed: true }));
+  // The connection still serves requests afterwards.
+  const management = await requester(connection, '$management');
+  management.sender.send({ message_id: 'after-late-detach', body: 'x', application_properties: { operation: 'READ', name: hubName, type: 'com.microsoft:eventhub' } });
+  const reply = await Promise.race([
+    management.next(),
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`no reply within 5 s; protocol errors: ${protocolErrors.join('; ')}`)), 5_000).unref()),
+  ]) as any;
+  assert.equal(reply.correlation_id, 'after-late-detach');
+  assert.ok(connection.is_open());
+  assert.deepEqual(protocolErrors, []);
+});
+
+test("echoing a client's empty source or target leaves rhea's shared empty list alone", async (t) => {
+  const { emulator } = await startTestEmulator(t, { partitions: 1 });
+  const connection = await connect(emulator.port, {});
+  t.after(() => connection.close());
+  // An empty target (list0 on the wire), as the SDK's $cbs and $management receivers send it.
+  const receiver = connection.open_receiver({ source: { address: '$management' }, target: {} });
+  await new Promise((resolve) => receiver.once('receiver_open', resolve));
+  const types = (rhea as any).types;
+  assert.deepEqual(types.List0().value, [], 'rhea hands one array to every empty list in the process');
+  assert.equal(receiver.remote.attach.target?.value?.length ?? 7, 7, 'the echoed target has 7 fields');
 });
