@@ -1,22 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createConnection } from 'node:net';
-import rhea from 'rhea';
 import { startTestEmulator } from '../../helpers/emulator.ts';
+import { openRheaConnection } from '../../helpers/rhea-connection.ts';
 
-/** Opens a bare rhea connection; resolves with it once open (or rejects on error / timeout). */
-function connect(port: number, options: Record<string, unknown>): Promise<any> {
-  const container = (rhea as any).create_container();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('connection did not open within 5 s')), 5_000);
-    container.once('connection_open', (ctx: any) => {
-      clearTimeout(timer);
-      resolve(ctx.connection);
-    });
-    container.once('disconnected', (ctx: any) => reject(ctx.error ?? new Error('disconnected')));
-    container.connect({ host: '127.0.0.1', port, reconnect: false, ...options });
-  });
-}
+const connect = openRheaConnection;
 
 test('the server accepts SASL ANONYMOUS (with a user name, as the SDK sends) and connections without SASL', async (t) => {
   const { emulator } = await startTestEmulator(t, { partitions: 1 });
