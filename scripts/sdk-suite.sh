@@ -57,7 +57,7 @@ EOF
   # Entra ID tokens cannot be checked locally: the emulator accepts any JWT, so a fixed one will do.
   cat > glue/test-credential.ts <<'EOF'
 export function createTestCredential(): any {
-  return { getToken: async () => ({ token: "harness.jwt", expiresOnTimestamp: Date.now() + 3_600_000 }) };
+  return { getToken: async () => ({ token: "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJoYXJuZXNzIn0.aGFybmVzcw", expiresOnTimestamp: Date.now() + 3_600_000 }) };
 }
 EOF
   # The SDK repository's tracing assertions are not published: specs using them fail with this message.

@@ -2,7 +2,8 @@
  * The emulator: a rhea AMQP 1.0 listener (generic server) routing links to Event Hubs semantics
  * (claims, management, producers, consumers with epochs) over in-memory partition logs.
  */
-import type { Server, Socket } from 'node:net';
+import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import rhea from 'rhea';
 import type { Emulator, EmulatorEventInput, EmulatorHubConfig, EmulatorOptions, ReceiverLinkRecord } from './types.ts';
 import { parseAddress } from './internal/addresses.ts';
@@ -20,6 +21,8 @@ import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
 import { usePresizedFrames } from './internal/rhea-server-output.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
+import { offerServiceMechanisms } from './internal/sasl-mechanisms.ts';
+import { serveLikeTheService } from './internal/service-frames.ts';
 import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from './internal/offset-format.ts';
 import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber } from './internal/start-position.ts';
 import { WebSocketListener } from './internal/websocket-listener.ts';
@@ -33,6 +36,12 @@ export const DEFAULT_KEY_NAME = 'RootManageSharedAccessKey';
 export const DEFAULT_KEY = 'SAS_KEY_VALUE';
 /** Idle timeout announced to clients; they send heartbeats at half of it. */
 const IDLE_TIMEOUT_MS = 120_000;
+/**
+ * The service's Open: frames of at most 64 KiB and channels 0-4999 (seen in the Open frames the service
+ * sends to the Python and Go SDKs, whose network traces print them). Clients split larger transfers.
+ */
+const MAX_FRAME_SIZE_BYTES = 65_536;
+const CHANNEL_MAX = 4_999;
 /** How long stop() waits for clients to end their connections after the AMQP close. */
 const STOP_GRACE_MS = 500;
 const EPOCH_PROPERTY = 'com.microsoft:epoch';
@@ -70,6 +79,7 @@ export class EmulatorServer implements Emulator, FaultHost {
       receiver_options: { autoaccept: false },
       sender_options: { snd_settle_mode: 1 },
     });
+    offerServiceMechanisms(this.container, options.sasKeys);
     this.wire();
   }
 
@@ -86,46 +96,59 @@ export class EmulatorServer implements Emulator, FaultHost {
   }
 
   async start(): Promise<void> {
-    const listenOptions: Record<string, unknown> = {
-      host: this.host,
-      port: this.options.port ?? DEFAULT_PORT,
+    const connectionOptions: Record<string, unknown> = {
       idle_time_out: IDLE_TIMEOUT_MS,
       container_id: 'eventhubs-emulator',
+      max_frame_size: MAX_FRAME_SIZE_BYTES,
+      channel_max: CHANNEL_MAX,
       // rhea leaves Nagle on for accepted sockets; with small credit windows every flow/transfer round
       // trip would then wait for the delayed-ACK timer (~40 ms).
       tcp_no_delay: true,
     };
-    if (this.options.tls) Object.assign(listenOptions, { transport: 'tls', cert: this.options.tls.cert, key: this.options.tls.key });
-    const server: Server = this.container.listen(listenOptions);
+    // Our own listener rather than rhea's `listen`, so that each connection gets the service's framing
+    // before rhea writes its first frame (internal/service-frames.ts).
+    const tls = this.options.tls;
+    const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key }) : createTcpServer();
+    server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => this.accept(socket, connectionOptions));
     this.server = server;
+    // Every accepted socket, before TLS completes too, so stop() can cut the ones still handshaking.
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
+    // A client that resets the connection during the TLS handshake must not crash the server.
+    server.on('tlsClientError', () => undefined);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
+      server.listen({ host: this.host, port: this.options.port ?? DEFAULT_PORT });
     });
     const address = server.address();
     this.boundPort = typeof address === 'object' && address ? address.port : 0;
-    if (this.options.websocketPort !== undefined) await this.startWebSocket(listenOptions, this.options.websocketPort);
+    if (this.options.websocketPort !== undefined) await this.startWebSocket(connectionOptions, this.options.websocketPort);
     const sweepMs = Math.min(1_000, Math.max(50, Math.floor(this.retentionMs / 4)));
     this.retentionTimer = setInterval(() => this.expire(), sweepMs);
     this.retentionTimer.unref();
   }
 
+  /** One client connection (a TCP or TLS socket, or a WebSocket stream) of the AMQP container. */
+  private accept(socket: any, connectionOptions: Record<string, unknown>): void {
+    if (this.stopping) {
+      socket.destroy();
+      return;
+    }
+    const connection = this.container.create_connection(connectionOptions);
+    connection.accept(socket);
+    serveLikeTheService(connection, { maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES });
+  }
+
   /** The same AMQP server over WebSockets: each upgraded socket is one AMQP connection of the container. */
-  private async startWebSocket(listenOptions: Record<string, unknown>, port: number): Promise<void> {
-    // The accepted connections get the TCP listener's AMQP settings (idle timeout, container id).
-    const { transport: _transport, cert: _cert, key: _key, ...connectionOptions } = listenOptions;
+  private async startWebSocket(connectionOptions: Record<string, unknown>, port: number): Promise<void> {
     this.websocket = new WebSocketListener({
       host: this.host,
       port,
       ...(this.options.tls ? { tls: this.options.tls } : {}),
-      onStream: (stream) => {
-        if (this.stopping) return stream.destroy();
-        this.container.create_connection(connectionOptions).accept(stream);
-      },
+      onStream: (stream) => this.accept(stream, connectionOptions),
     });
     try {
       await this.websocket.start();
@@ -288,7 +311,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     if (address.kind === 'cbs' || address.kind === 'management') {
       sender.set_source({ address: remote.source.address });
       sender.set_target(remote.target ?? {});
-      state.replyLinks.set(sender.name, sender);
+      state.addReplyLink(sender, address.kind);
       if (remote.target?.address) state.replyLinks.set(String(remote.target.address), sender);
       return;
     }
@@ -387,9 +410,14 @@ export class EmulatorServer implements Emulator, FaultHost {
       const reply = address.kind === 'cbs'
         ? this.onPutToken(state, request)
         : handleManagement(request, this.namespace, this.endpoint(), this.faults.takeRequestFailure('management'));
+      // The reply goes to the link named by reply_to; without one, to the requester's receiver on the same
+      // node (the Python SDK sends put-token and management requests without reply_to and reads the reply
+      // on its `$cbs` / `$management` receiver). Correlated by the request's message id.
       const replyTo = request?.reply_to;
-      const link = replyTo === undefined ? undefined : state.replyLinks.get(String(replyTo));
-      if (link && link.is_open()) link.send({ ...reply, correlation_id: request.message_id, to: replyTo });
+      const link = replyTo === undefined || replyTo === null ? state.replyLinkOnNode(address.kind, receiver.session) : state.replyLinks.get(String(replyTo));
+      if (link && link.is_open()) {
+        link.send({ ...reply, correlation_id: request.message_id, ...(replyTo === undefined || replyTo === null ? {} : { to: replyTo }) });
+      }
       return;
     }
     if (address.kind !== 'producer') return delivery.reject({ condition: NOT_FOUND, description: 'Unknown link.' });

@@ -15,6 +15,8 @@ export function openRheaConnection(port: number, options: Record<string, unknown
       resolve(ctx.connection);
     });
     container.once('disconnected', (ctx: any) => reject(ctx.error ?? new Error('disconnected')));
+    // A refused SASL handshake is also raised as the container's 'error'; the rejection above reports it.
+    container.on('error', () => undefined);
     container.connect({ host: '127.0.0.1', port, reconnect: false, ...options });
   });
 }

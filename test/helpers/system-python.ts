@@ -13,6 +13,8 @@ const PACKAGE_OF_MODULE: Record<string, string> = {
   'azure.eventhub': 'python3-azure',
   'azure.eventhub.extensions.checkpointstoreblob': 'python3-azure',
   'azure.storage.blob': 'python3-azure',
+  // azure-eventhub 5.11 reaches a custom endpoint (any port but 5671) only over WebSockets.
+  websocket: 'python3-websocket',
   proton: 'python3-qpid-proton',
   uamqp: 'python3-uamqp',
 };

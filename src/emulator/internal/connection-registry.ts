@@ -21,7 +21,28 @@ export class ConnectionState {
   /** Server senders that carry replies, by link name and by target address (the request's reply_to). */
   readonly replyLinks = new Map<string, any>();
 
+  /** Server senders on `$cbs` and `$management`, newest last, for requests that name no reply_to. */
+  private readonly nodeReplyLinks: Array<{ node: 'cbs' | 'management'; link: any }> = [];
+
   constructor(readonly connection: any) {}
+
+  addReplyLink(link: any, node: 'cbs' | 'management'): void {
+    this.replyLinks.set(String(link.name), link);
+    for (let i = this.nodeReplyLinks.length - 1; i >= 0; i--) if (!this.nodeReplyLinks[i]!.link.is_open()) this.nodeReplyLinks.splice(i, 1);
+    this.nodeReplyLinks.push({ node, link });
+  }
+
+  /** The newest open reply link on `node`, preferring one in `session` (the request link's session). */
+  replyLinkOnNode(node: 'cbs' | 'management', session: unknown): any {
+    let fallback: any;
+    for (let i = this.nodeReplyLinks.length - 1; i >= 0; i--) {
+      const entry = this.nodeReplyLinks[i]!;
+      if (entry.node !== node || !entry.link.is_open()) continue;
+      if (entry.link.session === session) return entry.link;
+      fallback ??= entry.link;
+    }
+    return fallback;
+  }
 
   grant(authorization: Authorization): void {
     const now = Date.now();

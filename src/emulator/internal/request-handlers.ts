@@ -18,14 +18,42 @@ export interface Reply {
   body?: unknown;
 }
 
-function failure(condition: string, description: string): Reply {
+/**
+ * A reply's status in both spellings clients read: `status-code` / `status-description` (the JS and .NET
+ * SDKs, the Python SDK's CBS link) and `statusCode` / `statusDescription`, the older management spelling
+ * that uAMQP reads by default and the Python SDK 5.11's management link falls back to (core-amqp's
+ * requestResponseLink.ts reads either, so the service is known to send both forms).
+ */
+function status(code: number, description: string, condition?: string): Record<string, unknown> {
+  // An AMQP int, as the service sends it: rhea would write a JS number in a map as a uint, and
+  // azure-uamqp-c (amqp_management.c) rejects a reply whose status code is not an int.
+  const statusCode = types.wrap_int(code);
   return {
-    application_properties: {
-      'status-code': statusCodeFor(condition),
-      'status-description': description,
-      'error-condition': condition,
-    },
+    'status-code': statusCode,
+    'status-description': description,
+    statusCode,
+    statusDescription: description,
+    ...(condition !== undefined ? { 'error-condition': condition } : {}),
   };
+}
+
+function failure(condition: string, description: string): Reply {
+  return { application_properties: status(statusCodeFor(condition), description, condition) };
+}
+
+const SAS_PREFIX = 'SharedAccessSignature ';
+const SAS_TOKEN_TYPE = 'servicebus.windows.net:sastoken';
+
+/** A compact JWS: three base64url segments, the first a JSON header naming its algorithm (RFC 7515 §7.1). */
+export function looksLikeJwt(token: string): boolean {
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)) || !parts[0] || !parts[1]) return false;
+  try {
+    const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as unknown;
+    return typeof header === 'object' && header !== null && typeof (header as { alg?: unknown }).alg === 'string';
+  } catch {
+    return false;
+  }
 }
 
 export interface Authorization {
@@ -44,13 +72,17 @@ export function handlePutToken(
   const audience = typeof props.name === 'string' ? props.name : '';
   const type = String(props.type ?? '');
   const token = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
-  const accepted: Reply = { application_properties: { 'status-code': 202, 'status-description': 'Accepted' } };
+  const accepted: Reply = { application_properties: status(202, 'Accepted') };
   if (!sasKeys) return { reply: accepted, granted: { audience, expiresAtMs: Number.POSITIVE_INFINITY } };
-  if (type === 'jwt') {
-    // Entra ID tokens cannot be verified locally; they are accepted (documented limit).
-    return { reply: accepted, granted: { audience, expiresAtMs: Number.POSITIVE_INFINITY } };
+  // What the token is decides how it is checked, not what the client calls it: the Python SDK labels its
+  // SAS tokens `jwt`. A SharedAccessSignature is verified as one whatever its `type`.
+  if (!token.startsWith(SAS_PREFIX)) {
+    if (type === 'jwt' && looksLikeJwt(token)) {
+      // Entra ID tokens cannot be verified locally; a well-formed JWT is accepted (documented limit).
+      return { reply: accepted, granted: { audience, expiresAtMs: Number.POSITIVE_INFINITY } };
+    }
+    if (type !== 'jwt' && type !== SAS_TOKEN_TYPE) return { reply: failure(UNAUTHORIZED, `The token type '${type}' is not supported.`) };
   }
-  if (type !== 'servicebus.windows.net:sastoken') return { reply: failure(UNAUTHORIZED, `The token type '${type}' is not supported.`) };
   const verdict = verifySasToken(token, sasKeys, audience);
   if (!verdict.ok) return { reply: failure(UNAUTHORIZED, verdict.reason) };
   return { reply: accepted, granted: { audience, expiresAtMs: verdict.expiresAtMs } };
@@ -65,7 +97,7 @@ export function handleManagement(request: any, namespace: Namespace, endpoint: s
   const hubName = String(props.name ?? '');
   const hub = namespace.get(hubName);
   if (!hub) return failure(NOT_FOUND, entityNotFound(`${endpoint}${hubName}`));
-  const ok = { 'status-code': 200, 'status-description': 'OK' };
+  const ok = status(200, 'OK');
   if (props.type === 'com.microsoft:eventhub') {
     return {
       application_properties: ok,

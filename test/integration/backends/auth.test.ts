@@ -13,6 +13,7 @@ import type { BackendKind, HubClient, PartitionReader, ReceivedEvent } from '../
 import { BackendError } from '../../../src/backends/consumer.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { createSelfSignedCert, trustAnyCertificate } from './self-signed-cert.ts';
+import { fakeJwt } from '../../helpers/fake-jwt.ts';
 
 const KEY_NAME = 'RootManageSharedAccessKey';
 const KEY = 'YXV0aC10ZXN0LWtleS12YWx1ZQ==';
@@ -32,7 +33,7 @@ class RecordingCredential implements TokenCredential {
   constructor(private readonly lifetimeMs: number) {}
   async getToken(scopes: string | string[]): Promise<AccessToken> {
     this.scopes.push(...(Array.isArray(scopes) ? scopes : [scopes]));
-    return { token: `eyJ.test-token.${this.scopes.length}`, expiresOnTimestamp: Date.now() + this.lifetimeMs };
+    return { token: fakeJwt(`test-token-${this.scopes.length}`), expiresOnTimestamp: Date.now() + this.lifetimeMs };
   }
 }
 

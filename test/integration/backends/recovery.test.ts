@@ -10,6 +10,7 @@ import { createHubClient } from '../../../src/backends/create-hub-client.ts';
 import type { BackendKind, BackendStatus, HubClient, PartitionReader, ReceivedEvent } from '../../../src/backends/consumer.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { createSelfSignedCert, trustAnyCertificate } from './self-signed-cert.ts';
+import { fakeJwt } from '../../helpers/fake-jwt.ts';
 
 async function collect(reader: PartitionReader, count: number, timeoutMs: number): Promise<ReceivedEvent[]> {
   const out: ReceivedEvent[] = [];
@@ -89,7 +90,7 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       const credential: TokenCredential = {
         async getToken(): Promise<AccessToken> {
           calls.push(Date.now());
-          return { token: `eyJ.token.${calls.length}`, expiresOnTimestamp: Date.now() + 125_500 };
+          return { token: fakeJwt(`token-${calls.length}`), expiresOnTimestamp: Date.now() + 125_500 };
         },
       };
       const client = createHubClient(kind, { credential, fullyQualifiedNamespace: `localhost:${emulator.port}`, eventHubName: hubName, consumerGroup });

@@ -13,6 +13,7 @@ import { BackendError } from '../../../src/backends/consumer.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { startTestProxy, type TestProxy } from '../../helpers/connect-proxy.ts';
 import { createSelfSignedCert, trustAnyCertificate } from './self-signed-cert.ts';
+import { fakeJwt } from '../../helpers/fake-jwt.ts';
 
 const KEY_NAME = 'RootManageSharedAccessKey';
 const KEY = 'd2Vic29ja2V0cy10ZXN0LWtleQ==';
@@ -30,7 +31,7 @@ class StaticCredential implements TokenCredential {
   calls = 0;
   async getToken(): Promise<AccessToken> {
     this.calls++;
-    return { token: `eyJ.ws-token.${this.calls}`, expiresOnTimestamp: Date.now() + 3_600_000 };
+    return { token: fakeJwt(`ws-token-${this.calls}`), expiresOnTimestamp: Date.now() + 3_600_000 };
   }
 }
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createConnection } from 'node:net';
+import rhea from 'rhea';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { openRheaConnection } from '../../helpers/rhea-connection.ts';
 
@@ -95,4 +96,74 @@ test('stop() ends while a client holds an accepted socket without an AMQP connec
   clearTimeout(bound);
   assert.equal(stopped, true, 'stop() resolved');
   await closed;
+});
+
+/** The SASL mechanisms a server offers: the first SASL frame after the SASL protocol header. */
+function offeredMechanisms(port: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    let bytes = Buffer.alloc(0);
+    const timer = setTimeout(() => reject(new Error('no SASL mechanisms frame within 5 s')), 5_000);
+    socket.on('error', reject);
+    socket.on('connect', () => socket.write(Buffer.from('AMQP\x03\x01\x00\x00', 'latin1')));
+    socket.on('data', (chunk) => {
+      bytes = Buffer.concat([bytes, chunk]);
+      if (bytes.length < 12 || bytes.length < 8 + bytes.readUInt32BE(8)) return;
+      clearTimeout(timer);
+      socket.destroy();
+      const frame = bytes.subarray(8, 8 + bytes.readUInt32BE(8));
+      const performative = new (rhea as any).types.Reader(frame.subarray(frame[4]! * 4)).read();
+      const list = performative.value[0];
+      resolve((Array.isArray(list.value) ? list.value : [list]).map((m: any) => String(m.value ?? m)));
+    });
+  });
+}
+
+test('the server offers the service SASL mechanisms and authenticates MSSBCBS; PLAIN checks the key when keys are set', async (t) => {
+  const { emulator } = await startTestEmulator(t, { partitions: 1, sasKeys: { RootManageSharedAccessKey: 'right-key' } });
+  assert.deepEqual(await offeredMechanisms(emulator.port), ['MSSBCBS', 'PLAIN', 'ANONYMOUS', 'EXTERNAL']);
+  // A client that asks for MSSBCBS by name (as azure-uamqp-c does), with an empty initial response.
+  const mssbcbs = { MSSBCBS: () => ({ start: (callback: (error: unknown, response: Buffer) => void) => callback(undefined, Buffer.alloc(0)) }) };
+  const cbsConnection = await connect(emulator.port, { sasl_mechanisms: mssbcbs });
+  assert.ok(cbsConnection.is_open());
+  cbsConnection.close();
+  const plain = await connect(emulator.port, { username: 'RootManageSharedAccessKey', password: 'right-key' });
+  assert.ok(plain.is_open());
+  plain.close();
+  await assert.rejects(connect(emulator.port, { username: 'RootManageSharedAccessKey', password: 'wrong-key' }));
+});
+
+/** Attaches a request sender and a reply receiver on `node`; resolves once both are open. */
+async function requester(connection: any, node: string): Promise<{ sender: any; replies: any[]; next(): Promise<any> }> {
+  const replies: any[] = [];
+  const waiting: Array<(m: any) => void> = [];
+  const receiver = connection.open_receiver({ source: { address: node }, target: { address: `${node}-replies` }, credit_window: 10 });
+  receiver.on('message', (ctx: any) => {
+    const resolve = waiting.shift();
+    if (resolve) resolve(ctx.message);
+    else replies.push(ctx.message);
+  });
+  const sender = connection.open_sender({ target: { address: node } });
+  await Promise.all([new Promise((r) => receiver.once('receiver_open', r)), new Promise((r) => sender.once('sendable', r))]);
+  return {
+    sender,
+    replies,
+    next: () => (replies.length > 0 ? Promise.resolve(replies.shift()) : new Promise((resolve) => waiting.push(resolve))),
+  };
+}
+
+test('$cbs and $management requests without reply_to are answered on the requester receiver of that node', async (t) => {
+  const { emulator, hubName } = await startTestEmulator(t, { partitions: 2 });
+  const connection = await connect(emulator.port, {});
+  t.after(() => connection.close());
+  const cbs = await requester(connection, '$cbs');
+  const management = await requester(connection, '$management');
+  cbs.sender.send({ message_id: 'put-1', body: 'token', application_properties: { operation: 'put-token', name: `sb://127.0.0.1/${hubName}`, type: 'jwt' } });
+  management.sender.send({ message_id: 'read-1', body: 'x', application_properties: { operation: 'READ', name: hubName, type: 'com.microsoft:eventhub' } });
+  const [cbsReply, managementReply] = await Promise.all([cbs.next(), management.next()]);
+  assert.equal(cbsReply.correlation_id, 'put-1');
+  assert.equal(cbsReply.application_properties['status-code'], 202);
+  assert.equal(managementReply.correlation_id, 'read-1');
+  assert.equal(managementReply.application_properties['status-code'], 200);
+  assert.equal(managementReply.body.partition_count, 2);
 });
