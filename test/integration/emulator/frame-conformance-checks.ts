@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { decodeAll, plain, type AmqpFrame, type AmqpValue } from '../../helpers/amqp-frame-decoder.ts';
 import { checkFrameFields, compositeField, field, type Finding } from '../../helpers/amqp-frame-rules.ts';
 import { checkSentOrder } from '../../helpers/amqp-link-order.ts';
+import { checkServerAgainstClient } from '../../helpers/amqp-peer-rules.ts';
 import type { RecordingProxy } from '../../helpers/recording-proxy.ts';
 
 /**
@@ -50,7 +51,8 @@ export function serverFindings(proxy: RecordingProxy): Finding[] {
   for (let connection = 0; connection < proxy.connections; connection++) {
     const frames = proxy.frames('server', connection);
     for (const frame of frames) findings.push(...checkFrameFields(frame), ...attachReplyFindings(frame));
-    findings.push(...checkSentOrder(frames).map((f) => ({ ...f, message: `connection ${connection}, ${f.message}` })));
+    const inOrder = [...checkSentOrder(frames), ...checkServerAgainstClient(proxy.units.filter((r) => r.connection === connection))];
+    findings.push(...inOrder.map((f) => ({ ...f, message: `connection ${connection}, ${f.message}` })));
   }
   return findings;
 }
