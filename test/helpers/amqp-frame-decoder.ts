@@ -24,6 +24,8 @@ export type AmqpValue =
 
 export class AmqpDecodeError extends Error {
   override name = 'AmqpDecodeError';
+  /** From AmqpFrameReader.push: the units that chunk completed before the malformed one. */
+  units: AmqpUnit[] = [];
 }
 
 /** Fixed-width primitive encodings: code → [type, width in bytes, reader]. Spec part 1, 1.6.1–1.6.22. */
@@ -301,25 +303,31 @@ function bigintJson(_key: string, value: unknown): unknown {
 export class AmqpFrameReader {
   private pending: Buffer = Buffer.alloc(0);
 
-  /** Adds bytes; returns every unit they complete, in order. Throws AmqpDecodeError on malformed input. */
+  /**
+   * Adds bytes; returns every unit they complete, in order. Throws AmqpDecodeError on malformed input,
+   * carrying the units completed before it (`error.units`).
+   */
   push(chunk: Buffer): AmqpUnit[] {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     const units: AmqpUnit[] = [];
-    let at = 0;
-    while (this.pending.length - at >= FRAME_HEADER_BYTES) {
-      if (this.pending.subarray(at, at + 4).equals(AMQP)) {
-        const h = this.pending.subarray(at + 4, at + 8);
-        units.push({ kind: 'header', protocolId: h[0]!, version: `${h[1]}.${h[2]}.${h[3]}` });
-        at += 8;
-        continue;
+    try {
+      while (this.pending.length >= FRAME_HEADER_BYTES) {
+        if (this.pending.subarray(0, 4).equals(AMQP)) {
+          const h = this.pending.subarray(4, 8);
+          units.push({ kind: 'header', protocolId: h[0]!, version: `${h[1]}.${h[2]}.${h[3]}` });
+          this.pending = this.pending.subarray(8);
+          continue;
+        }
+        const size = this.pending.readUInt32BE(0);
+        if (size < FRAME_HEADER_BYTES) throw new AmqpDecodeError(`frame size ${size} is below the 8-byte frame header`);
+        if (this.pending.length < size) break;
+        units.push(decodeFrame(this.pending.subarray(0, size)));
+        this.pending = this.pending.subarray(size);
       }
-      const size = this.pending.readUInt32BE(at);
-      if (size < FRAME_HEADER_BYTES) throw new AmqpDecodeError(`frame size ${size} is below the 8-byte frame header`);
-      if (this.pending.length - at < size) break;
-      units.push(decodeFrame(this.pending.subarray(at, at + size)));
-      at += size;
+    } catch (error) {
+      if (error instanceof AmqpDecodeError) error.units = units;
+      throw error;
     }
-    this.pending = this.pending.subarray(at);
     return units;
   }
 

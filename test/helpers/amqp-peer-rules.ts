@@ -42,7 +42,7 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
   const serverLinks = new Map<string, Link>(); // `${serverChannel}/${handle}` → link
   /** A client flow for a link the server has not answered yet: applied when its attach comes. */
   const earlyFlows = new Map<string, { deliveryCount: number | undefined; credit: number }>();
-  let serverIndex = 0;
+  let serverIndex = -1; // index of the current frame among the server's frames
   const say = (frame: AmqpFrame, message: string): void => {
     findings.push({ kind: 'spec', path: `${frame.performative}`, message: `server frame ${serverIndex} (${frame.performative ?? 'empty'}, channel ${frame.channel}): ${message}` });
   };

@@ -4,7 +4,7 @@
  * order the proxy saw them. Bytes are forwarded unchanged, whether or not they decode.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { AmqpFrameReader, type AmqpFrame, type AmqpUnit } from './amqp-frame-decoder.ts';
+import { AmqpFrameReader, type AmqpDecodeError, type AmqpFrame, type AmqpUnit } from './amqp-frame-decoder.ts';
 
 export type Direction = 'client' | 'server';
 
@@ -58,6 +58,7 @@ export async function startRecordingProxy(target: { host?: string; port: number 
         for (const unit of reader.push(chunk)) record({ from, connection, unit });
       } catch (error) {
         broken = true;
+        for (const unit of (error as AmqpDecodeError).units ?? []) record({ from, connection, unit });
         errors.push(`connection ${connection} from ${from}: ${(error as Error).message}`);
       }
     });

@@ -204,4 +204,9 @@ test('the reader splits headers and frames out of a stream, whatever the chunkin
   assert.deepEqual(partial.push(hex(OPEN).subarray(0, 20)), []);
   assert.equal(partial.buffered, 20);
   assert.throws(() => new AmqpFrameReader().push(hex('00000004 02 00 0000')), /below the 8-byte frame header/);
+  assert.throws(
+    () => new AmqpFrameReader().push(Buffer.concat([hex('414d5150 00 010000'), hex('00000004 02 00 0000')])),
+    (e: unknown) => e instanceof AmqpDecodeError && e.units.length === 1 && e.units[0]!.kind === 'header',
+    'the error carries the units decoded before it',
+  );
 });
