@@ -13,6 +13,8 @@ export interface RecordedUnit {
   from: Direction;
   /** The proxied connection (0, 1, ... in accept order). */
   connection: number;
+  /** Which read of that side's socket completed it (0, 1, ...): units of one client write share it on loopback. */
+  chunk: number;
   unit: AmqpUnit;
 }
 
@@ -51,14 +53,16 @@ export async function startRecordingProxy(target: { host?: string; port: number 
   const pipe = (from: Direction, connection: number, source: Socket, sink: Socket): void => {
     const reader = new AmqpFrameReader();
     let broken = false;
-    source.on('data', (chunk: Buffer) => {
-      sink.write(chunk);
+    let reads = 0;
+    source.on('data', (bytes: Buffer) => {
+      sink.write(bytes);
+      const chunk = reads++;
       if (broken) return;
       try {
-        for (const unit of reader.push(chunk)) record({ from, connection, unit });
+        for (const unit of reader.push(bytes)) record({ from, connection, chunk, unit });
       } catch (error) {
         broken = true;
-        for (const unit of (error as AmqpDecodeError).units ?? []) record({ from, connection, unit });
+        for (const unit of (error as AmqpDecodeError).units ?? []) record({ from, connection, chunk, unit });
         errors.push(`connection ${connection} from ${from}: ${(error as Error).message}`);
       }
     });

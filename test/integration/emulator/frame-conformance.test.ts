@@ -12,7 +12,7 @@ import { compositeField, describedName, field } from '../../helpers/amqp-frame-r
 import { startTestEmulator, type TestEmulator, type TestEmulatorOptions } from '../../helpers/emulator.ts';
 import { startRecordingProxy, type RecordingProxy } from '../../helpers/recording-proxy.ts';
 import { closeable, openRheaConnection } from '../../helpers/rhea-connection.ts';
-import { FAST_RETRY, collectEvents } from './sdk-helpers.ts';
+import { FAST_RETRY, collectEvents, waitFor } from './sdk-helpers.ts';
 import { assertRefusal, checkServerFrames, closed, errorCondition, replyStatus, serverFrames, symbolOf, waitForDetach } from './frame-conformance-checks.ts';
 
 const NO_RETRY = { ...FAST_RETRY, maxRetries: 0 };
@@ -217,7 +217,9 @@ test('owner levels: a lower epoch is refused, a higher one detaches the owner wi
     const handlers = { processEvents: async (events: unknown[]) => void (events.length > 0 && received?.()), processError: async () => undefined };
     clients.push(consumer, e.track(consumer.subscribe('0', handlers, { startPosition: earliestEventPosition, ownerLevel, maxWaitTimeInSeconds: 1 })));
   };
-  await new Promise<void>((resolve) => subscribe(5, resolve));
+  let owning = false;
+  subscribe(5, () => (owning = true));
+  await waitFor(() => owning, 10_000, 'the owner (epoch 5) to receive');
   await refusal(t, e, 'a lower owner level', 'amqp:link:stolen', 'receiver', () => subscribe(4));
   await t.test('the owner, stolen by a higher owner level, gets a detach with closed=true and a complete error', async () => {
     const refusals = serverFrames(e.proxy).filter((l) => l.frame.performative === 'detach').length;
@@ -242,4 +244,31 @@ test('a batch over 1 MB is refused with amqp:link:message-size-exceeded and a co
     assert.equal(tooLarge[0]!.type === 'described' && tooLarge[0]!.value.type === 'list' ? tooLarge[0]!.value.value.length : -1, 3);
   });
   await finish(t, e, producer);
+});
+
+test('server-initiated frames: a receiver that attaches and grants credit in one write, a fault detach, a forced close', async (t) => {
+  const e = await proxiedEmulator(t, { partitions: 1 });
+  e.emulator.append(e.hubName, '0', [{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
+  const connection = await openRheaConnection(e.proxy.port);
+  // Credit added at once goes out with the attach, in one write (a credit window would wait for the server's
+  // attach): the events are there, so a server writing transfers before its attach would show it here.
+  const receiver = connection.open_receiver({ source: { address: `${e.hubName}/ConsumerGroups/$Default/Partitions/0` }, credit_window: 0 });
+  receiver.add_credit(10);
+  let received = 0;
+  receiver.on('message', () => received++);
+  await waitFor(() => received === 3, 5_000, 'three deliveries');
+  await t.test('(precondition) the client sent its attach and its credit in one write', () => {
+    const units = e.proxy.units.filter((r) => r.from === 'client' && r.unit.kind === 'frame' && ['attach', 'flow'].includes(r.unit.performative ?? ''));
+    assert.deepEqual(units.map((r) => `${(r.unit as AmqpFrame).performative} in read ${r.chunk}`), [`attach in read ${units[0]!.chunk}`, `flow in read ${units[0]!.chunk}`]);
+  });
+  assert.equal(e.emulator.faults.detachReceivers({ hub: e.hubName, partitionId: '0', condition: 'com.microsoft:server-busy' }), 1);
+  await waitForDetach(e.proxy, 'com.microsoft:server-busy');
+  assert.equal(e.emulator.faults.dropConnections({ condition: 'amqp:connection:forced' }), 1);
+  const close = (await e.proxy.waitFor((r) => r.from === 'server' && r.unit.kind === 'frame' && r.unit.performative === 'close', 5_000, 'the forced close')).unit as AmqpFrame;
+  await t.test('the fault detach closes the link; the forced close carries its error', () => {
+    const detach = e.proxy.frames('server', 0).find((f) => f.performative === 'detach')!;
+    assert.equal(field(detach, 'closed')?.value, true);
+    assert.equal(errorCondition(field(close, 'error')), 'amqp:connection:forced');
+  });
+  await checkServerFrames(t, e.proxy);
 });

@@ -81,7 +81,7 @@ test('link order: frames of a handle only between its attach and its detach, ses
   ]);
 });
 
-const unit = (from: 'client' | 'server', f: AmqpFrame): RecordedUnit => ({ from, connection: 0, unit: f });
+const unit = (from: 'client' | 'server', f: AmqpFrame): RecordedUnit => ({ from, connection: 0, chunk: 0, unit: f });
 const client = (f: AmqpFrame) => unit('client', f);
 const server = (f: AmqpFrame) => unit('server', f);
 const open = (maxFrame: number | null, channelMax: number | null) =>
