@@ -4,7 +4,8 @@
  * channel-max; 2.5.1 / 2.7.2 a begin answering the client carries remote-channel; 2.6.2 / 2.7.3 an attach
  * answers a client attach of the same name with the other role, and a sender's attach carries
  * initial-delivery-count; 2.6.6 a detach answering a closing detach closes too; 2.6.7 a sender sends
- * only within the credit its receiver granted; 2.4.3 nothing follows the server's close.
+ * only within the credit its receiver granted; 2.5.6 transfers stay within the client's session incoming
+ * window; 2.4.3 nothing follows the server's close.
  */
 import type { AmqpFrame } from './amqp-frame-decoder.ts';
 import { field, type Finding } from './amqp-frame-rules.ts';
@@ -38,6 +39,11 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
   const clientChannels = new Set<number>();
   /** Server channel → client channel, from the server's begin. */
   const serverToClient = new Map<number, number>();
+  /** The client's incoming window per client channel, as of its begin or latest flow (2.5.6). */
+  const clientWindows = new Map<number, { nextIncomingId: number | undefined; incomingWindow: number }>();
+  /** Per server channel: the server's next-outgoing-id now, and as its begin announced it. */
+  const outgoing = new Map<number, number>();
+  const initialOutgoing = new Map<number, number>();
   const clientLinks = new Map<string, Link | string>(); // `${clientChannel}/${handle}` → link (or name until answered)
   const serverLinks = new Map<string, Link>(); // `${serverChannel}/${handle}` → link
   /** A client flow for a link the server has not answered yet: applied when its attach comes. */
@@ -45,6 +51,17 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
   let serverIndex = -1; // index of the current frame among the server's frames
   const say = (frame: AmqpFrame, message: string): void => {
     findings.push({ kind: 'spec', path: `${frame.performative}`, message: `server frame ${serverIndex} (${frame.performative ?? 'empty'}, channel ${frame.channel}): ${message}` });
+  };
+
+  /** 2.5.6: a transfer needs room in the client's incoming window (its next-incoming-id + incoming-window). */
+  const checkWindow = (frame: AmqpFrame): void => {
+    const id = outgoing.get(frame.channel);
+    const window = clientWindows.get(serverToClient.get(frame.channel) ?? -1);
+    if (id === undefined || !window) return;
+    // Until the client's first flow, its window counts from the server's initial next-outgoing-id.
+    const base = window.nextIncomingId ?? initialOutgoing.get(frame.channel) ?? 0;
+    if (id >= base + window.incomingWindow) say(frame, `transfer-id ${id} beyond the client's incoming window (next-incoming-id ${base}, window ${window.incomingWindow})`);
+    outgoing.set(frame.channel, id + 1);
   };
 
   for (const { from, unit } of units) {
@@ -55,9 +72,12 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
       if (name === 'open') {
         clientMaxFrame = num(frame, 'max-frame-size') ?? UINT_MAX;
         channelMax = Math.min(channelMax, num(frame, 'channel-max') ?? USHORT_MAX);
-      } else if (name === 'begin') clientChannels.add(frame.channel);
-      else if (name === 'attach') clientLinks.set(`${frame.channel}/${num(frame, 'handle')}`, String(field(frame, 'name')?.value));
-      else if (name === 'flow' || name === 'detach') {
+      } else if (name === 'begin') {
+        clientChannels.add(frame.channel);
+        clientWindows.set(frame.channel, { nextIncomingId: undefined, incomingWindow: num(frame, 'incoming-window') ?? 0 });
+      } else if (name === 'attach') clientLinks.set(`${frame.channel}/${num(frame, 'handle')}`, String(field(frame, 'name')?.value));
+      if (name === 'flow') clientWindows.set(frame.channel, { nextIncomingId: num(frame, 'next-incoming-id'), incomingWindow: num(frame, 'incoming-window') ?? 0 });
+      if (name === 'flow' || name === 'detach') {
         const key = `${frame.channel}/${num(frame, 'handle')}`;
         const link = clientLinks.get(key);
         if (typeof link === 'string' && name === 'flow') earlyFlows.set(key, { deliveryCount: num(frame, 'delivery-count'), credit: num(frame, 'link-credit') ?? 0 });
@@ -77,6 +97,8 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
       const remote = num(frame, 'remote-channel');
       if (remote === undefined || !clientChannels.has(remote)) say(frame, `answers no client begin (remote-channel ${remote ?? 'null'})`);
       else serverToClient.set(frame.channel, remote);
+      outgoing.set(frame.channel, num(frame, 'next-outgoing-id') ?? 0);
+      initialOutgoing.set(frame.channel, num(frame, 'next-outgoing-id') ?? 0);
     } else if (name === 'attach') {
       const clientChannel = serverToClient.get(frame.channel);
       const linkName = String(field(frame, 'name')?.value);
@@ -91,6 +113,7 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
       if (entry) clientLinks.set(entry[0], link);
       serverLinks.set(`${frame.channel}/${num(frame, 'handle')}`, link);
     } else if (name === 'transfer' || name === 'flow' || name === 'detach') {
+      if (name === 'transfer') checkWindow(frame);
       const link = serverLinks.get(`${frame.channel}/${num(frame, 'handle')}`);
       if (!link) continue; // amqp-link-order.ts reports frames of unattached handles
       if (name === 'detach' && link.clientClosed && field(frame, 'closed')?.value !== true) say(frame, `answers the client's closing detach of '${link.name}' without closed=true`);

@@ -272,3 +272,16 @@ test('server-initiated frames: a receiver that attaches and grants credit in one
   });
   await checkServerFrames(t, e.proxy);
 });
+
+test('a receiver with more credit than its session window: deliveries stay within both', async (t) => {
+  const e = await proxiedEmulator(t, { partitions: 1 });
+  const count = 2_500; // above rhea's incoming window of 2048 transfers
+  e.emulator.append(e.hubName, '0', Array.from({ length: count }, (_, i) => ({ body: `e${i}` })));
+  const connection = await openRheaConnection(e.proxy.port);
+  const receiver = connection.open_receiver({ source: { address: `${e.hubName}/ConsumerGroups/$Default/Partitions/0` }, credit_window: 0 });
+  let received = 0;
+  receiver.on('message', () => received++);
+  receiver.add_credit(count);
+  await waitFor(() => received === count, 10_000, `${count} deliveries`);
+  await finish(t, e, closeable(connection));
+});

@@ -121,3 +121,17 @@ test('peer rules: a session the server answers, links it answers, credit the cli
     "spec: server frame 10 (end, channel 0): sent after the server's close",
   ]);
 });
+
+test('peer rules: transfers stay within the client\'s session incoming window', () => {
+  const narrowBegin = frame('begin', [NULL, uint(0), uint(2), uint(2048), uint(4294967295), NULL, NULL, NULL]);
+  /** A client flow with its session part: next-incoming-id (null before any transfer) and an incoming window of 2. */
+  const windowFlow = (nextIncoming: number | null, credit: number) =>
+    frame('flow', [nextIncoming === null ? NULL : uint(nextIncoming), uint(2), uint(0), uint(2048), uint(0), NULL, uint(credit), NULL, bool(false), bool(false), NULL]);
+  const session = [client(open(null, null)), server(open(65536, 4999)), client(narrowBegin), server(begin(0, 0)), client(attach('r', 0, false, NULL)), client(windowFlow(null, 100)), server(attach('r', 0, true))];
+  const within = [...session, server(transfer(0, 0)), server(transfer(0, 1)), client(windowFlow(2, 98)), server(transfer(0, 2))];
+  assert.deepEqual(checkServerAgainstClient(within), [], 'a client flow moves the window on');
+  const beyond = [...session, server(transfer(0, 0)), server(transfer(0, 1)), server(transfer(0, 2))];
+  assert.deepEqual(messages(checkServerAgainstClient(beyond)), [
+    "spec: server frame 5 (transfer, channel 0): transfer-id 2 beyond the client's incoming window (next-incoming-id 0, window 2)",
+  ]);
+});
