@@ -88,11 +88,14 @@ export async function runEmulatorCli(argv: string[]): Promise<number> {
     const note = 'WebSockets without --tls-cert/--tls-key are plain ws://; the Azure SDKs connect with wss:// only';
     process.stderr.write(`eventhubs-emulator: ${note}\n`);
   }
-  process.stdout.write(`${shown.join('\n')}\n`);
-  await new Promise<void>((resolve) => {
+  // Listen for the stop signals before saying we are ready: a supervisor may signal as soon as it reads the
+  // line, and a signal that comes first would end the process with the default action (no clean stop).
+  const stopRequested = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  process.stdout.write(`${shown.join('\n')}\n`);
+  await stopRequested;
   await emulator.stop();
   return 0;
 }

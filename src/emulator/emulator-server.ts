@@ -21,6 +21,7 @@ import type { PartitionLog } from './internal/partition-log.ts';
 import { ReceiverAuditLog, preciseNowMs } from './internal/receiver-audit.ts';
 import { usePresizedFrames } from './internal/rhea-server-output.ts';
 import { handleManagement, handlePutToken } from './internal/request-handlers.ts';
+import { keepRawTransfers } from './internal/raw-transfers.ts';
 import { offerServiceMechanisms } from './internal/sasl-mechanisms.ts';
 import { serveLikeTheService } from './internal/service-frames.ts';
 import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from './internal/offset-format.ts';
@@ -394,6 +395,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     }
     receiver.set_target({ address: remote.target.address });
     receiver.set_source(remote.source ?? {});
+    keepRawTransfers(receiver.session);
     // The SDK sizes its batches from this value (eventHubSender.ts getMaxMessageSize).
     receiver.local.attach.max_message_size = MAX_MESSAGE_SIZE_BYTES;
     state.producers.add({ receiver, hub: hub.name, ...(address.partitionId !== undefined ? { partitionId: address.partitionId } : {}) });
@@ -415,9 +417,13 @@ export class EmulatorServer implements Emulator, FaultHost {
       // on its `$cbs` / `$management` receiver). Correlated by the request's message id.
       const replyTo = request?.reply_to;
       const link = replyTo === undefined || replyTo === null ? state.replyLinkOnNode(address.kind, receiver.session) : state.replyLinks.get(String(replyTo));
-      if (link && link.is_open()) {
-        link.send({ ...reply, correlation_id: request.message_id, ...(replyTo === undefined || replyTo === null ? {} : { to: replyTo }) });
-      }
+      // The service settles a request before it answers. rhea writes a session's pending transfers before
+      // its pending dispositions, so the reply waits one turn of the event loop; azure-uamqp-c fails an
+      // operation whose reply arrives before the request's disposition.
+      const message = { ...reply, correlation_id: request.message_id, ...(replyTo === undefined || replyTo === null ? {} : { to: replyTo }) };
+      setImmediate(() => {
+        if (link && link.is_open()) link.send(message);
+      });
       return;
     }
     if (address.kind !== 'producer') return delivery.reject({ condition: NOT_FOUND, description: 'Unknown link.' });

@@ -8,6 +8,7 @@
 import rhea from 'rhea';
 import { DECODE_ERROR, MESSAGE_SIZE_EXCEEDED } from './conditions.ts';
 import { splitBatchEnvelope } from './event-message.ts';
+import { rawTransferOf } from './raw-transfers.ts';
 
 /** Largest transfer accepted, as the service's attach reply announces (EVENT-HUBS-PROTOCOL.md). */
 export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
@@ -33,7 +34,7 @@ function oversize(deliveryId: number | undefined, size: number): TransferContent
  * Reads a rhea message context (`ctx.message` is raw bytes when the format is not 0; `ctx.delivery.id` is
  * the transfer's delivery-id).
  */
-export function readTransfer(ctx: { message: unknown; format?: number; delivery?: { id?: number } }): TransferContents {
+export function readTransfer(ctx: { message: unknown; format?: number; delivery?: { id?: number }; receiver?: unknown }): TransferContents {
   const deliveryId = ctx.delivery?.id;
   try {
     if (ctx.format === BATCH_MESSAGE_FORMAT || Buffer.isBuffer(ctx.message)) {
@@ -41,7 +42,8 @@ export function readTransfer(ctx: { message: unknown; format?: number; delivery?
       if (envelope.length > MAX_MESSAGE_SIZE_BYTES) return oversize(deliveryId, envelope.length);
       return { ok: true, ...splitBatchEnvelope(envelope) };
     }
-    const encoded: Buffer = amqpMessage.encode(ctx.message);
+    // The client's own bytes when the session kept them (raw-transfers.ts), else rhea's re-encoding.
+    const encoded: Buffer = rawTransferOf(ctx.receiver) ?? amqpMessage.encode(ctx.message);
     if (encoded.length > MAX_MESSAGE_SIZE_BYTES) return oversize(deliveryId, encoded.length);
     const annotations = (ctx.message as any)?.message_annotations ?? {};
     const key = annotations['x-opt-partition-key'];

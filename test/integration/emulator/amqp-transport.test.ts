@@ -152,10 +152,20 @@ async function requester(connection: any, node: string): Promise<{ sender: any; 
   };
 }
 
-test('$cbs and $management requests without reply_to are answered on the requester receiver of that node', async (t) => {
+test('$cbs and $management requests without reply_to are settled, then answered on the requester receiver of that node', async (t) => {
   const { emulator, hubName } = await startTestEmulator(t, { partitions: 2 });
   const connection = await connect(emulator.port, {});
   t.after(() => connection.close());
+  // The frames this client receives, in wire order (rhea hands each decoded frame to connection.on_<name>).
+  const received: string[] = [];
+  for (const name of ['transfer', 'disposition']) {
+    const original = connection[`on_${name}`];
+    connection[`on_${name}`] = function (frame: any) {
+      const p = frame.performative;
+      received.push(name === 'transfer' ? `transfer on ${p.handle}` : `disposition of ${p.first}-${p.last ?? p.first}`);
+      return original.call(this, frame);
+    };
+  }
   const cbs = await requester(connection, '$cbs');
   const management = await requester(connection, '$management');
   cbs.sender.send({ message_id: 'put-1', body: 'token', application_properties: { operation: 'put-token', name: `sb://127.0.0.1/${hubName}`, type: 'jwt' } });
@@ -166,4 +176,13 @@ test('$cbs and $management requests without reply_to are answered on the request
   assert.equal(managementReply.correlation_id, 'read-1');
   assert.equal(managementReply.application_properties['status-code'], 200);
   assert.equal(managementReply.body.partition_count, 2);
+  // The service settles a request before it answers (azure-uamqp-c fails an operation otherwise): each
+  // request's disposition (delivery ids 0 and 1 of this session, one range or two) comes before any reply.
+  const firstReply = received.findIndex((f) => f.startsWith('transfer'));
+  const settledFirst = new Set<number>();
+  for (const frame of received.slice(0, firstReply)) {
+    const [from, to] = frame.replace('disposition of ', '').split('-').map(Number);
+    for (let id = from!; id <= to!; id++) settledFirst.add(id);
+  }
+  assert.deepEqual([...settledFirst].sort(), [0, 1], `frames: ${received.join(', ')}`);
 });

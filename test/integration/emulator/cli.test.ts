@@ -61,7 +61,7 @@ test('the CLI also exits cleanly on SIGINT', async (t) => {
   t.after(() => p.child.kill('SIGKILL'));
   assert.match(await firstLine(p), /^Endpoint=sb:\/\/127\.0\.0\.1:\d+;/);
   p.child.kill('SIGINT');
-  assert.equal(await p.exited, 0);
+  assert.equal(await p.exited, 0, `exit code after SIGINT; stderr: ${p.err()}`);
 });
 
 test('bad flags and bad config files exit with code 2 and a clear message', async (t) => {
