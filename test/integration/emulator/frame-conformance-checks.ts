@@ -77,6 +77,57 @@ export async function checkServerFrames(t: TestContext, proxy: RecordingProxy): 
     assert.equal(summarize(only('complete', /^(?!attach\.(properties|max-message-size)$)/)), ''));
   await t.test('attach replies carry properties and max-message-size', () => assert.equal(summarize(only('complete', /^attach\.(properties|max-message-size)$/)), ''));
   await t.test('per link: the server attach comes before its transfers and flows, its detach last', () => assert.equal(summarize(only('order')), ''));
+  await t.test('$cbs and $management replies come after the disposition settling their request', () => assert.deepEqual(repliesBeforeSettlement(proxy), []));
+}
+
+/** A message's properties section (descriptor 0x73, AMQP 1.0 part 3, 3.2.4) field, if the payload has one. */
+function messageProperty(payload: Buffer, index: 0 | 5): string | undefined {
+  let sections: AmqpValue[];
+  try {
+    sections = decodeAll(payload);
+  } catch {
+    return undefined; // a frame of a multi-frame message: not a request or reply
+  }
+  const properties = sections.find((s) => s.type === 'described' && plain(s.descriptor) === 0x73n);
+  const v = properties?.type === 'described' && properties.value.type === 'list' ? properties.value.value[index] : undefined;
+  if (!v || v.type === 'null') return undefined;
+  return `${v.type}:${Buffer.isBuffer(v.value) ? v.value.toString('hex') : String(v.value)}`;
+}
+
+/**
+ * The service settles a `$cbs` / `$management` request before it answers it (azure-uamqp-c fails the
+ * operation otherwise): each reply (a server transfer whose correlation-id is a client request's
+ * message-id) must come after a server disposition settling that request, when the client sent it unsettled.
+ */
+export function repliesBeforeSettlement(proxy: RecordingProxy): string[] {
+  const problems: string[] = [];
+  for (let connection = 0; connection < proxy.connections; connection++) {
+    const requests = new Map<string, { channel: number; deliveryId: number }>();
+    const settled: Array<{ channel: number; first: number; last: number }> = [];
+    const serverToClient = new Map<number, number>();
+    for (const r of proxy.units) {
+      if (r.connection !== connection || r.unit.kind !== 'frame') continue;
+      const frame = r.unit;
+      if (r.from === 'client' && frame.performative === 'transfer' && field(frame, 'settled')?.value !== true) {
+        const id = messageProperty(frame.payload, 0);
+        if (id !== undefined) requests.set(id, { channel: frame.channel, deliveryId: Number(field(frame, 'delivery-id')?.value) });
+      }
+      if (r.from !== 'server') continue;
+      if (frame.performative === 'begin') serverToClient.set(frame.channel, Number(field(frame, 'remote-channel')?.value));
+      if (frame.performative === 'disposition' && field(frame, 'settled')?.value === true) {
+        const first = Number(field(frame, 'first')?.value);
+        const last = field(frame, 'last')?.type === 'uint' ? Number(field(frame, 'last')!.value) : first;
+        settled.push({ channel: serverToClient.get(frame.channel) ?? -1, first, last });
+      }
+      if (frame.performative !== 'transfer') continue;
+      const correlation = messageProperty(frame.payload, 5);
+      const request = correlation === undefined ? undefined : requests.get(correlation);
+      if (!request) continue;
+      const done = settled.some((d) => d.channel === request.channel && d.first <= request.deliveryId && request.deliveryId <= d.last);
+      if (!done) problems.push(`connection ${connection}: the reply to ${correlation} (delivery ${request.deliveryId}) came before the request was settled`);
+    }
+  }
+  return problems;
 }
 
 /** Resolves once the server answered every close the client sent (so the recording is complete). */

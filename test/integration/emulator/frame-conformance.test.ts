@@ -192,13 +192,18 @@ test('refusals: unknown hub, unknown consumer group, unknown partition, bad star
   await finish(t, e, ...clients);
 });
 
-test('refusals with SAS keys: a wrong key gets 401 from $cbs, a link without a claim is refused', async (t) => {
+test('refusals with SAS keys: a wrong key gets 401 from $cbs and fails SASL PLAIN, a link without a claim is refused', async (t) => {
   const e = await proxiedEmulator(t, { partitions: 1, sasKeys: { sender: 'c2VjcmV0LWtleS1mb3ItdGVzdHM=' } });
   const wrongKey = e.track(new EventHubProducerClient(e.via(undefined, ['c2VjcmV0LWtleS1mb3ItdGVzdHM=', 'd3Jvbmc=']), { retryOptions: NO_RETRY }));
   await assert.rejects(wrongKey.getEventHubProperties(), (err: any) => err.code === 'UnauthorizedError');
   await t.test('the $cbs reply says 401', () => {
     const statuses = serverFrames(e.proxy).filter((l) => l.frame.performative === 'transfer').map((l) => replyStatus(l.frame));
     assert.deepEqual(statuses, [401]);
+  });
+  await t.test('SASL PLAIN with a wrong key: a sasl-outcome with code 1 (auth) and both fields', async () => {
+    await assert.rejects(openRheaConnection(e.proxy.port, { username: 'sender', password: 'd3Jvbmc=' }));
+    const outcome = e.proxy.frames('server', e.proxy.connections - 1).find((f) => f.performative === 'sasl-outcome');
+    assert.deepEqual(outcome && { fields: outcome.fields.length, code: field(outcome, 'code')?.value }, { fields: 2, code: 1 });
   });
   const connection = await openRheaConnection(e.proxy.port, { username: 'sender' });
   const unclaimed = e.track(closeable(connection));
