@@ -100,7 +100,10 @@ export interface Finding {
   kind: FindingKind;
   /** `attach.source.durable`: the composite path of the field. */
   path: string;
+  /** What is wrong, the same words for every frame with the same fault (so findings can be counted). */
   message: string;
+  /** Which frame, and the values that differ from frame to frame. */
+  where?: string;
 }
 
 /** A field of a frame by its spec name; undefined when the list stops before it. */
@@ -167,4 +170,19 @@ export function checkFrameFields(frame: AmqpFrame): Finding[] {
   const findings: Finding[] = [];
   if (frame.performative !== undefined) checkComposite(frame.performative, frame.fields, frame.performative, findings);
   return findings;
+}
+
+/** Most distinct findings listed in an assertion message. */
+const SUMMARY_LINES = 40;
+
+/** Distinct messages with their counts and first place, most frequent first: a readable assertion message. */
+export function summarize(findings: readonly Finding[]): string {
+  const groups = new Map<string, { count: number; first?: string }>();
+  for (const f of findings) {
+    const group = groups.get(f.message) ?? { count: 0, ...(f.where ? { first: f.where } : {}) };
+    group.count++;
+    groups.set(f.message, group);
+  }
+  const lines = [...groups].sort((a, b) => b[1].count - a[1].count).map(([m, g]) => `${g.count}× ${m}${g.first ? ` (first: ${g.first})` : ''}`);
+  return lines.length > SUMMARY_LINES ? [...lines.slice(0, SUMMARY_LINES), `… and ${lines.length - SUMMARY_LINES} more`].join('\n') : lines.join('\n');
 }

@@ -23,7 +23,7 @@ export function checkSentOrder(frames: readonly AmqpFrame[]): Finding[] {
   const findings: Finding[] = [];
   const sessions = new Map<number, Map<number, LinkState>>();
   const say = (kind: Finding['kind'], frame: AmqpFrame, index: number, message: string): void => {
-    findings.push({ kind, path: `${frame.performative}#${index}`, message: `frame ${index} (${frame.performative}, channel ${frame.channel}): ${message}` });
+    findings.push({ kind, path: `${frame.performative}`, message, where: `frame ${index} (${frame.performative}, channel ${frame.channel})` });
   };
   frames.forEach((frame, index) => {
     if (frame.type !== 0 || frame.performative === undefined) return;

@@ -49,8 +49,9 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
   /** A client flow for a link the server has not answered yet: applied when its attach comes. */
   const earlyFlows = new Map<string, { deliveryCount: number | undefined; credit: number }>();
   let serverIndex = -1; // index of the current frame among the server's frames
-  const say = (frame: AmqpFrame, message: string): void => {
-    findings.push({ kind: 'spec', path: `${frame.performative}`, message: `server frame ${serverIndex} (${frame.performative ?? 'empty'}, channel ${frame.channel}): ${message}` });
+  const say = (frame: AmqpFrame, message: string, detail?: string): void => {
+    const where = `server frame ${serverIndex} (${frame.performative ?? 'empty'}, channel ${frame.channel})${detail ? `: ${detail}` : ''}`;
+    findings.push({ kind: 'spec', path: `${frame.performative}`, message, where });
   };
 
   /** 2.5.6: a transfer needs room in the client's incoming window (its next-incoming-id + incoming-window). */
@@ -60,7 +61,7 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
     if (id === undefined || !window) return;
     // Until the client's first flow, its window counts from the server's initial next-outgoing-id.
     const base = window.nextIncomingId ?? initialOutgoing.get(frame.channel) ?? 0;
-    if (id >= base + window.incomingWindow) say(frame, `transfer-id ${id} beyond the client's incoming window (next-incoming-id ${base}, window ${window.incomingWindow})`);
+    if (id >= base + window.incomingWindow) say(frame, "a transfer beyond the client's session incoming window", `transfer-id ${id}, next-incoming-id ${base}, window ${window.incomingWindow}`);
     outgoing.set(frame.channel, id + 1);
   };
 
@@ -89,13 +90,13 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
     }
     serverIndex++;
     if (serverClosed) say(frame, 'sent after the server\'s close');
-    if (frame.size > clientMaxFrame) say(frame, `${frame.size} bytes, above the client's max-frame-size ${clientMaxFrame}`);
-    if (frame.channel > channelMax) say(frame, `channel ${frame.channel} above the negotiated channel-max ${channelMax}`);
+    if (frame.size > clientMaxFrame) say(frame, "a frame above the client's max-frame-size", `${frame.size} > ${clientMaxFrame} bytes`);
+    if (frame.channel > channelMax) say(frame, 'a channel above the negotiated channel-max', `${frame.channel} > ${channelMax}`);
     if (name === 'open') channelMax = Math.min(channelMax, num(frame, 'channel-max') ?? USHORT_MAX);
     else if (name === 'close') serverClosed = true;
     else if (name === 'begin') {
       const remote = num(frame, 'remote-channel');
-      if (remote === undefined || !clientChannels.has(remote)) say(frame, `answers no client begin (remote-channel ${remote ?? 'null'})`);
+      if (remote === undefined || !clientChannels.has(remote)) say(frame, 'a begin that answers no client begin', `remote-channel ${remote ?? 'null'}`);
       else serverToClient.set(frame.channel, remote);
       outgoing.set(frame.channel, num(frame, 'next-outgoing-id') ?? 0);
       initialOutgoing.set(frame.channel, num(frame, 'next-outgoing-id') ?? 0);
@@ -104,7 +105,7 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
       const linkName = String(field(frame, 'name')?.value);
       const serverSends = field(frame, 'role')?.value === false;
       const entry = [...clientLinks].find(([key, v]) => v === linkName && key.startsWith(`${clientChannel}/`));
-      if (!entry) say(frame, `attach '${linkName}' answers no client attach on its session`);
+      if (!entry) say(frame, 'an attach that answers no client attach on its session', `'${linkName}'`);
       const initial = num(frame, 'initial-delivery-count');
       if (serverSends && initial === undefined) say(frame, 'a sender\'s attach without initial-delivery-count');
       const link: Link = { name: linkName, serverSends, deliveryCount: initial ?? 0, limit: initial ?? 0, clientClosed: false, midDelivery: false };
@@ -116,10 +117,10 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
       if (name === 'transfer') checkWindow(frame);
       const link = serverLinks.get(`${frame.channel}/${num(frame, 'handle')}`);
       if (!link) continue; // amqp-link-order.ts reports frames of unattached handles
-      if (name === 'detach' && link.clientClosed && field(frame, 'closed')?.value !== true) say(frame, `answers the client's closing detach of '${link.name}' without closed=true`);
+      if (name === 'detach' && link.clientClosed && field(frame, 'closed')?.value !== true) say(frame, "a detach answering the client's closing detach without closed=true", `'${link.name}'`);
       if (name === 'flow' && link.serverSends && num(frame, 'delivery-count') !== undefined) link.deliveryCount = num(frame, 'delivery-count')!;
       if (name === 'transfer' && !link.midDelivery) {
-        if (link.deliveryCount >= link.limit) say(frame, `a delivery on '${link.name}' beyond the client's credit (delivery-count ${link.deliveryCount}, limit ${link.limit})`);
+        if (link.deliveryCount >= link.limit) say(frame, "a delivery beyond the client's link credit", `'${link.name}', delivery-count ${link.deliveryCount}, limit ${link.limit}`);
         link.deliveryCount++;
       }
       if (name === 'transfer') link.midDelivery = field(frame, 'more')?.value === true && field(frame, 'aborted')?.value !== true;

@@ -160,13 +160,13 @@ test('$cbs and $management answer a request without reply_to on the requester\'s
   await finish(t, e);
 });
 
-/** Runs `provoke` (a client that will be refused) and waits for the server's detach with `condition`. */
-async function refusal(t: TestContext, e: Proxied, name: string, condition: string, client: 'receiver' | 'sender', provoke: () => unknown): Promise<void> {
+/** Runs `provoke` (a client `client` of `address` that will be refused), waits for the detach with `condition`, checks its form. */
+async function refusal(t: TestContext, e: Proxied, name: string, condition: string, client: 'receiver' | 'sender', address: string, provoke: () => unknown): Promise<void> {
   await t.test(`${name}: an attach with a null ${client === 'receiver' ? 'source' : 'target'}, then a detach with ${condition}`, async () => {
     const since = e.proxy.units.length;
     void Promise.resolve(provoke()).catch(() => undefined);
     await waitForDetach(e.proxy, condition, since);
-    assertRefusal(e.proxy, condition, client, since);
+    assertRefusal(e.proxy, condition, client, address, since);
   });
 }
 
@@ -183,12 +183,16 @@ test('refusals: unknown hub, unknown consumer group, unknown partition, bad star
     clients.push(producer);
     return producer.sendBatch([{ body: 'x' }], { partitionId });
   };
-  await refusal(t, e, 'a consumer of an unknown hub', 'amqp:not-found', 'receiver', () => subscribe('$Default', 'nosuchhub', '0'));
-  await refusal(t, e, 'a producer to an unknown hub', 'amqp:not-found', 'sender', () => send('nosuchhub', '0'));
-  await refusal(t, e, 'a consumer in an unknown consumer group', 'amqp:not-found', 'receiver', () => subscribe('nosuchgroup', e.hubName, '0'));
-  await refusal(t, e, 'a consumer of an unknown partition', 'com.microsoft:argument-out-of-range', 'receiver', () => subscribe('$Default', e.hubName, '9'));
-  await refusal(t, e, 'a producer to an unknown partition', 'com.microsoft:argument-out-of-range', 'sender', () => send(e.hubName, '9'));
-  await refusal(t, e, 'a start filter the service cannot parse', 'com.microsoft:argument-error', 'receiver', () => subscribe('$Default', e.hubName, '1', { offset: '1234-5566' }));
+  await refusal(t, e, 'a consumer of an unknown hub', 'amqp:not-found', 'receiver', 'nosuchhub/ConsumerGroups/$Default/Partitions/0', () =>
+    subscribe('$Default', 'nosuchhub', '0'));
+  await refusal(t, e, 'a producer to an unknown hub', 'amqp:not-found', 'sender', 'nosuchhub/Partitions/0', () => send('nosuchhub', '0'));
+  await refusal(t, e, 'a consumer in an unknown consumer group', 'amqp:not-found', 'receiver', `${e.hubName}/ConsumerGroups/nosuchgroup/Partitions/0`, () =>
+    subscribe('nosuchgroup', e.hubName, '0'));
+  await refusal(t, e, 'a consumer of an unknown partition', 'com.microsoft:argument-out-of-range', 'receiver', `${e.hubName}/ConsumerGroups/$Default/Partitions/9`, () =>
+    subscribe('$Default', e.hubName, '9'));
+  await refusal(t, e, 'a producer to an unknown partition', 'com.microsoft:argument-out-of-range', 'sender', `${e.hubName}/Partitions/9`, () => send(e.hubName, '9'));
+  await refusal(t, e, 'a start filter the service cannot parse', 'com.microsoft:argument-error', 'receiver', `${e.hubName}/ConsumerGroups/$Default/Partitions/1`, () =>
+    subscribe('$Default', e.hubName, '1', { offset: '1234-5566' }));
   await finish(t, e, ...clients);
 });
 
@@ -207,8 +211,9 @@ test('refusals with SAS keys: a wrong key gets 401 from $cbs and fails SASL PLAI
   });
   const connection = await openRheaConnection(e.proxy.port, { username: 'sender' });
   const unclaimed = e.track(closeable(connection));
-  await refusal(t, e, 'a producer link without a claim', 'amqp:unauthorized-access', 'sender', () => connection.open_sender({ target: { address: e.hubName } }));
-  await refusal(t, e, 'a consumer link without a claim', 'amqp:unauthorized-access', 'receiver', () =>
+  await refusal(t, e, 'a producer link without a claim', 'amqp:unauthorized-access', 'sender', e.hubName, () =>
+    connection.open_sender({ target: { address: e.hubName } }));
+  await refusal(t, e, 'a consumer link without a claim', 'amqp:unauthorized-access', 'receiver', `${e.hubName}/ConsumerGroups/$Default/Partitions/0`, () =>
     connection.open_receiver({ source: { address: `${e.hubName}/ConsumerGroups/$Default/Partitions/0` } }));
   await finish(t, e, wrongKey, unclaimed);
 });
@@ -225,7 +230,7 @@ test('owner levels: a lower epoch is refused, a higher one detaches the owner wi
   let owning = false;
   subscribe(5, () => (owning = true));
   await waitFor(() => owning, 10_000, 'the owner (epoch 5) to receive');
-  await refusal(t, e, 'a lower owner level', 'amqp:link:stolen', 'receiver', () => subscribe(4));
+  await refusal(t, e, 'a lower owner level', 'amqp:link:stolen', 'receiver', `${e.hubName}/ConsumerGroups/$Default/Partitions/0`, () => subscribe(4));
   await t.test('the owner, stolen by a higher owner level, gets a detach with closed=true and a complete error', async () => {
     const refusals = serverFrames(e.proxy).filter((l) => l.frame.performative === 'detach').length;
     subscribe(6);
@@ -251,21 +256,43 @@ test('a batch over 1 MB is refused with amqp:link:message-size-exceeded and a co
   await finish(t, e, producer);
 });
 
-test('server-initiated frames: a receiver that attaches and grants credit in one write, a fault detach, a forced close', async (t) => {
-  const e = await proxiedEmulator(t, { partitions: 1 });
-  e.emulator.append(e.hubName, '0', [{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
+/**
+ * A bare receiver on partition 0 whose credit goes out with its attach, in one write (a credit window would
+ * wait for the server's attach). The events are there, so a server writing transfers before its attach
+ * shows it: rhea then drops the connection ("Invalid handle"), so this resolves on a drop too.
+ */
+async function eagerReceiver(e: Proxied, credit: number): Promise<{ connection: any; received: () => number }> {
   const connection = await openRheaConnection(e.proxy.port);
-  // Credit added at once goes out with the attach, in one write (a credit window would wait for the server's
-  // attach): the events are there, so a server writing transfers before its attach would show it here.
+  connection.on('disconnected', () => undefined);
   const receiver = connection.open_receiver({ source: { address: `${e.hubName}/ConsumerGroups/$Default/Partitions/0` }, credit_window: 0 });
-  receiver.add_credit(10);
+  receiver.add_credit(credit);
   let received = 0;
   receiver.on('message', () => received++);
-  await waitFor(() => received === 3, 5_000, 'three deliveries');
+  await waitFor(() => received === credit || !connection.is_open(), 10_000, `${credit} deliveries`);
+  return { connection, received: () => received };
+}
+
+test('a receiver that attaches and grants credit in one write gets the attach before any delivery', async (t) => {
+  const e = await proxiedEmulator(t, { partitions: 1 });
+  e.emulator.append(e.hubName, '0', [{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
+  const { connection, received } = await eagerReceiver(e, 3);
   await t.test('(precondition) the client sent its attach and its credit in one write', () => {
     const units = e.proxy.units.filter((r) => r.from === 'client' && r.unit.kind === 'frame' && ['attach', 'flow'].includes(r.unit.performative ?? ''));
-    assert.deepEqual(units.map((r) => `${(r.unit as AmqpFrame).performative} in read ${r.chunk}`), [`attach in read ${units[0]!.chunk}`, `flow in read ${units[0]!.chunk}`]);
+    assert.deepEqual(units.slice(0, 2).map((r) => `${(r.unit as AmqpFrame).performative} in read ${r.chunk}`), [`attach in read ${units[0]!.chunk}`, `flow in read ${units[0]!.chunk}`]);
   });
+  await t.test('the client kept its connection and got every event', () => assert.deepEqual({ open: connection.is_open(), received: received() }, { open: true, received: 3 }));
+  await finish(t, e, closeable(connection));
+});
+
+test('server-initiated frames: a fault detach, a forced close', async (t) => {
+  const e = await proxiedEmulator(t, { partitions: 1 });
+  e.emulator.append(e.hubName, '0', [{ body: 'a' }]);
+  const connection = await openRheaConnection(e.proxy.port);
+  connection.on('disconnected', () => undefined);
+  const receiver = connection.open_receiver({ source: { address: `${e.hubName}/ConsumerGroups/$Default/Partitions/0` }, credit_window: 10 });
+  let received = 0;
+  receiver.on('message', () => received++);
+  await waitFor(() => received === 1, 5_000, 'a delivery');
   assert.equal(e.emulator.faults.detachReceivers({ hub: e.hubName, partitionId: '0', condition: 'com.microsoft:server-busy' }), 1);
   await waitForDetach(e.proxy, 'com.microsoft:server-busy');
   assert.equal(e.emulator.faults.dropConnections({ condition: 'amqp:connection:forced' }), 1);
@@ -282,11 +309,7 @@ test('a receiver with more credit than its session window: deliveries stay withi
   const e = await proxiedEmulator(t, { partitions: 1 });
   const count = 2_500; // above rhea's incoming window of 2048 transfers
   e.emulator.append(e.hubName, '0', Array.from({ length: count }, (_, i) => ({ body: `e${i}` })));
-  const connection = await openRheaConnection(e.proxy.port);
-  const receiver = connection.open_receiver({ source: { address: `${e.hubName}/ConsumerGroups/$Default/Partitions/0` }, credit_window: 0 });
-  let received = 0;
-  receiver.on('message', () => received++);
-  receiver.add_credit(count);
-  await waitFor(() => received === count, 10_000, `${count} deliveries`);
+  const { connection, received } = await eagerReceiver(e, count);
+  await t.test('the client kept its connection and got every event', () => assert.deepEqual({ open: connection.is_open(), received: received() }, { open: true, received: count }));
   await finish(t, e, closeable(connection));
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AmqpFrame, AmqpValue } from '../../helpers/amqp-frame-decoder.ts';
-import { checkFrameFields, type Finding } from '../../helpers/amqp-frame-rules.ts';
+import { checkFrameFields, summarize, type Finding } from '../../helpers/amqp-frame-rules.ts';
 import { checkSentOrder } from '../../helpers/amqp-link-order.ts';
 import { checkServerAgainstClient } from '../../helpers/amqp-peer-rules.ts';
 import type { RecordedUnit } from '../../helpers/recording-proxy.ts';
@@ -35,7 +35,7 @@ const flow = (handle: number, deliveryCount: number | null, credit: number, chan
 const transfer = (handle: number, id: number | null, more = false, channel = 0) =>
   frame('transfer', [uint(handle), id === null ? NULL : uint(id), id === null ? NULL : bin(`t${id}`), uint(0), bool(true), bool(more), NULL, NULL, bool(false), bool(false), bool(false)], channel);
 const detach = (handle: number, closed: boolean, channel = 0) => frame('detach', [uint(handle), bool(closed), NULL], channel);
-const messages = (findings: Finding[]) => findings.map((f) => `${f.kind}: ${f.message}`);
+const messages = (findings: Finding[]) => findings.map((f) => `${f.kind}: ${f.message}${f.where ? ` @ ${f.where}` : ''}`);
 
 test('a complete performative has no findings; a short one lists its missing fields and unwritten defaults', () => {
   assert.deepEqual(checkFrameFields(begin(0)), []);
@@ -69,15 +69,15 @@ test('link order: frames of a handle only between its attach and its detach, ses
   const good = [begin(0), attach('a', 0, true), flow(0, 0, 10), transfer(0, 0), detach(0, true), attach('b', 0, true), detach(0, true), frame('end', [NULL])];
   assert.deepEqual(checkSentOrder(good), []);
   assert.deepEqual(messages(checkSentOrder([begin(0), transfer(1, 0), attach('a', 1, true), detach(1, true), flow(1, 0, 1), detach(1, true)])), [
-    'order: frame 1 (transfer, channel 0): transfer with handle 1 before its attach (or after its detach)',
-    'order: frame 4 (flow, channel 0): flow with handle 1 before its attach (or after its detach)',
-    'order: frame 5 (detach, channel 0): detach with handle 1 before its attach (or after its detach)',
+    'order: transfer with handle 1 before its attach (or after its detach) @ frame 1 (transfer, channel 0)',
+    'order: flow with handle 1 before its attach (or after its detach) @ frame 4 (flow, channel 0)',
+    'order: detach with handle 1 before its attach (or after its detach) @ frame 5 (detach, channel 0)',
   ]);
-  assert.deepEqual(messages(checkSentOrder([attach('a', 0, true, uint(0), 3)])), ['order: frame 0 (attach, channel 3): attach on a channel with no session begun']);
+  assert.deepEqual(messages(checkSentOrder([attach('a', 0, true, uint(0), 3)])), ['order: attach on a channel with no session begun @ frame 0 (attach, channel 3)']);
   // A continuation may leave delivery-id and tag out; a first transfer may not.
   assert.deepEqual(checkSentOrder([begin(0), attach('a', 0, false), transfer(0, 0, true), transfer(0, null)]), []);
   assert.deepEqual(messages(checkSentOrder([begin(0), attach('a', 0, false), transfer(0, null)])), [
-    'spec: frame 2 (transfer, channel 0): the first transfer of a delivery has no delivery-id or delivery-tag',
+    'spec: the first transfer of a delivery has no delivery-id or delivery-tag @ frame 2 (transfer, channel 0)',
   ]);
 });
 
@@ -104,21 +104,21 @@ test('peer rules: a session the server answers, links it answers, credit the cli
     client(detach(5, true)), server(detach(0, false, 11)), server(frame('close', [NULL])), server(frame('end', [NULL])),
   ];
   assert.deepEqual(messages(checkServerAgainstClient(bad)), [
-    'spec: server frame 1 (begin, channel 1): answers no client begin (remote-channel null)',
-    'spec: server frame 2 (begin, channel 11): channel 11 above the negotiated channel-max 10',
-    'spec: server frame 3 (attach, channel 11): channel 11 above the negotiated channel-max 10',
-    "spec: server frame 3 (attach, channel 11): a sender's attach without initial-delivery-count",
-    'spec: server frame 4 (attach, channel 11): channel 11 above the negotiated channel-max 10',
-    "spec: server frame 4 (attach, channel 11): attach 'nobody' answers no client attach on its session",
-    'spec: server frame 5 (transfer, channel 11): channel 11 above the negotiated channel-max 10',
-    'spec: server frame 6 (transfer, channel 11): channel 11 above the negotiated channel-max 10',
-    "spec: server frame 6 (transfer, channel 11): a delivery on 'r' beyond the client's credit (delivery-count 1, limit 1)",
-    "spec: server frame 7 (transfer, channel 11): 2000 bytes, above the client's max-frame-size 1000",
-    'spec: server frame 7 (transfer, channel 11): channel 11 above the negotiated channel-max 10',
-    "spec: server frame 7 (transfer, channel 11): a delivery on 'r' beyond the client's credit (delivery-count 2, limit 1)",
-    'spec: server frame 8 (detach, channel 11): channel 11 above the negotiated channel-max 10',
-    "spec: server frame 8 (detach, channel 11): answers the client's closing detach of 'r' without closed=true",
-    "spec: server frame 10 (end, channel 0): sent after the server's close",
+    'spec: a begin that answers no client begin @ server frame 1 (begin, channel 1): remote-channel null',
+    'spec: a channel above the negotiated channel-max @ server frame 2 (begin, channel 11): 11 > 10',
+    'spec: a channel above the negotiated channel-max @ server frame 3 (attach, channel 11): 11 > 10',
+    "spec: a sender's attach without initial-delivery-count @ server frame 3 (attach, channel 11)",
+    'spec: a channel above the negotiated channel-max @ server frame 4 (attach, channel 11): 11 > 10',
+    "spec: an attach that answers no client attach on its session @ server frame 4 (attach, channel 11): 'nobody'",
+    'spec: a channel above the negotiated channel-max @ server frame 5 (transfer, channel 11): 11 > 10',
+    'spec: a channel above the negotiated channel-max @ server frame 6 (transfer, channel 11): 11 > 10',
+    "spec: a delivery beyond the client's link credit @ server frame 6 (transfer, channel 11): 'r', delivery-count 1, limit 1",
+    "spec: a frame above the client's max-frame-size @ server frame 7 (transfer, channel 11): 2000 > 1000 bytes",
+    'spec: a channel above the negotiated channel-max @ server frame 7 (transfer, channel 11): 11 > 10',
+    "spec: a delivery beyond the client's link credit @ server frame 7 (transfer, channel 11): 'r', delivery-count 2, limit 1",
+    'spec: a channel above the negotiated channel-max @ server frame 8 (detach, channel 11): 11 > 10',
+    "spec: a detach answering the client's closing detach without closed=true @ server frame 8 (detach, channel 11): 'r'",
+    "spec: sent after the server's close @ server frame 10 (end, channel 0)",
   ]);
 });
 
@@ -132,6 +132,13 @@ test('peer rules: transfers stay within the client\'s session incoming window', 
   assert.deepEqual(checkServerAgainstClient(within), [], 'a client flow moves the window on');
   const beyond = [...session, server(transfer(0, 0)), server(transfer(0, 1)), server(transfer(0, 2))];
   assert.deepEqual(messages(checkServerAgainstClient(beyond)), [
-    "spec: server frame 5 (transfer, channel 0): transfer-id 2 beyond the client's incoming window (next-incoming-id 0, window 2)",
+    "spec: a transfer beyond the client's session incoming window @ server frame 5 (transfer, channel 0): transfer-id 2, next-incoming-id 0, window 2",
   ]);
+});
+
+test('summarize counts findings by message, names the first place, and stays short', () => {
+  const many = Array.from({ length: 3 }, (_, i): Finding => ({ kind: 'order', path: 'transfer', message: 'late', where: `frame ${i}` }));
+  assert.equal(summarize([...many, { kind: 'spec', path: 'x', message: 'other' }]), '3× late (first: frame 0)\n1× other');
+  const distinct = Array.from({ length: 50 }, (_, i): Finding => ({ kind: 'spec', path: 'x', message: `m${i}` }));
+  assert.match(summarize(distinct), /\n… and 10 more$/);
 });
