@@ -1,6 +1,11 @@
 /**
  * Starts Azurite's blob service from node_modules as a child process on loopback, on a free port,
- * in memory, with telemetry off, and stops it afterwards. Flags per ../shared/design/EVENT-HUBS-PROTOCOL.md.
+ * in memory, with telemetry off, and stops it afterwards. Flags per ../shared/design/EVENT-HUBS-PROTOCOL.md,
+ * plus `--loose`: in strict mode Azurite refuses requests carrying headers it does not implement, and the
+ * Azure SDK for Python's blob client (azure-storage-blob 12.15, under azure-eventhub's BlobCheckpointStore)
+ * sends `x-ms-encryption-algorithm` on every metadata write, which strict Azurite answers with
+ * `500 FeatureNotSupported`. Loose mode ignores such headers, so the SDK checkpoint stores of other
+ * languages work against it too (test/integration/interop/python-checkpoints.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -28,7 +33,7 @@ function azuriteBlobMain(): string {
 export async function startAzurite(options: { startTimeoutMs?: number } = {}): Promise<Azurite> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [azuriteBlobMain(), '--inMemoryPersistence', '--disableTelemetry', '--skipApiVersionCheck', '--silent', '--blobHost', '127.0.0.1', '--blobPort', '0'],
+    [azuriteBlobMain(), '--inMemoryPersistence', '--disableTelemetry', '--skipApiVersionCheck', '--loose', '--silent', '--blobHost', '127.0.0.1', '--blobPort', '0'],
     // Its own process group: a terminal's Ctrl-C reaches the whole foreground group, and storage must
     // outlive our graceful shutdown (final checkpoints, lease releases). We stop it ourselves, last.
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AZURITE_ACCOUNTS: '' }, detached: true },

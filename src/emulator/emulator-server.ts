@@ -25,7 +25,7 @@ import { keepRawTransfers } from './internal/raw-transfers.ts';
 import { offerServiceMechanisms } from './internal/sasl-mechanisms.ts';
 import { serveLikeTheService } from './internal/service-frames.ts';
 import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from './internal/offset-format.ts';
-import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber } from './internal/start-position.ts';
+import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber, selectorExpression } from './internal/start-position.ts';
 import { WebSocketListener } from './internal/websocket-listener.ts';
 
 export { MAX_MESSAGE_SIZE_BYTES };
@@ -330,8 +330,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     if (!log) return this.refuse(sender, ARGUMENT_OUT_OF_RANGE, partitionOutOfRange(hub));
     let start;
     try {
-      const filter = remote.source?.filter?.['apache.org:selector-filter:string'];
-      start = parseStartFilter(filter === undefined ? undefined : String(filter?.value ?? filter));
+      start = parseStartFilter(selectorExpression(remote.source?.filter));
     } catch (err) {
       return this.refuse(sender, ARGUMENT_ERROR, (err as Error).message);
     }

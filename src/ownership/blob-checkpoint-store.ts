@@ -33,7 +33,8 @@ export interface BlobCheckpointStoreOptions {
  * Checkpoints in Azure Blob Storage, in the layout of the Azure SDK checkpoint stores (JS, .NET, Java,
  * Python, Go): an empty blob `<fqns>/<hub>/<cg>/checkpoint/<pid>` (lower-cased) whose metadata holds
  * `sequencenumber` and `offset` as decimal strings. Processors built on those SDKs read what this writes,
- * and the other way round.
+ * and the other way round. `<fqns>` is written as the JS SDK spells it (the host, without a port); the
+ * Python SDK's `host:port` spelling is read too when the scope names it (`alternateNamespaces`).
  *
  * Fencing (see docs/ownership.md): the lease is on the ownership blob, not on this one, so a write cannot
  * carry it. A fenced write therefore (1) checks `fence.isValid()`, (2) renews the ownership lease with the
@@ -63,9 +64,22 @@ export class BlobCheckpointStore implements CheckpointStore {
     this.#maxConflictRetries = options.maxConflictRetries ?? DEFAULT_CHECKPOINT_CONFLICT_RETRIES;
   }
 
+  /**
+   * The partition's checkpoint under our spelling of the namespace; when there is none, the first found
+   * under `scope.alternateNamespaces` (another SDK's spelling, see namespace-spellings.ts): one request when
+   * ours exists, one more per alternate spelling otherwise.
+   */
   async read(scope: CheckpointScope, partitionId: string): Promise<Checkpoint | undefined> {
-    const name = checkpointBlobName(scope, partitionId);
-    const stored = await this.#readBlob(this.#container.getBlockBlobClient(name), name);
+    let name = checkpointBlobName(scope, partitionId);
+    let stored = await this.#readBlob(this.#container.getBlockBlobClient(name), name);
+    for (const alternate of stored ? [] : alternateScopes(scope)) {
+      const alternateName = checkpointBlobName(alternate, partitionId);
+      stored = await this.#readBlob(this.#container.getBlockBlobClient(alternateName), alternateName);
+      if (stored) {
+        name = alternateName;
+        break;
+      }
+    }
     if (!stored) return undefined;
     // A blob with unusable metadata is an error, not "no checkpoint": starting from the default position
     // instead would silently skip or replay events. The SDK's listCheckpoints refuses such blobs too.
@@ -75,44 +89,55 @@ export class BlobCheckpointStore implements CheckpointStore {
     return { partitionId, sequenceNumber: stored.sequenceNumber, offset: stored.offset, updatedOn: stored.lastModified };
   }
 
-  /** Lists through the SDK's own `listCheckpoints`: the reference reader of this layout. */
+  /**
+   * Lists through the SDK's own `listCheckpoints`, the reference reader of this layout: our spelling of the
+   * namespace, then each alternate spelling for the partitions still missing.
+   */
   async list(scope: CheckpointScope): Promise<Checkpoint[]> {
-    let listed;
-    try {
-      listed = await this.#sdkStore.listCheckpoints(scope.fullyQualifiedNamespace, scope.eventHubName, scope.consumerGroup, {
-        abortSignal: AbortSignal.timeout(this.#requestTimeoutMs),
-      });
-    } catch (error) {
-      throw toStorageError(error);
+    const byId = new Map<string, Checkpoint>();
+    for (const s of [scope, ...alternateScopes(scope)]) {
+      let listed;
+      try {
+        listed = await this.#sdkStore.listCheckpoints(s.fullyQualifiedNamespace, s.eventHubName, s.consumerGroup, {
+          abortSignal: AbortSignal.timeout(this.#requestTimeoutMs),
+        });
+      } catch (error) {
+        throw toStorageError(error);
+      }
+      for (const c of listed) {
+        if (!byId.has(c.partitionId)) byId.set(c.partitionId, { partitionId: c.partitionId, sequenceNumber: c.sequenceNumber, offset: String(c.offset) });
+      }
     }
-    const byId = new Map(listed.map((c) => [c.partitionId, { partitionId: c.partitionId, sequenceNumber: c.sequenceNumber, offset: String(c.offset) }]));
     return sortPartitionIds(byId.keys()).map((id) => byId.get(id)!);
   }
 
   /**
    * Every checkpoint of the consumer group in one listing, with when each was last written: one storage
-   * request whatever the partition count (the hub-wide lag reads this every round). Blobs whose metadata is
-   * unusable are left out (their partition's lag is then unknown); `read` reports them as errors.
+   * request whatever the partition count (the hub-wide lag reads this every round), plus one per alternate
+   * spelling of the namespace when the scope has any (partitions found under ours win). Blobs whose metadata
+   * is unusable are left out (their partition's lag is then unknown); `read` reports them as errors.
    */
   async readAll(scope: CheckpointScope, signal?: AbortSignal): Promise<Checkpoint[]> {
-    const out: Checkpoint[] = [];
-    try {
-      const blobs = this.#container.listBlobsFlat({
-        prefix: blobPrefix(scope, 'checkpoint'),
-        includeMetadata: true,
-        abortSignal: signal ?? AbortSignal.timeout(this.#requestTimeoutMs),
-      });
-      for await (const blob of blobs) {
-        const parsed = parseBlobName(scope, blob.name);
-        const sequenceNumber = parseSequenceNumber(blob.metadata?.sequencenumber);
-        const offset = blob.metadata?.offset;
-        if (parsed?.kind !== 'checkpoint' || sequenceNumber === undefined || offset === undefined) continue;
-        out.push({ partitionId: parsed.id, sequenceNumber, offset, updatedOn: blob.properties.lastModified });
+    const byId = new Map<string, Checkpoint>();
+    for (const s of [scope, ...alternateScopes(scope)]) {
+      try {
+        const blobs = this.#container.listBlobsFlat({
+          prefix: blobPrefix(s, 'checkpoint'),
+          includeMetadata: true,
+          abortSignal: signal ?? AbortSignal.timeout(this.#requestTimeoutMs),
+        });
+        for await (const blob of blobs) {
+          const parsed = parseBlobName(s, blob.name);
+          const sequenceNumber = parseSequenceNumber(blob.metadata?.sequencenumber);
+          const offset = blob.metadata?.offset;
+          if (parsed?.kind !== 'checkpoint' || sequenceNumber === undefined || offset === undefined) continue;
+          if (byId.has(parsed.id)) continue;
+          byId.set(parsed.id, { partitionId: parsed.id, sequenceNumber, offset, updatedOn: blob.properties.lastModified });
+        }
+      } catch (error) {
+        throw toStorageError(error);
       }
-    } catch (error) {
-      throw toStorageError(error);
     }
-    const byId = new Map(out.map((c) => [c.partitionId, c]));
     return sortPartitionIds(byId.keys()).map((id) => byId.get(id)!);
   }
 
@@ -214,6 +239,14 @@ interface StoredCheckpoint {
   readonly sequenceNumber: number | undefined;
   readonly offset: string | undefined;
   readonly lastModified: Date | undefined;
+}
+
+/** The scope under each alternate spelling of its namespace (never the one we write). */
+function alternateScopes(scope: CheckpointScope): CheckpointScope[] {
+  const ours = scope.fullyQualifiedNamespace.toLowerCase();
+  return (scope.alternateNamespaces ?? [])
+    .filter((ns) => ns.toLowerCase() !== ours)
+    .map((ns) => ({ fullyQualifiedNamespace: ns, eventHubName: scope.eventHubName, consumerGroup: scope.consumerGroup }));
 }
 
 function checkFence(fence: OwnershipFence | undefined, partitionId: string): void {

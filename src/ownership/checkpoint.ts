@@ -10,9 +10,18 @@ export interface Checkpoint {
 
 /** Identifies a hub's consumer group in the blob layout: `<namespace>/<hub>/<consumer group>/...`, lower-cased. */
 export interface CheckpointScope {
+  /** The namespace as the JS and .NET SDKs spell it in blob names: the Endpoint's host, without a port. */
   readonly fullyQualifiedNamespace: string;
   readonly eventHubName: string;
   readonly consumerGroup: string;
+  /**
+   * Other spellings of the namespace under which another SDK may have written this consumer group's
+   * checkpoints. The Azure SDK for Python names its blobs after the Endpoint's host *and port* when the
+   * connection string names a port (`127.0.0.1:5671/<hub>/...`); see `namespaceSpellings`. Checkpoints are
+   * read under these, in order, only for partitions that have none under `fullyQualifiedNamespace`; they are
+   * never written.
+   */
+  readonly alternateNamespaces?: readonly string[];
 }
 
 /**

@@ -16,6 +16,7 @@ import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
 import { createDeadLetterStore } from '../pipeline/create-dead-letter-store.ts';
 import type { CheckpointScope, CheckpointStore } from '../ownership/checkpoint.ts';
 import { BlobCheckpointStore } from '../ownership/blob-checkpoint-store.ts';
+import { alternateNamespaces } from '../ownership/namespace-spellings.ts';
 import { MemoryCheckpointStore } from '../ownership/memory-checkpoint-store.ts';
 import type { StorageError } from '../ownership/internal/storage-errors.ts';
 import type { OwnershipCoordinator, OwnershipEvent } from '../ownership/coordinator.ts';
@@ -131,6 +132,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       fullyQualifiedNamespace: this.#hub.fullyQualifiedNamespace,
       eventHubName: this.#hub.eventHubName,
       consumerGroup: c.group,
+      alternateNamespaces: alternateNamespaces(c.connection, this.#hub.fullyQualifiedNamespace),
     };
     const container = checkpointContainer(c, credential);
     const blobStore = container ? new BlobCheckpointStore(container) : undefined;

@@ -172,10 +172,16 @@ export class PartitionPump {
       const end = await this.#read();
       // Graceful: the batch in flight finishes (a stop past the shutdown timeout kills it).
       await this.#settle();
-      await this.#closeReader();
       // Every end but a kill writes the final checkpoint: under a lease it is fenced, so a checkpoint
-      // after the lease went is refused by the store rather than written.
-      if (!this.#kill.signal.aborted && end.reason !== 'fenced') await writeCheckpoint(this.#o, true);
+      // after the lease went is refused by the store rather than written. It is written before the reader
+      // closes: while our link is attached, its owner level keeps out a reader that ignores our lease (the
+      // Python SDK's processor keeps a claim its store refused, docs/ownership.md), so such a reader starts
+      // from the final checkpoint, not the one before it.
+      try {
+        if (!this.#kill.signal.aborted && end.reason !== 'fenced') await writeCheckpoint(this.#o, true);
+      } finally {
+        await this.#closeReader();
+      }
       return end;
     } finally {
       this.#withdraw();

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -7,6 +6,7 @@ import type { ReceiverConfigInput } from '../../src/index.ts';
 import type { Emulator } from '../../src/emulator/index.ts';
 import { startAzurite, randomName } from './azurite.ts';
 import { startTestEmulator } from './emulator.ts';
+import { LineChild } from './line-child.ts';
 
 const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'receiver-process.ts');
 
@@ -19,61 +19,25 @@ export interface StatusLine {
 }
 
 /** One receiver child process and what it printed. */
-export class Instance {
-  readonly name: string;
-  readonly child: ChildProcess;
+export class Instance extends LineChild {
   /** Every acknowledged record: [partition, sequence number, time seen]. */
   readonly records: [string, number, number][] = [];
   readonly statuses: StatusLine[] = [];
-  readonly owned = new Set<string>();
-  readonly exited: Promise<number | null>;
-  #buffer = '';
-  #stderr = '';
 
   constructor(name: string, config: ReceiverConfigInput) {
-    this.name = name;
-    this.child = spawn(process.execPath, ['--import', 'tsx', RUNNER], {
-      env: { ...process.env, RECEIVER_CONFIG: JSON.stringify(config) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child.stdout!.on('data', (chunk: Buffer) => this.#onData(chunk));
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.#stderr = (this.#stderr + chunk.toString()).slice(-4000)));
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    super(name, process.execPath, ['--import', 'tsx', RUNNER], { ...process.env, RECEIVER_CONFIG: JSON.stringify(config) });
   }
 
-  get stderr(): string {
-    return this.#stderr;
-  }
-
-  #onData(chunk: Buffer): void {
-    this.#buffer += chunk.toString();
-    let nl: number;
-    while ((nl = this.#buffer.indexOf('\n')) >= 0) {
-      const line = this.#buffer.slice(0, nl);
-      this.#buffer = this.#buffer.slice(nl + 1);
-      if (line.startsWith('R ')) {
-        const [, pid, seq] = line.split(' ');
-        this.records.push([pid!, Number(seq), Date.now()]);
-      } else if (line.startsWith('S ')) {
-        const status = JSON.parse(line.slice(2)) as StatusLine;
-        this.statuses.push(status);
-        if (status.type === 'partitionOpened') this.owned.add(status.partitionId!);
-        if (status.type === 'partitionClosed') this.owned.delete(status.partitionId!);
-      }
+  protected onLine(line: string): void {
+    if (line.startsWith('R ')) {
+      const [, pid, seq] = line.split(' ');
+      this.records.push([pid!, Number(seq), Date.now()]);
+    } else if (line.startsWith('S ')) {
+      const status = JSON.parse(line.slice(2)) as StatusLine;
+      this.statuses.push(status);
+      if (status.type === 'partitionOpened') this.owned.add(status.partitionId!);
+      if (status.type === 'partitionClosed') this.owned.delete(status.partitionId!);
     }
-  }
-
-  /** Graceful stop (SIGTERM); resolves with the exit code. */
-  async stop(): Promise<number | null> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
-    return this.exited;
-  }
-
-  /** A crash: SIGKILL, nothing released. */
-  async crash(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    await this.exited;
-    this.owned.clear();
   }
 }
 

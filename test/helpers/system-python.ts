@@ -12,6 +12,9 @@ const CANDIDATES = ['/usr/bin/python3', 'python3'];
 const PACKAGE_OF_MODULE: Record<string, string> = {
   'azure.eventhub': 'python3-azure',
   'azure.eventhub.extensions.checkpointstoreblob': 'python3-azure',
+  'azure.eventhub.extensions.checkpointstoreblobaio': 'python3-azure',
+  // The asyncio client's WebSocket transport (a dependency of python3-azure).
+  aiohttp: 'python3-aiohttp',
   'azure.storage.blob': 'python3-azure',
   // azure-eventhub 5.11 reaches a custom endpoint (any port but 5671) only over WebSockets.
   websocket: 'python3-websocket',

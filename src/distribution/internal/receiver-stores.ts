@@ -1,6 +1,7 @@
 import type { TokenCredential } from '@azure/core-auth';
 import type { ContainerClient } from '@azure/storage-blob';
 import { checkpointContainerClient } from '../../ownership/checkpoint-container.ts';
+import { alternateNamespaces } from '../../ownership/namespace-spellings.ts';
 import { storageProxySettings } from '../../component/network-proxy.ts';
 import type { HubClient } from '../../backends/consumer.ts';
 import { createHubClient } from '../../backends/create-hub-client.ts';
@@ -72,7 +73,12 @@ export async function openReceiverStores(config: ResolvedConfig, receiverId: str
     hub,
     container,
     containerName: b.container_name,
-    scope: { fullyQualifiedNamespace: hub.fullyQualifiedNamespace, eventHubName: hub.eventHubName, consumerGroup: r.group },
+    scope: {
+      fullyQualifiedNamespace: hub.fullyQualifiedNamespace,
+      eventHubName: hub.eventHubName,
+      consumerGroup: r.group,
+      alternateNamespaces: alternateNamespaces(r.connection, hub.fullyQualifiedNamespace),
+    },
     close: () => hub.close(),
   };
 }

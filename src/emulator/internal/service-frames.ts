@@ -155,16 +155,19 @@ function completeDescribed(value: unknown, options: CompletionOptions): void {
   if (!typed || isNull(typed) || typed.descriptor === undefined) return;
   const code = descriptorCode(typed.descriptor);
   if (code === undefined || !FIELDS[code]) return;
-  const list = typed.value;
-  if (!Array.isArray(list)) return;
-  const before = list.length;
-  completeFields(code, list, options);
-  // An empty composite (rhea's List0, a type without room for items) becomes a List32 once it has fields.
-  if (before === 0 && list.length > 0) {
-    const replacement = types.wrap_list(list);
-    (typed as { type: unknown }).type = replacement.type;
-    (typed as { value: unknown }).value = replacement.value;
+  if (!Array.isArray(typed.value)) return;
+  if (typed.value.length > 0) {
+    completeFields(code, typed.value, options);
+    return;
   }
+  // An empty composite is rhea's List0, whose `value` is ONE array shared by every empty list rhea creates
+  // or decodes in the process: complete a copy, and give this value a List32 of its own.
+  const list: unknown[] = [];
+  completeFields(code, list, options);
+  if (list.length === 0) return;
+  const replacement = types.wrap_list(list);
+  (typed as { type: unknown }).type = replacement.type;
+  (typed as { value: unknown }).value = replacement.value;
 }
 
 export interface CompletionOptions {

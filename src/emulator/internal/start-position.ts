@@ -17,6 +17,33 @@ const SPECIAL_OFFSETS = new Set(['-1', '@latest']);
 
 const FILTER_PATTERN = /^\s*amqp\.annotation\.x-opt-(offset|sequence-number|enqueued-time)\s*(>=|>)\s*'([^']*)'\s*$/i;
 
+/** The selector filter's descriptor: 0x0000468C:0x00000004, or its symbolic name (AMQP filter registry). */
+const SELECTOR_FILTER_CODE = 0x0000468c_00000004;
+const SELECTOR_FILTER_NAME = 'apache.org:selector-filter:string';
+
+/**
+ * The selector expression in a source's filter map. The map's keys are the client's own names: the Azure
+ * SDKs use the descriptor's name, rhea's `filter.selector()` `jms-selector`, Qpid Proton's `Selector`
+ * `selector`; what makes an entry the selector is its descriptor. An entry named like the descriptor is
+ * taken as the selector even without one.
+ */
+export function selectorExpression(filter: unknown): string | undefined {
+  if (!filter || typeof filter !== 'object') return undefined;
+  let named: unknown;
+  for (const [key, value] of Object.entries(filter as Record<string, unknown>)) {
+    const descriptor = (value as { descriptor?: { value?: unknown } } | null)?.descriptor;
+    const code = descriptor && typeof descriptor === 'object' ? descriptor.value : descriptor;
+    if (code === SELECTOR_FILTER_NAME || Number(code) === SELECTOR_FILTER_CODE) return expressionText(value);
+    if (key === SELECTOR_FILTER_NAME) named = value;
+  }
+  return named === undefined ? undefined : expressionText(named);
+}
+
+function expressionText(value: unknown): string {
+  const inner = (value as { value?: unknown } | null)?.value;
+  return String(inner ?? value);
+}
+
 /** Parses a selector-filter expression; throws an Error with a user-facing reason when it is not one. */
 export function parseStartFilter(expression: string | undefined): StartPosition {
   if (expression === undefined) return { kind: 'earliest' };

@@ -1,6 +1,6 @@
 /**
  * AMQP over WebSockets for the emulator: an HTTP(S) server that upgrades `GET /$servicebus/websocket`
- * with the `AMQPWSB10` subprotocol and hands each WebSocket to the emulator's rhea container as the
+ * with the `AMQPWSB10` (or `amqp`) subprotocol and hands each WebSocket to the emulator's rhea container as the
  * byte stream of one AMQP connection. The Azure SDKs build `wss://<host>:<port>/$servicebus/websocket`
  * and offer `["AMQPWSB10"]` (@azure/core-amqp 4.4 ConnectionContextBase.create; the path from
  * @azure/event-hubs 6.0 connectionContext.ts), always over TLS: serve with a certificate for them.
@@ -12,8 +12,13 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 /** The path the Azure SDKs (and the service) use for AMQP over WebSockets. */
 export const WEBSOCKET_PATH = '/$servicebus/websocket';
-/** The WebSocket subprotocol of AMQP 1.0 (OASIS "AMQP WebSocket Binding" 1.0). */
+/** The WebSocket subprotocol the Azure SDKs for JS, .NET, Java and Python offer (the binding's working draft). */
 export const AMQP_WEBSOCKET_PROTOCOL = 'AMQPWSB10';
+/**
+ * Subprotocols accepted, in order of preference: `AMQPWSB10`, and `amqp`, the name the OASIS "AMQP
+ * WebSocket Binding" 1.0 registers, which the Azure SDKs for Go (go-amqp) offer to the service.
+ */
+export const AMQP_WEBSOCKET_PROTOCOLS: readonly string[] = [AMQP_WEBSOCKET_PROTOCOL, 'amqp'];
 
 type Handler = (...args: any[]) => void;
 
@@ -128,7 +133,7 @@ export class WebSocketListener {
     const path = new URL(req.url ?? '/', 'http://emulator').pathname;
     if (path !== WEBSOCKET_PATH) return refuse(socket, 404, 'Not Found');
     const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
-    if (!offered.includes(AMQP_WEBSOCKET_PROTOCOL)) return refuse(socket, 400, 'Bad Request');
+    if (!AMQP_WEBSOCKET_PROTOCOLS.some((p) => offered.includes(p))) return refuse(socket, 400, 'Bad Request');
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       const id = `ws ${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}`;
       this.options.onStream(new WebSocketStream(ws, id));
@@ -137,7 +142,7 @@ export class WebSocketListener {
 }
 
 function pickProtocol(protocols: Set<string>): string | false {
-  return protocols.has(AMQP_WEBSOCKET_PROTOCOL) ? AMQP_WEBSOCKET_PROTOCOL : false;
+  return AMQP_WEBSOCKET_PROTOCOLS.find((p) => protocols.has(p)) ?? false;
 }
 
 function refuse(socket: Duplex, status: number, reason: string): void {

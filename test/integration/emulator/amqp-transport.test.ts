@@ -186,3 +186,34 @@ test('$cbs and $management requests without reply_to are settled, then answered 
   }
   assert.deepEqual([...settledFirst].sort(), [0, 1], `frames: ${received.join(', ')}`);
 });
+
+test('a selector filter is found by its descriptor, whatever the client names it in the filter map', async (t) => {
+  const { emulator, hubName } = await startTestEmulator(t, { partitions: 1 });
+  emulator.append(hubName, '0', [{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
+  const connection = await connect(emulator.port, {});
+  t.after(() => connection.close());
+  const types = (rhea as any).types;
+  const expression = "amqp.annotation.x-opt-sequence-number > '0'";
+  const filters = {
+    // rhea's own helper: key `jms-selector`, numeric descriptor 0x0000468C00000004.
+    'jms-selector': (rhea as any).filter.selector(expression),
+    // Qpid Proton's Selector: key `selector`, symbolic descriptor.
+    selector: { selector: types.described(types.wrap_symbol('apache.org:selector-filter:string'), types.wrap_string(expression)) },
+  };
+  for (const [name, filter] of Object.entries(filters)) {
+    const receiver = connection.open_receiver({ source: { address: `${hubName}/ConsumerGroups/$Default/Partitions/0`, filter }, credit_window: 10 });
+    const sequenceNumbers = await new Promise<number[]>((resolve, reject) => {
+      const got: number[] = [];
+      const timer = setTimeout(() => reject(new Error(`${name}: received ${got.join(',')} within 5 s`)), 5_000);
+      receiver.on('message', (ctx: any) => {
+        got.push(Number(ctx.message.message_annotations['x-opt-sequence-number']));
+        if (got.length === 2) {
+          clearTimeout(timer);
+          resolve(got);
+        }
+      });
+    });
+    assert.deepEqual(sequenceNumbers, [1, 2], `${name}: events after sequence number 0`);
+    receiver.close();
+  }
+});

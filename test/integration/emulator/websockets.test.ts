@@ -58,6 +58,8 @@ test('the unmodified SDK produces and consumes over wss; the path and the subpro
   assert.equal(await handshakeStatus(emulator.websocketPort!, '/$servicebus/websocket', ['AMQPWSB10']), 101);
   assert.equal(await handshakeStatus(emulator.websocketPort!, '/other', ['AMQPWSB10']), 404);
   assert.equal(await handshakeStatus(emulator.websocketPort!, '/$servicebus/websocket', ['mqtt']), 400);
+  // The binding's registered name, which the Go SDKs offer.
+  assert.equal(await handshakeStatus(emulator.websocketPort!, '/$servicebus/websocket', ['amqp']), 101);
   const plain = await new Promise<number>((resolve, reject) => {
     request({ host: '127.0.0.1', port: emulator.websocketPort, path: '/$servicebus/websocket', rejectUnauthorized: false }, (res) => {
       res.resume();

@@ -88,6 +88,31 @@ describe('BlobCheckpointStore on Azurite', () => {
     assert.deepEqual(props.metadata, { sequencenumber: '7', offset: '700' });
   });
 
+  test('namespace spelled with a port (the Python SDK, Endpoint naming a port): read when ours is missing, ours wins, ours written', async () => {
+    const { container, scope: base } = await setup();
+    const store = new BlobCheckpointStore(container);
+    const portSpelling = `${base.fullyQualifiedNamespace}:5671`;
+    const scope: CheckpointScope = { ...base, alternateNamespaces: [portSpelling] };
+    // What azure-eventhub (Python) writes for Endpoint=sb://<host>:5671: the same layout under `<host>:5671/`.
+    const sdk = new SdkBlobCheckpointStore(container);
+    await sdk.updateCheckpoint({ ...base, fullyQualifiedNamespace: portSpelling, partitionId: '0', sequenceNumber: 41, offset: '4100' });
+    await sdk.updateCheckpoint({ ...base, fullyQualifiedNamespace: portSpelling, partitionId: '1', sequenceNumber: 11, offset: '1100' });
+    await sdk.updateCheckpoint({ ...base, partitionId: '1', sequenceNumber: 12, offset: '1200' });
+    assert.equal((await store.read(scope, '0'))?.sequenceNumber, 41, 'only the port spelling exists: it is used');
+    assert.equal((await store.read(scope, '1'))?.sequenceNumber, 12, 'both exist: ours first');
+    assert.equal(await store.read(base, '0'), undefined, 'without the alternate spelling in the scope: not looked at');
+    const triples = (cs: { partitionId: string; sequenceNumber: number; offset: string }[]) => cs.map((c) => [c.partitionId, c.sequenceNumber, c.offset]);
+    assert.deepEqual(triples(await store.readAll(scope)), [['0', 41, '4100'], ['1', 12, '1200']]);
+    assert.deepEqual(triples(await store.list(scope)), [['0', 41, '4100'], ['1', 12, '1200']]);
+    // The next write goes to our spelling (the JS and .NET SDKs'), never to the port spelling.
+    await store.write(scope, { partitionId: '0', sequenceNumber: 42, offset: '4200' });
+    const ours = await sdk.listCheckpoints(base.fullyQualifiedNamespace, base.eventHubName, base.consumerGroup);
+    assert.deepEqual(ours.map((c) => [c.partitionId, c.sequenceNumber]).sort(), [['0', 42], ['1', 12]]);
+    const theirs = await sdk.listCheckpoints(portSpelling, base.eventHubName, base.consumerGroup);
+    assert.deepEqual(theirs.map((c) => [c.partitionId, c.sequenceNumber]).sort(), [['0', 41], ['1', 11]], 'the port spelling is left as it was');
+    assert.equal((await store.read(scope, '0'))?.sequenceNumber, 42);
+  });
+
   test('no checkpoint: read resolves undefined', async () => {
     const { scope, store } = await setup();
     assert.equal(await store.read(scope, '0'), undefined);

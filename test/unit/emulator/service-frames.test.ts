@@ -126,3 +126,16 @@ test('frames queued before the connection was served (the SASL mechanisms) are c
   serveLikeTheService(connection, OPTIONS);
   assert.equal(outcome.value.length, 2, 'code and additional-data');
 });
+
+test("completing an empty source or target leaves rhea's shared empty list alone", () => {
+  const attach = frames.attach({ name: 'link', handle: 0, role: false });
+  attach.source = terminus.source({}).described();
+  attach.target = terminus.target({}).described();
+  completePerformative(attach, OPTIONS);
+  const fields = wireFields(attach);
+  assert.equal(fields[5].value.length, 11);
+  assert.equal(fields[6].value.length, 7, 'the target has its own 7 fields, not the source 11');
+  // rhea hands out one array for every empty list (types.List0); it must still be empty.
+  assert.deepEqual(types.List0().value, []);
+  assert.equal(new types.Reader(Buffer.from([0x45])).read().value.length, 0);
+});

@@ -72,6 +72,28 @@ test('exports every event once, in order, and writes the final checkpoint on a g
   assert.equal(counters.recordsAccepted, 95);
 });
 
+test('a graceful stop stores the final checkpoint before it closes the reader (the owner level fences until then)', async () => {
+  // A processor that ignores our lease (the Python SDK's keeps a claim its store refused) is held off only by
+  // our link's owner level: closing the link first would let it start from the checkpoint before the last.
+  const { hub, store, exported, pump } = setup();
+  const order: string[] = [];
+  const open = hub.openPartition.bind(hub);
+  hub.openPartition = async (...args: Parameters<typeof open>) => {
+    const reader = await open(...args);
+    return { ...reader, close: async () => { order.push('close'); await reader.close(); } };
+  };
+  const write = store.write.bind(store);
+  store.write = async (...args: Parameters<typeof write>) => {
+    await write(...args);
+    order.push(`checkpoint ${args[1].sequenceNumber}`);
+  };
+  hub.append('0', 5);
+  void pump.run();
+  await until(() => exported.length === 5);
+  await pump.stop(1_000);
+  assert.deepEqual(order.slice(-2), ['checkpoint 4', 'close']);
+});
+
 test('checkpoints every N events when asked, never past an unresolved batch', async () => {
   let release!: () => void;
   let calls = 0;
