@@ -288,7 +288,8 @@ export function decodeFrame(bytes: Buffer): AmqpFrame {
   const name = descriptorName(performative.descriptor);
   if (name === undefined) throw new AmqpDecodeError(`unknown performative descriptor ${JSON.stringify(plain(performative.descriptor), bigintJson)}`);
   if (performative.value.type !== 'list') throw new AmqpDecodeError(`${name} is a described ${performative.value.type}, not a list`);
-  return { kind: 'frame', type, channel, performative: name, body: performative, fields: performative.value.value, payload: Buffer.from(body.subarray(end)), size };
+  const fields = performative.value.value;
+  return { kind: 'frame', type, channel, performative: name, body: performative, fields, payload: Buffer.from(body.subarray(end)), size };
 }
 
 function bigintJson(_key: string, value: unknown): unknown {

@@ -155,7 +155,9 @@ function checkComposite(name: string, fields: AmqpValue[], path: string, finding
     const at = `${path}.${spec.name}`;
     if (isNull(v)) {
       if (spec.mandatory) findings.push({ kind: 'spec', path: at, message: `${at} is mandatory but ${v === undefined ? 'omitted' : 'null'}` });
-      else if (spec.default !== undefined) findings.push({ kind: 'complete', path: at, message: `${at} is ${v === undefined ? 'omitted' : 'null'}, not its default ${spec.default}` });
+      else if (spec.default !== undefined) {
+        findings.push({ kind: 'complete', path: at, message: `${at} is ${v === undefined ? 'omitted' : 'null'}, not its default ${spec.default}` });
+      }
       return;
     }
     const wrong = typeFinding(v!, spec);

@@ -61,7 +61,9 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
     if (id === undefined || !window) return;
     // Until the client's first flow, its window counts from the server's initial next-outgoing-id.
     const base = window.nextIncomingId ?? initialOutgoing.get(frame.channel) ?? 0;
-    if (id >= base + window.incomingWindow) say(frame, "a transfer beyond the client's session incoming window", `transfer-id ${id}, next-incoming-id ${base}, window ${window.incomingWindow}`);
+    if (id >= base + window.incomingWindow) {
+      say(frame, "a transfer beyond the client's session incoming window", `transfer-id ${id}, next-incoming-id ${base}, window ${window.incomingWindow}`);
+    }
     outgoing.set(frame.channel, id + 1);
   };
 
@@ -117,10 +119,14 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
       if (name === 'transfer') checkWindow(frame);
       const link = serverLinks.get(`${frame.channel}/${num(frame, 'handle')}`);
       if (!link) continue; // amqp-link-order.ts reports frames of unattached handles
-      if (name === 'detach' && link.clientClosed && field(frame, 'closed')?.value !== true) say(frame, "a detach answering the client's closing detach without closed=true", `'${link.name}'`);
+      if (name === 'detach' && link.clientClosed && field(frame, 'closed')?.value !== true) {
+        say(frame, "a detach answering the client's closing detach without closed=true", `'${link.name}'`);
+      }
       if (name === 'flow' && link.serverSends && num(frame, 'delivery-count') !== undefined) link.deliveryCount = num(frame, 'delivery-count')!;
       if (name === 'transfer' && !link.midDelivery) {
-        if (link.deliveryCount >= link.limit) say(frame, "a delivery beyond the client's link credit", `'${link.name}', delivery-count ${link.deliveryCount}, limit ${link.limit}`);
+        if (link.deliveryCount >= link.limit) {
+          say(frame, "a delivery beyond the client's link credit", `'${link.name}', delivery-count ${link.deliveryCount}, limit ${link.limit}`);
+        }
         link.deliveryCount++;
       }
       if (name === 'transfer') link.midDelivery = field(frame, 'more')?.value === true && field(frame, 'aborted')?.value !== true;

@@ -8,7 +8,7 @@ import { decodeAll, plain, type AmqpFrame, type AmqpValue } from '../../helpers/
 import { checkFrameFields, compositeField, field, summarize, type Finding } from '../../helpers/amqp-frame-rules.ts';
 import { checkSentOrder } from '../../helpers/amqp-link-order.ts';
 import { checkServerAgainstClient } from '../../helpers/amqp-peer-rules.ts';
-import type { RecordingProxy } from '../../helpers/recording-proxy.ts';
+import type { RecordedUnit, RecordingProxy } from '../../helpers/recording-proxy.ts';
 
 /**
  * A server frame and where it was: its connection, its index among that connection's server frames and
@@ -40,8 +40,12 @@ export const symbolOf = (v: AmqpValue | undefined): string | undefined => (v?.ty
 function attachReplyFindings(frame: AmqpFrame): Finding[] {
   const findings: Finding[] = [];
   if (frame.performative !== 'attach') return findings;
-  if (field(frame, 'properties')?.type !== 'map') findings.push({ kind: 'complete', path: 'attach.properties', message: 'attach reply without a properties map' });
-  if (field(frame, 'max-message-size')?.type !== 'ulong') findings.push({ kind: 'complete', path: 'attach.max-message-size', message: 'attach reply without max-message-size' });
+  if (field(frame, 'properties')?.type !== 'map') {
+    findings.push({ kind: 'complete', path: 'attach.properties', message: 'attach reply without a properties map' });
+  }
+  if (field(frame, 'max-message-size')?.type !== 'ulong') {
+    findings.push({ kind: 'complete', path: 'attach.max-message-size', message: 'attach reply without max-message-size' });
+  }
   return findings;
 }
 
@@ -68,7 +72,8 @@ export async function checkServerFrames(t: TestContext, proxy: RecordingProxy): 
   await t.test('every server frame is valid AMQP 1.0 (field types, mandatory fields)', () => assert.equal(summarize(only('spec')), ''));
   await t.test('every server performative has all its fields, defaults written out', () =>
     assert.equal(summarize(only('complete', /^(?!attach\.(properties|max-message-size)$)/)), ''));
-  await t.test('attach replies carry properties and max-message-size', () => assert.equal(summarize(only('complete', /^attach\.(properties|max-message-size)$/)), ''));
+  await t.test('attach replies carry properties and max-message-size', () =>
+    assert.equal(summarize(only('complete', /^attach\.(properties|max-message-size)$/)), ''));
   await t.test('per link: the server attach comes before its transfers and flows, its detach last', () => assert.equal(summarize(only('order')), ''));
   await t.test('$cbs and $management replies come after the disposition settling their request', () => assert.deepEqual(repliesBeforeSettlement(proxy), []));
 }
@@ -127,7 +132,8 @@ export function repliesBeforeSettlement(proxy: RecordingProxy): string[] {
 export async function closed(proxy: RecordingProxy): Promise<void> {
   for (let connection = 0; connection < proxy.connections; connection++) {
     if (!proxy.frames('client', connection).some((f) => f.performative === 'close')) continue;
-    await proxy.waitFor((r) => r.connection === connection && r.from === 'server' && r.unit.kind === 'frame' && r.unit.performative === 'close', 5_000, `the server's close on connection ${connection}`);
+    const isServerClose = (r: RecordedUnit) => r.connection === connection && r.from === 'server' && r.unit.kind === 'frame' && r.unit.performative === 'close';
+    await proxy.waitFor(isServerClose, 5_000, `the server's close on connection ${connection}`);
   }
 }
 
@@ -160,7 +166,9 @@ function clientAddress(proxy: RecordingProxy, connection: number, name: unknown,
  * recorded at `proxy.units[since]` or later on a link the client attached to `address`.
  */
 export function assertRefusal(proxy: RecordingProxy, condition: string, client: 'receiver' | 'sender', address: string, since = 0): void {
-  const detaches = serverFrames(proxy).filter((l) => l.unit >= since && l.frame.performative === 'detach' && errorCondition(field(l.frame, 'error')) === condition);
+  const detaches = serverFrames(proxy).filter(
+    (l) => l.unit >= since && l.frame.performative === 'detach' && errorCondition(field(l.frame, 'error')) === condition,
+  );
   let checked = 0;
   for (const { connection, index, frame: detach } of detaches) {
     const handle = field(detach, 'handle')?.value;

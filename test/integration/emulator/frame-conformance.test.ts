@@ -10,7 +10,7 @@ import { EventHubConsumerClient, EventHubProducerClient, earliestEventPosition, 
 import { plain, type AmqpFrame, type ProtocolHeader } from '../../helpers/amqp-frame-decoder.ts';
 import { compositeField, describedName, field } from '../../helpers/amqp-frame-rules.ts';
 import { startTestEmulator, type TestEmulator, type TestEmulatorOptions } from '../../helpers/emulator.ts';
-import { startRecordingProxy, type RecordingProxy } from '../../helpers/recording-proxy.ts';
+import { startRecordingProxy, type RecordedUnit, type RecordingProxy } from '../../helpers/recording-proxy.ts';
 import { closeable, openRheaConnection } from '../../helpers/rhea-connection.ts';
 import { FAST_RETRY, collectEvents, waitFor } from './sdk-helpers.ts';
 import { assertRefusal, checkServerFrames, closed, errorCondition, replyStatus, serverFrames, symbolOf, waitForDetach } from './frame-conformance-checks.ts';
@@ -60,7 +60,12 @@ test('SASL: the server offers MSSBCBS, PLAIN, ANONYMOUS, EXTERNAL; the Open carr
   await t.test('SASL header, mechanisms in order, a two-field outcome, then the AMQP header', () => {
     const sasl = e.proxy.frames('server', 0).filter((f) => f.type === 1);
     assert.deepEqual(
-      { headers: headers(e.proxy, 'server', 0), sasl: sasl.map((f) => `${f.performative}/${f.fields.length}`), mechanisms: plain(sasl[0]!.fields[0]!), code: field(sasl[1]!, 'code')?.value },
+      {
+        headers: headers(e.proxy, 'server', 0),
+        sasl: sasl.map((f) => `${f.performative}/${f.fields.length}`),
+        mechanisms: plain(sasl[0]!.fields[0]!),
+        code: field(sasl[1]!, 'code')?.value,
+      },
       { headers: [3, 0], sasl: ['sasl-mechanisms/1', 'sasl-outcome/2'], mechanisms: ['MSSBCBS', 'PLAIN', 'ANONYMOUS', 'EXTERNAL'], code: 0 },
     );
   });
@@ -135,7 +140,9 @@ async function requestWithoutReplyTo(e: Proxied, node: string, applicationProper
   sender.send({ message_id: `${node}-request`, application_properties: applicationProperties, ...(body !== undefined ? { body } : {}) });
   const connectionIndex = e.proxy.connections - 1;
   // The reply link: the server's attach whose source is the node, on this connection.
-  const replyAttach = e.proxy.frames('server', connectionIndex).find((f) => f.performative === 'attach' && symbolOf(compositeField(field(f, 'source'), 'source', 'address')) === node);
+  const replyAttach = e.proxy
+    .frames('server', connectionIndex)
+    .find((f) => f.performative === 'attach' && symbolOf(compositeField(field(f, 'source'), 'source', 'address')) === node);
   assert.ok(replyAttach, `the server attached a link with source ${node}`);
   const reply = await e.proxy.waitFor(
     (r) => e.proxy.units.indexOf(r) >= before && r.connection === connectionIndex && r.from === 'server' && r.unit.kind === 'frame' &&
@@ -150,7 +157,8 @@ test('$cbs and $management answer a request without reply_to on the requester\'s
   const e = await proxiedEmulator(t, { partitions: 1 });
   await t.test('$cbs put-token', async () => {
     const audience = `sb://127.0.0.1:${e.proxy.port}/${e.hubName}`;
-    const reply = await requestWithoutReplyTo(e, '$cbs', { operation: 'put-token', name: audience, type: 'servicebus.windows.net:sastoken' }, 'SharedAccessSignature sr=x&sig=y&se=9999999999&skn=z');
+    const putToken = { operation: 'put-token', name: audience, type: 'servicebus.windows.net:sastoken' };
+    const reply = await requestWithoutReplyTo(e, '$cbs', putToken, 'SharedAccessSignature sr=x&sig=y&se=9999999999&skn=z');
     assert.equal(replyStatus(reply), 202);
   });
   await t.test('$management READ', async () => {
@@ -161,7 +169,9 @@ test('$cbs and $management answer a request without reply_to on the requester\'s
 });
 
 /** Runs `provoke` (a client `client` of `address` that will be refused), waits for the detach with `condition`, checks its form. */
-async function refusal(t: TestContext, e: Proxied, name: string, condition: string, client: 'receiver' | 'sender', address: string, provoke: () => unknown): Promise<void> {
+async function refusal(
+  t: TestContext, e: Proxied, name: string, condition: string, client: 'receiver' | 'sender', address: string, provoke: () => unknown,
+): Promise<void> {
   await t.test(`${name}: an attach with a null ${client === 'receiver' ? 'source' : 'target'}, then a detach with ${condition}`, async () => {
     const since = e.proxy.units.length;
     void Promise.resolve(provoke()).catch(() => undefined);
@@ -176,7 +186,8 @@ test('refusals: unknown hub, unknown consumer group, unknown partition, bad star
   const subscribe = (consumerGroup: string, hub: string, partitionId: string, startPosition: EventPosition = earliestEventPosition) => {
     const consumer = e.track(new EventHubConsumerClient(consumerGroup, e.via(hub), { retryOptions: NO_RETRY }));
     clients.push(consumer);
-    clients.push(e.track(consumer.subscribe(partitionId, { processEvents: async () => undefined, processError: async () => undefined }, { startPosition, maxWaitTimeInSeconds: 1 })));
+    const handlers = { processEvents: async () => undefined, processError: async () => undefined };
+    clients.push(e.track(consumer.subscribe(partitionId, handlers, { startPosition, maxWaitTimeInSeconds: 1 })));
   };
   const send = (hub: string, partitionId: string) => {
     const producer = e.track(new EventHubProducerClient(e.via(hub), { retryOptions: NO_RETRY }));
@@ -232,10 +243,12 @@ test('owner levels: a lower epoch is refused, a higher one detaches the owner wi
   await waitFor(() => owning, 10_000, 'the owner (epoch 5) to receive');
   await refusal(t, e, 'a lower owner level', 'amqp:link:stolen', 'receiver', `${e.hubName}/ConsumerGroups/$Default/Partitions/0`, () => subscribe(4));
   await t.test('the owner, stolen by a higher owner level, gets a detach with closed=true and a complete error', async () => {
-    const refusals = serverFrames(e.proxy).filter((l) => l.frame.performative === 'detach').length;
+    const stolenDetaches = () =>
+      serverFrames(e.proxy).filter((l) => l.frame.performative === 'detach' && errorCondition(field(l.frame, 'error')) === 'amqp:link:stolen');
+    const before = stolenDetaches().length;
     subscribe(6);
-    await e.proxy.waitFor(() => serverFrames(e.proxy).filter((l) => l.frame.performative === 'detach' && errorCondition(field(l.frame, 'error')) === 'amqp:link:stolen').length > refusals, 10_000, 'the stolen detach');
-    const stolen = serverFrames(e.proxy).filter((l) => l.frame.performative === 'detach' && errorCondition(field(l.frame, 'error')) === 'amqp:link:stolen').at(-1)!.frame;
+    await e.proxy.waitFor(() => stolenDetaches().length > before, 10_000, 'the stolen detach');
+    const stolen = stolenDetaches().at(-1)!.frame;
     assert.equal(field(stolen, 'closed')?.value, true);
     assert.match(String(compositeField(field(stolen, 'error'), 'error', 'description')?.value), /higher epoch of '6'/);
   });
@@ -278,7 +291,8 @@ test('a receiver that attaches and grants credit in one write gets the attach be
   const { connection, received } = await eagerReceiver(e, 3);
   await t.test('(precondition) the client sent its attach and its credit in one write', () => {
     const units = e.proxy.units.filter((r) => r.from === 'client' && r.unit.kind === 'frame' && ['attach', 'flow'].includes(r.unit.performative ?? ''));
-    assert.deepEqual(units.slice(0, 2).map((r) => `${(r.unit as AmqpFrame).performative} in read ${r.chunk}`), [`attach in read ${units[0]!.chunk}`, `flow in read ${units[0]!.chunk}`]);
+    const reads = units.slice(0, 2).map((r) => `${(r.unit as AmqpFrame).performative} in read ${r.chunk}`);
+    assert.deepEqual(reads, [`attach in read ${units[0]!.chunk}`, `flow in read ${units[0]!.chunk}`]);
   });
   await t.test('the client kept its connection and got every event', () => assert.deepEqual({ open: connection.is_open(), received: received() }, { open: true, received: 3 }));
   await finish(t, e, closeable(connection));
@@ -296,7 +310,8 @@ test('server-initiated frames: a fault detach, a forced close', async (t) => {
   assert.equal(e.emulator.faults.detachReceivers({ hub: e.hubName, partitionId: '0', condition: 'com.microsoft:server-busy' }), 1);
   await waitForDetach(e.proxy, 'com.microsoft:server-busy');
   assert.equal(e.emulator.faults.dropConnections({ condition: 'amqp:connection:forced' }), 1);
-  const close = (await e.proxy.waitFor((r) => r.from === 'server' && r.unit.kind === 'frame' && r.unit.performative === 'close', 5_000, 'the forced close')).unit as AmqpFrame;
+  const isClose = (r: RecordedUnit) => r.from === 'server' && r.unit.kind === 'frame' && r.unit.performative === 'close';
+  const close = (await e.proxy.waitFor(isClose, 5_000, 'the forced close')).unit as AmqpFrame;
   await t.test('the fault detach closes the link; the forced close carries its error', () => {
     const detach = e.proxy.frames('server', 0).find((f) => f.performative === 'detach')!;
     assert.equal(field(detach, 'closed')?.value, true);
