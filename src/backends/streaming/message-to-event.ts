@@ -8,6 +8,7 @@
 import type { Message } from 'rhea-promise';
 import type { LastEnqueuedInfo, ReceivedEvent } from '../consumer.ts';
 import { toBodyBytes } from '../internal/body-bytes.ts';
+import { datesToNumbers } from '../internal/property-values.ts';
 
 const SEQUENCE_NUMBER = 'x-opt-sequence-number';
 const OFFSET = 'x-opt-offset';
@@ -22,17 +23,6 @@ const MESSAGE_PROPERTIES: readonly (readonly [keyof Message, string])[] = [
   ['group_sequence', 'groupSequence'], ['reply_to_group_id', 'replyToGroupId'],
 ];
 
-/** Dates become ms numbers, as the SDK does, so properties look the same from both backends. */
-function datesToNumbers(value: unknown): unknown {
-  if (value instanceof Date) return value.getTime();
-  if (Array.isArray(value)) return value.map(datesToNumbers);
-  if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = datesToNumbers(v);
-    return out;
-  }
-  return value;
-}
 
 function toDate(value: unknown): Date {
   return value instanceof Date ? value : new Date(Number(value));
