@@ -4,24 +4,10 @@ import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import rhea from 'rhea';
 import { startTestEmulator } from '../../helpers/emulator.ts';
+import { openRheaConnection } from '../../helpers/rhea-connection.ts';
 
 const require = createRequire(import.meta.url);
-
-/** Opens a bare rhea connection; resolves with it once open (or rejects on error / timeout). */
-function connect(port: number, options: Record<string, unknown>): Promise<any> {
-  const container = (rhea as any).create_container();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('connection did not open within 5 s')), 5_000);
-    container.once('connection_open', (ctx: any) => {
-      clearTimeout(timer);
-      resolve(ctx.connection);
-    });
-    container.once('disconnected', (ctx: any) => reject(ctx.error ?? new Error('disconnected')));
-    // A refused SASL handshake is also raised as the container's 'error'; the rejection above reports it.
-    container.on('error', () => undefined);
-    container.connect({ host: '127.0.0.1', port, reconnect: false, ...options });
-  });
-}
+const connect = openRheaConnection;
 
 test('the server accepts SASL ANONYMOUS (with a user name, as the SDK sends) and connections without SASL', async (t) => {
   const { emulator } = await startTestEmulator(t, { partitions: 1 });
