@@ -1,9 +1,9 @@
 import type { HrTime } from '@opentelemetry/api';
-import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
+import type { LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, type AzureNames } from './azure-names.ts';
 import { nestsDeeperThan } from './parse-json.ts';
-import { EVENT_METADATA_ATTRIBUTES, RecordAttributes } from './event-attributes.ts';
+import { RecordAttributes } from './event-attributes.ts';
 import { goSeverity } from './go-severity.ts';
 import { makeRecord } from './records.ts';
 import type { ResourceCache } from './resource-cache.ts';
@@ -83,9 +83,7 @@ function keyInfo(cache: KeyCache, key: string, names: AzureNames): KeyInfo {
   let info = cache.get(key);
   if (info === undefined) {
     const [kind, nameKey] = FIELDS.get(key.toLowerCase()) ?? [EXTRA, undefined];
-    let extraName = names.extraPrefix + key;
-    // A field never takes an Event Hubs metadata name (`eventhubs.message.offset` would be azure.eventhubs...).
-    if (EVENT_METADATA_ATTRIBUTES.has(extraName)) extraName = `${names.extraPrefix}record.${key}`;
+    const extraName = names.extraPrefix + key;
     info = { kind, attribute: nameKey ? (names[nameKey] as string) : extraName, extraName };
     if (cache.size < MAX_KEY_CACHE_ENTRIES) cache.set(key, info);
   }
@@ -118,8 +116,7 @@ const asText = (value: unknown) =>
   (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
 
 /**
- * Maps one resource-log record. `base` holds the event's metadata and is copied, never modified.
- * A record whose timestamp fell back to the enqueued time carries ATTR_TIMESTAMP_FALLBACK.
+ * Maps one resource-log record. A record whose timestamp fell back to the enqueued time carries ATTR_TIMESTAMP_FALLBACK.
  *
  * Default mode (`semanticConventions` false) writes what the Go receiver's default translator
  * (pkg/translator/azure) writes: no body, empty common fields left out, `properties` as sent, severity from
@@ -127,14 +124,13 @@ const asText = (value: unknown) =>
  */
 export function mapAzureRecord(
   source: Record<string, unknown>,
-  base: LogAttributes,
   enqueuedMs: number,
   observed: HrTime,
   m: AzureMapping,
 ): ReadableLogRecord {
   const names = m.names;
   const depth = m.maxNestingDepth;
-  const attributes = new RecordAttributes(base);
+  const attributes = new RecordAttributes();
   let resourceId: string | undefined;
   let level: unknown;
   let levelKey = '';

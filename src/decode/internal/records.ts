@@ -4,7 +4,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReceivedEvent } from '../../backends/consumer.ts';
 import type { DecodeContext } from '../decoder.ts';
-import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE, eventAttributes } from './event-attributes.ts';
+import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE } from './event-attributes.ts';
 import { INSTRUMENTATION_SCOPE } from './scope.ts';
 import { hrTimeFromMs } from './timestamp.ts';
 import type { MetricPoint, SpanRecord } from '../../pipeline/signals.ts';
@@ -58,7 +58,7 @@ export function makeRecord(
 
 /**
  * The record for an event that could not be decoded: the body as text (its bytes when not UTF-8), the
- * enqueued time, the event metadata, and `error.type` (plus a short `error.message`) saying why.
+ * enqueued time, and `error.type` (plus a short `error.message`) saying why.
  */
 export function rawErrorRecord(
   state: BatchState,
@@ -69,8 +69,7 @@ export function rawErrorRecord(
   errorType: string,
   errorMessage?: string,
 ): ReadableLogRecord {
-  const attributes = eventAttributes(event, state.context, enqueuedMs);
-  attributes[ATTR_ERROR_TYPE] = errorType;
+  const attributes: LogAttributes = { [ATTR_ERROR_TYPE]: errorType };
   if (errorMessage) attributes[ATTR_ERROR_MESSAGE] = errorMessage;
   return makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource);
 }

@@ -28,9 +28,9 @@ describe('azure_encoding decoder', () => {
     assert.equal(r.body, undefined);
     assert.equal(r.resource.attributes['cloud.resource_id'], '/R');
     assert.equal(r.resource.attributes['cloudevents.event_source'], 'azure.resource.log');
-    // our Event Hubs metadata keeps server.address; the origin is kept under azure.record.*
-    assert.equal(r.attributes['server.address'], 'ns.servicebus.windows.net');
-    assert.equal(r.attributes['azure.record.server.address'], '23.100.1.29');
+    // the origin keeps Go's name: no Event Hubs metadata by default
+    assert.equal(r.attributes['server.address'], '23.100.1.29');
+    assert.equal(r.attributes['azure.record.server.address'], undefined);
     assert.equal(r.attributes['server.port'], 443);
   });
 
@@ -76,7 +76,7 @@ describe('azure_encoding decoder', () => {
     assert.deepEqual(r.hrTime, [1662561695, 0]);
     assert.equal(r.attributes['error.code'], 'BadRequest');
     assert.equal(r.attributes['error.type'], 'Failed');
-    assert.equal(r.attributes['messaging.system'], 'eventhubs');
-    assert.equal(r.attributes['azure.record.messaging.system'], 'servicebus');
+    assert.equal(r.attributes['messaging.system'], 'servicebus');
+    assert.equal(r.attributes['azure.record.messaging.system'], undefined);
   });
 });

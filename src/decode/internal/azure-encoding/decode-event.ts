@@ -1,7 +1,7 @@
 import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReceivedEvent } from '../../../backends/consumer.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
-import { enqueuedMsOf, eventAttributes, RecordAttributes } from '../event-attributes.ts';
+import { enqueuedMsOf, RecordAttributes } from '../event-attributes.ts';
 import { ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_UNEXPECTED_SHAPE, eventText } from '../parse-json.ts';
 import { makeRecord, rawErrorRecord, type BatchState } from '../records.ts';
 import type { TimeLayoutParser } from '../time-layout.ts';
@@ -23,15 +23,8 @@ export interface AzureEncodingConfig {
 }
 
 /**
- * Prefix for a value the extension's mapping gives to one of our Event Hubs metadata attributes
- * (`server.address`, `messaging.system`, `messaging.destination.partition.id`): the metadata keeps its
- * key, the record's value is kept as `azure.record.<key>`.
- */
-export const COLLISION_PREFIX = 'azure.record.';
-
-/**
  * The `azure_encoding` format: the output of the Go `azure_encoding` extension's logs unmarshaler, one log
- * record per resource-log record, plus our Event Hubs metadata. Never throws for bad input.
+ * record per resource-log record. Never throws for bad input.
  */
 export function decodeAzureEncodingEvent(event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig): void {
   const enqueuedMs = enqueuedMsOf(event, state.observedMs);
@@ -50,9 +43,7 @@ export function decodeAzureEncodingEvent(event: ReceivedEvent, state: BatchState
     state.records.push(rawErrorRecord(state, event, text, enqueuedMs, empty, type, 'not an Azure resource-log batch'));
     return;
   }
-  const base = eventAttributes(event, state.context, enqueuedMs);
-  const baseCount = Object.keys(base).length;
-  for (const item of items) decodeItem(item, event, state, config, base, baseCount, enqueuedMs);
+  for (const item of items) decodeItem(item, event, state, config, enqueuedMs);
 }
 
 /** `{"records": [...]}`, a bare array, or one JSON record per line; an error type otherwise. */
@@ -78,8 +69,7 @@ function recordsOf(text: string): readonly unknown[] | string {
 }
 
 function decodeItem(
-  item: unknown, event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig, base: LogAttributes, baseCount: number,
-  enqueuedMs: number,
+  item: unknown, event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig, enqueuedMs: number,
 ): void {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
     const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'a record is not an object');
@@ -91,36 +81,28 @@ function decodeItem(
   const typeValue = fields.get('type');
   const category = (typeof categoryValue === 'string' && categoryValue) || (typeof typeValue === 'string' ? typeValue : '');
   if (category === '') {
-    pushRaw(item, state, config, base, enqueuedMs, undefined);
+    pushRaw(item, state, config, enqueuedMs, undefined);
     return;
   }
   if (config.excludeCategories.has(category)) return;
   if (config.includeCategories.size > 0 && !config.includeCategories.has(category)) return;
 
-  // Metadata first, through the shared constructor (in-object properties, see RecordAttributes).
-  const mapped = emptyMapped(category, new RecordAttributes(base));
+  // The shared constructor: in-object properties, see RecordAttributes.
+  const mapped = emptyMapped(category, new RecordAttributes());
   try {
     mapperFor(category)(fields, mapped);
   } catch (error) {
     if (!(error instanceof FieldTypeError)) throw error;
-    pushRaw(item, state, config, base, enqueuedMs, undefined);
+    pushRaw(item, state, config, enqueuedMs, undefined);
     return;
   }
   const time = parseTime(mapped.timeText, config.timeParsers);
   if (time === undefined) {
-    pushRaw(item, state, config, base, enqueuedMs, mapped.timeText === '' ? 'missing' : 'unparsable');
+    pushRaw(item, state, config, enqueuedMs, mapped.timeText === '' ? 'missing' : 'unparsable');
     return;
   }
-  const attributes = mapped.attributes;
-  for (const key in base) {
-    const own = attributes[key];
-    if (own !== base[key]) {
-      attributes[COLLISION_PREFIX + key] = own;
-      attributes[key] = base[key];
-    }
-  }
-  keepUnmappedFields(item as JsonObject, mapped, base, baseCount);
-  state.records.push(makeRecord(time, state.observed, mapped.body, attributes, config.resources.get(mapped.resource),
+  keepUnmappedFields(item as JsonObject, mapped);
+  state.records.push(makeRecord(time, state.observed, mapped.body, mapped.attributes, config.resources.get(mapped.resource),
     mapped.severityNumber, mapped.severityText));
 }
 
@@ -130,10 +112,10 @@ function decodeItem(
  * the current time; we use the enqueued time and say why when the time was the cause.
  */
 function pushRaw(
-  item: unknown, state: BatchState, config: AzureEncodingConfig, base: LogAttributes, enqueuedMs: number,
+  item: unknown, state: BatchState, config: AzureEncodingConfig, enqueuedMs: number,
   timeFallback: 'missing' | 'unparsable' | undefined,
 ): void {
-  const attributes: LogAttributes = { ...base };
+  const attributes: LogAttributes = {};
   if (timeFallback !== undefined) {
     attributes[ATTR_TIMESTAMP_FALLBACK] = timeFallback;
     state.stats.timestampFallbacks++;

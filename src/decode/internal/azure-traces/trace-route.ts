@@ -35,7 +35,7 @@ export function createTraceRoute(options: DecoderOptions): RecordRoute {
     }
   });
   const resources = new TraceResources();
-  return (record, _base, _enqueuedMs, state) => {
+  return (record, _enqueuedMs, state) => {
     // Azure writes `Type`; Go's case-insensitive decoding would also take `type`.
     const type = record['Type'] ?? record['type'];
     if (typeof type !== 'string' || SPAN_KIND_BY_TYPE[type] === undefined) return false;
