@@ -13,6 +13,7 @@ import { createSemconvResources } from './internal/azurelogs/semconv-resources.t
 import { buildSanitizers, DEFAULT_BUILTIN_SANITIZERS } from './internal/sanitize.ts';
 import { compileTimeLayout } from './internal/time-layout.ts';
 import { hrTimeFromMs } from './internal/timestamp.ts';
+import { GO_AZURE_SCOPE, GO_AZURELOGS_SCOPE } from './internal/scope.ts';
 import { decodeAzureEncodingEvent } from './internal/azure-encoding/decode-event.ts';
 import { EncodingResourceCache } from './internal/azure-encoding/resources.ts';
 import { decodeJsonEvent } from './json-decoder.ts';
@@ -56,6 +57,7 @@ export function createDecoder(options: DecoderOptions): Decoder {
       ];
       const config: AzureFormatConfig = {
         names, semanticConventions, timeParsers, maxNestingDepth, resources, sanitizers, maxSanitizeChars, keys: createKeyCache(), routes,
+        scope: semanticConventions ? GO_AZURELOGS_SCOPE : GO_AZURE_SCOPE,
       };
       decodeEvent = (event, state) => decodeAzureEvent(event, state, config);
       break;
@@ -67,6 +69,8 @@ export function createDecoder(options: DecoderOptions): Decoder {
     }
     case 'azure_encoding': {
       const config = {
+        sanitizers,
+        maxSanitizeChars,
         timeParsers: compileTimeFormats(options.timeFormats),
         includeCategories: new Set(options.includeCategories ?? []),
         excludeCategories: new Set(options.excludeCategories ?? []),
@@ -149,7 +153,12 @@ function finishRecords(state: BatchState, mark: number, event: ReceivedEvent, mo
   addEventMetadata(records, mark, event, state.context, enqueuedMs, mode);
   if (!withUid) return;
   for (let i = mark; i < records.length; i++) {
-    records[i]!.attributes[ATTR_LOG_RECORD_UID] = recordUid(state.context, event.sequenceNumber, enqueuedMs, i - mark);
+    const attributes = records[i]!.attributes;
+    // The Go extension maps a Function App log's activityId (an invocation's, shared by its lines) to this name;
+    // asked for ids to de-duplicate on, ours take the name and that value is kept beside it.
+    const own = attributes[ATTR_LOG_RECORD_UID];
+    if (own !== undefined) attributes[`azure.record.${ATTR_LOG_RECORD_UID}`] = own;
+    attributes[ATTR_LOG_RECORD_UID] = recordUid(state.context, event.sequenceNumber, enqueuedMs, i - mark);
   }
 }
 

@@ -1,8 +1,9 @@
 import type { HrTime } from '@opentelemetry/api';
-import type { LogBody } from '@opentelemetry/api-logs';
+import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, type AzureNames } from './azure-names.ts';
 import { nestsDeeperThan } from './parse-json.ts';
+import { markAllDoubles, markDoubleKey } from '../../pipeline/double-values.ts';
 import { RecordAttributes } from './event-attributes.ts';
 import { goSeverity } from './go-severity.ts';
 import { makeRecord } from './records.ts';
@@ -24,6 +25,8 @@ export interface AzureMapping {
   readonly resources: ResourceCache;
   /** Field-name cache for these names; from createKeyCache(). */
   readonly keys: KeyCache;
+  /** The records' instrumentation scope (the Go translator's name). */
+  readonly scope: ReadableLogRecord['instrumentationScope'];
 }
 
 // What a top-level field is. Timestamp fields are TIME_BASE + their priority.
@@ -112,6 +115,15 @@ function goDuration(value: unknown): number | undefined {
   return typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : undefined;
 }
 
+/**
+ * A JSON value Go decodes into `any` (properties, identity): its numbers are float64, doubles on the wire. A map or
+ * array is marked itself (no per-record set); a bare number through its key.
+ */
+export function markGoNumbers(attributes: LogAttributes, key: string, value: unknown): void {
+  if (typeof value === 'object' && value !== null) markAllDoubles(value);
+  else if (typeof value === 'number') markDoubleKey(attributes, key);
+}
+
 const asText = (value: unknown) =>
   (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
 
@@ -150,10 +162,14 @@ export function mapAzureRecord(
     switch (info.kind) {
       case EXTRA:
         attributes[info.attribute] = value as LogBody;
+        markGoNumbers(attributes, info.attribute, value);
         break;
       case AS_IS:
-        // Go leaves out a null identity (a nil pointer).
-        if (value !== null) attributes[info.attribute] = value as LogBody;
+        // Go leaves out a null identity (a nil pointer); its numbers are float64 (an `any`).
+        if (value !== null) {
+          attributes[info.attribute] = value as LogBody;
+          markGoNumbers(attributes, info.attribute, value);
+        }
         break;
       case AS_STRING:
       case ALWAYS_STRING:
@@ -221,9 +237,13 @@ export function mapAzureRecord(
 
   if (attributes[names.category] === undefined) attributes[names.category] = '';
   if (attributes[names.operationName] === undefined) attributes[names.operationName] = '';
-  if (properties !== undefined && properties !== null) attributes[names.properties] = properties as LogBody;
+  if (properties !== undefined && properties !== null) {
+    // map[string]any in Go: every number in it is a float64.
+    attributes[names.properties] = properties as LogBody;
+    markGoNumbers(attributes, names.properties, properties);
+  }
   attributes[ATTR_CLOUD_PROVIDER] = CLOUD_PROVIDER_AZURE;
   const severity = goSeverity(level);
   const resource = m.resources.get(resourceId);
-  return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text);
+  return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text, undefined, m.scope);
 }

@@ -41,6 +41,7 @@ export function makeRecord(
   severityNumber?: SeverityNumber,
   severityText?: string,
   eventName?: string,
+  scope: ReadableLogRecord['instrumentationScope'] = INSTRUMENTATION_SCOPE,
 ): ReadableLogRecord {
   return {
     hrTime,
@@ -51,7 +52,7 @@ export function makeRecord(
     eventName,
     attributes,
     resource,
-    instrumentationScope: INSTRUMENTATION_SCOPE,
+    instrumentationScope: scope,
     droppedAttributesCount: 0,
   };
 }
@@ -68,10 +69,12 @@ export function rawErrorRecord(
   resource: Resource,
   errorType: string,
   errorMessage?: string,
+  scope: ReadableLogRecord['instrumentationScope'] = INSTRUMENTATION_SCOPE,
 ): ReadableLogRecord {
   const attributes: LogAttributes = { [ATTR_ERROR_TYPE]: errorType };
   if (errorMessage) attributes[ATTR_ERROR_MESSAGE] = errorMessage;
-  return makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource);
+  return makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource, undefined, undefined,
+    undefined, scope);
 }
 
 /** The body bytes as a plain Uint8Array (exporters base64 them as OTLP bytesValue). */

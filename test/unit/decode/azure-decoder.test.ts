@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SCOPE_NAME } from '../../../src/decode/internal/scope.ts';
+import { GO_AZURE_SCOPE } from '../../../src/decode/internal/scope.ts';
 import { FIXTURE_CONTEXT, FIXTURE_ENQUEUED_TIME, FIXTURE_OBSERVED_MS, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
 
 const decoder = createDecoder({ format: 'azure', now: () => FIXTURE_OBSERVED_MS });
@@ -124,7 +124,7 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.equal(r!.severityNumber, SeverityNumber.WARN);
     assert.equal(r!.severityText, 'Warning');
     assert.deepEqual(r!.resource.attributes, { 'azure.resource.id': '/SUBSCRIPTIONS/S/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.KEYVAULT/VAULTS/KV' });
-    assert.equal(r!.instrumentationScope.name, SCOPE_NAME);
+    assert.equal(r!.instrumentationScope.name, GO_AZURE_SCOPE.name, 'the Go translator\'s scope name');
     assert.equal(r!.droppedAttributesCount, 0);
   });
 

@@ -110,6 +110,15 @@ describe('log.record.uid', () => {
     assert.equal(ms, FIXTURE_ENQUEUED_TIME.getTime());
   });
 
+  test('a Function App log\'s own log.record.uid (its activityId, Go\'s mapping) is kept beside ours', () => {
+    const fn = record({ category: 'FunctionAppLogs', properties: { appName: 'a', activityId: 'act-1', message: 'm' } });
+    const [plain] = decode({ format: 'azure_encoding' }, { records: [fn] });
+    assert.equal(plain!.attributes['log.record.uid'], 'act-1', 'without record_uid, Go\'s value');
+    const [r] = decode({ format: 'azure_encoding', recordUid: true }, { records: [fn] });
+    assert.match(String(r!.attributes['log.record.uid']), ULID);
+    assert.equal(r!.attributes['azure.record.log.record.uid'], 'act-1');
+  });
+
   test('every format, raw records included', () => {
     for (const format of ['raw', 'json', 'azure_encoding'] as Format[]) {
       const [r] = decode({ format, recordUid: true }, { records: [record()] });

@@ -49,7 +49,8 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
     }));
     const { records } = decode(events, { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '3' });
     assert.ok(records.length > SAMPLE_CATEGORIES.length);
-    const decoded = assertSameAsUpstream(records as ReadableLogRecord[]);
+    // Upstream knows no double marks (Go's float64 numbers, pipeline/double-values.ts): compare unmarked copies.
+    const decoded = assertSameAsUpstream(records.map(unmarked));
     assert.ok(decoded.resourceLogs.length > 1, 'records of several Azure resources');
     const total = decoded.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords)).length;
     assert.equal(total, records.length);
@@ -178,3 +179,8 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
     assert.deepEqual(OtlpProtoLogsSerializer.deserializeResponse(response), ProtobufLogsSerializer.deserializeResponse(response));
   });
 });
+
+/** A copy of a record whose attributes and body carry no double marks (a JSON round trip drops them). */
+function unmarked(r: ReadableLogRecord): ReadableLogRecord {
+  return { ...r, attributes: JSON.parse(JSON.stringify(r.attributes)), body: r.body === undefined ? undefined : JSON.parse(JSON.stringify(r.body)) };
+}

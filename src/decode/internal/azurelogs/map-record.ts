@@ -1,7 +1,7 @@
 import type { HrTime } from '@opentelemetry/api';
 import { SeverityNumber, type LogAttributes, type LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { TIMESTAMP_FIELDS, type AzureMapping } from '../azure-record.ts';
+import { markGoNumbers, TIMESTAMP_FIELDS, type AzureMapping } from '../azure-record.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
 import { GO_LEVEL_NAMES } from '../go-severity.ts';
 import { RecordAttributes } from '../event-attributes.ts';
@@ -46,7 +46,10 @@ export function mapSemconvRecord(
     try {
       const { unread, unreadCount } = mapping(isObject ? (properties as Record<string, unknown>) : {}, attributes);
       putCommonAttributes(record, attributes);
-      if (unreadCount > 0) attributes['azure.properties'] = unread;
+      if (unreadCount > 0) {
+        attributes['azure.properties'] = unread;
+        markGoNumbers(attributes as LogAttributes, 'azure.properties', unread);
+      }
     } catch (error) {
       if (!(error instanceof GoValueError)) throw error;
       mappingError = error.message;
@@ -69,6 +72,7 @@ export function mapSemconvRecord(
     for (const key of record.extras) {
       const name = extraAttributeName(key);
       attributes[name] = source[key];
+      markGoNumbers(attributes as LogAttributes, name, source[key]);
     }
     if (time === undefined) {
       if (record.time !== undefined) attributes[`${EXTRA_PREFIX}time`] = record.time;
@@ -85,6 +89,8 @@ export function mapSemconvRecord(
     m.resources.get(record.resourceId),
     severity?.[0],
     severity?.[1],
+    undefined,
+    m.scope,
   );
 }
 
