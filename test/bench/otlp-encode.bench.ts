@@ -28,6 +28,7 @@ import { encodeMetricsRequest } from '../../src/exporters/internal/otlp-proto-me
 import { encodeMetricsRequestJson } from '../../src/exporters/internal/otlp-json-metrics-encoder.ts';
 import { encodeTraceRequest } from '../../src/exporters/internal/otlp-proto-trace-encoder.ts';
 import { encodeTraceRequestJson } from '../../src/exporters/internal/otlp-json-trace-encoder.ts';
+import { withoutDoubleMarks } from '../helpers/unmarked-records.ts';
 
 const EVENTS = 1_500;
 const ROUNDS = 15;
@@ -50,7 +51,7 @@ function makeRecords(): ReadableLogRecord[] {
   const decode = createDecoder({ format: 'azure', eventMetadata: 'messaging' });
   const records: ReadableLogRecord[] = [];
   for (let b = 0; b < events.length; b += BATCH_EVENTS) records.push(...decode(events.slice(b, b + BATCH_EVENTS), context).records);
-  return records.map((r) => ({ ...r, attributes: JSON.parse(JSON.stringify(r.attributes)) }));
+  return withoutDoubleMarks(records);
 }
 
 const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
