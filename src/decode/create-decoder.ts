@@ -7,7 +7,7 @@ import { ATTR_CLOUD_PROVIDER, CLOUD_PROVIDER_AZURE, GO_RECEIVER_NAMES, SEMCONV_N
 import { addEventMetadata, enqueuedMsOf } from './internal/event-attributes.ts';
 import { ATTR_LOG_RECORD_UID, recordUid } from './internal/record-uid.ts';
 import { ERROR_DECODER, eventText } from './internal/parse-json.ts';
-import { makeRecord, rawErrorRecord, type BatchState, type MutableStats } from './internal/records.ts';
+import { makeRecord, rawErrorRecord, type BatchState, type DecodedLogRecord, type MutableStats } from './internal/records.ts';
 import { ResourceCache } from './internal/resource-cache.ts';
 import { createSemconvResources } from './internal/azurelogs/semconv-resources.ts';
 import { buildSanitizers, DEFAULT_BUILTIN_SANITIZERS } from './internal/sanitize.ts';
@@ -147,7 +147,7 @@ export function eventMetadataMode(format: Format, option: EventMetadataMode | bo
  */
 function finishRecords(state: BatchState, mark: number, event: ReceivedEvent, mode: EventMetadataMode, withUid: boolean): void {
   const records = state.records;
-  for (let i = mark; i < records.length; i++) noteItemEvent(records[i]!, event.sequenceNumber);
+  for (let i = mark; i < records.length; i++) (records[i] as DecodedLogRecord).eventSequenceNumber = event.sequenceNumber;
   if (mode === 'none' && !withUid) return;
   const enqueuedMs = enqueuedMsOf(event, state.observedMs);
   addEventMetadata(records, mark, event, state.context, enqueuedMs, mode);

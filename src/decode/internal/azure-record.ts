@@ -3,7 +3,7 @@ import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, type AzureNames } from './azure-names.ts';
 import { nestsDeeperThan } from './parse-json.ts';
-import { markAllDoubles, markDoubleKey } from '../../pipeline/double-values.ts';
+import { markDoubleKey } from '../../pipeline/double-values.ts';
 import { RecordAttributes } from './event-attributes.ts';
 import { goSeverity } from './go-severity.ts';
 import { makeRecord } from './records.ts';
@@ -116,12 +116,11 @@ function goDuration(value: unknown): number | undefined {
 }
 
 /**
- * A JSON value Go decodes into `any` (properties, identity): its numbers are float64, doubles on the wire. A map or
- * array is marked itself (no per-record set); a bare number through its key.
+ * A JSON value Go decodes into `any` (properties, identity): its numbers are float64, doubles on the wire. Marked
+ * through its key on the map that holds it (strings and booleans need no mark).
  */
 export function markGoNumbers(attributes: LogAttributes, key: string, value: unknown): void {
-  if (typeof value === 'object' && value !== null) markAllDoubles(value);
-  else if (typeof value === 'number') markDoubleKey(attributes, key);
+  if (typeof value === 'number' || (typeof value === 'object' && value !== null)) markDoubleKey(attributes, key);
 }
 
 const asText = (value: unknown) =>

@@ -31,6 +31,14 @@ export interface BatchState {
   readonly spans: SpanRecord[];
 }
 
+/**
+ * A decoded log record: a ReadableLogRecord plus the sequence number of the event it came from (set by
+ * createDecoder; read when an exporter refuses the record, to dead-letter its event alone). Exporters ignore it.
+ */
+export interface DecodedLogRecord extends ReadableLogRecord {
+  eventSequenceNumber: number | undefined;
+}
+
 /** One record with every field present, so all records share one object shape. */
 export function makeRecord(
   hrTime: HrTime,
@@ -43,7 +51,7 @@ export function makeRecord(
   eventName?: string,
   scope: ReadableLogRecord['instrumentationScope'] = INSTRUMENTATION_SCOPE,
 ): ReadableLogRecord {
-  return {
+  const record: DecodedLogRecord = {
     hrTime,
     hrTimeObserved: observed,
     severityNumber,
@@ -54,7 +62,9 @@ export function makeRecord(
     resource,
     instrumentationScope: scope,
     droppedAttributesCount: 0,
+    eventSequenceNumber: undefined,
   };
+  return record;
 }
 
 /**
