@@ -67,6 +67,19 @@ export function doublesUnder(map: object, key: string, inherited: boolean): bool
   return mark === true || (mark !== undefined && mark.has(key));
 }
 
+/**
+ * The mark of a log record's attributes: the record's own `attributeDoubles` field (set by the decoders on their
+ * hot path, no property added to the attributes object), else the attributes object's mark.
+ */
+export function recordAttributeDoubles(record: object): Set<string> | undefined {
+  return (record as { attributeDoubles?: Set<string> }).attributeDoubles;
+}
+
+/** The shared key set of `current` plus `key` (see markDoubleKey): for a decoder building a record's mark itself. */
+export function withDoubleKey(current: Set<string> | undefined, key: string): Set<string> {
+  return current?.has(key) ? current : withKey(current, key);
+}
+
 /** Whether an array's items are doubles: the array is marked, or it sits where doubles are asked for. */
 export function doublesIn(container: object, inherited: boolean): boolean {
   return inherited || (container as Marked)[DOUBLES] === true;

@@ -8,6 +8,7 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 export function withoutDoubleMarks(records: readonly ReadableLogRecord[]): ReadableLogRecord[] {
   return records.map((r) => ({
     ...r,
+    attributeDoubles: undefined, // the decoders' mark of a record's own attributes
     attributes: JSON.parse(JSON.stringify(r.attributes)),
     body: r.body === undefined ? undefined : JSON.parse(JSON.stringify(r.body)),
   }));

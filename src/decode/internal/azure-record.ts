@@ -3,7 +3,7 @@ import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, type AzureNames } from './azure-names.ts';
 import { nestsDeeperThan } from './parse-json.ts';
-import { markDoubleKey } from '../../pipeline/double-values.ts';
+import { markDoubleKey, withDoubleKey } from '../../pipeline/double-values.ts';
 import { RecordAttributes } from './event-attributes.ts';
 import { goSeverity } from './go-severity.ts';
 import { makeRecord } from './records.ts';
@@ -120,8 +120,11 @@ function goDuration(value: unknown): number | undefined {
  * through its key on the map that holds it (strings and booleans need no mark).
  */
 export function markGoNumbers(attributes: LogAttributes, key: string, value: unknown): void {
-  if (typeof value === 'number' || (typeof value === 'object' && value !== null)) markDoubleKey(attributes, key);
+  if (holdsNumbers(value)) markDoubleKey(attributes, key);
 }
+
+/** Whether a value is or may hold a number (strings and booleans need no mark). */
+const holdsNumbers = (value: unknown): boolean => typeof value === 'number' || (typeof value === 'object' && value !== null);
 
 const asText = (value: unknown) =>
   (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
@@ -142,6 +145,7 @@ export function mapAzureRecord(
   const names = m.names;
   const depth = m.maxNestingDepth;
   const attributes = new RecordAttributes();
+  let doubles: Set<string> | undefined; // attribute keys holding Go float64s (see markGoNumbers)
   let resourceId: string | undefined;
   let level: unknown;
   let levelKey = '';
@@ -161,13 +165,13 @@ export function mapAzureRecord(
     switch (info.kind) {
       case EXTRA:
         attributes[info.attribute] = value as LogBody;
-        markGoNumbers(attributes, info.attribute, value);
+        if (holdsNumbers(value)) doubles = withDoubleKey(doubles, info.attribute);
         break;
       case AS_IS:
         // Go leaves out a null identity (a nil pointer); its numbers are float64 (an `any`).
         if (value !== null) {
           attributes[info.attribute] = value as LogBody;
-          markGoNumbers(attributes, info.attribute, value);
+          if (holdsNumbers(value)) doubles = withDoubleKey(doubles, info.attribute);
         }
         break;
       case AS_STRING:
@@ -239,10 +243,10 @@ export function mapAzureRecord(
   if (properties !== undefined && properties !== null) {
     // map[string]any in Go: every number in it is a float64.
     attributes[names.properties] = properties as LogBody;
-    markGoNumbers(attributes, names.properties, properties);
+    if (holdsNumbers(properties)) doubles = withDoubleKey(doubles, names.properties);
   }
   attributes[ATTR_CLOUD_PROVIDER] = CLOUD_PROVIDER_AZURE;
   const severity = goSeverity(level);
   const resource = m.resources.get(resourceId);
-  return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text, undefined, m.scope);
+  return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text, undefined, m.scope, doubles);
 }

@@ -37,6 +37,8 @@ export interface BatchState {
  */
 export interface DecodedLogRecord extends ReadableLogRecord {
   eventSequenceNumber: number | undefined;
+  /** The attribute keys whose numbers are Go float64s (pipeline/double-values.ts), shared sets; none when undefined. */
+  attributeDoubles: Set<string> | undefined;
 }
 
 /** One record with every field present, so all records share one object shape. */
@@ -50,6 +52,7 @@ export function makeRecord(
   severityText?: string,
   eventName?: string,
   scope: ReadableLogRecord['instrumentationScope'] = INSTRUMENTATION_SCOPE,
+  attributeDoubles?: Set<string>,
 ): ReadableLogRecord {
   const record: DecodedLogRecord = {
     hrTime,
@@ -63,6 +66,7 @@ export function makeRecord(
     instrumentationScope: scope,
     droppedAttributesCount: 0,
     eventSequenceNumber: undefined,
+    attributeDoubles,
   };
   return record;
 }

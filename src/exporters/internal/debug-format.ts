@@ -1,7 +1,7 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { HrTime } from '@opentelemetry/api';
 import type { LogBatch } from '../../pipeline/log-batch.ts';
-import { doublesUnder } from '../../pipeline/double-values.ts';
+import { doublesUnder, recordAttributeDoubles } from '../../pipeline/double-values.ts';
 import { int64String, isInt64, wireTime } from './otlp-wire-values.ts';
 
 /*
@@ -60,7 +60,7 @@ export function formatDetailed(batch: LogBatch): string {
           `SeverityNumber: ${SEVERITY_NAMES[severity] ?? 'Unknown'}(${severity})\n` +
           (r.eventName ? `EventName: ${r.eventName}\n` : '') +
           `Body: ${typed(r.body)}\n` +
-          `Attributes:\n${attributes(r.attributes)}` +
+          `Attributes:\n${attributes(r.attributes, recordAttributeDoubles(r))}` +
           `Trace ID: ${r.spanContext?.traceId ?? ''}\n` +
           `Span ID: ${r.spanContext?.spanId ?? ''}\n` +
           `Flags: ${r.spanContext?.traceFlags ?? 0}\n`;
@@ -70,9 +70,9 @@ export function formatDetailed(batch: LogBatch): string {
   return out;
 }
 
-export function attributes(attrs: Readonly<Record<string, unknown>>): string {
+export function attributes(attrs: Readonly<Record<string, unknown>>, keys?: Set<string>): string {
   return Object.entries(attrs)
-    .map(([k, v]) => `     -> ${k}: ${typed(v, doublesUnder(attrs, k, false))}\n`)
+    .map(([k, v]) => `     -> ${k}: ${typed(v, keys?.has(k) === true || doublesUnder(attrs, k, false))}\n`)
     .join('');
 }
 

@@ -49,10 +49,10 @@ export function scopeJson(scope: Scope): object {
 }
 
 /** `doubles`: every number inside is a doubleValue (see pipeline/double-values.ts, which the maps may carry too). */
-export function attributesJson(attributes: LogAttributes, doubles = false): JsonKeyValue[] {
+export function attributesJson(attributes: LogAttributes, doubles = false, markedKeys?: Set<string>): JsonKeyValue[] {
   const keys = Object.keys(attributes);
   const out = new Array<JsonKeyValue>(keys.length);
-  const mark = doubles ? true : (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES];
+  const mark = doubles ? true : markedKeys ?? (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES];
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     out[i] = { key: wellFormed(key), value: anyValueJson(attributes[key], mark === true || (mark !== undefined && mark.has(key))) };

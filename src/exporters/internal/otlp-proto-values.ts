@@ -123,13 +123,15 @@ function hexDigit(c: number): number {
  * Each own enumerable attribute as a repeated KeyValue `field`, in enumeration order. `doubles`: every number
  * inside is a double_value (a map inside one marked so, see pipeline/double-values.ts).
  */
-export function writeAttributes(w: ProtoWriter, attributes: LogAttributes, field: number, doubles = false): void {
+export function writeAttributes(
+  w: ProtoWriter, attributes: LogAttributes, field: number, doubles = false, markedKeys?: Set<string>,
+): void {
   const tag = (field << 3) | 2;
   // Keys and values as two arrays (own enumerable properties, in for-in order): no keyed property loads,
   // which are slow on the many shapes of parsed JSON.
   const keys = Object.keys(attributes);
   const values = Object.values(attributes);
-  const mark = doubles ? true : (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES];
+  const mark = doubles ? true : markedKeys ?? (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES];
   for (let i = 0; i < keys.length; i++) {
     w.byte(tag);
     const key = keys[i]!;
