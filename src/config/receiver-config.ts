@@ -180,6 +180,17 @@ export const receiverConfigObject = z
     /** `azure_encoding` format: drop these categories (wins over include_categories). Default none. */
     exclude_categories: z.array(z.string()).default([]),
     apply_semantic_conventions: z.boolean().default(false),
+    /**
+     * Event Hubs metadata on log records: `none`, `eventhubs` (all under `azure.eventhubs.*`) or `messaging`
+     * (`messaging.*`, `server.address`; the names before 0.2, never replacing a name the content uses); `true` is
+     * `eventhubs`, `false` `none`. Default `none` for azure and azure_encoding (as the Go receiver), `messaging`
+     * for raw and json.
+     */
+    event_metadata: z.union([z.boolean(), z.enum(['none', 'eventhubs', 'messaging'])], {
+      error: 'expected none, eventhubs or messaging (or true / false)',
+    }).optional(),
+    /** A deterministic `log.record.uid` on each log record, for de-duplication downstream. Default false. */
+    record_uid: z.boolean().default(false),
     /** Extra timestamp layouts per signal (Go reference-time layouts), tried before the built-in ones. Default none. */
     time_formats: z
       .strictObject({ logs: z.array(z.string()).optional(), metrics: z.array(z.string()).optional(), traces: z.array(z.string()).optional() })

@@ -3,7 +3,7 @@ import type { ReceivedEvent } from '../backends/consumer.ts';
 import { mapAzureRecord, NestingTooDeepError, type AzureMapping } from './internal/azure-record.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from './internal/azure-names.ts';
 import { mapSemconvRecord } from './internal/azurelogs/map-record.ts';
-import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE, enqueuedMsOf, eventAttributes } from './internal/event-attributes.ts';
+import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE, enqueuedMsOf } from './internal/event-attributes.ts';
 import {
   ERROR_DECODER, ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_NESTING_TOO_DEEP, ERROR_UNEXPECTED_SHAPE,
   eventText, nestsDeeperThan, parseJson,
@@ -16,11 +16,10 @@ import type { Sanitizer } from './internal/sanitize.ts';
  * returns true, or returns false to leave the record a log record. A record that is of the route's signal
  * but cannot be decoded as such returns a RouteRefusal: it stays a log record, flagged with the refusal's
  * `error.type` / `error.message`, and is counted in `stats.refusedRecords`. May throw like a log mapping:
- * the whole event is then exported raw. `base` holds the event's messaging attributes.
+ * the whole event is then exported raw.
  */
 export type RecordRoute = (
   record: Record<string, unknown>,
-  base: Readonly<Record<string, unknown>>,
   enqueuedMs: number,
   state: BatchState,
 ) => boolean | RouteRefusal;
@@ -51,13 +50,13 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
   const text = eventText(event.body);
   if (text === undefined) {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_INVALID_UTF8, 'event body is not valid UTF-8'));
+    state.records.push(rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_INVALID_UTF8, 'event body is not valid UTF-8', config.scope));
     return;
   }
   const parsed = parseJson(text, config.sanitizers, config.maxSanitizeChars);
   if (!parsed.ok) {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, ERROR_INVALID_JSON, parsed.message));
+    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, ERROR_INVALID_JSON, parsed.message, config.scope));
     return;
   }
   if (parsed.sanitized) state.stats.sanitizedEvents++;
@@ -70,11 +69,10 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
     items = Array.isArray(records) ? records : [value];
   } else {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'body is JSON but neither an object nor an array'));
+    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'body is JSON but neither an object nor an array', config.scope));
     return;
   }
 
-  const base = eventAttributes(event, state.context, enqueuedMs);
   const start = state.records.length;
   const metricsStart = state.metrics.length;
   const spansStart = state.spans.length;
@@ -89,18 +87,18 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
         if (Array.isArray(item) && nestsDeeperThan(item, config.maxNestingDepth)) {
           throw new NestingTooDeepError(`records[${i}] nests deeper than ${config.maxNestingDepth} levels`);
         }
-        const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, `records[${i}] is not an object`);
+        const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, `records[${i}] is not an object`, config.scope);
         state.records.push({ ...odd, body: item as LogBody });
         continue;
       }
       let refusal: RouteRefusal | undefined;
       if (routes.length > 0) {
-        const verdict = routeRecord(routes, item as Record<string, unknown>, base, enqueuedMs, state);
+        const verdict = routeRecord(routes, item as Record<string, unknown>, enqueuedMs, state);
         if (verdict === true) continue;
         if (verdict !== false) refusal = verdict;
       }
       const map = config.semanticConventions ? mapSemconvRecord : mapAzureRecord;
-      const record = map(item as Record<string, unknown>, base, enqueuedMs, state.observed, config);
+      const record = map(item as Record<string, unknown>, enqueuedMs, state.observed, config);
       if (record.attributes[ATTR_TIMESTAMP_FALLBACK] !== undefined) fallbacks++;
       if (refusal !== undefined) {
         record.attributes[ATTR_ERROR_TYPE] = refusal.errorType;
@@ -116,7 +114,7 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
     state.spans.length = spansStart;
     state.stats.failedEvents++;
     const deep = error instanceof NestingTooDeepError;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, deep ? ERROR_NESTING_TOO_DEEP : ERROR_DECODER, (error as Error)?.message));
+    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, deep ? ERROR_NESTING_TOO_DEEP : ERROR_DECODER, (error as Error)?.message, config.scope));
     return;
   }
   state.stats.timestampFallbacks += fallbacks;
@@ -127,12 +125,11 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
 function routeRecord(
   routes: readonly RecordRoute[],
   record: Record<string, unknown>,
-  base: Readonly<Record<string, unknown>>,
   enqueuedMs: number,
   state: BatchState,
 ): boolean | RouteRefusal {
   for (const route of routes) {
-    const verdict = route(record, base, enqueuedMs, state);
+    const verdict = route(record, enqueuedMs, state);
     if (verdict !== false) return verdict;
   }
   return false;

@@ -2,16 +2,18 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReceivedEvent } from '../backends/consumer.ts';
 import { decodeAzureEvent, type AzureFormatConfig } from './azure-decoder.ts';
 import { createKeyCache } from './internal/azure-record.ts';
-import type { DecodeContext, DecodeResult, Decoder, DecoderOptions } from './decoder.ts';
+import type { DecodeContext, DecodeResult, Decoder, DecoderOptions, EventMetadataMode, Format } from './decoder.ts';
 import { ATTR_CLOUD_PROVIDER, CLOUD_PROVIDER_AZURE, GO_RECEIVER_NAMES, SEMCONV_NAMES } from './internal/azure-names.ts';
-import { enqueuedMsOf } from './internal/event-attributes.ts';
+import { addEventMetadata, enqueuedMsOf } from './internal/event-attributes.ts';
+import { ATTR_LOG_RECORD_UID, recordUid } from './internal/record-uid.ts';
 import { ERROR_DECODER, eventText } from './internal/parse-json.ts';
-import { makeRecord, rawErrorRecord, type BatchState, type MutableStats } from './internal/records.ts';
+import { makeRecord, rawErrorRecord, type BatchState, type DecodedLogRecord, type MutableStats } from './internal/records.ts';
 import { ResourceCache } from './internal/resource-cache.ts';
 import { createSemconvResources } from './internal/azurelogs/semconv-resources.ts';
 import { buildSanitizers, DEFAULT_BUILTIN_SANITIZERS } from './internal/sanitize.ts';
 import { compileTimeLayout } from './internal/time-layout.ts';
 import { hrTimeFromMs } from './internal/timestamp.ts';
+import { GO_AZURE_SCOPE, GO_AZURELOGS_SCOPE } from './internal/scope.ts';
 import { decodeAzureEncodingEvent } from './internal/azure-encoding/decode-event.ts';
 import { EncodingResourceCache } from './internal/azure-encoding/resources.ts';
 import { decodeJsonEvent } from './json-decoder.ts';
@@ -36,6 +38,8 @@ export function createDecoder(options: DecoderOptions): Decoder {
   const maxSanitizeChars = options.maxSanitizeChars ?? DEFAULT_MAX_SANITIZE_CHARS;
   const maxNestingDepth = options.maxNestingDepth ?? DEFAULT_MAX_NESTING_DEPTH;
   const now = options.now ?? Date.now;
+  const metadataMode = eventMetadataMode(options.format, options.eventMetadata);
+  const withUid = options.recordUid === true;
   const semanticConventions = options.applySemanticConventions === true;
   const names = semanticConventions ? SEMCONV_NAMES : GO_RECEIVER_NAMES;
   const resources = semanticConventions
@@ -53,6 +57,7 @@ export function createDecoder(options: DecoderOptions): Decoder {
       ];
       const config: AzureFormatConfig = {
         names, semanticConventions, timeParsers, maxNestingDepth, resources, sanitizers, maxSanitizeChars, keys: createKeyCache(), routes,
+        scope: semanticConventions ? GO_AZURELOGS_SCOPE : GO_AZURE_SCOPE,
       };
       decodeEvent = (event, state) => decodeAzureEvent(event, state, config);
       break;
@@ -64,6 +69,8 @@ export function createDecoder(options: DecoderOptions): Decoder {
     }
     case 'azure_encoding': {
       const config = {
+        sanitizers,
+        maxSanitizeChars,
         timeParsers: compileTimeFormats(options.timeFormats),
         includeCategories: new Set(options.includeCategories ?? []),
         excludeCategories: new Set(options.excludeCategories ?? []),
@@ -94,6 +101,7 @@ export function createDecoder(options: DecoderOptions): Decoder {
       const spansMark = state.spans.length;
       try {
         decodeEvent(event, state);
+        if (state.records.length > mark) finishRecords(state, mark, event, metadataMode, withUid);
         // Points and spans name their event only here (see noteItemEvent): a refused one is dead-lettered alone.
         for (let i = metricsMark; i < state.metrics.length; i++) noteItemEvent(state.metrics[i]!, event.sequenceNumber);
         for (let i = spansMark; i < state.spans.length; i++) noteItemEvent(state.spans[i]!, event.sequenceNumber);
@@ -104,6 +112,11 @@ export function createDecoder(options: DecoderOptions): Decoder {
         state.spans.length = spansMark;
         stats.failedEvents++;
         state.records.push(lastResortRecord(state, event, resources, error));
+        try {
+          finishRecords(state, mark, event, metadataMode, withUid);
+        } catch {
+          // a broken event object: the record stays as it is
+        }
       }
     }
     return {
@@ -113,6 +126,40 @@ export function createDecoder(options: DecoderOptions): Decoder {
       stats,
     };
   };
+}
+
+/** The metadata mode for a format: the Go-compatible formats write none unless asked (docs/formats.md). */
+export function eventMetadataMode(format: Format, option: EventMetadataMode | boolean | undefined): EventMetadataMode {
+  if (option === true) return 'eventhubs';
+  if (option === false) return 'none';
+  if (option !== undefined) {
+    if (option !== 'none' && option !== 'eventhubs' && option !== 'messaging') {
+      throw new Error(`eventMetadata "${String(option)}" is not a mode; use none, eventhubs or messaging (or true / false)`);
+    }
+    return option;
+  }
+  return format === 'raw' || format === 'json' ? 'messaging' : 'none';
+}
+
+/**
+ * What every log record of an event gets after its format decoded it: the event it came from (for dead-lettering
+ * a refused record), the Event Hubs metadata the mode asks for, and `log.record.uid` when asked.
+ */
+function finishRecords(state: BatchState, mark: number, event: ReceivedEvent, mode: EventMetadataMode, withUid: boolean): void {
+  const records = state.records;
+  for (let i = mark; i < records.length; i++) (records[i] as DecodedLogRecord).eventSequenceNumber = event.sequenceNumber;
+  if (mode === 'none' && !withUid) return;
+  const enqueuedMs = enqueuedMsOf(event, state.observedMs);
+  addEventMetadata(records, mark, event, state.context, enqueuedMs, mode);
+  if (!withUid) return;
+  for (let i = mark; i < records.length; i++) {
+    const attributes = records[i]!.attributes;
+    // The Go extension maps a Function App log's activityId (an invocation's, shared by its lines) to this name;
+    // asked for ids to de-duplicate on, ours take the name and that value is kept beside it.
+    const own = attributes[ATTR_LOG_RECORD_UID];
+    if (own !== undefined) attributes[`azure.record.${ATTR_LOG_RECORD_UID}`] = own;
+    attributes[ATTR_LOG_RECORD_UID] = recordUid(state.context, event.sequenceNumber, enqueuedMs, i - mark);
+  }
 }
 
 function compileTimeFormats(layouts: readonly string[] | undefined) {

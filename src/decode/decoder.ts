@@ -5,7 +5,7 @@ import type { MetricPoint, Signal, SpanRecord } from '../pipeline/signals.ts';
 /** The event formats the receiver understands. */
 export type Format = 'azure' | 'raw' | 'json' | 'azure_encoding';
 
-/** Where the events come from; becomes the messaging attributes on every record. */
+/** Where the events come from: the Event Hubs metadata (when `eventMetadata` asks for it) and `log.record.uid`. */
 export interface DecodeContext {
   readonly namespace: string;
   readonly eventHubName: string;
@@ -48,9 +48,26 @@ export interface DecoderOptions {
   readonly maxSanitizeChars?: number;
   /** Deepest nesting of maps/arrays kept in a record; a deeper event is exported raw. Default 64 levels. */
   readonly maxNestingDepth?: number;
+  /**
+   * Event Hubs metadata on each log record: `none`; `eventhubs` (every value under `azure.eventhubs.*`, names no
+   * Azure log uses); `messaging` (OpenTelemetry's messaging names: `messaging.*`, `server.address`, with
+   * `azure.eventhubs.message.*`; a name the content already uses keeps the content's value and the metadata goes
+   * under its `azure.eventhubs.*` name). `true` means `eventhubs`, `false` `none`. Default `none` for `azure` and
+   * `azure_encoding` (the Go receiver writes none), `messaging` for `raw` and `json`.
+   */
+  readonly eventMetadata?: EventMetadataMode | boolean;
+  /**
+   * Gives each log record a `log.record.uid`: a ULID made from the namespace, hub, partition, sequence number and
+   * the record's index among its event's log records (the time part is the enqueued time), the same every time
+   * the event is read. Default false.
+   */
+  readonly recordUid?: boolean;
   /** Clock for the observed time, in ms since the epoch. Default `Date.now`. */
   readonly now?: () => number;
 }
+
+/** Which Event Hubs metadata a decoder writes on log records (DecoderOptions.eventMetadata). */
+export type EventMetadataMode = 'none' | 'eventhubs' | 'messaging';
 
 /** Repairs for malformed JSON that the `azure` and `json` formats can apply. */
 export type BuiltinSanitizer = 'new_lines' | 'single_quotes';

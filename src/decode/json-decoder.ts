@@ -1,7 +1,7 @@
 import type { LogBody } from '@opentelemetry/api-logs';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReceivedEvent } from '../backends/consumer.ts';
-import { enqueuedMsOf, eventAttributes } from './internal/event-attributes.ts';
+import { enqueuedMsOf, RecordAttributes } from './internal/event-attributes.ts';
 import {
   ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_NESTING_TOO_DEEP, eventText, nestsDeeperThan, parseJson,
 } from './internal/parse-json.ts';
@@ -41,6 +41,6 @@ export function decodeJsonEvent(event: ReceivedEvent, state: BatchState, config:
     return;
   }
   if (parsed.sanitized) state.stats.sanitizedEvents++;
-  const attributes = eventAttributes(event, state.context, enqueuedMs);
+  const attributes = new RecordAttributes();
   state.records.push(makeRecord(hrTimeFromMs(enqueuedMs), state.observed, parsed.value as LogBody, attributes, config.resource));
 }

@@ -1,7 +1,7 @@
 import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReceivedEvent } from '../backends/consumer.ts';
-import { enqueuedMsOf, eventAttributes } from './internal/event-attributes.ts';
+import { enqueuedMsOf, RecordAttributes } from './internal/event-attributes.ts';
 import { eventText } from './internal/parse-json.ts';
 import { bytesOf, makeRecord, type BatchState } from './internal/records.ts';
 import { hrTimeFromMs } from './internal/timestamp.ts';
@@ -12,19 +12,16 @@ const MAX_PROPERTY_DEPTH = 16;
 /**
  * The `raw` format: one record per event. The body is the text when the bytes are valid UTF-8 (a leading
  * byte-order mark dropped), else the bytes themselves; the timestamp is the enqueued time; the AMQP
- * application properties become attributes (the event metadata wins a name clash).
+ * application properties become attributes (the event metadata, added later, never replaces one).
  */
 export function decodeRawEvent(event: ReceivedEvent, state: BatchState, resource: Resource): void {
   const enqueuedMs = enqueuedMsOf(event, state.observedMs);
   const text = eventText(event.body);
-  const metadata = eventAttributes(event, state.context, enqueuedMs);
-  let attributes: LogAttributes = metadata;
+  const attributes: LogAttributes = new RecordAttributes();
   if (event.properties && typeof event.properties === 'object') {
-    attributes = {};
     for (const key of Object.keys(event.properties)) {
       setOwn(attributes, key, toAnyValue(event.properties[key], MAX_PROPERTY_DEPTH));
     }
-    for (const key of Object.keys(metadata)) setOwn(attributes, key, metadata[key]);
   }
   state.records.push(makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource));
 }

@@ -151,6 +151,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       // `encoding: azure_encoding[/name]` (validated by the schema) is the Go spelling of this format
       format: effectiveFormat(c),
       applySemanticConventions: c.apply_semantic_conventions,
+      ...(c.event_metadata !== undefined ? { eventMetadata: c.event_metadata } : {}),
+      recordUid: c.record_uid,
       timeFormats: c.time_formats.logs,
       includeCategories: c.include_categories,
       excludeCategories: c.exclude_categories,

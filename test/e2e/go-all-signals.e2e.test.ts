@@ -35,7 +35,9 @@ test(NAME, { timeout: 180_000 }, async (t) => {
   const container = randomName('ckpt');
   await BlobServiceClient.fromConnectionString(azurite.connectionString).createContainer(container);
 
-  const cli = startCli(t, ['--config', CONFIG, '--set', 'service.telemetry.metrics.address=127.0.0.1:0'], {
+  // The event metadata names each log record's event (partition/sequence); the rest is the Go config unchanged.
+  const metadata = ['--set', 'receivers.azure_event_hub.event_metadata=messaging'];
+  const cli = startCli(t, ['--config', CONFIG, '--set', 'service.telemetry.metrics.address=127.0.0.1:0', ...metadata], {
     EVENTHUB_CONNECTION: eh.connectionString,
     CONSUMER_GROUP: eh.consumerGroup,
     STORAGE_CONNECTION: azurite.connectionString,

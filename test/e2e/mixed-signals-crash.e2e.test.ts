@@ -3,7 +3,8 @@
  * platform metrics, Application Insights operations on the same partitions), then a restart on the same
  * config (test/fixtures/config/go_all_signals.yaml, checkpoints in Azurite): nothing is lost in any signal.
  * At-least-once: items exported before the kill but not yet checkpointed come again; duplicates are
- * allowed and reported, never an item missing.
+ * allowed and reported, never an item missing. Issue 25: with `record_uid`, a log record exported twice carries
+ * the same `log.record.uid` both times, and records of different events (or of one event) never share one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
 import { startCli, waitUntil, type CliProcess } from './cli-process.ts';
 import {
-  allPartitionsOwned, logRecordsByEvent, metricPoints, MixedStream, readSignalFile, spans, tally,
+  allPartitionsOwned, logRecordsByEvent, logRecordUids, metricPoints, MixedStream, readSignalFile, spans, tally,
 } from './signal-files.ts';
 
 const CONFIG = join(import.meta.dirname, '../fixtures/config/go_all_signals.yaml');
@@ -48,6 +49,8 @@ test(NAME, { timeout: 240_000 }, async (t) => {
   const args = [
     '--config', CONFIG, '--set', 'service.telemetry.metrics.address=127.0.0.1:0',
     '--set', 'receivers.azure_event_hub.ownership.lease_duration=15s',
+    // The event metadata names each log record's event; the uid is what a backend would de-duplicate on.
+    '--set', 'receivers.azure_event_hub.event_metadata=messaging', '--set', 'receivers.azure_event_hub.record_uid=true',
   ];
   const start = (run: string): CliProcess => startCli(t, args, env(run));
 
@@ -116,6 +119,18 @@ test(NAME, { timeout: 240_000 }, async (t) => {
   assert.deepEqual([...logs.keys()].filter((k) => !stream.logs.has(k)), [], 'no log record from another signal\'s event');
   const logDuplicates = [...stream.logs].filter(([k, n]) => logs.get(k)! > n).length;
 
+  // log.record.uid: one per expected record, whichever instance exported it and however often.
+  const uids = logRecordUids(u.logs);
+  assert.deepEqual(uids.filter((r) => typeof r.uid !== 'string'), [], 'every log record has a uid');
+  const eventOfUid = new Map<unknown, string>();
+  for (const r of uids) {
+    const seen = eventOfUid.get(r.uid);
+    assert.ok(seen === undefined || seen === r.event, `uid ${String(r.uid)} on records of events ${seen} and ${r.event}`);
+    eventOfUid.set(r.uid, r.event);
+  }
+  assert.equal(eventOfUid.size, stream.logRecordCount(), 'distinct uids = records sent: a re-exported record kept its uid');
+  const reExported = uids.length - eventOfUid.size;
+
   const points = metricPoints(u.metrics);
   const pointCounts = tally(points.map((p) => p.key));
   assert.deepEqual([...stream.metrics.keys()].filter((k) => !pointCounts.has(k)), [], 'metric points missing');
@@ -132,7 +147,8 @@ test(NAME, { timeout: 240_000 }, async (t) => {
   const successor = [u.b.logs, u.b.metrics, u.b.traces];
   assert.ok(successor.every((f) => f.requests.length > 0), 'the successor exported every signal');
   const torn = [u.a.logs, u.a.metrics, u.a.traces].filter((f) => f.tornTail).length;
-  t.diagnostic(`${sent} events (${killedAt} before the kill); duplicates: ${logDuplicates} log events, `
+  t.diagnostic(`${sent} events (${killedAt} before the kill); duplicates: ${logDuplicates} log events `
+    + `(${reExported} records, each with the uid of its first export), `
     + `${[...pointCounts.values()].filter((n) => n > 1).length} metric points, `
     + `${[...spanCounts.values()].filter((n) => n > 1).length} spans; `
     + `${torn} file(s) with a line cut by the kill`);

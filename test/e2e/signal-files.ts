@@ -158,17 +158,38 @@ const attr = (attributes: KeyValue[] | undefined, key: string): unknown => {
   return v === undefined ? undefined : Object.values(v)[0];
 };
 
-/** Log records per event (`partition/sequence`), from their event attributes. */
+/**
+ * Log records per event (`partition/sequence`), from their event attributes (the receiver must run with
+ * `event_metadata: messaging`).
+ */
 export function logRecordsByEvent(requests: any[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const req of requests) {
     for (const rl of req.resourceLogs ?? []) {
       for (const sl of rl.scopeLogs ?? []) {
         for (const lr of sl.logRecords ?? []) {
-          const partition = attr(lr.attributes, 'messaging.destination.partition.id');
-          const key = `${partition}/${attr(lr.attributes, 'azure.eventhubs.message.sequence_number')}`;
+          const key = eventKeyOf(lr);
           out.set(key, (out.get(key) ?? 0) + 1);
         }
+      }
+    }
+  }
+  return out;
+}
+
+/** `partition/sequence` of a log record (OTLP/JSON), from its `messaging` event metadata. */
+function eventKeyOf(lr: { attributes?: KeyValue[] }): string {
+  const partition = attr(lr.attributes, 'messaging.destination.partition.id');
+  return `${partition}/${attr(lr.attributes, 'azure.eventhubs.message.sequence_number')}`;
+}
+
+/** Every exported log record's `log.record.uid` with its event (`partition/sequence`), in export order. */
+export function logRecordUids(requests: any[]): { uid: unknown; event: string }[] {
+  const out: { uid: unknown; event: string }[] = [];
+  for (const req of requests) {
+    for (const rl of req.resourceLogs ?? []) {
+      for (const sl of rl.scopeLogs ?? []) {
+        for (const lr of sl.logRecords ?? []) out.push({ uid: attr(lr.attributes, 'log.record.uid'), event: eventKeyOf(lr) });
       }
     }
   }

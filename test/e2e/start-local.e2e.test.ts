@@ -15,8 +15,8 @@ test('npm start shows decoded Azure resource logs within 30 s, then stops cleanl
   let firstRecordAt: number | undefined;
   const onData = (chunk: Buffer) => {
     out += chunk.toString();
-    // A decoded record line from the debug exporter carries the event metadata attributes.
-    if (firstRecordAt === undefined && /messaging\.system=eventhubs.*azure\.eventhubs\.message\.sequence_number=/.test(out)) firstRecordAt = Date.now();
+    // A decoded record line from the debug exporter carries the decoded attributes.
+    if (firstRecordAt === undefined && /azure\.category=.*cloud\.provider=azure|cloud\.provider=azure.*azure\.category=/.test(out)) firstRecordAt = Date.now();
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);

@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { MetricPoint } from '../../src/pipeline/signals.ts';
-import { compareMaps, fromJs, fromOtlpList, GO_PARITY_DIR, patternOf, type Diff, type DiffKind, type Typed } from './go-parity.ts';
+import { attributesJson } from '../../src/exporters/internal/otlp-json-values.ts';
+import { compareMaps, fromOtlpList, GO_PARITY_DIR, patternOf, type Diff, type DiffKind, type Typed } from './go-parity.ts';
 
 export const METRICS_PARITY_DIR = join(GO_PARITY_DIR, 'metrics');
 
@@ -79,7 +80,7 @@ const nanos = (t: readonly [number, number]) => (BigInt(t[0]) * 1_000_000_000n +
 /** Our points, in the order decoded (record order, then Go's aggregation order). */
 export function flattenActualMetrics(points: readonly MetricPoint[]): FlatPoint[] {
   return points.map((p) => ({
-    resource: (fromJs({ ...p.resource.attributes }) as { m: Record<string, Typed> }).m,
+    resource: fromOtlpList(attributesJson(p.resource.attributes)),
     scopeName: p.scope.name,
     name: p.name,
     unit: p.unit,
@@ -88,7 +89,7 @@ export function flattenActualMetrics(points: readonly MetricPoint[]): FlatPoint[
     startTimeUnixNano: p.startTime === undefined ? undefined : nanos(p.startTime),
     timeUnixNano: nanos(p.time),
     value: p.value,
-    attributes: (fromJs({ ...p.attributes }) as { m: Record<string, Typed> }).m,
+    attributes: fromOtlpList(attributesJson(p.attributes)),
   }));
 }
 

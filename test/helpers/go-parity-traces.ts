@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { SpanRecord } from '../../src/pipeline/signals.ts';
-import { compareMaps, fromJs, fromOtlpList, GO_PARITY_DIR, patternOf, type Diff, type DiffKind, type Typed } from './go-parity.ts';
+import { attributesJson } from '../../src/exporters/internal/otlp-json-values.ts';
+import { compareMaps, fromOtlpList, GO_PARITY_DIR, patternOf, type Diff, type DiffKind, type Typed } from './go-parity.ts';
 
 export const TRACE_PARITY_DIR = join(GO_PARITY_DIR, 'traces');
 
@@ -82,7 +83,7 @@ const nanos = (t: readonly [number, number]) => (BigInt(t[0]) * 1_000_000_000n +
 /** Flattens our spans in their order (input order: Go keeps it too, in its one ResourceSpans). */
 export function flattenActualSpans(spans: readonly SpanRecord[]): FlatSpan[] {
   return spans.map((s) => ({
-    resource: (fromJs({ ...s.resource.attributes }) as { m: Record<string, Typed> }).m,
+    resource: fromOtlpList(attributesJson(s.resource.attributes)),
     scopeName: s.scope.name,
     traceId: s.traceId,
     spanId: s.spanId,
@@ -91,7 +92,7 @@ export function flattenActualSpans(spans: readonly SpanRecord[]): FlatSpan[] {
     kind: s.kind,
     startTimeUnixNano: nanos(s.startTime),
     endTimeUnixNano: nanos(s.endTime),
-    attributes: (fromJs({ ...s.attributes }) as { m: Record<string, Typed> }).m,
+    attributes: fromOtlpList(attributesJson(s.attributes)),
     statusCode: s.status.code,
     statusMessage: s.status.message ?? '',
   }));

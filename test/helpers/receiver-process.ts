@@ -16,7 +16,8 @@ const consumer: LogsConsumer = {
     process.stdout.write(out);
   },
 };
-const receiver = createAzureEventHubReceiver(config, consumer);
+// The `R` lines name each record's event through the event metadata, off by default for the azure format.
+const receiver = createAzureEventHubReceiver({ event_metadata: 'messaging', ...config }, consumer);
 receiver.onStatus((s) => {
   const { type } = s;
   if (type === 'partitionOpened' || type === 'partitionClosed' || type === 'checkpointWritten' || type === 'standby' || type === 'hubReached') {

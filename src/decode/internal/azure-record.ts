@@ -3,7 +3,8 @@ import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, type AzureNames } from './azure-names.ts';
 import { nestsDeeperThan } from './parse-json.ts';
-import { EVENT_METADATA_ATTRIBUTES, RecordAttributes } from './event-attributes.ts';
+import { markDoubleKey, withDoubleKey } from '../../pipeline/double-values.ts';
+import { RecordAttributes } from './event-attributes.ts';
 import { goSeverity } from './go-severity.ts';
 import { makeRecord } from './records.ts';
 import type { ResourceCache } from './resource-cache.ts';
@@ -24,6 +25,8 @@ export interface AzureMapping {
   readonly resources: ResourceCache;
   /** Field-name cache for these names; from createKeyCache(). */
   readonly keys: KeyCache;
+  /** The records' instrumentation scope (the Go translator's name). */
+  readonly scope: ReadableLogRecord['instrumentationScope'];
 }
 
 // What a top-level field is. Timestamp fields are TIME_BASE + their priority.
@@ -83,9 +86,7 @@ function keyInfo(cache: KeyCache, key: string, names: AzureNames): KeyInfo {
   let info = cache.get(key);
   if (info === undefined) {
     const [kind, nameKey] = FIELDS.get(key.toLowerCase()) ?? [EXTRA, undefined];
-    let extraName = names.extraPrefix + key;
-    // A field never takes an Event Hubs metadata name (`eventhubs.message.offset` would be azure.eventhubs...).
-    if (EVENT_METADATA_ATTRIBUTES.has(extraName)) extraName = `${names.extraPrefix}record.${key}`;
+    const extraName = names.extraPrefix + key;
     info = { kind, attribute: nameKey ? (names[nameKey] as string) : extraName, extraName };
     if (cache.size < MAX_KEY_CACHE_ENTRIES) cache.set(key, info);
   }
@@ -114,12 +115,22 @@ function goDuration(value: unknown): number | undefined {
   return typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : undefined;
 }
 
+/**
+ * A JSON value Go decodes into `any` (properties, identity): its numbers are float64, doubles on the wire. Marked
+ * through its key on the map that holds it (strings and booleans need no mark).
+ */
+export function markGoNumbers(attributes: LogAttributes, key: string, value: unknown): void {
+  if (holdsNumbers(value)) markDoubleKey(attributes, key);
+}
+
+/** Whether a value is or may hold a number (strings and booleans need no mark). */
+const holdsNumbers = (value: unknown): boolean => typeof value === 'number' || (typeof value === 'object' && value !== null);
+
 const asText = (value: unknown) =>
   (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
 
 /**
- * Maps one resource-log record. `base` holds the event's metadata and is copied, never modified.
- * A record whose timestamp fell back to the enqueued time carries ATTR_TIMESTAMP_FALLBACK.
+ * Maps one resource-log record. A record whose timestamp fell back to the enqueued time carries ATTR_TIMESTAMP_FALLBACK.
  *
  * Default mode (`semanticConventions` false) writes what the Go receiver's default translator
  * (pkg/translator/azure) writes: no body, empty common fields left out, `properties` as sent, severity from
@@ -127,14 +138,14 @@ const asText = (value: unknown) =>
  */
 export function mapAzureRecord(
   source: Record<string, unknown>,
-  base: LogAttributes,
   enqueuedMs: number,
   observed: HrTime,
   m: AzureMapping,
 ): ReadableLogRecord {
   const names = m.names;
   const depth = m.maxNestingDepth;
-  const attributes = new RecordAttributes(base);
+  const attributes = new RecordAttributes();
+  let doubles: Set<string> | undefined; // attribute keys holding Go float64s (see markGoNumbers)
   let resourceId: string | undefined;
   let level: unknown;
   let levelKey = '';
@@ -154,10 +165,14 @@ export function mapAzureRecord(
     switch (info.kind) {
       case EXTRA:
         attributes[info.attribute] = value as LogBody;
+        if (holdsNumbers(value)) doubles = withDoubleKey(doubles, info.attribute);
         break;
       case AS_IS:
-        // Go leaves out a null identity (a nil pointer).
-        if (value !== null) attributes[info.attribute] = value as LogBody;
+        // Go leaves out a null identity (a nil pointer); its numbers are float64 (an `any`).
+        if (value !== null) {
+          attributes[info.attribute] = value as LogBody;
+          if (holdsNumbers(value)) doubles = withDoubleKey(doubles, info.attribute);
+        }
         break;
       case AS_STRING:
       case ALWAYS_STRING:
@@ -225,9 +240,13 @@ export function mapAzureRecord(
 
   if (attributes[names.category] === undefined) attributes[names.category] = '';
   if (attributes[names.operationName] === undefined) attributes[names.operationName] = '';
-  if (properties !== undefined && properties !== null) attributes[names.properties] = properties as LogBody;
+  if (properties !== undefined && properties !== null) {
+    // map[string]any in Go: every number in it is a float64.
+    attributes[names.properties] = properties as LogBody;
+    if (holdsNumbers(properties)) doubles = withDoubleKey(doubles, names.properties);
+  }
   attributes[ATTR_CLOUD_PROVIDER] = CLOUD_PROVIDER_AZURE;
   const severity = goSeverity(level);
   const resource = m.resources.get(resourceId);
-  return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text);
+  return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text, undefined, m.scope, doubles);
 }

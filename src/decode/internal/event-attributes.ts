@@ -1,12 +1,14 @@
 import type { LogAttributes } from '@opentelemetry/api-logs';
 import type { ReceivedEvent } from '../../backends/consumer.ts';
-import type { DecodeContext } from '../decoder.ts';
+import type { DecodeContext, EventMetadataMode } from '../decoder.ts';
 
 /*
- * Event metadata on every record, after OpenTelemetry's messaging conventions for Azure Event Hubs
- * (@opentelemetry/semantic-conventions 1.45: messaging.*, azure.eventhubs.*). `messaging.eventhubs.*`
- * names are deprecated there in favour of `azure.eventhubs.*`; the conventions define no names for the
- * sequence number, offset and partition key, so those follow the same `azure.eventhubs.message.` prefix.
+ * Event Hubs metadata, written on records only when `event_metadata` asks for it (docs/formats.md, "Event
+ * metadata"). `messaging` names follow OpenTelemetry's messaging conventions for Azure Event Hubs
+ * (@opentelemetry/semantic-conventions 1.45: messaging.*, server.address); the conventions have no names for the
+ * sequence number, offset and partition key, so those use the `azure.eventhubs.message.` prefix. Content owns
+ * names such as server.address (Front Door's origin) and messaging.system (Service Bus logs), so the
+ * `eventhubs` names put everything under `azure.eventhubs.*`, where no Azure log writes.
  */
 export const ATTR_MESSAGING_SYSTEM = 'messaging.system';
 export const MESSAGING_SYSTEM_EVENTHUBS = 'eventhubs';
@@ -20,28 +22,66 @@ export const ATTR_EVENTHUBS_ENQUEUED_TIME = 'azure.eventhubs.message.enqueued_ti
 export const ATTR_EVENTHUBS_SEQUENCE_NUMBER = 'azure.eventhubs.message.sequence_number';
 export const ATTR_EVENTHUBS_OFFSET = 'azure.eventhubs.message.offset';
 export const ATTR_EVENTHUBS_PARTITION_KEY = 'azure.eventhubs.message.partition_key';
+export const ATTR_EVENTHUBS_NAMESPACE = 'azure.eventhubs.namespace';
+export const ATTR_EVENTHUBS_NAME = 'azure.eventhubs.name';
+export const ATTR_EVENTHUBS_CONSUMER_GROUP = 'azure.eventhubs.consumer_group';
+export const ATTR_EVENTHUBS_PARTITION_ID = 'azure.eventhubs.partition.id';
+export const ATTR_EVENTHUBS_MESSAGE_ID = 'azure.eventhubs.message.id';
 export const ATTR_ERROR_TYPE = 'error.type';
 export const ATTR_ERROR_MESSAGE = 'error.message';
 
-/** The attributes an event contributes to each of its records. A fresh object the caller may extend. */
-export function eventAttributes(event: ReceivedEvent, context: DecodeContext, enqueuedMs: number): LogAttributes {
-  const attributes: LogAttributes = {
-    [ATTR_MESSAGING_SYSTEM]: MESSAGING_SYSTEM_EVENTHUBS,
-    [ATTR_MESSAGING_DESTINATION_NAME]: context.eventHubName,
-    [ATTR_MESSAGING_CONSUMER_GROUP_NAME]: context.consumerGroup,
-    [ATTR_MESSAGING_DESTINATION_PARTITION_ID]: context.partitionId,
-    [ATTR_SERVER_ADDRESS]: context.namespace,
-    [ATTR_EVENTHUBS_SEQUENCE_NUMBER]: event.sequenceNumber,
-    [ATTR_EVENTHUBS_OFFSET]: event.offset,
-    [ATTR_EVENTHUBS_ENQUEUED_TIME]: Math.floor(enqueuedMs / 1000),
-  };
-  if (event.partitionKey !== undefined && event.partitionKey !== null) {
-    attributes[ATTR_EVENTHUBS_PARTITION_KEY] = String(event.partitionKey);
+/** Each metadata value: its `messaging`-mode name, its `eventhubs`-mode name (also the former's fallback). */
+const METADATA_NAMES: readonly (readonly [messaging: string | undefined, eventhubs: string])[] = [
+  [ATTR_MESSAGING_SYSTEM, ''], // constant; nothing to keep when content owns the name
+  [ATTR_MESSAGING_DESTINATION_NAME, ATTR_EVENTHUBS_NAME],
+  [ATTR_MESSAGING_CONSUMER_GROUP_NAME, ATTR_EVENTHUBS_CONSUMER_GROUP],
+  [ATTR_MESSAGING_DESTINATION_PARTITION_ID, ATTR_EVENTHUBS_PARTITION_ID],
+  [ATTR_SERVER_ADDRESS, ATTR_EVENTHUBS_NAMESPACE],
+  [undefined, ATTR_EVENTHUBS_SEQUENCE_NUMBER],
+  [undefined, ATTR_EVENTHUBS_OFFSET],
+  [undefined, ATTR_EVENTHUBS_ENQUEUED_TIME],
+  [undefined, ATTR_EVENTHUBS_PARTITION_KEY],
+  [ATTR_MESSAGING_MESSAGE_ID, ATTR_EVENTHUBS_MESSAGE_ID],
+];
+
+/** The metadata values of one event, in METADATA_NAMES order (undefined: not sent). */
+function metadataValues(event: ReceivedEvent, context: DecodeContext, enqueuedMs: number): unknown[] {
+  const key = event.partitionKey;
+  const id = event.messageId;
+  return [
+    MESSAGING_SYSTEM_EVENTHUBS, context.eventHubName, context.consumerGroup, context.partitionId, context.namespace,
+    event.sequenceNumber, event.offset, Math.floor(enqueuedMs / 1000),
+    key === undefined || key === null ? undefined : String(key),
+    id === undefined || id === null ? undefined : String(id),
+  ];
+}
+
+/**
+ * Adds the event's metadata to `records[from..]` in `mode`. Never replaces what the record's content defines:
+ * a `messaging` name the content already uses gets its value under the `eventhubs` name instead (the content
+ * keeps its own); an `eventhubs` name the content uses (a kept field `eventhubs.message.offset`) is left alone.
+ */
+export function addEventMetadata(
+  records: readonly { readonly attributes: LogAttributes }[], from: number, event: ReceivedEvent, context: DecodeContext,
+  enqueuedMs: number, mode: EventMetadataMode,
+): void {
+  if (mode === 'none' || from >= records.length) return;
+  const values = metadataValues(event, context, enqueuedMs);
+  for (let r = from; r < records.length; r++) {
+    const attributes = records[r]!.attributes;
+    for (let i = 0; i < METADATA_NAMES.length; i++) {
+      const value = values[i];
+      if (value === undefined) continue;
+      const [messaging, eventhubs] = METADATA_NAMES[i]!;
+      let name = mode === 'messaging' && messaging !== undefined ? messaging : eventhubs;
+      if (name === '') continue;
+      if (Object.hasOwn(attributes, name)) {
+        if (name !== messaging || eventhubs === '' || Object.hasOwn(attributes, eventhubs)) continue;
+        name = eventhubs;
+      }
+      attributes[name] = value as string | number;
+    }
   }
-  if (event.messageId !== undefined && event.messageId !== null) {
-    attributes[ATTR_MESSAGING_MESSAGE_ID] = String(event.messageId);
-  }
-  return attributes;
 }
 
 /** The enqueued time in ms; the observed time when the backend gave none (never NaN). */
@@ -50,40 +90,16 @@ export function enqueuedMsOf(event: ReceivedEvent, fallbackMs: number): number {
   return Number.isFinite(ms) ? ms : fallbackMs;
 }
 
-/** Copies of an event's attributes, one per record: `new RecordAttributes(base)`. */
+/** A record's attributes object: `new RecordAttributes()`. */
 interface RecordAttributesConstructor {
-  new (base: LogAttributes): LogAttributes;
+  new (): LogAttributes;
 }
 
 /**
- * A constructor rather than `{ ...base }` or `Object.assign({}, base)`: V8 sizes objects made by one
- * constructor for the most properties they have ever been given (in-object slack tracking), so the ~25
- * attributes a record gets are stored in-object instead of in a backing store regrown on every few adds.
- * Measured 8x faster for 25 attributes; spread was slower still (its clones do not cache transitions).
- * Instances are plain objects: the prototype is Object.prototype.
+ * A constructor rather than `{}`: V8 sizes objects made by one constructor for the most properties they have
+ * ever been given (in-object slack tracking), so the ~25 attributes a record gets are stored in-object instead
+ * of in a backing store regrown on every few adds (measured 8x faster for 25 attributes than spreading a base
+ * object). Instances are plain objects: the prototype is Object.prototype.
  */
-export const RecordAttributes = function RecordAttributes(this: LogAttributes, base: LogAttributes): void {
-  this[ATTR_MESSAGING_SYSTEM] = base[ATTR_MESSAGING_SYSTEM];
-  this[ATTR_MESSAGING_DESTINATION_NAME] = base[ATTR_MESSAGING_DESTINATION_NAME];
-  this[ATTR_MESSAGING_CONSUMER_GROUP_NAME] = base[ATTR_MESSAGING_CONSUMER_GROUP_NAME];
-  this[ATTR_MESSAGING_DESTINATION_PARTITION_ID] = base[ATTR_MESSAGING_DESTINATION_PARTITION_ID];
-  this[ATTR_SERVER_ADDRESS] = base[ATTR_SERVER_ADDRESS];
-  this[ATTR_EVENTHUBS_SEQUENCE_NUMBER] = base[ATTR_EVENTHUBS_SEQUENCE_NUMBER];
-  this[ATTR_EVENTHUBS_OFFSET] = base[ATTR_EVENTHUBS_OFFSET];
-  this[ATTR_EVENTHUBS_ENQUEUED_TIME] = base[ATTR_EVENTHUBS_ENQUEUED_TIME];
-  const key = base[ATTR_EVENTHUBS_PARTITION_KEY];
-  if (key !== undefined) this[ATTR_EVENTHUBS_PARTITION_KEY] = key;
-  const id = base[ATTR_MESSAGING_MESSAGE_ID];
-  if (id !== undefined) this[ATTR_MESSAGING_MESSAGE_ID] = id;
-} as unknown as RecordAttributesConstructor;
+export const RecordAttributes = function RecordAttributes(): void {} as unknown as RecordAttributesConstructor;
 (RecordAttributes as unknown as { prototype: object }).prototype = Object.prototype;
-
-/**
- * Every attribute name the event metadata uses. Nothing decoded from an event's content may take one of these
- * names: they are documented as always describing the Event Hubs side (server.address is the namespace).
- */
-export const EVENT_METADATA_ATTRIBUTES: ReadonlySet<string> = new Set([
-  ATTR_MESSAGING_SYSTEM, ATTR_MESSAGING_DESTINATION_NAME, ATTR_MESSAGING_CONSUMER_GROUP_NAME,
-  ATTR_MESSAGING_DESTINATION_PARTITION_ID, ATTR_MESSAGING_MESSAGE_ID, ATTR_SERVER_ADDRESS, ATTR_EVENTHUBS_ENQUEUED_TIME,
-  ATTR_EVENTHUBS_SEQUENCE_NUMBER, ATTR_EVENTHUBS_OFFSET, ATTR_EVENTHUBS_PARTITION_KEY,
-]);

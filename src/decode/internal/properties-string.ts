@@ -9,7 +9,9 @@ export function parsePropertiesString(text: string): Record<string, unknown> | u
   const direct = parseObject(text);
   if (direct !== undefined) return direct;
   // The Go azure_encoding extension repairs the string as its JSON source text (escapes included), so the
-  // repair runs on the re-escaped form of the decoded string, then that is parsed as a JSON string body.
+  // repair runs on the re-escaped form of the decoded string (the event's own bytes for the escapes Azure
+  // writes), then that is parsed as a JSON string body. Repairing the unescaped text instead breaks on the first
+  // escape inside a value (a newline in a stack trace, a Windows path). Every format uses this one function.
   const escaped = JSON.stringify(text).slice(1, -1);
   return parseObject(repairSingleQuotedJson(escaped));
 }

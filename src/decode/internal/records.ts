@@ -4,7 +4,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReceivedEvent } from '../../backends/consumer.ts';
 import type { DecodeContext } from '../decoder.ts';
-import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE, eventAttributes } from './event-attributes.ts';
+import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE } from './event-attributes.ts';
 import { INSTRUMENTATION_SCOPE } from './scope.ts';
 import { hrTimeFromMs } from './timestamp.ts';
 import type { MetricPoint, SpanRecord } from '../../pipeline/signals.ts';
@@ -31,6 +31,16 @@ export interface BatchState {
   readonly spans: SpanRecord[];
 }
 
+/**
+ * A decoded log record: a ReadableLogRecord plus the sequence number of the event it came from (set by
+ * createDecoder; read when an exporter refuses the record, to dead-letter its event alone). Exporters ignore it.
+ */
+export interface DecodedLogRecord extends ReadableLogRecord {
+  eventSequenceNumber: number | undefined;
+  /** The attribute keys whose numbers are Go float64s (pipeline/double-values.ts), shared sets; none when undefined. */
+  attributeDoubles: Set<string> | undefined;
+}
+
 /** One record with every field present, so all records share one object shape. */
 export function makeRecord(
   hrTime: HrTime,
@@ -41,8 +51,10 @@ export function makeRecord(
   severityNumber?: SeverityNumber,
   severityText?: string,
   eventName?: string,
+  scope: ReadableLogRecord['instrumentationScope'] = INSTRUMENTATION_SCOPE,
+  attributeDoubles?: Set<string>,
 ): ReadableLogRecord {
-  return {
+  const record: DecodedLogRecord = {
     hrTime,
     hrTimeObserved: observed,
     severityNumber,
@@ -51,14 +63,17 @@ export function makeRecord(
     eventName,
     attributes,
     resource,
-    instrumentationScope: INSTRUMENTATION_SCOPE,
+    instrumentationScope: scope,
     droppedAttributesCount: 0,
+    eventSequenceNumber: undefined,
+    attributeDoubles,
   };
+  return record;
 }
 
 /**
  * The record for an event that could not be decoded: the body as text (its bytes when not UTF-8), the
- * enqueued time, the event metadata, and `error.type` (plus a short `error.message`) saying why.
+ * enqueued time, and `error.type` (plus a short `error.message`) saying why.
  */
 export function rawErrorRecord(
   state: BatchState,
@@ -68,11 +83,12 @@ export function rawErrorRecord(
   resource: Resource,
   errorType: string,
   errorMessage?: string,
+  scope: ReadableLogRecord['instrumentationScope'] = INSTRUMENTATION_SCOPE,
 ): ReadableLogRecord {
-  const attributes = eventAttributes(event, state.context, enqueuedMs);
-  attributes[ATTR_ERROR_TYPE] = errorType;
+  const attributes: LogAttributes = { [ATTR_ERROR_TYPE]: errorType };
   if (errorMessage) attributes[ATTR_ERROR_MESSAGE] = errorMessage;
-  return makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource);
+  return makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource, undefined, undefined,
+    undefined, scope);
 }
 
 /** The body bytes as a plain Uint8Array (exporters base64 them as OTLP bytesValue). */

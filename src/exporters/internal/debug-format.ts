@@ -1,6 +1,7 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { HrTime } from '@opentelemetry/api';
 import type { LogBatch } from '../../pipeline/log-batch.ts';
+import { doublesUnder, recordAttributeDoubles } from '../../pipeline/double-values.ts';
 import { int64String, isInt64, wireTime } from './otlp-wire-values.ts';
 
 /*
@@ -59,7 +60,7 @@ export function formatDetailed(batch: LogBatch): string {
           `SeverityNumber: ${SEVERITY_NAMES[severity] ?? 'Unknown'}(${severity})\n` +
           (r.eventName ? `EventName: ${r.eventName}\n` : '') +
           `Body: ${typed(r.body)}\n` +
-          `Attributes:\n${attributes(r.attributes)}` +
+          `Attributes:\n${attributes(r.attributes, recordAttributeDoubles(r))}` +
           `Trace ID: ${r.spanContext?.traceId ?? ''}\n` +
           `Span ID: ${r.spanContext?.spanId ?? ''}\n` +
           `Flags: ${r.spanContext?.traceFlags ?? 0}\n`;
@@ -69,9 +70,9 @@ export function formatDetailed(batch: LogBatch): string {
   return out;
 }
 
-export function attributes(attrs: Readonly<Record<string, unknown>>): string {
+export function attributes(attrs: Readonly<Record<string, unknown>>, keys?: Set<string>): string {
   return Object.entries(attrs)
-    .map(([k, v]) => `     -> ${k}: ${typed(v)}\n`)
+    .map(([k, v]) => `     -> ${k}: ${typed(v, keys?.has(k) === true || doublesUnder(attrs, k, false))}\n`)
     .join('');
 }
 
@@ -90,12 +91,15 @@ export function plain(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('base64') : typeof v === 'bigint' ? v.toString() : v));
 }
 
-/** The collector's typed rendering: Str(x), Int(1), Double(1.5), Bool(true), Bytes(..), Slice([...]), Map({...}). */
-export function typed(value: unknown): string {
+/**
+ * The collector's typed rendering: Str(x), Int(1), Double(1.5), Bool(true), Bytes(..), Slice([...]), Map({...}).
+ * `doubles`: a number marked as a double (pipeline/double-values.ts) is Double(5), as on the wire.
+ */
+export function typed(value: unknown, doubles = false): string {
   if (value === undefined || value === null) return 'Empty()';
   if (typeof value === 'string') return `Str(${value})`;
   if (typeof value === 'boolean') return `Bool(${value})`;
-  if (typeof value === 'number') return isInt64(value) ? `Int(${int64String(value)})` : `Double(${value})`; // as on the wire
+  if (typeof value === 'number') return !doubles && isInt64(value) ? `Int(${int64String(value)})` : `Double(${value})`; // as on the wire
   if (value instanceof Uint8Array) return `Bytes(${Buffer.from(value).toString('base64')})`;
   if (Array.isArray(value)) return `Slice(${plain(value)})`;
   return `Map(${plain(value)})`;

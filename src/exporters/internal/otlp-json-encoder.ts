@@ -16,6 +16,7 @@ import { JsonLogsSerializer, type ISerializer, type IExportLogsServiceResponse }
 import { unixNanosString } from './otlp-wire-values.ts';
 import { anyValueJson, attributesJson, optionalString, resourceJson, scopeJson } from './otlp-json-values.ts';
 import { groupByResourceAndScope } from './group-items.ts';
+import { recordAttributeDoubles } from '../../pipeline/double-values.ts';
 
 /** The ExportLogsServiceRequest for `records` as UTF-8 JSON bytes. */
 export function encodeLogsRequestJson(records: readonly ReadableLogRecord[]): Uint8Array {
@@ -58,7 +59,7 @@ function logRecordJson(record: ReadableLogRecord): object {
     // An absent body stays absent, as in the protobuf encoding (upstream writes `"body": {}`).
     body: record.body === undefined ? undefined : anyValueJson(record.body),
     eventName: optionalString(record.eventName),
-    attributes: attributesJson(record.attributes),
+    attributes: attributesJson(record.attributes, false, recordAttributeDoubles(record)),
     droppedAttributesCount: record.droppedAttributesCount ?? 0,
     flags: span?.traceFlags || undefined,
     traceId: span?.traceId || undefined,

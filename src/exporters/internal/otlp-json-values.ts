@@ -5,6 +5,7 @@
  */
 import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
 import type { Resource } from '@opentelemetry/resources';
+import { DOUBLES, doublesIn } from '../../pipeline/double-values.ts';
 import { int64String, isInt64, wellFormed } from './otlp-wire-values.ts';
 import type { Scope } from './otlp-proto-values.ts';
 
@@ -47,28 +48,37 @@ export function scopeJson(scope: Scope): object {
   };
 }
 
-export function attributesJson(attributes: LogAttributes): JsonKeyValue[] {
+/** `doubles`: every number inside is a doubleValue (see pipeline/double-values.ts, which the maps may carry too). */
+export function attributesJson(attributes: LogAttributes, doubles = false, markedKeys?: Set<string>): JsonKeyValue[] {
   const keys = Object.keys(attributes);
   const out = new Array<JsonKeyValue>(keys.length);
-  for (let i = 0; i < keys.length; i++) out[i] = { key: wellFormed(keys[i]!), value: anyValueJson(attributes[keys[i]!]) };
+  const mark = doubles ? true : markedKeys ?? (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES];
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    out[i] = { key: wellFormed(key), value: anyValueJson(attributes[key], mark === true || (mark !== undefined && mark.has(key))) };
+  }
   return out;
 }
 
 /** The same variant as the protobuf encoder picks; null, undefined and other types an empty AnyValue. */
-export function anyValueJson(value: AnyValue): JsonAnyValue {
+export function anyValueJson(value: AnyValue, doubles = false): JsonAnyValue {
   switch (typeof value) {
     case 'string':
       return { stringValue: wellFormed(value) };
     case 'boolean':
       return { boolValue: value };
     case 'number':
-      if (isInt64(value)) return { intValue: int64String(value) };
+      if (!doubles && isInt64(value)) return { intValue: int64String(value) };
       return { doubleValue: doubleJson(value) };
-    case 'object':
+    case 'object': {
       if (value === null) return {};
       if (value instanceof Uint8Array) return { bytesValue: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
-      if (Array.isArray(value)) return { arrayValue: { values: value.map((v: AnyValue) => anyValueJson(v)) } };
-      return { kvlistValue: { values: attributesJson(value as LogAttributes) } };
+      if (Array.isArray(value)) {
+        const inner = doublesIn(value, doubles);
+        return { arrayValue: { values: value.map((v: AnyValue) => anyValueJson(v, inner)) } };
+      }
+      return { kvlistValue: { values: attributesJson(value as LogAttributes, doubles) } };
+    }
     default:
       return {};
   }

@@ -22,6 +22,7 @@ import {
 } from './otlp-proto-values.ts';
 import { ProtoWriter, varintSize } from './proto-writer.ts';
 import { groupByResourceAndScope } from './group-items.ts';
+import { recordAttributeDoubles } from '../../pipeline/double-values.ts';
 
 // Tags: field number << 3 | wire type (0 varint, 1 fixed64, 2 length-delimited, 5 fixed32).
 const LEN_1 = 0x0a; // ExportLogsServiceRequest.resource_logs
@@ -111,7 +112,7 @@ function writeLogRecord(w: ProtoWriter, record: ReadableLogRecord): void {
     w.byte(LOG_BODY);
     writeAnyValueMessage(w, record.body);
   }
-  if (record.attributes) writeAttributes(w, record.attributes, LOG_ATTRIBUTES);
+  if (record.attributes) writeAttributes(w, record.attributes, LOG_ATTRIBUTES, false, recordAttributeDoubles(record));
   w.byte(LOG_DROPPED);
   w.int64(record.droppedAttributesCount ?? 0);
   const span = record.spanContext;

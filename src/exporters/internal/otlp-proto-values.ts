@@ -9,6 +9,7 @@ import type { HrTime } from '@opentelemetry/api';
 import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import { DOUBLES, doublesIn } from '../../pipeline/double-values.ts';
 import { isInt64, wireTime } from './otlp-wire-values.ts';
 import { ProtoWriter, varintSize } from './proto-writer.ts';
 
@@ -118,35 +119,42 @@ function hexDigit(c: number): number {
   return c - 55; // A-F (anything else is not hex; its value is meaningless, as upstream's)
 }
 
-/** Each own enumerable attribute as a repeated KeyValue `field`, in enumeration order. */
-export function writeAttributes(w: ProtoWriter, attributes: LogAttributes, field: number): void {
+/**
+ * Each own enumerable attribute as a repeated KeyValue `field`, in enumeration order. `doubles`: every number
+ * inside is a double_value (a map inside one marked so, see pipeline/double-values.ts).
+ */
+export function writeAttributes(
+  w: ProtoWriter, attributes: LogAttributes, field: number, doubles = false, markedKeys?: Set<string>,
+): void {
   const tag = (field << 3) | 2;
   // Keys and values as two arrays (own enumerable properties, in for-in order): no keyed property loads,
   // which are slow on the many shapes of parsed JSON.
   const keys = Object.keys(attributes);
   const values = Object.values(attributes);
+  const mark = doubles ? true : markedKeys ?? (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES];
   for (let i = 0; i < keys.length; i++) {
     w.byte(tag);
-    writeKeyValue(w, keys[i]!, values[i]);
+    const key = keys[i]!;
+    writeKeyValue(w, key, values[i], mark === true || (mark !== undefined && mark.has(key)));
   }
 }
 
 /** A KeyValue message with its length prefix (the tag is the caller's). */
-function writeKeyValue(w: ProtoWriter, key: string, value: AnyValue): void {
+function writeKeyValue(w: ProtoWriter, key: string, value: AnyValue, doubles: boolean): void {
   const reserve = varintSize(key.length + guessAnyValueBytes(value) + 4);
   const start = w.begin(reserve);
   w.byte(LEN_1);
   w.string(key);
   w.byte(LEN_2);
-  writeAnyValueMessage(w, value);
+  writeAnyValueMessage(w, value, doubles);
   w.end(start, reserve);
 }
 
-/** An AnyValue message with its length prefix (the tag is the caller's). */
-export function writeAnyValueMessage(w: ProtoWriter, value: AnyValue): void {
+/** An AnyValue message with its length prefix (the tag is the caller's); `doubles` as for writeAttributes. */
+export function writeAnyValueMessage(w: ProtoWriter, value: AnyValue, doubles = false): void {
   const reserve = varintSize(guessAnyValueBytes(value));
   const start = w.begin(reserve);
-  writeAnyValue(w, value);
+  writeAnyValue(w, value, doubles);
   w.end(start, reserve);
 }
 
@@ -160,9 +168,10 @@ function guessAnyValueBytes(value: AnyValue): number {
 
 /**
  * The AnyValue's content: the same choice of variant as upstream. Integral numbers within int64 are
- * int_value, other numbers double_value; null, undefined and other types an empty AnyValue.
+ * int_value, other numbers (and every number where `doubles`) double_value; null, undefined and other types an
+ * empty AnyValue.
  */
-function writeAnyValue(w: ProtoWriter, value: AnyValue): void {
+function writeAnyValue(w: ProtoWriter, value: AnyValue, doubles: boolean): void {
   switch (typeof value) {
     case 'string':
       w.byte(LEN_1);
@@ -173,7 +182,7 @@ function writeAnyValue(w: ProtoWriter, value: AnyValue): void {
       w.byte(value ? 1 : 0);
       return;
     case 'number':
-      if (isInt64(value)) {
+      if (!doubles && isInt64(value)) {
         w.byte(ANY_INT);
         w.int64(value);
       } else {
@@ -190,16 +199,17 @@ function writeAnyValue(w: ProtoWriter, value: AnyValue): void {
         w.byte(ANY_ARRAY);
         const reserve = varintSize(CONTAINER_GUESS_BYTES);
         const start = w.begin(reserve);
+        const inner = doublesIn(value, doubles);
         for (const item of value) {
           w.byte(LEN_1);
-          writeAnyValueMessage(w, item);
+          writeAnyValueMessage(w, item, inner);
         }
         w.end(start, reserve);
       } else {
         w.byte(ANY_KVLIST);
         const reserve = varintSize(CONTAINER_GUESS_BYTES);
         const start = w.begin(reserve);
-        writeAttributes(w, value as LogAttributes, 1);
+        writeAttributes(w, value as LogAttributes, 1, doubles);
         w.end(start, reserve);
       }
       return;

@@ -67,7 +67,8 @@ if (isMainThread && process.env.RUNTIME === 'cli') {
       }
     },
   };
-  const receiver = createAzureEventHubReceiver(JSON.parse(process.env.RECEIVER_CONFIG ?? '{}'), consumer);
+  // The records name their partition through the event metadata (off by default for the azure format).
+  const receiver = createAzureEventHubReceiver({ event_metadata: 'messaging', ...JSON.parse(process.env.RECEIVER_CONFIG ?? '{}') }, consumer);
   const profiler = new Session();
   profiler.connect();
   let stopping = false;

@@ -68,6 +68,7 @@ receivers:
   azure_event_hub:
     connection: "${hub.connectionString}"
     format: azure
+    event_metadata: messaging
     start_position: earliest
     max_poll_events: 25
     poll_rate: 0.2

@@ -201,3 +201,16 @@ test('ownership.foreign_ownership_expiry: 60s by default, 2m for .NET processors
   assert.equal(parseReceiverConfig({ connection: CONN, ownership: { foreign_ownership_expiry: 0 } }).ownership.foreign_ownership_expiry, 0);
   assert.ok(problems({ connection: CONN, ownership: { foreign_ownership_expiry: 'soon' } }).some((p) => p.includes('ownership.foreign_ownership_expiry')));
 });
+
+test('event_metadata: none, eventhubs, messaging or a boolean, unset by default (the format decides); record_uid off by default', () => {
+  const c = parseReceiverConfig({ connection: CONN });
+  assert.equal(c.event_metadata, undefined);
+  assert.equal(c.record_uid, false);
+  for (const value of ['none', 'eventhubs', 'messaging', true, false]) {
+    assert.equal(parseReceiverConfig({ connection: CONN, event_metadata: value }).event_metadata, value);
+  }
+  assert.equal(parseReceiverConfig({ connection: CONN, record_uid: true }).record_uid, true);
+  const issues = problems({ connection: CONN, event_metadata: 'all', record_uid: 'yes' });
+  assert.ok(issues.some((i) => /event_metadata: expected none, eventhubs or messaging \(or true \/ false\)/.test(i)), issues.join('\n'));
+  assert.ok(issues.some((i) => /record_uid/.test(i)), issues.join('\n'));
+});

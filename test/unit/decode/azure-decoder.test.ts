@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SCOPE_NAME } from '../../../src/decode/internal/scope.ts';
+import { GO_AZURE_SCOPE } from '../../../src/decode/internal/scope.ts';
 import { FIXTURE_CONTEXT, FIXTURE_ENQUEUED_TIME, FIXTURE_OBSERVED_MS, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
 
 const decoder = createDecoder({ format: 'azure', now: () => FIXTURE_OBSERVED_MS });
@@ -124,7 +124,7 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.equal(r!.severityNumber, SeverityNumber.WARN);
     assert.equal(r!.severityText, 'Warning');
     assert.deepEqual(r!.resource.attributes, { 'azure.resource.id': '/SUBSCRIPTIONS/S/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.KEYVAULT/VAULTS/KV' });
-    assert.equal(r!.instrumentationScope.name, SCOPE_NAME);
+    assert.equal(r!.instrumentationScope.name, GO_AZURE_SCOPE.name, 'the Go translator\'s scope name');
     assert.equal(r!.droppedAttributesCount, 0);
   });
 
@@ -208,12 +208,11 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.equal(attrs(12.5)['azure.durationMs'], 12.5);
   });
 
-  test('a record field never takes an Event Hubs metadata attribute name', () => {
+  test('a field named like Event Hubs metadata is content: kept as azure.<field>, never renamed', () => {
     const [r] = decodeOne({ records: [{ 'eventhubs.message.offset': 'mine', 'eventhubs.message.sequence_number': 1 }] }).records;
-    assert.equal(r!.attributes['azure.eventhubs.message.offset'], '1048576');
-    assert.equal(r!.attributes['azure.eventhubs.message.sequence_number'], 4711);
-    assert.equal(r!.attributes['azure.record.eventhubs.message.offset'], 'mine');
-    assert.equal(r!.attributes['azure.record.eventhubs.message.sequence_number'], 1);
+    assert.equal(r!.attributes['azure.eventhubs.message.offset'], 'mine');
+    assert.equal(r!.attributes['azure.eventhubs.message.sequence_number'], 1);
+    assert.equal(r!.attributes['azure.record.eventhubs.message.offset'], undefined);
   });
 
   test('one Resource object per resource id, across records and batches; records without an id share one', () => {
@@ -236,40 +235,14 @@ describe('azure format: apply_semantic_conventions', () => {
     assert.deepEqual(r!.resource.attributes, { 'cloud.provider': 'azure', 'event.name': 'az.resource.log', 'cloud.resource_id': '/subscriptions/s/rg/r' });
     assert.deepEqual(r!.body, { category: 'AuditEvent', 'correlation.id': 'c', 'operation.name': 'VaultGet', 'tenant.id': 't', properties: { pop: 'AMS' } });
     assert.equal(r!.eventName, undefined);
-    assert.equal(r!.attributes['server.address'], 'evhns-logs.servicebus.windows.net');
+    assert.equal(r!.attributes['server.address'], undefined, 'no Event Hubs metadata by default');
   });
 
-  test('a lifted property never overwrites Event Hubs metadata: CsHost becomes url.domain, server.address stays the namespace', () => {
+  test('lifted properties go into the body map: CsHost becomes url.domain', () => {
     const input = record({ category: 'AppServiceHTTPLogs', properties: { CsHost: 'www.example.com', CsMethod: 'GET' } });
     const [r] = decodeOne({ records: [input] }, semconv).records;
-    assert.equal(r!.attributes['server.address'], 'evhns-logs.servicebus.windows.net');
     const body = r!.body as Record<string, unknown>;
     assert.equal(body['url.domain'], 'www.example.com');
     assert.equal(body['http.request.method'], 'GET');
-  });
-});
-
-describe('event metadata (OpenTelemetry messaging conventions)', () => {
-  test('every record carries system, hub, consumer group, partition, sequence number, offset, enqueued time, key, message id', () => {
-    const { records } = decoder([fixtureEvent(JSON.stringify({ records: [record(), record()] }), { messageId: 'm-1' })], FIXTURE_CONTEXT);
-    for (const r of records) {
-      assert.equal(r.attributes['messaging.system'], 'eventhubs');
-      assert.equal(r.attributes['messaging.destination.name'], 'insights-logs');
-      assert.equal(r.attributes['messaging.consumer.group.name'], '$Default');
-      assert.equal(r.attributes['messaging.destination.partition.id'], '3');
-      assert.equal(r.attributes['server.address'], 'evhns-logs.servicebus.windows.net');
-      assert.equal(r.attributes['azure.eventhubs.message.sequence_number'], 4711);
-      assert.equal(r.attributes['azure.eventhubs.message.offset'], '1048576');
-      assert.equal(r.attributes['azure.eventhubs.message.enqueued_time'], Math.floor(FIXTURE_ENQUEUED_TIME.getTime() / 1000));
-      assert.equal(r.attributes['azure.eventhubs.message.partition_key'], 'shop');
-      assert.equal(r.attributes['messaging.message.id'], 'm-1');
-    }
-    assert.notEqual(records[0]!.attributes, records[1]!.attributes, 'each record owns its attributes');
-  });
-
-  test('partition key and message id are absent when the event has none', () => {
-    const { records } = decoder([fixtureEvent(JSON.stringify(record()), { partitionKey: undefined })], FIXTURE_CONTEXT);
-    assert.equal('azure.eventhubs.message.partition_key' in records[0]!.attributes, false);
-    assert.equal('messaging.message.id' in records[0]!.attributes, false);
   });
 });

@@ -28,9 +28,9 @@ describe('azure_encoding decoder', () => {
     assert.equal(r.body, undefined);
     assert.equal(r.resource.attributes['cloud.resource_id'], '/R');
     assert.equal(r.resource.attributes['cloudevents.event_source'], 'azure.resource.log');
-    // our Event Hubs metadata keeps server.address; the origin is kept under azure.record.*
-    assert.equal(r.attributes['server.address'], 'ns.servicebus.windows.net');
-    assert.equal(r.attributes['azure.record.server.address'], '23.100.1.29');
+    // the origin keeps Go's name: no Event Hubs metadata by default
+    assert.equal(r.attributes['server.address'], '23.100.1.29');
+    assert.equal(r.attributes['azure.record.server.address'], undefined);
     assert.equal(r.attributes['server.port'], 443);
   });
 
@@ -41,9 +41,37 @@ describe('azure_encoding decoder', () => {
     assert.equal(r.resource.attributes['service.name'], 'app/fn');
     assert.equal(r.attributes['faas.name'], 'app/fn');
     assert.equal(r.attributes['process.pid'], 9);
-    assert.equal(r.body, "it's done");
+    // The event holds `it\\'s` (a backslash, escaped, then the quote): repaired on that text, as Go does, the
+    // backslash stays; only a bare `\'` in the text is an escaped quote.
+    assert.equal(r.body, "it\\'s done");
     assert.equal(r.severityNumber, 13);
     assert.equal(r.severityText, 'Warning');
+  });
+
+  it('repairs single-quoted properties on their JSON text: escapes inside values (a newline, a path, a quote) keep the mapping', () => {
+    for (const format of ['azure_encoding', 'azure'] as const) {
+      const options = format === 'azure' ? { format, applySemanticConventions: true } : { format };
+      const [r] = createDecoder(options)([{ body: new TextEncoder().encode(JSON.stringify({ records: [{
+        time: '2026-04-07T16:06:56Z', category: 'FunctionAppLogs', resourceId: '/F',
+        properties: "{'appName':'app','functionName':'fn','message':'line 1\nat C:\\x \"q\"','processId':9}" }] })),
+      sequenceNumber: 1, offset: '1', enqueuedTime: new Date('2030-01-01T00:00:00Z') }], ctx).records;
+      const message = format === 'azure' ? (r!.body as { properties: { message: string } }).properties.message : r!.body;
+      assert.equal(message, 'line 1\nat C:\\x "q"', format);
+      if (format === 'azure_encoding') {
+        assert.equal(r!.resource.attributes['service.name'], 'app/fn');
+        assert.equal(r!.attributes['process.pid'], 9);
+      }
+    }
+  });
+
+  it('runs the sanitizers on the raw event text, as the other formats: Functions\' bare single-quoted properties', () => {
+    const body = `{"records":[{"time":"2026-04-07T16:06:56Z","category":"FunctionAppLogs","resourceId":"/F",`
+      + `"properties":{'appName':'app','functionName':'fn','message':'Executed 'Functions.Run' (Succeeded)'}}]}`;
+    const { records, stats } = createDecoder({ format: 'azure_encoding' })([{ body: new TextEncoder().encode(body),
+      sequenceNumber: 1, offset: '1', enqueuedTime: new Date('2030-01-01T00:00:00Z') }], ctx);
+    assert.equal(stats.sanitizedEvents, 1);
+    assert.equal(records[0]!.body, "Executed 'Functions.Run' (Succeeded)");
+    assert.equal(records[0]!.attributes['error.type'], undefined);
   });
 
   it('stores a record without a category raw, and one with an unparsable time raw with the enqueued time', () => {
@@ -76,7 +104,7 @@ describe('azure_encoding decoder', () => {
     assert.deepEqual(r.hrTime, [1662561695, 0]);
     assert.equal(r.attributes['error.code'], 'BadRequest');
     assert.equal(r.attributes['error.type'], 'Failed');
-    assert.equal(r.attributes['messaging.system'], 'eventhubs');
-    assert.equal(r.attributes['azure.record.messaging.system'], 'servicebus');
+    assert.equal(r.attributes['messaging.system'], 'servicebus');
+    assert.equal(r.attributes['azure.record.messaging.system'], undefined);
   });
 });

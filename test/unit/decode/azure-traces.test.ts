@@ -6,6 +6,7 @@ import type { Signal } from '../../../src/pipeline/signals.ts';
 import { goUrl } from '../../../src/decode/internal/azure-traces/span-attributes.ts';
 import { parseGoUrl } from '../../../src/decode/internal/go-url.ts';
 import { FIXTURE_CONTEXT, FIXTURE_OBSERVED_MS, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
+import { INSTRUMENTATION_SCOPE } from '../../../src/decode/internal/scope.ts';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const RESOURCE_ID = '/SUBSCRIPTIONS/S/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.INSIGHTS/COMPONENTS/APPI1';
@@ -166,7 +167,7 @@ describe('azure traces: spans', () => {
     assert.deepEqual({ ...first[0]!.resource.attributes }, {
       'telemetry.sdk.name': 'otelcol-azure-eventhub',
       'telemetry.sdk.language': 'nodejs',
-      'telemetry.sdk.version': first[0]!.scope.version,
+      'telemetry.sdk.version': INSTRUMENTATION_SCOPE.version,
       'cloud.provider': 'azure',
       'service.name': 'web',
       'azure.resource.id': RESOURCE_ID,

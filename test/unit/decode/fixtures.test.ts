@@ -97,7 +97,7 @@ describe('fixtures: 18 Azure resource-log categories', () => {
         assert.equal(lr.severityText, original.severityText);
         assert.deepEqual(lr.body ? fromOtlp(lr.body) : null, original.body === undefined ? null : original.body);
         assert.deepEqual(fromOtlpAttributes(rl.resource.attributes), original.resource.attributes);
-        assert.equal(sl.scope.name, 'otelcol-azure-eventhub');
+        assert.equal(sl.scope.name, 'github.com/open-telemetry/opentelemetry-collector-contrib/pkg/translator/azure');
       }
     });
   }

@@ -25,7 +25,7 @@ describe('raw format', () => {
     assert.equal(r!.attributes['error.type'], undefined);
   });
 
-  test('AMQP application properties become attributes, converted to AnyValue; metadata wins a clash', () => {
+  test('AMQP application properties become attributes, converted to AnyValue; a clash keeps the property, the metadata moves to azure.eventhubs.*', () => {
     const properties = {
       source: 'sensor-7', count: 3, ok: true, big: 2n ** 70n, small: 5n, when: new Date('2024-05-14T09:30:00Z'), raw: Buffer.from('hi'),
       nested: { list: [1, 'a', null] }, nothing: null, 'messaging.system': 'spoofed', __proto__x: 1,
@@ -41,7 +41,8 @@ describe('raw format', () => {
     assert.deepEqual(Buffer.from(a.raw as Uint8Array).toString(), 'hi');
     assert.deepEqual(a.nested, { list: [1, 'a', null] });
     assert.equal(a.nothing, null);
-    assert.equal(a['messaging.system'], 'eventhubs');
+    assert.equal(a['messaging.system'], 'spoofed');
+    assert.equal(a['messaging.destination.name'], FIXTURE_CONTEXT.eventHubName, 'raw keeps the messaging names by default');
   });
 
   test('a __proto__ application property is kept as data', () => {

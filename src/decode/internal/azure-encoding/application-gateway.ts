@@ -1,4 +1,4 @@
-import { float64Of, int64Of, putFloat, putHostPort, putHttpProtocol, putInt, putMap, putStr, putTlsProtocol } from './attributes.ts';
+import { float64Of, int64Of, putDouble, putFloat, putHostPort, putHttpProtocol, putInt, putMap, putStr, putTlsProtocol } from './attributes.ts';
 import { asMap, NO_FIELDS } from './fields.ts';
 import { mapBase, setBody, type CategoryMapper } from './mapped-record.ts';
 
@@ -44,11 +44,9 @@ export const mapAgwAccessLog: CategoryMapper = (f, m) => {
   if (status !== undefined) a['azure.agw.backend.status_code'] = status;
   const localPort = int64Of(numberLike(p.str('upstreamSourcePort')));
   if (localPort !== undefined) a['network.local.port'] = localPort;
-  const backendLatency = float64Of(numberLike(p.str('serverResponseLatency')));
-  if (backendLatency !== undefined) a['azure.agw.backend.latency'] = backendLatency;
+  putDouble(a, 'azure.agw.backend.latency', float64Of(numberLike(p.str('serverResponseLatency'))));
   putFloat(a, 'azure.agw.latency', p.num('clientResponseTime'));
-  const wafTime = float64Of(numberLike(p.str('WAFEvaluationTime')));
-  if (wafTime !== undefined) a['azure.firewall.evaluation.duration'] = wafTime;
+  putDouble(a, 'azure.firewall.evaluation.duration', float64Of(numberLike(p.str('WAFEvaluationTime'))));
   putStr(a, 'security_rule.ruleset.mode', p.str('WAFMode'));
   putStr(a, 'azure.service.request.id', p.str('transactionId'));
   putStr(a, 'error.type', p.str('error_info'));

@@ -1,4 +1,5 @@
 import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
+import { markAllDoubles, markDoubleKey } from '../../../pipeline/double-values.ts';
 
 /*
  * The Go extension's attribute setters (unmarshaler/helpers.go), with their rules: strings are set only
@@ -41,17 +42,26 @@ export function putInt(attrs: LogAttributes, key: string, text: string | undefin
 }
 
 /**
- * Sets a double attribute when the number text parses. JavaScript has one number type; an exporter writes
- * a whole double as `intValue` (`azure.request.duration` of 5 ms), the one int/double difference here.
+ * Sets a double attribute when the number text parses (a Go float64 field): marked so that the encoders write
+ * a whole one (`azure.request.duration` of 5 ms) as a double, as Go does (pipeline/double-values.ts).
  */
 export function putFloat(attrs: LogAttributes, key: string, text: string | undefined): void {
-  const n = float64Of(text);
-  if (n !== undefined) attrs[key] = n;
+  putDouble(attrs, key, float64Of(text));
 }
 
-/** Sets a map attribute unless the map is absent or empty. */
+/** Sets a double attribute (a Go float64) unless the number is undefined. */
+export function putDouble(attrs: LogAttributes, key: string, value: number | undefined): void {
+  if (value === undefined) return;
+  attrs[key] = value;
+  markDoubleKey(attrs, key);
+}
+
+/**
+ * Sets a map attribute unless the map is absent or empty. The map comes from the JSON as Go's map[string]any,
+ * whose numbers are all float64: marked so.
+ */
 export function putMap(attrs: LogAttributes, key: string, value: Record<string, unknown> | undefined): void {
-  if (value !== undefined && Object.keys(value).length > 0) attrs[key] = value as AnyValue;
+  if (value !== undefined && Object.keys(value).length > 0) attrs[key] = markAllDoubles(value) as AnyValue;
 }
 
 /** Fallback attribute for a value that is not `host:port`, as helpers.go names them. */

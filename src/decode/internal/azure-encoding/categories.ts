@@ -51,3 +51,30 @@ const CATEGORIES: ReadonlyMap<string, CategoryMapper> = new Map<string, Category
 export function mapperFor(category: string): CategoryMapper {
   return CATEGORIES.get(category) ?? mapGeneric;
 }
+
+/*
+ * The `encoding.format` scope attribute per category: the log family, as the extension's constants/format.go
+ * (FormatForCategory, read at commit f3ad2735) gives it; `AuditEvent` is `azure.audit` (its FormatAudit, as its
+ * golden general/maximum output has it); any other category `azure.generic`.
+ */
+const FAMILIES: readonly (readonly [string, readonly string[]])[] = [
+  ['azure.application_gateway', ['ApplicationGatewayAccessLog', 'ApplicationGatewayPerformanceLog', 'ApplicationGatewayFirewallLog']],
+  ['azure.appservice', ['AppServiceAppLogs', 'AppServiceAuditLogs', 'AppServiceAuthenticationLogs', 'AppServiceConsoleLogs',
+    'AppServiceFileAuditLogs', 'AppServiceHTTPLogs', 'AppServiceIPSecAuditLogs', 'AppServicePlatformLogs']],
+  ['azure.cdn', ['AzureCdnAccessLog']],
+  ['azure.messaging', ['ApplicationMetricsLogs', 'DiagnosticErrorLogs', 'OperationalLogs', 'RuntimeAuditLogs', 'VNetAndIPFilteringLogs']],
+  ['azure.datafactory', ['ActivityRuns', 'PipelineRuns', 'TriggerRuns']],
+  ['azure.frontdoor', ['FrontDoorAccessLog', 'FrontDoorHealthProbeLog', 'FrontDoorWebApplicationFirewallLog']],
+  ['azure.function_app', ['FunctionAppLogs']],
+  ['azure.storage', ['StorageRead', 'StorageWrite', 'StorageDelete']],
+  ['azure.activity', ['Administrative', 'Alert', 'Autoscale', 'Policy', 'Recommendation', 'ResourceHealth', 'Security', 'ServiceHealth']],
+  ['azure.audit', ['AuditEvent']],
+];
+const FORMAT_OF_CATEGORY: ReadonlyMap<string, string> = new Map(
+  FAMILIES.flatMap(([format, categories]) => categories.map((c): [string, string] => [c, format])),
+);
+
+/** The extension's `encoding.format` for a category. */
+export function encodingFormatFor(category: string): string {
+  return FORMAT_OF_CATEGORY.get(category) ?? 'azure.generic';
+}

@@ -1,12 +1,14 @@
 import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
 import type { ReceivedEvent } from '../../../backends/consumer.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
-import { enqueuedMsOf, eventAttributes, RecordAttributes } from '../event-attributes.ts';
-import { ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_UNEXPECTED_SHAPE, eventText } from '../parse-json.ts';
+import { enqueuedMsOf, RecordAttributes } from '../event-attributes.ts';
+import { ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_UNEXPECTED_SHAPE, eventText, parseJson } from '../parse-json.ts';
+import type { Sanitizer } from '../sanitize.ts';
 import { makeRecord, rawErrorRecord, type BatchState } from '../records.ts';
+import { encodingScope, GO_ENCODING_RAW_SCOPE } from '../scope.ts';
 import type { TimeLayoutParser } from '../time-layout.ts';
 import { hrTimeFromMs, parseTimestampString } from '../timestamp.ts';
-import { mapperFor } from './categories.ts';
+import { encodingFormatFor, mapperFor } from './categories.ts';
 import { Fields, FieldTypeError, type JsonObject } from './fields.ts';
 import { keepUnmappedFields } from './kept-fields.ts';
 import { emptyMapped } from './mapped-record.ts';
@@ -14,6 +16,9 @@ import type { EncodingResourceCache } from './resources.ts';
 
 /** Everything the `azure_encoding` format needs, built once by createDecoder. */
 export interface AzureEncodingConfig {
+  /** The repairs tried when the event's JSON does not parse (the same as every format's, sanitize.ts). */
+  readonly sanitizers: readonly Sanitizer[];
+  readonly maxSanitizeChars: number;
   readonly timeParsers: readonly TimeLayoutParser[];
   /** When non-empty, only these categories are decoded (others are dropped, as the extension does). */
   readonly includeCategories: ReadonlySet<string>;
@@ -23,15 +28,8 @@ export interface AzureEncodingConfig {
 }
 
 /**
- * Prefix for a value the extension's mapping gives to one of our Event Hubs metadata attributes
- * (`server.address`, `messaging.system`, `messaging.destination.partition.id`): the metadata keeps its
- * key, the record's value is kept as `azure.record.<key>`.
- */
-export const COLLISION_PREFIX = 'azure.record.';
-
-/**
  * The `azure_encoding` format: the output of the Go `azure_encoding` extension's logs unmarshaler, one log
- * record per resource-log record, plus our Event Hubs metadata. Never throws for bad input.
+ * record per resource-log record. Never throws for bad input.
  */
 export function decodeAzureEncodingEvent(event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig): void {
   const enqueuedMs = enqueuedMsOf(event, state.observedMs);
@@ -39,28 +37,31 @@ export function decodeAzureEncodingEvent(event: ReceivedEvent, state: BatchState
   const empty = config.resources.empty;
   if (text === undefined) {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, undefined, enqueuedMs, empty, ERROR_INVALID_UTF8, 'event body is not valid UTF-8'));
+    state.records.push(rawErrorRecord(state, event, undefined, enqueuedMs, empty, ERROR_INVALID_UTF8, 'event body is not valid UTF-8', GO_ENCODING_RAW_SCOPE));
     return;
   }
   if (text.trim() === '') return; // the extension yields nothing for an empty body
-  const items = recordsOf(text);
+  const items = recordsOf(text, state, config);
   if (typeof items === 'string') {
     state.stats.failedEvents++;
     const type = items === ERROR_INVALID_JSON ? ERROR_INVALID_JSON : ERROR_UNEXPECTED_SHAPE;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, empty, type, 'not an Azure resource-log batch'));
+    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, empty, type, 'not an Azure resource-log batch', GO_ENCODING_RAW_SCOPE));
     return;
   }
-  const base = eventAttributes(event, state.context, enqueuedMs);
-  const baseCount = Object.keys(base).length;
-  for (const item of items) decodeItem(item, event, state, config, base, baseCount, enqueuedMs);
+  for (const item of items) decodeItem(item, event, state, config, enqueuedMs);
 }
 
-/** `{"records": [...]}`, a bare array, or one JSON record per line; an error type otherwise. */
-function recordsOf(text: string): readonly unknown[] | string {
+/**
+ * `{"records": [...]}`, a bare array, or one JSON record per line; an error type otherwise. Text that does not
+ * parse goes through the sanitizers first, on the raw text, as in the other formats (parse-json.ts).
+ */
+function recordsOf(text: string, state: BatchState, config: AzureEncodingConfig): readonly unknown[] | string {
   let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
+  const parsed = parseJson(text, config.sanitizers, config.maxSanitizeChars);
+  if (parsed.ok) {
+    value = parsed.value;
+    if (parsed.sanitized) state.stats.sanitizedEvents++;
+  } else {
     const lines = text.split('\n').filter((line) => line.trim() !== '');
     if (lines.length < 2) return ERROR_INVALID_JSON;
     try {
@@ -78,11 +79,10 @@ function recordsOf(text: string): readonly unknown[] | string {
 }
 
 function decodeItem(
-  item: unknown, event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig, base: LogAttributes, baseCount: number,
-  enqueuedMs: number,
+  item: unknown, event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig, enqueuedMs: number,
 ): void {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'a record is not an object');
+    const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'a record is not an object', GO_ENCODING_RAW_SCOPE);
     state.records.push({ ...odd, body: item as LogBody });
     return;
   }
@@ -91,37 +91,29 @@ function decodeItem(
   const typeValue = fields.get('type');
   const category = (typeof categoryValue === 'string' && categoryValue) || (typeof typeValue === 'string' ? typeValue : '');
   if (category === '') {
-    pushRaw(item, state, config, base, enqueuedMs, undefined);
+    pushRaw(item, state, config, enqueuedMs, undefined);
     return;
   }
   if (config.excludeCategories.has(category)) return;
   if (config.includeCategories.size > 0 && !config.includeCategories.has(category)) return;
 
-  // Metadata first, through the shared constructor (in-object properties, see RecordAttributes).
-  const mapped = emptyMapped(category, new RecordAttributes(base));
+  // The shared constructor: in-object properties, see RecordAttributes.
+  const mapped = emptyMapped(category, new RecordAttributes());
   try {
     mapperFor(category)(fields, mapped);
   } catch (error) {
     if (!(error instanceof FieldTypeError)) throw error;
-    pushRaw(item, state, config, base, enqueuedMs, undefined);
+    pushRaw(item, state, config, enqueuedMs, undefined);
     return;
   }
   const time = parseTime(mapped.timeText, config.timeParsers);
   if (time === undefined) {
-    pushRaw(item, state, config, base, enqueuedMs, mapped.timeText === '' ? 'missing' : 'unparsable');
+    pushRaw(item, state, config, enqueuedMs, mapped.timeText === '' ? 'missing' : 'unparsable');
     return;
   }
-  const attributes = mapped.attributes;
-  for (const key in base) {
-    const own = attributes[key];
-    if (own !== base[key]) {
-      attributes[COLLISION_PREFIX + key] = own;
-      attributes[key] = base[key];
-    }
-  }
-  keepUnmappedFields(item as JsonObject, mapped, base, baseCount);
-  state.records.push(makeRecord(time, state.observed, mapped.body, attributes, config.resources.get(mapped.resource),
-    mapped.severityNumber, mapped.severityText));
+  keepUnmappedFields(item as JsonObject, mapped);
+  state.records.push(makeRecord(time, state.observed, mapped.body, mapped.attributes, config.resources.get(mapped.resource),
+    mapped.severityNumber, mapped.severityText, undefined, encodingScope(encodingFormatFor(category))));
 }
 
 /**
@@ -130,16 +122,16 @@ function decodeItem(
  * the current time; we use the enqueued time and say why when the time was the cause.
  */
 function pushRaw(
-  item: unknown, state: BatchState, config: AzureEncodingConfig, base: LogAttributes, enqueuedMs: number,
+  item: unknown, state: BatchState, config: AzureEncodingConfig, enqueuedMs: number,
   timeFallback: 'missing' | 'unparsable' | undefined,
 ): void {
-  const attributes: LogAttributes = { ...base };
+  const attributes: LogAttributes = {};
   if (timeFallback !== undefined) {
     attributes[ATTR_TIMESTAMP_FALLBACK] = timeFallback;
     state.stats.timestampFallbacks++;
   }
   state.records.push(makeRecord(hrTimeFromMs(enqueuedMs), state.observed, JSON.stringify(item), attributes,
-    config.resources.empty, 0, 'Unspecified'));
+    config.resources.empty, 0, 'Unspecified', undefined, GO_ENCODING_RAW_SCOPE));
 }
 
 /** ISO 8601 first (Go's iso8601 parser), then the configured layouts, then our other built-in forms. */

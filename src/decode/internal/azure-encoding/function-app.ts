@@ -1,4 +1,4 @@
-import { repairSingleQuotedJson } from '../properties-string.ts';
+import { parsePropertiesString } from '../properties-string.ts';
 import { putInt, putStr } from './attributes.ts';
 import { Fields, type JsonObject } from './fields.ts';
 import { mapBase, setBody, type CategoryMapper } from './mapped-record.ts';
@@ -44,11 +44,10 @@ function readProperties(raw: unknown): Fields | undefined {
   if (raw === null) return new Fields({});
   let value = raw;
   if (typeof raw === 'string' && raw.startsWith('{')) {
-    try {
-      value = JSON.parse(repairSingleQuotedJson(raw));
-    } catch {
-      return undefined;
-    }
+    // The one repair of single-quoted properties, on the string's JSON source text (properties-string.ts), as
+    // the apply_semantic_conventions layout uses it: repairing the unescaped text broke on any escape (\n).
+    value = parsePropertiesString(raw);
+    if (value === undefined) return undefined;
   }
   if (value === null || value === undefined || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const fields = new Fields(value as JsonObject);

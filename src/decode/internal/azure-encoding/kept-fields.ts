@@ -13,7 +13,7 @@ import type { MappedRecord } from './mapped-record.ts';
  * an array keeps the whole array. Empty strings and nulls carry nothing and are not kept.
  */
 
-/** Prefix of a kept input value (shared with the metadata-collision values, see COLLISION_PREFIX). */
+/** Prefix of a kept input value. */
 const KEPT_PREFIX = 'azure.record.';
 
 /**
@@ -25,27 +25,11 @@ const KEPT_PREFIX = 'azure.record.';
 const out: string[] = [];
 let outLength = 0;
 
-/**
- * Adds `azure.record.<path>` for every input value of `input` the mapping `m` did not keep unchanged.
- * `metadata` holds our Event Hubs attributes (`metadataCount` keys), which are not the record's values and
- * are not counted.
- */
-export function keepUnmappedFields(
-  input: Record<string, unknown>, m: MappedRecord, metadata: LogAttributes, metadataCount: number,
-): void {
+/** Adds `azure.record.<path>` for every input value of `input` the mapping `m` did not keep unchanged. */
+export function keepUnmappedFields(input: Record<string, unknown>, m: MappedRecord): void {
   outLength = 0;
   const attributes = m.attributes;
-  // The metadata keys come first (RecordAttributes adds them before the mapping runs; a collision value
-  // moves to azure.record.<key>), so only the first few keys need the check.
-  let metadataLeft = metadataCount;
-  for (const key in attributes) {
-    const value = attributes[key];
-    if (metadataLeft > 0 && Object.hasOwn(metadata, key)) {
-      metadataLeft--;
-      continue;
-    }
-    collect(value);
-  }
+  for (const key in attributes) collect(attributes[key]);
   collect(m.body);
   const r = m.resource;
   push(r.resourceId);

@@ -1,4 +1,5 @@
 import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
+import { markDoubleKey } from '../../../pipeline/double-values.ts';
 import { putInt, putStr } from './attributes.ts';
 import type { Fields} from './fields.ts';
 import { FieldTypeError, asNumberText } from './fields.ts';
@@ -98,10 +99,13 @@ export const mapGeneric: CategoryMapper = (f, m) => {
   const fields = properties as Record<string, unknown>;
   for (const key in fields) {
     const value = fields[key];
-    if (key === 'Message' || key === 'message') m.body = value as AnyValue;
-    else if (key === 'correlationId') m.attributes['azure.correlation_id'] = value as AnyValue;
-    else if (key === 'duration') m.attributes['azure.operation.duration'] = value as AnyValue;
-    else m.attributes[key] = value as AnyValue;
+    if (key === 'Message' || key === 'message') {
+      m.body = value as AnyValue;
+      continue;
+    }
+    const name = key === 'correlationId' ? 'azure.correlation_id' : key === 'duration' ? 'azure.operation.duration' : key;
+    m.attributes[name] = value as AnyValue;
+    if (typeof value === 'number' || (typeof value === 'object' && value !== null)) markDoubleKey(m.attributes, name);
   }
 };
 

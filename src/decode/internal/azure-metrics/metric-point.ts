@@ -2,7 +2,7 @@ import type { HrTime } from '@opentelemetry/api';
 import type { AnyValueMap } from '@opentelemetry/api-logs';
 import type { Resource } from '@opentelemetry/resources';
 import type { MetricPoint } from '../../../pipeline/signals.ts';
-import { INSTRUMENTATION_SCOPE } from '../scope.ts';
+import { GO_EMPTY_SCOPE } from '../scope.ts';
 
 /**
  * Points carry no attributes, as in Go: the Event Hubs metadata that log records get (sequence number,
@@ -16,7 +16,7 @@ export function gaugePoint(
 ): MetricPoint {
   return {
     resource,
-    scope: INSTRUMENTATION_SCOPE,
+    scope: GO_EMPTY_SCOPE,
     name,
     // The Go receiver sets neither: Azure's diagnostic-settings export does not say a metric's unit.
     unit: '',

@@ -34,7 +34,7 @@ export function createMetricRoute(options: DecoderOptions): RecordRoute {
   const platformResources = createPlatformResources();
   const appResources = new AppMetricResources();
 
-  return (record, _base, _enqueuedMs, state) => {
+  return (record, _enqueuedMs, state) => {
     // The cheap exact-name checks come first: this runs for every record of every event.
     const platform = record.metricName !== undefined && field(record, 'category') === undefined;
     if (!platform && record.Type !== APP_METRICS_TYPE) return false;

@@ -1,6 +1,7 @@
 import type { AnyValueMap } from '@opentelemetry/api-logs';
 import { GoUrlError, parseGoUrl, type GoUrl } from '../go-url.ts';
 import type { TraceFields } from './trace-fields.ts';
+import { markDoubleKey } from '../../../pipeline/double-values.ts';
 
 /*
  * Span attributes with the names and values the Go receiver's traces translator writes (pkg/translator/azure,
@@ -40,8 +41,11 @@ export function spanAttributes(f: TraceFields): AnyValueMap {
     // A string, as Go writes it (semconv has an int); an int here would break queries built on Go's output.
     a['http.response.status_code'] = f.resultCode;
     // Go writes doubles; a whole number leaves our exporters as an int (a JS number has no int/double flag).
+    // float64 in Go's record struct: doubles on the wire (pipeline/double-values.ts).
     a['http.response.body.size'] = f.measurements['Response Size'] ?? 0;
     a['http.request.body.size'] = f.measurements['Request Size'] ?? 0;
+    markDoubleKey(a, 'http.response.body.size');
+    markDoubleKey(a, 'http.request.body.size');
     a['http.route'] = url.path;
     a['url.full'] = f.url;
     return a;

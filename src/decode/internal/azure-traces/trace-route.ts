@@ -2,7 +2,7 @@ import type { HrTime } from '@opentelemetry/api';
 import type { RecordRoute, RouteRefusal } from '../../azure-decoder.ts';
 import type { DecoderOptions } from '../../decoder.ts';
 import type { SpanRecord } from '../../../pipeline/signals.ts';
-import { INSTRUMENTATION_SCOPE } from '../scope.ts';
+import { GO_EMPTY_SCOPE } from '../scope.ts';
 import { compileTimeLayout, type TimeLayoutParser } from '../time-layout.ts';
 import { isRepresentableTime, parseTimestampString } from '../timestamp.ts';
 import { spanAttributes } from './span-attributes.ts';
@@ -35,7 +35,7 @@ export function createTraceRoute(options: DecoderOptions): RecordRoute {
     }
   });
   const resources = new TraceResources();
-  return (record, _base, _enqueuedMs, state) => {
+  return (record, _enqueuedMs, state) => {
     // Azure writes `Type`; Go's case-insensitive decoding would also take `type`.
     const type = record['Type'] ?? record['type'];
     if (typeof type !== 'string' || SPAN_KIND_BY_TYPE[type] === undefined) return false;
@@ -69,7 +69,7 @@ function decodeSpan(
   if (endTime === undefined) return refuse(`DurationMs ${f.durationMs} is not a duration`);
   return {
     resource: resources.get(f.resourceId, f.appRoleName),
-    scope: INSTRUMENTATION_SCOPE,
+    scope: GO_EMPTY_SCOPE,
     traceId: ids.traceId,
     spanId: ids.spanId,
     parentSpanId: ids.parentSpanId,

@@ -1,7 +1,9 @@
+import type { LogAttributes } from '@opentelemetry/api-logs';
 import { BODY_LIFTERS } from './body-lifting.ts';
 import type { GoRecord } from './go-record.ts';
 import { parseGoInt } from './go-values.ts';
 import { putIfSet } from './put-helpers.ts';
+import { markGoNumbers } from '../azure-record.ts';
 
 /**
  * The body Go writes for a category it has no attribute mapping for (extractRawAttributes in
@@ -40,6 +42,9 @@ export function bodyMap(record: GoRecord, properties: unknown, source: Record<st
   putIfSet(body, 'tenant.id', record.tenantId);
   putIfSet(body, 'cloud.region', record.location);
   putIfSet(body, 'network.peer.address', record.callerIpAddress);
+  // identity and properties are `any` in Go's record struct: their numbers are float64.
+  if (body.identity !== undefined) markGoNumbers(body as LogAttributes, 'identity', body.identity);
+  if (body.properties !== undefined) markGoNumbers(body as LogAttributes, 'properties', body.properties);
   return body;
 }
 

@@ -1,7 +1,7 @@
 import type { HrTime } from '@opentelemetry/api';
 import { SeverityNumber, type LogAttributes, type LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { TIMESTAMP_FIELDS, type AzureMapping } from '../azure-record.ts';
+import { markGoNumbers, TIMESTAMP_FIELDS, type AzureMapping } from '../azure-record.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
 import { GO_LEVEL_NAMES } from '../go-severity.ts';
 import { RecordAttributes } from '../event-attributes.ts';
@@ -27,13 +27,12 @@ export const ATTR_MAPPING_ERROR = 'azure.mapping.error';
  */
 export function mapSemconvRecord(
   source: Record<string, unknown>,
-  base: LogAttributes,
   enqueuedMs: number,
   observed: HrTime,
   m: AzureMapping,
 ): ReadableLogRecord {
   const record = readGoRecord(source, m.maxNestingDepth);
-  const attributes = new RecordAttributes(base) as Attrs;
+  const attributes = new RecordAttributes() as Attrs;
 
   let properties = record.properties;
   if (typeof properties === 'string') properties = parsePropertiesString(properties) ?? properties;
@@ -46,15 +45,16 @@ export function mapSemconvRecord(
   if (mapping !== undefined && (isObject || (record.hasProperties && properties === null))) {
     try {
       const { unread, unreadCount } = mapping(isObject ? (properties as Record<string, unknown>) : {}, attributes);
-      keepMetadata(attributes, base);
       putCommonAttributes(record, attributes);
-      if (unreadCount > 0) attributes['azure.properties'] = unread;
+      if (unreadCount > 0) {
+        attributes['azure.properties'] = unread;
+        markGoNumbers(attributes as LogAttributes, 'azure.properties', unread);
+      }
     } catch (error) {
       if (!(error instanceof GoValueError)) throw error;
       mappingError = error.message;
       // Rare: undo the mapping's partial work (deleting is slow for V8 objects, so only here).
-      for (const key in attributes) if (!(key in base)) delete attributes[key];
-      Object.assign(attributes, base);
+      for (const key in attributes) delete attributes[key];
     }
   } else if (mapping !== undefined) {
     mappingError = record.hasProperties ? 'properties is not an object' : 'record has no properties';
@@ -71,7 +71,8 @@ export function mapSemconvRecord(
   if (keepExtras) {
     for (const key of record.extras) {
       const name = extraAttributeName(key);
-      if (!(name in base)) attributes[name] = source[key];
+      attributes[name] = source[key];
+      markGoNumbers(attributes as LogAttributes, name, source[key]);
     }
     if (time === undefined) {
       if (record.time !== undefined) attributes[`${EXTRA_PREFIX}time`] = record.time;
@@ -88,20 +89,9 @@ export function mapSemconvRecord(
     m.resources.get(record.resourceId),
     severity?.[0],
     severity?.[1],
+    undefined,
+    m.scope,
   );
-}
-
-/**
- * A mapping that wrote an Event Hubs metadata name (Front Door's origin as server.address) gets its value
- * moved to `azure.<name>`, and the metadata restored: those names always describe the event's source.
- */
-function keepMetadata(attributes: Attrs, base: LogAttributes): void {
-  for (const key in base) {
-    const value = attributes[key];
-    if (value === base[key]) continue;
-    attributes[EXTRA_PREFIX + key] = value;
-    attributes[key] = base[key];
-  }
 }
 
 function timeKeyOf(record: GoRecord): string | undefined {

@@ -74,10 +74,10 @@ describe('apply_semantic_conventions: record attributes of mapped categories', (
     assert.deepEqual(a['azure.properties'], { routingRuleName: 'rule' });
   });
 
-  test('a lifted server.address never replaces the Event Hubs namespace: it is kept as azure.server.address', () => {
+  test('the origin Go writes as server.address keeps that name (no Event Hubs metadata by default)', () => {
     const a = one(frontDoor).attributes;
-    assert.equal(a['server.address'], FIXTURE_CONTEXT.namespace);
-    assert.equal(a['azure.server.address'], '10.0.0.1');
+    assert.equal(a['server.address'], '10.0.0.1');
+    assert.equal(a['azure.server.address'], undefined);
   });
 
   test('where Go refuses the mapping, the record gets the body-map layout and azure.mapping.error instead', () => {
