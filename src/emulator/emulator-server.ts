@@ -142,6 +142,8 @@ export class EmulatorServer implements Emulator, FaultHost {
     }
     const connection = this.container.create_connection(connectionOptions);
     connection.accept(socket);
+    // Only this server's connections get the workarounds: clients in the same process keep stock rhea.
+    usePresizedFrames(connection);
     serveLikeTheService(connection, { maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES });
     tolerateLateFrames(connection);
   }
@@ -269,8 +271,6 @@ export class EmulatorServer implements Emulator, FaultHost {
     const c = this.container;
     c.on('connection_open', (ctx: any) => {
       if (this.stopping) return ctx.connection.close();
-      // Only this server's connections: clients in the same process keep rhea's stock frame writer.
-      usePresizedFrames(ctx.connection);
       const state = this.connections.ensure(ctx.connection);
       state.containerId = String(ctx.connection.remote?.open?.container_id ?? '');
     });

@@ -11,17 +11,14 @@
  *
  * Without a port in the Endpoint (every Azure namespace) all of them write the same names.
  */
+import { connectionStringParts } from '../config/connection-strings.ts';
 
 /** Endpoint host and port as written: `sb://127.0.0.1:5671/` gives `127.0.0.1:5671`. */
 function endpointNetloc(connectionString: string): string | undefined {
-  for (const segment of connectionString.split(';')) {
-    const eq = segment.indexOf('=');
-    if (eq <= 0 || segment.slice(0, eq).trim().toLowerCase() !== 'endpoint') continue;
-    const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(segment.slice(eq + 1).trim());
-    // Python's netloc keeps user info; nobody writes one in an Event Hubs Endpoint, so drop it.
-    return match?.[1]?.replace(/^.*@/, '');
-  }
-  return undefined;
+  const endpoint = connectionStringParts(connectionString)?.get('endpoint');
+  const match = endpoint === undefined ? null : /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(endpoint);
+  // Python's netloc keeps user info; nobody writes one in an Event Hubs Endpoint, so drop it.
+  return match?.[1]?.replace(/^.*@/, '');
 }
 
 /**
