@@ -75,10 +75,13 @@ class PlainKey implements ServerMechanism {
  * rhea's prototype (its `enable_*` helpers); only own properties are offered, in insertion order.
  */
 export function offerServiceMechanisms(container: any, sasKeys: Record<string, string> | undefined): void {
+  const factories: Record<(typeof SERVICE_SASL_MECHANISMS)[number], () => ServerMechanism> = {
+    MSSBCBS: () => new ClaimsLater('$cbs'),
+    PLAIN: () => new PlainKey(sasKeys),
+    ANONYMOUS: () => new ClaimsLater('anonymous'),
+    EXTERNAL: () => new ClaimsLater('external'),
+  };
   const mechanisms = container.sasl_server_mechanisms as Record<string, () => ServerMechanism>;
   for (const name of Object.getOwnPropertyNames(mechanisms)) delete mechanisms[name];
-  mechanisms.MSSBCBS = () => new ClaimsLater('$cbs');
-  mechanisms.PLAIN = () => new PlainKey(sasKeys);
-  mechanisms.ANONYMOUS = () => new ClaimsLater('anonymous');
-  mechanisms.EXTERNAL = () => new ClaimsLater('external');
+  for (const name of SERVICE_SASL_MECHANISMS) mechanisms[name] = factories[name];
 }

@@ -44,7 +44,7 @@ const nulls = (n: number): FieldDefault[] => Array.from({ length: n }, () => nul
 const UINT_MAX = 4_294_967_295;
 
 /** Descriptor codes of the composites the server sends. */
-export const DESCRIPTOR = {
+const DESCRIPTOR = {
   open: 0x10,
   begin: 0x11,
   attach: 0x12,
