@@ -296,6 +296,7 @@ export class PartitionStarter implements PartitionLifecycle {
         retentionUsedRatio: retentionS ? lagSeconds / retentionS : undefined,
         state: pump.state.state,
         stateSeconds: Math.max(0, (now - pump.state.since) / 1000),
+        idleSeconds: Math.max(0, (now - pump.progressAt) / 1000),
       });
     }
     const { restarts, ...counters } = this.#d.counters;
