@@ -295,7 +295,7 @@ export class PartitionPump {
     this.#lastSequenceNumber = last.sequenceNumber;
     this.#lastOffset = last.offset;
     this.#lastEnqueuedTime = last.enqueuedTime;
-    this.#o.checkpointer.mark(last.sequenceNumber, last.offset, events.length);
+    this.#o.checkpointer.mark(last.sequenceNumber, last.offset, events.length, last.enqueuedTime?.getTime());
     return true;
   }
 
