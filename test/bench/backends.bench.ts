@@ -14,7 +14,8 @@
  * Library sides (issue 24): a second hub holds BENCH_EVENTS realistic Azure resource-log events
  * (src/decode/samples.ts, as the pipeline bench preloads them); `polling+azure` and `streaming+azure` drain it
  * through the whole receiver (`createAzureEventHubReceiver`, format `azure`, default settings) into a consumer
- * that only counts records, against `sdk-logs`, the bare SDK draining that hub. Goals: polling ≥ 0.85,
+ * that only counts records, against `sdk-logs`, the bare SDK draining that hub; each of its events carries
+ * BENCH_LOGS_PROPERTIES application properties (3). Goals: polling ≥ 0.85,
  * streaming ≥ 1.0. Their client CPU per event shows the receiver's per-event work above the backend's.
  */
 import { spawn } from 'node:child_process';
@@ -36,6 +37,15 @@ const DRAIN_TIMEOUT_MS = 300_000;
 const HUB = 'bench';
 /** The hub of realistic resource-log events the library sides drain. */
 const LOGS_HUB = 'logs';
+/**
+ * BENCH_LOGS_PROPERTIES (3): application properties per event of that hub, strings and numbers, as producers
+ * that tag events set them, so the backends' property handling is part of what the library sides measure
+ * (0 for none, as diagnostic settings send).
+ */
+const LOGS_PROPERTIES = Number(process.env.BENCH_LOGS_PROPERTIES ?? 3);
+const logsProperties = (index: number): Record<string, unknown> => Object.fromEntries(
+  Array.from({ length: LOGS_PROPERTIES }, (_, k) => [`property${k}`, k % 2 === 0 ? `value-${index % 97}` : index % 1000]),
+);
 type LibrarySide = `${BackendKind}+azure`;
 type Side = 'sdk' | BackendKind | 'sdk-logs' | LibrarySide;
 const ALL_SIDES: readonly Side[] = ['sdk', 'polling', 'streaming', 'sdk-logs', 'polling+azure', 'streaming+azure'];
@@ -222,7 +232,8 @@ async function runEmulatorChild(): Promise<void> {
         const index = p * perPartition + i + k;
         const records = index % 6 === 5 ? 2 : 1;
         logsRecords += records;
-        return { body: Buffer.from(sampleResourceLogBody(SAMPLE_CATEGORIES[index % SAMPLE_CATEGORIES.length]!, { records, index, time })) };
+        const body = Buffer.from(sampleResourceLogBody(SAMPLE_CATEGORIES[index % SAMPLE_CATEGORIES.length]!, { records, index, time }));
+        return LOGS_PROPERTIES > 0 ? { body, properties: logsProperties(index) } : { body };
       }));
     }
   }
