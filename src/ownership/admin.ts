@@ -3,8 +3,8 @@ import type { Checkpoint, CheckpointScope } from './checkpoint.ts';
 import { blobPrefix, checkpointBlobName, ownershipBlobName, parseBlobName } from './internal/blob-names.ts';
 import { EARLIEST_CHECKPOINT, parseSequenceNumber } from './internal/checkpoint-metadata.ts';
 import { parseEpoch } from './internal/ownership-snapshot.ts';
-import { sortPartitionIds } from './internal/partition-order.ts';
-import { statusOf, toStorageError } from './internal/storage-errors.ts';
+import { sortPartitionIds } from './partition-order.ts';
+import { statusOf, toStorageError } from './storage-errors.ts';
 
 /** Timeout of each storage request made by the admin functions. */
 export const ADMIN_REQUEST_TIMEOUT_MS = 30_000;

@@ -1,4 +1,4 @@
-import { sortPartitionIds } from './internal/partition-order.ts';
+import { sortPartitionIds } from './partition-order.ts';
 
 /**
  * `balanced`: claim at most `balancedClaims` partitions per round (default one), so that members starting

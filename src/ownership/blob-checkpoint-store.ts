@@ -3,8 +3,8 @@ import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { BlobCheckpointStore as SdkBlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
 import { CheckpointFencedError, keepsStored, UnusableCheckpointError, type Checkpoint, type CheckpointWriteOptions, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
 import { blobPrefix, checkpointBlobName, ownershipBlobName, parseBlobName } from './internal/blob-names.ts';
-import { isConflict, isLeaseGone, isNotFound, toStorageError } from './internal/storage-errors.ts';
-import { sortPartitionIds } from './internal/partition-order.ts';
+import { isConflict, isLeaseGone, isNotFound, toStorageError } from './storage-errors.ts';
+import { sortPartitionIds } from './partition-order.ts';
 import { parseSequenceNumber } from './internal/checkpoint-metadata.ts';
 
 /** Timeout of each storage request made by the store. */

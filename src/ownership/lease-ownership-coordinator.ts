@@ -21,7 +21,7 @@ import { RenewalSchedule } from './internal/renewal-schedule.ts';
 import { RestartBackoff } from './internal/restart-backoff.ts';
 import { roundView } from './internal/round-view.ts';
 import { CATCH_UP_DELAY_MS, RoundSchedule } from './internal/round-schedule.ts';
-import { toStorageError } from './internal/storage-errors.ts';
+import { toStorageError } from './storage-errors.ts';
 
 export interface LeaseOwnershipCoordinatorOptions {
   /** Container holding the ownership, checkpoint and membership blobs. It must exist. */

@@ -1,6 +1,6 @@
 import { CheckpointFencedError, keepsStored, type Checkpoint, type CheckpointWriteOptions, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
 import { blobPrefix } from './internal/blob-names.ts';
-import { comparePartitionIds } from './internal/partition-order.ts';
+import { comparePartitionIds } from './partition-order.ts';
 
 /**
  * Keeps checkpoints in process memory: for tests, and for single-instance use where losing the position on

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { durationMs } from '../config/duration.ts';
-import { readMemoryTotal, type MemoryTotal } from './internal/memory-usage.ts';
+import { readMemoryTotal, type MemoryTotal } from './memory-usage.ts';
 
 /** Minimum time between forced collections while above the soft limit. 10 000 ms, as the collector. */
 export const DEFAULT_MIN_GC_INTERVAL_SOFT_MS = 10_000;

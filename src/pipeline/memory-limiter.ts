@@ -3,7 +3,7 @@ import { noopLogger, type Logger } from '../component/logger.ts';
 import { exposedGc } from '../component/exposed-gc.ts';
 import type { LogsConsumer } from './consumer.ts';
 import { batchItemCount, type LogBatch } from './log-batch.ts';
-import { readMemoryUsageBytes } from './internal/memory-usage.ts';
+import { readMemoryUsageBytes } from './memory-usage.ts';
 
 /** The refusal message, as the collector's `ErrDataRefused`. */
 export const DATA_REFUSED_MESSAGE = 'data refused due to high memory usage';

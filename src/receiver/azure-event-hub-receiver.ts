@@ -18,13 +18,13 @@ import type { CheckpointScope, CheckpointStore } from '../ownership/checkpoint.t
 import { BlobCheckpointStore } from '../ownership/blob-checkpoint-store.ts';
 import { alternateNamespaces } from '../ownership/namespace-spellings.ts';
 import { MemoryCheckpointStore } from '../ownership/memory-checkpoint-store.ts';
-import type { StorageError } from '../ownership/internal/storage-errors.ts';
+import type { StorageError } from '../ownership/storage-errors.ts';
 import type { OwnershipCoordinator, OwnershipEvent } from '../ownership/coordinator.ts';
 import { createLeaseCoordinator } from './internal/create-lease-coordinator.ts';
 import { checkpointContainer, ensureCheckpointContainer, proxyForLog, receiverCredential, storageOptions } from './internal/receiver-connections.ts';
 import { tellOwnershipEvent } from './internal/tell-ownership-event.ts';
 import { PartitionStarter } from './partition-starter.ts';
-import { StaticOwnership } from './static-ownership.ts';
+import { StaticOwnership } from '../ownership/static-ownership.ts';
 import { createPumpCounters, type PumpCounters } from './internal/pump-counters.ts';
 import { settleWithin } from '../component/abort.ts';
 import { rateLimitedLogger } from '../component/rate-limited-logger.ts';

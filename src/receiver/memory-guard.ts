@@ -1,7 +1,7 @@
 import { noopLogger, type Logger } from '../component/logger.ts';
 import { exposedGc } from '../component/exposed-gc.ts';
 import { GUARD_HEAP_GROWING_PERCENT, holdHeapGrowth } from '../component/heap-growth.ts';
-import { readMemoryUsageBytes } from '../pipeline/internal/memory-usage.ts';
+import { readMemoryUsageBytes } from '../pipeline/memory-usage.ts';
 
 /** Least time between two collections the guard forces. 1000 ms. */
 export const MIN_FORCED_GC_INTERVAL_MS = 1_000;

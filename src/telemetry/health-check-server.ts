@@ -1,7 +1,7 @@
 import { redact } from '../component/redact.ts';
 import type { HealthState } from './health-state.ts';
 import type { LivenessReport } from './liveness.ts';
-import { listenHttp, type HttpListener } from './internal/http-listener.ts';
+import { listenHttp, type HttpListener } from './http-listener.ts';
 
 /** Where the health endpoint listens by default (the collector's health_check default port). */
 export const DEFAULT_HEALTH_ENDPOINT = '127.0.0.1:13133';

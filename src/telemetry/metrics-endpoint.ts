@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Meter } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { listenHttp } from './internal/http-listener.ts';
+import { listenHttp } from './http-listener.ts';
 import { LiveGaugesPrometheusExporter } from './internal/live-gauges-prometheus-exporter.ts';
 
 /** Instrumentation scope of the distribution's own metrics. */

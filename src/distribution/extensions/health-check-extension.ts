@@ -3,7 +3,7 @@ import { durationMs } from '../../config/duration.ts';
 import { DEFAULT_HEALTH_ENDPOINT, DEFAULT_LIVENESS_PATH, startHealthCheckServer } from '../../telemetry/health-check-server.ts';
 import { DEFAULT_WEDGED_AFTER_MS, liveness, type LivenessSource } from '../../telemetry/liveness.ts';
 import { DEFAULT_DEGRADED_AFTER_MS, DEFAULT_UNHEALTHY_AFTER_MS, HealthState } from '../../telemetry/health-state.ts';
-import type { HttpListener } from '../../telemetry/internal/http-listener.ts';
+import type { HttpListener } from '../../telemetry/http-listener.ts';
 import type { AzureEventHubReceiver } from '../../receiver/receiver.ts';
 import type { Extension, ExtensionFactory } from '../extension-factory.ts';
 

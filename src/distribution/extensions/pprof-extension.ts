@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { HttpListener } from '../../telemetry/internal/http-listener.ts';
+import type { HttpListener } from '../../telemetry/http-listener.ts';
 import { startCpuProfile, type CpuProfile } from '../../telemetry/pprof/cpu-profiler.ts';
 import { DEFAULT_PPROF_ENDPOINT, startPprofServer } from '../../telemetry/pprof/pprof-server.ts';
 import type { Extension, ExtensionFactory } from '../extension-factory.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { durationMs } from '../../config/duration.ts';
-import type { HttpListener } from '../../telemetry/internal/http-listener.ts';
+import type { HttpListener } from '../../telemetry/http-listener.ts';
 import type { EventHubzReceiver } from '../../telemetry/zpages/eventhubz-page.ts';
 import { DEFAULT_SAMPLE_INTERVAL_MS, FleetRecorder, type ObservedReceiver } from '../../telemetry/zpages/fleet-recorder.ts';
 import { ZPAGES } from '../../telemetry/zpages/html.ts';

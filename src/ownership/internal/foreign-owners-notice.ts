@@ -1,5 +1,5 @@
 import type { OwnershipEvent } from '../coordinator.ts';
-import { sortPartitionIds } from './partition-order.ts';
+import { sortPartitionIds } from '../partition-order.ts';
 
 /**
  * Tells the partitions held by processors outside this fleet (`foreignOwners`) when they change: a log line

@@ -1,5 +1,5 @@
 import type { BlobLeaseClient, BlockBlobClient } from '@azure/storage-blob';
-import { isConflict, isNotFound, statusOf } from './storage-errors.ts';
+import { isConflict, isNotFound, statusOf } from '../storage-errors.ts';
 
 /**
  * Acquires a lease on `blob` with the lease id `lease` was made with, creating the empty blob first when it

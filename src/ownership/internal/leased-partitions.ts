@@ -6,9 +6,9 @@ import type { Logger } from '../../component/logger.ts';
 import type { CoordinatorTimings } from './coordinator-timings.ts';
 import { foreignOwner } from './foreign-owner.ts';
 import { PartitionLease, type OwnershipBlobProps } from './partition-lease.ts';
-import { sortPartitionIds } from './partition-order.ts';
+import { sortPartitionIds } from '../partition-order.ts';
 import type { RestartBackoff } from './restart-backoff.ts';
-import { toStorageError } from './storage-errors.ts';
+import { toStorageError } from '../storage-errors.ts';
 
 export interface LeasedPartitionsOptions {
   readonly containerClient: ContainerClient;

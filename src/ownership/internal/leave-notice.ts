@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../component/logger.ts';
 import { LEAVE_NOTICE_MARGIN_MS } from './coordinator-timings.ts';
 import type { MembershipLease } from './membership-lease.ts';
-import { toStorageError } from './storage-errors.ts';
+import { toStorageError } from '../storage-errors.ts';
 
 /** A leaving instance starts stopping its partitions this long, in ms, before the tick its peers list at. */
 export const RELEASE_LEAD_MS = 500;

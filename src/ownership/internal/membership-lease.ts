@@ -4,7 +4,7 @@ import type { BlobLeaseClient, BlockBlobClient, ContainerClient } from '@azure/s
 import type { CheckpointScope } from '../checkpoint.ts';
 import { memberBlobName } from './blob-names.ts';
 import { acquireBlobLease } from './leased-blob.ts';
-import { isLeaseGone } from './storage-errors.ts';
+import { isLeaseGone } from '../storage-errors.ts';
 
 /** Metadata key on a membership blob: the instance is shutting down and is about to release its partitions. */
 export const LEAVING_METADATA_KEY = 'leaving';

@@ -6,7 +6,7 @@ import type { PartitionHandle } from '../coordinator.ts';
 import { ownershipBlobName } from './blob-names.ts';
 import { acquireBlobLease } from './leased-blob.ts';
 import { parseEpoch } from './ownership-snapshot.ts';
-import { isConflict, isLeaseGone } from './storage-errors.ts';
+import { isConflict, isLeaseGone } from '../storage-errors.ts';
 
 /** starting → running → stopping → released, or → lost from any of the first three. */
 export type PartitionLeaseState = 'starting' | 'running' | 'stopping' | 'lost' | 'released';

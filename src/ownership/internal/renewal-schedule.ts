@@ -3,7 +3,7 @@ import type { OwnershipEvent } from '../coordinator.ts';
 import type { MembershipLease } from './membership-lease.ts';
 import type { PartitionLease } from './partition-lease.ts';
 import type { RenewalPressure } from './renewal-pressure.ts';
-import { toStorageError } from './storage-errors.ts';
+import { toStorageError } from '../storage-errors.ts';
 
 /** How often, in ms, the coordinator looks for claims whose renewal is due (at most a quarter renew interval). */
 export const RENEW_TICK_MS = 250;

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createDecoder } from '../../decode/create-decoder.ts';
 import type { DecoderOptions } from '../../decode/decoder.ts';
-import { encodeLogsRequest } from '../../exporters/internal/otlp-proto-encoder.ts';
+import { encodeLogsRequest } from '../../exporters/otlp-logs-encoding.ts';
 import type { DecodeJob, DecodeJobResult } from './decode-pool.ts';
 
 const port = parentPort;

@@ -1,6 +1,6 @@
 import type { HubClient, PartitionProperties } from '../../backends/consumer.ts';
 import type { Checkpoint, CheckpointScope, CheckpointStore } from '../../ownership/checkpoint.ts';
-import { sortPartitionIds } from '../../ownership/internal/partition-order.ts';
+import { sortPartitionIds } from '../../ownership/partition-order.ts';
 import { raceAbort } from '../../component/abort.ts';
 import { noopLogger, type Logger } from '../../component/logger.ts';
 import { redactError } from '../../component/redact.ts';

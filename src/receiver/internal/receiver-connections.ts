@@ -9,7 +9,7 @@ import { authConfigSchema, createTokenCredential } from '../../component/credent
 import { ConfigError } from '../../component/errors.ts';
 import { redactProxyUrl, resolveProxy, storageProxySettings } from '../../component/network-proxy.ts';
 import { checkpointContainerClient } from '../../ownership/checkpoint-container.ts';
-import { toStorageError, type StorageError } from '../../ownership/internal/storage-errors.ts';
+import { toStorageError, type StorageError } from '../../ownership/storage-errors.ts';
 import { pause } from '../../component/abort.ts';
 import { backoffDelayMs } from '../../component/backoff.ts';
 import type { ReceiverCreateSettings } from '../receiver.ts';

@@ -2,7 +2,7 @@ import type { ReceivedEvent } from '../../backends/consumer.ts';
 import { logRecordCount, type LogBatch } from '../../pipeline/log-batch.ts';
 import { itemEventSequenceNumber, type Signal } from '../../pipeline/signals.ts';
 import { isPartialRefusal } from '../../pipeline/partial-refusal.ts';
-import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../decode/internal/event-attributes.ts';
+import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../decode/index.ts';
 
 /** An event to dead-letter and the reason its items were refused. */
 export interface RefusedEvent {

@@ -3,7 +3,7 @@ import { getHeapSnapshot } from 'node:v8';
 import { pipeline } from 'node:stream/promises';
 import { redactError } from '../../component/redact.ts';
 import type { Logger } from '../../component/logger.ts';
-import { listenHttp, type HttpListener } from '../internal/http-listener.ts';
+import { listenHttp, type HttpListener } from '../http-listener.ts';
 import { startCpuProfile } from './cpu-profiler.ts';
 
 /** Where pprof listens by default: the collector's pprof port, on loopback. */

@@ -1,6 +1,6 @@
 import { redactError } from '../../component/redact.ts';
 import type { PartitionOwnershipInfo } from '../../ownership/admin.ts';
-import { sortPartitionIds } from '../../ownership/internal/partition-order.ts';
+import { sortPartitionIds } from '../../ownership/partition-order.ts';
 import type { HubPartitionLag, PartitionStats, ReceiverStats } from '../../receiver/receiver-status.ts';
 import type { FleetRecorder } from './fleet-recorder.ts';
 import { count, duration, esc, isoTime, raw, table } from './html.ts';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { redactError } from '../../component/redact.ts';
 import type { Logger } from '../../component/logger.ts';
 import type { ServiceInfo } from '../../distribution/extension-factory.ts';
-import { listenHttp, type HttpListener } from '../internal/http-listener.ts';
+import { listenHttp, type HttpListener } from '../http-listener.ts';
 import { eventhubzBody, type EventHubzReceiver } from './eventhubz-page.ts';
 import { page, ZPAGES } from './html.ts';
 import { extensionzBody, featurezBody, pipelinezBody, servicezBody } from './service-pages.ts';

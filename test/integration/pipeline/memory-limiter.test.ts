@@ -22,7 +22,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { MemoryLimiter } from '../../../src/pipeline/memory-limiter.ts';
-import { readMemoryUsageBytes } from '../../../src/pipeline/internal/memory-usage.ts';
+import { readMemoryUsageBytes } from '../../../src/pipeline/memory-usage.ts';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
 import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
 import { PID, SEQ, preload, startReceiver, until } from '../receiver/harness.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeStorageError, isLeaseGone, toStorageError } from '../../../src/ownership/internal/storage-errors.ts';
+import { describeStorageError, isLeaseGone, toStorageError } from '../../../src/ownership/storage-errors.ts';
 import { parseBlobName, memberBlobName, checkpointBlobName } from '../../../src/ownership/internal/blob-names.ts';
 
 test('storage errors: lease gone for 404/409/412 only; transient failures are not', () => {

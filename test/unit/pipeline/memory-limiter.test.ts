@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { isDataRefused, isPermanentError } from '../../../src/component/errors.ts';
 import { MemoryLimiter } from '../../../src/pipeline/memory-limiter.ts';
 import { memoryLimiterConfigSchema, resolveMemoryLimits } from '../../../src/pipeline/memory-limiter-config.ts';
-import { readCgroupLimitBytes, readMemoryTotal } from '../../../src/pipeline/internal/memory-usage.ts';
+import { readCgroupLimitBytes, readMemoryTotal } from '../../../src/pipeline/memory-usage.ts';
 import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { makeBatch, makeMixedBatch } from './records.ts';
 

@@ -5,7 +5,7 @@ import type { ContainerClient } from '@azure/storage-blob';
 import { parseReceiverConfig } from '../../../src/config/parse-receiver-config.ts';
 import type { ReceiverConfig } from '../../../src/config/receiver-config.ts';
 import { ConfigError } from '../../../src/component/errors.ts';
-import type { StorageError } from '../../../src/ownership/internal/storage-errors.ts';
+import type { StorageError } from '../../../src/ownership/storage-errors.ts';
 import {
   checkpointContainer, ensureCheckpointContainer, proxyForLog, receiverCredential, storageOptions,
 } from '../../../src/receiver/internal/receiver-connections.ts';

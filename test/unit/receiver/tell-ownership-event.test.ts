@@ -21,7 +21,7 @@ test('a claim pause is counted and warned of; its end is told', () => {
 
 test('a refusal under a lost lease says so, and is no storage failure; an unreachable store is one', async () => {
   const { RestError } = await import('@azure/core-rest-pipeline');
-  const { toStorageError } = await import('../../../src/ownership/internal/storage-errors.ts');
+  const { toStorageError } = await import('../../../src/ownership/storage-errors.ts');
   const lines: string[] = [];
   const statuses: string[] = [];
   const logger: Logger = {

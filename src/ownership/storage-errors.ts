@@ -1,5 +1,5 @@
 /** Classification of `@azure/storage-blob` RestErrors by HTTP status and storage error code. */
-import { redact } from '../../component/redact.ts';
+import { redact } from '../component/redact.ts';
 
 export function statusOf(error: unknown): number | undefined {
   const status = (error as { statusCode?: unknown } | undefined)?.statusCode;

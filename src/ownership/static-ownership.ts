@@ -5,9 +5,9 @@ import type {
   PartitionEnd,
   PartitionHandle,
   PartitionLifecycle,
-} from '../ownership/coordinator.ts';
-import { DEFAULT_START_TIMEOUT_MS } from '../ownership/internal/coordinator-timings.ts';
-import { RestartBackoff } from '../ownership/internal/restart-backoff.ts';
+} from './coordinator.ts';
+import { DEFAULT_START_TIMEOUT_MS } from './internal/coordinator-timings.ts';
+import { RestartBackoff } from './internal/restart-backoff.ts';
 import type { Logger } from '../component/logger.ts';
 import { pause, sleep } from '../component/abort.ts';
 import { backoffDelayMs } from '../component/backoff.ts';
