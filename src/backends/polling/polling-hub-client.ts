@@ -11,7 +11,6 @@ import { BackendError } from '../consumer.ts';
 import type { HubClientOptions } from '../hub-client-options.ts';
 import type { ConfigKeys } from '../internal/classify-error.ts';
 import { toBackendError } from '../internal/classify-error.ts';
-import { raceAbort } from '../../component/abort.ts';
 import { configKeysOf, invalidConfiguration } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
@@ -37,14 +36,6 @@ export class PollingHubClient implements HubClient {
   readonly #keys: ConfigKeys;
   readonly #readers = new Set<PollingPartitionReader>();
   #closing: Promise<void> | undefined;
-  /**
-   * Management reads in flight. The SDK opens its connection lazily, inside the first such read, and an
-   * aborted read does not stop that open: a close that does not wait for the reads finds no connection
-   * yet, and the read then opens one nobody closes (its socket and rhea's idle timer outlive the
-   * receiver; @azure/event-hubs 6.0.4). So the SDK's read is not aborted; the caller's signal only ends
-   * the caller's wait, and close() waits for the reads to settle before it closes the client.
-   */
-  readonly #inFlight = new Set<Promise<unknown>>();
   #connectionId: string | undefined;
   #connectionWatch: NodeJS.Timeout | undefined;
 
@@ -105,22 +96,10 @@ export class PollingHubClient implements HubClient {
     this.#connectionWatch = undefined;
   }
 
-  /** Runs a management read that close() waits for; `signal` ends only the caller's wait. */
-  #tracked<T>(signal: AbortSignal | undefined, read: () => Promise<T>): Promise<T> {
-    this.#assertOpen();
-    const reading = read();
-    this.#inFlight.add(reading);
-    void reading.then(
-      () => this.#inFlight.delete(reading),
-      () => this.#inFlight.delete(reading),
-    );
-    return raceAbort(reading, signal);
-  }
-
   async getHubProperties(signal?: AbortSignal): Promise<HubProperties> {
     this.#assertOpen();
     try {
-      const p = await this.#tracked(signal, () => this.#client.getEventHubProperties());
+      const p = await this.#client.getEventHubProperties(signal ? { abortSignal: signal } : {});
       return { name: p.name, createdOn: p.createdOn, partitionIds: [...p.partitionIds] };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
@@ -131,7 +110,7 @@ export class PollingHubClient implements HubClient {
   async getPartitionProperties(partitionId: string, signal?: AbortSignal): Promise<PartitionProperties> {
     this.#assertOpen();
     try {
-      const p = await this.#tracked(signal, () => this.#client.getPartitionProperties(partitionId));
+      const p = await this.#client.getPartitionProperties(partitionId, signal ? { abortSignal: signal } : {});
       return {
         hubName: p.eventHubName,
         partitionId: p.partitionId,
@@ -172,7 +151,6 @@ export class PollingHubClient implements HubClient {
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await Promise.allSettled([...this.#inFlight]);
       await Promise.all([...this.#readers].map((r) => r.close()));
       clearInterval(this.#connectionWatch);
       this.#connectionWatch = undefined;
