@@ -32,7 +32,7 @@ const durations = JSON.parse(readFileSync(new URL('./test-durations.json', impor
 const weight = (f) => Number(durations[relative(process.cwd(), f)] ?? 0);
 files.sort((a, b) => weight(b) - weight(a)); // stable: unlisted files keep their path order
 // TEST_CONCURRENCY=4 was tried on 2 cores (2026-11-28): with other work on the machine (load 16-22) nine
-// timing-bound files failed, so the default stays at the cores (see /work/notes/testspeed.md).
+// timing-bound files failed, so the default stays at the cores (issue 26).
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
 const args = [
   '--import', 'tsx',
