@@ -2,7 +2,9 @@
 // Runs every *.test.ts under the given folders (default: test/) with node's built-in test runner,
 // TypeScript loaded through tsx. Node 20's --test does not expand globs or find .ts files itself,
 // so the file list is made here. TEST_CONCURRENCY overrides how many files run at once.
-import { readdirSync, statSync } from 'node:fs';
+// Files run longest first (scripts/test-durations.json, refreshed with scripts/time-test-files.mjs): a long
+// file started last would otherwise run alone at the end while the other slots idle.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -26,6 +28,11 @@ if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ') || 'test'}`);
   process.exit(1);
 }
+const durations = JSON.parse(readFileSync(new URL('./test-durations.json', import.meta.url), 'utf8'));
+const weight = (f) => Number(durations[relative(process.cwd(), f)] ?? 0);
+files.sort((a, b) => weight(b) - weight(a)); // stable: unlisted files keep their path order
+// TEST_CONCURRENCY=4 was tried on 2 cores (2026-11-28): with other work on the machine (load 16-22) nine
+// timing-bound files failed, so the default stays at the cores (issue 26).
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
 const args = [
   '--import', 'tsx',

@@ -184,8 +184,9 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     this.#starter = starter;
     const ownerId = c.ownership.owner_id ?? randomUUID();
     const hub = this.#hub;
-    const getPartitionIds = async () => {
-      const props = await hub.getHubProperties();
+    // The signal lets static ownership's shutdown end a read in flight (the lease coordinator passes none).
+    const getPartitionIds = async (signal?: AbortSignal) => {
+      const props = await hub.getHubProperties(signal);
       return props.partitionIds;
     };
     const leases = container !== undefined && !c.partition;

@@ -7,6 +7,7 @@ import type { Emulator } from '../../src/emulator/index.ts';
 import { startAzurite, randomName } from './azurite.ts';
 import { startTestEmulator } from './emulator.ts';
 import { LineChild } from './line-child.ts';
+import { waitUntil as waitOnState } from './wait-until.ts';
 
 const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'receiver-process.ts');
 
@@ -42,16 +43,12 @@ export class Instance extends LineChild {
 }
 
 /** Waits for `cond`; on timeout, throws naming `what` (a function is called then, to describe the state at the end). */
-export async function waitUntil(cond: () => boolean, timeoutMs: number, what: string | (() => string), instances: readonly Instance[] = []): Promise<number> {
-  const started = Date.now();
-  while (!cond()) {
-    if (Date.now() - started > timeoutMs) {
-      const detail = instances.map((i) => `${i.name}: owns [${[...i.owned].join(',')}] stderr: ${i.stderr.slice(-800)}`).join('\n');
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}\n${detail}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return Date.now() - started;
+export function waitUntil(cond: () => boolean, timeoutMs: number, what: string | (() => string), instances: readonly Instance[] = []): Promise<number> {
+  const describe = () => {
+    const detail = instances.map((i) => `${i.name}: owns [${[...i.owned].join(',')}] stderr: ${i.stderr.slice(-800)}`).join('\n');
+    return `${typeof what === 'function' ? what() : what}\n${detail}`;
+  };
+  return waitOnState(cond, timeoutMs, describe, 25);
 }
 
 /** Count of records per (partition, sequence number) over all instances. */

@@ -1,5 +1,6 @@
 /** Small helpers for the emulator's SDK-driven integration tests. Every wait is bounded. */
 import type { EventHubConsumerClient, EventPosition, ReceivedEventData, SubscribeOptions } from '@azure/event-hubs';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 /** Short retries so tests that provoke retryable errors finish fast (the SDK default is 3 × 30 s). */
 export const FAST_RETRY = { maxRetries: 1, retryDelayInMs: 100, maxRetryDelayInMs: 200, timeoutInMs: 5_000 } as const;
@@ -53,11 +54,5 @@ export async function waitFor(
   timeoutMs = 10_000,
   what: string | (() => string) = 'condition',
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitUntil(predicate, timeoutMs, what, 10);
 }

@@ -3,6 +3,7 @@ import { createAzureEventHubReceiver, type AzureEventHubReceiver, type ReceiverC
 import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 export const BACKENDS = ['polling', 'streaming'] as const;
 
@@ -40,9 +41,5 @@ export function preload(emulator: { append(hub: string, pid: string, events: { b
 }
 
 export async function until(cond: () => boolean, timeoutMs: number, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitUntil(cond, timeoutMs, what);
 }

@@ -14,15 +14,12 @@ import { BlobCheckpointStore } from '../../../src/ownership/blob-checkpoint-stor
 import { resetCheckpoints } from '../../../src/ownership/admin.ts';
 import { HealthState } from '../../../src/telemetry/health-state.ts';
 import { byPartition, startReceiver, until } from './harness.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 const BOGUS = 1_000;
 
 async function eventually(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntil(probe, timeoutMs, what, 100);
 }
 
 async function setup(t: TestContext, azurite: Azurite, metadata: Record<string, string> = { sequencenumber: String(BOGUS), offset: '123456' }) {

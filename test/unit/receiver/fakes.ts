@@ -4,6 +4,7 @@ import type { Decoder } from '../../../src/decode/decoder.ts';
 import type { HubClient, OpenOptions, PartitionReader, ReceivedEvent } from '../../../src/backends/consumer.ts';
 import type { Checkpoint, CheckpointScope, CheckpointStore, CheckpointWriteOptions, OwnershipFence } from '../../../src/ownership/checkpoint.ts';
 import { CheckpointFencedError, keepsStored } from '../../../src/ownership/checkpoint.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 /** A scripted in-memory partition log behind the HubClient interface, for unit tests of pump logic only. */
 export class FakeHub implements HubClient {
@@ -118,9 +119,5 @@ export const sequenceNumberDecoder: Decoder = (events) => ({
 
 /** Waits (polling every 5 ms) until `cond` holds; throws after `timeoutMs`. */
 export async function until(cond: () => boolean, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitUntil(cond, timeoutMs, 'condition', 5);
 }

@@ -5,6 +5,7 @@ import { MemoryCheckpointStore } from '../../../src/ownership/memory-checkpoint-
 import { HubLagMonitor, hubLagEvents } from '../../../src/receiver/internal/hub-lag-monitor.ts';
 import type { HubPartitionLag } from '../../../src/receiver/receiver-status.ts';
 import { noopLogger, type Logger } from '../../../src/component/logger.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 const scope = { fullyQualifiedNamespace: 'ns.servicebus.windows.net', eventHubName: 'hub', consumerGroup: '$default' };
 
@@ -47,11 +48,7 @@ function byId(rows: HubPartitionLag[]): Map<string, HubPartitionLag> {
 }
 
 async function until(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitUntil(cond, timeoutMs, 'condition', 5);
 }
 
 test('reports every partition with its owner, checkpoint, lag and checkpoint age, whoever owns it', async () => {

@@ -5,6 +5,7 @@
 import type {
   PartitionClaim, PartitionEnd, PartitionEndReason, PartitionLifecycle, StopReason,
 } from '../../../../src/ownership/coordinator.ts';
+import { waitUntil } from '../../../helpers/wait-until.ts';
 
 export interface TimelineEvent {
   readonly at: number;
@@ -92,11 +93,6 @@ export class Timeline {
 }
 
 /** Polls `predicate` every `intervalMs` until it holds; rejects with `what` after `timeoutMs`. */
-export async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 25): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await predicate()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
+export function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 25): Promise<number> {
+  return waitUntil(predicate, timeoutMs, what, intervalMs);
 }
