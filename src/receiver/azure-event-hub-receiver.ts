@@ -38,6 +38,10 @@ import type { HubPartitionLag } from './receiver-status.ts';
 import { MemoryGuard } from './memory-guard.ts';
 import { DecodePool, decodeWorkerCount } from './internal/decode-pool.ts';
 import type { DecoderOptions } from '../decode/decoder.ts';
+import type { TokenCredential } from '@azure/core-auth';
+import { BackfillProgress } from './capture/backfill-progress.ts';
+import { withCaptureBackfill } from './capture/capture-backfill-reader.ts';
+import { captureLocation, capturePartitions } from './capture/capture-source.ts';
 
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
@@ -96,6 +100,21 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     if (this.#config.backend) return this.#config.backend;
     const gates = this.#settings.featureGates ?? createFeatureGates();
     return gates.isEnabled(STREAMING_GATE_ID) ? 'streaming' : 'polling';
+  }
+
+  /** With `capture`: the hub as pumps read it, filling retention gaps from Capture files. */
+  #captureBackfill(credential: TokenCredential | undefined): { hub: HubClient; progress: BackfillProgress } | undefined {
+    const location = captureLocation(this.#config, this.#hub!, credential, storageOptions(this.#config));
+    if (!location) return undefined;
+    const progress = new BackfillProgress();
+    const hub = withCaptureBackfill(this.#hub!, {
+      capture: capturePartitions(location),
+      progress,
+      counters: this.#counters,
+      logger: this.#logger,
+      emit: (st) => this.#emit(st),
+    });
+    return { hub, progress };
   }
 
   start(): Promise<void> {
@@ -162,7 +181,9 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     const decoder = createDecoder(decoderOptions);
     this.#decodePool = this.#createDecodePool(decoderOptions);
     const pool = this.#decodePool;
+    const backfill = this.#captureBackfill(credential);
     const starter = new PartitionStarter({
+      ...(backfill ? { backfill } : {}),
       hub: this.#hub,
       store: this.#store,
       scope: this.#scope,

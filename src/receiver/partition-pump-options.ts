@@ -67,6 +67,11 @@ export interface PartitionPumpOptions {
    */
   readonly holdInitialMs?: number;
   readonly holdMaxMs?: number;
+  /**
+   * The reader accounts for retention gaps itself (Capture backfill, receiver/capture/): the decode step
+   * does not count a skip in sequence numbers as lost again. Default false.
+   */
+  readonly gapsAccounted?: boolean;
   /** Undefined when the partition may read now, else resolves when it may (the memory guard's pause). */
   readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
 }

@@ -16,6 +16,7 @@ import { PartitionPump, type PartitionPumpOptions } from './partition-pump.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
+import type { BackfillProgress, BackfillRange } from './capture/backfill-progress.ts';
 
 /** What the starter needs of the receiver: the wiring it built. */
 export interface PartitionStarterDeps {
@@ -40,6 +41,11 @@ export interface PartitionStarterDeps {
   readonly isClosing: () => boolean;
   /** Passed to every pump (PartitionPumpOptions.readGate): the memory guard's pause. Default none. */
   readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
+  /**
+   * With `capture`: the hub as pumps read it, filling retention gaps from Capture (receiver/capture/), and the
+   * backfill progress. Without it, a retention gap is only counted and logged.
+   */
+  readonly backfill?: { readonly hub: HubClient; readonly progress: BackfillProgress };
 }
 
 interface Owned {
@@ -85,7 +91,8 @@ export class PartitionStarter implements PartitionLifecycle {
       signal,
     );
     const checkpoint = await this.#checkpointToUse(claim, stored, props, signal);
-    this.#noteRetentionGap(partitionId, checkpoint, props);
+    // With Capture the reader fills the gap and accounts for what Capture does not hold.
+    if (!this.#d.backfill) this.#noteRetentionGap(partitionId, checkpoint, props);
     let { position, source } = chooseStartPosition(partitionId, checkpoint, {
       startPosition: c.start_position,
       partitionStart: c.partition_start,
@@ -123,7 +130,8 @@ export class PartitionStarter implements PartitionLifecycle {
     });
     const prefetch = c.prefetch_count === 0 ? DEFAULT_PREFETCH_COUNT : Math.max(0, c.prefetch_count);
     const pump = new PartitionPump({
-      hub,
+      hub: this.#d.backfill?.hub ?? hub,
+      gapsAccounted: this.#d.backfill !== undefined,
       partitionId,
       start: position,
       startSource: source,
@@ -280,6 +288,7 @@ export class PartitionStarter implements PartitionLifecycle {
     const now = Date.now();
     const retentionS = this.#d.config.retention ? this.#d.config.retention / 1000 : undefined;
     const partitions: PartitionStats[] = [];
+    const backfills = new Map((this.#d.backfill?.progress.ranges() ?? []).map((r) => [r.partitionId, r]));
     for (const [partitionId, { pump, checkpointer, startProps, startedFrom }] of this.#owned) {
       const last = pump.reader?.lastEnqueued();
       const lastSeq = last?.sequenceNumber ?? startProps.lastEnqueuedSequenceNumber;
@@ -296,6 +305,7 @@ export class PartitionStarter implements PartitionLifecycle {
         retentionUsedRatio: retentionS ? lagSeconds / retentionS : undefined,
         state: pump.state.state,
         stateSeconds: Math.max(0, (now - pump.state.since) / 1000),
+        ...backfillOf(backfills.get(partitionId)),
       });
     }
     const { restarts, ...counters } = this.#d.counters;
@@ -306,6 +316,12 @@ export class PartitionStarter implements PartitionLifecycle {
     }));
     return { counters, partitions, restarts: { ...restarts }, released };
   }
+}
+
+function backfillOf(r: BackfillRange | undefined): Pick<PartitionStats, 'backfill' | 'backfillRemainingEvents'> {
+  if (!r) return {};
+  const { fromSequenceNumber, toSequenceNumber, remainingEvents } = r;
+  return { backfill: { fromSequenceNumber, toSequenceNumber, remainingEvents }, backfillRemainingEvents: remainingEvents };
 }
 
 function describe(p: StartPosition): string {
