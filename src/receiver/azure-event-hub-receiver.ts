@@ -132,7 +132,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     const c = this.#config;
     const kind = this.backendKind();
     const credential = receiverCredential(c, this.#settings);
-    this.#hub = createHubClient(kind, {
+    const created = createHubClient(kind, {
       connectionString: c.connection,
       credential: c.connection ? undefined : credential,
       fullyQualifiedNamespace: c.event_hub.namespace,
@@ -147,6 +147,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
         } else this.#emit({ type: 'backendRecovered', partitionId: s.partitionId });
       },
     });
+    this.#hub = this.#settings.wrapHub ? this.#settings.wrapHub(created) : created;
     this.#scope = {
       fullyQualifiedNamespace: this.#hub.fullyQualifiedNamespace,
       eventHubName: this.#hub.eventHubName,

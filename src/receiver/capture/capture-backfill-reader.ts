@@ -18,6 +18,7 @@ import type { PumpCounters } from '../internal/pump-counters.ts';
 import type { ReceiverStatus } from '../receiver-status.ts';
 import type { BackfillProgress } from './backfill-progress.ts';
 import { receivedEventOf } from './capture-event.ts';
+import { hubWithReaders } from './hub-with-readers.ts';
 
 export interface CaptureBackfillDeps {
   /** The partition's capture files. */
@@ -30,16 +31,7 @@ export interface CaptureBackfillDeps {
 
 /** The hub as the pump sees it: the same, except that a reader fills retention gaps from Capture. */
 export function withCaptureBackfill(hub: HubClient, deps: CaptureBackfillDeps): HubClient {
-  return {
-    kind: hub.kind,
-    fullyQualifiedNamespace: hub.fullyQualifiedNamespace,
-    eventHubName: hub.eventHubName,
-    consumerGroup: hub.consumerGroup,
-    getHubProperties: (signal) => hub.getHubProperties(signal),
-    getPartitionProperties: (id, signal) => hub.getPartitionProperties(id, signal),
-    openPartition: async (id, options) => new CaptureBackfillReader(hub, id, options, deps),
-    close: () => hub.close(),
-  };
+  return hubWithReaders(hub, (id, options) => new CaptureBackfillReader(hub, id, options, deps));
 }
 
 /** The sequence number a start position reads first, when it names one. */

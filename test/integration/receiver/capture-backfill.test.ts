@@ -4,7 +4,7 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { startAzurite, randomName, type Azurite } from '../../helpers/azurite.ts';
 import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
-import { BlobCheckpointStore } from '../../../src/ownership/blob-checkpoint-store.ts';
+import { emulatorCheckpointStore } from '../../helpers/checkpoint-store.ts';
 import { CapturePartitionReader } from '../../../src/capture/capture-reader.ts';
 import { DEFAULT_ARCHIVE_NAME_FORMAT } from '../../../src/capture/archive-name-format.ts';
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
@@ -37,12 +37,8 @@ async function hubPastRetention(t: TestContext, captureExtra: { sizeLimitBytes?:
     retentionMs: RETENTION_MS,
     capture: { storageConnectionString: azurite.connectionString, blobContainer: captureContainer, intervalMs: CAPTURE_INTERVAL_MS, ...captureExtra },
   });
-  const checkpoints = randomName('ckpt');
+  const { containerName: checkpoints, scope, store } = await emulatorCheckpointStore(azurite.connectionString, eh.connectionString, eh.hubName);
   const service = BlobServiceClient.fromConnectionString(azurite.connectionString);
-  await service.getContainerClient(checkpoints).create();
-  const namespace = new URL(eh.connectionString.split(';')[0]!.replace('Endpoint=', '').replace('sb://', 'http://')).hostname;
-  const scope = { fullyQualifiedNamespace: namespace, eventHubName: eh.hubName, consumerGroup: '$Default' };
-  const store = new BlobCheckpointStore(service.getContainerClient(checkpoints));
   for (let p = 0; p < PARTITIONS; p++) {
     eh.emulator.append(eh.hubName, String(p), Array.from({ length: 30 }, (_, i) => ({ body: JSON.stringify({ id: `p${p}-${i}` }) })));
     await store.write(scope, { partitionId: String(p), sequenceNumber: 9, offset: '0' });
