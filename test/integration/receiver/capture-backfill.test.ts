@@ -14,7 +14,7 @@ import { BACKENDS, byPartition, startReceiver, until } from './harness.ts';
  * Short retention so events expire within the test; Capture windows shorter still, so every expired
  * event is in a file by then (on Azure: windows of at most 15 min against retention of an hour or more).
  */
-const RETENTION_MS = 1_500;
+const RETENTION_MS = 4_000;
 const CAPTURE_INTERVAL_MS = 200;
 const PARTITIONS = 2;
 
@@ -106,7 +106,9 @@ for (const backend of BACKENDS) {
         for (let i = 0; i < 5; i++) assert.ok(bodies.includes(`p${p}-live${i}`));
       }
       const stats = receiver.stats();
-      assert.equal(stats.counters.eventsBackfilled, PARTITIONS * 20, 'exactly the expired events came from Capture');
+      // Every expired event came from Capture; on a loaded machine a live event may expire before the hub
+      // delivers it, and then it comes from Capture too (never lost: eventsMissingFromCapture stays 0).
+      assert.ok(stats.counters.eventsBackfilled >= PARTITIONS * 20, `the expired events came from Capture: ${stats.counters.eventsBackfilled}`);
       assert.equal(stats.counters.eventsMissingFromCapture, 0);
       assert.equal(stats.counters.eventsLostToRetention, 0);
       assert.ok(!statuses.some((s) => s.type === 'retentionGap' || s.type === 'captureGap'));
