@@ -5,6 +5,7 @@ import { startPositionSchema } from './start-position.ts';
 import { quoteValue } from '../component/redact.ts';
 import { eventHubsConnectionStringProblem, storageConnectionStringProblem } from './connection-strings.ts';
 import { AMQP_TRANSPORTS, parseProxyUrl } from '../component/network-proxy.ts';
+import { DEFAULT_ARCHIVE_NAME_FORMAT, archiveNameFormatProblem } from '../capture/archive-name-format.ts';
 
 /**
  * The `azure_event_hub` receiver's config section. Keys follow the Go collector's `azureeventhub`
@@ -22,6 +23,20 @@ const blobCheckpointStore = z.strictObject({
   container_name: z.string().min(3, 'container names need at least 3 characters'),
   /** Create the container when it does not exist. Default false (the Go receiver requires it to exist). */
   create_container: z.boolean().default(false),
+});
+
+/** `capture`: where the hub's Capture files are, for backfill past retention and `replay` (docs/capture.md). */
+const capture = z.strictObject({
+  /** Storage connection string of the Capture account. Default: blob_checkpoint_store's account. */
+  connection: z.string().min(1).optional(),
+  /** Blob service URL of the Capture account, used with Entra ID auth. Default: blob_checkpoint_store's account. */
+  storage_account_url: z.url().optional(),
+  /** The Capture destination's container. Required. */
+  container_name: z.string().min(3, 'container names need at least 3 characters'),
+  /** The destination's archive name format; every token required. Default the service's default format. */
+  archive_name_format: z.string().default(DEFAULT_ARCHIVE_NAME_FORMAT),
+  /** `{Namespace}` in blob names. Default the first label of the hub's namespace host (`myns` of myns.servicebus.windows.net). */
+  namespace: z.string().min(1).optional(),
 });
 
 const ownership = z
@@ -259,6 +274,11 @@ export const receiverConfigObject = z
     retry_on_failure: retryOnFailureSchema.prefault({}),
     /** Where refused batches go: a store, or `drop: true`. Absent: nothing is dropped; the partition holds and retries. */
     dead_letter: deadLetter.optional(),
+    /**
+     * Event Hubs Capture of this hub: events that expired from the hub before they were read are read from its
+     * files instead (backfill), and `replay` reads time ranges from them. Default off.
+     */
+    capture: capture.optional(),
     /** The hub's retention, for the retention headroom ratio (the service does not report it). */
     retention: durationMs.optional(),
     /** Bounds the receiver's memory without V8 flags: `limit_mib` (MiB, 0 = off), `check_interval`. Default off. */
@@ -313,6 +333,7 @@ export const receiverConfigSchema = receiverConfigObject
     const storageStrings = [
       [['blob_checkpoint_store', 'connection'], b?.connection],
       [['dead_letter', 'connection'], c.dead_letter?.connection],
+      [['capture', 'connection'], c.capture?.connection],
     ] as const;
     for (const [path, text] of storageStrings) {
       const problem = typeof text === 'string' ? storageConnectionStringProblem(text) : undefined;
@@ -340,10 +361,28 @@ export const receiverConfigSchema = receiverConfigObject
         ctx.addIssue({ code: 'custom', path: ['proxy_url'], message });
       }
     }
+    checkCapture(c.capture, b, ctx);
     if (c.dead_letter?.container && !c.dead_letter.connection && !b) {
       ctx.addIssue({ code: 'custom', path: ['dead_letter', 'connection'], message: 'required for a dead-letter container when there is no blob_checkpoint_store' });
     }
   }, { when: () => true });
+
+function checkCapture(
+  c: { connection?: unknown; storage_account_url?: unknown; archive_name_format?: unknown } | undefined,
+  checkpointStore: unknown,
+  ctx: z.RefinementCtx,
+): void {
+  if (!c) return;
+  if (c.connection && c.storage_account_url) {
+    ctx.addIssue({ code: 'custom', path: ['capture', 'connection'], message: 'give at most one of connection or storage_account_url' });
+  }
+  if (!c.connection && !c.storage_account_url && !checkpointStore) {
+    const message = 'required (or storage_account_url) when there is no blob_checkpoint_store to share the account with';
+    ctx.addIssue({ code: 'custom', path: ['capture', 'connection'], message });
+  }
+  const problem = typeof c.archive_name_format === 'string' ? archiveNameFormatProblem(c.archive_name_format) : undefined;
+  if (problem) ctx.addIssue({ code: 'custom', path: ['capture', 'archive_name_format'], message: `${problem}; copy it from the hub's Capture settings` });
+}
 
 /** What users write (keys optional where a default exists). */
 export type ReceiverConfigInput = z.input<typeof receiverConfigSchema>;

@@ -18,6 +18,7 @@ Commands:
   validate     Check a config and print every problem with its dotted path.
   components   List receivers, processors, exporters, extensions and feature gates.
   checkpoints  List owners, checkpoints and lag per partition; reset checkpoints for a replay.
+  replay       Send a time range of Event Hubs Capture files through the pipelines; checkpoints untouched.
 
 Run '${CLI_NAME} <command> --help' for a command's options.
 
@@ -37,6 +38,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   validate: async () => (await import('./commands/validate-command.ts')).validateCommand,
   components: async () => (await import('./commands/components-command.ts')).componentsCommand,
   checkpoints: async () => (await import('./commands/checkpoints-command.ts')).checkpointsCommand,
+  replay: async () => (await import('./commands/replay-command.ts')).replayCommand,
 };
 
 type ParsedCommand =

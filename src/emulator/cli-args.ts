@@ -24,6 +24,16 @@ Options:
   --sas-key NAME=KEY       verify SAS tokens signed with this key (repeatable)
   --tls-cert FILE          PEM certificate: serve AMQPS (needs --tls-key)
   --tls-key FILE           PEM private key for --tls-cert
+  --capture HUB=CONTAINER  Event Hubs Capture for this hub into this blob container (repeatable;
+                           needs --capture-storage)
+  --capture-storage CONN   Blob Storage connection string Capture writes with (e.g. Azurite's)
+  --capture-interval DUR   Capture time window, e.g. 30s, 5m (default 5m)
+  --capture-size BYTES     Capture size window in bytes (default 314572800)
+  --capture-format FORMAT  blob name format with every token (default
+                           {Namespace}/{EventHub}/{PartitionId}/{Year}/{Month}/{Day}/{Hour}/{Minute}/{Second})
+  --capture-namespace NAME {Namespace} in blob names (default emulatorNs1)
+  --capture-encoding ENC   Avro (codec null, default) or AvroDeflate
+  --capture-skip-empty     write no file for a window without events
   -h, --help               show this help
 `;
 
@@ -77,6 +87,14 @@ export function parseCliArgs(argv: string[]): CliArgs {
         'sas-key': { type: 'string', multiple: true },
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
+        capture: { type: 'string', multiple: true },
+        'capture-storage': { type: 'string' },
+        'capture-interval': { type: 'string' },
+        'capture-size': { type: 'string' },
+        'capture-format': { type: 'string' },
+        'capture-namespace': { type: 'string' },
+        'capture-encoding': { type: 'string' },
+        'capture-skip-empty': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -94,6 +112,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     if (!m) throw new CliUsageError(`--hub: '${spec}' must be NAME:PARTITIONS, e.g. logs:4`);
     hubs.push({ name: m[1]!, partitions: Number(m[2]) });
   }
+  applyCapture(values, hubs);
   if (hubs.length > 0) options.hubs = hubs;
   const groups = values['consumer-group'] as string[] | undefined;
   if (groups?.length) options.consumerGroups = groups;
@@ -128,4 +147,37 @@ export function parseCliArgs(argv: string[]): CliArgs {
     ...(cert !== undefined ? { tlsCertFile: cert } : {}),
     ...(key !== undefined ? { tlsKeyFile: key } : {}),
   };
+}
+
+/** `--capture HUB=CONTAINER` and its settings, onto the hubs declared with `--hub`. */
+function applyCapture(values: Record<string, string | string[] | boolean | undefined>, hubs: EmulatorHubConfig[]): void {
+  const specs = (values.capture as string[] | undefined) ?? [];
+  const storage = values['capture-storage'];
+  const settingsGiven = Object.keys(values).some((k) => k.startsWith('capture-') && k !== 'capture-storage');
+  if (specs.length === 0) {
+    if (typeof storage === 'string' || settingsGiven) throw new CliUsageError('--capture-* settings need --capture HUB=CONTAINER');
+    return;
+  }
+  // The message never echoes the connection string: it holds the account key.
+  if (typeof storage !== 'string' || storage === '') throw new CliUsageError('--capture needs --capture-storage CONNECTION (a Blob Storage connection string)');
+  const encoding = values['capture-encoding'];
+  if (encoding !== undefined && encoding !== 'Avro' && encoding !== 'AvroDeflate') throw new CliUsageError(`--capture-encoding: '${String(encoding)}' must be Avro or AvroDeflate`);
+  const size = values['capture-size'];
+  if (typeof size === 'string' && !/^[1-9]\d*$/.test(size)) throw new CliUsageError(`--capture-size: '${size}' must be a whole number of bytes`);
+  for (const spec of specs) {
+    const m = /^([^=]+)=(.+)$/.exec(spec);
+    if (!m) throw new CliUsageError(`--capture: '${spec}' must be HUB=CONTAINER, e.g. logs=capture`);
+    const hub = hubs.find((h) => h.name.toLowerCase() === m[1]!.toLowerCase());
+    if (!hub) throw new CliUsageError(`--capture: hub '${m[1]}' is not declared with --hub`);
+    hub.capture = {
+      storageConnectionString: storage,
+      blobContainer: m[2]!,
+      ...(typeof values['capture-interval'] === 'string' ? { intervalMs: parseDurationMs(values['capture-interval'], '--capture-interval') } : {}),
+      ...(typeof size === 'string' ? { sizeLimitBytes: Number(size) } : {}),
+      ...(typeof values['capture-format'] === 'string' ? { archiveNameFormat: values['capture-format'] } : {}),
+      ...(typeof values['capture-namespace'] === 'string' ? { namespace: values['capture-namespace'] } : {}),
+      ...(encoding !== undefined ? { encoding } : {}),
+      ...(values['capture-skip-empty'] === true ? { skipEmptyArchives: true } : {}),
+    };
+  }
 }

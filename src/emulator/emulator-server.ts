@@ -32,6 +32,7 @@ import { serveLikeTheService } from './internal/service-frames.ts';
 import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from './internal/offset-format.ts';
 import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber, selectorExpression } from './internal/start-position.ts';
 import { WebSocketListener } from './internal/websocket-listener.ts';
+import { CaptureWriter } from './internal/capture-writer.ts';
 
 export { MAX_MESSAGE_SIZE_BYTES };
 export const DEFAULT_PORT = 5672;
@@ -72,12 +73,14 @@ export class EmulatorServer implements Emulator, FaultHost {
   private stopping: Promise<void> | undefined;
   private boundPort = 0;
   private websocket: WebSocketListener | undefined;
+  /** Capture writers by lower-cased hub name (hubs with `capture`). */
+  private readonly captures = new Map<string, CaptureWriter>();
 
   constructor(private readonly options: EmulatorOptions = {}) {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     if (!Number.isFinite(this.retentionMs) || this.retentionMs <= 0) throw new RangeError(`retentionMs must be positive, got ${this.retentionMs}`);
     this.namespace = new Namespace(options.consumerGroups ?? [], tierQuotas(options.tier, options.capacityUnits), options.opaqueOffsets ? OPAQUE_OFFSETS : NUMERIC_OFFSETS);
-    for (const hub of options.hubs ?? []) this.namespace.add(hub);
+    for (const hub of options.hubs ?? []) this.addHub(hub);
     this.faults = new FaultController(this);
     this.container = (rhea as any).create_container({
       id: 'eventhubs-emulator',
@@ -202,12 +205,23 @@ export class EmulatorServer implements Emulator, FaultHost {
   }
 
   addHub(config: EmulatorHubConfig): void {
-    this.namespace.add(config);
+    const hub = this.namespace.add(config);
+    if (config.capture) {
+      const writer = new CaptureWriter(hub.name, hub.logs, config.capture, this.options.onCaptureError);
+      this.captures.set(hub.name.toLowerCase(), writer);
+    }
+  }
+
+  async flushCapture(hubName?: string): Promise<void> {
+    const writers = hubName === undefined ? [...this.captures.values()] : [this.captures.get(hubName.toLowerCase())];
+    await Promise.all(writers.map((w) => w?.flush()));
   }
 
   removeHub(name: string): void {
     const hub = this.namespace.remove(name);
     if (!hub) return;
+    void this.captures.get(hub.name.toLowerCase())?.stop();
+    this.captures.delete(hub.name.toLowerCase());
     const description = entityNotFound(`${this.endpoint()}${hub.name}`);
     this.connections.detachReceivers({ hub: hub.name }, NOT_FOUND, description);
     this.connections.closeProducers(hub.name, NOT_FOUND, description);
@@ -216,6 +230,7 @@ export class EmulatorServer implements Emulator, FaultHost {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.retentionTimer) clearInterval(this.retentionTimer);
+      const captures = Promise.all([...this.captures.values()].map((w) => w.stop()));
       const server = this.server;
       const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
       // Close politely first (clients see a clean AMQP close and stop reconnecting), then make sure.
@@ -225,7 +240,7 @@ export class EmulatorServer implements Emulator, FaultHost {
       // server.close() waits for every accepted socket: also cut those of clients that are still
       // reconnecting (accepted, AMQP open not yet seen) or whose connection was dropped by a fault.
       for (const socket of this.sockets) socket.destroy();
-      await Promise.all([closed, this.websocket?.stop()]);
+      await Promise.all([closed, this.websocket?.stop(), captures]);
     })();
     return this.stopping;
   }

@@ -8,6 +8,36 @@ export interface EmulatorHubConfig {
   partitions: number;
   /** Consumer groups besides `$Default`, which always exists. */
   consumerGroups?: string[];
+  /** Event Hubs Capture: this hub's events also go to Avro files in Blob Storage. Default off. */
+  capture?: EmulatorCaptureConfig;
+}
+
+/**
+ * Capture settings of one hub, named after the service's (`captureDescription` of the management API).
+ * The service allows windows of 60–900 s and 10–500 MiB; the emulator allows any positive values, so tests
+ * can use short windows.
+ */
+export interface EmulatorCaptureConfig {
+  /** Blob Storage connection string (Azurite's, for local use) the files are written with. */
+  storageConnectionString: string;
+  /** Container of the files; created when missing. */
+  blobContainer: string;
+  /**
+   * Blob name format; must hold every token: `{Namespace}`, `{EventHub}`, `{PartitionId}`, `{Year}`, `{Month}`,
+   * `{Day}`, `{Hour}`, `{Minute}`, `{Second}`. `.avro` is appended. Default
+   * `{Namespace}/{EventHub}/{PartitionId}/{Year}/{Month}/{Day}/{Hour}/{Minute}/{Second}`.
+   */
+  archiveNameFormat?: string;
+  /** Namespace name in blob names (`{Namespace}`). Default `emulatorNs1` (the Docker emulator's sample name). */
+  namespace?: string;
+  /** Time window in milliseconds. Default 300_000 (5 min, the service's default). */
+  intervalMs?: number;
+  /** Size window in bytes of event messages. Default 314_572_800 (300 MiB, the service's default). */
+  sizeLimitBytes?: number;
+  /** Write no file for a window without events. Default false (empty files are written, as on the service). */
+  skipEmptyArchives?: boolean;
+  /** `Avro` (Avro codec `null`, the default) or `AvroDeflate` (codec `deflate`). */
+  encoding?: 'Avro' | 'AvroDeflate';
 }
 
 export interface EmulatorOptions {
@@ -57,6 +87,8 @@ export interface EmulatorOptions {
    * (rhea's own handler would print the frame to the console).
    */
   onProtocolError?: (message: string) => void;
+  /** Called when Capture cannot write a file (storage unreachable). Default: nothing is printed. */
+  onCaptureError?: (message: string) => void;
 }
 
 export interface EmulatorEventInput {
@@ -178,6 +210,11 @@ export interface Emulator {
   addHub(config: EmulatorHubConfig): void;
   /** Removes a hub: its links are detached with amqp:not-found and later requests get not-found errors. */
   removeHub(name: string): void;
+  /**
+   * Closes the open Capture windows of one hub (or of every hub) now, as if their time was up, and resolves
+   * once their files are written. For tests that need a file without waiting out a window.
+   */
+  flushCapture(hubName?: string): Promise<void>;
   /** Closes every connection and the listener; idempotent. */
   stop(): Promise<void>;
 }

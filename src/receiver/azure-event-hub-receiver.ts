@@ -38,6 +38,10 @@ import type { HubPartitionLag } from './receiver-status.ts';
 import { MemoryGuard } from './memory-guard.ts';
 import { DecodePool, decodeWorkerCount } from './internal/decode-pool.ts';
 import type { DecoderOptions } from '../decode/decoder.ts';
+import type { TokenCredential } from '@azure/core-auth';
+import { BackfillProgress } from './capture/backfill-progress.ts';
+import { withCaptureBackfill } from './capture/capture-backfill-reader.ts';
+import { captureLocation, capturePartitions } from './capture/capture-source.ts';
 
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
@@ -98,6 +102,21 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     return gates.isEnabled(STREAMING_GATE_ID) ? 'streaming' : 'polling';
   }
 
+  /** With `capture`: the hub as pumps read it, filling retention gaps from Capture files. */
+  #captureBackfill(credential: TokenCredential | undefined): { hub: HubClient; progress: BackfillProgress } | undefined {
+    const location = captureLocation(this.#config, this.#hub!, credential, storageOptions(this.#config));
+    if (!location) return undefined;
+    const progress = new BackfillProgress();
+    const hub = withCaptureBackfill(this.#hub!, {
+      capture: capturePartitions(location),
+      progress,
+      counters: this.#counters,
+      logger: this.#logger,
+      emit: (st) => this.#emit(st),
+    });
+    return { hub, progress };
+  }
+
   start(): Promise<void> {
     if (this.#shutdown) return Promise.reject(new Error('receiver was shut down'));
     this.#keepAlive ??= setInterval(() => undefined, 60_000);
@@ -113,7 +132,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     const c = this.#config;
     const kind = this.backendKind();
     const credential = receiverCredential(c, this.#settings);
-    this.#hub = createHubClient(kind, {
+    const created = createHubClient(kind, {
       connectionString: c.connection,
       credential: c.connection ? undefined : credential,
       fullyQualifiedNamespace: c.event_hub.namespace,
@@ -128,6 +147,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
         } else this.#emit({ type: 'backendRecovered', partitionId: s.partitionId });
       },
     });
+    this.#hub = this.#settings.wrapHub ? this.#settings.wrapHub(created) : created;
     this.#scope = {
       fullyQualifiedNamespace: this.#hub.fullyQualifiedNamespace,
       eventHubName: this.#hub.eventHubName,
@@ -162,7 +182,9 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     const decoder = createDecoder(decoderOptions);
     this.#decodePool = this.#createDecodePool(decoderOptions);
     const pool = this.#decodePool;
+    const backfill = this.#captureBackfill(credential);
     const starter = new PartitionStarter({
+      ...(backfill ? { backfill } : {}),
       hub: this.#hub,
       store: this.#store,
       scope: this.#scope,

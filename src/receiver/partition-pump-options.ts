@@ -69,6 +69,11 @@ export interface PartitionPumpOptions {
   readonly holdMaxMs?: number;
   /** A batch not delivered after this long puts the partition in `waiting` (batch-exporter.ts). Default 5000 ms. */
   readonly deliveryWaitReportMs?: number;
+  /**
+   * The reader accounts for retention gaps itself (Capture backfill, receiver/capture/): the decode step
+   * does not count a skip in sequence numbers as lost again. Default false.
+   */
+  readonly gapsAccounted?: boolean;
   /** Undefined when the partition may read now, else resolves when it may (the memory guard's pause). */
   readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
 }

@@ -16,6 +16,7 @@ import { PartitionPump, type PartitionPumpOptions } from './partition-pump.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import type { PartitionStats, ReceiverStats, ReceiverStatus } from './receiver-status.ts';
+import type { BackfillProgress, BackfillRange } from './capture/backfill-progress.ts';
 
 /** What the starter needs of the receiver: the wiring it built. */
 export interface PartitionStarterDeps {
@@ -40,6 +41,11 @@ export interface PartitionStarterDeps {
   readonly isClosing: () => boolean;
   /** Passed to every pump (PartitionPumpOptions.readGate): the memory guard's pause. Default none. */
   readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
+  /**
+   * With `capture`: the hub as pumps read it, filling retention gaps from Capture (receiver/capture/), and the
+   * backfill progress. Without it, a retention gap is only counted and logged.
+   */
+  readonly backfill?: { readonly hub: HubClient; readonly progress: BackfillProgress };
 }
 
 interface Owned {
@@ -92,7 +98,8 @@ export class PartitionStarter implements PartitionLifecycle {
     const stored = await this.#checkpointToUse(claim, storedOrError, props, signal);
     const resumed = this.#resumeAfter(partitionId, stored, props);
     const checkpoint = resumed ?? stored;
-    this.#noteRetentionGap(partitionId, checkpoint, props);
+    // With Capture the reader fills the gap and accounts for what Capture does not hold.
+    if (!this.#d.backfill) this.#noteRetentionGap(partitionId, checkpoint, props);
     let { position, source } = chooseStartPosition(partitionId, checkpoint, {
       startPosition: c.start_position,
       partitionStart: c.partition_start,
@@ -131,7 +138,8 @@ export class PartitionStarter implements PartitionLifecycle {
     });
     const prefetch = c.prefetch_count === 0 ? DEFAULT_PREFETCH_COUNT : Math.max(0, c.prefetch_count);
     const pump = new PartitionPump({
-      hub,
+      hub: this.#d.backfill?.hub ?? hub,
+      gapsAccounted: this.#d.backfill !== undefined,
       partitionId,
       start: position,
       startSource: source,
@@ -310,6 +318,7 @@ export class PartitionStarter implements PartitionLifecycle {
     const now = Date.now();
     const retentionS = this.#d.config.retention ? this.#d.config.retention / 1000 : undefined;
     const partitions: PartitionStats[] = [];
+    const backfills = new Map((this.#d.backfill?.progress.ranges() ?? []).map((r) => [r.partitionId, r]));
     for (const [partitionId, { pump, checkpointer, startProps, startedFrom }] of this.#owned) {
       const last = pump.reader?.lastEnqueued();
       const lastSeq = last?.sequenceNumber ?? startProps.lastEnqueuedSequenceNumber;
@@ -327,6 +336,7 @@ export class PartitionStarter implements PartitionLifecycle {
         state: pump.state.state,
         stateSeconds: Math.max(0, (now - pump.state.since) / 1000),
         idleSeconds: Math.max(0, (now - pump.progressAt) / 1000),
+        ...backfillOf(backfills.get(partitionId)),
       });
     }
     const { restarts, ...counters } = this.#d.counters;
@@ -337,6 +347,12 @@ export class PartitionStarter implements PartitionLifecycle {
     }));
     return { counters, partitions, restarts: { ...restarts }, released };
   }
+}
+
+function backfillOf(r: BackfillRange | undefined): Pick<PartitionStats, 'backfill' | 'backfillRemainingEvents'> {
+  if (!r) return {};
+  const { fromSequenceNumber, toSequenceNumber, remainingEvents } = r;
+  return { backfill: { fromSequenceNumber, toSequenceNumber, remainingEvents }, backfillRemainingEvents: remainingEvents };
 }
 
 function describe(p: StartPosition): string {

@@ -73,6 +73,18 @@ export type ReceiverStatus =
       readonly checkpointSequenceNumber: number;
       readonly firstRetainedSequenceNumber: number;
     }
+  /** Capture backfill: the partition's next events expired from the hub and are read from Capture files. */
+  | { readonly type: 'backfillStarted'; readonly partitionId: string; readonly fromSequenceNumber: number; readonly toSequenceNumber: number }
+  /** The backfill reached the hub's first retained event; `events` came from Capture. */
+  | { readonly type: 'backfillFinished'; readonly partitionId: string; readonly events: number }
+  /** Expired events Capture does not hold (a deleted file, a window not written yet): lost, with their exact range. */
+  | {
+      readonly type: 'captureGap';
+      readonly partitionId: string;
+      readonly fromSequenceNumber: number;
+      readonly toSequenceNumber: number;
+      readonly events: number;
+    }
   | { readonly type: 'backendDisconnected'; readonly partitionId?: string; readonly error: Error }
   | { readonly type: 'backendRecovered'; readonly partitionId?: string }
   | { readonly type: 'storageFailing'; readonly error: Error }
@@ -98,6 +110,10 @@ export interface PartitionStats {
   readonly retentionUsedRatio?: number;
   /** Reading or retrying (and why); see PartitionState. */
   readonly state: PartitionState['state'];
+  /** While the partition reads expired events from Capture: the range and what is left of it. */
+  readonly backfill?: { readonly fromSequenceNumber: number; readonly toSequenceNumber: number; readonly remainingEvents: number };
+  /** `backfill.remainingEvents`, as a gauge. */
+  readonly backfillRemainingEvents?: number;
   readonly stateSeconds: number;
   /** Seconds since the pump last made progress (a receive completed, a batch delivered, a state change). */
   readonly idleSeconds?: number;
@@ -132,6 +148,10 @@ export interface ReceiverCounters {
   readonly checkpointFailures: number;
   readonly backendReconnects: number;
   readonly eventsLostToRetention: number;
+  /** Events read from Capture files because they had expired from the hub (`capture`). */
+  readonly eventsBackfilled: number;
+  /** Expired events Capture did not hold either (also counted in eventsLostToRetention). */
+  readonly eventsMissingFromCapture: number;
   /** Events of refused batches dropped because `dead_letter.drop` is set. */
   readonly eventsDropped: number;
   /** Attempts at a refused batch the partition held (no dead-letter store: the hub is the buffer). */

@@ -1,3 +1,4 @@
+import type { HubClient } from '../backends/consumer.ts';
 import type { TokenCredential } from '@azure/core-auth';
 import type { CreateSettings, ReceiverComponent } from '../component/factory.ts';
 import type { FeatureGateRegistry } from '../component/feature-gates.ts';
@@ -46,4 +47,9 @@ export interface ReceiverCreateSettings extends CreateSettings {
    * receiver's thread (`heapUsed + external`). For tests, or to count something else.
    */
   readonly readMemoryUsage?: () => number;
+  /**
+   * Replaces the hub the receiver reads with a wrapper of it (the `replay` command reads Capture files
+   * through the same pumps this way). Default: the hub itself.
+   */
+  readonly wrapHub?: (hub: HubClient) => HubClient;
 }

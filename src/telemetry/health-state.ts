@@ -29,7 +29,8 @@ export interface ReceiverHealth {
    * `storageFailing`, `misconfigured` (a permanent error: fix `configKey`), `partitionRetrying`,
    * `memoryPaused` (reading paused above `memory.limit_mib` for longer than the degraded delay),
    * `exportStalled` (a batch handed to the pipeline is not delivered after the degraded delay: `exporter`
-   * names the exporter whose attempts fail, when one does).
+   * names the exporter whose attempts fail, when one does); on a ready receiver, `backfilling` (partitions
+   * read expired events from Capture; see `backfilling`).
    */
   readonly reason?: string;
   /** The failing exporter, with `exportStalled`. */
@@ -41,6 +42,11 @@ export interface ReceiverHealth {
   readonly ownedPartitions: number;
   /** Partitions retrying or failing to start, by id (only when there are some). */
   readonly partitions?: Readonly<Record<string, PartitionHealth>>;
+  /**
+   * Partitions reading expired events from Capture (`capture`), with the range and since when (seconds);
+   * only while there are some. A backfilling receiver is `ready` with reason `backfilling`: it works.
+   */
+  readonly backfilling?: Readonly<Record<string, { readonly fromSequenceNumber: number; readonly toSequenceNumber: number; readonly seconds: number }>>;
 }
 
 export interface HealthReport {
@@ -80,6 +86,7 @@ class ReceiverTracker {
   /** Reading paused by `memory.limit_mib` (every partition waits before its next receive). */
   memory: Failure | undefined;
   readonly partitions = new Map<string, PartitionTrack>();
+  readonly backfilling = new Map<string, { fromSequenceNumber: number; toSequenceNumber: number; since: number }>();
 }
 
 function failureOf(error: Error, since: number, previous?: Failure): Failure {
@@ -157,6 +164,13 @@ export class HealthState {
       case 'partitionClosed':
         t.owned.delete(status.partitionId);
         t.partitions.delete(status.partitionId);
+        t.backfilling.delete(status.partitionId);
+        break;
+      case 'backfillStarted':
+        t.backfilling.set(status.partitionId, { fromSequenceNumber: status.fromSequenceNumber, toSequenceNumber: status.toSequenceNumber, since: now });
+        break;
+      case 'backfillFinished':
+        t.backfilling.delete(status.partitionId);
         break;
       case 'partitionState':
         if (status.state === 'waiting') {
@@ -290,6 +304,7 @@ export class HealthState {
         };
       return { status: 'starting', reason: 'noPartitionsOwned', ownedPartitions, ...withPartitions };
     }
+    if (t.backfilling.size > 0) return { status: 'ready', reason: 'backfilling', ownedPartitions, ...withPartitions, backfilling: this.#backfilling(t, now) };
     return { status: 'ready', ownedPartitions, ...withPartitions };
   }
 
@@ -298,6 +313,14 @@ export class HealthState {
     let oldest: [string, ExporterFailure] | undefined;
     for (const entry of this.#exporters) if (!oldest || entry[1].since < oldest[1].since) oldest = entry;
     return oldest;
+  }
+
+  #backfilling(t: ReceiverTracker, now: number): NonNullable<ReceiverHealth['backfilling']> {
+    const out: Record<string, { fromSequenceNumber: number; toSequenceNumber: number; seconds: number }> = {};
+    for (const [pid, b] of t.backfilling) {
+      out[pid] = { fromSequenceNumber: b.fromSequenceNumber, toSequenceNumber: b.toSequenceNumber, seconds: Math.round((now - b.since) / 1000) };
+    }
+    return out;
   }
 
   #partitions(t: ReceiverTracker, now: number): Record<string, PartitionHealth> | undefined {

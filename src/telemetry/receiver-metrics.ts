@@ -93,6 +93,18 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
     '{events}',
   ],
   [
+    `${RECEIVER_METRIC_PREFIX}events_backfilled`,
+    'eventsBackfilled',
+    'Events read from Event Hubs Capture files because they had expired from the hub (capture).',
+    '{events}',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}events_missing_from_capture`,
+    'eventsMissingFromCapture',
+    'Expired events that Capture did not hold either (deleted file, window not written); also lost to retention.',
+    '{events}',
+  ],
+  [
     `${RECEIVER_METRIC_PREFIX}events_dropped`,
     'eventsDropped',
     'Events of refused batches dropped because dead_letter.drop is set.',
@@ -175,6 +187,12 @@ const PARTITION_GAUGES: readonly (readonly [string, keyof PartitionStats, string
     'retentionUsedRatio',
     'Time lag over the configured retention; 1 means events are expiring unread.',
     '1',
+  ],
+  [
+    `${RECEIVER_METRIC_PREFIX}partition_backfill_remaining_events`,
+    'backfillRemainingEvents',
+    'capture: expired events of the partition still to read from Capture; reported only while it backfills.',
+    '{events}',
   ],
   [
     `${RECEIVER_METRIC_PREFIX}partition_checkpoint_age_seconds`,

@@ -9,7 +9,7 @@
  * the emulator stops.
  */
 import { after, type TestContext } from 'node:test';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.ts';
+import { startEmulator, type Emulator, type EmulatorCaptureConfig, type EmulatorOptions } from '../../src/emulator/index.ts';
 import { randomName } from './azurite.ts';
 import { unrefSdkTokenRenewalTimers } from './sdk-token-renewal-timers.ts';
 
@@ -30,6 +30,8 @@ export interface TestEmulator {
 export interface TestEmulatorOptions extends Omit<EmulatorOptions, 'port' | 'hubs'> {
   /** Partitions of the random hub. Default 2. */
   partitions?: number;
+  /** Capture settings of the random hub. Default off. */
+  capture?: EmulatorCaptureConfig;
 }
 
 /** Bound on each client close during cleanup, so a stuck close cannot hang the test run. */
@@ -46,8 +48,9 @@ export async function startTestEmulator(t?: TestContext | TestEmulatorOptions, o
   unrefSdkTokenRenewalTimers();
   const hubName = randomName('hub');
   const consumerGroup = randomName('cg');
-  const { partitions = 2, ...rest } = opts;
-  const emulator = await startEmulator({ ...rest, port: 0, hubs: [{ name: hubName, partitions, consumerGroups: [consumerGroup] }] });
+  const { partitions = 2, capture, ...rest } = opts;
+  const hub = { name: hubName, partitions, consumerGroups: [consumerGroup], ...(capture ? { capture } : {}) };
+  const emulator = await startEmulator({ ...rest, port: 0, hubs: [hub] });
   const tracked: Closeable[] = [];
   const cleanup = async (): Promise<void> => {
     for (const client of tracked.splice(0).reverse()) {

@@ -6,6 +6,7 @@ import { NUMERIC_OFFSETS, type OffsetFormat } from './offset-format.ts';
 import { DEFAULT_MAX_PARTITIONS, tierHint, tierQuotas, type TierQuotas } from '../tier-quotas.ts';
 import type { EmulatorHubConfig } from '../types.ts';
 import { PartitionLog } from './partition-log.ts';
+import { validateCaptureConfig } from './capture-config.ts';
 
 export const DEFAULT_CONSUMER_GROUP = '$Default';
 /** The default (Docker emulator) limit; a tier may allow more (`tier-quotas.ts`). */
@@ -51,6 +52,7 @@ export function validateHubConfig(config: EmulatorHubConfig, quotas: TierQuotas 
     const hint = quotas.tier === 'emulator' && Number.isInteger(config.partitions) ? tierHint(config.partitions) : '';
     throw new Error(`hub '${config.name}': partitions must be an integer from 1 to ${max} (tier ${quotas.tier}), got ${String(config.partitions)}${hint}`);
   }
+  if (config.capture) validateCaptureConfig(config.name, config.capture);
   for (const cg of config.consumerGroups ?? []) {
     if (typeof cg !== 'string' || !/^[A-Za-z0-9$][A-Za-z0-9._-]{0,49}$/.test(cg)) {
       throw new Error(`hub '${config.name}': consumer group name '${String(cg)}' is not valid`);

@@ -13,7 +13,7 @@ export interface PreparedBatch {
 /** What the decode step reads of the pump's options. */
 export type BatchPreparerOptions = Pick<
   PartitionPumpOptions,
-  'partitionId' | 'decode' | 'context' | 'offload' | 'signals' | 'receiverId' | 'counters' | 'logger' | 'emit'
+  'partitionId' | 'decode' | 'context' | 'offload' | 'signals' | 'receiverId' | 'counters' | 'logger' | 'emit' | 'gapsAccounted'
 >;
 
 /**
@@ -46,7 +46,7 @@ export class BatchPreparer {
     o.counters.eventsReceived += events.length;
     o.counters.bytesReceived += bytes;
     // Events missing between what we received and what arrived expired before we read them.
-    if (this.lastReceived >= 0 && first.sequenceNumber > this.lastReceived + 1) {
+    if (!o.gapsAccounted && this.lastReceived >= 0 && first.sequenceNumber > this.lastReceived + 1) {
       const lost = first.sequenceNumber - this.lastReceived - 1;
       o.counters.eventsLostToRetention += lost;
       o.emit({

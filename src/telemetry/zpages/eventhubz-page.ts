@@ -131,13 +131,21 @@ function row(id: string, who: string, colours: ReadonlyMap<string, string>, x: R
     ownerCell,
     x.blob?.epoch ?? '—',
     raw(x.blob && x.blob.leaseState !== 'leased' ? `<span class="warn">${esc(lease)}</span>` : esc(lease)),
-    raw(`${checkpoint(x.lag)}${stale ? stale.html : ''}`),
+    raw(`${checkpoint(x.lag)}${stale ? stale.html : ''}${backfilling(x.own)}`),
     x.lag ? (x.lag.lastEnqueuedSequenceNumber < 0 ? 'empty' : count(x.lag.lastEnqueuedSequenceNumber)) : '—',
     x.lag?.lagEvents === undefined ? (x.lag ? 'no checkpoint' : '—') : count(x.lag.lagEvents),
     lagCell,
     raw(headroom(lagSeconds, x.r.retentionMs)),
     raw(lagChart(history, x.now, `partition ${id}`)),
   ];
+}
+
+/** A partition reading expired events from Capture: how many are left of which range. */
+function backfilling(own: PartitionStats | undefined): string {
+  const b = own?.backfill;
+  if (!b) return '';
+  const title = `sequence numbers ${b.fromSequenceNumber} to ${b.toSequenceNumber}`;
+  return ` <span class="warn" title="${esc(title)}">backfilling from Capture: ${esc(count(b.remainingEvents))} left</span>`;
 }
 
 function checkpoint(lag: HubPartitionLag | undefined): string {
@@ -183,6 +191,10 @@ function tiles(
     tile('dead-lettered', count(c?.eventsDeadLettered), bad(c?.eventsDeadLettered)),
     tile('dropped', count(c?.eventsDropped), bad(c?.eventsDropped)),
     tile('lost to retention', count(c?.eventsLostToRetention), bad(c?.eventsLostToRetention)),
+    ...(c?.eventsBackfilled || c?.eventsMissingFromCapture
+      ? [tile('backfilled from Capture', count(c.eventsBackfilled)),
+        tile('missing from Capture', count(c.eventsMissingFromCapture), bad(c.eventsMissingFromCapture))]
+      : []),
     tile('checkpoint failures', count(c?.checkpointFailures), bad(c?.checkpointFailures)),
   ].join('') + '</div>';
 }

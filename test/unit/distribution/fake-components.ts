@@ -64,6 +64,7 @@ const ZERO_COUNTERS: ReceiverCounters = {
   metricPointsDecoded: 0, metricPointsAccepted: 0, metricPointsRefused: 0, spansDecoded: 0, spansAccepted: 0, spansRefused: 0,
   itemsWithoutPipeline: 0,
   eventsDeadLettered: 0, checkpointWrites: 0, checkpointFailures: 0, backendReconnects: 0, eventsLostToRetention: 0,
+  eventsBackfilled: 0, eventsMissingFromCapture: 0,
   eventsDropped: 0, exportHolds: 0, invalidCheckpoints: 0, eventsDecodedOffThread: 0, eventsDecodeFallbacks: 0, claimPauses: 0,
 };
 

@@ -70,3 +70,28 @@ test('--ack-delay sets the producers\' acknowledgement delay; a bad value names 
   assert.equal(parseCliArgs([]).options.ackDelayMs, undefined);
   assert.throws(() => parseCliArgs(['--ack-delay', 'soon']), /^CliUsageError: --ack-delay: 'soon' is not a duration/);
 });
+
+test('--capture turns Capture on for a declared hub, with the service\'s settings', () => {
+  const cs = 'DefaultEndpointsProtocol=http;AccountName=a;AccountKey=c2VjcmV0;BlobEndpoint=http://127.0.0.1:1/a;';
+  const { options } = parseCliArgs([
+    '--hub', 'logs:2', '--hub', 'other:1', '--capture', 'logs=archive', '--capture-storage', cs,
+    '--capture-interval', '30s', '--capture-size', '1048576', '--capture-encoding', 'AvroDeflate', '--capture-skip-empty',
+  ]);
+  assert.deepEqual(options.hubs![0]!.capture, {
+    storageConnectionString: cs, blobContainer: 'archive', intervalMs: 30_000, sizeLimitBytes: 1_048_576, encoding: 'AvroDeflate', skipEmptyArchives: true,
+  });
+  assert.equal(options.hubs![1]!.capture, undefined, 'Capture is per hub, off by default');
+  assert.throws(() => parseCliArgs(['--hub', 'logs:1', '--capture', 'logs=archive']), /needs --capture-storage/);
+  assert.throws(() => parseCliArgs(['--hub', 'logs:1', '--capture', 'nope=archive', '--capture-storage', cs]), /hub 'nope' is not declared/);
+  assert.throws(() => parseCliArgs(['--hub', 'logs:1', '--capture-interval', '1m']), /need --capture HUB=CONTAINER/);
+  const secret = (() => {
+    try {
+      parseCliArgs(['--hub', 'logs:1', '--capture', 'logs=archive', '--capture-storage', cs, '--capture-encoding', 'zip']);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return '';
+  })();
+  assert.match(secret, /must be Avro or AvroDeflate/);
+  assert.doesNotMatch(secret, /c2VjcmV0/, 'the storage key is never echoed');
+});
