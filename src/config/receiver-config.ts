@@ -6,6 +6,13 @@ import { quoteValue } from '../component/redact.ts';
 import { eventHubsConnectionStringProblem, storageConnectionStringProblem } from './connection-strings.ts';
 import { AMQP_TRANSPORTS, parseProxyUrl } from '../component/network-proxy.ts';
 import { DEFAULT_ARCHIVE_NAME_FORMAT, archiveNameFormatProblem } from '../capture/archive-name-format.ts';
+import {
+  DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS,
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_UPDATE_INTERVAL_MS,
+  MAX_LEASE_DURATION_MS,
+  MIN_LEASE_DURATION_MS,
+} from '../ownership/lease-ownership-coordinator.ts';
 
 /**
  * The `azure_event_hub` receiver's config section. Keys follow the Go collector's `azureeventhub`
@@ -45,11 +52,11 @@ const ownership = z
      * Blob lease duration, 15s to 60s. Default 30s: renewed every 10 s, so a crashed instance's partitions
      * are read again within about 35 s (lease + update_interval). 15s halves that at twice the renewals.
      */
-    lease_duration: durationMs.default(30_000),
+    lease_duration: durationMs.default(DEFAULT_LEASE_DURATION_MS),
     /** Lease renewal interval. Default a third of lease_duration. */
     renew_interval: durationMs.optional(),
     /** How often ownership is rebalanced. Default 5s. */
-    update_interval: durationMs.default(5_000),
+    update_interval: durationMs.default(DEFAULT_UPDATE_INTERVAL_MS),
     /** `balanced` claims one partition per round; `greedy` its whole fair share at once. Default balanced. */
     strategy: z.enum(['balanced', 'greedy']).default('balanced'),
     /** This instance's owner id. Default a random UUID per process. */
@@ -59,9 +66,14 @@ const ownership = z
      * receiver, Filebeat) counts as live after its last write; its partitions are not read meanwhile.
      * Default 60s (the JS and Go SDKs); set 2m beside .NET processors; 0 turns the check off.
      */
-    foreign_ownership_expiry: durationMs.default(60_000),
+    foreign_ownership_expiry: durationMs.default(DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS),
   })
-  .default({ lease_duration: 30_000, update_interval: 5_000, strategy: 'balanced', foreign_ownership_expiry: 60_000 });
+  .default({
+    lease_duration: DEFAULT_LEASE_DURATION_MS,
+    update_interval: DEFAULT_UPDATE_INTERVAL_MS,
+    strategy: 'balanced',
+    foreign_ownership_expiry: DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS,
+  });
 
 /** Smallest `memory.limit_mib` accepted: the receiver's own heap at rest takes a few tens of MiB. 64 MiB. */
 export const MIN_MEMORY_LIMIT_MIB = 64;
@@ -340,7 +352,7 @@ export const receiverConfigSchema = receiverConfigObject
       if (problem) ctx.addIssue({ code: 'custom', path: [...path], message: `${problem} (a storage account connection string)` });
     }
     const o = c.ownership ?? {};
-    if (num(o.lease_duration) && (o.lease_duration < 15_000 || o.lease_duration > 60_000)) {
+    if (num(o.lease_duration) && (o.lease_duration < MIN_LEASE_DURATION_MS || o.lease_duration > MAX_LEASE_DURATION_MS)) {
       ctx.addIssue({ code: 'custom', path: ['ownership', 'lease_duration'], message: `must be between 15s and 60s (blob leases allow no other durations), got ${o.lease_duration} ms` });
     } else if (num(o.lease_duration) && o.lease_duration % 1000 !== 0) {
       ctx.addIssue({ code: 'custom', path: ['ownership', 'lease_duration'], message: `must be whole seconds (blob leases are set in seconds), got ${o.lease_duration} ms` });

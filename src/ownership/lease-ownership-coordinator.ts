@@ -29,7 +29,7 @@ export interface LeaseOwnershipCoordinatorOptions {
   readonly scope: CheckpointScope;
   /** This instance's id, written to `ownerid`. Default: a random UUID. Give each instance a distinct id. */
   readonly ownerId?: string;
-  /** Lease duration, in ms, 15000–60000, whole seconds (a storage service limit). Default 15000. */
+  /** Lease duration, in ms, 15000–60000, whole seconds (a storage service limit). Default 30000 (DEFAULT_LEASE_DURATION_MS). */
   readonly leaseDurationMs?: number;
   /** Interval between lease renewals, in ms; at most half the lease duration. Default a third of it. */
   readonly renewIntervalMs?: number;
