@@ -36,7 +36,8 @@ export function tellOwnershipEvent(
       break;
     case 'balanced':
       to.emit({ type: 'storageRecovered' });
-      if (event.owned.length === 0) to.emit({ type: 'standby' });
+      // Standby is a share of nothing (more instances than partitions), not a first round that has not claimed yet.
+      if (event.owned.length === 0 && event.fairShare === 0) to.emit({ type: 'standby' });
       break;
     case 'storageError':
       if ((event.error as { leaseLost?: boolean }).leaseLost === true) {

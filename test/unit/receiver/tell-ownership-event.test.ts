@@ -37,3 +37,13 @@ test('a refusal under a lost lease says so, and is no storage failure; an unreac
   assert.deepEqual(statuses, ['storageFailing']);
   assert.match(lines[1]!, /^checkpoint store unreachable/);
 });
+
+test('standby only for a share of nothing, not for a first round that has not claimed yet', () => {
+  const statuses: string[] = [];
+  const logger: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => logger };
+  const to = { logger, emit: (s: { type: string }) => statuses.push(s.type), counters: createPumpCounters() };
+  tellOwnershipEvent({ type: 'balanced', owned: [], members: 2, fairShare: 4 }, to);
+  assert.deepEqual(statuses, ['storageRecovered']);
+  tellOwnershipEvent({ type: 'balanced', owned: [], members: 9, fairShare: 0 }, to);
+  assert.deepEqual(statuses, ['storageRecovered', 'storageRecovered', 'standby']);
+});
