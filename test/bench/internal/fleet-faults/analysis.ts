@@ -14,7 +14,7 @@ export interface DeliveryStats {
   /** Extra copies beyond the first. */
   readonly duplicates: number;
   readonly duplicatePct: number;
-  /** Extra copies that the same instance posted again (an export re-sent), not a re-read by another. */
+  /** Extra copies posted by the instance that posted the previous copy: it read the partition again itself (re-claimed after losing it) or re-sent an export. */
   readonly sameInstanceDuplicates: number;
 }
 

@@ -2,6 +2,8 @@
  * Azurite's blob service persisted on disk (`--location`), so a storage outage can be played as a user
  * meets it: the process stopped, then started again with its data, on the same port. (The tests'
  * launcher, scripts/local/azurite.ts, keeps everything in memory.) Flags otherwise as that launcher.
+ * Clients reach it through a gate (storage-gate.ts) that drops their connections the moment the outage
+ * starts, so Azurite's graceful stop (which saves its data) has no open connection left to serve.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -9,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AZURITE_ACCOUNT, AZURITE_KEY } from '../../../helpers/azurite.ts';
+import { startStorageGate } from './storage-gate.ts';
 
 const require = createRequire(import.meta.url);
 const MAIN = join(dirname(require.resolve('azurite/package.json')), 'dist', 'src', 'blob', 'main.js');
@@ -16,9 +19,10 @@ const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 
 export interface DiskAzurite {
+  /** The port clients use (the gate's). */
   readonly port: number;
   readonly connectionString: string;
-  /** Stops the process gracefully (its data is saved to disk). */
+  /** Cuts every client connection, refuses new ones, and stops the process gracefully (its data is saved to disk). */
   stop(): Promise<void>;
   /** Starts it again on the same port with the same data. */
   restart(): Promise<void>;
@@ -73,18 +77,24 @@ function stopChild(child: ChildProcess): Promise<void> {
 export async function startDiskAzurite(): Promise<DiskAzurite> {
   const location = mkdtempSync(join(tmpdir(), 'fleet-faults-azurite-'));
   const first = await launch(location, 0);
-  const port = first.port;
   let child = first.child;
-  const blobEndpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
+  const gate = await startStorageGate(first.port);
+  const blobEndpoint = `http://127.0.0.1:${gate.port}/${AZURITE_ACCOUNT}`;
   return {
-    port,
+    port: gate.port,
     connectionString: `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=${blobEndpoint};`,
-    stop: () => stopChild(child),
-    async restart() {
+    async stop() {
+      await gate.close();
       await stopChild(child);
-      ({ child } = await launch(location, port));
+    },
+    async restart() {
+      await gate.close();
+      await stopChild(child);
+      ({ child } = await launch(location, first.port));
+      await gate.open();
     },
     async dispose() {
+      await gate.stop();
       await stopChild(child);
       rmSync(location, { recursive: true, force: true });
     },

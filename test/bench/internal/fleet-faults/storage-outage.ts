@@ -15,6 +15,8 @@ const OUTAGE_S = 60;
 const WARMUP_S = 40;
 const AFTER_S = 90;
 const DRAIN_TIMEOUT_MS = 180_000;
+/** Head start for Azurite's restart (its data is loaded from disk first). */
+const RESTART_ALLOWANCE_MS = 3_000;
 
 export interface StorageOutageInstance {
   name: string;
@@ -30,6 +32,8 @@ export interface StorageOutageInstance {
 
 export interface StorageOutageResult {
   outageS: number;
+  /** From the stop until Azurite listened again and the gate opened. */
+  actualOutageS: number;
   instancesPerBackend: number;
   instances: StorageOutageInstance[];
   delivery: Record<string, DeliveryStats>;
@@ -49,9 +53,11 @@ export async function storageOutage(ctx: Context, azurite: DiskAzurite): Promise
     const outageAt = Date.now();
     await azurite.stop();
     log(`storage-outage: Azurite stopped for ${ctx.ms(OUTAGE_S) / 1000} s`);
-    await sleep(ctx.ms(OUTAGE_S) - (Date.now() - outageAt));
+    // Azurite starts in a few seconds (more on a busy machine): start it early so the outage lasts OUTAGE_S.
+    await sleep(Math.max(0, ctx.ms(OUTAGE_S) - RESTART_ALLOWANCE_MS - (Date.now() - outageAt)));
     await azurite.restart();
-    log(`storage-outage: Azurite back (${((Date.now() - outageAt) / 1000).toFixed(1)} s after the stop); watching ${ctx.ms(AFTER_S) / 1000} s`);
+    const actualOutageS = (Date.now() - outageAt) / 1000;
+    log(`storage-outage: Azurite back, ${actualOutageS.toFixed(1)} s after the stop; watching ${ctx.ms(AFTER_S) / 1000} s`);
     await sleep(ctx.ms(AFTER_S));
     world.stopProducing();
     for (const backend of ctx.settings.backends) {
@@ -75,7 +81,7 @@ export async function storageOutage(ctx: Context, azurite: DiskAzurite): Promise
       log(`  timeline (s from outage start): ${fmtTransitions(i.timeline)}`);
     }
     for (const [b, d] of Object.entries(delivery)) log(`storage-outage ${b}: sent ${d.sent}, lost ${d.lost}, duplicates ${d.duplicates} (${d.duplicatePct.toFixed(2)} % of sent)`);
-    return { outageS: ctx.ms(OUTAGE_S) / 1000, instancesPerBackend: perBackend, instances, delivery };
+    return { outageS: ctx.ms(OUTAGE_S) / 1000, actualOutageS, instancesPerBackend: perBackend, instances, delivery };
   } finally {
     await Promise.all(fleet.map((c) => c.kill()));
     await world.stop();
