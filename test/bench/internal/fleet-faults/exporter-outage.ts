@@ -26,6 +26,8 @@ export interface ExporterOutageInstance {
   degradedNamesExporter?: boolean;
   notReadyAfterS?: number;
   readyAgainAfterS?: number;
+  /** Seconds from recovery until the sink accepted this instance's first record again. */
+  firstDeliveryAfterRecoveryS?: number;
   /** Failure counters at the outage's end; and when each first rose after the outage start (s). */
   metricsAtOutageEnd?: Record<string, number>;
   metricRoseAfterS: Record<string, number>;
@@ -76,6 +78,10 @@ export async function exporterOutage(ctx: Context, azurite: DiskAzurite): Promis
       if (!(await waitDelivered(ctx.sink, world, groups[backend], DRAIN_TIMEOUT_MS))) log(`exporter-outage: ${backend}: not everything arrived within ${DRAIN_TIMEOUT_MS / 1000} s`);
     }
     await Promise.all(fleet.map((c) => c.stop()));
+    const firstDelivery = new Map<string, number>();
+    for (const copies of ctx.sink.deliveries.values()) {
+      for (const d of copies) if (d.at >= recoveredAt && d.at < (firstDelivery.get(d.instance) ?? Infinity)) firstDelivery.set(d.instance, d.at);
+    }
     const instances = fleet.map((c): ExporterOutageInstance => {
       const notReady = (s: { code?: number }) => s.code !== undefined && s.code !== 200;
       const lastNotReady = [...c.health].reverse().find((s) => s.at >= outageAt && s.at <= recoveredAt + ctx.ms(AFTER_S) && notReady(s));
@@ -87,6 +93,7 @@ export async function exporterOutage(ctx: Context, azurite: DiskAzurite): Promis
         degradedNamesExporter: degraded?.namesExporter,
         notReadyAfterS: firstAfter(c.health, outageAt, notReady, recoveredAt),
         readyAgainAfterS: lastNotReady ? firstAfter(c.health, recoveredAt, (s) => s.code === 200 && s.at > lastNotReady.at) : undefined,
+        ...(firstDelivery.has(c.name) ? { firstDeliveryAfterRecoveryS: (firstDelivery.get(c.name)! - recoveredAt) / 1000 } : {}),
         metricsAtOutageEnd: atEnd[c.name],
         metricRoseAfterS: rose[c.name] ?? {},
         timeline: transitions(c.health, outageAt),
@@ -95,7 +102,8 @@ export async function exporterOutage(ctx: Context, azurite: DiskAzurite): Promis
     const delivery = Object.fromEntries(ctx.settings.backends.map((b) => [b, deliveryStats(ctx.sink.deliveries, groups[b], world.producedAt)]));
     for (const i of instances) {
       log(`exporter-outage ${i.name}: degraded after ${i.degradedAfterS ?? 'never'} s (names exporter: ${i.degradedNamesExporter ?? '-'}), ` +
-        `not ready after ${i.notReadyAfterS ?? 'never'} s, ready again ${i.readyAgainAfterS ?? '-'} s after recovery; ` +
+        `not ready after ${i.notReadyAfterS ?? 'never'} s, ready again ${i.readyAgainAfterS ?? '-'} s after recovery ` +
+        `(first record delivered ${i.firstDeliveryAfterRecoveryS ?? '-'} s after); ` +
         `counters at outage end ${JSON.stringify(i.metricsAtOutageEnd)}, first rose ${JSON.stringify(i.metricRoseAfterS)}`);
       log(`  timeline (s from outage start): ${fmtTransitions(i.timeline)}`);
     }
