@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Logger } from './logger.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import type { Signal } from '../pipeline/signals.ts';
+import type { ExportAttempt } from '../pipeline/retry.ts';
 
 /** Stability of a component or feature gate, as the collector prints it in `components`. */
 export type Stability = 'development' | 'alpha' | 'beta' | 'stable' | 'deprecated';
@@ -11,6 +12,11 @@ export interface CreateSettings {
   /** The component id from the config, e.g. `file/audit`. */
   readonly id: string;
   readonly logger: Logger;
+  /**
+   * Exporters: told of every attempt as it ends, retries included (RetryOptions.onAttempt). The service counts
+   * failed attempts (`otelcol_exporter_failed_attempts`) and tells health which exporter fails. Optional.
+   */
+  readonly onExportAttempt?: (attempt: ExportAttempt) => void;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { TokenCredential } from '@azure/core-auth';
 import type { z } from 'zod';
 import type { CreateSettings, ReceiverComponent, Stability } from '../component/factory.ts';
 import type { FeatureGate } from '../component/feature-gates.ts';
+import type { ExportAttempt } from '../pipeline/retry.ts';
 
 /** What the service tells extensions once everything is built (zpages shows it). */
 export interface ServiceInfo {
@@ -41,6 +42,8 @@ export interface Extension {
   onReceiverCreated?(receiverId: string, receiver: ReceiverComponent): void;
   /** Called once every component is built, before extensions start. */
   onServiceBuilt?(info: ServiceInfo): void;
+  /** Called as each attempt of exporter `exporterId` ends, retries included (health names a failing exporter). */
+  onExportAttempt?(exporterId: string, attempt: ExportAttempt): void;
   /** Called when the service begins shutting down, before receivers stop. */
   onShutdownBegin?(): void;
   /** Auth extensions: the credential a receiver's `auth: <this id>` resolves to. */

@@ -5,6 +5,7 @@ import type { Logger } from '../component/logger.ts';
 import { redactError } from '../component/redact.ts';
 import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { fanOut } from '../pipeline/fan-out.ts';
+import type { ExportAttempt } from '../pipeline/retry.ts';
 import { routeSignals, type SignalHead } from '../pipeline/signal-router.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../receiver/receiver.ts';
 import { createJsonLogger } from '../telemetry/json-logger.ts';
@@ -123,7 +124,12 @@ export class Service {
         let exporter = this.#exporters.get(id);
         if (!exporter) {
           const e = cfg.exporters.get(id)!;
-          exporter = await e.factory.create({ id, logger: this.logger.child({ component: `exporters/${id}` }) }, e.config);
+          const onExportAttempt = (attempt: ExportAttempt): void => {
+            exporterMetrics?.attempt(id, attempt);
+            for (const ext of this.#extensions.values()) ext.onExportAttempt?.(id, attempt);
+          };
+          const settings = { id, logger: this.logger.child({ component: `exporters/${id}` }), onExportAttempt };
+          exporter = await e.factory.create(settings, e.config);
           // Counted for every signal of the pipelines that list it, so that their series exist from the start.
           const signals = [...new Set(cfg.service.pipelines.filter((p) => p.exporters.includes(id)).map((p) => p.signal))];
           if (exporterMetrics) exporter = exporterMetrics.wrap(id, exporter, signals);

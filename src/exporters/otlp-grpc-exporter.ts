@@ -84,7 +84,7 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
       spec.helper, undefined, spec.grpcServiceName, spec.grpcPath);
     const exporter = new OTLPExporterBase<readonly SignalItem<S>[]>(delegate);
     // gRPC is protobuf: log records encoded ahead go as they are.
-    return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings?.logger, { encodedLogs: true });
+    return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings, { encodedLogs: true });
   };
   return combineSignalConsumers({
     logs: sender(OTLP_SIGNALS.logs),

@@ -185,7 +185,7 @@ async function signalSender<S extends Signal>(
     const message = "cannot turn off the OTLP library's own retry (its internals changed): an attempt may send several requests";
     context.warnOnce(message, { written_for: OTLP_EXPORTER_BASE_VERSION });
   }
-  return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings?.logger, {
+  return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings, {
     encodedLogs: config.encoding === 'proto',
   });
 }

@@ -26,6 +26,17 @@ export interface BalanceInput {
   readonly leaving?: readonly string[];
   /** How many partitions `balanced` may claim in this round. Default 1. */
   readonly balancedClaims?: number;
+  /**
+   * Partition id → who held a free partition last (its ownership blob's `ownerid`). This instance's own come
+   * first, all of them in one round whatever the strategy (they are nobody else's yet): an instance whose
+   * leases lapsed in a storage outage takes its partitions back and reads on from where it was. Default none.
+   */
+  readonly lastOwners?: ReadonlyMap<string, string>;
+  /**
+   * Owner ids whose free partitions are left to them in this round: after this instance's own storage outage,
+   * every lease lapsed at once and their holders take them back first (see lastOwners). Default none.
+   */
+  readonly holdBackFor?: ReadonlySet<string>;
 }
 
 export interface BalanceDecision {
@@ -78,9 +89,15 @@ export function balance(input: BalanceInput): BalanceDecision {
   const missing = fairShare - mine.length;
   if (missing === 0) return { ...decision, claim: [], yield: [] };
   const allowance = Math.max(1, Math.floor(input.balancedClaims ?? 1));
-  const wanted = input.strategy === 'greedy' ? missing : Math.min(missing, allowance);
+  const lastOwner = (id: string) => input.lastOwners?.get(id);
+  const formerlyMine = free.filter((id) => lastOwner(id) === input.ownerId);
+  const others = free.filter((id) => {
+    const owner = lastOwner(id);
+    return owner !== input.ownerId && !(owner !== undefined && input.holdBackFor?.has(owner));
+  });
+  const wanted = input.strategy === 'greedy' ? missing : Math.min(missing, Math.max(allowance, formerlyMine.length));
   const myIndex = members.indexOf(input.ownerId);
-  const candidates = [...spread(free, myIndex, members.length), ...spread(orphaned, myIndex, members.length)];
+  const candidates = [...formerlyMine, ...spread(others, myIndex, members.length), ...spread(orphaned, myIndex, members.length)];
   return { ...decision, claim: candidates.slice(0, wanted), yield: [] };
 }
 

@@ -117,6 +117,10 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
   readonly #quiet = new QuietRounds();
   readonly #admission: ClaimAdmission;
   #shutdown: Promise<void> | undefined;
+  /** Set while storage fails (a round, a renewal); cleared, and #recoveredAt set, by the next listing. */
+  #storageFailing = false;
+  /** When storage answered again after failing (performance.now()), until the grace after it ends. */
+  #recoveredAt: number | undefined;
 
   constructor(options: LeaseOwnershipCoordinatorOptions) {
     this.#options = options;
@@ -129,6 +133,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     );
     this.#restarts = new RestartBackoff({ initialMs: options.restartInitialMs, maxMs: options.restartMaxMs });
     const emit = (event: OwnershipEvent): void => {
+      if (event.type === 'storageError' || event.type === 'renewalFailed') this.#storageFailing = true;
       // A partition given back while this instance stays: peers in quiet rounds must list ownership to see it.
       if (event.type === 'released' && event.reason !== 'shutdown' && this.#state === 'running') {
         this.#membership.announceChange((error) => this.#emit({ type: 'storageError', error: toStorageError(error) }));
@@ -254,6 +259,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const expiryMs = this.#timings.foreignOwnershipExpiryMs;
       const snapshot = await readOwnershipSnapshot(container, scope, signal, expiryMs, membership);
       if (this.#state !== 'running') return this.#rounds.regularDelay();
+      const holdBackFor = this.#recoveryHoldBack(snapshot.known);
       this.#foreign.note(snapshot.foreign);
       const { ownerships, members, leaving, orphaned } = roundView(snapshot, this.ownerId, this.#partitions.values());
       this.#peerCount = members.length;
@@ -265,7 +271,7 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const shared = partitionIds.filter((pid) => !snapshot.foreign.has(pid));
       const decision = balance({
         ownerId: this.ownerId, members, leaving, ownerships, partitionIds: shared, strategy,
-        balancedClaims: this.#ramp.observe(members),
+        balancedClaims: this.#ramp.observe(members), lastOwners: snapshot.lastOwners, holdBackFor,
       });
       this.#emit({ type: 'balanced', owned: this.owned(), members: decision.members, fairShare: decision.fairShare });
       for (const pid of decision.yield) {
@@ -321,6 +327,26 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       this.#emit({ type: 'storageError', error: toStorageError(error) });
     }
     return this.#rounds.regularDelay();
+  }
+
+  /**
+   * The other instances whose lapsed partitions are left to them: for one lease duration after this instance's
+   * storage came back (a listing after failures), every lease of the fleet may have lapsed at once, and each
+   * holder takes its own back first (balance's lastOwners) and reads on from its position in memory, without
+   * re-reading. A holder that is really gone loses its partitions one lease duration later than after a crash.
+   */
+  #recoveryHoldBack(known: ReadonlySet<string>): ReadonlySet<string> | undefined {
+    const now = performance.now();
+    if (this.#storageFailing) {
+      this.#storageFailing = false;
+      this.#recoveredAt = now;
+    }
+    if (this.#recoveredAt === undefined) return undefined;
+    if (now - this.#recoveredAt >= this.#timings.leaseDurationMs) {
+      this.#recoveredAt = undefined;
+      return undefined;
+    }
+    return new Set([...known].filter((id) => id !== this.ownerId));
   }
 
   /**

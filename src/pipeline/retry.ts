@@ -10,8 +10,11 @@ import { backoffPolicyDelayMs, type BackoffPolicy } from '../component/backoff.t
 
 /** Wait before the first retry. 5 000 ms, as the collector's exporter helper. */
 export const DEFAULT_INITIAL_INTERVAL_MS = 5_000;
-/** The longest wait between retries, jitter included. 30 000 ms. */
-export const DEFAULT_MAX_INTERVAL_MS = 30_000;
+/**
+ * The longest wait between retries, jitter included. 10 000 ms (the collector's is 30 s): the wait is also how
+ * late a recovered backend is noticed, and health turns ready again within 10 s of a recovery.
+ */
+export const DEFAULT_MAX_INTERVAL_MS = 10_000;
 /** Total time spent retrying one batch before giving up. 300 000 ms; 0 retries forever. */
 export const DEFAULT_MAX_ELAPSED_TIME_MS = 300_000;
 /** Factor applied to the wait after each failed attempt. 1.5. */
@@ -37,11 +40,22 @@ export interface RetryOptions {
   readonly logger?: Logger;
   /** Called before each wait; for self-telemetry and tests. */
   readonly onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+  /**
+   * Called after every attempt as it ends, delivered or failed (a failure says whether it will be retried);
+   * not for an attempt stopped by the caller's signal. Self-telemetry counts failed attempts with it, and
+   * health learns which exporter a waiting batch waits on. Also called with `enabled: false`.
+   */
+  readonly onAttempt?: (attempt: ExportAttempt) => void;
   /** Source of randomness in [0, 1). Default Math.random. */
   readonly random?: () => number;
   /** Clock and sleep, replaceable so tests can run the schedule without waiting. Default real time. */
   readonly clock?: { now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void> };
 }
+
+/** How one attempt of a retried export ended (RetryOptions.onAttempt). */
+export type ExportAttempt =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly error: unknown; /** Another attempt follows. */ readonly retrying: boolean };
 
 /**
  * Raised when retries ran out (max elapsed time reached): a `PermanentError`, so the caller dead-letters
@@ -77,7 +91,8 @@ function retryBackoffPolicy(options: RetryOptions): BackoffPolicy {
  * An aborted signal rejects at once with the signal's reason, during a wait or an attempt.
  */
 export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): LogsConsumer {
-  if (options.enabled === false) return consumer;
+  if (options.enabled === false) return options.onAttempt ? observeAttempts(consumer, options.onAttempt) : consumer;
+  const onAttempt = options.onAttempt;
   const maxElapsed = options.maxElapsedTimeMs ?? DEFAULT_MAX_ELAPSED_TIME_MS;
   const random = options.random ?? Math.random;
   const clock = options.clock ?? realClock;
@@ -89,15 +104,21 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
       if (signal?.aborted) throw abortReason(signal);
       try {
         await raceAbort(consumer.consume(batch, signal), signal);
+        onAttempt?.({ ok: true });
         return;
       } catch (error) {
         if (signal?.aborted) throw abortReason(signal);
-        if (isPermanentError(error)) throw error;
+        if (isPermanentError(error)) {
+          onAttempt?.({ ok: false, error, retrying: false });
+          throw error;
+        }
         // A server that said when to come back (HTTP Retry-After) is not asked again sooner.
         const retryAfterMs = retryAfterMsOf(error);
         const delayMs = Math.max(backoffPolicyDelayMs(attempt, policy, random), retryAfterMs ?? 0);
         const elapsed = clock.now() - started;
-        if (maxElapsed > 0 && elapsed + delayMs > maxElapsed) throw new RetriesExhaustedError(attempt, elapsed, error);
+        const exhausted = maxElapsed > 0 && elapsed + delayMs > maxElapsed;
+        onAttempt?.({ ok: false, error, retrying: !exhausted });
+        if (exhausted) throw new RetriesExhaustedError(attempt, elapsed, error);
         options.onRetry?.({ attempt, delayMs, error });
         options.logger?.warn('export failed; retrying', {
           attempt,
@@ -122,6 +143,25 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
   };
 }
 
+/** `consumer` with every call's outcome told to `onAttempt` (calls stopped by their signal excepted). */
+function observeAttempts(consumer: LogsConsumer, onAttempt: (attempt: ExportAttempt) => void): LogsConsumer {
+  return {
+    async consume(batch, signal) {
+      try {
+        await consumer.consume(batch, signal);
+      } catch (error) {
+        if (!signal?.aborted) onAttempt({ ok: false, error, retrying: false });
+        throw error;
+      }
+      onAttempt({ ok: true });
+    },
+    forceFlush: consumer.forceFlush ? () => consumer.forceFlush!() : undefined,
+    shutdown: consumer.shutdown ? () => consumer.shutdown!() : undefined,
+    attachProducer: consumer.attachProducer ? () => consumer.attachProducer!() : undefined,
+    acceptsEncodedLogs: consumer.acceptsEncodedLogs === true,
+  };
+}
+
 /**
  * The YAML section `retry_on_failure`, durations as Go strings ("5s", "1m30s") or milliseconds.
  * Every key is optional; the defaults above apply.
@@ -132,7 +172,7 @@ export const retryOnFailureSchema = z
     enabled: z.boolean().default(true),
     /** Wait before the first retry. Default 5s. */
     initial_interval: durationMs.default(DEFAULT_INITIAL_INTERVAL_MS),
-    /** The longest wait, jitter included; at least initial_interval. Default 30s. */
+    /** The longest wait, jitter included; at least initial_interval. Default 10s (the collector: 30s). */
     max_interval: durationMs.default(DEFAULT_MAX_INTERVAL_MS),
     /**
      * Give up on a batch once the next wait would end later than this after its first attempt; 0 = never.
@@ -158,7 +198,10 @@ export const retryOnFailureSchema = z
 export type RetryOnFailureConfig = z.output<typeof retryOnFailureSchema>;
 
 /** Maps the parsed YAML section to `RetryOptions`. */
-export function retryOptionsFromConfig(config: RetryOnFailureConfig, extra: Pick<RetryOptions, 'logger' | 'onRetry'> = {}): RetryOptions {
+export function retryOptionsFromConfig(
+  config: RetryOnFailureConfig,
+  extra: Pick<RetryOptions, 'logger' | 'onRetry' | 'onAttempt'> = {},
+): RetryOptions {
   return {
     enabled: config.enabled,
     initialIntervalMs: config.initial_interval,

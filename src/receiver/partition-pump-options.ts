@@ -67,6 +67,8 @@ export interface PartitionPumpOptions {
    */
   readonly holdInitialMs?: number;
   readonly holdMaxMs?: number;
+  /** A batch not delivered after this long puts the partition in `waiting` (batch-exporter.ts). Default 5000 ms. */
+  readonly deliveryWaitReportMs?: number;
   /** Undefined when the partition may read now, else resolves when it may (the memory guard's pause). */
   readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
 }

@@ -35,6 +35,8 @@ export class PartitionPump {
   #lastEnqueuedTime: Date | undefined;
   #lastOffset: string | undefined;
   #state: PartitionState = { state: 'reading', since: Date.now() };
+  /** When the loop last made progress: a receive completed, a batch was delivered, the state changed. */
+  #progressAt = Date.now();
   /** Set while this pump is announced to the pipeline as a producer (see #announce). */
   #detach: (() => void) | undefined;
   /** A caught-up pump's last batch handed over (its last sequence number): it withdraws once that is delivered. */
@@ -78,6 +80,14 @@ export class PartitionPump {
     return this.#reader;
   }
 
+  /**
+   * When the pump last made progress (a receive completed, a batch was delivered, its state changed), ms
+   * since the epoch. A pump `reading` without progress for long is wedged: the liveness probe fails on it.
+   */
+  get progressAt(): number {
+    return this.#progressAt;
+  }
+
   /** Reading, or retrying (a failing reader, or a batch the pipeline refused), and since when. */
   get state(): PartitionState {
     return this.#state;
@@ -117,6 +127,7 @@ export class PartitionPump {
   }
 
   #setState(next: PartitionState): void {
+    this.#progressAt = Date.now();
     const prev = this.#state;
     if (prev.state === next.state && prev.cause === next.cause && prev.permanent === next.permanent) {
       this.#state = { ...next, since: prev.since };
@@ -203,18 +214,23 @@ export class PartitionPump {
             // A paused pump is no producer a batching stage should wait for.
             this.#announce(false);
             await gate;
+            this.#progressAt = Date.now();
             if (this.#stopReading.signal.aborted) break;
             quietSince = Date.now();
           }
           const waitMs = Math.max(1, Math.min(o.maxWaitMs, o.checkpointer.msUntilDue()));
           const events = await this.#reader.receive(o.maxBatchSize, waitMs, this.#stopReading.signal);
+          this.#progressAt = Date.now();
           // A receive that completed (with events or empty) proves the reader works: only now does the
           // failure count reset (some backends accept an open and refuse at the first receive).
           if (failures > 0) {
             failures = 0;
             o.emit({ type: 'backendRecovered', partitionId: o.partitionId });
           }
-          if (this.#state.state !== 'reading') this.#setState({ state: 'reading', since: Date.now() });
+          // Only the reader's own trouble ends here: a batch the pipeline holds (`waiting`, or `retrying` for
+          // an export) is still held while the next batch is received.
+          if (this.#state.state === 'retrying' && this.#state.cause !== 'export')
+            this.#setState({ state: 'reading', since: Date.now() });
           const backlog = hasBacklog(events, o.maxBatchSize, this.#reader.lastEnqueued()?.sequenceNumber);
           this.#announce(backlog, backlog ? undefined : events.at(-1)?.sequenceNumber);
           if (events.length > 0) {
@@ -275,10 +291,11 @@ export class PartitionPump {
     } finally {
       if (this.#withdrawAfter !== undefined && last.sequenceNumber >= this.#withdrawAfter) this.#withdraw();
     }
+    this.#progressAt = Date.now();
     this.#lastSequenceNumber = last.sequenceNumber;
     this.#lastOffset = last.offset;
     this.#lastEnqueuedTime = last.enqueuedTime;
-    this.#o.checkpointer.mark(last.sequenceNumber, last.offset, events.length);
+    this.#o.checkpointer.mark(last.sequenceNumber, last.offset, events.length, last.enqueuedTime?.getTime());
     return true;
   }
 

@@ -59,6 +59,11 @@ export class PartitionStarter implements PartitionLifecycle {
   readonly #owned = new Map<string, Owned>();
   /** Partitions this instance read and handed back, with why: the `released` state. */
   readonly #released = new Map<string, { reason: string; at: number }>();
+  /**
+   * The last event exported of a partition whose reader ended without its final checkpoint (its lease lapsed,
+   * say while storage was out): claimed again, it reads on from there rather than from the older checkpoint.
+   */
+  readonly #exported = new Map<string, Checkpoint>();
 
   constructor(deps: PartitionStarterDeps) {
     this.#d = deps;
@@ -80,11 +85,13 @@ export class PartitionStarter implements PartitionLifecycle {
     if (this.#owned.has(partitionId)) throw new Error(`partition ${partitionId} is already being read`);
     const { hub, store, scope, config: c } = this.#d;
     // Every wait of a start has the caller's deadline: a slow hub or store must not hold a balancing round.
-    const [stored, props] = await raceAbort(
+    const [storedOrError, props] = await raceAbort(
       Promise.all([readUsable(store, scope, partitionId), hub.getPartitionProperties(partitionId, signal)]),
       signal,
     );
-    const checkpoint = await this.#checkpointToUse(claim, stored, props, signal);
+    const stored = await this.#checkpointToUse(claim, storedOrError, props, signal);
+    const resumed = this.#resumeAfter(partitionId, stored, props);
+    const checkpoint = resumed ?? stored;
     this.#noteRetentionGap(partitionId, checkpoint, props);
     let { position, source } = chooseStartPosition(partitionId, checkpoint, {
       startPosition: c.start_position,
@@ -92,7 +99,7 @@ export class PartitionStarter implements PartitionLifecycle {
       partition: c.partition,
       offset: c.offset,
     });
-    let initial = checkpoint;
+    let initial = stored;
     if (!checkpoint && position.kind === 'latest') {
       // Resolve `latest` to a concrete position and checkpoint it at once: a successor after a crash must
       // resume here, not at a later `latest` that would skip what arrived in between (ARCHITECTURE.md).
@@ -120,6 +127,7 @@ export class PartitionStarter implements PartitionLifecycle {
       intervalMs: c.checkpoint.interval,
       everyNEvents: c.checkpoint.every_n_events,
       initial,
+      resumeFrom: resumed,
     });
     const prefetch = c.prefetch_count === 0 ? DEFAULT_PREFETCH_COUNT : Math.max(0, c.prefetch_count);
     const pump = new PartitionPump({
@@ -164,7 +172,7 @@ export class PartitionStarter implements PartitionLifecycle {
     this.#d.logger.info('partition opened', {
       partitionId,
       start: describe(position),
-      source,
+      source: resumed ? 'exported before the lease lapsed' : source,
       ownerLevel: claim.ownerLevel,
     });
     let stopReason: StopReason | undefined;
@@ -173,6 +181,10 @@ export class PartitionStarter implements PartitionLifecycle {
       const reason = end.reason === 'stopped' ? (stopReason ?? 'shutdown') : end.reason;
       if (end.reason !== 'stopped') this.#d.counters.restarts[end.reason]++;
       this.#released.set(partitionId, { reason, at: Date.now() });
+      const written = checkpointer.writtenSequenceNumber() ?? -1;
+      if (pump.lastSequenceNumber > written && pump.lastOffset !== undefined)
+        this.#exported.set(partitionId, { partitionId, sequenceNumber: pump.lastSequenceNumber, offset: pump.lastOffset });
+      else this.#exported.delete(partitionId);
       this.#d.emit({ type: 'partitionState', partitionId, state: 'released', since: Date.now() });
       this.#d.emit({ type: 'partitionClosed', partitionId, reason, error: end.error });
       const fields = {
@@ -197,6 +209,24 @@ export class PartitionStarter implements PartitionLifecycle {
         return ended;
       },
     };
+  }
+
+  /**
+   * Where this instance's own earlier reader of the partition got to, when that is beyond `stored` and still in
+   * the partition: everything up to it was exported here, so reading on from it re-reads nothing. Used once.
+   */
+  #resumeAfter(partitionId: string, stored: Checkpoint | undefined, props: PartitionProperties): Checkpoint | undefined {
+    const exported = this.#exported.get(partitionId);
+    this.#exported.delete(partitionId);
+    if (!exported || props.isEmpty) return undefined;
+    if (exported.sequenceNumber <= (stored?.sequenceNumber ?? -1)) return undefined;
+    if (exported.sequenceNumber > props.lastEnqueuedSequenceNumber) return undefined;
+    this.#d.logger.info('reading on from what this instance exported before it lost the lease (not the older checkpoint)', {
+      partitionId,
+      checkpoint: stored?.sequenceNumber,
+      exported: exported.sequenceNumber,
+    });
+    return exported;
   }
 
   /**
@@ -296,6 +326,7 @@ export class PartitionStarter implements PartitionLifecycle {
         retentionUsedRatio: retentionS ? lagSeconds / retentionS : undefined,
         state: pump.state.state,
         stateSeconds: Math.max(0, (now - pump.state.since) / 1000),
+        idleSeconds: Math.max(0, (now - pump.progressAt) / 1000),
       });
     }
     const { restarts, ...counters } = this.#d.counters;

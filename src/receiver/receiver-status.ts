@@ -4,10 +4,13 @@ import type { MemoryGuardStats } from './memory-guard.ts';
 /**
  * What a partition this instance holds is doing. `reading`: the reader works. `retrying`: its reader
  * fails (`cause: 'reader'`, `permanent` when the configuration is at fault, with the key to fix) or the
- * pipeline refuses its batch and the partition holds it (`cause: 'export'`). `released`: handed back.
+ * pipeline refuses its batch and the partition holds it (`cause: 'export'`). `waiting` (`cause: 'export'`):
+ * the batch handed to the pipeline is not delivered yet after DELIVERY_WAIT_REPORT_MS, whichever stage holds
+ * it (a batch processor, an exporter retrying inside its `retry_on_failure`); `since` is the hand-over.
+ * `released`: handed back.
  */
 export interface PartitionState {
-  readonly state: 'reading' | 'retrying' | 'released';
+  readonly state: 'reading' | 'retrying' | 'waiting' | 'released';
   /** When this state began (ms since the epoch). */
   readonly since: number;
   readonly cause?: 'reader' | 'export';
@@ -96,6 +99,8 @@ export interface PartitionStats {
   /** Reading or retrying (and why); see PartitionState. */
   readonly state: PartitionState['state'];
   readonly stateSeconds: number;
+  /** Seconds since the pump last made progress (a receive completed, a batch delivered, a state change). */
+  readonly idleSeconds?: number;
 }
 
 /** Monotonic counters since start, read at scrape time. */

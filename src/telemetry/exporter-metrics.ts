@@ -3,6 +3,10 @@ import type { LogsConsumer } from '../pipeline/consumer.ts';
 import { logRecordCount, type LogBatch } from '../pipeline/log-batch.ts';
 import { isPartialRefusal, type PartialRefusalError } from '../pipeline/partial-refusal.ts';
 import { SIGNALS, type Signal } from '../pipeline/signals.ts';
+import type { ExportAttempt } from '../pipeline/retry.ts';
+
+/** Failed attempts of each exporter as they happen, retries included (not in the collector). */
+export const FAILED_ATTEMPTS_METRIC = 'otelcol_exporter_failed_attempts';
 
 /** The collector's exporter counter names and units, per signal (exporterhelper's obsreport). */
 const COUNTERS: Readonly<Record<Signal, { sent: string; failed: string; what: string; unit: string }>> = {
@@ -38,6 +42,7 @@ const COUNTERS: Readonly<Record<Signal, { sent: string; failed: string; what: st
 export class ExporterMetrics {
   readonly #sent: Record<Signal, Counter>;
   readonly #failed: Record<Signal, Counter>;
+  readonly #failedAttempts: Counter;
 
   constructor(meter: Meter) {
     const counter = (signal: Signal, kind: 'sent' | 'failed') => {
@@ -51,6 +56,17 @@ export class ExporterMetrics {
       ({ logs: counter('logs', kind), metrics: counter('metrics', kind), traces: counter('traces', kind) });
     this.#sent = counters('sent');
     this.#failed = counters('failed');
+    this.#failedAttempts = meter.createCounter(FAILED_ATTEMPTS_METRIC, {
+      description:
+        'Export attempts that failed, each retry of retry_on_failure included: it rises from the first failure, ' +
+        'while otelcol_exporter_send_failed_* count items only once the exporter gave up on them.',
+      unit: '{attempts}',
+    });
+  }
+
+  /** Counts a failed attempt of `exporterId` (see RetryOptions.onAttempt); delivered ones count nothing here. */
+  attempt(exporterId: string, attempt: ExportAttempt): void {
+    if (!attempt.ok) this.#failedAttempts.add(1, { exporter: exporterId });
   }
 
   /**
@@ -60,6 +76,7 @@ export class ExporterMetrics {
    */
   wrap(exporterId: string, exporter: LogsConsumer, signals: readonly Signal[] = ['logs']): LogsConsumer {
     const attributes = { exporter: exporterId };
+    this.#failedAttempts.add(0, attributes);
     for (const signal of signals) {
       this.#sent[signal].add(0, attributes);
       this.#failed[signal].add(0, attributes);

@@ -1,5 +1,6 @@
 import type { ReceiverStatus } from '../receiver/receiver-status.ts';
 import { failureHints } from '../component/failure-hints.ts';
+import type { ExportAttempt } from '../pipeline/retry.ts';
 
 /** How long a transient failure must last before a receiver is reported unhealthy. 30 000 ms. */
 export const DEFAULT_UNHEALTHY_AFTER_MS = 30_000;
@@ -10,12 +11,15 @@ export type HealthStatus = 'starting' | 'ready' | 'degraded' | 'unhealthy' | 'st
 
 /** A partition that is not simply reading, as the health report names it. */
 export interface PartitionHealth {
-  readonly state: 'retrying' | 'startFailing';
+  /** `waiting`: its batch is with the pipeline, not delivered yet (`seconds` since the hand-over). */
+  readonly state: 'retrying' | 'startFailing' | 'waiting';
   readonly cause?: 'reader' | 'export';
   readonly permanent: boolean;
   readonly seconds: number;
   readonly error?: string;
   readonly configKey?: string;
+  /** The exporter whose attempts fail, for a waiting partition (its `error` is that exporter's last one). */
+  readonly exporter?: string;
 }
 
 export interface ReceiverHealth {
@@ -23,9 +27,13 @@ export interface ReceiverHealth {
   /**
    * Why it is not ready: `hubNotReached`, `noPartitionsOwned`, `hubUnreachable`, `checkpointFailing`,
    * `storageFailing`, `misconfigured` (a permanent error: fix `configKey`), `partitionRetrying`,
-   * `memoryPaused` (reading paused above `memory.limit_mib` for longer than the degraded delay).
+   * `memoryPaused` (reading paused above `memory.limit_mib` for longer than the degraded delay),
+   * `exportStalled` (a batch handed to the pipeline is not delivered after the degraded delay: `exporter`
+   * names the exporter whose attempts fail, when one does).
    */
   readonly reason?: string;
+  /** The failing exporter, with `exportStalled`. */
+  readonly exporter?: string;
   /** The last error message of the failure; the health server redacts it before answering. */
   readonly error?: string;
   /** The config key to fix, when the failure names one. */
@@ -50,8 +58,15 @@ interface Failure {
 }
 
 interface PartitionTrack extends Failure {
-  state: 'retrying' | 'startFailing';
+  state: 'retrying' | 'startFailing' | 'waiting';
   cause?: 'reader' | 'export';
+}
+
+/** An exporter whose last attempt failed: since its first failure in a row. */
+interface ExporterFailure {
+  since: number;
+  error: string;
+  attempts: number;
 }
 
 class ReceiverTracker {
@@ -80,11 +95,13 @@ function failureOf(error: Error, since: number, previous?: Failure): Failure {
  * `unhealthy` at once when a failure is permanent (a misconfiguration: the report names the key), and
  * after `unhealthyAfterMs` when the hub, the checkpoint writes or the checkpoint store keep failing. It is
  * `degraded` while a partition it holds has been retrying (its reader failing, or its batch refused by the
- * pipeline) for longer than `degradedAfterMs`. Every status but `ready` answers non-200. Time is only read
+ * pipeline) or waiting for its batch to be delivered (an exporter retrying, a stage holding it) for longer than
+ * `degradedAfterMs`; a waiting partition names the exporter whose attempts fail (exportAttempt). Every status but `ready` answers non-200. Time is only read
  * at evaluation, so no timers are involved.
  */
 export class HealthState {
   readonly #receivers = new Map<string, ReceiverTracker>();
+  readonly #exporters = new Map<string, ExporterFailure>();
   readonly #unhealthyAfterMs: number;
   readonly #degradedAfterMs: number;
   readonly #now: () => number;
@@ -99,6 +116,21 @@ export class HealthState {
   /** Registers a receiver: the service is not ready until every registered receiver is. */
   register(receiverId: string): void {
     if (!this.#receivers.has(receiverId)) this.#receivers.set(receiverId, new ReceiverTracker());
+  }
+
+  /** Feeds how an attempt of exporter `exporterId` ended: a failing exporter is named by waiting partitions. */
+  exportAttempt(exporterId: string, attempt: ExportAttempt): void {
+    if (attempt.ok) {
+      this.#exporters.delete(exporterId);
+      return;
+    }
+    const previous = this.#exporters.get(exporterId);
+    const error = attempt.error instanceof Error ? attempt.error.message : String(attempt.error);
+    this.#exporters.set(exporterId, {
+      since: previous?.since ?? this.#now(),
+      error,
+      attempts: (previous?.attempts ?? 0) + 1,
+    });
   }
 
   /** Feeds one status event of `receiverId`. */
@@ -127,7 +159,16 @@ export class HealthState {
         t.partitions.delete(status.partitionId);
         break;
       case 'partitionState':
-        if (status.state === 'retrying') {
+        if (status.state === 'waiting') {
+          t.partitions.set(status.partitionId, {
+            since: status.since,
+            error: undefined,
+            permanent: false,
+            configKey: undefined,
+            state: 'waiting',
+            cause: 'export',
+          });
+        } else if (status.state === 'retrying') {
           const previous = t.partitions.get(status.partitionId);
           const base = status.error
             ? failureOf(status.error, status.since)
@@ -229,6 +270,13 @@ export class HealthState {
     if (lasting(t.storage)) return failed('storageFailing', t.storage);
     if (lasting(t.checkpoint)) return failed('checkpointFailing', t.checkpoint);
     const stuck = [...t.partitions.values()].find((p) => now - p.since >= this.#degradedAfterMs);
+    if (stuck?.state === 'waiting') {
+      const exporter = this.#failingExporter();
+      const error = exporter
+        ? `${exporter[0]}: ${exporter[1].attempts} failed attempts in a row: ${exporter[1].error}`
+        : `a batch handed to the pipeline ${Math.round((now - stuck.since) / 1000)}s ago is not delivered yet`;
+      return { ...failed('exportStalled', { ...stuck, error }, 'degraded'), ...(exporter ? { exporter: exporter[0] } : {}) };
+    }
     if (stuck) return failed('partitionRetrying', stuck, 'degraded');
     // Paused partitions are leased and unread: brief pauses are the limit working, a lasting one is not.
     if (t.memory && now - t.memory.since >= this.#degradedAfterMs) return failed('memoryPaused', t.memory, 'degraded');
@@ -245,10 +293,28 @@ export class HealthState {
     return { status: 'ready', ownedPartitions, ...withPartitions };
   }
 
+  /** The exporter failing longest, if any exporter's last attempt failed. */
+  #failingExporter(): [string, ExporterFailure] | undefined {
+    let oldest: [string, ExporterFailure] | undefined;
+    for (const entry of this.#exporters) if (!oldest || entry[1].since < oldest[1].since) oldest = entry;
+    return oldest;
+  }
+
   #partitions(t: ReceiverTracker, now: number): Record<string, PartitionHealth> | undefined {
     if (t.partitions.size === 0) return undefined;
     const out: Record<string, PartitionHealth> = {};
+    const exporter = this.#failingExporter();
     for (const [pid, p] of [...t.partitions].sort(([a], [b]) => Number(a) - Number(b) || a.localeCompare(b))) {
+      if (p.state === 'waiting') {
+        out[pid] = {
+          state: 'waiting',
+          cause: 'export',
+          permanent: false,
+          seconds: Math.round((now - p.since) / 1000),
+          ...(exporter ? { exporter: exporter[0], error: exporter[1].error } : {}),
+        };
+        continue;
+      }
       out[pid] = {
         state: p.state,
         ...(p.cause ? { cause: p.cause } : {}),

@@ -154,7 +154,7 @@ const STATE_INSTRUMENTS: readonly (readonly [string, 'gauge' | 'counter', StateV
 ];
 
 /** Partition states of `partition_state`; every state of a partition is reported, 1 for the current one. */
-const PARTITION_STATES = ['reading', 'retrying', 'released'] as const;
+const PARTITION_STATES = ['reading', 'retrying', 'waiting', 'released'] as const;
 
 /** Per-partition gauges: name, stats key, description, unit. */
 const PARTITION_GAUGES: readonly (readonly [string, keyof PartitionStats, string, string])[] = [
@@ -251,7 +251,7 @@ export class ReceiverMetrics {
     meter
       .createObservableGauge(`${RECEIVER_METRIC_PREFIX}partition_state`, {
         description:
-          'State of each partition this instance holds or handed back: 1 for the current state (reading, retrying, released), 0 for the others.',
+          'State of each partition this instance holds or handed back: 1 for the current state (reading, retrying, waiting, released), 0 for the others.',
         unit: '1',
       })
       .addCallback((result) => this.#observeStates(result));

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { durationMs } from '../../config/duration.ts';
 import { ConfigError } from '../../component/errors.ts';
-import type { Logger } from '../../component/logger.ts';
+import type { CreateSettings } from '../../component/factory.ts';
 import type { LogsConsumer } from '../../pipeline/consumer.ts';
 import { fromItemExporter, type ItemExporter } from '../../pipeline/exporter-adapter.ts';
 import { limitRequestBytes } from '../../pipeline/request-bytes-limit.ts';
@@ -135,11 +135,15 @@ export function otlpSignalSender<S extends Signal>(
   serializer: MeasuredSerializer<unknown, SignalItem<S>>,
   config: { readonly timeout: number; readonly max_request_bytes: number; readonly retry_on_failure: RetryOnFailureConfig },
   name: string,
-  logger: Logger | undefined,
+  settings: Pick<CreateSettings, 'logger' | 'onExportAttempt'> | undefined,
   options: { readonly encodedLogs?: boolean } = {},
 ): LogsConsumer {
   const consumer = fromItemExporter(exporter, signal, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
-  const retrying = withRetry(consumer, retryOptionsFromConfig(config.retry_on_failure, { logger }));
+  const logger = settings?.logger;
+  const retrying = withRetry(
+    consumer,
+    retryOptionsFromConfig(config.retry_on_failure, { logger, onAttempt: settings?.onExportAttempt }),
+  );
   const bounded = limitRequestBytes(retrying, {
     maxBytes: config.max_request_bytes, measure: serializer.measure, signal, name, logger,
   });

@@ -13,6 +13,11 @@ export interface OwnershipSnapshot {
   readonly leaving: string[];
   /** Partition id → `ownerid` metadata while the ownership lease is held (`''` when unknown); absent when free. */
   readonly holders: Map<string, string>;
+  /**
+   * Partition id → the `ownerid` metadata of an ownership blob whose lease lapsed (`expired`: not released, not
+   * broken): who held it last. After a storage outage every lease has lapsed; each takes its own back first.
+   */
+  readonly lastOwners: Map<string, string>;
   /** Partition id → the `epoch` metadata key, where present. */
   readonly epochs: Map<string, number>;
   /**
@@ -84,7 +89,7 @@ export async function readOwnershipSnapshot(
   const { members, leaving, known, memberVersions } = membership ?? (await readMembership(container, scope, signal));
   const snapshot: OwnershipSnapshot = {
     members: [...members], leaving: [...leaving], known: new Set(known), memberVersions: new Map(memberVersions),
-    holders: new Map(), epochs: new Map(), foreign: new Map(), etags: new Map(),
+    holders: new Map(), lastOwners: new Map(), epochs: new Map(), foreign: new Map(), etags: new Map(),
   };
   const views = new Map<string, OwnershipBlobView>();
   let serviceNowMs = Date.now();
@@ -95,6 +100,8 @@ export async function readOwnershipSnapshot(
       if (parsed?.kind !== 'ownership') continue;
       const held = isHeld(item.properties.leaseState);
       if (held) snapshot.holders.set(parsed.id, item.metadata?.ownerid ?? '');
+      else if (item.properties.leaseState === 'expired' && item.metadata?.ownerid)
+        snapshot.lastOwners.set(parsed.id, item.metadata.ownerid);
       if (item.properties.etag) snapshot.etags.set(parsed.id, item.properties.etag);
       const lastModifiedMs = item.properties.lastModified?.getTime();
       views.set(parsed.id, { ownerId: item.metadata?.ownerid, leased: held, lastModifiedMs });

@@ -18,6 +18,12 @@ const MAX_ENCODED_REFUSALS = 3;
 /** Wait between attempts at a batch the pipeline refused, while the partition holds it: 1 s to 60 s. */
 const HOLD_INITIAL_MS = 1_000;
 const HOLD_MAX_MS = 60_000;
+/**
+ * A batch the pipeline has not delivered after this long puts its partition in the `waiting` state (since the
+ * hand-over), so health sees a stage that holds it: an exporter retrying inside its `retry_on_failure`, a
+ * batch processor waiting. 5 000 ms: longer than a healthy export, well inside the 30 s `degraded_after`.
+ */
+export const DELIVERY_WAIT_REPORT_MS = 5_000;
 
 /** What the export step needs of its pump. */
 export interface BatchExporterDeps {
@@ -55,8 +61,15 @@ export class BatchExporter {
     let encodedRefusals = 0;
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
+      const handedOver = Date.now();
+      // No timer of its own per batch when the pump already says why it waits (a held batch is `retrying`).
+      const waiting = setTimeout(() => {
+        if (d.state().state === 'reading') d.setState({ state: 'waiting', since: handedOver, cause: 'export' });
+      }, o.deliveryWaitReportMs ?? DELIVERY_WAIT_REPORT_MS);
+      waiting.unref();
       try {
         await o.consumer.consume(pending, d.kill);
+        clearTimeout(waiting);
         const counts = itemCounts(pending);
         this.#count('Accepted', counts);
         if (d.state().state !== 'reading') d.setState({ state: 'reading', since: Date.now() });
@@ -69,6 +82,7 @@ export class BatchExporter {
         });
         return true;
       } catch (error) {
+        clearTimeout(waiting);
         if (d.kill.aborted) return false;
         if (isEncodedLogsRefused(error) && encodedRefusals++ < MAX_ENCODED_REFUSALS) {
           // The records could not go as encoded bytes (too large for one request): as objects they can be

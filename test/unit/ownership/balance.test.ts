@@ -202,3 +202,20 @@ describe('balance: a member leaving', () => {
     assert.equal(d.members, 2);
   });
 });
+
+describe('balance: after every lease lapsed at once (a storage outage)', () => {
+  const lastOwners = new Map([['0', 'a'], ['1', 'b'], ['2', 'a'], ['3', 'b'], ['4', 'a'], ['5', 'b']]);
+  const base = { partitionIds: ids(6), ownerships: new Map<string, string | undefined>(), lastOwners };
+
+  test('an instance takes its own partitions back first, all in one round, even balanced', () => {
+    const d = balance({ ...base, ownerId: 'a', members: ['a', 'b'], strategy: 'balanced' });
+    assert.deepEqual(d.claim, ['0', '2', '4']);
+  });
+
+  test('while it holds back for the others, it leaves their partitions to them even when alone in the listing', () => {
+    const holding = balance({ ...base, ownerId: 'a', members: ['a'], strategy: 'greedy', holdBackFor: new Set(['b']) });
+    assert.deepEqual(holding.claim, ['0', '2', '4'], 'b has not renewed its membership yet: its partitions wait for it');
+    const after = balance({ ...base, ownerId: 'a', members: ['a'], strategy: 'greedy' });
+    assert.deepEqual(after.claim, ['0', '2', '4', '1', '3', '5'], 'the grace over, a gone instance\'s partitions are taken');
+  });
+});

@@ -40,8 +40,9 @@ describe('withRetry', () => {
     await withRetry(inner, { clock, random: () => 0.5 }).consume(makeBatch(2));
     assert.equal(inner.calls, 4);
     assert.equal(inner.records().length, 2);
-    // random 0.5 → no jitter: 5 s, 7.5 s, 11.25 s (defaults: initial 5 s, multiplier 1.5)
-    assert.deepEqual(clock.sleeps, [5_000, 7_500, 11_250]);
+    // random 0.5 draws the middle of each jitter window, cut at the 10 s max_interval (defaults: initial 5 s, ×1.5):
+    // [2.5, 7.5] s → 5 s; [3.75, 11.25 → 10] s → 6.875 s; 11.25 s capped at 10, [5, 10] s → 7.5 s.
+    assert.deepEqual(clock.sleeps, [5_000, 6_875, 7_500]);
   });
 
   test('max_elapsed_time ends the retries with a permanent RetriesExhaustedError carrying the last error', async () => {
@@ -63,7 +64,7 @@ describe('withRetry', () => {
     const clock = virtualClock();
     await withRetry(inner, { clock, randomizationFactor: 0, maxElapsedTimeMs: 0 }).consume(makeBatch(1));
     assert.equal(inner.calls, 501);
-    assert.equal(Math.max(...clock.sleeps), 30_000);
+    assert.equal(Math.max(...clock.sleeps), 10_000);
   });
 
   test('no wait exceeds max_interval, jitter included (max_interval 2 s, the highest random draw)', async () => {
@@ -106,6 +107,20 @@ describe('withRetry', () => {
     assert.equal(inner.records().length, 1);
   });
 
+  test('onAttempt hears every attempt as it ends: failures say whether another follows', async () => {
+    const attempts: unknown[] = [];
+    const onAttempt = (a: { ok: boolean; retrying?: boolean }) => attempts.push(a.ok ? 'ok' : a.retrying ? 'retry' : 'last');
+    await withRetry(new InMemoryLogsConsumer().failNext(2), { clock: virtualClock(), onAttempt }).consume(makeBatch(1));
+    assert.deepEqual(attempts, ['retry', 'retry', 'ok']);
+    attempts.length = 0;
+    const options = { clock: virtualClock(), randomizationFactor: 0, initialIntervalMs: 10, maxIntervalMs: 10, maxElapsedTimeMs: 25, onAttempt };
+    await assert.rejects(withRetry(alwaysFailing(), options).consume(makeBatch(1)), RetriesExhaustedError);
+    assert.deepEqual(attempts, ['retry', 'retry', 'last'], 'the give-up attempt is not announced as retried');
+    attempts.length = 0;
+    await assert.rejects(withRetry(alwaysFailing(), { enabled: false, onAttempt }).consume(makeBatch(1)));
+    assert.deepEqual(attempts, ['last'], 'without retries each call is one attempt, heard too');
+  });
+
   test('waits follow the backoff policy with this section\'s defaults (×1.5, ±50 %)', async () => {
     const inner = new InMemoryLogsConsumer().failNext(3);
     const clock = virtualClock();
@@ -138,11 +153,11 @@ describe('Retry-After', () => {
 });
 
 describe('retryOnFailureSchema', () => {
-  test('fills the collector defaults', () => {
+  test('fills the collector defaults, but a 10 s max_interval (recoveries noticed within 10 s)', () => {
     assert.deepEqual(retryOnFailureSchema.parse({}), {
       enabled: true,
       initial_interval: 5_000,
-      max_interval: 30_000,
+      max_interval: 10_000,
       max_elapsed_time: 300_000,
       multiplier: 1.5,
       randomization_factor: 0.5,

@@ -43,7 +43,7 @@ const rawDecode: Decoder = (events) => ({
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
 const context = { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' };
 
-function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; dropRefused?: boolean; intervalMs?: number; everyN?: number; stallTimeoutMs?: number; reopenInitialMs?: number; decode?: Decoder; logger?: Logger; receiverId?: string } = {}) {
+function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; dropRefused?: boolean; intervalMs?: number; everyN?: number; stallTimeoutMs?: number; reopenInitialMs?: number; decode?: Decoder; logger?: Logger; receiverId?: string; deliveryWaitReportMs?: number } = {}) {
   const hub = new FakeHub();
   const store = new RecordingStore();
   const exported: number[] = [];
@@ -55,6 +55,7 @@ function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>
     consumer: { consume: opts.consume ?? (async (b) => { for (const r of b.records) exported.push(r.attributes.seq as number); }) },
     checkpointer, deadLetter: opts.deadLetter, dropRefused: opts.dropRefused, counters, logger: opts.logger ?? noopLogger, emit: (s) => statuses.push(s), receiverId: opts.receiverId,
     reopenInitialMs: opts.reopenInitialMs ?? 1, reopenMaxMs: opts.reopenInitialMs ?? 5, stallTimeoutMs: opts.stallTimeoutMs, holdInitialMs: 1, holdMaxMs: 5,
+    deliveryWaitReportMs: opts.deliveryWaitReportMs,
   });
   return { hub, store, exported, statuses, counters, pump };
 }
@@ -320,6 +321,35 @@ test('without a dead-letter store a refused batch is held and retried until acce
   assert.equal(states.at(-1), 'reading', 'and its end');
 });
 
+test('a batch the pipeline holds past the report delay makes the partition waiting, since the hand-over, until delivered', async () => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const exported: number[] = [];
+  const { hub, pump, statuses } = setup({
+    deliveryWaitReportMs: 30,
+    consume: async (b) => {
+      if (b.records.some((r) => r.attributes.seq === 0)) await held;
+      for (const r of b.records) exported.push(r.attributes.seq as number);
+    },
+  });
+  hub.append('0', 5);
+  const before = Date.now();
+  void pump.run();
+  await until(() => pump.state.state === 'waiting');
+  assert.equal(pump.state.cause, 'export');
+  assert.ok(pump.state.since >= before && pump.state.since <= before + 25, 'since the hand-over, not since the report');
+  // The pump goes on receiving (maxWaitMs 20) while the batch is held: the state stays until delivery.
+  hub.append('0', 5);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(pump.state.state, 'waiting');
+  release();
+  await until(() => exported.length === 10);
+  await until(() => pump.state.state === 'reading');
+  await pump.stop(1_000);
+  const states = statuses.flatMap((s) => (s.type === 'partitionState' ? [s.state] : []));
+  assert.deepEqual(states, ['waiting', 'reading']);
+});
+
 test('a held batch is never checkpointed past, even by the final checkpoint of a stop', async () => {
   const { hub, store, pump } = setup({ consume: async (b) => { if (b.records.some((r) => (r.attributes.seq as number) >= 10)) throw new Error('503'); } });
   hub.append('0', 30);
@@ -389,7 +419,9 @@ test('a stop during the reopen backoff is graceful: the final checkpoint is writ
   const end = await pump.stop(1_000);
   assert.equal(end.reason, 'stopped');
   assert.equal(store.data.get('0')?.sequenceNumber, 24, 'the final checkpoint covers everything exported');
-  assert.equal(statuses.filter((s) => s.type === 'checkpointWritten').length, 1);
+  const written = statuses.flatMap((s) => (s.type === 'checkpointWritten' ? [s.sequenceNumber] : []));
+  assert.equal(written.at(-1), 24);
+  assert.ok(written.length <= 2, `the first batch's early checkpoint, then the final one: ${written.join(',')}`);
 });
 
 test('the failure count resets only after a receive completed, and a permanent refusal is reported with its key', async () => {

@@ -153,4 +153,44 @@ describe('HealthState: permanent failures, retrying partitions, storage', () => 
     state.update('r', { type: 'memoryResumed', usageBytes: 100 * MiB, limitBytes: 128 * MiB });
     assert.equal(state.report().status, 'ready');
   });
+
+  test('a partition waiting on the pipeline past degraded_after is exportStalled, naming the failing exporter', () => {
+    let now = 1_000_000;
+    const state = new HealthState({ degradedAfterMs: 30_000, now: () => now });
+    state.update('r', { type: 'partitionOpened', partitionId: '0' });
+    state.update('r', { type: 'partitionOpened', partitionId: '1' });
+    const handedOver = now;
+    now += 5_000;
+    state.update('r', { type: 'partitionState', partitionId: '1', state: 'waiting', since: handedOver, cause: 'export' });
+    state.exportAttempt('otlphttp/a', { ok: false, error: new Error('503 Service Unavailable'), retrying: true });
+    now += 5_000;
+    state.exportAttempt('otlphttp/a', { ok: false, error: new Error('503 again'), retrying: true });
+    const early = state.report();
+    assert.equal(early.status, 'ready', 'waiting 10 s of a 30 s allowance');
+    assert.deepEqual(early.receivers.r!.partitions, {
+      '1': { state: 'waiting', cause: 'export', permanent: false, seconds: 10, exporter: 'otlphttp/a', error: '503 again' },
+    });
+    now = handedOver + 30_000;
+    const r = state.report().receivers.r!;
+    assert.equal(r.status, 'degraded');
+    assert.equal(r.reason, 'exportStalled');
+    assert.equal(r.exporter, 'otlphttp/a');
+    assert.equal(r.error, 'otlphttp/a: 2 failed attempts in a row: 503 again');
+    // The exporter delivers: the batch is delivered and the partition reads again.
+    state.exportAttempt('otlphttp/a', { ok: true });
+    state.update('r', { type: 'partitionState', partitionId: '1', state: 'reading', since: now });
+    assert.deepEqual(state.report(), { status: 'ready', receivers: { r: { status: 'ready', ownedPartitions: 2 } } });
+  });
+
+  test('a batch held by a stage while no exporter fails is still exportStalled after degraded_after, saying so', () => {
+    let now = 1_000_000;
+    const state = new HealthState({ degradedAfterMs: 2_000, now: () => now });
+    state.update('r', { type: 'partitionOpened', partitionId: '0' });
+    state.update('r', { type: 'partitionState', partitionId: '0', state: 'waiting', since: now, cause: 'export' });
+    now += 7_000;
+    const r = state.report().receivers.r!;
+    assert.equal(r.reason, 'exportStalled');
+    assert.equal(r.exporter, undefined);
+    assert.match(r.error!, /handed to the pipeline 7s ago is not delivered yet/);
+  });
 });
