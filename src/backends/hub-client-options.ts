@@ -28,6 +28,13 @@ export interface HubClientOptions {
   readonly proxyUrl?: string;
   /** Where the proxy environment variables are read. Default `process.env`; for tests. */
   readonly proxyEnvironment?: ProxyEnvironment;
+  /**
+   * Lifetime of the SAS tokens signed from a connection string's key, in ms; at least 10000. Default
+   * 3_600_000 (the Azure SDKs' hour). For tests and soaks that need many renewals (docs/benchmarks.md, token
+   * soak); not a configuration key. Each token is renewed 2 min before it expires, or at three quarters of
+   * its life if it lives less than 8 min. A connection string carrying a SharedAccessSignature is used as is.
+   */
+  readonly sasTokenLifetimeMs?: number;
   /** Called on disconnects and recoveries. */
   readonly onStatus?: (status: BackendStatus) => void;
 }

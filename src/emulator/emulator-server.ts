@@ -7,7 +7,10 @@ import { createServer as createTlsServer } from 'node:tls';
 import rhea from 'rhea';
 import type { Emulator, EmulatorEventInput, EmulatorHubConfig, EmulatorOptions, ReceiverLinkRecord } from './types.ts';
 import { parseAddress } from './internal/addresses.ts';
-import { ARGUMENT_ERROR, ARGUMENT_OUT_OF_RANGE, LINK_STOLEN, NOT_FOUND, UNAUTHORIZED, entityNotFound, stolenByEpoch } from './internal/conditions.ts';
+import {
+  ARGUMENT_ERROR, ARGUMENT_OUT_OF_RANGE, LINK_DETACH_FORCED, LINK_STOLEN, NOT_FOUND, UNAUTHORIZED, claimExpired, entityNotFound, stolenByEpoch,
+} from './internal/conditions.ts';
+import { ClaimAuditLog } from './internal/claim-audit.ts';
 import { ConnectionRegistry, abortConnection, type ConnectionState } from './internal/connection-registry.ts';
 import { ConsumerLink } from './internal/consumer-link.ts';
 import { FaultController, type FaultHost } from './internal/fault-controller.ts';
@@ -54,6 +57,7 @@ const { message: amqpMessage } = rhea as any;
 
 export class EmulatorServer implements Emulator, FaultHost {
   readonly audit = new ReceiverAuditLog();
+  readonly claims = new ClaimAuditLog();
   readonly faults: FaultController;
   private readonly namespace: Namespace;
   private readonly readers = new PartitionReaders();
@@ -261,6 +265,18 @@ export class EmulatorServer implements Emulator, FaultHost {
 
   private expire(): void {
     for (const hub of this.namespace.all()) for (const log of hub.logs) log.expire(this.retentionMs);
+    this.expireClaims();
+  }
+
+  /** Detaches the links whose claim expired with no new token, as the service does (conditions.ts claimExpired). */
+  private expireClaims(): void {
+    const detached = this.connections.detachExpiredClaims(Date.now(), ({ link, entityPath, role }) => ({
+      condition: LINK_DETACH_FORCED,
+      description: claimExpired(String(link.name), role === 'consumer' ? 'Listen' : 'Send', `${this.endpoint()}${entityPath.toLowerCase()}`),
+    }));
+    for (const { state, link, entityPath, role } of detached) {
+      this.claims.expiredLinks.push({ linkName: String(link.name), role, entityPath, connectionId: state.containerId, at: Date.now() });
+    }
   }
 
   private refuse(link: any, condition: string, description: string): void {
@@ -366,6 +382,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     });
     const link = new ConsumerLink(sender, log, consumerGroup, epoch, runtimeMetrics, resolveStartSequenceNumber(start, log), record, this.faults);
     sender.__consumer = link;
+    state.attachedUnderClaim(sender, `${hubName}/ConsumerGroups/${consumerGroup}/Partitions/${partitionId}`);
     this.readers.add(link);
     state.consumers.add(link);
   }
@@ -401,6 +418,7 @@ export class EmulatorServer implements Emulator, FaultHost {
     // The SDK sizes its batches from this value (eventHubSender.ts getMaxMessageSize).
     receiver.local.attach.max_message_size = MAX_MESSAGE_SIZE_BYTES;
     state.producers.add({ receiver, hub: hub.name, ...(address.partitionId !== undefined ? { partitionId: address.partitionId } : {}) });
+    state.attachedUnderClaim(receiver, entityPath);
   }
 
   private onMessage(ctx: any): void {
@@ -435,6 +453,16 @@ export class EmulatorServer implements Emulator, FaultHost {
   private onPutToken(state: ConnectionState, request: any) {
     const { reply, granted } = handlePutToken(request, this.options.sasKeys, this.faults.takeRequestFailure('cbs'));
     if (granted) state.grant(granted);
+    const audience = String(request.application_properties?.name ?? '');
+    // The status code is wrapped as an AMQP int (request-handlers.ts status()).
+    const statusCode = Number((reply.application_properties['status-code'] as { value?: unknown } | undefined)?.value);
+    this.claims.puts.push({
+      audience,
+      connectionId: state.containerId,
+      at: Date.now(),
+      statusCode,
+      ...(granted && Number.isFinite(granted.expiresAtMs) ? { expiresAt: granted.expiresAtMs } : {}),
+    });
     return reply;
   }
 

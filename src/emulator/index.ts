@@ -3,7 +3,7 @@ import { EmulatorServer } from './emulator-server.ts';
 import type { Emulator, EmulatorOptions } from './types.ts';
 
 export type {
-  Emulator, EmulatorEventInput, EmulatorFaults, EmulatorHubConfig, EmulatorOptions, FaultCondition, ReceiverAudit, ReceiverLinkRecord,
+  ClaimAudit, Emulator, EmulatorEventInput, ExpiredLinkRecord, EmulatorFaults, EmulatorHubConfig, EmulatorOptions, FaultCondition, PutTokenRecord, ReceiverAudit, ReceiverLinkRecord,
 } from './types.ts';
 export { EMULATOR_TIERS, tierQuotas, type EmulatorTier, type TierQuotas } from './tier-quotas.ts';
 export { DEFAULT_KEY, DEFAULT_KEY_NAME, MAX_MESSAGE_SIZE_BYTES } from './emulator-server.ts';

@@ -123,6 +123,42 @@ export interface ReceiverAudit {
   clear(): void;
 }
 
+/** One `put-token` request the emulator answered on `$cbs`. */
+export interface PutTokenRecord {
+  /** The audience the claim was put for (the request's `name`). */
+  audience: string;
+  /** The client's AMQP container id. */
+  connectionId: string;
+  /** When the request was answered, ms since the epoch. */
+  at: number;
+  /** 202 when the claim was granted, else the refusal's status code (401 for an expired or invalid token). */
+  statusCode: number;
+  /** When the granted claim expires, ms since the epoch; absent for a refusal or a token without expiry. */
+  expiresAt?: number;
+}
+
+/** A link the emulator detached because the claim that covered it expired and no new token came. */
+export interface ExpiredLinkRecord {
+  linkName: string;
+  /** `consumer` for a partition receiver, `producer` for a sender. */
+  role: 'consumer' | 'producer';
+  /** The entity path, e.g. `hub/ConsumerGroups/$Default/Partitions/0`. */
+  entityPath: string;
+  connectionId: string;
+  /** When the link was detached, ms since the epoch. */
+  at: number;
+}
+
+export interface ClaimAudit {
+  /** Every `put-token` answered, in order. */
+  readonly puts: readonly PutTokenRecord[];
+  /** Every link detached for an expired claim (`amqp:link:detach-forced`, `Code: RenewToken`). */
+  readonly expiredLinks: readonly ExpiredLinkRecord[];
+  /** The puts for one audience. */
+  putsFor(audience: string): PutTokenRecord[];
+  clear(): void;
+}
+
 export interface Emulator {
   readonly host: string;
   readonly port: number;
@@ -137,6 +173,8 @@ export interface Emulator {
   append(hubName: string, partitionId: string, events: EmulatorEventInput[]): void;
   readonly faults: EmulatorFaults;
   readonly audit: ReceiverAudit;
+  /** Claims put on `$cbs` and links detached because their claim expired. */
+  readonly claims: ClaimAudit;
   addHub(config: EmulatorHubConfig): void;
   /** Removes a hub: its links are detached with amqp:not-found and later requests get not-found errors. */
   removeHub(name: string): void;

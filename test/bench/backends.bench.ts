@@ -10,6 +10,13 @@
  * no-op consumer. All use prefetch 300, batches of 100 and last-enqueued tracking (the backends'
  * default). Rounds alternate; each side reports its
  * fastest round (other jobs on the machine only ever add time) and the median.
+ *
+ * Library sides (issue 24): a second hub holds BENCH_EVENTS realistic Azure resource-log events
+ * (src/decode/samples.ts, as the pipeline bench preloads them); `polling+azure` and `streaming+azure` drain it
+ * through the whole receiver (`createAzureEventHubReceiver`, format `azure`, default settings) into a consumer
+ * that only counts records, against `sdk-logs`, the bare SDK draining that hub; each of its events carries
+ * BENCH_LOGS_PROPERTIES application properties (3). Goals: polling ≥ 0.85,
+ * streaming ≥ 1.0. Their client CPU per event shows the receiver's per-event work above the backend's.
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -18,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { createHubClient } from '../../src/backends/create-hub-client.ts';
 import type { BackendKind } from '../../src/backends/consumer.ts';
 import { drainWithSdk } from './internal/sdk-drain.ts';
+import { drainWithReceiver } from './internal/receiver-drain.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const PARTITIONS = 8;
@@ -27,8 +35,27 @@ const PREFETCH = 300;
 const BATCH = 100;
 const DRAIN_TIMEOUT_MS = 300_000;
 const HUB = 'bench';
-/** BENCH_SIDES=streaming (comma list) measures a subset, e.g. for profiling; the ratios need `sdk`. */
-const SIDES = (process.env.BENCH_SIDES ?? 'sdk,polling,streaming').split(',') as ('sdk' | BackendKind)[];
+/** The hub of realistic resource-log events the library sides drain. */
+const LOGS_HUB = 'logs';
+/**
+ * BENCH_LOGS_PROPERTIES (3): application properties per event of that hub, strings and numbers, as producers
+ * that tag events set them, so the backends' property handling is part of what the library sides measure
+ * (0 for none, as diagnostic settings send).
+ */
+const LOGS_PROPERTIES = Number(process.env.BENCH_LOGS_PROPERTIES ?? 3);
+const logsProperties = (index: number): Record<string, unknown> => Object.fromEntries(
+  Array.from({ length: LOGS_PROPERTIES }, (_, k) => [`property${k}`, k % 2 === 0 ? `value-${index % 97}` : index % 1000]),
+);
+type LibrarySide = `${BackendKind}+azure`;
+type Side = 'sdk' | BackendKind | 'sdk-logs' | LibrarySide;
+const ALL_SIDES: readonly Side[] = ['sdk', 'polling', 'streaming', 'sdk-logs', 'polling+azure', 'streaming+azure'];
+/** BENCH_SIDES=streaming (comma list) measures a subset, e.g. for profiling; a ratio needs its baseline. */
+const SIDES = (process.env.BENCH_SIDES ?? ALL_SIDES.join(',')).split(',') as Side[];
+/** Each measured side's baseline: the bare SDK on the same hub. */
+const BASELINE: Record<Exclude<Side, 'sdk' | 'sdk-logs'>, 'sdk' | 'sdk-logs'> = {
+  polling: 'sdk', streaming: 'sdk', 'polling+azure': 'sdk-logs', 'streaming+azure': 'sdk-logs',
+};
+const GOALS: Record<keyof typeof BASELINE, number> = { polling: 0.9, streaming: 1.4, 'polling+azure': 0.85, 'streaming+azure': 1.0 };
 
 const collectGarbage = (): void => (globalThis as { gc?: () => void }).gc?.();
 
@@ -42,6 +69,9 @@ interface ChildStats {
 
 interface Child {
   readonly connectionString: string;
+  /** The hub of realistic events, and the log records they hold. */
+  readonly logsConnectionString: string;
+  readonly logsRecords: number;
   stats(): Promise<ChildStats>;
   stop(): void;
 }
@@ -57,12 +87,14 @@ async function startChild(): Promise<Child> {
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`emulator child exited with ${code}`)));
   });
-  const { connectionString } = JSON.parse(first) as { connectionString: string };
+  const { connectionString, logsConnectionString, logsRecords } = JSON.parse(first) as { connectionString: string; logsConnectionString: string; logsRecords: number };
   // Every later line is the answer to one `stats` request, in order.
   const waiting: ((stats: ChildStats) => void)[] = [];
   lines.on('line', (line) => waiting.shift()?.(JSON.parse(line) as ChildStats));
   return {
     connectionString,
+    logsConnectionString,
+    logsRecords,
     stats: () => new Promise((resolve) => {
       waiting.push(resolve);
       child.stdin.write('stats\n');
@@ -99,27 +131,33 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
+/** One drain of `side`; ms until everything arrived. */
+function drain(side: Side, child: Child): Promise<number> {
+  if (side === 'sdk') return drainSdk(child.connectionString);
+  if (side === 'sdk-logs') return drainSdk(child.logsConnectionString);
+  if (side === 'polling' || side === 'streaming') return drainBackend(side, child.connectionString);
+  const backend = side.replace('+azure', '') as BackendKind;
+  return drainWithReceiver({ connectionString: child.logsConnectionString, backend, format: 'azure', records: child.logsRecords, timeoutMs: DRAIN_TIMEOUT_MS });
+}
+
 async function main(): Promise<void> {
-  console.log(`preloading ${EVENTS} events of ${EVENT_BYTES} B over ${PARTITIONS} partitions in a child emulator...`);
+  console.log(`preloading ${EVENTS} events of ${EVENT_BYTES} B and ${EVENTS} sample resource-log events over ${PARTITIONS} partitions in a child emulator...`);
   const child = await startChild();
   try {
-    const times: Record<'sdk' | BackendKind, number[]> = { sdk: [], polling: [], streaming: [] };
+    const times = Object.fromEntries(SIDES.map((s) => [s, [] as number[]])) as Record<Side, number[]>;
     /** Client CPU per event (µs): unlike wall time, barely disturbed by other jobs on the machine. */
-    const cpu: Record<'sdk' | BackendKind, number[]> = { sdk: [], polling: [], streaming: [] };
+    const cpu = Object.fromEntries(SIDES.map((s) => [s, [] as number[]])) as Record<Side, number[]>;
     /** The emulator child's CPU per event (µs, all its threads) while serving that side. */
-    const emulatorCpu: Record<'sdk' | BackendKind, number[]> = { sdk: [], polling: [], streaming: [] };
+    const emulatorCpu = Object.fromEntries(SIDES.map((s) => [s, [] as number[]])) as Record<Side, number[]>;
     // A warm-up drain of each, so JIT and connection setup do not count against the first side measured.
-    for (const side of SIDES) {
-      if (side === 'sdk') await drainSdk(child.connectionString);
-      else await drainBackend(side, child.connectionString);
-    }
+    for (const side of SIDES) await drain(side, child);
     for (let round = 1; round <= ROUNDS; round++) {
       for (const side of round % 2 ? SIDES : [...SIDES].reverse()) {
         collectGarbage();
         const childBefore = await child.stats();
         const eluBefore = performance.eventLoopUtilization();
         const cpuBefore = process.cpuUsage();
-        const ms = side === 'sdk' ? await drainSdk(child.connectionString) : await drainBackend(side, child.connectionString);
+        const ms = await drain(side, child);
         const used = process.cpuUsage(cpuBefore);
         const elu = performance.eventLoopUtilization(eluBefore).utilization;
         const childAfter = await child.stats();
@@ -130,42 +168,46 @@ async function main(): Promise<void> {
         times[side].push(ms);
         cpu[side].push(cpuPerEventUs);
         emulatorCpu[side].push(emulatorCpuUs);
-        console.log(`round ${round} ${side.padEnd(9)} ${ms.toFixed(0).padStart(6)} ms  ${Math.round(EVENTS / (ms / 1000)).toLocaleString('en-US').padStart(9)} events/s  `
+        console.log(`round ${round} ${side.padEnd(15)} ${ms.toFixed(0).padStart(6)} ms  ${Math.round(EVENTS / (ms / 1000)).toLocaleString('en-US').padStart(9)} events/s  `
           + `CPU µs/event client ${cpuPerEventUs.toFixed(1)} emulator ${emulatorCpuUs.toFixed(1)}  `
           + `busy: client loop ${pct(elu)} emulator loop ${pct(emulatorElu)}  load ${loadavg()[0]!.toFixed(2)}`);
       }
     }
     const rate = (ms: number): number => Math.round(EVENTS / (ms / 1000));
-    if (SIDES.length < 3) {
-      // With `sdk` among the sides, each other side's ratio to it (fastest rounds) is still meaningful.
-      const ratios = SIDES.includes('sdk')
-        ? Object.fromEntries(SIDES.filter((s) => s !== 'sdk').map((s) => [s, Number((Math.min(...times.sdk) / Math.min(...times[s])).toFixed(3))]))
-        : {};
-      console.log(`ratios to the bare SDK (fastest rounds): ${JSON.stringify(ratios)}`);
-      console.log(`BENCH_RESULT ${JSON.stringify({ partial: SIDES, ratios, times, cpu, emulatorCpu })}`);
-      return;
+    const best = (side: Side): number => Math.min(...times[side]);
+    const ratios: Record<string, unknown> = {};
+    for (const side of SIDES) {
+      if (side === 'sdk' || side === 'sdk-logs') {
+        console.log(`${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s (best of ${ROUNDS}), client CPU ${Math.min(...cpu[side]).toFixed(2)} µs/event`);
+        continue;
+      }
+      const base = BASELINE[side];
+      if (!SIDES.includes(base)) continue;
+      const ratio = Number((best(base) / best(side)).toFixed(3));
+      const ofMedians = Number((median(times[base]) / median(times[side])).toFixed(3));
+      const cpuRatio = Number((Math.min(...cpu[side]) / Math.min(...cpu[base])).toFixed(2));
+      ratios[side] = { ratio, ratioOfMedians: ofMedians, cpuRatio };
+      console.log(`${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s, ratio ${ratio} to ${base} (goal ≥ ${GOALS[side]}; ratio of medians ${ofMedians}); `
+        + `client CPU ${Math.min(...cpu[side]).toFixed(2)} µs/event, ${cpuRatio}x ${base}'s`);
     }
-    const best = { sdk: Math.min(...times.sdk), polling: Math.min(...times.polling), streaming: Math.min(...times.streaming) };
     const result = {
       events: EVENTS,
+      logsRecords: child.logsRecords,
       partitions: PARTITIONS,
       eventBytes: EVENT_BYTES,
       rounds: ROUNDS,
-      sdkEventsPerSec: rate(best.sdk),
-      pollingEventsPerSec: rate(best.polling),
-      streamingEventsPerSec: rate(best.streaming),
-      pollingRatio: Number((best.sdk / best.polling).toFixed(3)),
-      streamingRatio: Number((best.sdk / best.streaming).toFixed(3)),
-      pollingRatioOfMedians: Number((median(times.sdk) / median(times.polling)).toFixed(3)),
-      streamingRatioOfMedians: Number((median(times.sdk) / median(times.streaming)).toFixed(3)),
-      clientCpuUsPerEvent: { sdk: Number(Math.min(...cpu.sdk).toFixed(2)), polling: Number(Math.min(...cpu.polling).toFixed(2)), streaming: Number(Math.min(...cpu.streaming).toFixed(2)) },
-      emulatorCpuUsPerEvent: { sdk: Number(Math.min(...emulatorCpu.sdk).toFixed(2)), polling: Number(Math.min(...emulatorCpu.polling).toFixed(2)), streaming: Number(Math.min(...emulatorCpu.streaming).toFixed(2)) },
+      sides: SIDES,
+      eventsPerSec: Object.fromEntries(SIDES.map((s) => [s, rate(best(s))])),
+      ratios,
+      // The names the results file had before the library sides, kept for scripts that read them.
+      ...(ratios.polling ? { pollingRatio: (ratios.polling as { ratio: number }).ratio } : {}),
+      ...(ratios.streaming ? { streamingRatio: (ratios.streaming as { ratio: number }).ratio } : {}),
+      clientCpuUsPerEvent: Object.fromEntries(SIDES.map((s) => [s, Number(Math.min(...cpu[s]).toFixed(2))])),
+      emulatorCpuUsPerEvent: Object.fromEntries(SIDES.map((s) => [s, Number(Math.min(...emulatorCpu[s]).toFixed(2))])),
+      times,
       loadavg: loadavg().map((l) => Number(l.toFixed(2))),
-      goals: { polling: 0.9, streaming: 1.4 },
+      goals: GOALS,
     };
-    console.log(`bare SDK  ${result.sdkEventsPerSec.toLocaleString('en-US')} events/s (best of ${ROUNDS})`);
-    console.log(`polling   ${result.pollingEventsPerSec.toLocaleString('en-US')} events/s, ratio ${result.pollingRatio} (goal ≥ 0.9; ratio of medians ${result.pollingRatioOfMedians})`);
-    console.log(`streaming ${result.streamingEventsPerSec.toLocaleString('en-US')} events/s, ratio ${result.streamingRatio} (goal ≥ 1.4; ratio of medians ${result.streamingRatioOfMedians})`);
     console.log(`BENCH_RESULT ${JSON.stringify(result)}`);
   } finally {
     child.stop();
@@ -174,13 +216,28 @@ async function main(): Promise<void> {
 
 async function runEmulatorChild(): Promise<void> {
   const { startEmulator } = await import('../../src/emulator/index.ts');
-  const emulator = await startEmulator({ port: 0, hubs: [{ name: HUB, partitions: PARTITIONS }] });
+  const { SAMPLE_CATEGORIES, sampleResourceLogBody } = await import('../../src/decode/samples.ts');
+  const emulator = await startEmulator({ port: 0, hubs: [{ name: HUB, partitions: PARTITIONS }, { name: LOGS_HUB, partitions: PARTITIONS }] });
   const body = Buffer.alloc(EVENT_BYTES, 'x');
   const perPartition = EVENTS / PARTITIONS;
   for (let p = 0; p < PARTITIONS; p++) {
     for (let i = 0; i < perPartition; i += 1000) emulator.append(HUB, String(p), Array.from({ length: Math.min(1000, perPartition - i) }, () => ({ body })));
   }
-  process.stdout.write(`${JSON.stringify({ connectionString: emulator.connectionString(HUB) })}\n`);
+  // The pipeline bench's mix: every category in turn, one event in six holding two records.
+  let logsRecords = 0;
+  const time = new Date();
+  for (let p = 0; p < PARTITIONS; p++) {
+    for (let i = 0; i < perPartition; i += 1000) {
+      emulator.append(LOGS_HUB, String(p), Array.from({ length: Math.min(1000, perPartition - i) }, (_, k) => {
+        const index = p * perPartition + i + k;
+        const records = index % 6 === 5 ? 2 : 1;
+        logsRecords += records;
+        const body = Buffer.from(sampleResourceLogBody(SAMPLE_CATEGORIES[index % SAMPLE_CATEGORIES.length]!, { records, index, time }));
+        return LOGS_PROPERTIES > 0 ? { body, properties: logsProperties(index) } : { body };
+      }));
+    }
+  }
+  process.stdout.write(`${JSON.stringify({ connectionString: emulator.connectionString(HUB), logsConnectionString: emulator.connectionString(LOGS_HUB), logsRecords })}\n`);
   const stdinLines = createInterface({ input: process.stdin });
   stdinLines.on('line', () => {
     const cpu = process.cpuUsage();

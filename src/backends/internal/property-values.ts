@@ -13,3 +13,24 @@ export function datesToNumbers(value: unknown): unknown {
   }
   return value;
 }
+
+/**
+ * The polling backend's application properties from the raw AMQP map and the SDK's copy of it. The SDK's
+ * copy (`convertDatesToNumbers`, @azure/event-hubs 6.0.4) differs from `datesToNumbers(raw)` only in values
+ * that are objects (timestamps, binary, lists, maps): when every value is a string, number or boolean, it
+ * is the same map, already copied, and is taken as it is instead of copying the raw map once more per event.
+ */
+export function pollingProperties(raw: Record<string, unknown>, sdkCopy: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (sdkCopy !== undefined) {
+    let primitive = true;
+    for (const key in raw) {
+      const v = raw[key];
+      if (typeof v === 'object' && v !== null) {
+        primitive = false;
+        break;
+      }
+    }
+    if (primitive) return sdkCopy;
+  }
+  return datesToNumbers(raw) as Record<string, unknown>;
+}

@@ -4,7 +4,7 @@
  * Our ownership coordinator decides which partitions to read, so the SDK's load balancer and
  * checkpoint store are not used (a single-partition subscribe bypasses them).
  */
-import { EventHubConsumerClient, RetryMode } from '@azure/event-hubs';
+import { EventHubConsumerClient, RetryMode, parseEventHubConnectionString } from '@azure/event-hubs';
 import type { RetryOptions } from '@azure/event-hubs';
 import type { BackendKind, HubClient, HubProperties, OpenOptions, PartitionProperties, PartitionReader } from '../consumer.ts';
 import { BackendError } from '../consumer.ts';
@@ -15,7 +15,9 @@ import { configKeysOf, invalidConfiguration } from '../internal/config-keys.ts';
 import type { ResolvedRetry } from '../internal/defaults.ts';
 import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
 import { webSocketSettings } from '../internal/websocket-options.ts';
-import { sdkConnectionId, settledByDisconnect } from './internal/event-hubs-internals.ts';
+import { DEFAULT_SAS_TOKEN_LIFETIME_MS, resolveSasTokenLifetimeMs } from '../internal/token-lifetime.ts';
+import { replaceSdkCredential, sdkConnectionId, settledByDisconnect } from './internal/event-hubs-internals.ts';
+import { sasKeyCredential, withTimelyRenewal } from './internal/sdk-token-timing.ts';
 import { PollingPartitionReader } from './polling-partition-reader.ts';
 
 /** How often the client looks whether the SDK replaced its AMQP connection. 1000 ms. */
@@ -59,10 +61,12 @@ export class PollingHubClient implements HubClient {
           ? new EventHubConsumerClient(this.consumerGroup, options.connectionString, options.eventHubName, clientOptions)
           : new EventHubConsumerClient(this.consumerGroup, options.connectionString, clientOptions);
       } else if (options.credential && options.fullyQualifiedNamespace && options.eventHubName) {
-        this.#client = new EventHubConsumerClient(this.consumerGroup, options.fullyQualifiedNamespace, options.eventHubName, options.credential, clientOptions);
+        const credential = withTimelyRenewal(options.credential);
+        this.#client = new EventHubConsumerClient(this.consumerGroup, options.fullyQualifiedNamespace, options.eventHubName, credential, clientOptions);
       } else {
         throw new TypeError('give connectionString, or credential with fullyQualifiedNamespace and eventHubName');
       }
+      this.#useSasTokenLifetime(options);
     } catch (error) {
       // The SDK quotes the whole connection string when it cannot use it.
       throw invalidConfiguration('polling', error, options);
@@ -70,6 +74,18 @@ export class PollingHubClient implements HubClient {
     this.fullyQualifiedNamespace = this.#client.fullyQualifiedNamespace;
     this.eventHubName = this.#client.eventHubName;
     this.#connectionId = sdkConnectionId(this.#client);
+  }
+
+  /** With `sasTokenLifetimeMs`, the SDK's claims are put with tokens of that lifetime (sdk-token-timing.ts). */
+  #useSasTokenLifetime(options: HubClientOptions): void {
+    const lifetimeMs = resolveSasTokenLifetimeMs(options.sasTokenLifetimeMs);
+    if (lifetimeMs === DEFAULT_SAS_TOKEN_LIFETIME_MS || !options.connectionString) return;
+    const parts = parseEventHubConnectionString(options.connectionString);
+    if (!parts.sharedAccessKeyName || !parts.sharedAccessKey) return;
+    const resource = `sb://${this.#client.fullyQualifiedNamespace}/${this.#client.eventHubName}`;
+    if (!replaceSdkCredential(this.#client, sasKeyCredential(parts.sharedAccessKeyName, parts.sharedAccessKey, resource, lifetimeMs))) {
+      throw new TypeError(`sasTokenLifetimeMs needs @azure/event-hubs' private _context.tokenCredential, which this version lacks`);
+    }
   }
 
   /**

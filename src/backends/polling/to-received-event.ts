@@ -1,7 +1,7 @@
 import type { ReceivedEventData } from '@azure/event-hubs';
 import type { ReceivedEvent } from '../consumer.ts';
 import { toBodyBytes } from '../internal/body-bytes.ts';
-import { datesToNumbers } from '../internal/property-values.ts';
+import { pollingProperties } from '../internal/property-values.ts';
 
 /** The SDK's event (subscribed with `skipParsingBodyAsJson`, so the body is the data section's Buffer) as ours. */
 export function toReceivedEvent(data: ReceivedEventData): ReceivedEvent {
@@ -18,7 +18,7 @@ export function toReceivedEvent(data: ReceivedEventData): ReceivedEvent {
   // `properties` copy turns a binary value into an object of byte values ({ '0': 1, '1': 2, ... })
   // (@azure/event-hubs 6.0.4); timestamps become ms numbers in both.
   const raw = data.getRawAmqpMessage?.().applicationProperties;
-  const properties = raw ? (datesToNumbers(raw) as Record<string, unknown>) : data.properties;
+  const properties = raw ? pollingProperties(raw, data.properties) : data.properties;
   if (properties) event.properties = properties;
   if (data.systemProperties) event.systemProperties = data.systemProperties;
   if (data.contentType != null) event.contentType = data.contentType;

@@ -4,6 +4,7 @@
  * error translation and retry. One connection per HubClient, one receiver link per open reader.
  */
 import type { ConnectionConfig } from '@azure/core-amqp';
+import type { SasTokenProvider } from '@azure/core-amqp';
 import { ConnectionConfig as ConnectionConfigFactory, createSasTokenProvider, parseConnectionString } from '@azure/core-amqp';
 import type { BackendKind, HubClient, HubProperties, OpenOptions, PartitionProperties, PartitionReader } from '../consumer.ts';
 import { BackendError } from '../consumer.ts';
@@ -17,8 +18,20 @@ import { webSocketSettings } from '../internal/websocket-options.ts';
 import { AmqpConnection } from './amqp-connection.ts';
 import type { TokenSource } from './cbs-authorizer.ts';
 import { CbsAuthorizer } from './cbs-authorizer.ts';
+import { DEFAULT_SAS_TOKEN_LIFETIME_MS, resolveSasTokenLifetimeMs, signSasToken } from '../internal/token-lifetime.ts';
 import { ManagementClient } from './management-client.ts';
 import { StreamingPartitionReader } from './streaming-partition-reader.ts';
+
+/** A SasTokenProvider like core-amqp's, whose tokens live `lifetimeMs` instead of its fixed hour. */
+function sasProviderWithLifetime(keyName: string, key: string, lifetimeMs: number): SasTokenProvider {
+  return {
+    isSasTokenProvider: true,
+    async getToken(audience: string) {
+      const expiresOnTimestamp = Math.floor((Date.now() + lifetimeMs) / 1000);
+      return { token: signSasToken(keyName, key, audience, expiresOnTimestamp), expiresOnTimestamp };
+    },
+  };
+}
 
 interface ParsedTarget {
   readonly config: ConnectionConfig;
@@ -33,9 +46,12 @@ function parseTarget(options: HubClientOptions): ParsedTarget {
     if (options.eventHubName && config.entityPath !== options.eventHubName) throw new TypeError(`EntityPath '${config.entityPath}' differs from eventHubName '${options.eventHubName}'`);
     ConnectionConfigFactory.validate(config, { isEntityPathRequired: true });
     const parsed = parseConnectionString<{ SharedAccessKeyName?: string; SharedAccessKey?: string; SharedAccessSignature?: string }>(options.connectionString);
+    const lifetimeMs = resolveSasTokenLifetimeMs(options.sasTokenLifetimeMs);
     const provider = parsed.SharedAccessSignature
       ? createSasTokenProvider({ sharedAccessSignature: parsed.SharedAccessSignature })
-      : createSasTokenProvider({ sharedAccessKeyName: parsed.SharedAccessKeyName ?? '', sharedAccessKey: parsed.SharedAccessKey ?? '' });
+      : lifetimeMs === DEFAULT_SAS_TOKEN_LIFETIME_MS
+        ? createSasTokenProvider({ sharedAccessKeyName: parsed.SharedAccessKeyName ?? '', sharedAccessKey: parsed.SharedAccessKey ?? '' })
+        : sasProviderWithLifetime(parsed.SharedAccessKeyName ?? '', parsed.SharedAccessKey ?? '', lifetimeMs);
     return { config, source: { kind: 'sas', provider } };
   }
   if (options.credential && options.fullyQualifiedNamespace && options.eventHubName) {

@@ -4,10 +4,10 @@
  * (docs/EVENT-HUBS-PROTOCOL.md, "Claims-based security").
  */
 
+import { renewalMarginMs } from '../internal/token-lifetime.ts';
+
 /** A SAS claim is renewed after this, well inside the hour SAS tokens we sign live (the SDK's choice). */
 export const SAS_REFRESH_INTERVAL_MS = 45 * 60_000;
-/** An Entra ID token is renewed this long before it expires. */
-export const JWT_REFRESH_MARGIN_MS = 2 * 60_000;
 /** Never renew more often than this (a token that is already about to expire, or a failing renewal). */
 export const MIN_TOKEN_REFRESH_DELAY_MS = 5_000;
 /** setTimeout's largest delay. */
@@ -21,13 +21,18 @@ export interface TokenTiming {
   readonly refreshAfterTimestamp?: number | undefined;
 }
 
+/**
+ * The delay until a token is renewed: 2 min before it expires, or at three quarters of a shorter remaining
+ * life (token-lifetime.ts renewalMarginMs); SAS tokens at least every 45 min.
+ */
 export function tokenRefreshDelayMs(token: TokenTiming, nowMs: number): number {
+  const left = token.expiresOnTimestamp - nowMs;
   let delay: number;
   if (token.type === 'sas') {
     delay = SAS_REFRESH_INTERVAL_MS;
-    if (token.expiresOnTimestamp > 0) delay = Math.min(delay, token.expiresOnTimestamp - nowMs - JWT_REFRESH_MARGIN_MS);
+    if (token.expiresOnTimestamp > 0) delay = Math.min(delay, left - renewalMarginMs(left));
   } else {
-    delay = token.expiresOnTimestamp - nowMs - JWT_REFRESH_MARGIN_MS;
+    delay = left - renewalMarginMs(left);
     if (token.refreshAfterTimestamp !== undefined) delay = Math.min(delay, token.refreshAfterTimestamp - nowMs);
   }
   return Math.min(MAX_TIMER_DELAY_MS, Math.max(MIN_TOKEN_REFRESH_DELAY_MS, delay));

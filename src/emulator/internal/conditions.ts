@@ -13,6 +13,7 @@ export const ARGUMENT_ERROR = 'com.microsoft:argument-error';
 export const RESOURCE_LIMIT_EXCEEDED = 'amqp:resource-limit-exceeded';
 export const NOT_IMPLEMENTED = 'amqp:not-implemented';
 export const DECODE_ERROR = 'amqp:decode-error';
+export const LINK_DETACH_FORCED = 'amqp:link:detach-forced';
 
 const STATUS_BY_CONDITION: Record<string, number> = {
   'com.microsoft:timeout': 408,
@@ -45,4 +46,14 @@ export function refusedByEpoch(requested: number | undefined, current: number): 
   return requested === undefined
     ? `At least one receiver for the endpoint is created with epoch of '${current}', and so non-epoch receiver is not allowed. Either reconnect with a higher epoch, or make sure all epoch receivers are closed or disconnected.`
     : `Receiver 'nil' with epoch '${requested}' cannot be created because a receiver with higher epoch '${current}' already exists.`;
+}
+
+/**
+ * The service's text when it detaches a link whose claim expired without a new token: condition
+ * `amqp:link:detach-forced`, "… is force detached. Code: RenewToken. Details: Unauthorized access. 'Listen'
+ * claim(s) are required …" (quoted in Azure/azure-sdk-for-python#5314, Azure/azure-event-hubs-go#81 with
+ * 'Send' for a sender, dapr/components-contrib#809 and #984 with the `Code: RenewToken` form).
+ */
+export function claimExpired(linkName: string, right: 'Listen' | 'Send', resource: string): string {
+  return `The link '${linkName}' is force detached. Code: RenewToken. Details: Unauthorized access. '${right}' claim(s) are required to perform this operation. Resource: '${resource}'.`;
 }

@@ -18,6 +18,8 @@ export class ConnectionState {
   readonly authorizations: Authorization[] = [];
   readonly consumers = new Set<ConsumerLink>();
   readonly producers = new Set<ProducerLinkState>();
+  /** Links attached under a claim (rhea link → entity path): detached when no claim covers them any more. */
+  readonly claimedLinks = new Map<any, string>();
   /** Server senders that carry replies, by link name and by target address (the request's reply_to). */
   readonly replyLinks = new Map<string, any>();
 
@@ -57,6 +59,11 @@ export class ConnectionState {
   isAuthorized(entityPath: string, nowMs = Date.now()): boolean {
     return this.authorizations.some((a) => a.expiresAtMs > nowMs && scopeCovers(a.audience, `sb://x/${entityPath}`));
   }
+
+  /** Remembers a link that attached while a claim covered it, so it is detached when the claim expires. */
+  attachedUnderClaim(link: any, entityPath: string): void {
+    if (this.isAuthorized(entityPath)) this.claimedLinks.set(link, entityPath);
+  }
 }
 
 /** How long a connection closed with an AMQP error gets to send its close frame before its socket is cut. */
@@ -85,6 +92,14 @@ function matches(link: ConsumerLink, filter: ReceiverFilter): boolean {
   if (link.log.hub.toLowerCase() !== filter.hub.toLowerCase()) return false;
   if (filter.partitionId !== undefined && link.log.partitionId !== filter.partitionId) return false;
   return filter.consumerGroup === undefined || link.consumerGroup.toLowerCase() === filter.consumerGroup.toLowerCase();
+}
+
+/** A link detached because its claim expired. */
+export interface ExpiredClaimLink {
+  readonly state: ConnectionState;
+  readonly link: any;
+  readonly entityPath: string;
+  readonly role: 'consumer' | 'producer';
 }
 
 export class ConnectionRegistry {
@@ -149,6 +164,37 @@ export class ConnectionRegistry {
       }
     }
     return count;
+  }
+
+  /**
+   * Detaches every open link whose claim expired with no newer claim covering it, as the service does,
+   * with the error `describe` gives; returns what was detached. Links already closed are forgotten.
+   */
+  detachExpiredClaims(nowMs: number, describe: (expired: ExpiredClaimLink) => { condition: string; description: string }): ExpiredClaimLink[] {
+    const detached: ExpiredClaimLink[] = [];
+    for (const state of this.states.values()) {
+      for (const [link, entityPath] of [...state.claimedLinks]) {
+        if (!link.is_open()) {
+          state.claimedLinks.delete(link);
+          continue;
+        }
+        if (state.isAuthorized(entityPath, nowMs)) continue;
+        state.claimedLinks.delete(link);
+        const consumer = [...state.consumers].find((c) => c.sender === link);
+        const expired: ExpiredClaimLink = { state, link, entityPath, role: consumer ? 'consumer' : 'producer' };
+        const error = describe(expired);
+        if (consumer) {
+          state.consumers.delete(consumer);
+          this.onConsumerClosed(consumer);
+          consumer.detach(error.condition, error.description);
+        } else {
+          for (const p of state.producers) if (p.receiver === link) state.producers.delete(p);
+          link.close(error);
+        }
+        detached.push(expired);
+      }
+    }
+    return detached;
   }
 
   /** Closes the producer links of a hub with an AMQP error. */

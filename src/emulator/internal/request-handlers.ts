@@ -9,7 +9,7 @@ import rhea from 'rhea';
 import { ARGUMENT_OUT_OF_RANGE, NOT_FOUND, NOT_IMPLEMENTED, UNAUTHORIZED, entityNotFound, statusCodeFor } from './conditions.ts';
 import type { RequestFailure } from './fault-controller.ts';
 import type { Namespace } from './namespace.ts';
-import { verifySasToken } from './sas-token.ts';
+import { expiredTokenReason, sasTokenExpiryMs, verifySasToken } from './sas-token.ts';
 
 const types = (rhea as any).types;
 
@@ -56,6 +56,16 @@ export function looksLikeJwt(token: string): boolean {
   }
 }
 
+/** A JWT's `exp` claim (RFC 7519 §4.1.4, s since the epoch) in ms; undefined if it has none. */
+export function jwtExpiryMs(token: string): number | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof payload.exp === 'number' && Number.isFinite(payload.exp) ? payload.exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface Authorization {
   audience: string;
   expiresAtMs: number;
@@ -65,6 +75,7 @@ export function handlePutToken(
   request: any,
   sasKeys: Record<string, string> | undefined,
   injected: RequestFailure | undefined,
+  nowMs = Date.now(),
 ): { reply: Reply; granted?: Authorization } {
   if (injected) return { reply: failure(injected.condition, injected.description) };
   const props = request.application_properties ?? {};
@@ -72,20 +83,27 @@ export function handlePutToken(
   const audience = typeof props.name === 'string' ? props.name : '';
   const type = String(props.type ?? '');
   const token = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
-  const accepted: Reply = { application_properties: status(202, 'Accepted') };
-  if (!sasKeys) return { reply: accepted, granted: { audience, expiresAtMs: Number.POSITIVE_INFINITY } };
+  const refuse = (reason: string) => ({ reply: failure(UNAUTHORIZED, reason) });
+  // A claim lasts as long as its token: the service refuses a token past its expiry (401) and later
+  // detaches the links that relied on a claim once it expires (emulator-server.ts expireClaims).
+  const grant = (expiresAtMs: number | undefined) =>
+    expiresAtMs !== undefined && expiresAtMs <= nowMs
+      ? refuse(expiredTokenReason(expiresAtMs))
+      : { reply: { application_properties: status(202, 'Accepted') }, granted: { audience, expiresAtMs: expiresAtMs ?? Number.POSITIVE_INFINITY } };
+  const isSas = token.startsWith(SAS_PREFIX);
+  const isJwt = !isSas && looksLikeJwt(token);
+  // Without keys nothing is verified but the expiry a token states.
+  if (!sasKeys) return grant(isSas ? sasTokenExpiryMs(token) : isJwt ? jwtExpiryMs(token) : undefined);
   // What the token is decides how it is checked, not what the client calls it: the Python SDK labels its
   // SAS tokens `jwt`. A SharedAccessSignature is verified as one whatever its `type`.
-  if (!token.startsWith(SAS_PREFIX)) {
-    if (type === 'jwt' && looksLikeJwt(token)) {
-      // Entra ID tokens cannot be verified locally; a well-formed JWT is accepted (documented limit).
-      return { reply: accepted, granted: { audience, expiresAtMs: Number.POSITIVE_INFINITY } };
-    }
-    if (type !== 'jwt' && type !== SAS_TOKEN_TYPE) return { reply: failure(UNAUTHORIZED, `The token type '${type}' is not supported.`) };
+  if (!isSas) {
+    // Entra ID tokens cannot be verified locally; a well-formed JWT is accepted until its `exp` (documented limit).
+    if (type === 'jwt' && isJwt) return grant(jwtExpiryMs(token));
+    if (type !== 'jwt' && type !== SAS_TOKEN_TYPE) return refuse(`The token type '${type}' is not supported.`);
   }
-  const verdict = verifySasToken(token, sasKeys, audience);
-  if (!verdict.ok) return { reply: failure(UNAUTHORIZED, verdict.reason) };
-  return { reply: accepted, granted: { audience, expiresAtMs: verdict.expiresAtMs } };
+  const verdict = verifySasToken(token, sasKeys, audience, nowMs);
+  if (!verdict.ok) return refuse(verdict.reason);
+  return grant(verdict.expiresAtMs);
 }
 
 export function handleManagement(request: any, namespace: Namespace, endpoint: string, injected: RequestFailure | undefined): Reply {

@@ -24,6 +24,18 @@ export function scopeCovers(scope: string, audience: string): boolean {
   return s === '' || a === s || a.startsWith(`${s}/`);
 }
 
+/** The refusal text for a token past its expiry (SAS `se` or JWT `exp`). */
+export function expiredTokenReason(expiresAtMs: number): string {
+  return `ExpiredToken: the token expired at ${new Date(expiresAtMs).toISOString()}.`;
+}
+
+/** A SharedAccessSignature's expiry (`se`, s since the epoch) in ms, unverified; undefined if it has none. */
+export function sasTokenExpiryMs(token: string): number | undefined {
+  const se = /(?:^SharedAccessSignature |&)se=([^&]*)/.exec(token)?.[1];
+  const ms = se === undefined ? NaN : Number(se) * 1000;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
 export function verifySasToken(token: string, keys: Record<string, string>, audience: string, nowMs = Date.now()): SasVerdict {
   const prefix = 'SharedAccessSignature ';
   if (!token.startsWith(prefix)) return { ok: false, reason: 'The token is not a SharedAccessSignature.' };
@@ -55,7 +67,7 @@ export function verifySasToken(token: string, keys: Record<string, string>, audi
   }
   const expiresAtMs = Number(se) * 1000;
   if (!Number.isFinite(expiresAtMs)) return { ok: false, reason: 'The token expiry is not a number.' };
-  if (expiresAtMs <= nowMs) return { ok: false, reason: `ExpiredToken: the token expired at ${new Date(expiresAtMs).toISOString()}.` };
+  if (expiresAtMs <= nowMs) return { ok: false, reason: expiredTokenReason(expiresAtMs) };
   if (!scopeCovers(resource, audience)) return { ok: false, reason: `InvalidAudience: the token does not grant access to '${audience}'.` };
   return { ok: true, resource, expiresAtMs };
 }

@@ -69,6 +69,11 @@ function storageMisconfiguration(error: unknown): StorageMisconfiguration | unde
 /** A storage error as events carry it: secret-free, `permanent` with the key to fix when the configuration is at fault. */
 export interface StorageError extends Error {
   readonly permanent: boolean;
+  /**
+   * Storage answered, refusing a request made under a lease that is no longer ours (a `Lease...` error code:
+   * it lapsed and another instance took it, or it was released or broken): not an unreachable store.
+   */
+  readonly leaseLost?: boolean;
   readonly configKey?: string;
   readonly hint?: string;
 }
@@ -80,6 +85,8 @@ export interface StorageError extends Error {
 export function toStorageError(error: unknown): StorageError {
   if (error instanceof Error && typeof (error as Partial<StorageError>).permanent === 'boolean') return error as StorageError;
   const mis = storageMisconfiguration(error);
+  const status = statusOf(error);
+  const leaseLost = (status === 409 || status === 412) && /^Lease/.test(errorCodeOf(error) ?? '');
   const message = describeStorageError(error) + (mis ? `: ${mis.configKey}: ${mis.hint}` : '');
-  return Object.assign(new Error(message), { permanent: mis !== undefined, ...mis });
+  return Object.assign(new Error(message), { permanent: mis !== undefined, ...mis, ...(leaseLost ? { leaseLost } : {}) });
 }

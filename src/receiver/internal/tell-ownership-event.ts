@@ -39,6 +39,14 @@ export function tellOwnershipEvent(
       if (event.owned.length === 0) to.emit({ type: 'standby' });
       break;
     case 'storageError':
+      if ((event.error as { leaseLost?: boolean }).leaseLost === true) {
+        // Storage answered: the lease under which we asked is gone (it lapsed and another instance holds it,
+        // or it was released). Nothing is failing; what it guarded is stopped by the coordinator.
+        to.logger.warn('lease lost: storage refused a request under a lease this instance no longer holds', {
+          error: redactError(event.error),
+        });
+        break;
+      }
       to.emit({ type: 'storageFailing', error: event.error });
       to.logger.warn('checkpoint store unreachable', {
         error: redactError(event.error),

@@ -86,11 +86,13 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       trustAnyCertificate();
       emulator.append(hubName, '0', [{ body: 'x' }]);
       const calls: number[] = [];
-      // Expires 2 min + 5.5 s from now: both backends renew a jwt claim 2 min before expiry (~5.5 s).
+      // Lives 8 s: both backends renew a token living under 8 min at three quarters of its life (6 s), and
+      // the emulator would detach the link at 8 s without a renewal.
       const credential: TokenCredential = {
         async getToken(): Promise<AccessToken> {
           calls.push(Date.now());
-          return { token: fakeJwt(`token-${calls.length}`), expiresOnTimestamp: Date.now() + 125_500 };
+          const expiresOnTimestamp = Date.now() + 8_000;
+          return { token: fakeJwt(`token-${calls.length}`, expiresOnTimestamp), expiresOnTimestamp };
         },
       };
       const client = createHubClient(kind, { credential, fullyQualifiedNamespace: `localhost:${emulator.port}`, eventHubName: hubName, consumerGroup });
@@ -100,6 +102,7 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       const initial = calls.length;
       assert.ok(await until(() => calls.length > initial, 9_000), `claims renewed: ${calls.length - initial}`);
       assert.ok(calls.at(-1)! - calls[0]! >= 5_000, 'not renewed before it was due');
+      assert.deepEqual(emulator.claims.expiredLinks, [], 'renewed before the emulator would detach the link');
       // The reader keeps working on the renewed claim.
       emulator.append(hubName, '0', [{ body: 'y' }]);
       assert.equal((await collect(reader, 1, 5_000)).length, 1);

@@ -53,7 +53,28 @@ test('replies carry their status as an AMQP int, in both spellings clients read'
   assert.ok(!String(refused['status-description']).includes('right-key'));
 });
 
-test('without sasKeys every token is accepted, as before', () => {
-  const result = handlePutToken({ body: 'anything', application_properties: { operation: 'put-token', name: AUDIENCE, type: 'jwt' } }, undefined, undefined);
-  assert.equal(code(result.reply.application_properties['status-code']), 202);
+test('without sasKeys every token is accepted unverified, until the expiry it states', () => {
+  const put = (body: string) => handlePutToken({ body, application_properties: { operation: 'put-token', name: AUDIENCE, type: 'jwt' } }, undefined, undefined);
+  const anything = put('anything');
+  assert.equal(code(anything.reply.application_properties['status-code']), 202);
+  assert.equal(anything.granted?.expiresAtMs, Number.POSITIVE_INFINITY, 'a token without an expiry grants a claim for good');
+  const later = Date.now() + 60_000;
+  assert.equal(put(fakeJwt('user', later)).granted?.expiresAtMs, Math.floor(later / 1000) * 1000);
+  assert.equal(put(sas('any-key', Math.floor(later / 1000))).granted?.expiresAtMs, Math.floor(later / 1000) * 1000);
+  for (const expired of [fakeJwt('user', Date.now() - 1_000), sas('any-key', Math.floor(Date.now() / 1000) - 1)]) {
+    const refused = put(expired);
+    assert.equal(code(refused.reply.application_properties['status-code']), 401);
+    assert.equal(refused.granted, undefined);
+    assert.match(String(refused.reply.application_properties['status-description']), /^ExpiredToken: /);
+  }
+});
+
+test('with sasKeys a JWT is refused once past its exp, and its claim lasts until then', () => {
+  const expired = putToken(fakeJwt('user', Date.now() - 1_000), 'jwt');
+  assert.equal(statusOf(expired), 401);
+  assert.match(String(expired.reply.application_properties['status-description']), /^ExpiredToken: the token expired at /);
+  const later = Date.now() + 30_000;
+  assert.equal(putToken(fakeJwt('user', later), 'jwt').granted?.expiresAtMs, Math.floor(later / 1000) * 1000);
+  const sasExpired = putToken(sas('right-key', Math.floor(Date.now() / 1000) - 1), 'servicebus.windows.net:sastoken');
+  assert.equal(statusOf(sasExpired), 401);
 });

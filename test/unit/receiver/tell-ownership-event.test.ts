@@ -18,3 +18,22 @@ test('a claim pause is counted and warned of; its end is told', () => {
   assert.equal(counters.claimPauses, 2);
   assert.deepEqual(lines.map((l) => l.split(' ')[0]), ['warn', 'info', 'warn']);
 });
+
+test('a refusal under a lost lease says so, and is no storage failure; an unreachable store is one', async () => {
+  const { RestError } = await import('@azure/core-rest-pipeline');
+  const { toStorageError } = await import('../../../src/ownership/internal/storage-errors.ts');
+  const lines: string[] = [];
+  const statuses: string[] = [];
+  const logger: Logger = {
+    debug: () => {}, info: () => {}, warn: (m, f) => lines.push(`${m} | ${String(f?.error)}`), error: () => {},
+    child: () => logger,
+  };
+  const to = { logger, emit: (s: { type: string }) => statuses.push(s.type), counters: createPumpCounters() };
+  const gone = new RestError('There is currently no lease on the blob.', { statusCode: 412, code: 'LeaseNotPresentWithBlobOperation' });
+  tellOwnershipEvent({ type: 'storageError', error: toStorageError(gone) }, to);
+  assert.deepEqual(statuses, []);
+  assert.match(lines[0]!, /^lease lost: .*412 LeaseNotPresentWithBlobOperation/);
+  tellOwnershipEvent({ type: 'storageError', error: toStorageError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) }, to);
+  assert.deepEqual(statuses, ['storageFailing']);
+  assert.match(lines[1]!, /^checkpoint store unreachable/);
+});

@@ -3,6 +3,7 @@
  * Written for @azure/event-hubs 6.0.4 (package.json pins it); test/unit/backends/polling/event-hubs-internals
  * .test.ts fails when the installed version or the private shape changes, so an upgrade starts here.
  */
+import type { TokenCredential } from '@azure/core-auth';
 import type { EventHubConsumerClient, Subscription } from '@azure/event-hubs';
 import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
 
@@ -60,4 +61,17 @@ export async function closeSubscriptionSettled(
   if (!subscription) return;
   const closing = subscription.close();
   await (client ? settledByDisconnect(client, closing) : closing.catch(() => undefined));
+}
+
+/**
+ * Replaces the credential a client's connection puts claims with. Not public API:
+ * `EventHubConsumerClient._context.tokenCredential`, which withAuth.ts reads at every claim and renewal and
+ * managementClient.ts for each request's security token. Returns false (and changes nothing) when the
+ * field is not there. Used only for the `sasTokenLifetimeMs` test option (sdk-token-timing.ts).
+ */
+export function replaceSdkCredential(client: EventHubConsumerClient, credential: TokenCredential): boolean {
+  const context = (client as unknown as { _context?: { tokenCredential?: unknown } })._context;
+  if (!context || typeof (context.tokenCredential as { getToken?: unknown } | undefined)?.getToken !== 'function') return false;
+  context.tokenCredential = credential;
+  return true;
 }

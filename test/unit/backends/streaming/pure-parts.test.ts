@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { toSelectorFilter } from '../../../../src/backends/streaming/event-position-filter.ts';
-import { JWT_REFRESH_MARGIN_MS, MIN_TOKEN_REFRESH_DELAY_MS, SAS_REFRESH_INTERVAL_MS, tokenRefreshDelayMs } from '../../../../src/backends/streaming/token-refresh.ts';
+import { TOKEN_RENEWAL_MARGIN_MS } from '../../../../src/backends/internal/token-lifetime.ts';
+import { MIN_TOKEN_REFRESH_DELAY_MS, SAS_REFRESH_INTERVAL_MS, tokenRefreshDelayMs } from '../../../../src/backends/streaming/token-refresh.ts';
 import { creditToGrant } from '../../../../src/backends/streaming/credit-window.ts';
 import { lastEnqueuedFromMessage, messageToEvent } from '../../../../src/backends/streaming/message-to-event.ts';
 
@@ -28,12 +29,18 @@ describe('tokenRefreshDelayMs', () => {
   test('SAS claims renew every 45 minutes, sooner when the token expires earlier', () => {
     assert.equal(tokenRefreshDelayMs({ type: 'sas', expiresOnTimestamp: now + 3_600_000 }, now), SAS_REFRESH_INTERVAL_MS);
     assert.equal(tokenRefreshDelayMs({ type: 'sas', expiresOnTimestamp: 0 }, now), SAS_REFRESH_INTERVAL_MS);
-    assert.equal(tokenRefreshDelayMs({ type: 'sas', expiresOnTimestamp: now + 10 * 60_000 }, now), 10 * 60_000 - JWT_REFRESH_MARGIN_MS);
+    assert.equal(tokenRefreshDelayMs({ type: 'sas', expiresOnTimestamp: now + 10 * 60_000 }, now), 10 * 60_000 - TOKEN_RENEWAL_MARGIN_MS);
   });
 
   test('jwt claims renew two minutes before expiry, or at refreshAfter when earlier', () => {
-    assert.equal(tokenRefreshDelayMs({ type: 'jwt', expiresOnTimestamp: now + 3_600_000 }, now), 3_600_000 - JWT_REFRESH_MARGIN_MS);
+    assert.equal(tokenRefreshDelayMs({ type: 'jwt', expiresOnTimestamp: now + 3_600_000 }, now), 3_600_000 - TOKEN_RENEWAL_MARGIN_MS);
     assert.equal(tokenRefreshDelayMs({ type: 'jwt', expiresOnTimestamp: now + 3_600_000, refreshAfterTimestamp: now + 1_800_000 }, now), 1_800_000);
+  });
+
+  test('tokens living less than 8 minutes renew at three quarters of their life', () => {
+    assert.equal(tokenRefreshDelayMs({ type: 'sas', expiresOnTimestamp: now + 120_000 }, now), 90_000);
+    assert.equal(tokenRefreshDelayMs({ type: 'jwt', expiresOnTimestamp: now + 20_000 }, now), 15_000);
+    assert.equal(tokenRefreshDelayMs({ type: 'jwt', expiresOnTimestamp: now + 8 * 60_000 }, now), 6 * 60_000);
   });
 
   test('never schedules faster than the floor, even for an expired token', () => {
