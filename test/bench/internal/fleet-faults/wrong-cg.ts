@@ -54,7 +54,7 @@ export async function wrongCg(ctx: Context, azurite: DiskAzurite): Promise<Wrong
       }
       return {
         backend: c.options.backend, partitions: PARTITIONS, seconds, problemLines: problems.length, byLevel, allLines: within.length,
-        first: problems.slice(0, SHOWN_LINES).map((l) => l.raw.slice(0, 600)), messages,
+        first: problems.slice(0, SHOWN_LINES).map((l) => l.raw.slice(0, 2000)), messages,
       };
     });
     for (const r of results) {
