@@ -87,6 +87,9 @@ class CaptureBackfillReader implements PartitionReader {
         this.#begin(this.#next, first.sequenceNumber - 1);
         continue;
       }
+      // An idle hub shows no later event that would reveal a gap: events that expired between the open and the
+      // first delivery (a loaded machine, a slow poll) are found only by asking the hub where it now begins.
+      if (!first && (await this.#checkHub(signal))) continue;
       return this.#handOver(events);
     }
   }
