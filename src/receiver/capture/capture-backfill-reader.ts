@@ -41,6 +41,9 @@ function firstSequenceNumber(options: OpenOptions): number | undefined {
   return p.inclusive ? p.sequenceNumber : p.sequenceNumber + 1;
 }
 
+/** How often an idle live read asks the hub where the partition begins (an expired gap shows no later event). */
+const IDLE_HUB_CHECK_MS = 5_000;
+
 class CaptureBackfillReader implements PartitionReader {
   #live: PartitionReader | undefined;
   /** Next sequence number to hand over; undefined until known (a start that names none, before its first batch). */
@@ -52,6 +55,8 @@ class CaptureBackfillReader implements PartitionReader {
   #rangeEnd = -1;
   #backfilled = 0;
   #checkedAtOpen = false;
+  /** When an idle live read last asked the hub where it begins (performance.now()). */
+  #idleCheckAt = Number.NEGATIVE_INFINITY;
   #props: PartitionProperties | undefined;
   #closed = false;
 
@@ -89,7 +94,11 @@ class CaptureBackfillReader implements PartitionReader {
       }
       // An idle hub shows no later event that would reveal a gap: events that expired between the open and the
       // first delivery (a loaded machine, a slow poll) are found only by asking the hub where it now begins.
-      if (!first && (await this.#checkHub(signal))) continue;
+      // At most once per IDLE_HUB_CHECK_MS: a management request per idle read of every partition is too many.
+      if (!first && performance.now() - this.#idleCheckAt >= IDLE_HUB_CHECK_MS) {
+        this.#idleCheckAt = performance.now();
+        if (await this.#checkHub(signal)) continue;
+      }
       return this.#handOver(events);
     }
   }
