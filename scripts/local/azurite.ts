@@ -30,10 +30,19 @@ function azuriteBlobMain(): string {
   return join(dirname(pkg), 'dist', 'src', 'blob', 'main.js');
 }
 
-export async function startAzurite(options: { startTimeoutMs?: number } = {}): Promise<Azurite> {
+export interface AzuriteOptions {
+  readonly startTimeoutMs?: number;
+  /** Keep the data in this folder instead of in memory (it survives a stop and a start on the same folder). */
+  readonly location?: string;
+  /** Listen on this port. Default 0: a free port. */
+  readonly port?: number;
+}
+
+export async function startAzurite(options: AzuriteOptions = {}): Promise<Azurite> {
+  const persistence = options.location ? ['--location', options.location] : ['--inMemoryPersistence'];
   const child: ChildProcess = spawn(
     process.execPath,
-    [azuriteBlobMain(), '--inMemoryPersistence', '--disableTelemetry', '--skipApiVersionCheck', '--loose', '--silent', '--blobHost', '127.0.0.1', '--blobPort', '0'],
+    [azuriteBlobMain(), ...persistence, '--disableTelemetry', '--skipApiVersionCheck', '--loose', '--silent', '--blobHost', '127.0.0.1', '--blobPort', String(options.port ?? 0)],
     // Its own process group: a terminal's Ctrl-C reaches the whole foreground group, and storage must
     // outlive our graceful shutdown (final checkpoints, lease releases). We stop it ourselves, last.
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AZURITE_ACCOUNTS: '' }, detached: true },

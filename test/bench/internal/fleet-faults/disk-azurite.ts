@@ -1,22 +1,16 @@
 /**
  * Azurite's blob service persisted on disk (`--location`), so a storage outage can be played as a user
- * meets it: the process stopped, then started again with its data, on the same port. (The tests'
- * launcher, scripts/local/azurite.ts, keeps everything in memory.) Flags otherwise as that launcher.
- * Clients reach it through a gate (storage-gate.ts) that drops their connections the moment the outage
- * starts, so Azurite's graceful stop (which saves its data) has no open connection left to serve.
+ * meets it: the process stopped, then started again with its data, on the same port (the tests' launcher,
+ * scripts/local/azurite.ts, with a `location`).
+ * Clients reach it through a TCP proxy (test/integration/ownership/helpers/tcp-proxy.ts) that drops their
+ * connections the moment the outage starts, so Azurite's graceful stop (which saves its data) has no open
+ * connection left to serve.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { AZURITE_ACCOUNT, AZURITE_KEY } from '../../../helpers/azurite.ts';
-import { startStorageGate } from './storage-gate.ts';
-
-const require = createRequire(import.meta.url);
-const MAIN = join(dirname(require.resolve('azurite/package.json')), 'dist', 'src', 'blob', 'main.js');
-const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 10_000;
+import { join } from 'node:path';
+import { startAzurite } from '../../../helpers/azurite.ts';
+import { startTcpProxy } from '../../../integration/ownership/helpers/tcp-proxy.ts';
 
 export interface DiskAzurite {
   /** The port clients use (the gate's). */
@@ -30,72 +24,27 @@ export interface DiskAzurite {
   dispose(): Promise<void>;
 }
 
-async function launch(location: string, port: number): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(
-    process.execPath,
-    [MAIN, '--location', location, '--disableTelemetry', '--skipApiVersionCheck', '--loose', '--silent', '--blobHost', '127.0.0.1', '--blobPort', String(port)],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AZURITE_ACCOUNTS: '' }, detached: true },
-  );
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
-  const bound = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`Azurite did not start within ${START_TIMEOUT_MS} ms: ${out}`));
-    }, START_TIMEOUT_MS);
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listens on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`Azurite exited with code ${code}: ${out}`));
-    });
-  });
-  return { child, port: bound };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 export async function startDiskAzurite(): Promise<DiskAzurite> {
   const location = mkdtempSync(join(tmpdir(), 'fleet-faults-azurite-'));
-  const first = await launch(location, 0);
-  let child = first.child;
-  const gate = await startStorageGate(first.port);
-  const blobEndpoint = `http://127.0.0.1:${gate.port}/${AZURITE_ACCOUNT}`;
+  let azurite = await startAzurite({ location, startTimeoutMs: 30_000 });
+  const storagePort = azurite.port;
+  const gate = await startTcpProxy(storagePort);
   return {
     port: gate.port,
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=${blobEndpoint};`,
+    connectionString: azurite.connectionString.replace(`:${storagePort}/`, `:${gate.port}/`),
     async stop() {
-      await gate.close();
-      await stopChild(child);
+      gate.cut();
+      await azurite.stop();
     },
     async restart() {
-      await gate.close();
-      await stopChild(child);
-      ({ child } = await launch(location, first.port));
-      await gate.open();
+      gate.cut();
+      await azurite.stop();
+      azurite = await startAzurite({ location, port: storagePort, startTimeoutMs: 30_000 });
+      gate.restore();
     },
     async dispose() {
-      await gate.stop();
-      await stopChild(child);
+      await gate.close();
+      await azurite.stop();
       rmSync(location, { recursive: true, force: true });
     },
   };
