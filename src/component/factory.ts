@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Logger } from './logger.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import type { ExportAttempt } from '../pipeline/retry.ts';
 
@@ -41,7 +41,7 @@ export interface ExporterFactory<C = unknown> {
    * start. Optional; default none.
    */
   configWarnings?(config: C): readonly string[];
-  create(settings: CreateSettings, config: C): Promise<LogsConsumer>;
+  create(settings: CreateSettings, config: C): Promise<SignalConsumer>;
 }
 
 /** A running receiver, as the service sees it. */
@@ -64,5 +64,5 @@ export interface ReceiverFactory<C = unknown, R extends ReceiverComponent = Rece
   createDefaultConfig(): C;
   /** As ExporterFactory.configWarnings. */
   configWarnings?(config: C): readonly string[];
-  create(settings: S, config: C, next: LogsConsumer): Promise<R>;
+  create(settings: S, config: C, next: SignalConsumer): Promise<R>;
 }

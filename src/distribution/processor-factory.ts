@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CreateSettings, Stability } from '../component/factory.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { Signal } from '../pipeline/signals.ts';
 
 /**
@@ -18,5 +18,5 @@ export interface ProcessorFactory<C = unknown> {
   createDefaultConfig(): C;
   /** Accepted-but-unused settings, one `key.path: message` line each (see ExporterFactory.configWarnings). */
   configWarnings?(config: C): readonly string[];
-  create(settings: CreateSettings, config: C, next: LogsConsumer): Promise<LogsConsumer>;
+  create(settings: CreateSettings, config: C, next: SignalConsumer): Promise<SignalConsumer>;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { durationMs } from '../config/duration.ts';
-import type { LogsConsumer } from './consumer.ts';
+import type { SignalConsumer } from './consumer.ts';
 import {
   BatchProcessor,
   DEFAULT_BATCH_TIMEOUT_MS,
@@ -29,7 +29,7 @@ export const batchProcessorConfigSchema = z
 export type BatchProcessorConfig = z.output<typeof batchProcessorConfigSchema>;
 
 /** Wraps `next` in a batch processor configured from the parsed YAML section. */
-export function createBatchProcessor(next: LogsConsumer, config: BatchProcessorConfig): BatchProcessor {
+export function createBatchProcessor(next: SignalConsumer, config: BatchProcessorConfig): BatchProcessor {
   return new BatchProcessor(next, {
     sendBatchSize: config.send_batch_size,
     sendBatchMaxSize: config.send_batch_max_size,

@@ -1,6 +1,6 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import type { LogsConsumer } from './consumer.ts';
-import { batchItemCount, concatEncodedLogs, type BatchSource, type EncodedLogs, type LogBatch } from './log-batch.ts';
+import type { SignalConsumer } from './consumer.ts';
+import { batchItemCount, concatEncodedLogs, type BatchSource, type EncodedLogs, type SignalBatch } from './signal-batch.ts';
 import type { MetricPoint, SpanRecord } from './signals.ts';
 import { abortReason } from '../component/abort.ts';
 import { combineSources } from './internal/combine-sources.ts';
@@ -80,7 +80,7 @@ interface Export {
 }
 
 /**
- * The collector's `batch` processor as a `LogsConsumer` wrapper: batches arriving from several partitions
+ * The collector's `batch` processor as a `SignalConsumer` wrapper: batches arriving from several partitions
  * are combined into fewer, larger exports. Sizes count items over all signals (log records, metric points,
  * spans), as the collector counts each pipeline's items; a pipeline's head sees one signal (signal-router.ts),
  * but a batch carrying several is combined and split the same way. An export starts when any of these holds:
@@ -107,8 +107,8 @@ interface Export {
  * The combined batch's `source` is the common source when all parts come from one partition (sequence
  * range widened); otherwise partition ids are joined with ',' and the sequence numbers are -1.
  */
-export class BatchProcessor implements LogsConsumer {
-  readonly #next: LogsConsumer;
+export class BatchProcessor implements SignalConsumer {
+  readonly #next: SignalConsumer;
   readonly #sendBatchSize: number;
   readonly #sendBatchMaxSize: number;
   readonly #timeoutMs: number;
@@ -127,7 +127,7 @@ export class BatchProcessor implements LogsConsumer {
   #closed = false;
   #shutdownPromise: Promise<void> | undefined;
 
-  constructor(next: LogsConsumer, options: BatchProcessorOptions = {}) {
+  constructor(next: SignalConsumer, options: BatchProcessorOptions = {}) {
     this.#next = next;
     this.#sendBatchSize = options.sendBatchSize ?? DEFAULT_SEND_BATCH_SIZE;
     this.#sendBatchMaxSize = options.sendBatchMaxSize ?? DEFAULT_SEND_BATCH_MAX_SIZE;
@@ -143,7 +143,7 @@ export class BatchProcessor implements LogsConsumer {
     this.#detachFromNext = Array.from({ length: this.#maxConcurrent }, () => next.attachProducer?.());
   }
 
-  consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+  consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.#closed) return Promise.reject(new Error('batch processor is shut down'));
     const items = batchItemCount(batch);
@@ -186,7 +186,7 @@ export class BatchProcessor implements LogsConsumer {
   }
 
   /**
-   * Counts one more upstream caller with at most one `consume` outstanding (see `LogsConsumer`); once as
+   * Counts one more upstream caller with at most one `consume` outstanding (see `SignalConsumer`); once as
    * many callers wait as are attached, pending records are exported without waiting for the timeout.
    */
   attachProducer(): () => void {
@@ -300,7 +300,7 @@ export class BatchProcessor implements LogsConsumer {
     const metrics = parts.flatMap((p) => p.metrics);
     const spans = parts.flatMap((p) => p.spans);
     const encodedLogs = concatEncodedLogs(parts.flatMap((p) => (p.encoded ? [p.encoded] : [])));
-    const batch: LogBatch = {
+    const batch: SignalBatch = {
       records: parts.flatMap((p) => p.records),
       ...(metrics.length > 0 ? { metrics } : {}),
       ...(spans.length > 0 ? { spans } : {}),

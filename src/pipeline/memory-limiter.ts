@@ -1,8 +1,8 @@
 import { DataRefusedError } from '../component/errors.ts';
 import { noopLogger, type Logger } from '../component/logger.ts';
 import { exposedGc } from '../component/exposed-gc.ts';
-import type { LogsConsumer } from './consumer.ts';
-import { batchItemCount, type LogBatch } from './log-batch.ts';
+import type { SignalConsumer } from './consumer.ts';
+import { batchItemCount, type SignalBatch } from './signal-batch.ts';
 import { readMemoryUsageBytes } from './memory-usage.ts';
 
 /** The refusal message, as the collector's `ErrDataRefused`. */
@@ -48,8 +48,8 @@ export interface MemoryLimiterStats {
  * past it. Above the hard limit, and at most every `minGcIntervalSoftMs` above the soft limit, a check
  * forces a garbage collection when one is exposed (`node --expose-gc`) and measures again.
  */
-export class MemoryLimiter implements LogsConsumer {
-  readonly #next: LogsConsumer;
+export class MemoryLimiter implements SignalConsumer {
+  readonly #next: SignalConsumer;
   readonly #o: MemoryLimiterOptions;
   readonly #read: () => number;
   readonly #gc: (() => void) | undefined;
@@ -65,7 +65,7 @@ export class MemoryLimiter implements LogsConsumer {
   #refusedBatches = 0;
   #refusedRecords = 0;
 
-  constructor(next: LogsConsumer, options: MemoryLimiterOptions) {
+  constructor(next: SignalConsumer, options: MemoryLimiterOptions) {
     if (!(options.checkIntervalMs > 0)) throw new RangeError('checkIntervalMs must be greater than zero');
     if (!(options.softLimitBytes <= options.hardLimitBytes)) throw new RangeError('softLimitBytes must not exceed hardLimitBytes');
     this.#next = next;
@@ -84,7 +84,7 @@ export class MemoryLimiter implements LogsConsumer {
     return this.#next.acceptsEncodedLogs === true;
   }
 
-  async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+  async consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
     if (this.#refusing) {
       this.#refusedBatches++;
       this.#refusedRecords += batchItemCount(batch);

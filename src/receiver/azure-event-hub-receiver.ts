@@ -10,7 +10,7 @@ import { redactError } from '../component/redact.ts';
 import { createDecoder } from '../decode/create-decoder.ts';
 import { effectiveFormat, signalDecoderOptions, signalFormatProblem } from '../config/receiver-signals.ts';
 import { SIGNALS, type Signal } from '../pipeline/signals.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
 import { createDeadLetterStore } from '../pipeline/create-dead-letter-store.ts';
@@ -54,7 +54,7 @@ const HUB_CLOSE_TIMEOUT_MS = 5_000;
  */
 export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   readonly #config: ReceiverConfig;
-  readonly #next: LogsConsumer;
+  readonly #next: SignalConsumer;
   readonly #settings: ReceiverCreateSettings;
   /** The signals this receiver feeds (settings.signals; default logs). */
   readonly #signals: ReadonlySet<Signal>;
@@ -83,7 +83,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   /** A started receiver keeps its process alive, as a listening server does; every other timer is unref'd. */
   #keepAlive: NodeJS.Timeout | undefined;
 
-  constructor(config: ReceiverConfig, next: LogsConsumer, settings: ReceiverCreateSettings) {
+  constructor(config: ReceiverConfig, next: SignalConsumer, settings: ReceiverCreateSettings) {
     this.#config = config;
     this.#next = next;
     this.#settings = settings;

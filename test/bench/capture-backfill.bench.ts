@@ -15,7 +15,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { startEmulator } from '../../src/emulator/index.ts';
 import { createAzureEventHubReceiver } from '../../src/index.ts';
-import { InMemoryLogsConsumer } from '../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../src/pipeline/in-memory-consumer.ts';
 import { BlobCheckpointStore } from '../../src/ownership/blob-checkpoint-store.ts';
 import { sampleResourceLogBody } from '../../src/decode/samples.ts';
 import { startAzurite, randomName } from '../helpers/azurite.ts';
@@ -51,7 +51,7 @@ async function round(side: 'live' | 'backfill'): Promise<{ eventsPerSec: number;
     }
     await emulator.flushCapture(hubName);
     if (side === 'backfill') await new Promise((r) => setTimeout(r, RETENTION_MS + 1_200));
-    const consumer = new InMemoryLogsConsumer();
+    const consumer = new InMemorySignalConsumer();
     const receiver = createAzureEventHubReceiver({
       connection: emulator.connectionString(hubName),
       backend: BACKEND,

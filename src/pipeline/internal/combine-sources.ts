@@ -1,4 +1,4 @@
-import type { BatchSource } from '../log-batch.ts';
+import type { BatchSource } from '../signal-batch.ts';
 
 /**
  * One source for a batch combined from several: the common source when all come from one partition

@@ -23,8 +23,8 @@ import { runInNewContext } from 'node:vm';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { MemoryLimiter } from '../../../src/pipeline/memory-limiter.ts';
 import { readMemoryUsageBytes } from '../../../src/pipeline/memory-usage.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { PID, SEQ, preload, startReceiver, until } from '../receiver/harness.ts';
 
 const MIB = 1024 * 1024;
@@ -44,13 +44,13 @@ function exposeGc(): () => void {
   return runInNewContext('gc') as () => void;
 }
 
-class QueueingSlowExporter implements LogsConsumer {
+class QueueingSlowExporter implements SignalConsumer {
   readonly delivered = new Set<string>();
   #queue: { key: string; rendered: Buffer }[] = [];
   #peakQueued = 0;
   readonly #timer = setInterval(() => this.#send(), 10);
 
-  async consume(batch: LogBatch): Promise<void> {
+  async consume(batch: SignalBatch): Promise<void> {
     for (const r of batch.records) {
       const key = `${String(r.attributes[PID])}/${String(r.attributes[SEQ])}`;
       this.#queue.push({ key, rendered: Buffer.alloc(RENDERED_BYTES, String(r.body)) });

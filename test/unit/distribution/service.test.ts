@@ -5,7 +5,7 @@ import { loadConfig } from '../../../src/config/load-config.ts';
 import { resolveConfig } from '../../../src/distribution/resolve-config.ts';
 import { Service } from '../../../src/distribution/service.ts';
 import type { HealthCheckExtension } from '../../../src/distribution/extensions/health-check-extension.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { testComponents } from './fake-components.ts';
 
 const CONN = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=c2VydmljZS10ZXN0;EntityPath=';
@@ -34,7 +34,7 @@ service:
     metrics: { address: "127.0.0.1:0" }
 `;
 
-function batch(partitionId: string, n: number): LogBatch {
+function batch(partitionId: string, n: number): SignalBatch {
   return {
     records: Array.from({ length: n }, () => ({}) as never),
     source: { namespace: 'ns', eventHubName: 'audit', consumerGroup: '$Default', partitionId, firstSequenceNumber: 0, lastSequenceNumber: n - 1 },

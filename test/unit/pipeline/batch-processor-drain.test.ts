@@ -7,10 +7,10 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { fanOut } from '../../../src/pipeline/fan-out.ts';
 import { withRetry } from '../../../src/pipeline/retry.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeRecord, makeSource } from './records.ts';
 
 holdEventLoopOpen(after);
@@ -30,7 +30,7 @@ function batchSizes(pump: number): number[] {
 }
 
 /** One partition pump: consumes its backlog one batch at a time, attached for as long as it runs. */
-async function runPump(consumer: LogsConsumer, pump: number): Promise<void> {
+async function runPump(consumer: SignalConsumer, pump: number): Promise<void> {
   const detach = consumer.attachProducer?.();
   try {
     let seq = 0;
@@ -45,7 +45,7 @@ async function runPump(consumer: LogsConsumer, pump: number): Promise<void> {
 }
 
 /** Per partition, the record indexes in the order the exporter accepted them. */
-function indexesByPartition(consumer: InMemoryLogsConsumer): Map<string, number[]> {
+function indexesByPartition(consumer: InMemorySignalConsumer): Map<string, number[]> {
   const map = new Map<string, number[]>();
   for (const r of consumer.records()) {
     const [pump, index] = String(r.body).split(':');
@@ -58,8 +58,8 @@ const instantClock = { now: () => Date.now(), sleep: async () => {} };
 
 describe('BatchProcessor draining a backlog from partition pumps', () => {
   test('every pump drains with a one-hour timeout, each partition in order, nothing lost or doubled', async () => {
-    const plain = new InMemoryLogsConsumer();
-    const split = new InMemoryLogsConsumer();
+    const plain = new InMemorySignalConsumer();
+    const split = new InMemorySignalConsumer();
     const head = withRetry(
       fanOut([
         new BatchProcessor(plain, { timeoutMs: HOUR_MS }),
@@ -81,7 +81,7 @@ describe('BatchProcessor draining a backlog from partition pumps', () => {
   });
 
   test('retried failures on the way do not stall the drain', async () => {
-    const flaky = new InMemoryLogsConsumer().failNext(3, 'retryable');
+    const flaky = new InMemorySignalConsumer().failNext(3, 'retryable');
     const processor = new BatchProcessor(flaky, { timeoutMs: HOUR_MS, sendBatchMaxSize: 8192, maxConcurrentExports: 2 });
     const head = withRetry(fanOut([processor]), { clock: instantClock });
     await within(Promise.all(Array.from({ length: PUMPS }, (_, p) => runPump(head, p))), 30_000);

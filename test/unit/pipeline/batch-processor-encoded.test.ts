@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 
 const source = (partitionId: string) => ({
   namespace: 'ns', eventHubName: 'hub', consumerGroup: '$Default', partitionId, firstSequenceNumber: 0, lastSequenceNumber: 1,
 });
 
-function sink(accepts = true): LogsConsumer & { batches: LogBatch[] } {
-  const batches: LogBatch[] = [];
+function sink(accepts = true): SignalConsumer & { batches: SignalBatch[] } {
+  const batches: SignalBatch[] = [];
   return { batches, acceptsEncodedLogs: accepts, consume: async (b) => void batches.push(b) };
 }
 

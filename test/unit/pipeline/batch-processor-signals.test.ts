@@ -1,9 +1,9 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { holdEventLoopOpen, makeMixedBatch } from './records.ts';
 import { isPartialRefusal, PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
 
@@ -18,14 +18,14 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /** A consumer whose exports stay in flight until the test releases them. */
 function heldConsumer() {
-  const started: { batch: LogBatch; release: () => void }[] = [];
-  const consumer: LogsConsumer = {
+  const started: { batch: SignalBatch; release: () => void }[] = [];
+  const consumer: SignalConsumer = {
     consume: (batch) => new Promise<void>((resolve) => started.push({ batch, release: resolve })),
   };
   return { consumer, started };
 }
 
-const names = (b: LogBatch) => [
+const names = (b: SignalBatch) => [
   ...b.records.map((r) => `log:${String(r.body)}`),
   ...(b.metrics ?? []).map((p) => `point:${p.name}`),
   ...(b.spans ?? []).map((s) => `span:${s.name}`),
@@ -33,7 +33,7 @@ const names = (b: LogBatch) => [
 
 describe('BatchProcessor with metric points and spans', () => {
   test('send_batch_size counts items over all signals', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { sendBatchSize: 6, timeoutMs: HOUR_MS });
     const first = batcher.consume(makeMixedBatch(1, 2, 0, 'a', '0'));
     await settleCallbacks();
@@ -45,7 +45,7 @@ describe('BatchProcessor with metric points and spans', () => {
   });
 
   test('metric points alone are batched, exported and resolve their caller', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { timeoutMs: 0 });
     await within(batcher.consume(makeMixedBatch(0, 3, 0)), 5_000);
     assert.deepEqual(next.metricPoints().map((p) => p.name), ['m-0', 'm-1', 'm-2']);
@@ -72,7 +72,7 @@ describe('BatchProcessor with metric points and spans', () => {
 
   test('a partial refusal of a combined export hands each caller the refused items that are its own, per signal', async () => {
     const spanError = new Error('span refused');
-    const next: LogsConsumer = {
+    const next: SignalConsumer = {
       async consume(batch) {
         // Refuses the second caller's first span and the first caller's first point; delivers the rest.
         const span = batch.spans!.find((s) => s.name === 'b-0')!;

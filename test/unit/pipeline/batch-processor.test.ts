@@ -2,11 +2,11 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
 import { batchProcessorConfigSchema } from '../../../src/pipeline/batch-processor-config.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { fanOut } from '../../../src/pipeline/fan-out.ts';
 import { withRetry } from '../../../src/pipeline/retry.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { holdEventLoopOpen, makeBatch } from './records.ts';
 import { isPartialRefusal, PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
 
@@ -25,8 +25,8 @@ const settleCallbacks = () => new Promise<void>((resolve) => setImmediate(resolv
 
 /** A consumer whose exports stay in flight until the test releases them, one by one. */
 function heldConsumer() {
-  const started: { batch: LogBatch; release: () => void }[] = [];
-  const consumer: LogsConsumer = {
+  const started: { batch: SignalBatch; release: () => void }[] = [];
+  const consumer: SignalConsumer = {
     consume: (batch) => new Promise<void>((resolve) => started.push({ batch, release: resolve })),
   };
   return { consumer, started, bodies: (i: number) => started[i]!.batch.records.map((r) => r.body) };
@@ -34,7 +34,7 @@ function heldConsumer() {
 
 describe('BatchProcessor', () => {
   test('two concurrent callers from two partitions share one export; each resolves after it', async () => {
-    const next = new InMemoryLogsConsumer({ delayMs: 20 });
+    const next = new InMemorySignalConsumer({ delayMs: 20 });
     const batcher = new BatchProcessor(next, { timeoutMs: 30 });
     const a = batcher.consume(makeBatch(3, 'a', '0')).then(() => next.batches.length);
     const b = batcher.consume(makeBatch(2, 'b', '1')).then(() => next.batches.length);
@@ -45,7 +45,7 @@ describe('BatchProcessor', () => {
   });
 
   test("a failed export rejects every caller that was part of it, with that export's error", async () => {
-    const next = new InMemoryLogsConsumer().failNext(1, 'permanent');
+    const next = new InMemorySignalConsumer().failNext(1, 'permanent');
     const batcher = new BatchProcessor(next, { timeoutMs: 20 });
     const results = await within(Promise.allSettled([batcher.consume(makeBatch(1, 'a', '0')), batcher.consume(makeBatch(1, 'b', '1'))]), 5_000);
     assert.equal(next.calls, 1);
@@ -57,7 +57,7 @@ describe('BatchProcessor', () => {
 
   test('a partial refusal of a combined export: only the caller owning the refused record rejects, with just that record', async () => {
     const tooLarge = new Error('record too large');
-    const next: LogsConsumer = {
+    const next: SignalConsumer = {
       consume: async (batch) => {
         const refused = batch.records.filter((r) => r.body === 'b-1');
         if (refused.length > 0) throw new PartialRefusalError([{ records: refused, error: tooLarge }], batch.records.length - 1);
@@ -74,7 +74,7 @@ describe('BatchProcessor', () => {
   });
 
   test('send_batch_size triggers an export without waiting for the timeout', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { sendBatchSize: 4, timeoutMs: 60_000 });
     const first = batcher.consume(makeBatch(2, 'a'));
     await new Promise((r) => setTimeout(r, 10));
@@ -85,17 +85,17 @@ describe('BatchProcessor', () => {
   });
 
   test('send_batch_max_size splits a large batch; the caller resolves after all parts', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { sendBatchSize: 3, sendBatchMaxSize: 3, timeoutMs: 10 });
     await within(batcher.consume(makeBatch(7)), 5_000);
     assert.deepEqual(next.batches.map((b) => b.records.length), [3, 3, 1]);
   });
 
   test('a failure of any part of a split batch rejects its caller', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     let call = 0;
-    const failingSecond: LogsConsumer = {
-      consume(batch: LogBatch, signal?: AbortSignal) {
+    const failingSecond: SignalConsumer = {
+      consume(batch: SignalBatch, signal?: AbortSignal) {
         call++;
         return call === 2 ? Promise.reject(new Error('503 on part 2')) : next.consume(batch, signal);
       },
@@ -108,7 +108,7 @@ describe('BatchProcessor', () => {
     let active = 0;
     let maxActive = 0;
     const sizes: number[] = [];
-    const slow: LogsConsumer = {
+    const slow: SignalConsumer = {
       async consume(batch) {
         active++;
         maxActive = Math.max(maxActive, active);
@@ -124,7 +124,7 @@ describe('BatchProcessor', () => {
   });
 
   test('an aborted caller is rejected and its pending records are never exported', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { timeoutMs: 60_000 });
     const controller = new AbortController();
     const pending = batcher.consume(makeBatch(2, 'gone'), controller.signal);
@@ -137,7 +137,7 @@ describe('BatchProcessor', () => {
   });
 
   test('shutdown exports what is pending, then refuses new batches and shuts the next consumer down', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { timeoutMs: 60_000 });
     const pending = batcher.consume(makeBatch(2));
     await within(batcher.shutdown(), 2_000);
@@ -163,7 +163,7 @@ describe('BatchProcessor', () => {
   });
 
   test('once every attached producer is waiting, their records go at once in one export, not at the timeout', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
     const detach = [0, 1, 2].map(() => batcher.attachProducer());
     const a = batcher.consume(makeBatch(2, 'a', '0'));
@@ -178,7 +178,7 @@ describe('BatchProcessor', () => {
   });
 
   test('a producer detaching makes the callers still waiting enough: they are exported at once', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
     const [detachA, detachB, detachGone] = [0, 1, 2].map(() => batcher.attachProducer());
     const waiting = Promise.all([batcher.consume(makeBatch(1, 'a', '0')), batcher.consume(makeBatch(1, 'b', '1'))]);
@@ -200,7 +200,7 @@ describe('BatchProcessor', () => {
   });
 
   test('with no producer attached the timer paces exports, as before', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
     const pending = [0, 1, 2, 3].map((i) => batcher.consume(makeBatch(1, `c${i}`, String(i))));
     await settleCallbacks();
@@ -209,7 +209,7 @@ describe('BatchProcessor', () => {
     await Promise.all(pending);
     assert.equal(next.calls, 1);
 
-    const timed = new InMemoryLogsConsumer();
+    const timed = new InMemorySignalConsumer();
     const short = new BatchProcessor(timed, { timeoutMs: 20 });
     await within(short.consume(makeBatch(1)), 5_000);
     assert.equal(timed.calls, 1, 'the timeout alone exports');
@@ -244,14 +244,14 @@ describe('BatchProcessor', () => {
   });
 
   test('maxConcurrentExports must be an integer of at least 1', () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     assert.throws(() => new BatchProcessor(next, { maxConcurrentExports: 0 }), /at least 1/);
     assert.throws(() => new BatchProcessor(next, { maxConcurrentExports: 1.5 }), /at least 1/);
   });
 
   test('producers attached through withRetry and fanOut reach every processor behind them', async () => {
-    const left = new InMemoryLogsConsumer();
-    const right = new InMemoryLogsConsumer();
+    const left = new InMemorySignalConsumer();
+    const right = new InMemorySignalConsumer();
     const processors = [left, right].map((next) => new BatchProcessor(next, { timeoutMs: HOUR_MS }));
     const head = withRetry(fanOut(processors));
     assert.equal(typeof head.attachProducer, 'function');
@@ -264,14 +264,14 @@ describe('BatchProcessor', () => {
 
   test('fanOut detaches from every target once, however often its detach is called', () => {
     let attached = 0;
-    const counting: LogsConsumer = {
+    const counting: SignalConsumer = {
       consume: async () => {},
       attachProducer: () => {
         attached++;
         return () => attached--;
       },
     };
-    const detach = fanOut([counting, counting, new InMemoryLogsConsumer()]).attachProducer!();
+    const detach = fanOut([counting, counting, new InMemorySignalConsumer()]).attachProducer!();
     assert.equal(attached, 2);
     detach();
     detach();
@@ -279,7 +279,7 @@ describe('BatchProcessor', () => {
   });
 
   test('a processor in front of another attaches its export slots to it, so the chain does not stall either', async () => {
-    const next = new InMemoryLogsConsumer();
+    const next = new InMemorySignalConsumer();
     const inner = new BatchProcessor(next, { timeoutMs: HOUR_MS });
     const outer = new BatchProcessor(inner, { timeoutMs: HOUR_MS });
     const detach = [0, 1].map(() => outer.attachProducer());

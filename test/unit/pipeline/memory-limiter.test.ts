@@ -4,7 +4,7 @@ import { isDataRefused, isPermanentError } from '../../../src/component/errors.t
 import { MemoryLimiter } from '../../../src/pipeline/memory-limiter.ts';
 import { memoryLimiterConfigSchema, resolveMemoryLimits } from '../../../src/pipeline/memory-limiter-config.ts';
 import { readCgroupLimitBytes, readMemoryTotal } from '../../../src/pipeline/memory-usage.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { makeBatch, makeMixedBatch } from './records.ts';
 
 const MIB = 1024 * 1024;
@@ -65,7 +65,7 @@ test('memory total: the smaller of the cgroup limit and the V8 heap limit; cgrou
 
 test('above the soft limit it refuses retryably until a check finds usage below it; below, batches pass', async () => {
   let usage = 50 * MIB;
-  const next = new InMemoryLogsConsumer();
+  const next = new InMemorySignalConsumer();
   const limiter = new MemoryLimiter(next, { checkIntervalMs: 60_000, hardLimitBytes: 100 * MIB, softLimitBytes: 80 * MIB, readUsage: () => usage, gc: undefined });
   try {
     await limiter.consume(makeBatch(3));
@@ -100,7 +100,7 @@ test('above the hard limit a check forces a collection and measures again; above
   let gcs = 0;
   let now = 0;
   let afterGc = 70 * MIB;
-  const limiter = new MemoryLimiter(new InMemoryLogsConsumer(), {
+  const limiter = new MemoryLimiter(new InMemorySignalConsumer(), {
     checkIntervalMs: 60_000, hardLimitBytes: 100 * MIB, softLimitBytes: 80 * MIB, minGcIntervalSoftMs: 10_000,
     readUsage: () => usage, gc: () => { gcs++; usage = afterGc; }, now: () => now,
   });
@@ -127,7 +127,7 @@ test('above the hard limit a check forces a collection and measures again; above
 });
 
 test('without an exposed gc it still refuses, and never throws on the timer', async () => {
-  const limiter = new MemoryLimiter(new InMemoryLogsConsumer(), { checkIntervalMs: 5, hardLimitBytes: 10, softLimitBytes: 5, readUsage: () => 100, gc: undefined });
+  const limiter = new MemoryLimiter(new InMemorySignalConsumer(), { checkIntervalMs: 5, hardLimitBytes: 10, softLimitBytes: 5, readUsage: () => 100, gc: undefined });
   try {
     const before = limiter.stats().checks;
     await new Promise((r) => setTimeout(r, 30));

@@ -12,13 +12,13 @@ export interface BatchSource {
 }
 
 /**
- * The unit handed to a LogsConsumer: what was decoded from one received batch of events. Log records are
+ * The unit handed to a SignalConsumer: what was decoded from one received batch of events. Log records are
  * OpenTelemetry `ReadableLogRecord`s, so any `LogRecordExporter` accepts them as they are. When the receiver
  * feeds metrics or traces pipelines, the metric points and spans decoded from the same events travel in
  * `metrics` and `spans` (absent or empty otherwise); each pipeline's head sees only its own signal (see
  * signal-router.ts), so a logs pipeline never carries metrics.
  */
-export interface LogBatch {
+export interface SignalBatch {
   readonly records: readonly ReadableLogRecord[];
   /** Metric points (metrics pipelines). Absent means none. */
   readonly metrics?: readonly MetricPoint[];
@@ -44,16 +44,13 @@ export interface EncodedLogs {
   readonly records: number;
 }
 
-/** The same batch under a signal-neutral name. */
-export type TelemetryBatch = LogBatch;
-
 /** Items in a batch over all signals: log records, metric points and spans. */
-export function batchItemCount(batch: LogBatch): number {
+export function batchItemCount(batch: SignalBatch): number {
   return logRecordCount(batch) + (batch.metrics?.length ?? 0) + (batch.spans?.length ?? 0);
 }
 
 /** Log records in a batch: the record objects and those already encoded. */
-export function logRecordCount(batch: LogBatch): number {
+export function logRecordCount(batch: SignalBatch): number {
   return batch.records.length + (batch.encodedLogs?.records ?? 0);
 }
 
