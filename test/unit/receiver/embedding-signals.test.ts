@@ -27,3 +27,11 @@ test('an embedder asking for metrics or traces gets them only from the azure for
     (e: unknown) => e instanceof ConfigError && /a LogRecordExporter exports log records only/.test(e.message),
   );
 });
+
+test('the consumer names of earlier versions still work: InMemoryLogsConsumer is InMemorySignalConsumer', async () => {
+  const { InMemoryLogsConsumer, InMemorySignalConsumer: exported } = await import('../../../src/index.ts');
+  assert.equal(InMemoryLogsConsumer, exported);
+  assert.equal(exported, InMemorySignalConsumer);
+  const receiver = createAzureEventHubReceiver({ connection }, new InMemoryLogsConsumer());
+  await receiver.shutdown();
+});
