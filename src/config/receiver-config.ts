@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { durationMs } from './duration.ts';
+import { durationMs } from '../component/duration.ts';
 import { retryOnFailureSchema } from '../pipeline/retry.ts';
 import { startPositionSchema } from './start-position.ts';
 import { quoteValue } from '../component/redact.ts';
-import { eventHubsConnectionStringProblem, storageConnectionStringProblem } from './connection-strings.ts';
+import { eventHubsConnectionStringProblem, storageConnectionStringProblem } from '../component/connection-strings.ts';
 import { AMQP_TRANSPORTS, parseProxyUrl } from '../component/network-proxy.ts';
 import { DEFAULT_ARCHIVE_NAME_FORMAT, archiveNameFormatProblem } from '../capture/archive-name-format.ts';
 import {

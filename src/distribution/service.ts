@@ -1,5 +1,5 @@
 import type { TokenCredential } from '@azure/core-auth';
-import type { ReceiverComponent } from '../component/factory.ts';
+import type { ReceiverComponent } from '../pipeline/factory.ts';
 import { createFeatureGates, type FeatureGateRegistry } from '../component/feature-gates.ts';
 import type { Logger } from '../component/logger.ts';
 import { redactError } from '../component/redact.ts';
@@ -13,8 +13,8 @@ import { startMetricsEndpoint, type MetricsEndpoint } from '../telemetry/metrics
 import { ReceiverMetrics } from '../telemetry/receiver-metrics.ts';
 import { ExporterMetrics } from '../telemetry/exporter-metrics.ts';
 import { registerProcessMetrics } from '../telemetry/process-metrics.ts';
-import { packageVersion } from './package-version.ts';
-import type { Extension, ServiceInfo } from './extension-factory.ts';
+import { packageVersion } from '../component/package-version.ts';
+import type { Extension, ServiceInfo } from '../extensions/extension-factory.ts';
 import type { ResolvedConfig } from './resolve-config.ts';
 
 export interface ServiceOptions {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Writable } from 'node:stream';
-import type { ExporterFactory } from '../component/factory.ts';
+import type { ExporterFactory } from '../pipeline/factory.ts';
 import type { SignalConsumer } from '../pipeline/consumer.ts';
 import { batchItemCount, type SignalBatch } from '../pipeline/signal-batch.ts';
 import type { MetricPoint, SpanRecord } from '../pipeline/signals.ts';

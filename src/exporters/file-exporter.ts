@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ConfigError, PermanentError } from '../component/errors.ts';
-import type { ExporterFactory } from '../component/factory.ts';
+import type { ExporterFactory } from '../pipeline/factory.ts';
 import type { SignalConsumer } from '../pipeline/consumer.ts';
 import { batchItemCount, type SignalBatch } from '../pipeline/signal-batch.ts';
 import { encodeLogsRequestJson } from './internal/otlp-json-encoder.ts';

@@ -1,7 +1,7 @@
 import { checkServerIdentity } from 'node:tls';
 import { z } from 'zod';
 import { CompressionAlgorithm, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
-import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
+import type { ExporterFactory, CreateSettings } from '../pipeline/factory.ts';
 import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CompressionAlgorithm, OTLPExporterBase, type OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
 import { PermanentError } from '../component/errors.ts';
-import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
+import type { ExporterFactory, CreateSettings } from '../pipeline/factory.ts';
 import type { SignalConsumer } from '../pipeline/consumer.ts';
 import { signalItems, type SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';

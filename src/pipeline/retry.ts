@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PermanentError, isPermanentError, retryAfterMsOf } from '../component/errors.ts';
 import type { Logger } from '../component/logger.ts';
-import { durationMs, formatDurationMs } from '../config/duration.ts';
+import { durationMs, formatDurationMs } from '../component/duration.ts';
 import type { SignalConsumer } from './consumer.ts';
 import type { SignalBatch } from './signal-batch.ts';
 import { abortReason, raceAbort, sleep } from '../component/abort.ts';

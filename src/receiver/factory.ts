@@ -1,4 +1,4 @@
-import type { ReceiverFactory } from '../component/factory.ts';
+import type { ReceiverFactory } from '../pipeline/factory.ts';
 import { receiverConfigObject, receiverConfigSchema, type ReceiverConfig } from '../config/receiver-config.ts';
 import { receiverConfigWarnings } from '../config/receiver-config-warnings.ts';
 import type { SignalConsumer } from '../pipeline/consumer.ts';

@@ -9,7 +9,7 @@
  * - the attached mode again with an exporter taking 10 ms, with 1 and 2 concurrent exports.
  * Reports pump batches per second (and exports per second). Rates are context; the ratio is the result.
  */
-import { BatchProcessor, type BatchProcessorOptions } from '../../src/pipeline/batch-processor.ts';
+import { BatchProcessor, type BatchProcessorOptions } from '../../src/processors/batch-processor.ts';
 import type { SignalConsumer } from '../../src/pipeline/consumer.ts';
 import type { SignalBatch } from '../../src/pipeline/signal-batch.ts';
 import { makeRecord, makeSource } from '../unit/pipeline/records.ts';

@@ -1,6 +1,6 @@
 /**
  * Backfill from Capture against the live drain (issue 27), in the pipeline bench's terms: events per second
- * through the receiver (library, `format: azure`, realistic Azure resource logs from src/decode/samples.ts,
+ * through the receiver (library, `format: azure`, realistic Azure resource logs from scripts/local/samples.ts,
  * an in-memory consumer, blob checkpoints in Azurite), draining the same N events per partition
  *   - live: retained in the hub, read from a checkpoint at sequence number -1 (`earliest`);
  *   - backfill: expired from the hub, read from the emulator's Capture files in Azurite.
@@ -17,7 +17,7 @@ import { startEmulator } from '../../src/emulator/index.ts';
 import { createAzureEventHubReceiver } from '../../src/index.ts';
 import { InMemorySignalConsumer } from '../../src/pipeline/in-memory-consumer.ts';
 import { BlobCheckpointStore } from '../../src/ownership/blob-checkpoint-store.ts';
-import { sampleResourceLogBody } from '../../src/decode/samples.ts';
+import { sampleResourceLogBody } from '../../scripts/local/samples.ts';
 import { startAzurite, randomName } from '../helpers/azurite.ts';
 
 const EVENTS = Number(process.env.BENCH_CAPTURE_EVENTS ?? 5_000);

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { durationMs } from '../../config/duration.ts';
+import { durationMs } from '../../component/duration.ts';
 import { ConfigError } from '../../component/errors.ts';
-import type { CreateSettings } from '../../component/factory.ts';
+import type { CreateSettings } from '../../pipeline/factory.ts';
 import type { SignalConsumer } from '../../pipeline/consumer.ts';
 import { fromItemExporter, type ItemExporter } from '../../pipeline/exporter-adapter.ts';
 import { limitRequestBytes } from '../../pipeline/request-bytes-limit.ts';

@@ -8,7 +8,7 @@ import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from '../../unit/pipeline/records.ts';
 import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { withoutDoubleMarks } from '../../helpers/unmarked-records.ts';
 
 holdEventLoopOpen(after);

@@ -14,7 +14,7 @@ import { startOtlpServer, type OtlpTestServer } from './otlp-server.ts';
 import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
 import { withoutDoubleMarks } from '../../helpers/unmarked-records.ts';
 

@@ -21,7 +21,7 @@ import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../
 import { noopLogger, type Logger } from '../../../src/component/logger.ts';
 import { parseDeadLetterLine } from '../../../src/pipeline/dead-letter-format.ts';
 import { PID, startReceiver, until } from './harness.ts';
-import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
+import { BatchProcessor } from '../../../src/processors/batch-processor.ts';
 import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 

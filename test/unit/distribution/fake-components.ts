@@ -3,7 +3,7 @@
  * (recording what they receive), and a fake receiver factory whose receivers are driven by the test.
  */
 import { z } from 'zod';
-import type { ExporterFactory, ReceiverFactory, CreateSettings } from '../../../src/component/factory.ts';
+import type { ExporterFactory, ReceiverFactory, CreateSettings } from '../../../src/pipeline/factory.ts';
 import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../../../src/receiver/receiver.ts';

@@ -4,7 +4,7 @@ import { noopLogger } from '../../../src/component/logger.ts';
 import { loadConfig } from '../../../src/config/load-config.ts';
 import { resolveConfig } from '../../../src/distribution/resolve-config.ts';
 import { Service } from '../../../src/distribution/service.ts';
-import type { HealthCheckExtension } from '../../../src/distribution/extensions/health-check-extension.ts';
+import type { HealthCheckExtension } from '../../../src/extensions/health-check/health-check-extension.ts';
 import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { testComponents } from './fake-components.ts';
 

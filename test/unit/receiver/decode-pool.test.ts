@@ -4,7 +4,7 @@ import type { ReceivedEvent } from '../../../src/backends/consumer.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import type { DecoderOptions } from '../../../src/decode/decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { encodeLogsRequest } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
 import {
   DecodePool, decodeWorkerCount, MAX_CONSECUTIVE_WORKER_FAILURES,

@@ -19,7 +19,7 @@ import type { Logger } from '../../../src/component/logger.ts';
 import { PartialRefusalError, RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
 import type { DeadLetterEntry } from '../../../src/pipeline/dead-letter.ts';
 import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../../src/decode/index.ts';
-import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
+import { BatchProcessor } from '../../../src/processors/batch-processor.ts';
 import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 
 /** Two records per event, each carrying its event's sequence number as the decoders do. */
