@@ -10,6 +10,7 @@ import {
   DecodePool, decodeWorkerCount, MAX_CONSECUTIVE_WORKER_FAILURES,
 } from '../../../src/receiver/internal/decode-pool.ts';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
+import { siblingModule } from '../../helpers/sibling-module.ts';
 
 const context = { namespace: 'ns.example', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '3' };
 const options: DecoderOptions = { format: 'azure', applySemanticConventions: true };
@@ -65,7 +66,7 @@ test('a worker decodes and encodes the same records as the pipeline thread, with
 test('a worker that dies fails its job; after repeated deaths the pool turns itself off', async (t) => {
   const logged: string[] = [];
   const logger = { ...noopLogger, warn: (message: string) => void logged.push(message), child: () => logger };
-  const entry = new URL('./fixtures/exiting-decode-worker.ts', import.meta.url);
+  const entry = siblingModule(import.meta.url, 'fixtures/exiting-decode-worker').url;
   const pool = new DecodePool({ size: 1, decoder: options, logger, entry });
   t.after(() => pool.close());
   for (let i = 0; i < MAX_CONSECUTIVE_WORKER_FAILURES; i++) {
