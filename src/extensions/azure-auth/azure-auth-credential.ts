@@ -1,13 +1,14 @@
-import type { TokenCredential } from '@azure/core-auth';
-import { ClientCertificateCredential } from '@azure/identity';
-import { createTokenCredential } from '../../component/credential.ts';
+import { createTokenCredential, DeferredCredential } from '../../component/credential.ts';
 import type { AzureAuthConfig } from './azure-auth-extension.ts';
 
 /** Builds the credential the section describes; no network call happens until a token is requested. */
-export function credentialFromAzureAuth(config: AzureAuthConfig): TokenCredential {
+export function credentialFromAzureAuth(config: AzureAuthConfig): DeferredCredential {
   if (config.service_principal) {
     const sp = config.service_principal;
-    if (sp.client_certificate_path) return new ClientCertificateCredential(sp.tenant_id, sp.client_id, { certificatePath: sp.client_certificate_path });
+    const certificatePath = sp.client_certificate_path;
+    if (certificatePath) {
+      return new DeferredCredential((id) => new id.ClientCertificateCredential(sp.tenant_id, sp.client_id, { certificatePath }));
+    }
     return createTokenCredential({ type: 'service_principal', tenant_id: sp.tenant_id, client_id: sp.client_id, client_secret: sp.client_secret! });
   }
   if (config.workload_identity) {

@@ -2,12 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClientCertificateCredential, ClientSecretCredential, DefaultAzureCredential, ManagedIdentityCredential, WorkloadIdentityCredential } from '@azure/identity';
 import { noopLogger } from '../../../src/component/logger.ts';
+import { DeferredCredential } from '../../../src/component/credential.ts';
 import { azureAuthConfigSchema, azureAuthExtensionFactory } from '../../../src/extensions/azure-auth/azure-auth-extension.ts';
 
 async function credentialOf(section: unknown) {
   const config = azureAuthConfigSchema.parse(section);
   const ext = await azureAuthExtensionFactory.create({ id: 'azure_auth', logger: noopLogger }, config);
-  return ext.credential!();
+  const credential = ext.credential!();
+  assert.ok(credential instanceof DeferredCredential, '@azure/identity loads at the first token request');
+  return credential.resolve();
 }
 
 test('each Go azureauthextension method builds its @azure/identity credential', async () => {
