@@ -1,3 +1,4 @@
+import type { DeferredCredential } from '../../../src/component/credential.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { noopLogger } from '../../../src/component/logger.ts';
@@ -121,7 +122,7 @@ service:
   t.after(() => service.shutdown());
   const settings = tc.receivers.get('azure_event_hub')!.settings!;
   const { ClientSecretCredential } = await import('@azure/identity');
-  assert.ok(settings.resolveAuth!('azure_auth/sp') instanceof ClientSecretCredential);
+  assert.ok((await (settings.resolveAuth!('azure_auth/sp') as DeferredCredential).resolve()) instanceof ClientSecretCredential);
   assert.equal(settings.resolveAuth!('other'), undefined);
   assert.equal(settings.featureGates!.isEnabled(STREAMING_GATE_ID), true);
   assert.equal(service.metricsAddress(), undefined, 'metrics level none: no endpoint');
