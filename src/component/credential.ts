@@ -4,9 +4,10 @@
  * `token_file_path`) so a config written for it reads the same here.
  */
 import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/core-auth';
+import type * as IdentityModule from '@azure/identity';
 import { z } from 'zod';
 
-type Identity = typeof import('@azure/identity');
+type Identity = typeof IdentityModule;
 let identity: Promise<Identity> | undefined;
 
 /**
