@@ -26,7 +26,7 @@ const noForeignInternal = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'coverage/**', '.tmp/**', 'dist/**'] },
+  { ignores: ['node_modules/**', 'coverage/**', '.tmp/**', 'dist/**', '.test-build/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

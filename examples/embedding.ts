@@ -12,7 +12,7 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { EventHubProducerClient } from '@azure/event-hubs';
 import { createAzureEventHubReceiver } from '../src/index.ts';
 import { startEmulator } from '../src/emulator/index.ts';
-import { sampleResourceLogBody } from '../src/decode/samples.ts';
+import { sampleResourceLogBody } from '../scripts/local/samples.ts';
 
 // 1. A hub to read: yours, or a local emulator with a few Azure resource logs in it.
 let connection = process.env.EVENTHUB_CONNECTION || undefined;

@@ -13,7 +13,7 @@
 import { parseArgs } from 'node:util';
 import { EventHubProducerClient } from '@azure/event-hubs';
 import { startEmulator } from '../src/emulator/index.ts';
-import { SAMPLE_CATEGORIES, sampleMetricBody, sampleResourceLogBody, sampleTraceBody } from '../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleMetricBody, sampleResourceLogBody, sampleTraceBody } from './local/samples.ts';
 import { builtinComponents } from '../src/distribution/builtin-components.ts';
 import { loadConfig } from '../src/config/load-config.ts';
 import { resolveConfig } from '../src/distribution/resolve-config.ts';

@@ -1,14 +1,14 @@
 /**
  * The public API for embedding: create a receiver from a config object (the same keys as the
  * `azure_event_hub` section of the collector YAML) and a consumer (any OpenTelemetry JS
- * `LogRecordExporter`, or a `LogsConsumer`), then `start()` and `shutdown()`.
+ * `LogRecordExporter`, or a `SignalConsumer`), then `start()` and `shutdown()`.
  */
 import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
 import { receiverConfigWarnings, unusedSignalKeyWarnings } from './config/receiver-config-warnings.ts';
 import { parseReceiverConfig } from './config/parse-receiver-config.ts';
 import type { ReceiverConfigInput } from './config/receiver-config.ts';
 import { fromLogRecordExporter } from './pipeline/exporter-adapter.ts';
-import type { LogsConsumer } from './pipeline/consumer.ts';
+import type { SignalConsumer } from './pipeline/consumer.ts';
 import { AzureEventHubReceiverImpl } from './receiver/azure-event-hub-receiver.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/receiver.ts';
 import { noopLogger } from './component/logger.ts';
@@ -21,13 +21,19 @@ export type {
 export type { HealthReport, ReceiverHealth, PartitionHealth, HealthStatus } from './telemetry/health-state.ts';
 export { HealthState } from './telemetry/health-state.ts';
 export type { ReceiverConfig, ReceiverConfigInput } from './config/receiver-config.ts';
-export type { LogsConsumer } from './pipeline/consumer.ts';
-export type { LogBatch, BatchSource, EncodedLogs } from './pipeline/log-batch.ts';
+export type { SignalConsumer } from './pipeline/consumer.ts';
+export type { SignalBatch, BatchSource, EncodedLogs } from './pipeline/signal-batch.ts';
 export type { Logger } from './component/logger.ts';
 export type { DeadLetterEntry, DeadLetterStore } from './pipeline/dead-letter.ts';
 export type { Checkpoint, CheckpointStore, CheckpointScope } from './ownership/checkpoint.ts';
 export { PermanentError, ConfigError } from './component/errors.ts';
-export { InMemoryLogsConsumer } from './pipeline/in-memory-consumer.ts';
+export { InMemorySignalConsumer } from './pipeline/in-memory-consumer.ts';
+/** @deprecated The earlier name: a consumer and a batch carry logs, metrics and spans. Use `SignalConsumer`. */
+export type { SignalConsumer as LogsConsumer } from './pipeline/consumer.ts';
+/** @deprecated Use `SignalBatch`. */
+export type { SignalBatch as LogBatch } from './pipeline/signal-batch.ts';
+/** @deprecated Use `InMemorySignalConsumer`. */
+export { InMemorySignalConsumer as InMemoryLogsConsumer } from './pipeline/in-memory-consumer.ts';
 export { fromLogRecordExporter } from './pipeline/exporter-adapter.ts';
 export { withRetry } from './pipeline/retry.ts';
 export { fanOut } from './pipeline/fan-out.ts';
@@ -46,7 +52,7 @@ export interface CreateReceiverOptions extends Partial<Omit<ReceiverCreateSettin
 }
 
 function isLogRecordExporter(value: unknown): value is LogRecordExporter {
-  return typeof (value as LogRecordExporter).export === 'function' && typeof (value as LogsConsumer).consume !== 'function';
+  return typeof (value as LogRecordExporter).export === 'function' && typeof (value as SignalConsumer).consume !== 'function';
 }
 
 /**
@@ -54,12 +60,12 @@ function isLogRecordExporter(value: unknown): value is LogRecordExporter {
  * that hands decoded log records to `consumer` (and metric points and spans when `options.signals` includes
  * metrics or traces; route them to pipelines per signal with `routeSignals`). Nothing connects until `start()`.
  */
-export function createAzureEventHubReceiver(config: ReceiverConfigInput, consumer: LogsConsumer | LogRecordExporter, options: CreateReceiverOptions = {}): AzureEventHubReceiver {
+export function createAzureEventHubReceiver(config: ReceiverConfigInput, consumer: SignalConsumer | LogRecordExporter, options: CreateReceiverOptions = {}): AzureEventHubReceiver {
   const parsed = parseReceiverConfig(config);
   const signals = options.signals ?? new Set(['logs'] as const);
   if (isLogRecordExporter(consumer) && [...signals].some((s) => s !== 'logs')) {
     // A LogRecordExporter would be handed metric points and spans it cannot export.
-    throw new ConfigError(['signals: a LogRecordExporter exports log records only; pass a LogsConsumer for metrics and traces']);
+    throw new ConfigError(['signals: a LogRecordExporter exports log records only; pass a SignalConsumer for metrics and traces']);
   }
   const next = isLogRecordExporter(consumer) ? fromLogRecordExporter(consumer) : consumer;
   const logger = options.logger ?? noopLogger;

@@ -38,6 +38,16 @@ export interface AzuriteOptions {
   readonly port?: number;
 }
 
+/** The endpoint and connection string of an Azurite blob service listening on loopback `port`. */
+export function azuriteAt(port: number): Omit<Azurite, 'stop'> {
+  const blobEndpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
+  return {
+    port,
+    blobEndpoint,
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=${blobEndpoint};`,
+  };
+}
+
 export async function startAzurite(options: AzuriteOptions = {}): Promise<Azurite> {
   const persistence = options.location ? ['--location', options.location] : ['--inMemoryPersistence'];
   const child: ChildProcess = spawn(
@@ -75,12 +85,9 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Azurit
   // Keep draining output so a full pipe never blocks Azurite.
   child.stdout?.resume();
   child.stderr?.resume();
-  const blobEndpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
   let stopped: Promise<void> | undefined;
   return {
-    port,
-    blobEndpoint,
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=${blobEndpoint};`,
+    ...azuriteAt(port),
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

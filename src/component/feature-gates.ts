@@ -1,4 +1,5 @@
-import type { Stability } from './factory.ts';
+/** Stability of a component or feature gate, as the collector prints it in `components`. */
+export type Stability = 'development' | 'alpha' | 'beta' | 'stable' | 'deprecated';
 
 /** Id of the gate that makes `streaming` (AMQP) the default backend instead of `polling`. */
 export const STREAMING_GATE_ID = 'receiver.azureeventhub.streaming';

@@ -1,18 +1,26 @@
 import { z } from 'zod';
-import { durationMs } from './duration.ts';
+import { durationMs } from '../component/duration.ts';
 import { retryOnFailureSchema } from '../pipeline/retry.ts';
 import { startPositionSchema } from './start-position.ts';
 import { quoteValue } from '../component/redact.ts';
-import { eventHubsConnectionStringProblem, storageConnectionStringProblem } from './connection-strings.ts';
+import { eventHubsConnectionStringProblem, storageConnectionStringProblem } from '../component/connection-strings.ts';
 import { AMQP_TRANSPORTS, parseProxyUrl } from '../component/network-proxy.ts';
 import { DEFAULT_ARCHIVE_NAME_FORMAT, archiveNameFormatProblem } from '../capture/archive-name-format.ts';
 import {
+  DEFAULT_CHECKPOINT_INTERVAL_MS,
+  DEFAULT_CONSUMER_GROUP,
   DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS,
+  DEFAULT_HUB_LAG_INTERVAL_MS,
   DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_MAX_POLL_EVENTS,
+  DEFAULT_MEMORY_CHECK_INTERVAL_MS,
+  DEFAULT_POLL_RATE_S,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
   DEFAULT_UPDATE_INTERVAL_MS,
   MAX_LEASE_DURATION_MS,
+  MAX_MAX_POLL_EVENTS,
   MIN_LEASE_DURATION_MS,
-} from '../ownership/lease-ownership-coordinator.ts';
+} from './receiver-defaults.ts';
 
 /**
  * The `azure_event_hub` receiver's config section. Keys follow the Go collector's `azureeventhub`
@@ -98,9 +106,9 @@ const memory = z
         message: `must be 0 (off) or at least ${MIN_MEMORY_LIMIT_MIB}: the receiver alone holds a few tens of MiB at rest`,
       }),
     /** Time between measurements. Default 250ms. */
-    check_interval: durationMs.refine((ms) => ms > 0, 'must be greater than zero').default(250),
+    check_interval: durationMs.refine((ms) => ms > 0, 'must be greater than zero').default(DEFAULT_MEMORY_CHECK_INTERVAL_MS),
   })
-  .default({ limit_mib: 0, check_interval: 250 });
+  .default({ limit_mib: 0, check_interval: DEFAULT_MEMORY_CHECK_INTERVAL_MS });
 
 const checkpoint = z
   .strictObject({
@@ -108,11 +116,11 @@ const checkpoint = z
      * Checkpoint at most this often per partition. Default 10s: after a crash at most about this much of
      * each partition is read again; shorter costs one storage write per partition per interval.
      */
-    interval: durationMs.default(10_000),
+    interval: durationMs.default(DEFAULT_CHECKPOINT_INTERVAL_MS),
     /** Also checkpoint after this many events since the last one; 0 disables. Default 0. */
     every_n_events: z.number().int().min(0).default(0),
   })
-  .default({ interval: 10_000, every_n_events: 0 });
+  .default({ interval: DEFAULT_CHECKPOINT_INTERVAL_MS, every_n_events: 0 });
 
 /**
  * An event offset. Only checked for what can never be an offset (blank, surrounding whitespace, control
@@ -182,7 +190,7 @@ export const receiverConfigObject = z
     auth: z.union([z.string().min(1), authObject]).optional(),
     event_hub: z.strictObject({ name: z.string().min(1).optional(), namespace: z.string().min(1).optional() }).default({}),
     /** Consumer group. Default `$Default`. */
-    group: z.string().min(1).default('$Default'),
+    group: z.string().min(1).default(DEFAULT_CONSUMER_GROUP),
     /** Read only this partition (no ownership balancing). Default: all partitions. */
     // Not checked for being a partition id: the Go receiver's own test configs use `partition: foo`.
     partition: z.string().default(''),
@@ -237,9 +245,9 @@ export const receiverConfigObject = z
     /** Regex sanitizers tried, in order, only on events whose JSON does not parse. */
     sanitizers: z.array(z.strictObject({ pattern: z.string().min(1), replacement: z.string() })).default([]),
     /** Most events per batch handed to the pipeline. Default 100. */
-    max_poll_events: z.number().int().min(1).max(100_000).default(100),
+    max_poll_events: z.number().int().min(1).max(MAX_MAX_POLL_EVENTS).default(DEFAULT_MAX_POLL_EVENTS),
     /** Longest wait, in seconds, before handing over fewer than max_poll_events. Default 5. */
-    poll_rate: z.number().min(0).default(5),
+    poll_rate: z.number().min(0).default(DEFAULT_POLL_RATE_S),
     /** Events buffered per partition ahead of the pipeline. 0 = 300; negative disables. Default 0. */
     prefetch_count: z.number().int().default(0),
     /**
@@ -296,7 +304,7 @@ export const receiverConfigObject = z
     /** Bounds the receiver's memory without V8 flags: `limit_mib` (MiB, 0 = off), `check_interval`. Default off. */
     memory,
     /** Longest graceful stop. Default 30s. */
-    shutdown_timeout: durationMs.default(30_000),
+    shutdown_timeout: durationMs.default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
     /**
      * A checkpoint that cannot be right (beyond the partition's last sequence number: a recreated hub, a
      * reused container): `fail` (default) leaves the partition unread and the receiver unhealthy until
@@ -307,7 +315,7 @@ export const receiverConfigObject = z
      * How often the hub-wide lag (every partition, whoever owns it) is read from the hub and the checkpoint
      * store: one management call and one checkpoint read per partition each time. Default 30s; 0 turns it off.
      */
-    hub_lag_interval: durationMs.default(30_000),
+    hub_lag_interval: durationMs.default(DEFAULT_HUB_LAG_INTERVAL_MS),
   });
 
 export const receiverConfigSchema = receiverConfigObject

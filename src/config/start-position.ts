@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDurationMs } from './duration.ts';
+import { parseDurationMs } from '../component/duration.ts';
 import { quoteValue } from '../component/redact.ts';
 
 /**

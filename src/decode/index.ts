@@ -12,7 +12,3 @@ export {
 } from './internal/parse-json.ts';
 export { INSTRUMENTATION_SCOPE, SCOPE_NAME } from './internal/scope.ts';
 export { compileTimeLayout, type TimeLayoutParser } from './internal/time-layout.ts';
-export {
-  SAMPLE_CATEGORIES, sampleMetricBody, sampleMetricRecords, sampleResourceLogBody, sampleResourceLogRecords,
-  sampleTraceBody, sampleTraceRecords, type SampleCategory, type SampleOptions,
-} from './samples.ts';

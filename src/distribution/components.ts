@@ -1,15 +1,15 @@
-import type { ExporterFactory, ReceiverFactory, ReceiverComponent, CreateSettings } from '../component/factory.ts';
-import type { ExtensionFactory } from './extension-factory.ts';
-import type { ProcessorFactory } from './processor-factory.ts';
+import type { ExporterFactory, ReceiverFactory, ReceiverComponent, CreateSettings } from '../pipeline/factory.ts';
+import type { ExtensionFactory } from '../extensions/extension-factory.ts';
+import type { ProcessorFactory } from '../processors/processor-factory.ts';
 import type { Signal } from '../pipeline/signals.ts';
-import { azureAuthExtensionFactory } from './extensions/azure-auth-extension.ts';
-import { azureEncodingExtensionFactory } from './extensions/azure-encoding-extension.ts';
-import { fileStorageExtensionFactory } from './extensions/file-storage-extension.ts';
-import { healthCheckExtensionFactory } from './extensions/health-check-extension.ts';
-import { pprofExtensionFactory } from './extensions/pprof-extension.ts';
-import { zpagesExtensionFactory } from './extensions/zpages-extension.ts';
-import { batchProcessorFactory } from './processors/batch-processor-factory.ts';
-import { memoryLimiterProcessorFactory } from './processors/memory-limiter-processor-factory.ts';
+import { azureAuthExtensionFactory } from '../extensions/azure-auth/azure-auth-extension.ts';
+import { azureEncodingExtensionFactory } from '../extensions/azure-encoding-extension.ts';
+import { fileStorageExtensionFactory } from '../extensions/file-storage-extension.ts';
+import { healthCheckExtensionFactory } from '../extensions/health-check/health-check-extension.ts';
+import { pprofExtensionFactory } from '../extensions/pprof/pprof-extension.ts';
+import { zpagesExtensionFactory } from '../extensions/zpages/zpages-extension.ts';
+import { batchProcessorFactory } from '../processors/batch-processor-factory.ts';
+import { memoryLimiterProcessorFactory } from '../processors/memory-limiter-processor-factory.ts';
 
 export type AnyReceiverFactory = ReceiverFactory<any, ReceiverComponent, any>;
 export type AnyExporterFactory = ExporterFactory<any>;

@@ -9,7 +9,7 @@ import { formatIssues, suggest } from '../config/format-issues.ts';
 import { humanIssueMessage } from '../config/human-issues.ts';
 import { isPlainObject, mergeConfig } from '../config/merge-config.ts';
 import { knownKeysAt } from '../config/parse-receiver-config.ts';
-import type { AzureEncodingConfig } from './extensions/azure-encoding-extension.ts';
+import type { AzureEncodingConfig } from '../extensions/azure-encoding-extension.ts';
 import { weakParse } from '../config/weak-parse.ts';
 import { signalFormatProblem } from '../config/receiver-signals.ts';
 import { unusedSignalKeyWarnings } from '../config/receiver-config-warnings.ts';

@@ -1,4 +1,4 @@
-import { connectionStringParts } from '../config/connection-strings.ts';
+import { connectionStringParts } from '../component/connection-strings.ts';
 import type { ReceiverConfig } from '../config/receiver-config.ts';
 
 /**

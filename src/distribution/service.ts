@@ -1,9 +1,9 @@
 import type { TokenCredential } from '@azure/core-auth';
-import type { ReceiverComponent } from '../component/factory.ts';
+import type { ReceiverComponent } from '../pipeline/factory.ts';
 import { createFeatureGates, type FeatureGateRegistry } from '../component/feature-gates.ts';
 import type { Logger } from '../component/logger.ts';
 import { redactError } from '../component/redact.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import { fanOut } from '../pipeline/fan-out.ts';
 import type { ExportAttempt } from '../pipeline/retry.ts';
 import { routeSignals, type SignalHead } from '../pipeline/signal-router.ts';
@@ -13,8 +13,8 @@ import { startMetricsEndpoint, type MetricsEndpoint } from '../telemetry/metrics
 import { ReceiverMetrics } from '../telemetry/receiver-metrics.ts';
 import { ExporterMetrics } from '../telemetry/exporter-metrics.ts';
 import { registerProcessMetrics } from '../telemetry/process-metrics.ts';
-import { packageVersion } from './package-version.ts';
-import type { Extension, ServiceInfo } from './extension-factory.ts';
+import { packageVersion } from '../component/package-version.ts';
+import type { Extension, ServiceInfo } from '../extensions/extension-factory.ts';
 import type { ResolvedConfig } from './resolve-config.ts';
 
 export interface ServiceOptions {
@@ -32,7 +32,7 @@ function hasStats(r: ReceiverComponent): r is ReceiverComponent & StatusReceiver
 }
 
 /** Keeps a shared stage (exporters used by several pipelines) alive when one pipeline's processor shuts down. */
-function shielded(consumer: LogsConsumer): LogsConsumer {
+function shielded(consumer: SignalConsumer): SignalConsumer {
   return {
     consume: (batch, signal) => consumer.consume(batch, signal),
     forceFlush: () => consumer.forceFlush?.() ?? Promise.resolve(),
@@ -55,8 +55,8 @@ export class Service {
   readonly #config: ResolvedConfig;
   readonly #gates: FeatureGateRegistry;
   readonly #extensions = new Map<string, Extension>();
-  readonly #exporters = new Map<string, LogsConsumer>();
-  readonly #processors: LogsConsumer[] = [];
+  readonly #exporters = new Map<string, SignalConsumer>();
+  readonly #processors: SignalConsumer[] = [];
   readonly #receivers = new Map<string, ReceiverComponent>();
   readonly #unwatch: (() => void)[] = [];
   #metrics: MetricsEndpoint | undefined;
@@ -119,7 +119,7 @@ export class Service {
 
     const heads = new Map<string, SignalHead[]>();
     for (const pipeline of cfg.service.pipelines) {
-      const exporters: LogsConsumer[] = [];
+      const exporters: SignalConsumer[] = [];
       for (const id of pipeline.exporters) {
         let exporter = this.#exporters.get(id);
         if (!exporter) {
@@ -137,7 +137,7 @@ export class Service {
         }
         exporters.push(exporter);
       }
-      let next: LogsConsumer = shielded(fanOut(exporters));
+      let next: SignalConsumer = shielded(fanOut(exporters));
       for (const id of [...pipeline.processors].reverse()) {
         const p = cfg.processors.get(id)!;
         next = await p.factory.create({ id, logger: this.logger.child({ component: `processors/${id}`, pipeline: pipeline.id }) }, p.config, next);

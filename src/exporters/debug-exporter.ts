@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Writable } from 'node:stream';
-import type { ExporterFactory } from '../component/factory.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
-import { batchItemCount, type LogBatch } from '../pipeline/log-batch.ts';
+import type { ExporterFactory } from '../pipeline/factory.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
+import { batchItemCount, type SignalBatch } from '../pipeline/signal-batch.ts';
 import type { MetricPoint, SpanRecord } from '../pipeline/signals.ts';
 import { formatBasic, formatCompact, formatDetailed, formatNormal } from './internal/debug-format.ts';
 import * as signals from './internal/debug-format-signals.ts';
@@ -33,7 +33,7 @@ export const debugExporterConfigSchema = z.strictObject({
 export type DebugExporterConfig = z.output<typeof debugExporterConfigSchema>;
 
 interface Formats {
-  logs: (batch: LogBatch) => string;
+  logs: (batch: SignalBatch) => string;
   metrics: (points: readonly MetricPoint[], partitionId: string) => string;
   traces: (spans: readonly SpanRecord[], partitionId: string) => string;
 }
@@ -44,7 +44,7 @@ interface Formats {
  * the stream's write callback reported it written (handed to the OS for stdout), so the exporter applies
  * the stream's own backpressure.
  */
-export function createDebugExporter(config: DebugExporterConfig, stream: Writable = process.stdout): LogsConsumer {
+export function createDebugExporter(config: DebugExporterConfig, stream: Writable = process.stdout): SignalConsumer {
   const width = () => config.line_width ?? ((stream as { isTTY?: boolean; columns?: number }).isTTY ? (stream as { columns?: number }).columns : undefined) ?? DEFAULT_LINE_WIDTH;
   const formats: Formats =
     config.verbosity === 'detailed'
@@ -57,7 +57,7 @@ export function createDebugExporter(config: DebugExporterConfig, stream: Writabl
       traces: (spans) => signals.formatTracesCompact(spans, width()),
     }
     : { logs: formatBasic, metrics: signals.formatMetricsBasic, traces: signals.formatTracesBasic };
-  const format = (batch: LogBatch): string => {
+  const format = (batch: SignalBatch): string => {
     const partition = batch.source.partitionId;
     let text = batch.records.length > 0 || batchItemCount(batch) === 0 ? formats.logs(batch) : '';
     if (batch.metrics?.length) text += formats.metrics(batch.metrics, partition);
@@ -65,7 +65,7 @@ export function createDebugExporter(config: DebugExporterConfig, stream: Writabl
     return text;
   };
   return {
-    consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+    consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
       if (signal?.aborted) return Promise.reject(signal.reason);
       const text = format(batch);
       return new Promise((resolve, reject) => stream.write(text, (error) => (error ? reject(error) : resolve())));

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ConfigError, PermanentError } from '../component/errors.ts';
-import type { ExporterFactory } from '../component/factory.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
-import { batchItemCount, type LogBatch } from '../pipeline/log-batch.ts';
+import type { ExporterFactory } from '../pipeline/factory.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
+import { batchItemCount, type SignalBatch } from '../pipeline/signal-batch.ts';
 import { encodeLogsRequestJson } from './internal/otlp-json-encoder.ts';
 import { encodeMetricsRequestJson } from './internal/otlp-json-metrics-encoder.ts';
 import { encodeTraceRequestJson } from './internal/otlp-json-trace-encoder.ts';
@@ -66,7 +66,7 @@ function frame(bytes: Uint8Array, format: 'json' | 'proto'): Uint8Array {
  * batch is appended in one write. Strict OTLP/JSON (internal/otlp-json-*.ts) or the one-pass protobuf
  * encoders (internal/otlp-proto-*.ts), the same content either way.
  */
-function encode(batch: LogBatch, format: 'json' | 'proto'): Uint8Array {
+function encode(batch: SignalBatch, format: 'json' | 'proto'): Uint8Array {
   const json = format === 'json';
   const requests: Uint8Array[] = [];
   if (batch.records.length > 0) {
@@ -88,7 +88,7 @@ function encode(batch: LogBatch, format: 'json' | 'proto'): Uint8Array {
  * ExportTraceServiceRequest for its spans (each only when there are some), appended together. A batch is
  * acknowledged after its bytes were written and, with `sync` (default), fsync'ed.
  */
-export function createFileExporter(config: FileExporterConfig): LogsConsumer {
+export function createFileExporter(config: FileExporterConfig): SignalConsumer {
   if (!config.path) throw new ConfigError(['path: required: the file to write to']);
   const writer = new RotatingFileWriter(config.path, {
     sync: config.sync,
@@ -100,7 +100,7 @@ export function createFileExporter(config: FileExporterConfig): LogsConsumer {
     },
   });
   return {
-    async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+    async consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
       if (signal?.aborted) throw signal.reason;
       if (batchItemCount(batch) === 0) return;
       let bytes: Uint8Array;

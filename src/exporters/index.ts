@@ -1,4 +1,4 @@
-import type { ExporterFactory } from '../component/factory.ts';
+import type { ExporterFactory } from '../pipeline/factory.ts';
 import { debugExporterFactory } from './debug-exporter.ts';
 import { fileExporterFactory } from './file-exporter.ts';
 import { otlpHttpExporterFactory } from './otlp-http-exporter.ts';

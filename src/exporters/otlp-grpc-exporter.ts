@@ -1,8 +1,8 @@
 import { checkServerIdentity } from 'node:tls';
 import { z } from 'zod';
 import { CompressionAlgorithm, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
-import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { ExporterFactory, CreateSettings } from '../pipeline/factory.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import {
@@ -33,7 +33,7 @@ export type OtlpGrpcExporterConfig = z.output<typeof otlpGrpcExporterConfigSchem
 /**
  * OTLP over gRPC: `@opentelemetry/exporter-logs-otlp-grpc`'s exporter (and its metrics and trace siblings)
  * rebuilt from its public parts with the one-pass protobuf encoders as serializers, and `@grpc/grpc-js` for
- * credentials and metadata, wrapped as a LogsConsumer for all three signals, each with its own
+ * credentials and metadata, wrapped as a SignalConsumer for all three signals, each with its own
  * `retry_on_failure` and size bound: log records go to LogsService/Export, metric points to
  * opentelemetry.proto.collector.metrics.v1.MetricsService/Export, spans to
  * opentelemetry.proto.collector.trace.v1.TraceService/Export (internal/signal-consumers.ts). gRPC statuses CANCELLED,
@@ -42,7 +42,7 @@ export type OtlpGrpcExporterConfig = z.output<typeof otlpGrpcExporterConfigSchem
  * which also keeps every request below `max_request_bytes`); any other status is permanent. TLS unless
  * `tls.insecure`.
  */
-export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, settings?: CreateSettings): Promise<LogsConsumer> {
+export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, settings?: CreateSettings): Promise<SignalConsumer> {
   const path = settings?.id ? `exporters.${settings.id}` : 'otlp';
   // Loaded on use, so configs without a gRPC exporter never load gRPC.
   const [grpc, grpcBase] = await Promise.all([import('@grpc/grpc-js'), import('@opentelemetry/otlp-grpc-exporter-base')]);
@@ -69,7 +69,7 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
   // What `@opentelemetry/exporter-logs-otlp-grpc`'s OTLPLogExporter is (0.223.1), from the same public parts
   // of otlp-grpc-exporter-base, with the one-pass encoder as the serializer (the same bytes, less CPU); the
   // metrics and trace exporters the same with their service's method.
-  const sender = <S extends Signal>(spec: OtlpSignal<S>): LogsConsumer => {
+  const sender = <S extends Signal>(spec: OtlpSignal<S>): SignalConsumer => {
     const options = grpcBase.convertLegacyOtlpGrpcOptions({
       url: `${config.tls.insecure ? 'http' : 'https'}://${hostPort}`,
       credentials,

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { CompressionAlgorithm, OTLPExporterBase, type OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
 import { PermanentError } from '../component/errors.ts';
-import type { ExporterFactory, CreateSettings } from '../component/factory.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { ExporterFactory, CreateSettings } from '../pipeline/factory.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import { signalItems, type SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import {
@@ -84,7 +84,7 @@ export function signalUrl(config: Pick<OtlpHttpExporterConfig, EndpointKeys>, si
 
 /**
  * OTLP over HTTP on the OpenTelemetry JS exporters' parts (see createSignalExporter), wrapped as a
- * LogsConsumer for all three signals: a batch's log records go to `/v1/logs`, its metric points to
+ * SignalConsumer for all three signals: a batch's log records go to `/v1/logs`, its metric points to
  * `/v1/metrics`, its spans to `/v1/traces` (or the `*_endpoint` keys), each signal in requests of its own,
  * and the batch is acknowledged when the server answered 2xx to every request
  * (internal/signal-consumers.ts). 4xx other than 408/429 is permanent; 5xx, 408, 429, network errors and
@@ -94,7 +94,7 @@ export function signalUrl(config: Pick<OtlpHttpExporterConfig, EndpointKeys>, si
  * `compression_level` by our transport step (internal/gzip-transport.ts). Requests stay below
  * `max_request_bytes`, and a 413 splits the request (src/pipeline/request-bytes-limit.ts).
  */
-export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, settings?: CreateSettings): Promise<LogsConsumer> {
+export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, settings?: CreateSettings): Promise<SignalConsumer> {
   const path = settings?.id ? `exporters.${settings.id}` : 'otlphttp';
   const tlsFiles = await readTlsFiles(config.tls, path);
   const name = settings?.id ?? 'otlphttp';
@@ -129,7 +129,7 @@ async function signalSender<S extends Signal>(
   spec: OtlpSignal<S>,
   config: OtlpHttpExporterConfig,
   context: SenderContext,
-): Promise<LogsConsumer> {
+): Promise<SignalConsumer> {
   const { name, settings } = context;
   const url = signalUrl(config, spec.signal);
   if (url === undefined) {

@@ -11,7 +11,7 @@
  *
  * Without a port in the Endpoint (every Azure namespace) all of them write the same names.
  */
-import { connectionStringParts } from '../config/connection-strings.ts';
+import { connectionStringParts } from '../component/connection-strings.ts';
 
 /** Endpoint host and port as written: `sb://127.0.0.1:5671/` gives `127.0.0.1:5671`. */
 function endpointNetloc(connectionString: string): string | undefined {

@@ -1,4 +1,4 @@
-import type { LogBatch } from './log-batch.ts';
+import type { SignalBatch } from './signal-batch.ts';
 
 /**
  * The exporter contract. The returned promise resolving means the destination accepted the batch (all of
@@ -7,8 +7,8 @@ import type { LogBatch } from './log-batch.ts';
  * never be accepted (it is dead-lettered); any other rejection is retried with backoff.
  * Implementations must stop promptly when `signal` aborts.
  */
-export interface LogsConsumer {
-  consume(batch: LogBatch, signal?: AbortSignal): Promise<void>;
+export interface SignalConsumer {
+  consume(batch: SignalBatch, signal?: AbortSignal): Promise<void>;
   /** Flushes anything buffered. Optional. */
   forceFlush?(): Promise<void>;
   /** Releases resources. Optional; idempotent. */
@@ -25,7 +25,7 @@ export interface LogsConsumer {
    */
   attachProducer?(): () => void;
   /**
-   * True when `consume` takes batches whose log records come pre-encoded (`LogBatch.encodedLogs`, OTLP
+   * True when `consume` takes batches whose log records come pre-encoded (`SignalBatch.encodedLogs`, OTLP
    * protobuf) and delivers them as it would deliver the same records as objects. A receiver decodes and
    * encodes on worker threads only for a consumer that says so (docs/configuration.md, `decode_workers`).
    * A wrapper says so when what it wraps does and it passes batches through without reading their records

@@ -1,7 +1,7 @@
 import { PermanentError } from '../component/errors.ts';
 
 /**
- * A consumer's answer to a batch whose log records came encoded ahead (`LogBatch.encodedLogs`): "send
+ * A consumer's answer to a batch whose log records came encoded ahead (`SignalBatch.encodedLogs`): "send
  * these records as objects instead". The OTLP senders give it when the encoded bytes cannot go as they are
  * (one resource's records larger than `max_request_bytes`, or a server refusing a request for its size),
  * where records as objects can still be split one by one and a single oversized record refused alone.

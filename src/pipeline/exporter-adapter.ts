@@ -1,8 +1,8 @@
 import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { PermanentError } from '../component/errors.ts';
-import type { LogsConsumer } from './consumer.ts';
-import type { LogBatch } from './log-batch.ts';
+import type { SignalConsumer } from './consumer.ts';
+import type { SignalBatch } from './signal-batch.ts';
 import { abortReason } from '../component/abort.ts';
 import { describeError, toConsumerError } from './internal/classify-export-error.ts';
 import { signalItems, type SignalItem } from './signal-items.ts';
@@ -29,7 +29,7 @@ export class ExportTimeoutError extends Error {
 
 /**
  * Wraps any OpenTelemetry JS `LogRecordExporter` (OTLP http/proto/grpc, console, in-memory) as a
- * `LogsConsumer`. The promise resolves when the exporter reports SUCCESS. Failures are classified:
+ * `SignalConsumer`. The promise resolves when the exporter reports SUCCESS. Failures are classified:
  * a `PermanentError`, an OTLP HTTP 4xx other than 408/429, a non-retryable gRPC status or a synchronous
  * throw from `export()` (the serializer failed on this data, so it would fail again) reject with a
  * `PermanentError`; network errors, 5xx, 408, 429 and timeouts reject with a retryable error.
@@ -37,7 +37,7 @@ export class ExportTimeoutError extends Error {
  * The exporter API has no cancellation: when `signal` aborts, the call rejects at once with the
  * signal's reason, and the export itself runs to its end in the background.
  */
-export function fromLogRecordExporter(exporter: LogRecordExporter, options: ExporterAdapterOptions = {}): LogsConsumer {
+export function fromLogRecordExporter(exporter: LogRecordExporter, options: ExporterAdapterOptions = {}): SignalConsumer {
   // The SDK types records as a mutable array; exporters only read it.
   return fromItemExporter(exporter as ItemExporter<ReadableLogRecord>, 'logs', options);
 }
@@ -60,13 +60,13 @@ export function fromItemExporter<S extends Signal>(
   exporter: ItemExporter<SignalItem<S>>,
   part: S,
   options: ExporterAdapterOptions = {},
-): LogsConsumer {
+): SignalConsumer {
   const timeoutMs = options.timeoutMs ?? DEFAULT_EXPORT_TIMEOUT_MS;
   const name = options.name ?? exporter.constructor?.name ?? 'exporter';
   let shutdownPromise: Promise<void> | undefined;
 
   return {
-    consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+    consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
       if (signal?.aborted) return Promise.reject(abortReason(signal));
       if (part === 'logs' && batch.encodedLogs) {
         // Only a consumer that declares acceptsEncodedLogs is given these: never skip them silently.

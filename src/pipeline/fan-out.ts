@@ -1,6 +1,6 @@
 import { PermanentError, isPermanentError } from '../component/errors.ts';
-import type { LogsConsumer } from './consumer.ts';
-import type { LogBatch } from './log-batch.ts';
+import type { SignalConsumer } from './consumer.ts';
+import type { SignalBatch } from './signal-batch.ts';
 import { abortReason } from '../component/abort.ts';
 import { linkSignals } from './internal/link-signals.ts';
 import { describeError } from './internal/classify-export-error.ts';
@@ -26,11 +26,11 @@ export class FanOutError extends Error {
  * retryable failure of one destination duplicates the batch in the others (at-least-once per
  * destination). Wrap each consumer in its own `withRetry` to keep retries local to the failing one.
  */
-export function fanOut(consumers: readonly LogsConsumer[]): LogsConsumer {
+export function fanOut(consumers: readonly SignalConsumer[]): SignalConsumer {
   if (consumers.length === 1) return consumers[0]!;
   const list = [...consumers];
   return {
-    async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+    async consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
       const linked = linkSignals(signal, list.length);
       let results: PromiseSettledResult<void>[];
       try {
@@ -63,8 +63,8 @@ export function fanOut(consumers: readonly LogsConsumer[]): LogsConsumer {
  * lifecycle: flushes and shuts down all of them, and announces one producer of its own to each of them.
  */
 export function sharedLifecycle(
-  consumers: readonly LogsConsumer[],
-): Required<Pick<LogsConsumer, 'forceFlush' | 'shutdown' | 'attachProducer'>> {
+  consumers: readonly SignalConsumer[],
+): Required<Pick<SignalConsumer, 'forceFlush' | 'shutdown' | 'attachProducer'>> {
   return {
     async forceFlush(): Promise<void> {
       await Promise.all(consumers.map((c) => c.forceFlush?.()));

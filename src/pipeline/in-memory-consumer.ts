@@ -1,11 +1,11 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { PermanentError } from '../component/errors.ts';
-import type { LogsConsumer } from './consumer.ts';
-import type { LogBatch } from './log-batch.ts';
+import type { SignalConsumer } from './consumer.ts';
+import type { SignalBatch } from './signal-batch.ts';
 import type { MetricPoint, Signal, SpanRecord } from './signals.ts';
 import { abortReason, sleep } from '../component/abort.ts';
 
-export interface InMemoryLogsConsumerOptions {
+export interface InMemorySignalConsumerOptions {
   /** Time each `consume` takes before it accepts, to simulate a slow exporter. Default 0 ms. */
   readonly delayMs?: number;
 }
@@ -22,13 +22,13 @@ interface Waiter {
 }
 
 /**
- * A `LogsConsumer` that keeps every accepted batch in memory, for tests and for users embedding the
+ * A `SignalConsumer` that keeps every accepted batch in memory, for tests and for users embedding the
  * receiver: log records, metric points and spans. Failures can be scripted (`failNext`) to exercise retry,
  * dead-lettering and at-least-once.
  */
-export class InMemoryLogsConsumer implements LogsConsumer {
+export class InMemorySignalConsumer implements SignalConsumer {
   /** Batches accepted, in order. */
-  readonly batches: LogBatch[] = [];
+  readonly batches: SignalBatch[] = [];
   /** Every call to `consume`, including failed ones. */
   calls = 0;
   #delayMs: number;
@@ -37,11 +37,11 @@ export class InMemoryLogsConsumer implements LogsConsumer {
   readonly #counts: Record<Signal, number> = { logs: 0, metrics: 0, traces: 0 };
   #shutdown = false;
 
-  constructor(options: InMemoryLogsConsumerOptions = {}) {
+  constructor(options: InMemorySignalConsumerOptions = {}) {
     this.#delayMs = options.delayMs ?? 0;
   }
 
-  async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+  async consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
     this.calls++;
     if (signal?.aborted) throw abortReason(signal);
     if (this.#shutdown) throw new PermanentError('in-memory consumer is shut down');

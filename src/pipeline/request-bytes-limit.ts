@@ -1,7 +1,7 @@
 import { isPermanentError } from '../component/errors.ts';
 import type { Logger } from '../component/logger.ts';
-import type { LogsConsumer } from './consumer.ts';
-import { batchItemCount, type LogBatch } from './log-batch.ts';
+import type { SignalConsumer } from './consumer.ts';
+import { batchItemCount, type SignalBatch } from './signal-batch.ts';
 import { isRequestTooLarge, PartialRefusalError, RequestTooLargeError, type Refusal } from './partial-refusal.ts';
 import { RetriesExhaustedError } from './retry.ts';
 import { batchOf, ITEM_NAMES, refusalOf, signalItems, type SignalItem } from './signal-items.ts';
@@ -56,9 +56,9 @@ export interface RequestBytesLimitOptions<S extends Signal = 'logs'> {
  * several signals puts one bound in front of each signal's sender.
  */
 export function limitRequestBytes<S extends Signal = 'logs'>(
-  next: LogsConsumer,
+  next: SignalConsumer,
   options: RequestBytesLimitOptions<S>,
-): LogsConsumer {
+): SignalConsumer {
   type Records = readonly SignalItem<S>[];
   const signal = options.signal ?? ('logs' as S);
   const itemName = ITEM_NAMES[signal];
@@ -68,7 +68,7 @@ export function limitRequestBytes<S extends Signal = 'logs'>(
   /** The smallest limit a server named below ours. */
   let learned = Number.POSITIVE_INFINITY;
 
-  async function consume(batch: LogBatch, abort?: AbortSignal): Promise<void> {
+  async function consume(batch: SignalBatch, abort?: AbortSignal): Promise<void> {
     const sizes = new WeakMap<Records, number>();
     const measure = (part: Records) => {
       let size = sizes.get(part);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { PermanentError, isPermanentError, retryAfterMsOf } from '../component/errors.ts';
 import type { Logger } from '../component/logger.ts';
-import { durationMs, formatDurationMs } from '../config/duration.ts';
-import type { LogsConsumer } from './consumer.ts';
-import type { LogBatch } from './log-batch.ts';
+import { durationMs, formatDurationMs } from '../component/duration.ts';
+import type { SignalConsumer } from './consumer.ts';
+import type { SignalBatch } from './signal-batch.ts';
 import { abortReason, raceAbort, sleep } from '../component/abort.ts';
 import { describeError } from './internal/classify-export-error.ts';
 import { backoffPolicyDelayMs, type BackoffPolicy } from '../component/backoff.ts';
@@ -90,7 +90,7 @@ function retryBackoffPolicy(options: RetryOptions): BackoffPolicy {
  * After `maxElapsedTimeMs` it rejects with a `RetriesExhaustedError` (permanent, last error as cause).
  * An aborted signal rejects at once with the signal's reason, during a wait or an attempt.
  */
-export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): LogsConsumer {
+export function withRetry(consumer: SignalConsumer, options: RetryOptions = {}): SignalConsumer {
   if (options.enabled === false) return options.onAttempt ? observeAttempts(consumer, options.onAttempt) : consumer;
   const onAttempt = options.onAttempt;
   const maxElapsed = options.maxElapsedTimeMs ?? DEFAULT_MAX_ELAPSED_TIME_MS;
@@ -98,7 +98,7 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
   const clock = options.clock ?? realClock;
   const policy = retryBackoffPolicy(options);
 
-  async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+  async function consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
     const started = clock.now();
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw abortReason(signal);
@@ -144,7 +144,7 @@ export function withRetry(consumer: LogsConsumer, options: RetryOptions = {}): L
 }
 
 /** `consumer` with every call's outcome told to `onAttempt` (calls stopped by their signal excepted). */
-function observeAttempts(consumer: LogsConsumer, onAttempt: (attempt: ExportAttempt) => void): LogsConsumer {
+function observeAttempts(consumer: SignalConsumer, onAttempt: (attempt: ExportAttempt) => void): SignalConsumer {
   return {
     async consume(batch, signal) {
       try {

@@ -1,5 +1,5 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import type { LogBatch } from './log-batch.ts';
+import type { SignalBatch } from './signal-batch.ts';
 import type { Refusal } from './partial-refusal.ts';
 import type { MetricPoint, Signal, SpanRecord } from './signals.ts';
 
@@ -12,13 +12,13 @@ export type SignalItem<S extends Signal> = S extends 'logs' ? ReadableLogRecord
 export const ITEM_NAMES: Readonly<Record<Signal, string>> = { logs: 'record', metrics: 'metric point', traces: 'span' };
 
 /** The batch's items of `signal` (empty when it has none). */
-export function signalItems<S extends Signal>(batch: LogBatch, signal: S): readonly SignalItem<S>[] {
+export function signalItems<S extends Signal>(batch: SignalBatch, signal: S): readonly SignalItem<S>[] {
   const items = signal === 'logs' ? batch.records : signal === 'metrics' ? batch.metrics : batch.spans;
   return (items ?? []) as readonly SignalItem<S>[];
 }
 
 /** A batch with the same source holding only `items`, of `signal`. */
-export function batchOf<S extends Signal>(batch: LogBatch, signal: S, items: readonly SignalItem<S>[]): LogBatch {
+export function batchOf<S extends Signal>(batch: SignalBatch, signal: S, items: readonly SignalItem<S>[]): SignalBatch {
   if (signal === 'logs') return { records: items as readonly ReadableLogRecord[], source: batch.source };
   if (signal === 'metrics') return { records: [], metrics: items as readonly MetricPoint[], source: batch.source };
   return { records: [], spans: items as readonly SpanRecord[], source: batch.source };

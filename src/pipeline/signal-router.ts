@@ -1,8 +1,8 @@
 import { isDataRefused, isPermanentError, PermanentError } from '../component/errors.ts';
 import { abortReason } from '../component/abort.ts';
-import type { LogsConsumer } from './consumer.ts';
+import type { SignalConsumer } from './consumer.ts';
 import { FanOutError, fanOut, sharedLifecycle } from './fan-out.ts';
-import { batchItemCount, logRecordCount, type LogBatch } from './log-batch.ts';
+import { batchItemCount, logRecordCount, type SignalBatch } from './signal-batch.ts';
 import { describeError } from './internal/classify-export-error.ts';
 import { linkSignals } from './internal/link-signals.ts';
 import { isPartialRefusal, PartialRefusalError, type Refusal } from './partial-refusal.ts';
@@ -11,16 +11,16 @@ import { SIGNALS, type Signal } from './signals.ts';
 /** One pipeline's first stage and the signal of that pipeline (`metrics` for `metrics/azure`). */
 export interface SignalHead {
   readonly signal: Signal;
-  readonly consumer: LogsConsumer;
+  readonly consumer: SignalConsumer;
 }
 
 /** A consumer that splits each batch by signal; `signals` are those it has heads for. */
-export interface SignalRouter extends LogsConsumer {
+export interface SignalRouter extends SignalConsumer {
   readonly signals: ReadonlySet<Signal>;
 }
 
 /** The part of `batch` one signal's pipelines see: that signal's items only, same source. */
-function partOf(batch: LogBatch, signal: Signal): LogBatch | undefined {
+function partOf(batch: SignalBatch, signal: Signal): SignalBatch | undefined {
   if (signal === 'logs') {
     if (logRecordCount(batch) === 0) return undefined;
     if (batch.metrics === undefined && batch.spans === undefined) return batch;
@@ -37,7 +37,7 @@ function partOf(batch: LogBatch, signal: Signal): LogBatch | undefined {
 }
 
 /** Every item of a part, refused for one reason. */
-function wholeRefusal(part: LogBatch, error: Error): Refusal {
+function wholeRefusal(part: SignalBatch, error: Error): Refusal {
   return {
     records: part.records,
     ...(part.metrics?.length ? { metrics: part.metrics } : {}),
@@ -66,15 +66,15 @@ function wholeRefusal(part: LogBatch, error: Error): Refusal {
  * this happens only to an embedder that routes batches the decoder was not configured for.
  */
 export function routeSignals(heads: readonly SignalHead[]): SignalRouter {
-  const bySignal = new Map<Signal, LogsConsumer>();
+  const bySignal = new Map<Signal, SignalConsumer>();
   for (const signal of SIGNALS) {
     const consumers = heads.filter((h) => h.signal === signal).map((h) => h.consumer);
     if (consumers.length > 0) bySignal.set(signal, fanOut(consumers));
   }
   const targets = [...bySignal.values()];
 
-  async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
-    const calls: { part: LogBatch; consumer: LogsConsumer }[] = [];
+  async function consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
+    const calls: { part: SignalBatch; consumer: SignalConsumer }[] = [];
     const unrouted: Refusal[] = [];
     for (const s of SIGNALS) {
       const part = partOf(batch, s);

@@ -10,7 +10,7 @@ import { redactError } from '../component/redact.ts';
 import { createDecoder } from '../decode/create-decoder.ts';
 import { effectiveFormat, signalDecoderOptions, signalFormatProblem } from '../config/receiver-signals.ts';
 import { SIGNALS, type Signal } from '../pipeline/signals.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import { withRetry, retryOptionsFromConfig } from '../pipeline/retry.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
 import { createDeadLetterStore } from '../pipeline/create-dead-letter-store.ts';
@@ -20,11 +20,10 @@ import { alternateNamespaces } from '../ownership/namespace-spellings.ts';
 import { MemoryCheckpointStore } from '../ownership/memory-checkpoint-store.ts';
 import type { StorageError } from '../ownership/storage-errors.ts';
 import type { OwnershipCoordinator, OwnershipEvent } from '../ownership/coordinator.ts';
-import { createLeaseCoordinator } from './internal/create-lease-coordinator.ts';
 import { checkpointContainer, ensureCheckpointContainer, proxyForLog, receiverCredential, storageOptions } from './internal/receiver-connections.ts';
 import { tellOwnershipEvent } from './internal/tell-ownership-event.ts';
 import { PartitionStarter } from './partition-starter.ts';
-import { StaticOwnership } from '../ownership/static-ownership.ts';
+import { createOwnership, usesLeases } from '../ownership/create-ownership.ts';
 import { createPumpCounters, type PumpCounters } from './internal/pump-counters.ts';
 import { settleWithin } from '../component/abort.ts';
 import { rateLimitedLogger } from '../component/rate-limited-logger.ts';
@@ -54,7 +53,7 @@ const HUB_CLOSE_TIMEOUT_MS = 5_000;
  */
 export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   readonly #config: ReceiverConfig;
-  readonly #next: LogsConsumer;
+  readonly #next: SignalConsumer;
   readonly #settings: ReceiverCreateSettings;
   /** The signals this receiver feeds (settings.signals; default logs). */
   readonly #signals: ReadonlySet<Signal>;
@@ -83,7 +82,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   /** A started receiver keeps its process alive, as a listening server does; every other timer is unref'd. */
   #keepAlive: NodeJS.Timeout | undefined;
 
-  constructor(config: ReceiverConfig, next: LogsConsumer, settings: ReceiverCreateSettings) {
+  constructor(config: ReceiverConfig, next: SignalConsumer, settings: ReceiverCreateSettings) {
     this.#config = config;
     this.#next = next;
     this.#settings = settings;
@@ -128,11 +127,18 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     return this.#started;
   }
 
+  /** Start in the three phases a receiver has: connections, pipeline, ownership. */
   async #start(): Promise<void> {
+    const credential = receiverCredential(this.#config, this.#settings);
+    const { container, blobStore } = this.#connect(credential);
+    const starter = await this.#buildPipeline(credential);
+    this.#buildOwnership(container, blobStore, starter);
+  }
+
+  /** Connections: the hub client (per backend), the checkpoint scope and the checkpoint store. */
+  #connect(credential: TokenCredential | undefined): { container: ContainerClient | undefined; blobStore: BlobCheckpointStore | undefined } {
     const c = this.#config;
-    const kind = this.backendKind();
-    const credential = receiverCredential(c, this.#settings);
-    const created = createHubClient(kind, {
+    const created = createHubClient(this.backendKind(), {
       connectionString: c.connection,
       credential: c.connection ? undefined : credential,
       fullyQualifiedNamespace: c.event_hub.namespace,
@@ -157,6 +163,15 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     const container = checkpointContainer(c, credential);
     const blobStore = container ? new BlobCheckpointStore(container) : undefined;
     this.#store = blobStore ?? new MemoryCheckpointStore();
+    return { container, blobStore };
+  }
+
+  /**
+   * The pipeline: dead letters, the memory guard, the decoder (and its threads), retry around the next
+   * consumer, and the PartitionStarter that runs one pump per partition it is given.
+   */
+  async #buildPipeline(credential: TokenCredential | undefined): Promise<PartitionStarter> {
+    const c = this.#config;
     this.#deadLetter =
       c.dead_letter && !c.dead_letter.drop
         ? await createDeadLetterStore(c.dead_letter, {
@@ -183,11 +198,11 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     this.#decodePool = this.#createDecodePool(decoderOptions);
     const pool = this.#decodePool;
     const backfill = this.#captureBackfill(credential);
-    const starter = new PartitionStarter({
+    this.#starter = new PartitionStarter({
       ...(backfill ? { backfill } : {}),
-      hub: this.#hub,
-      store: this.#store,
-      scope: this.#scope,
+      hub: this.#hub!,
+      store: this.#store!,
+      scope: this.#scope!,
       config: c,
       decoder,
       ...(pool ? { offload: (events, context) => (pool.usable ? pool.run(events, context) : undefined) } : {}),
@@ -203,72 +218,68 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       isClosing: () => this.#shutdown !== undefined,
       readGate: memory ? (signal) => memory.whenReadable(signal) : undefined,
     });
-    this.#starter = starter;
+    return this.#starter;
+  }
+
+  /**
+   * Ownership: the coordinator (blob leases, or static), the hub-wide lag monitor, and the bring-up that
+   * creates the checkpoint container (retried in the background) and then starts claiming partitions.
+   */
+  #buildOwnership(container: ContainerClient | undefined, blobStore: BlobCheckpointStore | undefined, starter: PartitionStarter): void {
+    const c = this.#config;
+    const hub = this.#hub!;
+    const scope = this.#scope!;
     const ownerId = c.ownership.owner_id ?? randomUUID();
-    const hub = this.#hub;
-    // The signal lets static ownership's shutdown end a read in flight (the lease coordinator passes none).
-    const getPartitionIds = async (signal?: AbortSignal) => {
-      const props = await hub.getHubProperties(signal);
-      return props.partitionIds;
-    };
-    const leases = container !== undefined && !c.partition;
+    const leases = usesLeases({ container, partition: c.partition });
     this.#ownerId = ownerId;
     this.#leaseContainer = leases ? container : undefined;
-    this.#coordinator = leases
-      ? createLeaseCoordinator({
-          container,
-          scope: this.#scope,
-          ownerId,
-          ownership: c.ownership,
-          getPartitionIds,
-          logger: this.#logger,
-          emit: (s) => this.#emit(s),
-        })
-      : new StaticOwnership({
-          ownerId,
-          partition: c.partition || undefined,
-          logger: this.#logger,
-          getPartitionIds,
-          onHubReached: (ids) => this.#emit({ type: 'hubReached', partitionIds: ids }),
-          onHubError: (error) => {
-            this.#logger.warn('event hub unreachable; retrying', { error: redactError(error), ...errorHints(error) });
-            this.#emit({ type: 'hubUnreachable', error });
-          },
-        });
-    this.#coordinator.onEvent?.((e) => this.#onOwnershipEvent(e));
+    const coordinator = createOwnership({
+      container,
+      partition: c.partition || undefined,
+      scope,
+      ownerId,
+      leases: c.ownership,
+      // The signal lets static ownership's shutdown end a read in flight (the lease coordinator passes none).
+      getPartitionIds: async (signal) => (await hub.getHubProperties(signal)).partitionIds,
+      onHubReached: (ids) => this.#emit({ type: 'hubReached', partitionIds: ids }),
+      onHubError: (error) => {
+        this.#logger.warn('event hub unreachable; retrying', { error: redactError(error), ...errorHints(error) });
+        this.#emit({ type: 'hubUnreachable', error });
+      },
+      logger: this.#logger,
+    });
+    this.#coordinator = coordinator;
+    coordinator.onEvent?.((e) => this.#onOwnershipEvent(e));
     if (c.hub_lag_interval > 0) {
       // Lag of every partition of the hub, whoever owns it: a partition stuck anywhere in the fleet shows here.
-      const owned = this.#coordinator;
-      const hubScope = this.#scope;
       this.#hubLag = new HubLagMonitor({
-        hub: this.#hub,
-        store: this.#store,
-        scope: this.#scope,
+        hub,
+        store: this.#store!,
+        scope,
         // One listing of every checkpoint per refresh, not one read per partition.
-        readCheckpoints: blobStore ? (signal) => blobStore.readAll(hubScope, signal) : undefined,
+        readCheckpoints: blobStore ? (signal) => blobStore.readAll(scope, signal) : undefined,
         // Partitions read here, with a recent delivery, need no management call.
         localProperties: (partitionId, maxAgeMs) => starter.freshProperties(partitionId, maxAgeMs),
         intervalMs: c.hub_lag_interval,
         logger: this.#logger,
         readOwners: leases
-          ? blobPartitionOwners(container, this.#scope, c.ownership.foreign_ownership_expiry)
-          : async () => new Map(owned.owned().map((p) => [p, ownerId])),
+          ? blobPartitionOwners(container!, scope, c.ownership.foreign_ownership_expiry)
+          : async () => new Map(coordinator.owned().map((p) => [p, ownerId])),
       });
     }
     this.#logger.info('receiver starting', {
-      backend: kind,
-      eventHub: this.#scope.eventHubName,
+      backend: this.backendKind(),
+      eventHub: scope.eventHubName,
       consumerGroup: c.group,
       ownership: leases ? 'leases' : 'static',
       ownerId,
       signals: [...this.#signals].join(','),
       decodeWorkers: this.#decodePool?.size ?? 0,
       transport: c.transport,
-      ...(c.transport === 'amqp_websockets' ? { proxy: proxyForLog(this.#scope.fullyQualifiedNamespace, c.proxy_url) } : {}),
+      ...(c.transport === 'amqp_websockets' ? { proxy: proxyForLog(scope.fullyQualifiedNamespace, c.proxy_url) } : {}),
     });
     // Storage may be down or misconfigured at start: that is retried in the background (and reported),
     // so one receiver's bad storage never fails the others in the same process.
-    const coordinator = this.#coordinator;
     const onContainerFailure = (error: StorageError): void => {
       this.#emit({ type: 'storageFailing', error });
       this.#logger.error('could not create the checkpoint container; retrying', { error: error.message, ...errorHints(error) });

@@ -1,7 +1,7 @@
-import type { ReceiverFactory } from '../component/factory.ts';
+import type { ReceiverFactory } from '../pipeline/factory.ts';
 import { receiverConfigObject, receiverConfigSchema, type ReceiverConfig } from '../config/receiver-config.ts';
 import { receiverConfigWarnings } from '../config/receiver-config-warnings.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver.ts';
 import { SIGNALS } from '../pipeline/signals.ts';
 
@@ -18,7 +18,7 @@ export const azureEventHubReceiverFactory: ReceiverFactory<ReceiverConfig, Azure
   configSchema: receiverConfigSchema,
   createDefaultConfig: () => receiverConfigObject.parse({}),
   configWarnings: receiverConfigWarnings,
-  async create(settings, config, next: LogsConsumer) {
+  async create(settings, config, next: SignalConsumer) {
     // The receiver, its backends and the Azure SDKs load when a receiver is made, not when a config is validated.
     const { AzureEventHubReceiverImpl } = await import('./azure-event-hub-receiver.ts');
     return new AzureEventHubReceiverImpl(config, next, settings);

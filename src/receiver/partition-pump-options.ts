@@ -1,6 +1,6 @@
 import type { HubClient, ReceivedEvent, StartPosition } from '../backends/consumer.ts';
 import type { Decoder, DecodeContext } from '../decode/decoder.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
 import type { Checkpointer } from './checkpointer.ts';
@@ -39,7 +39,7 @@ export interface PartitionPumpOptions {
    */
   readonly offload?: (events: ReceivedEvent[], context: DecodeContext) => Promise<EncodedDecode> | undefined;
   /** The pipeline; already wrapped with retry, so a rejection means "gave up" (or the stop signal). */
-  readonly consumer: LogsConsumer;
+  readonly consumer: SignalConsumer;
   readonly checkpointer: Checkpointer;
   /** Where refused batches go. Without it (and without `dropRefused`) the partition holds and retries. */
   readonly deadLetter?: DeadLetterStore;

@@ -5,7 +5,7 @@ import type { Logger } from '../component/logger.ts';
 import { redactError } from '../component/redact.ts';
 import { raceAbort } from '../component/abort.ts';
 import type { Decoder } from '../decode/decoder.ts';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
 import { UnusableCheckpointError, type Checkpoint, type CheckpointScope, type CheckpointStore } from '../ownership/checkpoint.ts';
 import type { PartitionClaim, PartitionHandle, PartitionLifecycle, StopReason } from '../ownership/coordinator.ts';
@@ -28,7 +28,7 @@ export interface PartitionStarterDeps {
   /** Decodes and encodes off-thread (decode-pool.ts); see PartitionPumpOptions.offload. */
   readonly offload?: PartitionPumpOptions['offload'];
   /** The pipeline, wrapped with retry. */
-  readonly consumer: LogsConsumer;
+  readonly consumer: SignalConsumer;
   readonly deadLetter?: DeadLetterStore;
   /** The receiver's id, named in dead-letter log lines. */
   readonly receiverId?: string;

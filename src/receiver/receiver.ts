@@ -1,6 +1,6 @@
 import type { HubClient } from '../backends/consumer.ts';
 import type { TokenCredential } from '@azure/core-auth';
-import type { CreateSettings, ReceiverComponent } from '../component/factory.ts';
+import type { CreateSettings, ReceiverComponent } from '../pipeline/factory.ts';
 import type { FeatureGateRegistry } from '../component/feature-gates.ts';
 import type { PartitionOwnershipInfo } from '../ownership/admin.ts';
 import type { HubPartitionLag, ReceiverStats, ReceiverStatus } from './receiver-status.ts';

@@ -1,6 +1,6 @@
 import type { Counter, Meter } from '@opentelemetry/api';
-import type { LogsConsumer } from '../pipeline/consumer.ts';
-import { logRecordCount, type LogBatch } from '../pipeline/log-batch.ts';
+import type { SignalConsumer } from '../pipeline/consumer.ts';
+import { logRecordCount, type SignalBatch } from '../pipeline/signal-batch.ts';
 import { isPartialRefusal, type PartialRefusalError } from '../pipeline/partial-refusal.ts';
 import { SIGNALS, type Signal } from '../pipeline/signals.ts';
 import type { ExportAttempt } from '../pipeline/retry.ts';
@@ -74,7 +74,7 @@ export class ExporterMetrics {
    * signals of the pipelines the exporter is in; default logs) exist at 0 from the start, so a rate() or an
    * alert sees 0 rather than nothing; another signal's series appear with its first batch.
    */
-  wrap(exporterId: string, exporter: LogsConsumer, signals: readonly Signal[] = ['logs']): LogsConsumer {
+  wrap(exporterId: string, exporter: SignalConsumer, signals: readonly Signal[] = ['logs']): SignalConsumer {
     const attributes = { exporter: exporterId };
     this.#failedAttempts.add(0, attributes);
     for (const signal of signals) {
@@ -110,7 +110,7 @@ export class ExporterMetrics {
   }
 }
 
-function itemCount(batch: LogBatch, signal: Signal): number {
+function itemCount(batch: SignalBatch, signal: Signal): number {
   if (signal === 'logs') return logRecordCount(batch);
   return signal === 'metrics' ? (batch.metrics?.length ?? 0) : (batch.spans?.length ?? 0);
 }

@@ -12,7 +12,7 @@
  * fastest round (other jobs on the machine only ever add time) and the median.
  *
  * Library sides (issue 24): a second hub holds BENCH_EVENTS realistic Azure resource-log events
- * (src/decode/samples.ts, as the pipeline bench preloads them); `polling+azure` and `streaming+azure` drain it
+ * (scripts/local/samples.ts, as the pipeline bench preloads them); `polling+azure` and `streaming+azure` drain it
  * through the whole receiver (`createAzureEventHubReceiver`, format `azure`, default settings) into a consumer
  * that only counts records, against `sdk-logs`, the bare SDK draining that hub; each of its events carries
  * BENCH_LOGS_PROPERTIES application properties (3). Goals: polling ≥ 0.85,
@@ -216,7 +216,7 @@ async function main(): Promise<void> {
 
 async function runEmulatorChild(): Promise<void> {
   const { startEmulator } = await import('../../src/emulator/index.ts');
-  const { SAMPLE_CATEGORIES, sampleResourceLogBody } = await import('../../src/decode/samples.ts');
+  const { SAMPLE_CATEGORIES, sampleResourceLogBody } = await import('../../scripts/local/samples.ts');
   const emulator = await startEmulator({ port: 0, hubs: [{ name: HUB, partitions: PARTITIONS }, { name: LOGS_HUB, partitions: PARTITIONS }] });
   const body = Buffer.alloc(EVENT_BYTES, 'x');
   const perPartition = EVENTS / PARTITIONS;

@@ -9,9 +9,9 @@
  * - the attached mode again with an exporter taking 10 ms, with 1 and 2 concurrent exports.
  * Reports pump batches per second (and exports per second). Rates are context; the ratio is the result.
  */
-import { BatchProcessor, type BatchProcessorOptions } from '../../src/pipeline/batch-processor.ts';
-import type { LogsConsumer } from '../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../src/pipeline/log-batch.ts';
+import { BatchProcessor, type BatchProcessorOptions } from '../../src/processors/batch-processor.ts';
+import type { SignalConsumer } from '../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../src/pipeline/signal-batch.ts';
 import { makeRecord, makeSource } from '../unit/pipeline/records.ts';
 
 const PUMPS = 8;
@@ -28,7 +28,7 @@ interface ModeResult {
 async function run(mode: string, options: BatchProcessorOptions, attach: boolean, exportMs = 0): Promise<ModeResult> {
   let exports = 0;
   let exportedRecords = 0;
-  const exporter: LogsConsumer = {
+  const exporter: SignalConsumer = {
     async consume(batch) {
       exports++;
       exportedRecords += batch.records.length;
@@ -40,7 +40,7 @@ async function run(mode: string, options: BatchProcessorOptions, attach: boolean
   const started = performance.now();
   const deadline = started + DURATION_MS;
   const pump = async (partition: number) => {
-    const batch: LogBatch = {
+    const batch: SignalBatch = {
       records: Array.from({ length: RECORDS_PER_BATCH }, (_, i) => makeRecord(`${partition}:${i}`)),
       source: makeSource(String(partition), 0, RECORDS_PER_BATCH - 1),
     };

@@ -1,6 +1,6 @@
 /**
  * Backfill from Capture against the live drain (issue 27), in the pipeline bench's terms: events per second
- * through the receiver (library, `format: azure`, realistic Azure resource logs from src/decode/samples.ts,
+ * through the receiver (library, `format: azure`, realistic Azure resource logs from scripts/local/samples.ts,
  * an in-memory consumer, blob checkpoints in Azurite), draining the same N events per partition
  *   - live: retained in the hub, read from a checkpoint at sequence number -1 (`earliest`);
  *   - backfill: expired from the hub, read from the emulator's Capture files in Azurite.
@@ -15,9 +15,9 @@ import { availableParallelism, loadavg } from 'node:os';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { startEmulator } from '../../src/emulator/index.ts';
 import { createAzureEventHubReceiver } from '../../src/index.ts';
-import { InMemoryLogsConsumer } from '../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../src/pipeline/in-memory-consumer.ts';
 import { BlobCheckpointStore } from '../../src/ownership/blob-checkpoint-store.ts';
-import { sampleResourceLogBody } from '../../src/decode/samples.ts';
+import { sampleResourceLogBody } from '../../scripts/local/samples.ts';
 import { startAzurite, randomName } from '../helpers/azurite.ts';
 
 const EVENTS = Number(process.env.BENCH_CAPTURE_EVENTS ?? 5_000);
@@ -51,7 +51,7 @@ async function round(side: 'live' | 'backfill'): Promise<{ eventsPerSec: number;
     }
     await emulator.flushCapture(hubName);
     if (side === 'backfill') await new Promise((r) => setTimeout(r, RETENTION_MS + 1_200));
-    const consumer = new InMemoryLogsConsumer();
+    const consumer = new InMemorySignalConsumer();
     const receiver = createAzureEventHubReceiver({
       connection: emulator.connectionString(hubName),
       backend: BACKEND,

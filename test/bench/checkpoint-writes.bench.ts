@@ -7,7 +7,7 @@
  * checkpoint-blob PUT requests Azurite received. BENCH_CHECKPOINT_SECONDS sets the window (default 30 s).
  */
 import { createAzureEventHubReceiver } from '../../src/index.ts';
-import type { LogsConsumer } from '../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../src/pipeline/consumer.ts';
 import { startEmulator } from '../../src/emulator/index.ts';
 import { startAzurite, randomName, AZURITE_ACCOUNT, AZURITE_KEY } from '../helpers/azurite.ts';
 import { startCountingProxy } from './internal/counting-proxy.ts';
@@ -53,7 +53,7 @@ try {
     const hub = randomName('hub');
     emulator.addHub({ name: hub, partitions: PARTITIONS });
     let consumed = 0;
-    const consumer: LogsConsumer = {
+    const consumer: SignalConsumer = {
       async consume(batch) {
         consumed += batch.records.length;
       },

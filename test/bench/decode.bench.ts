@@ -8,7 +8,7 @@
  */
 import type { ReceivedEvent } from '../../src/backends/consumer.ts';
 import { createDecoder } from '../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../scripts/local/samples.ts';
 
 const EVENTS = 1_500;
 const ROUNDS = 15;

@@ -16,7 +16,7 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReceivedEvent } from '../../src/backends/consumer.ts';
 import { createDecoder } from '../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../scripts/local/samples.ts';
 import { encodeLogsRequest } from '../../src/exporters/internal/otlp-proto-encoder.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -2,7 +2,7 @@
  * The whole product against the bare SDK (issue 14): the CLI (`bin/otelcol-azure-eventhub.js`, compiled
  * dist/, pipelines in its heap-capped worker thread) on the shipped config/azure.yaml, i.e. `format: azure`,
  * blob checkpoints (Azurite here), the `batch` processor and `otlphttp` (protobuf, gzip), draining a backlog
- * of realistic Azure resource logs (src/decode/samples.ts, as `npm start` generates them) to an OTLP sink
+ * of realistic Azure resource logs (scripts/local/samples.ts, as `npm start` generates them) to an OTLP sink
  * in another process that acknowledges every request; against a bare `EventHubConsumerClient.subscribe`
  * per partition with a no-op handler, receive only, draining the same events in the same script run.
  *
@@ -338,7 +338,7 @@ function cpuRange(rounds: readonly RoundResult[]): string {
 
 async function runEmulatorChild(): Promise<void> {
   const { startEmulator } = await import('../../src/emulator/index.ts');
-  const { SAMPLE_CATEGORIES, sampleResourceLogBody } = await import('../../src/decode/samples.ts');
+  const { SAMPLE_CATEGORIES, sampleResourceLogBody } = await import('../../scripts/local/samples.ts');
   const emulator = await startEmulator({ port: 0, hubs: [{ name: HUB, partitions: PARTITIONS }] });
   const perPartition = EVENTS / PARTITIONS;
   let records = 0;

@@ -7,7 +7,7 @@
  */
 import { createDecoder } from '../../src/decode/create-decoder.ts';
 import type { DecoderOptions, Format } from '../../src/decode/decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../scripts/local/samples.ts';
 import { encodeLogsRequest } from '../../src/exporters/internal/otlp-proto-encoder.ts';
 import { encodeLogsRequestJson } from '../../src/exporters/internal/otlp-json-encoder.ts';
 

@@ -34,7 +34,7 @@ import { Instance, waitUntil } from '../helpers/fleet.ts';
 import type { SeenRequest } from './internal/counting-proxy.ts';
 import { startCountingProxyProcess, type RemoteCountingProxy } from './internal/counting-proxy-process.ts';
 import { readRss, mib } from './internal/child-rss.ts';
-import { parseDurationMs } from '../../src/config/duration.ts';
+import { parseDurationMs } from '../../src/component/duration.ts';
 import { DEFAULT_LEASE_DURATION_MS, DEFAULT_UPDATE_INTERVAL_MS } from '../../src/ownership/internal/coordinator-timings.ts';
 
 const PARTITIONS = Number(process.env.BENCH_SCALE_PARTITIONS ?? 1024);

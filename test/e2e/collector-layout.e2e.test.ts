@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sampleResourceLogBody } from '../../src/decode/samples.ts';
+import { sampleResourceLogBody } from '../../scripts/local/samples.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
 import { endpointOf, httpGet, startCli, waitUntil } from './cli-process.ts';
 

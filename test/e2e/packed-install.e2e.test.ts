@@ -9,16 +9,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
 import { fileRecords, startCli, waitUntil } from './cli-process.ts';
 
 const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '../..');
+// The repository (from .test-build/, where `npm test` runs this file, package.json links back to it).
+const ROOT = dirname(realpathSync(join(import.meta.dirname, '../../package.json')));
 /** The image's numeric user (Dockerfile `USER 10001:10001`); used when the tests run as root, as in CI. */
 const IMAGE_UID = 10001;
 

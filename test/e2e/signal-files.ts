@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import type { CliProcess } from './cli-process.ts';
 import {
   SAMPLE_CATEGORIES, sampleMetricRecords, sampleResourceLogBody, sampleTraceRecords,
-} from '../../src/decode/samples.ts';
+} from '../../scripts/local/samples.ts';
 import type { Signal } from '../../src/pipeline/signals.ts';
 import { strictDecodeJson } from '../helpers/otlp-strict.ts';
 

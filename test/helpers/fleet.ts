@@ -1,5 +1,3 @@
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { BlobServiceClient } from '@azure/storage-blob';
 import type { ReceiverConfigInput } from '../../src/index.ts';
@@ -7,9 +5,10 @@ import type { Emulator } from '../../src/emulator/index.ts';
 import { startAzurite, randomName } from './azurite.ts';
 import { startTestEmulator } from './emulator.ts';
 import { LineChild } from './line-child.ts';
+import { siblingModule } from './sibling-module.ts';
 import { waitUntil as waitOnState } from './wait-until.ts';
 
-const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'receiver-process.ts');
+const RUNNER = siblingModule(import.meta.url, 'receiver-process');
 
 export interface StatusLine {
   readonly type: string;
@@ -26,7 +25,7 @@ export class Instance extends LineChild {
   readonly statuses: StatusLine[] = [];
 
   constructor(name: string, config: ReceiverConfigInput) {
-    super(name, process.execPath, ['--import', 'tsx', RUNNER], { ...process.env, RECEIVER_CONFIG: JSON.stringify(config) });
+    super(name, process.execPath, [...RUNNER.execArgv, RUNNER.path], { ...process.env, RECEIVER_CONFIG: JSON.stringify(config) });
   }
 
   protected onLine(line: string): void {

@@ -6,10 +6,10 @@
  * SIGTERM: graceful shutdown, then exit 0.
  */
 import { createAzureEventHubReceiver } from '../../src/index.ts';
-import type { LogsConsumer } from '../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../src/pipeline/consumer.ts';
 
 const config = JSON.parse(process.env.RECEIVER_CONFIG ?? '{}');
-const consumer: LogsConsumer = {
+const consumer: SignalConsumer = {
   async consume(batch) {
     let out = '';
     for (const r of batch.records) out += `R ${r.attributes['messaging.destination.partition.id']} ${r.attributes['azure.eventhubs.message.sequence_number']}\n`;

@@ -8,11 +8,10 @@ import {
   EventHubConsumerClient, earliestEventPosition, type PartitionOwnership, type Subscription,
 } from '@azure/event-hubs';
 import type { ContainerClient } from '@azure/storage-blob';
+import { siblingModule } from './sibling-module.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
 
-const PROCESS_RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'sdk-processor-process.ts');
+const PROCESS_RUNNER = siblingModule(import.meta.url, 'sdk-processor-process');
 
 /**
  * Azure keeps a metadata key whose value is empty; Azurite drops it. The SDK releases a partition by
@@ -149,7 +148,7 @@ export class SdkProcessorProcess {
 
   constructor(name: string, config: SdkProcessorPlace & SdkProcessorOptions) {
     this.name = name;
-    this.#child = spawn(process.execPath, ['--import', 'tsx', PROCESS_RUNNER], {
+    this.#child = spawn(process.execPath, [...PROCESS_RUNNER.execArgv, PROCESS_RUNNER.path], {
       env: { ...process.env, SDK_PROCESSOR_CONFIG: JSON.stringify({ ...config, name }) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -4,7 +4,7 @@ import { BlobSASPermissions, BlobServiceClient } from '@azure/storage-blob';
 import { startAzurite, randomName } from '../helpers/azurite.ts';
 
 test('Azurite starts from node_modules on a free loopback port and serves blobs with leases', async (t) => {
-  const azurite = await startAzurite();
+  const azurite = await startAzurite({ own: true });
   t.after(() => azurite.stop());
   assert.ok(azurite.port > 0);
   const service = BlobServiceClient.fromConnectionString(azurite.connectionString);
@@ -20,7 +20,7 @@ test('Azurite starts from node_modules on a free loopback port and serves blobs 
 
 test('Azurite runs loose: a write carrying x-ms-encryption-algorithm (as the Python SDK\'s blob client sends) is accepted', async (t) => {
   // Strict Azurite answers 500 FeatureNotSupported, which stopped the Python SDK's checkpoint store.
-  const azurite = await startAzurite();
+  const azurite = await startAzurite({ own: true });
   t.after(() => azurite.stop());
   const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(randomName('c'));
   await container.create();

@@ -19,7 +19,7 @@ import type { Components, NamedFactory } from '../../src/distribution/components
 import { mergeConfig } from '../../src/config/merge-config.ts';
 import { weakParse } from '../../src/config/weak-parse.ts';
 import { noopLogger } from '../../src/component/logger.ts';
-import { InMemoryLogsConsumer } from '../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../src/pipeline/in-memory-consumer.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 
@@ -85,11 +85,11 @@ const settings = (kind: string, type: string) => ({ id: `${type}/lifecycle`, log
 const kinds: { kind: keyof Components; create(factory: any, config: unknown, id: string): Promise<Lifecycle> }[] = [
   {
     kind: 'receivers',
-    create: async (f, config, id) => f.create(settings('receivers', id), config, new InMemoryLogsConsumer()),
+    create: async (f, config, id) => f.create(settings('receivers', id), config, new InMemorySignalConsumer()),
   },
   {
     kind: 'processors',
-    create: async (f, config, id) => asLifecycle(await f.create(settings('processors', id), config, new InMemoryLogsConsumer())),
+    create: async (f, config, id) => asLifecycle(await f.create(settings('processors', id), config, new InMemorySignalConsumer())),
   },
   {
     kind: 'exporters',

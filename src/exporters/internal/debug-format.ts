@@ -1,6 +1,6 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { HrTime } from '@opentelemetry/api';
-import type { LogBatch } from '../../pipeline/log-batch.ts';
+import type { SignalBatch } from '../../pipeline/signal-batch.ts';
 import { doublesUnder, recordAttributeDoubles } from '../../pipeline/double-values.ts';
 import { int64String, isInt64, wireTime } from './otlp-wire-values.ts';
 
@@ -25,13 +25,13 @@ function group(records: readonly ReadableLogRecord[]): Map<ReadableLogRecord['re
 }
 
 /** `Logs {"resource logs": 1, "log records": 3, "partition": "0"}` */
-export function formatBasic(batch: LogBatch): string {
+export function formatBasic(batch: SignalBatch): string {
   const resources = group(batch.records).size;
   return `Logs\t${JSON.stringify({ 'resource logs': resources, 'log records': batch.records.length, partition: batch.source.partitionId })}\n`;
 }
 
 /** One line per record: the body, then its attributes as `k=v`. */
-export function formatNormal(batch: LogBatch): string {
+export function formatNormal(batch: SignalBatch): string {
   let out = formatBasic(batch);
   for (const r of batch.records) {
     const attrs = Object.entries(r.attributes).map(([k, v]) => `${k}=${plain(v)}`);
@@ -41,7 +41,7 @@ export function formatNormal(batch: LogBatch): string {
 }
 
 /** Every field of every record, with its resource and scope, values tagged with their OTLP type. */
-export function formatDetailed(batch: LogBatch): string {
+export function formatDetailed(batch: SignalBatch): string {
   let out = formatBasic(batch);
   let ri = 0;
   for (const [resource, scopes] of group(batch.records)) {
@@ -114,7 +114,7 @@ const OPERATION_KEYS = ['azure.operation.name', 'operation.name'];
  * cut to `width` characters. No batch line: `npm start` prints its own status line. Not a collector
  * verbosity (the collector has basic, normal and detailed); the others stay as the collector prints them.
  */
-export function formatCompact(batch: LogBatch, width: number): string {
+export function formatCompact(batch: SignalBatch, width: number): string {
   let out = '';
   for (const r of batch.records) {
     const ms = r.hrTime[0] * 1000 + Math.floor(r.hrTime[1] / 1e6);

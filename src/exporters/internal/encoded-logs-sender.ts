@@ -1,6 +1,6 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import type { LogsConsumer } from '../../pipeline/consumer.ts';
-import { concatEncodedLogs, type EncodedLogs, type LogBatch } from '../../pipeline/log-batch.ts';
+import type { SignalConsumer } from '../../pipeline/consumer.ts';
+import { concatEncodedLogs, type EncodedLogs, type SignalBatch } from '../../pipeline/signal-batch.ts';
 import { EncodedLogsRefusedError } from '../../pipeline/encoded-logs-refusal.ts';
 import { isRequestTooLarge } from '../../pipeline/partial-refusal.ts';
 
@@ -23,7 +23,7 @@ export interface EncodedLogsOptions {
 }
 
 /**
- * An OTLP logs sender that also takes log records encoded ahead (`LogBatch.encodedLogs`, protobuf):
+ * An OTLP logs sender that also takes log records encoded ahead (`SignalBatch.encodedLogs`, protobuf):
  * batches without them go to `recordsPath` as before; a batch with them is sent by `bytesPath` (the same
  * library exporter, with `retry_on_failure`, minus the record-splitting size bound) as the request bytes,
  * any log-record objects beside them encoded here and put first. Requests stay below `maxBytes` by cutting
@@ -34,12 +34,12 @@ export interface EncodedLogsOptions {
  * any failure fails the batch, which the receiver sends again whole (at-least-once).
  */
 export function withEncodedLogs(
-  recordsPath: LogsConsumer,
-  bytesPath: LogsConsumer,
+  recordsPath: SignalConsumer,
+  bytesPath: SignalConsumer,
   serializer: EncodedLogsSerializer,
   options: EncodedLogsOptions,
-): LogsConsumer {
-  async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+): SignalConsumer {
+  async function consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
     const encoded = batch.encodedLogs;
     if (!encoded) return recordsPath.consume(batch, signal);
     const parts: EncodedLogs[] = [];

@@ -7,7 +7,7 @@ export interface MeasuredSerializer<Response, Item = ReadableLogRecord> extends 
   measure(items: readonly Item[]): number;
   /**
    * Makes `items` (a stand-in array) serialize to `bytes`, for as long as the array lives and on every
-   * attempt: how bytes encoded ahead (`LogBatch.encodedLogs`) go through the library's exporter.
+   * attempt: how bytes encoded ahead (`SignalBatch.encodedLogs`) go through the library's exporter.
    */
   pin(items: readonly Item[], bytes: Uint8Array): void;
 }

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { durationMs } from '../../config/duration.ts';
+import { durationMs } from '../../component/duration.ts';
 import { ConfigError } from '../../component/errors.ts';
-import type { CreateSettings } from '../../component/factory.ts';
-import type { LogsConsumer } from '../../pipeline/consumer.ts';
+import type { CreateSettings } from '../../pipeline/factory.ts';
+import type { SignalConsumer } from '../../pipeline/consumer.ts';
 import { fromItemExporter, type ItemExporter } from '../../pipeline/exporter-adapter.ts';
 import { limitRequestBytes } from '../../pipeline/request-bytes-limit.ts';
 import { retryOnFailureSchema, retryOptionsFromConfig, withRetry, type RetryOnFailureConfig } from '../../pipeline/retry.ts';
@@ -137,7 +137,7 @@ export function otlpSignalSender<S extends Signal>(
   name: string,
   settings: Pick<CreateSettings, 'logger' | 'onExportAttempt'> | undefined,
   options: { readonly encodedLogs?: boolean } = {},
-): LogsConsumer {
+): SignalConsumer {
   const consumer = fromItemExporter(exporter, signal, { timeoutMs: config.timeout + CALLBACK_GRACE_MS, name });
   const logger = settings?.logger;
   const retrying = withRetry(

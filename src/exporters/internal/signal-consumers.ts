@@ -1,7 +1,7 @@
 import { abortReason } from '../../component/abort.ts';
 import { isPermanentError, PermanentError } from '../../component/errors.ts';
-import type { LogsConsumer } from '../../pipeline/consumer.ts';
-import { logRecordCount, type LogBatch } from '../../pipeline/log-batch.ts';
+import type { SignalConsumer } from '../../pipeline/consumer.ts';
+import { logRecordCount, type SignalBatch } from '../../pipeline/signal-batch.ts';
 import { isPartialRefusal, PartialRefusalError, type Refusal } from '../../pipeline/partial-refusal.ts';
 import { refusalOf, signalItems } from '../../pipeline/signal-items.ts';
 import { SIGNALS, type Signal } from '../../pipeline/signals.ts';
@@ -10,7 +10,7 @@ import { SIGNALS, type Signal } from '../../pipeline/signals.ts';
  * One consumer per signal, each sending only its own part of a batch (log records, metric points, spans)
  * in its own requests: the OTLP exporters' senders, each with its own retry and size bound.
  */
-export type SignalConsumers = Readonly<Record<Signal, LogsConsumer>>;
+export type SignalConsumers = Readonly<Record<Signal, SignalConsumer>>;
 
 /**
  * An exporter's consumer over its per-signal senders. `consume(batch)` hands every non-empty part of the
@@ -26,10 +26,10 @@ export type SignalConsumers = Readonly<Record<Signal, LogsConsumer>>;
  * `PartialRefusalError` listing each failed part's items (or the refusals it reported) with its reason,
  * so the receiver dead-letters only their events.
  */
-export function combineSignalConsumers(senders: SignalConsumers, name: string): LogsConsumer {
+export function combineSignalConsumers(senders: SignalConsumers, name: string): SignalConsumer {
   const accepted = new WeakSet<readonly unknown[]>();
 
-  async function consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+  async function consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) throw abortReason(signal);
     const parts = SIGNALS.filter((s) => count(batch, s) > 0 && !accepted.has(signalItems(batch, s)));
     if (parts.length === 0) return forget(batch);
@@ -63,7 +63,7 @@ export function combineSignalConsumers(senders: SignalConsumers, name: string): 
   }
 
   /** The batch is done: its parts may be sent again if a caller hands the same arrays once more. */
-  function forget(batch: LogBatch): void {
+  function forget(batch: SignalBatch): void {
     for (const s of SIGNALS) accepted.delete(signalItems(batch, s));
   }
 
@@ -88,7 +88,7 @@ export function combineSignalConsumers(senders: SignalConsumers, name: string): 
 }
 
 /** Items of one signal in a batch (log records encoded ahead included). */
-function count(batch: LogBatch, signal: Signal): number {
+function count(batch: SignalBatch, signal: Signal): number {
   return signal === 'logs' ? logRecordCount(batch) : signalItems(batch, signal).length;
 }
 

@@ -1,5 +1,5 @@
 import type { ReceivedEvent } from '../../backends/consumer.ts';
-import type { LogBatch } from '../../pipeline/log-batch.ts';
+import type { SignalBatch } from '../../pipeline/signal-batch.ts';
 import type { PartitionState } from '../receiver-status.ts';
 import { isDataRefused, isPermanentError } from '../../component/errors.ts';
 import { isPartialRefusal, type PartialRefusalError } from '../../pipeline/partial-refusal.ts';
@@ -36,7 +36,7 @@ export interface BatchExporterDeps {
   readonly state: () => PartitionState;
   readonly setState: (next: PartitionState) => void;
   /** The batch's log records decoded again here, as objects (after encoded records were refused). */
-  readonly asRecords: (events: ReceivedEvent[], batch: LogBatch) => LogBatch;
+  readonly asRecords: (events: ReceivedEvent[], batch: SignalBatch) => SignalBatch;
 }
 
 /** The pump's export step: one batch to the pipeline, with its refusal, hold and dead-letter handling. */
@@ -52,7 +52,7 @@ export class BatchExporter {
    * Without a dead-letter store the partition holds the batch and tries again with a capped backoff: the
    * hub is the buffer, so nothing is checkpointed past an unexported event. False when stopped first.
    */
-  async export(batch: LogBatch, events: ReceivedEvent[]): Promise<boolean> {
+  async export(batch: SignalBatch, events: ReceivedEvent[]): Promise<boolean> {
     const d = this.#d;
     const o = d.options;
     // What is still to deliver: after a partial refusal while the partition holds, only the refused records
@@ -159,7 +159,7 @@ function minus(a: ItemCounts, b: ItemCounts): ItemCounts {
 }
 
 /** What is left to deliver of `batch` after a partial refusal: the refused items of each signal. */
-function onlyRefused(batch: LogBatch, error: PartialRefusalError): LogBatch {
+function onlyRefused(batch: SignalBatch, error: PartialRefusalError): SignalBatch {
   const records = error.refusedRecords();
   const metrics = error.refusedMetrics();
   const spans = error.refusedSpans();

@@ -1,5 +1,5 @@
 import type { ReceivedEvent } from '../../backends/consumer.ts';
-import { batchItemCount, type LogBatch } from '../../pipeline/log-batch.ts';
+import { batchItemCount, type SignalBatch } from '../../pipeline/signal-batch.ts';
 import { raceAbort } from '../../component/abort.ts';
 import type { PartitionPumpOptions } from '../partition-pump-options.ts';
 import type { EncodedDecode } from './decode-pool.ts';
@@ -7,7 +7,7 @@ import type { EncodedDecode } from './decode-pool.ts';
 /** A received batch and what the pipeline gets of it (undefined when decoding left no item). */
 export interface PreparedBatch {
   readonly events: ReceivedEvent[];
-  readonly batch: LogBatch | undefined;
+  readonly batch: SignalBatch | undefined;
 }
 
 /** What the decode step reads of the pump's options. */
@@ -84,7 +84,7 @@ export class BatchPreparer {
   }
 
   /** `batch` (encoded on a decode thread) with its log records decoded again here, as objects. */
-  asRecords(events: ReceivedEvent[], batch: LogBatch): LogBatch {
+  asRecords(events: ReceivedEvent[], batch: SignalBatch): SignalBatch {
     const decoded = this.#o.decode(events, this.#o.context);
     this.#o.logger.debug('encoded log records refused for their size; sending them as records', {
       partitionId: this.#o.partitionId,
@@ -101,7 +101,7 @@ export class BatchPreparer {
     this.#countDecoded(records, done.metricPoints, done.spans, done.stats.failedEvents);
     // Offloading is for logs-only receivers: other items (none from a logs-only decoder) have no pipeline.
     if (done.metricPoints + done.spans > 0) o.counters.itemsWithoutPipeline += done.metricPoints + done.spans;
-    const batch: LogBatch = { records: [], encodedLogs: done.encodedLogs, source: this.#source(events) };
+    const batch: SignalBatch = { records: [], encodedLogs: done.encodedLogs, source: this.#source(events) };
     return { events, batch: records > 0 ? batch : undefined };
   }
 
@@ -114,7 +114,7 @@ export class BatchPreparer {
     c.eventsFailedDecode += failedEvents;
   }
 
-  #source(events: readonly ReceivedEvent[]): LogBatch['source'] {
+  #source(events: readonly ReceivedEvent[]): SignalBatch['source'] {
     const o = this.#o;
     return {
       namespace: o.context.namespace,
@@ -135,7 +135,7 @@ export class BatchPreparer {
     this.#countDecoded(made.length, points?.length ?? 0, madeSpans?.length ?? 0, stats.failedEvents);
     const { records, metrics, spans } = this.#routable(decoded, first.sequenceNumber, last.sequenceNumber);
     // Events with no item of any signal (e.g. a category filter took all) are marked without an export.
-    const batch: LogBatch = {
+    const batch: SignalBatch = {
       records,
       ...(metrics?.length ? { metrics } : {}),
       ...(spans?.length ? { spans } : {}),
@@ -148,7 +148,7 @@ export class BatchPreparer {
    * The decoded items of the signals the pipeline takes; the others are counted and logged (rate-limited by
    * the receiver's logger): e.g. Azure resource logs arriving at a receiver listed only by a metrics pipeline.
    */
-  #routable<T extends Pick<LogBatch, 'records' | 'metrics' | 'spans'>>(decoded: T, first: number, last: number) {
+  #routable<T extends Pick<SignalBatch, 'records' | 'metrics' | 'spans'>>(decoded: T, first: number, last: number) {
     const o = this.#o;
     const signals = o.signals;
     if (!signals) return decoded;

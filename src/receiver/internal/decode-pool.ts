@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { ReceivedEvent } from '../../backends/consumer.ts';
 import type { DecodeContext, DecoderOptions, DecodeStats } from '../../decode/decoder.ts';
 import type { Logger } from '../../component/logger.ts';
-import type { EncodedLogs } from '../../pipeline/log-batch.ts';
+import type { EncodedLogs } from '../../pipeline/signal-batch.ts';
 import { usableCores } from '../../component/usable-cores.ts';
 
 /**

@@ -1,3 +1,4 @@
+import { DEFAULT_HUB_LAG_INTERVAL_MS } from '../../config/receiver-defaults.ts';
 import type { HubClient, PartitionProperties } from '../../backends/consumer.ts';
 import type { Checkpoint, CheckpointScope, CheckpointStore } from '../../ownership/checkpoint.ts';
 import { sortPartitionIds } from '../../ownership/partition-order.ts';
@@ -6,8 +7,6 @@ import { noopLogger, type Logger } from '../../component/logger.ts';
 import { redactError } from '../../component/redact.ts';
 import type { HubPartitionLag } from '../receiver-status.ts';
 
-/** Default interval between refreshes: one management call per partition, and the checkpoints read each time. */
-export const DEFAULT_HUB_LAG_INTERVAL_MS = 30_000;
 /** Default deadline of each request of a refresh (hub properties, partition properties, checkpoint, owners). */
 export const DEFAULT_HUB_LAG_REQUEST_TIMEOUT_MS = 10_000;
 /** Partitions read at once: bounds the burst of management calls on a hub with many partitions. */

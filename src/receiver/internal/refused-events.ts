@@ -1,5 +1,5 @@
 import type { ReceivedEvent } from '../../backends/consumer.ts';
-import { logRecordCount, type LogBatch } from '../../pipeline/log-batch.ts';
+import { logRecordCount, type SignalBatch } from '../../pipeline/signal-batch.ts';
 import { itemEventSequenceNumber, type Signal } from '../../pipeline/signals.ts';
 import { isPartialRefusal } from '../../pipeline/partial-refusal.ts';
 import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../decode/index.ts';
@@ -20,7 +20,7 @@ export interface ItemCounts {
 }
 
 /** The signals `batch` has items of. */
-export function batchSignals(batch: LogBatch): Signal[] {
+export function batchSignals(batch: SignalBatch): Signal[] {
   const out: Signal[] = [];
   if (logRecordCount(batch) > 0) out.push('logs');
   if (batch.metrics?.length) out.push('metrics');
@@ -29,7 +29,7 @@ export function batchSignals(batch: LogBatch): Signal[] {
 }
 
 /** The items of `batch` by signal. */
-export function itemCounts(batch: LogBatch): ItemCounts {
+export function itemCounts(batch: SignalBatch): ItemCounts {
   return { records: logRecordCount(batch), metricPoints: batch.metrics?.length ?? 0, spans: batch.spans?.length ?? 0 };
 }
 
@@ -48,7 +48,7 @@ type Item = { readonly attributes: Readonly<Record<string, unknown>> };
  */
 export function refusedEvents(
   error: unknown,
-  batch: LogBatch,
+  batch: SignalBatch,
   events: readonly ReceivedEvent[],
 ): { events: RefusedEvent[]; refused: ItemCounts } | undefined {
   if (!isPartialRefusal(error)) return undefined;

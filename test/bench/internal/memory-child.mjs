@@ -37,7 +37,7 @@ if (process.env.IDLE === '1') {
 } else {
   const delayMs = Number(process.env.CONSUMER_DELAY_MS ?? 0);
   let drained = 0;
-  /** @type {import('../../../src/pipeline/consumer.ts').LogsConsumer} */
+  /** @type {import('../../../src/pipeline/consumer.ts').SignalConsumer} */
   const consumer = {
     async consume(batch) {
       drained += batch.records.length;

@@ -5,7 +5,7 @@
  */
 import type { BackendKind } from '../../../src/backends/consumer.ts';
 import { createAzureEventHubReceiver } from '../../../src/index.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import type { ReceiverConfigInput } from '../../../src/config/receiver-config.ts';
 
 export interface ReceiverDrainOptions {
@@ -26,7 +26,7 @@ export async function drainWithReceiver(options: ReceiverDrainOptions): Promise<
   let done!: () => void;
   const drained = new Promise<void>((resolve) => (done = resolve));
   const consumer = {
-    consume(batch: LogBatch): Promise<void> {
+    consume(batch: SignalBatch): Promise<void> {
       counted += batch.records.length;
       if (counted >= options.records) done();
       return Promise.resolve();

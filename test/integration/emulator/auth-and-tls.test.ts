@@ -4,10 +4,12 @@ import { createHmac } from 'node:crypto';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { EventHubProducerClient } from '@azure/event-hubs';
 import { startTestEmulator } from '../../helpers/emulator.ts';
+import { siblingModule } from '../../helpers/sibling-module.ts';
+
+const TLS_CLIENT = siblingModule(import.meta.url, 'fixtures/tls-client');
 import { FAST_RETRY } from './sdk-helpers.ts';
 
 const KEY_NAME = 'sender';
@@ -65,9 +67,8 @@ test('over TLS with a given certificate the unmodified SDK sends and receives (A
   ], { stdio: 'ignore' });
   const { connectionString } = await startTestEmulator(t, { partitions: 1, tls: { cert: readFileSync(certPath), key: readFileSync(keyPath) } });
   assert.ok(!connectionString.includes('UseDevelopmentEmulator'), 'TLS connection strings make the SDK use TLS');
-  const here = dirname(fileURLToPath(import.meta.url));
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'fixtures', 'tls-client.ts')], {
+    const child = spawn(process.execPath, [...TLS_CLIENT.execArgv, TLS_CLIENT.path], {
       env: { ...process.env, NODE_EXTRA_CA_CERTS: certPath, EMULATOR_CONNECTION_STRING: connectionString },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from '../../unit/pipeline/records.ts';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
 import { startGrpcioLikeServer, type GrpcioLikeServer } from './grpcio-like-server.ts';
@@ -11,7 +11,7 @@ holdEventLoopOpen(after);
 
 describe('otlp (gRPC) exporter: gzip against a server advertising grpc-accept-encoding as grpcio does', () => {
   let server: GrpcioLikeServer;
-  const consumers: LogsConsumer[] = [];
+  const consumers: SignalConsumer[] = [];
   before(async () => {
     server = await startGrpcioLikeServer();
   });
@@ -20,7 +20,7 @@ describe('otlp (gRPC) exporter: gzip against a server advertising grpc-accept-en
     await server.close();
   });
 
-  async function exporter(section: Record<string, unknown> = {}): Promise<LogsConsumer> {
+  async function exporter(section: Record<string, unknown> = {}): Promise<SignalConsumer> {
     const config = otlpGrpcExporterConfigSchema.parse({ endpoint: server.address, tls: { insecure: true }, timeout: '5s', ...section });
     const c = await otlpGrpcExporterFactory.create({ id: 'otlp/grpcio', logger: noopLogger }, config);
     consumers.push(c);

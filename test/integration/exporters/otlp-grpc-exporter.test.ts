@@ -4,11 +4,11 @@ import { Server, ServerCredentials, status, type ServerUnaryCall, type sendUnary
 import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from '../../unit/pipeline/records.ts';
 import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { withoutDoubleMarks } from '../../helpers/unmarked-records.ts';
 
 holdEventLoopOpen(after);
@@ -22,7 +22,7 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
   const requests: { body: Buffer; metadata: Metadata }[] = [];
   /** Status codes for the next calls, in order; afterwards OK. */
   const script: number[] = [];
-  const consumers: LogsConsumer[] = [];
+  const consumers: SignalConsumer[] = [];
 
   before(async () => {
     server = new Server();
@@ -45,7 +45,7 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
     await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
   });
 
-  async function exporter(section: Record<string, unknown> = {}): Promise<LogsConsumer> {
+  async function exporter(section: Record<string, unknown> = {}): Promise<SignalConsumer> {
     const config = otlpGrpcExporterConfigSchema.parse({ endpoint: `127.0.0.1:${port}`, tls: { insecure: true }, timeout: '5s', retry_on_failure: { initial_interval: '10ms', max_interval: '20ms', max_elapsed_time: '5s' }, ...section });
     const c = await otlpGrpcExporterFactory.create({ id: 'otlp/test', logger: noopLogger }, config);
     consumers.push(c);

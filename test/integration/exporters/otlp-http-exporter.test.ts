@@ -8,13 +8,13 @@ import { otlpHttpExporterFactory, otlpHttpExporterConfigSchema, gzipLevel } from
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger, type Logger } from '../../../src/component/logger.ts';
 import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from '../../unit/pipeline/records.ts';
 import { startOtlpServer, type OtlpTestServer } from './otlp-server.ts';
 import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
 import { withoutDoubleMarks } from '../../helpers/unmarked-records.ts';
 
@@ -24,7 +24,7 @@ const fastRetry = { initial_interval: '10ms', max_interval: '20ms', max_elapsed_
 
 describe('otlphttp exporter against a local OTLP/HTTP server', () => {
   let server: OtlpTestServer;
-  const consumers: LogsConsumer[] = [];
+  const consumers: SignalConsumer[] = [];
   before(async () => {
     server = await startOtlpServer();
   });
@@ -32,7 +32,7 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     for (const c of consumers) await c.shutdown?.();
     await server?.close();
   });
-  async function exporter(section: Record<string, unknown>, logger: Logger = noopLogger): Promise<LogsConsumer> {
+  async function exporter(section: Record<string, unknown>, logger: Logger = noopLogger): Promise<SignalConsumer> {
     const config = otlpHttpExporterConfigSchema.parse({ endpoint: server.url, ...section });
     const c = await otlpHttpExporterFactory.create({ id: 'otlphttp/test', logger }, config);
     consumers.push(c);
@@ -273,7 +273,7 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
 describe('otlphttp exporter over TLS', () => {
   let dir: string | undefined;
   let server: OtlpTestServer | undefined;
-  const consumers: LogsConsumer[] = [];
+  const consumers: SignalConsumer[] = [];
   let haveOpenssl = true;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'otlp-tls-'));

@@ -5,7 +5,7 @@ import { loadSync } from '@grpc/proto-loader';
 import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger, type Logger } from '../../../src/component/logger.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { isPartialRefusal } from '../../../src/pipeline/partial-refusal.ts';
 import { holdEventLoopOpen } from '../../unit/pipeline/records.ts';
 import { mixedBatch } from '../../unit/exporters/signal-items.ts';
@@ -40,7 +40,7 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
   const scripts: Record<OtlpSignal, number[]> = { logs: [], metrics: [], traces: [] };
   /** Response bodies for the next OK answers of one signal, in order; afterwards empty (no partial success). */
   const replies: Record<OtlpSignal, Buffer[]> = { logs: [], metrics: [], traces: [] };
-  const consumers: LogsConsumer[] = [];
+  const consumers: SignalConsumer[] = [];
 
   before(async () => {
     server = new Server();
@@ -67,7 +67,7 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
     await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
   });
 
-  async function exporter(section: Record<string, unknown> = {}, logger: Logger = noopLogger): Promise<LogsConsumer> {
+  async function exporter(section: Record<string, unknown> = {}, logger: Logger = noopLogger): Promise<SignalConsumer> {
     const config = otlpGrpcExporterConfigSchema.parse({ endpoint: `127.0.0.1:${port}`, tls: { insecure: true }, timeout: '5s',
       retry_on_failure: { initial_interval: '10ms', max_interval: '20ms', max_elapsed_time: '5s' }, ...section });
     const c = await otlpGrpcExporterFactory.create({ id: 'otlp/test', logger }, config);

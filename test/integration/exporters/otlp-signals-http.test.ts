@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { otlpHttpExporterFactory, otlpHttpExporterConfigSchema } from '../../../src/exporters/otlp-http-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { isPartialRefusal, RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
 import { holdEventLoopOpen } from '../../unit/pipeline/records.ts';
 import { makePoint, mixedBatch } from '../../unit/exporters/signal-items.ts';
@@ -18,7 +18,7 @@ const spansOf = (req: any) => req.resourceSpans.flatMap((rs: any) => rs.scopeSpa
 
 describe('otlphttp exporter: metrics and traces against a local OTLP/HTTP server', () => {
   let server: OtlpTestServer;
-  const consumers: LogsConsumer[] = [];
+  const consumers: SignalConsumer[] = [];
   before(async () => {
     server = await startOtlpServer();
   });
@@ -26,7 +26,7 @@ describe('otlphttp exporter: metrics and traces against a local OTLP/HTTP server
     for (const c of consumers) await c.shutdown?.();
     await server?.close();
   });
-  async function exporter(section: Record<string, unknown>): Promise<LogsConsumer> {
+  async function exporter(section: Record<string, unknown>): Promise<SignalConsumer> {
     const config = otlpHttpExporterConfigSchema.parse({ endpoint: server.url, retry_on_failure: fastRetry, ...section });
     const c = await otlpHttpExporterFactory.create({ id: 'otlphttp/test', logger: noopLogger }, config);
     consumers.push(c);

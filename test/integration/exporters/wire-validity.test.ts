@@ -15,7 +15,7 @@ import { noopLogger } from '../../../src/component/logger.ts';
 import { fileExporterConfigSchema, fileExporterFactory } from '../../../src/exporters/file-exporter.ts';
 import { otlpGrpcExporterConfigSchema, otlpGrpcExporterFactory } from '../../../src/exporters/otlp-grpc-exporter.ts';
 import { otlpHttpExporterConfigSchema, otlpHttpExporterFactory } from '../../../src/exporters/otlp-http-exporter.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { fanOut } from '../../../src/pipeline/fan-out.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { strictDecodeJson, strictDecodeProto } from '../../helpers/otlp-strict.ts';
@@ -97,7 +97,7 @@ describe('valid OTLP on every wire for hostile values', () => {
     t.after(() => rm(dir, { recursive: true, force: true }));
 
     const settings = (id: string) => ({ id, logger: noopLogger });
-    const exporters: LogsConsumer[] = [
+    const exporters: SignalConsumer[] = [
       await otlpHttpExporterFactory.create(settings('otlphttp/json'),
         otlpHttpExporterConfigSchema.parse({ endpoint: http.url, encoding: 'json', retry_on_failure: RETRY })),
       await otlpHttpExporterFactory.create(settings('otlphttp/proto'),

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { EventHubConsumerClient } from '@azure/event-hubs';
 import { Instance, waitUntil } from '../../helpers/fleet.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { byPartition, startReceiver, until } from '../receiver/harness.ts';
 import { PythonProcessor, runScript, SKIP, startPythonWorld } from './python-world.ts';
 
@@ -87,7 +87,7 @@ test('a checkpoint the Python store wrote under host:port (its spelling when the
   const written = await runScript(world, 'checkpoint_store.py', ['update', portSpelling, world.hubName, '$Default', '0', '4', lastEnqueuedOffset]);
   assert.deepEqual(written.checkpoints.map((c: any) => [c.partition_id, c.sequence_number]), [['0', 4]]);
 
-  const consumer = new InMemoryLogsConsumer();
+  const consumer = new InMemorySignalConsumer();
   const receiver = startReceiver(t, {
     connection: world.connectionString,
     format: 'raw',

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventHubConsumerClient, EventHubProducerClient, earliestEventPosition, type ReceivedEventData } from '@azure/event-hubs';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { startReceiver, until } from '../receiver/harness.ts';
 import { cleanupsOf, runScript, SKIP, startPythonWorld, type PythonWorld } from './python-world.ts';
 
@@ -138,7 +138,7 @@ describe('events from the Python producer', { skip: SKIP }, () => {
     assert.deepEqual(Buffer.from(binary!.body as Uint8Array), Buffer.from('\x00\xffbinary\x10', 'latin1'));
 
     // Our receiver (raw format): application properties become attributes.
-    const consumer = new InMemoryLogsConsumer();
+    const consumer = new InMemorySignalConsumer();
     await startReceiver(t, { connection: world.connectionString, format: 'raw', start_position: 'earliest' }, consumer).start();
     await until(() => consumer.records().length >= 6, 30_000, 'six records through our receiver');
     const record = consumer.records().find((r) => r.attributes['str'] !== undefined);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { startAzurite, randomName, type Azurite } from '../../helpers/azurite.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { emulatorCheckpointStore } from '../../helpers/checkpoint-store.ts';
 import { CapturePartitionReader } from '../../../src/capture/capture-reader.ts';
 import { DEFAULT_ARCHIVE_NAME_FORMAT } from '../../../src/capture/archive-name-format.ts';
@@ -74,7 +74,7 @@ async function hubPastRetention(t: TestContext, captureExtra: { sizeLimitBytes?:
 }
 
 /** Each partition's exported record bodies' ids, in export order. */
-function idsByPartition(consumer: InMemoryLogsConsumer): Map<string, number[]> {
+function idsByPartition(consumer: InMemorySignalConsumer): Map<string, number[]> {
   return byPartition(consumer.records());
 }
 
@@ -82,7 +82,7 @@ for (const backend of BACKENDS) {
   describe(`capture backfill (${backend})`, () => {
     test('events that expired unread come from Capture in order, then the hub; nothing lost, checkpoints continuous', { timeout: 30_000 }, async (t) => {
       const hub = await hubPastRetention(t);
-      const consumer = new InMemoryLogsConsumer();
+      const consumer = new InMemorySignalConsumer();
       const receiver = startReceiver(t, hub.config(backend), consumer);
       const statuses: ReceiverStatus[] = [];
       receiver.onStatus((s) => statuses.push(s));
@@ -133,7 +133,7 @@ for (const backend of BACKENDS) {
         }
       }
       assert.ok(deleted, 'a file inside the gap to delete');
-      const consumer = new InMemoryLogsConsumer();
+      const consumer = new InMemorySignalConsumer();
       const receiver = startReceiver(t, hub.config(backend), consumer);
       const statuses: ReceiverStatus[] = [];
       receiver.onStatus((s) => statuses.push(s));

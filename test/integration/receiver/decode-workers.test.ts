@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { loadConfig } from '../../../src/config/load-config.ts';
 import type { Logger } from '../../../src/component/logger.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { builtinComponents } from '../../../src/distribution/builtin-components.ts';
 import { resolveConfig } from '../../../src/distribution/resolve-config.ts';
 import { Service } from '../../../src/distribution/service.ts';

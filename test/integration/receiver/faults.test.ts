@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEmulator } from '../../helpers/emulator.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
 import { BACKENDS, byPartition, preload, startReceiver, until } from './harness.ts';
 
@@ -17,7 +17,7 @@ for (const backend of BACKENDS) {
       test(`${fault.name}: the backend recovers, nothing lost, nothing repeated`, { timeout: 90_000 }, async (t) => {
         const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 2 });
         preload(emulator, hubName, 2, 2_000);
-        const consumer = new InMemoryLogsConsumer({ delayMs: 2 });
+        const consumer = new InMemorySignalConsumer({ delayMs: 2 });
         const receiver = startReceiver(t, { connection: connectionString, backend, format: 'raw', start_position: 'earliest', max_poll_events: 50 }, consumer);
         const statuses: ReceiverStatus[] = [];
         receiver.onStatus((s) => statuses.push(s));

@@ -1,14 +1,14 @@
 import type { TestContext } from 'node:test';
 import { createAzureEventHubReceiver, type AzureEventHubReceiver, type ReceiverConfigInput } from '../../../src/index.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { waitUntil } from '../../helpers/wait-until.ts';
 
 export const BACKENDS = ['polling', 'streaming'] as const;
 
 /** A receiver stopped in the test's `after`, with fast retry settings. */
-export function startReceiver(t: TestContext, config: ReceiverConfigInput, consumer: LogsConsumer = new InMemoryLogsConsumer()): AzureEventHubReceiver {
+export function startReceiver(t: TestContext, config: ReceiverConfigInput, consumer: SignalConsumer = new InMemorySignalConsumer()): AzureEventHubReceiver {
   const receiver = createAzureEventHubReceiver(
     { poll_rate: 0.2, max_poll_events: 200, retry_on_failure: { initial_interval: '20ms', max_interval: '200ms', max_elapsed_time: '30s' }, ...config },
     consumer,

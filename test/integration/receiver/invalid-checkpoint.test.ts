@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { startAzurite, randomName, type Azurite } from '../../helpers/azurite.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { BlobCheckpointStore } from '../../../src/ownership/blob-checkpoint-store.ts';
 import { resetCheckpoints } from '../../../src/ownership/admin.ts';
 import { HealthState } from '../../../src/telemetry/health-state.ts';
@@ -53,7 +53,7 @@ describe('on_invalid_checkpoint', () => {
 
   test('fail (default): unread, unhealthy with reason invalidCheckpoint, counted; resumes by itself after checkpoints reset', { timeout: 90_000 }, async (t) => {
     const { container, scope, store, config } = await setup(t, azurite);
-    const consumer = new InMemoryLogsConsumer();
+    const consumer = new InMemorySignalConsumer();
     const receiver = startReceiver(t, config(), consumer);
     const health = new HealthState();
     health.register('r');
@@ -78,7 +78,7 @@ describe('on_invalid_checkpoint', () => {
   for (const backend of ['polling', 'streaming'] as const) {
     test(`earliest (${backend}): the checkpoint is rewritten before the first event and every event is read`, { timeout: 60_000 }, async (t) => {
       const { scope, store, config } = await setup(t, azurite);
-      const consumer = new InMemoryLogsConsumer();
+      const consumer = new InMemorySignalConsumer();
       const receiver = startReceiver(t, { ...config('earliest'), backend }, consumer);
       await receiver.start();
       await consumer.waitFor(5, 30_000);
@@ -91,7 +91,7 @@ describe('on_invalid_checkpoint', () => {
   test('a checkpoint blob without a usable sequence number (an offset the receiver cannot position by) follows the same policy', { timeout: 60_000 }, async (t) => {
     // fail: unread, reported, counted.
     const failing = await setup(t, azurite, { offset: 'g1:0000000000abcdef:r' });
-    const consumer = new InMemoryLogsConsumer();
+    const consumer = new InMemorySignalConsumer();
     const receiver = startReceiver(t, failing.config(), consumer);
     const health = new HealthState();
     health.register('r');
@@ -104,7 +104,7 @@ describe('on_invalid_checkpoint', () => {
 
     // earliest: rewritten, every event read.
     const resetting = await setup(t, azurite, { offset: 'g1:0000000000abcdef:r' });
-    const second = new InMemoryLogsConsumer();
+    const second = new InMemorySignalConsumer();
     const other = startReceiver(t, resetting.config('earliest'), second);
     await other.start();
     await second.waitFor(5, 30_000);
@@ -114,7 +114,7 @@ describe('on_invalid_checkpoint', () => {
 
   test('an offset the hub does not know, beside a valid sequence number, is carried and never sent: reading resumes after the sequence number', { timeout: 60_000 }, async (t) => {
     const { config } = await setup(t, azurite, { sequencenumber: '2', offset: 'no-such-offset' });
-    const consumer = new InMemoryLogsConsumer();
+    const consumer = new InMemorySignalConsumer();
     const receiver = startReceiver(t, config(), consumer);
     await receiver.start();
     await consumer.waitFor(2, 30_000);
@@ -124,7 +124,7 @@ describe('on_invalid_checkpoint', () => {
 
   test('latest: the checkpoint moves to the last event; only new events are read', { timeout: 60_000 }, async (t) => {
     const { eh, scope, store, config } = await setup(t, azurite);
-    const consumer = new InMemoryLogsConsumer();
+    const consumer = new InMemorySignalConsumer();
     const receiver = startReceiver(t, config('latest'), consumer);
     await receiver.start();
     await until(() => receiver.ownedPartitions().length === 1 && receiver.stats().counters.invalidCheckpoints === 1, 30_000, 'the partition to be read');

@@ -2,8 +2,8 @@ import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { createAzureEventHubReceiver, type ReceiverConfigInput, type ReceiverStatus } from '../../../src/index.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { BACKENDS, byPartition, preload, until } from './harness.ts';
 
 const MIB = 1024 * 1024;
@@ -30,7 +30,7 @@ function scriptedMemory(): { read: () => number; high: boolean; reads: number; a
   return m;
 }
 
-function startGuardedReceiver(t: TestContext, config: ReceiverConfigInput, consumer: InMemoryLogsConsumer, read: () => number) {
+function startGuardedReceiver(t: TestContext, config: ReceiverConfigInput, consumer: InMemorySignalConsumer, read: () => number) {
   const receiver = createAzureEventHubReceiver(
     { poll_rate: 0.2, max_poll_events: MAX_POLL_EVENTS, memory: { limit_mib: LIMIT_MIB, check_interval: '20ms' }, ...config },
     consumer,
@@ -51,7 +51,7 @@ for (const backend of BACKENDS) {
       preload(emulator, hubName, 2, 300);
       const memory = scriptedMemory();
       memory.high = true;
-      const consumer = new InMemoryLogsConsumer();
+      const consumer = new InMemorySignalConsumer();
       const config = { connection: connectionString, backend, format: 'raw' as const, start_position: 'earliest' };
       const { receiver, statuses } = startGuardedReceiver(t, config, consumer, memory.read);
       await receiver.start();
@@ -84,8 +84,8 @@ for (const backend of BACKENDS) {
       const pausedSeen = new Promise<void>((resolve) => (paused = resolve));
       // The first batch "uses memory" and its export waits until the guard paused reading, so the pause
       // lands while the pump is mid-batch.
-      const consumer = new (class extends InMemoryLogsConsumer {
-        override async consume(batch: LogBatch, signal?: AbortSignal): Promise<void> {
+      const consumer = new (class extends InMemorySignalConsumer {
+        override async consume(batch: SignalBatch, signal?: AbortSignal): Promise<void> {
           if (this.calls === 0) {
             memory.high = true;
             await pausedSeen;

@@ -12,7 +12,7 @@ import { EventHubConsumerClient } from '@azure/event-hubs';
 import { BlobCheckpointStore as SdkBlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { randomName, startAzurite } from '../../helpers/azurite.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { byPartition, preload, startReceiver, until } from './harness.ts';
 
 const PARTITIONS = 2;
@@ -39,7 +39,7 @@ for (const backend of ['polling', 'streaming'] as const) {
     const checkpoints = async () => sdkStore.listCheckpoints(namespace, hubName, '$Default');
 
     preload(emulator, hubName, PARTITIONS, 10);
-    const first = new InMemoryLogsConsumer();
+    const first = new InMemorySignalConsumer();
     const a = startReceiver(t, config, first);
     await a.start();
     await first.waitFor(PARTITIONS * 10, 30_000);
@@ -55,7 +55,7 @@ for (const backend of ['polling', 'streaming'] as const) {
 
     // A restart resumes after the checkpoints: only the new events.
     preload(emulator, hubName, PARTITIONS, 5);
-    const second = new InMemoryLogsConsumer();
+    const second = new InMemorySignalConsumer();
     const b = startReceiver(t, config, second);
     await b.start();
     await second.waitFor(PARTITIONS * 5, 30_000);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { startAzurite, randomName } from '../../helpers/azurite.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { BACKENDS, byPartition, preload, startReceiver, until } from './harness.ts';
 
 for (const backend of BACKENDS) {
@@ -13,7 +13,7 @@ for (const backend of BACKENDS) {
     test('100,000 events over 8 partitions: each exported exactly once, per-partition order kept', { timeout: 180_000 }, async (t) => {
       const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 8 });
       preload(emulator, hubName, 8, 12_500);
-      const consumer = new InMemoryLogsConsumer();
+      const consumer = new InMemorySignalConsumer();
       const receiver = startReceiver(t, { connection: connectionString, backend, format: 'raw', start_position: 'earliest', max_poll_events: 500, prefetch_count: 1000 }, consumer);
       await receiver.start();
       await consumer.waitFor(100_000, 150_000);
@@ -30,7 +30,7 @@ for (const backend of BACKENDS) {
     test('an exporter failing transiently: nothing lost, recovery on its own', { timeout: 60_000 }, async (t) => {
       const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 2 });
       preload(emulator, hubName, 2, 1_000);
-      const consumer = new InMemoryLogsConsumer().failNext(8, 'retryable');
+      const consumer = new InMemorySignalConsumer().failNext(8, 'retryable');
       const receiver = startReceiver(t, { connection: connectionString, backend, format: 'raw', start_position: 'earliest' }, consumer);
       await receiver.start();
       await consumer.waitFor(2_000, 45_000);
@@ -46,7 +46,7 @@ for (const backend of BACKENDS) {
       preload(emulator, hubName, 1, 600);
       const dir = await mkdtemp(join(tmpdir(), 'dlq-'));
       t.after(() => rm(dir, { recursive: true, force: true }));
-      const consumer = new InMemoryLogsConsumer().failNext(1, 'permanent');
+      const consumer = new InMemorySignalConsumer().failNext(1, 'permanent');
       const receiver = startReceiver(t, { connection: connectionString, backend, format: 'raw', start_position: 'earliest', dead_letter: { directory: dir } }, consumer);
       await receiver.start();
       await until(() => receiver.stats().counters.recordsAccepted + receiver.stats().counters.eventsDeadLettered >= 600, 45_000, 'all events handled');
@@ -70,13 +70,13 @@ for (const backend of BACKENDS) {
       const container = randomName('ckpt');
       const config = { connection: connectionString, backend, format: 'raw' as const, start_position: 'earliest', checkpoint: { interval: '60s' }, blob_checkpoint_store: { connection: azurite.connectionString, container_name: container, create_container: true } };
       preload(emulator, hubName, 4, 500);
-      const first = new InMemoryLogsConsumer();
+      const first = new InMemorySignalConsumer();
       const a = startReceiver(t, { ...config, partition: '' }, first);
       await a.start();
       await first.waitFor(2_000, 45_000);
       await a.shutdown();
       preload(emulator, hubName, 4, 300);
-      const second = new InMemoryLogsConsumer();
+      const second = new InMemorySignalConsumer();
       const b = startReceiver(t, config, second);
       await b.start();
       await second.waitFor(1_200, 45_000);

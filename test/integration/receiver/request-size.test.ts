@@ -21,9 +21,9 @@ import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../
 import { noopLogger, type Logger } from '../../../src/component/logger.ts';
 import { parseDeadLetterLine } from '../../../src/pipeline/dead-letter-format.ts';
 import { PID, startReceiver, until } from './harness.ts';
-import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import { BatchProcessor } from '../../../src/processors/batch-processor.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 
 const EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
 const FOUR_MIB = 4 * 1024 * 1024;
@@ -84,9 +84,9 @@ const delivered = (s: LimitedServer) => s.accepted.flatMap((a) => a.partitions).
  * The exporter behind a batch processor that exports once six records are pending (one per partition);
  * `batches` holds the record count of each batch the exporter got.
  */
-function sixAtOnce(t: TestContext, exporter: LogsConsumer): { consumer: LogsConsumer; batches: number[] } {
+function sixAtOnce(t: TestContext, exporter: SignalConsumer): { consumer: SignalConsumer; batches: number[] } {
   const batches: number[] = [];
-  const counting: LogsConsumer = { consume: (b: LogBatch, s?: AbortSignal) => (batches.push(b.records.length), exporter.consume(b, s)) };
+  const counting: SignalConsumer = { consume: (b: SignalBatch, s?: AbortSignal) => (batches.push(b.records.length), exporter.consume(b, s)) };
   const consumer = new BatchProcessor(counting, { sendBatchSize: 6, timeoutMs: 60_000 });
   t.after(() => consumer.shutdown());
   return { consumer, batches };

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { startAzurite, randomName } from '../../helpers/azurite.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
 import { byPartition, preload, startReceiver, until } from './harness.ts';
 
@@ -24,7 +24,7 @@ test('a checkpoint older than the first retained event is reported with the numb
   };
   // The partition is read under a lease (a fixed partition with blob_checkpoint_store is refused, as in the
   // Go receiver); events are appended once it is open, so the short retention cannot expire them first.
-  const first = new InMemoryLogsConsumer();
+  const first = new InMemorySignalConsumer();
   const a = startReceiver(t, config, first);
   const aOpened = opened(a);
   await a.start();
@@ -39,7 +39,7 @@ test('a checkpoint older than the first retained event is reported with the numb
   await new Promise((r) => setTimeout(r, RETENTION_MS + 1_500));
   preload(emulator, hubName, 1, 5);
 
-  const second = new InMemoryLogsConsumer();
+  const second = new InMemorySignalConsumer();
   const b = startReceiver(t, config, second);
   const statuses: ReceiverStatus[] = [];
   b.onStatus((s) => statuses.push(s));

@@ -22,7 +22,7 @@ import { createHubClient } from '../../../src/backends/create-hub-client.ts';
 import type { ReceivedEvent } from '../../../src/backends/consumer.ts';
 import type { Decoder } from '../../../src/decode/decoder.ts';
 import { BlobCheckpointStore } from '../../../src/ownership/blob-checkpoint-store.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { routeSignals } from '../../../src/pipeline/signal-router.ts';
 import { DirectoryDeadLetterStore } from '../../../src/pipeline/directory-dead-letter-store.ts';
 import { parseDeadLetterLine } from '../../../src/pipeline/dead-letter-format.ts';
@@ -84,9 +84,9 @@ describe('one receiver, three signals (emulator and Azurite)', () => {
   test('each consumer gets exactly its signal of what was decoded; checkpoints pass every event', { timeout: 90_000 }, async (t) => {
     const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: PARTITIONS });
     for (let p = 0; p < PARTITIONS; p++) emulator.append(hubName, String(p), bodiesOf(p).map((body) => ({ body })));
-    const logs = new InMemoryLogsConsumer();
-    const metrics = new InMemoryLogsConsumer();
-    const traces = new InMemoryLogsConsumer();
+    const logs = new InMemorySignalConsumer();
+    const metrics = new InMemorySignalConsumer();
+    const traces = new InMemorySignalConsumer();
     const container = randomName('signals');
     const receiver = createAzureEventHubReceiver(
       {
@@ -159,10 +159,10 @@ describe('one receiver, three signals (emulator and Azurite)', () => {
       }
       return { records, metrics: points, spans, stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 } };
     };
-    const logs = new InMemoryLogsConsumer();
+    const logs = new InMemorySignalConsumer();
     // The metrics pipeline refuses its first batch for good: those points' events go to the dead-letter store.
-    const metrics = new InMemoryLogsConsumer().failNext(1, 'permanent');
-    const traces = new InMemoryLogsConsumer();
+    const metrics = new InMemorySignalConsumer().failNext(1, 'permanent');
+    const traces = new InMemorySignalConsumer();
     const dir = await mkdtemp(join(tmpdir(), 'signals-dlq-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const container = blobs.getContainerClient(randomName('signals'));

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { startEmulator } from '../../../src/emulator/index.ts';
 import { randomName, startAzurite } from '../../helpers/azurite.ts';
 import { startTcpProxy } from '../ownership/helpers/tcp-proxy.ts';
@@ -34,7 +34,7 @@ test('a fleet-wide storage outage past the lease: each instance takes its own pa
       blob_checkpoint_store: { connection: storage, container_name: container, create_container: true },
       ownership: { lease_duration: '15s', update_interval: '300ms', owner_id: `${backend}-${owner}` },
     });
-    const consumers = { a: new InMemoryLogsConsumer(), b: new InMemoryLogsConsumer() };
+    const consumers = { a: new InMemorySignalConsumer(), b: new InMemorySignalConsumer() };
     const a = startReceiver(t, config('a'), consumers.a);
     await a.start();
     const b = startReceiver(t, config('b'), consumers.b);

@@ -8,7 +8,7 @@ import { BlobServiceClient } from '@azure/storage-blob';
 import { EventHubConsumerClient } from '@azure/event-hubs';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { startAzurite, randomName } from '../../helpers/azurite.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
 import { BACKENDS, byPartition, preload, startReceiver, until } from './harness.ts';
 
@@ -29,7 +29,7 @@ for (const backend of BACKENDS) {
         const container = randomName('sup');
         await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(container).create();
         preload(emulator, hubName, 2, 300);
-        const consumer = new InMemoryLogsConsumer();
+        const consumer = new InMemorySignalConsumer();
         const receiver = startReceiver(t, {
           connection: connectionString, backend, format: 'raw', start_position: 'earliest', max_poll_events: 50,
           checkpoint: { interval: '200ms' },
@@ -93,7 +93,7 @@ for (const backend of BACKENDS) {
       ownership: { update_interval: '1s' },
       blob_checkpoint_store: { connection: azurite.connectionString, container_name: container },
     };
-    const first = new InMemoryLogsConsumer();
+    const first = new InMemorySignalConsumer();
     const a = startReceiver(t, config, first);
     const statuses: ReceiverStatus[] = [];
     a.onStatus((s) => statuses.push(s));
@@ -107,7 +107,7 @@ for (const backend of BACKENDS) {
     assert.equal(closed.length, 1, 'closed once');
 
     preload(emulator, hubName, 2, 100);
-    const second = new InMemoryLogsConsumer();
+    const second = new InMemorySignalConsumer();
     const b = startReceiver(t, config, second);
     await b.start();
     await until(() => byPartition(second.records()).get('0')?.length === 100 && byPartition(second.records()).get('1')?.length === 100, 30_000, 'the successor catching up');

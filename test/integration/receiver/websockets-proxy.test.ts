@@ -7,8 +7,8 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { BlobServiceClient } from '@azure/storage-blob';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { PermanentError } from '../../../src/component/errors.ts';
 import type { Logger } from '../../../src/component/logger.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
@@ -45,8 +45,8 @@ for (const backend of BACKENDS) {
     preload(emulator, hubName, 2, 50);
 
     // The exporter refuses one event permanently, so a dead-letter blob is written (through the proxy too).
-    const memory = new InMemoryLogsConsumer();
-    const consumer: LogsConsumer = {
+    const memory = new InMemorySignalConsumer();
+    const consumer: SignalConsumer = {
       consume: async (batch, signal) => {
         if (batch.records.some((r) => String(r.body) === 'p1-e7')) throw new PermanentError('refused for the test');
         return memory.consume(batch, signal);
@@ -90,7 +90,7 @@ test('the start log names the transport and the proxy with its credentials maske
   t.after(() => proxy.close());
   emulator.append(hubName, '0', [{ body: 'one' }]);
   const lines: string[] = [];
-  const memory = new InMemoryLogsConsumer();
+  const memory = new InMemorySignalConsumer();
   const { createAzureEventHubReceiver } = await import('../../../src/index.ts');
   const receiver = createAzureEventHubReceiver({
     connection: emulator.connectionString(hubName, { websockets: true }),
@@ -120,7 +120,7 @@ for (const backend of BACKENDS) {
       connection: emulator.connectionString(hubName, { websockets: true }),
       backend, format: 'raw', transport: 'amqp_websockets',
       proxy_url: `http://collector:${wrong}@127.0.0.1:${proxy.port}`,
-    }, new InMemoryLogsConsumer(), { logger: recordingLogger(lines) });
+    }, new InMemorySignalConsumer(), { logger: recordingLogger(lines) });
     t.after(() => receiver.shutdown());
     const health = new HealthState();
     health.register('r');

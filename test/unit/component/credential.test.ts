@@ -27,13 +27,14 @@ describe('authConfigSchema', () => {
 });
 
 describe('createTokenCredential', () => {
-  test('builds the matching @azure/identity credential', () => {
-    assert.ok(createTokenCredential({ type: 'default' }) instanceof DefaultAzureCredential);
-    assert.ok(createTokenCredential({ type: 'default', client_id: 'c' }) instanceof DefaultAzureCredential);
-    assert.ok(createTokenCredential({ type: 'managed_identity', client_id: 'c' }) instanceof ManagedIdentityCredential);
-    assert.ok(createTokenCredential({ type: 'managed_identity' }) instanceof ManagedIdentityCredential);
-    assert.ok(createTokenCredential({ type: 'workload_identity', client_id: 'c', tenant_id: 't', token_file_path: '/nonexistent' }) instanceof WorkloadIdentityCredential);
-    assert.ok(createTokenCredential({ type: 'service_principal', tenant_id: 't', client_id: 'c', client_secret: 's' }) instanceof ClientSecretCredential);
+  test('builds the matching @azure/identity credential, loading @azure/identity at the first use', async () => {
+    const built = (auth: Parameters<typeof createTokenCredential>[0]) => createTokenCredential(auth).resolve();
+    assert.ok((await built({ type: 'default' })) instanceof DefaultAzureCredential);
+    assert.ok((await built({ type: 'default', client_id: 'c' })) instanceof DefaultAzureCredential);
+    assert.ok((await built({ type: 'managed_identity', client_id: 'c' })) instanceof ManagedIdentityCredential);
+    assert.ok((await built({ type: 'managed_identity' })) instanceof ManagedIdentityCredential);
+    assert.ok((await built({ type: 'workload_identity', client_id: 'c', tenant_id: 't', token_file_path: '/nonexistent' })) instanceof WorkloadIdentityCredential);
+    assert.ok((await built({ type: 'service_principal', tenant_id: 't', client_id: 'c', client_secret: 's' })) instanceof ClientSecretCredential);
   });
 
   test('a workload identity with a missing token file fails at getToken, not at construction', async () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAzureEventHubReceiver } from '../../../src/index.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import type { Logger } from '../../../src/component/logger.ts';
 
 test('an embedder is told about Go keys that change nothing, through its logger, when the receiver is created', async () => {
@@ -13,7 +13,7 @@ test('an embedder is told about Go keys that change nothing, through its logger,
       storage: 'file_storage',
       time_formats: { traces: ['2006'] },
     },
-    new InMemoryLogsConsumer(),
+    new InMemorySignalConsumer(),
     { logger },
   );
   await receiver.shutdown();

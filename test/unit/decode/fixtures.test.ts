@@ -6,7 +6,7 @@ import { SeverityNumber } from '@opentelemetry/api-logs';
 import { JsonLogsSerializer, ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody, type SampleCategory } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody, type SampleCategory } from '../../../scripts/local/samples.ts';
 import {
   FIXTURE_CONTEXT, FIXTURE_DIR, FIXTURE_OBSERVED_MS, FIXTURE_SAMPLE_OPTIONS, fixtureEvent, hrTimeToIso, normalizedJson,
 } from '../../fixtures/decode/fixture-support.ts';

@@ -3,18 +3,18 @@
  * (recording what they receive), and a fake receiver factory whose receivers are driven by the test.
  */
 import { z } from 'zod';
-import type { ExporterFactory, ReceiverFactory, CreateSettings } from '../../../src/component/factory.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { ExporterFactory, ReceiverFactory, CreateSettings } from '../../../src/pipeline/factory.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../../../src/receiver/receiver.ts';
 import type { HubPartitionLag, ReceiverCounters, ReceiverStats, ReceiverStatus, PartitionStats } from '../../../src/receiver/receiver-status.ts';
 import { azureEventHubReceiverFactory } from '../../../src/receiver/factory.ts';
 import { distributionExtensions, distributionProcessors, type Components } from '../../../src/distribution/components.ts';
 import type { MemoryGuardStats } from '../../../src/receiver/memory-guard.ts';
 
-export interface RecordingExporter extends LogsConsumer {
+export interface RecordingExporter extends SignalConsumer {
   readonly id: string;
-  readonly batches: LogBatch[];
+  readonly batches: SignalBatch[];
   readonly events: string[];
   /** Producers attached (`attachProducer`) and not yet detached. */
   producers: number;
@@ -82,12 +82,12 @@ export class FakeReceiver implements AzureEventHubReceiver {
   /** Hub-wide lag to report; undefined: the receiver has no `hubLag` (as before the monitor existed). */
   hubLag: (() => readonly HubPartitionLag[]) | undefined = undefined;
   readonly listeners = new Set<(s: ReceiverStatus) => void>();
-  readonly next: LogsConsumer;
+  readonly next: SignalConsumer;
   readonly journal: string[];
   readonly id: string;
   /** What the service passed to the factory (resolveAuth, feature gates, logger). */
   settings: ReceiverCreateSettings | undefined;
-  constructor(id: string, next: LogsConsumer, journal: string[]) {
+  constructor(id: string, next: SignalConsumer, journal: string[]) {
     this.id = id;
     this.next = next;
     this.journal = journal;

@@ -1,11 +1,12 @@
+import type { DeferredCredential } from '../../../src/component/credential.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { noopLogger } from '../../../src/component/logger.ts';
 import { loadConfig } from '../../../src/config/load-config.ts';
 import { resolveConfig } from '../../../src/distribution/resolve-config.ts';
 import { Service } from '../../../src/distribution/service.ts';
-import type { HealthCheckExtension } from '../../../src/distribution/extensions/health-check-extension.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { HealthCheckExtension } from '../../../src/extensions/health-check/health-check-extension.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { testComponents } from './fake-components.ts';
 
 const CONN = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=c2VydmljZS10ZXN0;EntityPath=';
@@ -34,7 +35,7 @@ service:
     metrics: { address: "127.0.0.1:0" }
 `;
 
-function batch(partitionId: string, n: number): LogBatch {
+function batch(partitionId: string, n: number): SignalBatch {
   return {
     records: Array.from({ length: n }, () => ({}) as never),
     source: { namespace: 'ns', eventHubName: 'audit', consumerGroup: '$Default', partitionId, firstSequenceNumber: 0, lastSequenceNumber: n - 1 },
@@ -121,7 +122,7 @@ service:
   t.after(() => service.shutdown());
   const settings = tc.receivers.get('azure_event_hub')!.settings!;
   const { ClientSecretCredential } = await import('@azure/identity');
-  assert.ok(settings.resolveAuth!('azure_auth/sp') instanceof ClientSecretCredential);
+  assert.ok((await (settings.resolveAuth!('azure_auth/sp') as DeferredCredential).resolve()) instanceof ClientSecretCredential);
   assert.equal(settings.resolveAuth!('other'), undefined);
   assert.equal(settings.featureGates!.isEnabled(STREAMING_GATE_ID), true);
   assert.equal(service.metricsAddress(), undefined, 'metrics level none: no endpoint');

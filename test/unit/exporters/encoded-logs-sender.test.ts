@@ -6,7 +6,7 @@ import { splitRequest, withEncodedLogs } from '../../../src/exporters/internal/e
 import { encodeLogsRequest } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
 import { measuredSerializer } from '../../../src/exporters/internal/measured-serializer.ts';
 import { OtlpProtoLogsSerializer } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
 import { isEncodedLogsRefused } from '../../../src/pipeline/encoded-logs-refusal.ts';
 import { strictDecodeProto } from '../../helpers/otlp-strict.ts';
@@ -49,7 +49,7 @@ test('withEncodedLogs sends the encoded bytes (and records beside them, first) t
   const serializer = measuredSerializer(OtlpProtoLogsSerializer);
   // Serializes twice, as a retry of the same stand-in batch would: the pinned bytes both times.
   const bytesPath = {
-    consume: async (b: LogBatch) => {
+    consume: async (b: SignalBatch) => {
       const items = b.records as ReadableLogRecord[];
       sent.push(serializer.serializeRequest(items)!, serializer.serializeRequest(items)!);
     },

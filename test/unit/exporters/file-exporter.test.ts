@@ -8,7 +8,7 @@ import { noopLogger } from '../../../src/component/logger.ts';
 import { makeBatch } from '../pipeline/records.ts';
 import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { strictDecodeJson, strictDecodeProto } from '../../helpers/otlp-strict.ts';
 import { mixedBatch } from './signal-items.ts';
 import { withoutDoubleMarks } from '../../helpers/unmarked-records.ts';

@@ -6,7 +6,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { encodeLogsRequestJson } from '../../../src/exporters/internal/otlp-json-encoder.ts';
 import { encodeLogsRequest } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { OtlpStrictError, strictDecodeJson, strictDecodeProto } from '../../helpers/otlp-strict.ts';
 
 const resource = resourceFromAttributes({ 'service.name': 'json-test', 'lone\ud800key': 'v\udfff' });

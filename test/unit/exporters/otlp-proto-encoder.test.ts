@@ -5,7 +5,7 @@ import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { encodeLogsRequest, OtlpProtoLogsSerializer } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import type { ReceivedEvent } from '../../../src/backends/consumer.ts';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
 import { withoutDoubleMarks } from '../../helpers/unmarked-records.ts';

@@ -2,15 +2,15 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { combineSignalConsumers } from '../../../src/exporters/internal/signal-consumers.ts';
 import { PermanentError, isPermanentError } from '../../../src/component/errors.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { isPartialRefusal, PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
 import type { Signal } from '../../../src/pipeline/signals.ts';
 import { mixedBatch } from './signal-items.ts';
 
 /** A sender recording what it was given; `fail` scripts the next outcomes (`ok` when empty). */
-function sender(): LogsConsumer & { calls: LogBatch[]; fail: ('retryable' | 'permanent' | 'ok')[] } {
-  const calls: LogBatch[] = [];
+function sender(): SignalConsumer & { calls: SignalBatch[]; fail: ('retryable' | 'permanent' | 'ok')[] } {
+  const calls: SignalBatch[] = [];
   const fail: ('retryable' | 'permanent' | 'ok')[] = [];
   return {
     calls,

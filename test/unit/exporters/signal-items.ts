@@ -1,6 +1,6 @@
 /** Hand-built metric points and spans for the exporter tests (as the decoders will produce them). */
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import type { MetricPoint, SpanRecord } from '../../../src/pipeline/signals.ts';
 import { makeRecord, makeSource } from '../pipeline/records.ts';
 
@@ -45,7 +45,7 @@ export function makeSpan(overrides: Partial<SpanRecord> = {}): SpanRecord {
 }
 
 /** A batch with `logs` records, `metrics` points and `spans` spans (parts of 0 items left out). */
-export function mixedBatch(logs: number, metrics: number, spans: number): LogBatch {
+export function mixedBatch(logs: number, metrics: number, spans: number): SignalBatch {
   return {
     records: Array.from({ length: logs }, (_, i) => makeRecord(`log-${i}`)),
     ...(metrics > 0 ? { metrics: Array.from({ length: metrics }, (_, i) => makePoint({ value: i, attributes: { index: i } })) } : {}),

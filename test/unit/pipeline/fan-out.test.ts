@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { fanOut, FanOutError } from '../../../src/pipeline/fan-out.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { makeBatch } from './records.ts';
 import { isPartialRefusal, PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
@@ -28,24 +28,24 @@ function slowExporter(ms: number): LogRecordExporter & { exported: number } {
 
 describe('fanOut', () => {
   test('resolves when all consumers accepted, each got the batch', async () => {
-    const a = new InMemoryLogsConsumer();
-    const b = new InMemoryLogsConsumer();
+    const a = new InMemorySignalConsumer();
+    const b = new InMemorySignalConsumer();
     await fanOut([a, b]).consume(makeBatch(2));
     assert.equal(a.records().length, 2);
     assert.equal(b.records().length, 2);
   });
 
   test('one permanent failure while the other accepted → permanent', async () => {
-    const a = new InMemoryLogsConsumer();
-    const b = new InMemoryLogsConsumer().failNext(1, 'permanent');
+    const a = new InMemorySignalConsumer();
+    const b = new InMemorySignalConsumer().failNext(1, 'permanent');
     await assert.rejects(fanOut([a, b]).consume(makeBatch(1)), (e: unknown) => isPermanentError(e));
     assert.equal(a.records().length, 1);
   });
 
   test('any retryable failure → retryable, even next to a permanent one; a retry re-sends to all (duplicate)', async () => {
-    const a = new InMemoryLogsConsumer();
-    const b = new InMemoryLogsConsumer().failNext(1, 'retryable');
-    const c = new InMemoryLogsConsumer().failNext(1, 'permanent');
+    const a = new InMemorySignalConsumer();
+    const b = new InMemorySignalConsumer().failNext(1, 'retryable');
+    const c = new InMemorySignalConsumer().failNext(1, 'permanent');
     const fan = fanOut([a, b, c]);
     const error = await fan.consume(makeBatch(1)).catch((e: unknown) => e);
     assert.ok(error instanceof FanOutError);
@@ -56,8 +56,8 @@ describe('fanOut', () => {
   });
 
   test('two permanent failures → one PermanentError naming both', async () => {
-    const a = new InMemoryLogsConsumer().failNext(1, 'permanent');
-    const b = new InMemoryLogsConsumer().failNext(1, 'permanent');
+    const a = new InMemorySignalConsumer().failNext(1, 'permanent');
+    const b = new InMemorySignalConsumer().failNext(1, 'permanent');
     await assert.rejects(fanOut([a, b]).consume(makeBatch(1)), (e: unknown) => isPermanentError(e) && /2 of 2/.test((e as Error).message));
   });
 
@@ -75,8 +75,8 @@ describe('fanOut', () => {
   });
 
   test('forwards forceFlush and shutdown to all', async () => {
-    const a = new InMemoryLogsConsumer();
-    const b = new InMemoryLogsConsumer();
+    const a = new InMemorySignalConsumer();
+    const b = new InMemorySignalConsumer();
     const fan = fanOut([a, b]);
     await fan.shutdown!();
     await assert.rejects(a.consume(makeBatch(1)), (e: unknown) => isPermanentError(e));

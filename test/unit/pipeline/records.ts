@@ -2,7 +2,7 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SeverityNumber } from '@opentelemetry/api-logs';
-import type { BatchSource, LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { BatchSource, SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import type { MetricPoint, SpanRecord } from '../../../src/pipeline/signals.ts';
 
 const resource = resourceFromAttributes({ 'cloud.provider': 'azure', 'service.name': 'eventhub-test' });
@@ -27,7 +27,7 @@ export function makeSource(partitionId = '0', first = 0, last = 0): BatchSource 
 }
 
 /** A batch of `count` records with bodies `${prefix}-0`, `${prefix}-1`, ... */
-export function makeBatch(count: number, prefix = 'r', partitionId = '0'): LogBatch {
+export function makeBatch(count: number, prefix = 'r', partitionId = '0'): SignalBatch {
   return {
     records: Array.from({ length: count }, (_, i) => makeRecord(`${prefix}-${i}`, { 'test.index': i })),
     source: makeSource(partitionId, 0, Math.max(0, count - 1)),
@@ -62,7 +62,7 @@ export function makeSpan(name: string, index: number, attributes: Record<string,
 }
 
 /** A batch with `logs` records, `metrics` points and `spans` spans, each named `${prefix}-<i>`. */
-export function makeMixedBatch(logs: number, metrics: number, spans: number, prefix = 'm', partitionId = '0'): LogBatch {
+export function makeMixedBatch(logs: number, metrics: number, spans: number, prefix = 'm', partitionId = '0'): SignalBatch {
   return {
     records: Array.from({ length: logs }, (_, i) => makeRecord(`${prefix}-${i}`, { 'test.index': i })),
     ...(metrics > 0 ? { metrics: Array.from({ length: metrics }, (_, i) => makePoint(`${prefix}-${i}`, i)) } : {}),

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { limitRequestBytes } from '../../../src/pipeline/request-bytes-limit.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { isPartialRefusal, RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
 import type { SpanRecord } from '../../../src/pipeline/signals.ts';
 import { mixedBatch, makeSpan } from '../exporters/signal-items.ts';
 
 test('bounding spans: parts hold only spans, split to the bound; a span over it is refused alone, as spans', async () => {
-  const seen: LogBatch[] = [];
+  const seen: SignalBatch[] = [];
   // 100 bytes per span, except the one named `huge`.
   const measure = (spans: readonly SpanRecord[]) => spans.reduce((n, s) => n + (s.name === 'huge' ? 10_000 : 100), 0);
   const limited = limitRequestBytes({ consume: async (b) => void seen.push(b) }, { maxBytes: 1024, measure, signal: 'traces' });
@@ -28,7 +28,7 @@ test('bounding spans: parts hold only spans, split to the bound; a span over it 
 });
 
 test('a batch of one signal that fits goes on as it is (the same object)', async () => {
-  const seen: LogBatch[] = [];
+  const seen: SignalBatch[] = [];
   const limited = limitRequestBytes({ consume: async (b) => void seen.push(b) }, { maxBytes: 1024, measure: () => 10, signal: 'metrics' });
   const batch = mixedBatch(0, 5, 0);
   await limited.consume(batch);

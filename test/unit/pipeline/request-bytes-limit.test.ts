@@ -5,8 +5,8 @@ import { limitRequestBytes, MIN_SPLIT_BYTES } from '../../../src/pipeline/reques
 import { isPartialRefusal, isRequestTooLarge, RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
 import { PermanentError, isPermanentError } from '../../../src/component/errors.ts';
 import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { makeRecord, makeSource } from './records.ts';
 import type { Logger } from '../../../src/component/logger.ts';
 
@@ -14,17 +14,17 @@ import type { Logger } from '../../../src/component/logger.ts';
 const measure = (records: readonly ReadableLogRecord[]) => 100 + records.reduce((n, r) => n + String(r.body).length, 0);
 
 /** Records with bodies of the given lengths, named by index: body `i` repeated. */
-function batchOf(lengths: number[]): LogBatch {
+function batchOf(lengths: number[]): SignalBatch {
   return { records: lengths.map((l, i) => makeRecord(String(i % 10).repeat(l), { index: i })), source: makeSource('3', 10, 10 + lengths.length - 1) };
 }
 const indexes = (records: readonly ReadableLogRecord[]) => records.map((r) => r.attributes.index as number);
 
 /** Records each request; `answer` decides each one's fate. */
-function server(answer: (records: readonly ReadableLogRecord[]) => Error | undefined = () => undefined): LogsConsumer & { requests: number[][] } {
+function server(answer: (records: readonly ReadableLogRecord[]) => Error | undefined = () => undefined): SignalConsumer & { requests: number[][] } {
   const requests: number[][] = [];
   return {
     requests,
-    async consume(batch: LogBatch) {
+    async consume(batch: SignalBatch) {
       requests.push(indexes(batch.records));
       const error = answer(batch.records);
       if (error) throw error;

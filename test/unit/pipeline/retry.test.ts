@@ -1,9 +1,9 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { withRetry, retryOnFailureSchema, retryOptionsFromConfig, RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { isPermanentError, RetryLaterError } from '../../../src/component/errors.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from './records.ts';
 
 holdEventLoopOpen(after);
@@ -22,7 +22,7 @@ function virtualClock() {
   };
 }
 
-const alwaysFailing = (): LogsConsumer & { calls: number } => {
+const alwaysFailing = (): SignalConsumer & { calls: number } => {
   const c = {
     calls: 0,
     async consume() {
@@ -35,7 +35,7 @@ const alwaysFailing = (): LogsConsumer & { calls: number } => {
 
 describe('withRetry', () => {
   test('retries retryable failures and resolves when the consumer accepts', async () => {
-    const inner = new InMemoryLogsConsumer().failNext(3);
+    const inner = new InMemorySignalConsumer().failNext(3);
     const clock = virtualClock();
     await withRetry(inner, { clock, random: () => 0.5 }).consume(makeBatch(2));
     assert.equal(inner.calls, 4);
@@ -60,7 +60,7 @@ describe('withRetry', () => {
   });
 
   test('max_elapsed_time 0 retries until the consumer accepts (here after 500 attempts), capped at max_interval', async () => {
-    const inner = new InMemoryLogsConsumer().failNext(500);
+    const inner = new InMemorySignalConsumer().failNext(500);
     const clock = virtualClock();
     await withRetry(inner, { clock, randomizationFactor: 0, maxElapsedTimeMs: 0 }).consume(makeBatch(1));
     assert.equal(inner.calls, 501);
@@ -68,7 +68,7 @@ describe('withRetry', () => {
   });
 
   test('no wait exceeds max_interval, jitter included (max_interval 2 s, the highest random draw)', async () => {
-    const inner = new InMemoryLogsConsumer().failNext(20);
+    const inner = new InMemorySignalConsumer().failNext(20);
     const clock = virtualClock();
     const options = { clock, random: () => 0.999_999, initialIntervalMs: 500, maxIntervalMs: 2_000, maxElapsedTimeMs: 0 };
     await withRetry(inner, options).consume(makeBatch(1));
@@ -78,13 +78,13 @@ describe('withRetry', () => {
   });
 
   test('never retries a PermanentError', async () => {
-    const inner = new InMemoryLogsConsumer().failNext(1, 'permanent');
+    const inner = new InMemorySignalConsumer().failNext(1, 'permanent');
     await assert.rejects(withRetry(inner, { clock: virtualClock() }).consume(makeBatch(1)), (e: unknown) => isPermanentError(e));
     assert.equal(inner.calls, 1);
   });
 
   test('enabled: false passes the first failure through', async () => {
-    const inner = new InMemoryLogsConsumer().failNext(1);
+    const inner = new InMemorySignalConsumer().failNext(1);
     await assert.rejects(withRetry(inner, { enabled: false }).consume(makeBatch(1)), (e: unknown) => !isPermanentError(e));
     assert.equal(inner.calls, 1);
   });
@@ -100,7 +100,7 @@ describe('withRetry', () => {
   });
 
   test('real timers with small intervals: 2 retryable failures then success', async () => {
-    const inner = new InMemoryLogsConsumer().failNext(2);
+    const inner = new InMemorySignalConsumer().failNext(2);
     const retries: number[] = [];
     await withRetry(inner, { initialIntervalMs: 5, maxIntervalMs: 10, onRetry: (i) => retries.push(i.attempt) }).consume(makeBatch(1));
     assert.deepEqual(retries, [1, 2]);
@@ -110,7 +110,7 @@ describe('withRetry', () => {
   test('onAttempt hears every attempt as it ends: failures say whether another follows', async () => {
     const attempts: unknown[] = [];
     const onAttempt = (a: { ok: boolean; retrying?: boolean }) => attempts.push(a.ok ? 'ok' : a.retrying ? 'retry' : 'last');
-    await withRetry(new InMemoryLogsConsumer().failNext(2), { clock: virtualClock(), onAttempt }).consume(makeBatch(1));
+    await withRetry(new InMemorySignalConsumer().failNext(2), { clock: virtualClock(), onAttempt }).consume(makeBatch(1));
     assert.deepEqual(attempts, ['retry', 'retry', 'ok']);
     attempts.length = 0;
     const options = { clock: virtualClock(), randomizationFactor: 0, initialIntervalMs: 10, maxIntervalMs: 10, maxElapsedTimeMs: 25, onAttempt };
@@ -122,7 +122,7 @@ describe('withRetry', () => {
   });
 
   test('waits follow the backoff policy with this section\'s defaults (×1.5, ±50 %)', async () => {
-    const inner = new InMemoryLogsConsumer().failNext(3);
+    const inner = new InMemorySignalConsumer().failNext(3);
     const clock = virtualClock();
     await withRetry(inner, { initialIntervalMs: 1_000, random: () => 0.5, clock }).consume(makeBatch(1));
     assert.deepEqual(clock.sleeps, [1_000, 1_500, 2_250]);
@@ -132,7 +132,7 @@ describe('withRetry', () => {
 describe('Retry-After', () => {
   test('a failure carrying retryAfterMs waits at least that long; a shorter one leaves the backoff as is', async () => {
     let calls = 0;
-    const throttled: LogsConsumer = {
+    const throttled: SignalConsumer = {
       async consume() {
         calls++;
         if (calls === 1) throw new RetryLaterError('429', 12_000);
@@ -145,7 +145,7 @@ describe('Retry-After', () => {
   });
 
   test('a Retry-After beyond max_elapsed_time gives up at once', async () => {
-    const c: LogsConsumer = { consume: () => Promise.reject(new RetryLaterError('429', 600_000)) };
+    const c: SignalConsumer = { consume: () => Promise.reject(new RetryLaterError('429', 600_000)) };
     const clock = virtualClock();
     await assert.rejects(withRetry(c, { clock }).consume(makeBatch(1)), RetriesExhaustedError);
     assert.deepEqual(clock.sleeps, []);

@@ -2,28 +2,28 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { routeSignals } from '../../../src/pipeline/signal-router.ts';
 import { FanOutError } from '../../../src/pipeline/fan-out.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { DataRefusedError, isDataRefused, isPermanentError, PermanentError } from '../../../src/component/errors.ts';
 import { isPartialRefusal, PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
 import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
-import type { LogsConsumer } from '../../../src/pipeline/consumer.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { makeBatch, makeMixedBatch } from './records.ts';
 
 /** A consumer whose calls wait until the test settles them. */
 function heldConsumer() {
-  const calls: { batch: LogBatch; resolve: () => void; reject: (e: unknown) => void }[] = [];
-  const consumer: LogsConsumer = {
+  const calls: { batch: SignalBatch; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  const consumer: SignalConsumer = {
     consume: (batch) => new Promise<void>((resolve, reject) => void calls.push({ batch, resolve, reject })),
   };
   return { consumer, calls };
 }
 
 /** A consumer that fails every call with `error(batch)`. */
-function failing(error: (batch: LogBatch) => unknown): LogsConsumer & { calls: number } {
+function failing(error: (batch: SignalBatch) => unknown): SignalConsumer & { calls: number } {
   const c = {
     calls: 0,
-    consume: async (batch: LogBatch) => {
+    consume: async (batch: SignalBatch) => {
       c.calls++;
       throw error(batch);
     },
@@ -33,9 +33,9 @@ function failing(error: (batch: LogBatch) => unknown): LogsConsumer & { calls: n
 
 describe('routeSignals', () => {
   test('each head gets only its signal; a head whose signal the batch lacks is not called', async () => {
-    const logs = new InMemoryLogsConsumer();
-    const metrics = new InMemoryLogsConsumer();
-    const traces = new InMemoryLogsConsumer();
+    const logs = new InMemorySignalConsumer();
+    const metrics = new InMemorySignalConsumer();
+    const traces = new InMemorySignalConsumer();
     const router = routeSignals([
       { signal: 'logs', consumer: logs },
       { signal: 'metrics', consumer: metrics },
@@ -54,9 +54,9 @@ describe('routeSignals', () => {
   });
 
   test('two pipelines of one signal both get that part', async () => {
-    const a = new InMemoryLogsConsumer();
-    const b = new InMemoryLogsConsumer();
-    const m = new InMemoryLogsConsumer();
+    const a = new InMemorySignalConsumer();
+    const b = new InMemorySignalConsumer();
+    const m = new InMemorySignalConsumer();
     await routeSignals([{ signal: 'traces', consumer: a }, { signal: 'traces', consumer: b }, { signal: 'metrics', consumer: m }])
       .consume(makeMixedBatch(0, 0, 2));
     assert.equal(a.spans().length, 2);
@@ -84,16 +84,16 @@ describe('routeSignals', () => {
   test('a batch of one signal is that head\'s call: its error comes back as it is', async () => {
     const exhausted = new RetriesExhaustedError(3, 1000, new Error('down'));
     const metrics = failing(() => exhausted);
-    const logs = new InMemoryLogsConsumer();
+    const logs = new InMemorySignalConsumer();
     const router = routeSignals([{ signal: 'logs', consumer: logs }, { signal: 'metrics', consumer: metrics }]);
     await assert.rejects(router.consume(makeMixedBatch(0, 2, 0)), (e: unknown) => e === exhausted);
     assert.equal(logs.calls, 0);
   });
 
   test('any retryable failure fails the whole call retryably; a retry sends every part again', async () => {
-    const logs = new InMemoryLogsConsumer();
-    const metrics = new InMemoryLogsConsumer().failNext(1, 'retryable');
-    const traces = new InMemoryLogsConsumer().failNext(1, 'permanent');
+    const logs = new InMemorySignalConsumer();
+    const metrics = new InMemorySignalConsumer().failNext(1, 'retryable');
+    const traces = new InMemorySignalConsumer().failNext(1, 'permanent');
     const router = routeSignals([
       { signal: 'logs', consumer: logs },
       { signal: 'metrics', consumer: metrics },
@@ -109,7 +109,7 @@ describe('routeSignals', () => {
   });
 
   test('a memory limiter refusing one signal keeps the whole batch held, never refused for good', async () => {
-    const logs = new InMemoryLogsConsumer();
+    const logs = new InMemorySignalConsumer();
     const metrics = failing(() => new RetriesExhaustedError(2, 10, new DataRefusedError('data refused due to high memory usage')));
     const error = await routeSignals([{ signal: 'logs', consumer: logs }, { signal: 'metrics', consumer: metrics }])
       .consume(makeMixedBatch(1, 1, 0))
@@ -119,9 +119,9 @@ describe('routeSignals', () => {
   });
 
   test('a part refused for good while the others went out: a partial refusal naming that part\'s items', async () => {
-    const logs = new InMemoryLogsConsumer();
+    const logs = new InMemorySignalConsumer();
     const metrics = failing(() => new PermanentError('metrics backend says 400'));
-    const traces = new InMemoryLogsConsumer();
+    const traces = new InMemorySignalConsumer();
     const batch = makeMixedBatch(2, 3, 1);
     const error = await routeSignals([
       { signal: 'logs', consumer: logs },
@@ -142,7 +142,7 @@ describe('routeSignals', () => {
     const batch = makeMixedBatch(2, 2, 2);
     const logs = failing((b) => new PartialRefusalError([{ records: [b.records[1]!], error: new Error('record too large') }], 1));
     const traces = failing((b) => new PartialRefusalError([{ records: [], spans: [b.spans![0]!], error: new Error('bad span') }], 1));
-    const metrics = new InMemoryLogsConsumer();
+    const metrics = new InMemorySignalConsumer();
     const error = await routeSignals([
       { signal: 'logs', consumer: logs },
       { signal: 'metrics', consumer: metrics },
@@ -157,7 +157,7 @@ describe('routeSignals', () => {
   });
 
   test('items of a signal no pipeline takes are refused, never silently accepted', async () => {
-    const logs = new InMemoryLogsConsumer();
+    const logs = new InMemorySignalConsumer();
     const batch = makeMixedBatch(1, 0, 2);
     const error = await routeSignals([{ signal: 'logs', consumer: logs }]).consume(batch).catch((e: unknown) => e);
     assert.ok(isPartialRefusal(error));
@@ -168,8 +168,8 @@ describe('routeSignals', () => {
   });
 
   test('an empty batch resolves without calling anyone; a logs-only batch goes to the logs head as it is', async () => {
-    const logs = new InMemoryLogsConsumer();
-    const metrics = new InMemoryLogsConsumer();
+    const logs = new InMemorySignalConsumer();
+    const metrics = new InMemorySignalConsumer();
     const router = routeSignals([{ signal: 'logs', consumer: logs }, { signal: 'metrics', consumer: metrics }]);
     await router.consume(makeBatch(0));
     assert.equal(logs.calls + metrics.calls, 0);
@@ -181,7 +181,7 @@ describe('routeSignals', () => {
   test('an abort reaches every part and the call rejects with its reason', async () => {
     const logs = heldConsumer();
     const aborted: string[] = [];
-    const watch = (name: string): LogsConsumer => ({
+    const watch = (name: string): SignalConsumer => ({
       consume: (_b, signal) => new Promise<void>((_resolve, reject) => {
         signal?.addEventListener('abort', () => {
           aborted.push(name);
@@ -200,7 +200,7 @@ describe('routeSignals', () => {
 
   test('a producer is announced to every head once, and detached from all', () => {
     const counts = { logs: 0, metrics: 0 };
-    const counting = (key: keyof typeof counts): LogsConsumer => ({
+    const counting = (key: keyof typeof counts): SignalConsumer => ({
       consume: async () => {},
       attachProducer: () => {
         counts[key]++;

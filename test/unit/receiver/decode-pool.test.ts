@@ -4,12 +4,13 @@ import type { ReceivedEvent } from '../../../src/backends/consumer.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import type { DecoderOptions } from '../../../src/decode/decoder.ts';
-import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../src/decode/samples.ts';
+import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { encodeLogsRequest } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
 import {
   DecodePool, decodeWorkerCount, MAX_CONSECUTIVE_WORKER_FAILURES,
 } from '../../../src/receiver/internal/decode-pool.ts';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
+import { siblingModule } from '../../helpers/sibling-module.ts';
 
 const context = { namespace: 'ns.example', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '3' };
 const options: DecoderOptions = { format: 'azure', applySemanticConventions: true };
@@ -65,7 +66,7 @@ test('a worker decodes and encodes the same records as the pipeline thread, with
 test('a worker that dies fails its job; after repeated deaths the pool turns itself off', async (t) => {
   const logged: string[] = [];
   const logger = { ...noopLogger, warn: (message: string) => void logged.push(message), child: () => logger };
-  const entry = new URL('./fixtures/exiting-decode-worker.ts', import.meta.url);
+  const entry = siblingModule(import.meta.url, 'fixtures/exiting-decode-worker').url;
   const pool = new DecodePool({ size: 1, decoder: options, logger, entry });
   t.after(() => pool.close());
   for (let i = 0; i < MAX_CONSECUTIVE_WORKER_FAILURES; i++) {

@@ -12,7 +12,7 @@ import { createPumpCounters } from '../../../src/receiver/internal/pump-counters
 import { noopLogger } from '../../../src/component/logger.ts';
 import { PermanentError } from '../../../src/component/errors.ts';
 import { EncodedLogsRefusedError } from '../../../src/pipeline/encoded-logs-refusal.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { FakeHub, RecordingStore, sequenceNumberDecoder } from './fakes.ts';
 
 const decode = sequenceNumberDecoder;
@@ -54,7 +54,7 @@ test('refused encoded records come back as records, once, and are then delivered
       metricPoints: 0, spans: 0, stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
     }),
     consumer: {
-      consume: async (b: LogBatch) => {
+      consume: async (b: SignalBatch) => {
         seen.push(b.encodedLogs ? 'encoded' : 'records');
         // As a fan-out wraps it: the refusal is found through the cause.
         if (b.encodedLogs) throw new PermanentError('1 of 1 consumers failed', { cause: new EncodedLogsRefusedError('too large') });

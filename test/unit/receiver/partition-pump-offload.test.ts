@@ -10,7 +10,7 @@ import { Checkpointer } from '../../../src/receiver/checkpointer.ts';
 import { createPumpCounters } from '../../../src/receiver/internal/pump-counters.ts';
 import type { EncodedDecode } from '../../../src/receiver/internal/decode-pool.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { FakeHub, RecordingStore, sequenceNumberDecoder, until } from './fakes.ts';
 
 const decode = sequenceNumberDecoder;
@@ -39,7 +39,7 @@ test('encoded batches go out in order; a failed job is decoded here; checkpoints
     hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode, context,
     offload: (events) => offload(events),
     consumer: {
-      consume: async (b: LogBatch) => {
+      consume: async (b: SignalBatch) => {
         consumed.push({
           first: b.source.firstSequenceNumber, last: b.source.lastSequenceNumber,
           encoded: b.encodedLogs?.records ?? 0, records: b.records.map((r) => r.attributes.seq as number),

@@ -13,7 +13,7 @@ import { noopLogger, type Logger } from '../../../src/component/logger.ts';
 import type { Signal } from '../../../src/pipeline/signals.ts';
 import { PermanentError } from '../../../src/component/errors.ts';
 import type { Decoder } from '../../../src/decode/decoder.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import type { DeadLetterEntry, DeadLetterStore } from '../../../src/pipeline/dead-letter.ts';
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
 import { PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
@@ -49,7 +49,7 @@ const oneSignalPerEvent: Decoder = (events) => {
   return { records, metrics, spans, stats: STATS };
 };
 
-function setup(opts: { decode: Decoder; consume: (b: LogBatch) => Promise<void>; deadLetter?: DeadLetterStore; everyN?: number; signals?: ReadonlySet<Signal>; logger?: Logger }) {
+function setup(opts: { decode: Decoder; consume: (b: SignalBatch) => Promise<void>; deadLetter?: DeadLetterStore; everyN?: number; signals?: ReadonlySet<Signal>; logger?: Logger }) {
   const hub = new FakeHub();
   const store = new RecordingStore();
   const statuses: ReceiverStatus[] = [];
@@ -161,7 +161,7 @@ test('refused metric points that name no event dead-letter the whole batch: noth
 });
 
 test('items of a signal no pipeline takes are counted and logged, not handed over; the events are checkpointed past', async () => {
-  const sent: LogBatch[] = [];
+  const sent: SignalBatch[] = [];
   const warnings: { message: string; fields: Record<string, unknown> }[] = [];
   const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message, fields = {}) => void warnings.push({ message, fields }), child: () => logger };
   const { hub, store, pump, counters } = setup({

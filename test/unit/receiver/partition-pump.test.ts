@@ -12,15 +12,15 @@ import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
 import { BackendError, OwnershipLostError, type ReceivedEvent } from '../../../src/backends/consumer.ts';
 import type { DeadLetterStore } from '../../../src/pipeline/dead-letter.ts';
 import type { Decoder } from '../../../src/decode/decoder.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
 import { FakeHub, RecordingStore, until } from './fakes.ts';
 import type { Logger } from '../../../src/component/logger.ts';
 import { PartialRefusalError, RequestTooLargeError } from '../../../src/pipeline/partial-refusal.ts';
 import type { DeadLetterEntry } from '../../../src/pipeline/dead-letter.ts';
 import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../../src/decode/index.ts';
-import { BatchProcessor } from '../../../src/pipeline/batch-processor.ts';
-import { InMemoryLogsConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import { BatchProcessor } from '../../../src/processors/batch-processor.ts';
+import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 
 /** Two records per event, each carrying its event's sequence number as the decoders do. */
 const twoPerEvent: Decoder = (events) => ({
@@ -43,7 +43,7 @@ const rawDecode: Decoder = (events) => ({
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
 const context = { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' };
 
-function setup(opts: { consume?: (b: LogBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; dropRefused?: boolean; intervalMs?: number; everyN?: number; stallTimeoutMs?: number; reopenInitialMs?: number; decode?: Decoder; logger?: Logger; receiverId?: string; deliveryWaitReportMs?: number } = {}) {
+function setup(opts: { consume?: (b: SignalBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; dropRefused?: boolean; intervalMs?: number; everyN?: number; stallTimeoutMs?: number; reopenInitialMs?: number; decode?: Decoder; logger?: Logger; receiverId?: string; deliveryWaitReportMs?: number } = {}) {
   const hub = new FakeHub();
   const store = new RecordingStore();
   const exported: number[] = [];
@@ -443,7 +443,7 @@ test('the failure count resets only after a receive completed, and a permanent r
  * reached), and a builder of pumps reading batches of 10 into it.
  */
 function waitingBatcher() {
-  const sink = new InMemoryLogsConsumer();
+  const sink = new InMemorySignalConsumer();
   const batcher = new BatchProcessor(sink, { timeoutMs: 3_600_000, sendBatchSize: 100_000 });
   const pumpOf = (hub: FakeHub, partitionId: string, overrides: Partial<PartitionPumpOptions> = {}) => new PartitionPump({
     hub, partitionId, start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: rawDecode,

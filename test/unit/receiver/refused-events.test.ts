@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import { PartialRefusalError } from '../../../src/pipeline/partial-refusal.ts';
-import type { LogBatch } from '../../../src/pipeline/log-batch.ts';
+import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { refusedEvents } from '../../../src/receiver/internal/refused-events.ts';
 import { FIXTURE_CONTEXT, FIXTURE_OBSERVED_MS, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
 
@@ -32,7 +32,7 @@ function decodedBatch() {
   assert.equal(records.length, 0);
   assert.equal(metrics?.length, 10);
   assert.equal(spans?.length, 2);
-  const batch: LogBatch = {
+  const batch: SignalBatch = {
     records, metrics, spans,
     source: { ...FIXTURE_CONTEXT, firstSequenceNumber: 10, lastSequenceNumber: 12 },
   };

@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// What `npm test` does before the tests, side by side (each step is single-threaded, and this machine has
+// two cores or more): lint (`npm run lint`), the package build (`npm run build`; the end-to-end tests run
+// the built CLI) and the type-checked test build (scripts/build-tests.mjs). Each step's output is printed
+// when it ends, so the lines of two steps never interleave; the exit code is non-zero if any step failed.
+import { spawn } from 'node:child_process';
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const steps = [
+  ['lint', npm, ['run', '--silent', 'lint']],
+  ['build', npm, ['run', '--silent', 'build']],
+  ['typecheck and compile the tests', process.execPath, ['scripts/build-tests.mjs']],
+];
+const started = Date.now();
+const results = await Promise.all(
+  steps.map(
+    ([name, command, args]) =>
+      new Promise((resolve) => {
+        const t0 = Date.now();
+        const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (c) => (out += c));
+        child.stderr.on('data', (c) => (out += c));
+        child.on('close', (code) => {
+          const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+          console.log(`${code === 0 ? 'ok  ' : 'FAIL'} ${seconds.padStart(6)} s  ${name}`);
+          if (out.trim()) console.log(out.trimEnd());
+          resolve(code === 0);
+        });
+      }),
+  ),
+);
+console.log(`# prepared in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+if (results.includes(false)) process.exitCode = 1;
