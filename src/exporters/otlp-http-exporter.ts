@@ -14,13 +14,15 @@ import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp
 import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
 import { withPartialSuccessLog } from './internal/partial-success-log.ts';
 import { combineSignalConsumers } from './internal/signal-consumers.ts';
-import { DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport } from './internal/gzip-transport.ts';
+import {
+  DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport, ZLIB_DEFAULT_GZIP_LEVEL,
+} from './internal/gzip-transport.ts';
 import { SIGNALS } from '../pipeline/signals.ts';
 
 
 /** A gzip level: 1 (fastest) to 9 (smallest), or -1, Go's zlib.DefaultCompression (6), as the collector accepts. */
 const gzipLevelSchema = z.number().int().refine((l) => l === GO_DEFAULT_COMPRESSION || (l >= 1 && l <= 9), {
-  message: 'expected a gzip level from 1 (fastest) to 9 (smallest), or -1 for the default (6); '
+  message: 'expected a gzip level from 1 (fastest) to 9 (smallest), or -1 for zlib\'s default (6); '
     + 'for no compression set compression: none',
 });
 
@@ -41,7 +43,10 @@ export const otlpHttpExporterConfigSchema = z
     /** `proto` (application/x-protobuf) or `json` (application/json). Default proto. */
     encoding: z.enum(['proto', 'json']).default('proto'),
     ...otlpCommonShape,
-    /** gzip level, 1 (fastest, ~2.3× less CPU) to 9 (smallest); -1 means 6. Ignored without gzip. Default 6. */
+    /**
+     * gzip level, 1 (fastest) to 9 (smallest); -1 means 6 (Go's zlib.DefaultCompression). Ignored without gzip.
+     * Default 1 (the collector's is 6): 2.4× less CPU than 6 for about 1.1–1.4× the bytes.
+     */
     compression_level: gzipLevelSchema.optional(),
     /** The collector's spelling (confighttp): `compression_params.level`, same values as compression_level. */
     compression_params: z.strictObject({ level: gzipLevelSchema.optional() }).optional(),
@@ -63,7 +68,7 @@ export const otlpHttpExporterConfigSchema = z
 
 export type OtlpHttpExporterConfig = z.output<typeof otlpHttpExporterConfigSchema>;
 
-/** The gzip level the exporter uses: compression_level, else compression_params.level, else 6. */
+/** The gzip level the exporter uses: compression_level, else compression_params.level, else 1. */
 export function gzipLevel(config: Pick<OtlpHttpExporterConfig, 'compression_level' | 'compression_params'>): number {
   return effectiveGzipLevel(config.compression_level ?? config.compression_params?.level ?? DEFAULT_GZIP_LEVEL);
 }
@@ -175,7 +180,7 @@ async function signalSender<S extends Signal>(
     await exporter.shutdown();
     exporter = await build(true);
     retry = disableLibraryRetry(exporter);
-    const message = `cannot set the gzip level (the OTLP library's internals changed): gzip at level ${DEFAULT_GZIP_LEVEL}`;
+    const message = `cannot set the gzip level (the OTLP library's internals changed): gzip at level ${ZLIB_DEFAULT_GZIP_LEVEL}`;
     context.warnOnce(message, {
       written_for: OTLP_EXPORTER_BASE_VERSION,
       compression_level: level,

@@ -4,8 +4,8 @@
  * (src/exporters/internal/otlp-proto-encoder.ts) on the same batches, in one run, rounds interleaved,
  * each from a collected heap; each side's fastest round (and the ratio of medians). Times are process CPU
  * time (user + system), steadier than wall time on a machine shared with other jobs. Then gzip at level 1
- * (`compression_level: 1`) and level 6 (zlib's default: the otlphttp exporter's default, as the OTLP JS
- * exporters and the Go collector's confighttp) on the encoded bodies: bytes and time.
+ * (the otlphttp exporter's default) and level 6 (zlib's default, the OTLP JS exporters' and the Go
+ * collector's confighttp's; `compression_level: 6`) on the encoded bodies: bytes and time.
  *
  * Records: Azure resource logs of every sample category except `functions` decoded by the `azure` format
  * (1–40 records per event, 100 events per decode call as the partition pump does), then exported in

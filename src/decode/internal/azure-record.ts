@@ -126,6 +126,9 @@ export function markGoNumbers(attributes: LogAttributes, key: string, value: unk
 /** Whether a value is or may hold a number (strings and booleans need no mark). */
 const holdsNumbers = (value: unknown): boolean => typeof value === 'number' || (typeof value === 'object' && value !== null);
 
+/** Whether a value Go decodes into `any` needs a double mark (see markGoNumbers): it is or may hold a number. */
+export const holdsGoNumbers = holdsNumbers;
+
 const asText = (value: unknown) =>
   (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
 

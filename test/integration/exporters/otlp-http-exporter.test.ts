@@ -125,6 +125,7 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     }
     assert.ok(wire.get('1')! > wire.get('9')!, `level 1 (${wire.get('1')} B) is larger than level 9 (${wire.get('9')} B)`);
     assert.equal(wire.get('params 1'), wire.get('1'), 'compression_params.level is the same setting');
+    assert.equal(wire.get('default'), wire.get('1'), 'the default level is 1');
   });
 
   /** A logger that keeps the fields of each 'retrying' warning: one per failed attempt of retry_on_failure. */
@@ -245,7 +246,8 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
       assert.equal(problems({ compression_level: level }), '', `level ${level}`);
       assert.equal(problems({ compression_params: { level } }), '', `compression_params.level ${level}`);
     }
-    assert.equal(gzipLevel(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x' })), 6);
+    // Unset is 1 (less CPU; docs/exporters.md), not the collector's 6; -1 is Go's zlib.DefaultCompression, 6.
+    assert.equal(gzipLevel(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x' })), 1);
     assert.equal(gzipLevel(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x', compression_params: { level: -1 } })), 6);
     for (const level of [0, 10, 1.5]) {
       assert.match(problems({ compression_level: level }), /exporters\.otlphttp\.compression_level: /, `level ${level}`);
