@@ -45,6 +45,8 @@ export class PartitionPump {
   #backlog = false;
   /** The loop waits for room in the window: it hands nothing over until a batch is delivered. */
   #blocked = false;
+  /** The last receive ended a backlog: the batches it leaves in flight keep (or regain) their producers. */
+  #tail = false;
   /** The decode step; also knows the last sequence number received (see BatchPreparer.lastReceived). */
   readonly #preparer: BatchPreparer;
   readonly #exporter: BatchExporter;
@@ -163,25 +165,35 @@ export class PartitionPump {
    * - with a backlog, and room in its window, it will hand over again at once: as many producers as batches
    *   it may have in flight;
    * - caught up (it may wait up to `poll_rate` for its next event), paused for memory, backing off after a
-   *   reader failure, or waiting for room in its window: only its batches not yet delivered. Each is a producer
-   *   the stage waits for and then one waiting on it, so a drain's last batches go out as soon as every
-   *   producer waits, not on the stage's timer (a drain's tail waited out the `batch` processor's `timeout`,
-   *   1 s in config/azure.yaml), and a pump with nothing outstanding is no producer at all.
+   *   reader failure, or waiting for room in its window: no more than its batches not yet delivered. Each is
+   *   a producer the stage waits for and then one waiting on it, so a drain's last batches go out as soon as
+   *   every producer waits, not on the stage's timer (a drain's tail waited out the `batch` processor's
+   *   `timeout`, 1 s in config/azure.yaml). A pump attaches only while it has a backlog or for the batches
+   *   its backlog ended with: a partition read live hands its batches to a stage that waits for more, as the
+   *   stage's `timeout` says.
    */
   #fitProducers(): void {
     const target = this.#backlog && !this.#blocked ? this.#depth : this.#window.unsettled;
     while (this.#producers.length > target) this.#producers.pop()!();
     const attach = this.#o.consumer.attachProducer?.bind(this.#o.consumer);
+    if (!this.#backlog && !this.#tail) return;
     while (attach && this.#producers.length < target) this.#producers.push(attach());
   }
 
-  #announce(backlog: boolean): void {
+  /** After a receive: whether the partition has more to read at once (see hasBacklog). */
+  #received(backlog: boolean): void {
+    this.#tail = this.#backlog && !backlog;
     this.#backlog = backlog;
+  }
+
+  /** Paused for memory, or stopping: no producer beyond the batches in flight. */
+  #announceIdle(): void {
+    this.#backlog = this.#tail = false;
     this.#fitProducers();
   }
 
   #withdraw(): void {
-    this.#backlog = false;
+    this.#backlog = this.#tail = false;
     while (this.#producers.length > 0) this.#producers.pop()!();
   }
 
@@ -190,7 +202,7 @@ export class PartitionPump {
       const end = await this.#read();
       // Graceful: the batches in flight finish (a stop past the shutdown timeout kills them); the final
       // checkpoint is the last of those delivered with every batch before it.
-      this.#announce(false);
+      this.#announceIdle();
       await this.#window.drain();
       // Every end but a kill writes the final checkpoint: under a lease it is fenced, so a checkpoint
       // after the lease went is refused by the store rather than written. It is written before the reader
@@ -221,7 +233,7 @@ export class PartitionPump {
           if (gate) {
             // Paused for memory: the batch in flight still finishes; the hub keeps what is not read yet.
             // A paused pump is no producer a batching stage should wait for.
-            this.#announce(false);
+            this.#announceIdle();
             await gate;
             this.#progressAt = Date.now();
             if (this.#stopReading.signal.aborted) break;
@@ -240,7 +252,7 @@ export class PartitionPump {
           // an export) is still held while the next batch is received.
           if (this.#state.state === 'retrying' && this.#state.cause !== 'export')
             this.#setState({ state: 'reading', since: Date.now() });
-          this.#backlog = hasBacklog(events, o.maxBatchSize, this.#reader.lastEnqueued()?.sequenceNumber);
+          this.#received(hasBacklog(events, o.maxBatchSize, this.#reader.lastEnqueued()?.sequenceNumber));
           if (events.length > 0) {
             let bytes = 0;
             for (const e of events) bytes += e.body.byteLength;
