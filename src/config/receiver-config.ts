@@ -12,12 +12,14 @@ import {
   DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS,
   DEFAULT_HUB_LAG_INTERVAL_MS,
   DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_MAX_BATCHES_IN_FLIGHT,
   DEFAULT_MAX_POLL_EVENTS,
   DEFAULT_MEMORY_CHECK_INTERVAL_MS,
   DEFAULT_POLL_RATE_S,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   DEFAULT_UPDATE_INTERVAL_MS,
   MAX_LEASE_DURATION_MS,
+  MAX_MAX_BATCHES_IN_FLIGHT,
   MAX_MAX_POLL_EVENTS,
   MIN_LEASE_DURATION_MS,
 } from './receiver-defaults.ts';
@@ -250,6 +252,16 @@ export const receiverConfigObject = z
     poll_rate: z.number().min(0).default(DEFAULT_POLL_RATE_S),
     /** Events buffered per partition ahead of the pipeline. 0 = 300; negative disables. Default 0. */
     prefetch_count: z.number().int().default(0),
+    /**
+     * Batches of one partition in the pipeline at once: the next is handed over while earlier ones are still
+     * exported; the checkpoint passes a batch only once it and every earlier one were delivered. Default 2.
+     */
+    max_batches_in_flight: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_MAX_BATCHES_IN_FLIGHT)
+      .default(DEFAULT_MAX_BATCHES_IN_FLIGHT),
     /**
      * Threads that decode events and encode the log records as OTLP protobuf, off the pipeline's thread:
      * `auto` (one fewer than the cores, counting a container's CPU quota: none on one core, at most 2),

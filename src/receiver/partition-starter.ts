@@ -146,6 +146,7 @@ export class PartitionStarter implements PartitionLifecycle {
       ownerLevel: claim.ownerLevel,
       prefetchCount: Math.max(prefetch, c.max_poll_events),
       maxBatchSize: c.max_poll_events,
+      maxBatchesInFlight: c.max_batches_in_flight,
       maxWaitMs: Math.max(1, c.poll_rate * 1000),
       decode: this.#d.decoder,
       offload: this.#d.offload,

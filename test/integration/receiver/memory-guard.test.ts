@@ -5,6 +5,7 @@ import { createAzureEventHubReceiver, type ReceiverConfigInput, type ReceiverSta
 import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import { BACKENDS, byPartition, preload, until } from './harness.ts';
+import { DEFAULT_MAX_BATCHES_IN_FLIGHT } from '../../../src/config/receiver-defaults.ts';
 
 const MIB = 1024 * 1024;
 const LIMIT_MIB = 64;
@@ -100,8 +101,10 @@ for (const backend of BACKENDS) {
       await pausedSeen;
       await memory.afterReads(25);
       const whilePaused = consumer.records().length;
-      // At most the batch whose export paused it and the one the pump had already received.
-      assert.ok(whilePaused <= 2 * MAX_POLL_EVENTS, `read ${whilePaused} events while paused`);
+      // At most the batches in flight when it paused (the one whose export paused it among them) and the one
+      // the pump had already received.
+      const bound = (DEFAULT_MAX_BATCHES_IN_FLIGHT + 1) * MAX_POLL_EVENTS;
+      assert.ok(whilePaused <= bound, `read ${whilePaused} events while paused`);
       await memory.afterReads(25);
       assert.equal(consumer.records().length, whilePaused, 'no more reads while paused');
 

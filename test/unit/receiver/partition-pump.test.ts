@@ -21,6 +21,7 @@ import type { DeadLetterEntry } from '../../../src/pipeline/dead-letter.ts';
 import { ATTR_EVENTHUBS_SEQUENCE_NUMBER } from '../../../src/decode/index.ts';
 import { BatchProcessor } from '../../../src/processors/batch-processor.ts';
 import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
+import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 
 /** Two records per event, each carrying its event's sequence number as the decoders do. */
 const twoPerEvent: Decoder = (events) => ({
@@ -43,7 +44,7 @@ const rawDecode: Decoder = (events) => ({
 const scope = { fullyQualifiedNamespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default' };
 const context = { namespace: 'fake', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' };
 
-function setup(opts: { consume?: (b: SignalBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; dropRefused?: boolean; intervalMs?: number; everyN?: number; stallTimeoutMs?: number; reopenInitialMs?: number; decode?: Decoder; logger?: Logger; receiverId?: string; deliveryWaitReportMs?: number } = {}) {
+function setup(opts: { consume?: (b: SignalBatch, s?: AbortSignal) => Promise<void>; deadLetter?: DeadLetterStore; dropRefused?: boolean; intervalMs?: number; everyN?: number; stallTimeoutMs?: number; reopenInitialMs?: number; decode?: Decoder; logger?: Logger; receiverId?: string; deliveryWaitReportMs?: number; maxBatchesInFlight?: number; consumer?: Partial<SignalConsumer> } = {}) {
   const hub = new FakeHub();
   const store = new RecordingStore();
   const exported: number[] = [];
@@ -52,10 +53,10 @@ function setup(opts: { consume?: (b: SignalBatch, s?: AbortSignal) => Promise<vo
   const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: opts.intervalMs ?? 60_000, everyNEvents: opts.everyN ?? 0 });
   const pump = new PartitionPump({
     hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode: opts.decode ?? rawDecode, context,
-    consumer: { consume: opts.consume ?? (async (b) => { for (const r of b.records) exported.push(r.attributes.seq as number); }) },
+    consumer: { consume: opts.consume ?? (async (b) => { for (const r of b.records) exported.push(r.attributes.seq as number); }), ...opts.consumer },
     checkpointer, deadLetter: opts.deadLetter, dropRefused: opts.dropRefused, counters, logger: opts.logger ?? noopLogger, emit: (s) => statuses.push(s), receiverId: opts.receiverId,
     reopenInitialMs: opts.reopenInitialMs ?? 1, reopenMaxMs: opts.reopenInitialMs ?? 5, stallTimeoutMs: opts.stallTimeoutMs, holdInitialMs: 1, holdMaxMs: 5,
-    deliveryWaitReportMs: opts.deliveryWaitReportMs,
+    deliveryWaitReportMs: opts.deliveryWaitReportMs, maxBatchesInFlight: opts.maxBatchesInFlight,
   });
   return { hub, store, exported, statuses, counters, pump };
 }
@@ -95,17 +96,20 @@ test('a graceful stop stores the final checkpoint before it closes the reader (t
   assert.deepEqual(order.slice(-2), ['checkpoint 4', 'close']);
 });
 
-test('checkpoints every N events when asked, never past an unresolved batch', async () => {
+test('checkpoints every N events when asked, never past an unresolved batch, even when a later one resolved', async () => {
   let release!: () => void;
   let calls = 0;
+  let resolved = 0;
   const gate = new Promise<void>((r) => (release = r));
-  const { hub, store, pump } = setup({ everyN: 10, consume: async () => { calls++; if (calls === 3) await gate; } });
+  const { hub, store, pump } = setup({ everyN: 10, consume: async () => { if (++calls === 3) await gate; resolved++; } });
   hub.append('0', 40);
   void pump.run();
-  await until(() => calls === 3);
+  // Two batches in flight: batch 4 (seq 30..39) is handed over and resolved while batch 3 is held.
+  await until(() => calls === 4 && resolved === 3);
   await new Promise((r) => setTimeout(r, 30));
   // Batches 1 and 2 resolved (seq 0..19); batch 3 is held by the consumer: the checkpoint must not pass 19.
   assert.equal(store.data.get('0')?.sequenceNumber, 19);
+  assert.equal(pump.lastSequenceNumber, 19);
   release();
   await until(() => store.data.get('0')?.sequenceNumber === 39);
   await pump.stop(1_000);
@@ -299,6 +303,8 @@ test('without a dead-letter store a refused batch is held and retried until acce
   let refusals = 0;
   const exported: number[] = [];
   const { hub, store, pump, counters, statuses } = setup({
+    // One batch in flight keeps the partition's order through the holds (two: see the test below).
+    maxBatchesInFlight: 1,
     consume: async (b) => {
       if (b.records.some((r) => r.attributes.seq === 10) && refusals < 5) {
         refusals++;
@@ -387,7 +393,7 @@ for (const [name, refusal] of [
       assert.ok((store.data.get('0')?.sequenceNumber ?? -1) <= 9, 'not checkpointed past the refused batch while held');
       await until(() => refusals === 4 && exported.length === 30);
       await pump.stop(1_000);
-      assert.deepEqual(exported, Array.from({ length: 30 }, (_, i) => i));
+      assert.deepEqual(exported.toSorted((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i), 'each once');
       assert.deepEqual(dead, []);
       assert.equal(counters.eventsDropped, 0);
       assert.equal(counters.recordsRefused, 0);
