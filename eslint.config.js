@@ -41,7 +41,7 @@ const noForeignInternal = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'coverage/**', '.tmp/**', 'dist/**', '.test-build/**'] },
+  { ignores: ['node_modules/**', 'coverage/**', '.tmp/**', 'dist/**', '.test-build/**', '.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

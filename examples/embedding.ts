@@ -35,7 +35,8 @@ const exporter = {
     exported += records.length;
     for (const r of records)
       console.log(
-        `${r.severityText ?? '-'} ${String(r.attributes['azure.category'] ?? '')} ${String(r.attributes['azure.operation.name'] ?? '')}`,
+        `${r.severityText ?? '-'} ${String(r.attributes['azure.category'] ?? '')} ` +
+          `${String(r.attributes['azure.operation.name'] ?? '')}`,
       );
     done({ code: ExportResultCode.SUCCESS });
   },
@@ -49,8 +50,10 @@ const receiver = createAzureEventHubReceiver(
     connection,
     format: 'azure',
     start_position: 'earliest',
-    // For a fleet, add: blob_checkpoint_store: { connection: '<storage connection string>', container_name: 'checkpoints' }
-    // Keeps this thread's memory (V8 heap in use + Buffers) near 128 MiB without a Node flag (docs/embedding.md#memory).
+    // For a fleet, add: blob_checkpoint_store: { connection: '<storage connection string>', container_name:
+    // 'checkpoints' }
+    // Keeps this thread's memory (V8 heap in use + Buffers) near 128 MiB without a Node flag
+    // (docs/embedding.md#memory).
     memory: { limit_mib: 128 },
   },
   exporter,

@@ -46,7 +46,8 @@ if (compiled) {
   const missing = files.map(runnable).filter((f) => !existsSync(f));
   if (missing.length > 0) {
     console.error(
-      `--compiled: ${missing.length} test file(s) not compiled (first: ${missing[0]}); run node scripts/build-tests.mjs first`,
+      `--compiled: ${missing.length} test file(s) not compiled (first: ${missing[0]}); run node scripts/` +
+        `build-tests.mjs first`,
     );
     process.exit(1);
   }
@@ -113,7 +114,9 @@ function runFile(file) {
       for (const k of COUNTS) totals[k] += counts[k];
       results.push({ file, seconds, ok, counts, cpu });
       const cpuText = cpu === undefined ? '' : `  cpu ${cpu.toFixed(1)} s`;
-      const line = `${ok ? 'ok  ' : 'FAIL'} ${seconds.toFixed(1).padStart(6)} s  ${file}  (${counts.pass}/${counts.tests})${cpuText}`;
+      const line =
+        `${ok ? 'ok  ' : 'FAIL'} ${seconds.toFixed(1).padStart(6)} s  ${file}  (${counts.pass}/` +
+        `${counts.tests})${cpuText}`;
       if (ok) console.log(line);
       else {
         console.log(

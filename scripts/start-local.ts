@@ -185,8 +185,14 @@ function portClashHint(error: unknown): string | undefined {
     const address = process.env[variable] ?? fallback;
     const port = address.slice(address.lastIndexOf(':') + 1);
     if (new RegExp(`:${port}\\b`).test(text)) {
-      return `${address} is already in use (another collector or npm start?); set ${variable} to another host:port, e.g. ${variable}=127.0.0.1:0 for a free port`;
+      return (
+        `${address} is already in use (another collector or npm start?); set ${variable} to another host:port, ` +
+        `e.g. ${variable}=127.0.0.1:0 for a free port`
+      );
     }
   }
-  return `a port is already in use (${text.trim()}); set METRICS_ADDRESS or HEALTH_ENDPOINT to another host:port (127.0.0.1:0 picks a free one)`;
+  return (
+    `a port is already in use (${text.trim()}); set METRICS_ADDRESS or HEALTH_ENDPOINT to another host:port ` +
+    `(127.0.0.1:0 picks a free one)`
+  );
 }

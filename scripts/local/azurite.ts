@@ -44,7 +44,9 @@ export function azuriteAt(port: number): Omit<Azurite, 'stop'> {
   return {
     port,
     blobEndpoint,
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=${blobEndpoint};`,
+    connectionString:
+      `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};` +
+      `BlobEndpoint=${blobEndpoint};`,
   };
 }
 

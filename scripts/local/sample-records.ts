@@ -37,7 +37,10 @@ function usTime(d: Date): string {
   const h12 = h % 12 === 0 ? 12 : h % 12;
   const mm = String(d.getUTCMinutes()).padStart(2, '0');
   const ss = String(d.getUTCSeconds()).padStart(2, '0');
-  return `${d.getUTCMonth() + 1}/${d.getUTCDate()}/${d.getUTCFullYear()} ${h12}:${mm}:${ss} ${h < 12 ? 'AM' : 'PM'} +00:00`;
+  return (
+    `${d.getUTCMonth() + 1}/${d.getUTCDate()}/${d.getUTCFullYear()} ${h12}:${mm}:${ss} ${h < 12 ? 'AM' : 'PM'} ` +
+    `+00:00`
+  );
 }
 
 export type RecordBuilder = (s: SampleInput) => Record<string, unknown>;
@@ -327,7 +330,9 @@ export const SAMPLE_BUILDERS = {
     resourceId: rid('MICROSOFT.NETWORK', 'AZUREFIREWALLS', 'AFW-HUB', true),
     operationName: 'AzureFirewallNetworkRuleLog',
     properties: {
-      msg: `TCP request from 10.1.0.${4 + (i % 3)}:${50720 + i} to 20.42.73.${(i % 5) + 1}:443. Action: ${i % 4 === 3 ? 'Deny' : 'Allow'}. `,
+      msg:
+        `TCP request from 10.1.0.${4 + (i % 3)}:${50720 + i} to 20.42.73.${(i % 5) + 1}:443. Action: ` +
+        `${i % 4 === 3 ? 'Deny' : 'Allow'}. `,
     },
   }),
   'frontdoor-access': ({ iso, i }) => ({
@@ -492,7 +497,9 @@ export const SAMPLE_BUILDERS = {
         'Number of failed authentication attempts': String(180 + i),
         Protocol: 'RDP',
       },
-      alertUri: `https://portal.azure.com/#blade/Microsoft_Azure_Security_AzureDefenderForData/AlertBlade/alertId/${guid(i, 21)}`,
+      alertUri:
+        `https://portal.azure.com/#blade/Microsoft_Azure_Security_AzureDefenderForData/AlertBlade/alertId/` +
+        `${guid(i, 21)}`,
       startTime: iso,
       endTime: iso,
     },

@@ -28,7 +28,10 @@ export function archiveNameFormatProblem(format: string): string | undefined {
   for (const m of format.matchAll(TOKEN_PATTERN)) seen.set(m[1]!, (seen.get(m[1]!) ?? 0) + 1);
   const unknown = [...seen.keys()].filter((t) => !(ARCHIVE_NAME_TOKENS as readonly string[]).includes(t));
   if (unknown.length > 0)
-    return `unknown token ${unknown.map((t) => `{${t}}`).join(', ')}; the tokens are ${ARCHIVE_NAME_TOKENS.map((t) => `{${t}}`).join(', ')}`;
+    return (
+      `unknown token ${unknown.map((t) => `{${t}}`).join(', ')}; the tokens are ` +
+      `${ARCHIVE_NAME_TOKENS.map((t) => `{${t}}`).join(', ')}`
+    );
   const missing = ARCHIVE_NAME_TOKENS.filter((t) => !seen.has(t));
   if (missing.length > 0)
     return `must contain every token, as the service requires; missing ${missing.map((t) => `{${t}}`).join(', ')}`;

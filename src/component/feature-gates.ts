@@ -51,7 +51,8 @@ export class FeatureGateRegistry {
     const unknown = items.map((i) => i.replace(/^[+-]/, '')).filter((id) => !this.#gates.has(id));
     if (unknown.length)
       throw new Error(
-        `unknown feature gate(s) ${unknown.map((u) => `'${u}'`).join(', ')}; known gates: ${[...this.#gates.keys()].join(', ')}`,
+        `unknown feature gate(s) ${unknown.map((u) => `'${u}'`).join(', ')}; known gates: ` +
+          `${[...this.#gates.keys()].join(', ')}`,
       );
     for (const item of items) this.set(item.replace(/^[+-]/, ''), !item.startsWith('-'));
     return this;
@@ -72,7 +73,8 @@ export function createFeatureGates(env: Record<string, string | undefined> = pro
     id: STREAMING_GATE_ID,
     stage: 'alpha',
     description:
-      'Use the legacy streaming backend (AMQP directly) instead of polling on @azure/event-hubs, unless a receiver sets backend explicitly.',
+      'Use the legacy streaming backend (AMQP directly) instead of polling on @azure/event-hubs, unless a receiver ' +
+      'sets backend explicitly.',
     enabledByDefault: false,
   });
   const fromEnv = env[FEATURE_GATES_ENV];

@@ -41,7 +41,8 @@ export function parseProxyUrl(text: string): { ok: true; url: URL } | { ok: fals
     return { ok: false, message: 'is not a URL; write http://host:port (or http://user:password@host:port)' };
   }
   if (!PROXY_SCHEMES.includes(url.protocol)) {
-    const message = `scheme '${url.protocol.replace(/:$/, '')}' is not supported; use an http:// or https:// (CONNECT) proxy`;
+    const message =
+      `scheme '${url.protocol.replace(/:$/, '')}' is not supported; use an http:// or https:// ` + `(CONNECT) proxy`;
     return { ok: false, message };
   }
   if (!url.hostname) return { ok: false, message: 'has no host; write http://host:port' };

@@ -25,7 +25,9 @@ export function parseComponentId(id: string): ComponentId | { readonly error: st
     };
   if (slash !== -1 && !NAME.test(name))
     return {
-      error: `'${id}' is not a component id: the name after '/' must be non-empty and hold only letters, digits, '_', '-' and '.'`,
+      error:
+        `'${id}' is not a component id: the name after '/' must be non-empty and hold only letters, digits, ` +
+        `'_', '-' and '.'`,
     };
   return { type, name, id };
 }

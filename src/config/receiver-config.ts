@@ -52,7 +52,10 @@ const capture = z.strictObject({
   container_name: z.string().min(3, 'container names need at least 3 characters'),
   /** The destination's archive name format; every token required. Default the service's default format. */
   archive_name_format: z.string().default(DEFAULT_ARCHIVE_NAME_FORMAT),
-  /** `{Namespace}` in blob names. Default the first label of the hub's namespace host (`myns` of myns.servicebus.windows.net). */
+  /**
+   * `{Namespace}` in blob names. Default the first label of the hub's namespace host (`myns` of
+   * myns.servicebus.windows.net).
+   */
   namespace: z.string().min(1).optional(),
 });
 
@@ -105,7 +108,9 @@ const memory = z
       .min(0)
       .default(0)
       .refine((n) => n === 0 || n >= MIN_MEMORY_LIMIT_MIB, {
-        message: `must be 0 (off) or at least ${MIN_MEMORY_LIMIT_MIB}: the receiver alone holds a few tens of MiB at rest`,
+        message:
+          `must be 0 (off) or at least ${MIN_MEMORY_LIMIT_MIB}: the receiver alone holds a few tens of MiB ` +
+          `at rest`,
       }),
     /** Time between measurements. Default 250ms. */
     check_interval: durationMs
@@ -133,7 +138,8 @@ const checkpoint = z
 function checkOffset(value: string, ctx: z.RefinementCtx): void {
   // eslint-disable-next-line no-control-regex
   if (value.trim() === '' || value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) {
-    const message = `${quoteValue(value)} is not an offset: copy it as the hub or a checkpoint shows it, without spaces`;
+    const message =
+      `${quoteValue(value)} is not an offset: copy it as the hub or a checkpoint shows it, without ` + `spaces`;
     ctx.addIssue({ code: 'custom', message });
   }
 }
@@ -195,7 +201,10 @@ const authObject = z.looseObject({
   type: z.enum(['connection_string', 'default', 'managed_identity', 'workload_identity', 'service_principal']),
 });
 
-/** The section's shape with its defaults, before cross-field checks: `receiverConfigObject.parse({})` is the default config. */
+/**
+ * The section's shape with its defaults, before cross-field checks: `receiverConfigObject.parse({})` is the default
+ * config.
+ */
 export const receiverConfigObject = z.strictObject({
   /** Event Hubs connection string (SharedAccessKey or SharedAccessSignature; may carry EntityPath). */
   connection: z.string().min(1).optional(),
@@ -214,7 +223,9 @@ export const receiverConfigObject = z.strictObject({
     .string()
     .default('')
     .superRefine((offset, ctx) => void (offset === '' || checkOffset(offset, ctx))),
-  /** Go receiver: id of a storage extension. Accepted with a warning, unused: checkpoints go to blob_checkpoint_store. */
+  /**
+   * Go receiver: id of a storage extension. Accepted with a warning, unused: checkpoints go to blob_checkpoint_store.
+   */
   storage: z.string().optional(),
   /** Go receiver: refuse `connection` and require `auth`. Default false. */
   require_auth: z.boolean().default(false),
@@ -263,7 +274,9 @@ export const receiverConfigObject = z.strictObject({
     .optional()
     .superRefine((value, ctx) => {
       if (value === undefined || value === '' || value === 'average') return;
-      const message = `${quoteValue(value)} is not an aggregation mode: use "" (a gauge per aggregation) or "average" (one gauge, the average), as the Go receiver`;
+      const message =
+        `${quoteValue(value)} is not an aggregation mode: use "" (a gauge per aggregation) or ` +
+        `"average" (one gauge, the average), as the Go receiver`;
       ctx.addIssue({ code: 'custom', message });
     }),
   /** Regex sanitizers tried, in order, only on events whose JSON does not parse. */
@@ -323,7 +336,9 @@ export const receiverConfigObject = z.strictObject({
     }),
   /** Backoff for retryable export failures; the same section and defaults as the exporters' (pipeline/retry.ts). */
   retry_on_failure: retryOnFailureSchema.prefault({}),
-  /** Where refused batches go: a store, or `drop: true`. Absent: nothing is dropped; the partition holds and retries. */
+  /**
+   * Where refused batches go: a store, or `drop: true`. Absent: nothing is dropped; the partition holds and retries.
+   */
   dead_letter: deadLetter.optional(),
   /**
    * Event Hubs Capture of this hub: events that expired from the hub before they were read are read from its
@@ -394,7 +409,9 @@ export const receiverConfigSchema = receiverConfigObject
         ctx.addIssue({
           code: 'custom',
           path: ['encoding'],
-          message: `encoding extension "${c.encoding}" is not supported; use encoding: azure_encoding (or azure_encoding/<name>), or format: azure | azure_encoding | raw | json`,
+          message:
+            `encoding extension "${c.encoding}" is not supported; use encoding: azure_encoding (or ` +
+            `azure_encoding/<name>), or format: azure | azure_encoding | raw | json`,
         });
       }
       const b = c.blob_checkpoint_store;
@@ -441,11 +458,14 @@ export const receiverConfigSchema = receiverConfigObject
         ctx.addIssue({
           code: 'custom',
           path: ['ownership', 'renew_interval'],
-          message: `(${o.renew_interval} ms) must be at most half of lease_duration (${o.lease_duration} ms); set it to about a third (${Math.round(o.lease_duration / 3)} ms)`,
+          message:
+            `(${o.renew_interval} ms) must be at most half of lease_duration (${o.lease_duration} ms); set ` +
+            `it to about a third (${Math.round(o.lease_duration / 3)} ms)`,
         });
       }
       if (num(c.hub_lag_interval) && c.hub_lag_interval !== 0 && c.hub_lag_interval < 1_000) {
-        const message = `must be 0 (off) or at least 1s: every round reads each partition once; got ${c.hub_lag_interval} ms`;
+        const message =
+          `must be 0 (off) or at least 1s: every round reads each partition once; got ` + `${c.hub_lag_interval} ms`;
         ctx.addIssue({ code: 'custom', path: ['hub_lag_interval'], message });
       }
       if (typeof c.proxy_url === 'string') {
@@ -524,7 +544,8 @@ function checkBlobStoreExclusions(
     issue(
       'partition',
       `${why}: the fleet's leases decide which instance reads which partition, and checkpoints are written only ` +
-        'under a lease. Remove partition to share all partitions; to start one partition at a position use partition_start',
+        'under a lease. Remove partition to share all partitions; to start one partition at a position use ' +
+        'partition_start',
     );
   }
   if (c.offset) issue('offset', `${why}; use partition_start: { "<id>": { offset: "<offset>" } }`);

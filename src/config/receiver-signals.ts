@@ -1,7 +1,9 @@
 import type { Signal } from '../pipeline/signals.ts';
 import type { ReceiverConfig } from './receiver-config.ts';
 
-/** The format a receiver section decodes with: `encoding: azure_encoding[/name]` is the Go spelling of azure_encoding. */
+/**
+ * The format a receiver section decodes with: `encoding: azure_encoding[/name]` is the Go spelling of azure_encoding.
+ */
 export function effectiveFormat(config: Pick<ReceiverConfig, 'format' | 'encoding'>): ReceiverConfig['format'] {
   return config.encoding ? 'azure_encoding' : config.format;
 }

@@ -108,7 +108,10 @@ async function version(): Promise<string> {
   return pkg.version ?? 'unknown';
 }
 
-/** Reports an error nothing caught as one redacted JSON line and exits 1 (Node's own report may quote a connection string). */
+/**
+ * Reports an error nothing caught as one redacted JSON line and exits 1 (Node's own report may quote a connection
+ * string).
+ */
 export function installFatalHandlers(): void {
   const fatal = (error: unknown) => {
     process.stderr.write(

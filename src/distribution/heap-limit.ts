@@ -36,7 +36,8 @@ export function chooseHeapLimit(
     mib = Number(raw);
     if (!/^\d+$/.test(raw) || (mib !== 0 && mib < MIN_HEAP_LIMIT_MIB)) {
       throw new UsageError(
-        `${HEAP_LIMIT_ENV} must be a whole number of MiB, 0 (Node's own heap sizing) or at least ${MIN_HEAP_LIMIT_MIB}; got '${raw}'`,
+        `${HEAP_LIMIT_ENV} must be a whole number of MiB, 0 (Node's own heap sizing) or at least ` +
+          `${MIN_HEAP_LIMIT_MIB}; got '${raw}'`,
       );
     }
   }

@@ -110,7 +110,8 @@ export function resolveConfig(
         const hint = suggest(id.type, [...SIGNALS]);
         const didYouMean = hint ? `; did you mean \`${hint}\`?` : '';
         issues.push(
-          `${prefix}: unknown signal '${id.type}'; pipelines are logs, metrics or traces (or <signal>/<name>)${didYouMean}`,
+          `${prefix}: unknown signal '${id.type}'; pipelines are logs, metrics or traces (or <signal>/` +
+            `<name>)${didYouMean}`,
         );
       }
       checkReferences(`${prefix}.receivers`, 'receivers', p.receivers, declared(raw.receivers), issues);
@@ -160,7 +161,8 @@ export function resolveConfig(
     if (!ext) {
       const hint = suggest(auth, [...declared(raw.extensions)]);
       issues.push(
-        `${path}: references extension '${auth}', which is not configured; add it under extensions (type azure_auth)${hint ? `; did you mean \`${hint}\`?` : ''}`,
+        `${path}: references extension '${auth}', which is not configured; add it under extensions (type ` +
+          `azure_auth)${hint ? `; did you mean \`${hint}\`?` : ''}`,
       );
     } else if (!AUTH_EXTENSION_TYPES.has(ext.factory.type)) {
       issues.push(`${path}: extension '${auth}' is a ${ext.factory.type}, not an azure_auth extension`);
@@ -207,7 +209,8 @@ function resolveSection<F extends SectionFactory>(
       const types = knownTypes(factories);
       const hint = suggest(id.type, types);
       issues.push(
-        `${path}: unknown ${SINGULAR[kind]} type '${id.type}'${hint ? `; did you mean \`${hint}\`?` : ''} (known: ${types.join(', ') || 'none'})`,
+        `${path}: unknown ${SINGULAR[kind]} type '${id.type}'${hint ? `; did you mean \`${hint}\`?` : ''} (known: ` +
+          `${types.join(', ') || 'none'})`,
       );
       continue;
     }
@@ -297,7 +300,8 @@ function checkReferences(
     if (defined.has(id)) continue;
     const hint = suggest(id, [...defined.keys()]);
     issues.push(
-      `${path}: references ${SINGULAR[kind]} '${id}', which is not configured${hint ? `; did you mean \`${hint}\`?` : ` under ${kind}`}`,
+      `${path}: references ${SINGULAR[kind]} '${id}', which is not ` +
+        `configured${hint ? `; did you mean \`${hint}\`?` : ` under ${kind}`}`,
     );
   }
 }
@@ -334,7 +338,8 @@ function applyEncodingExtensions(
     if (ext === undefined) {
       if (!declaredExtensions.has(config.encoding)) {
         issues.push(
-          `receivers.${id}.encoding: references extension '${config.encoding}', which is not configured; add it under extensions (type azure_encoding)`,
+          `receivers.${id}.encoding: references extension '${config.encoding}', which is not configured; add it ` +
+            `under extensions (type azure_encoding)`,
         );
       }
       continue;

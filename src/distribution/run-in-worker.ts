@@ -44,7 +44,10 @@ export interface WorkerRunOptions {
   readonly entry?: URL;
 }
 
-/** Runs `argv` through the CLI's `main` in a worker with an old-generation ceiling of `heapLimitMib` MiB; resolves with its exit code. */
+/**
+ * Runs `argv` through the CLI's `main` in a worker with an old-generation ceiling of `heapLimitMib` MiB; resolves with
+ * its exit code.
+ */
 export function runInWorker(
   argv: readonly string[],
   heapLimitMib: number,
@@ -79,7 +82,9 @@ export function runInWorker(
       failed = true;
       const line = { level: 'error', ts: new Date().toISOString() } as Record<string, unknown>;
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        line.msg = `out of memory: the collector's heap reached its limit of ${heapLimitMib} MiB; raise ${HEAP_LIMIT_ENV}, or lower prefetch_count and batch sizes`;
+        line.msg =
+          `out of memory: the collector's heap reached its limit of ${heapLimitMib} MiB; raise ` +
+          `${HEAP_LIMIT_ENV}, or lower prefetch_count and batch sizes`;
       } else {
         line.msg = 'fatal error';
         line.error = redactError(error);

@@ -398,7 +398,8 @@ export class EmulatorServer implements Emulator, FaultHost {
       return this.refuse(
         sender,
         UNAUTHORIZED,
-        `Unauthorized access. No valid claim was put for '${hubName}/ConsumerGroups/${consumerGroup}/Partitions/${partitionId}'.`,
+        `Unauthorized access. No valid claim was put for '${hubName}/ConsumerGroups/${consumerGroup}/Partitions/` +
+          `${partitionId}'.`,
       );
     }
     const hub = this.namespace.get(hubName);
@@ -589,5 +590,8 @@ export class EmulatorServer implements Emulator, FaultHost {
 }
 
 function partitionOutOfRange(hub: Hub): string {
-  return `The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 and ${hub.partitionIds.length - 1}.`;
+  return (
+    `The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 ` +
+    `and ${hub.partitionIds.length - 1}.`
+  );
 }

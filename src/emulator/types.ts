@@ -79,7 +79,9 @@ export interface EmulatorOptions {
    * it plain `ws`. Default: no WebSockets.
    */
   websocketPort?: number;
-  /** PEM certificate and key: serve AMQPS (TLS) instead of plain TCP, and `wss` on `websocketPort`. Default plain TCP. */
+  /**
+   * PEM certificate and key: serve AMQPS (TLS) instead of plain TCP, and `wss` on `websocketPort`. Default plain TCP.
+   */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /**
    * Called when a client breaks the AMQP framing rules (for example a flow frame for a session that

@@ -41,7 +41,10 @@ export const fileExporterConfigSchema = z.strictObject({
   format: z.enum(['json', 'proto']).default('json'),
   /** Size-based rotation; absent: the file grows without bound. */
   rotation: rotationSchema.optional(),
-  /** fsync after every batch before acknowledging it (survives power loss). false: acknowledge once written to the OS. Default true. */
+  /**
+   * fsync after every batch before acknowledging it (survives power loss). false: acknowledge once written to the OS.
+   * Default true.
+   */
   sync: z.boolean().default(true),
 });
 

@@ -47,7 +47,9 @@ export type ResolveCheckpoint = (
 export interface ResetOptions {
   /** Partitions to reset. Default: every partition that has an ownership or checkpoint blob. */
   readonly partitions?: readonly string[];
-  /** Reset even while instances hold leases: their leases are broken first, so they stop without writing. Default false. */
+  /**
+   * Reset even while instances hold leases: their leases are broken first, so they stop without writing. Default false.
+   */
   readonly force?: boolean;
   /** Needed for `latest`, `time`, and a sequence number without an offset. `earliest` needs no hub. */
   readonly resolve?: ResolveCheckpoint;
@@ -59,7 +61,8 @@ export class ResetRefusedError extends Error {
   constructor(readonly owners: ReadonlyArray<{ partitionId: string; ownerId: string | undefined }>) {
     const list = owners.map((o) => `${o.partitionId} (owner ${o.ownerId ?? 'unknown'})`).join(', ');
     super(
-      `refusing to reset checkpoints: partitions ${list} are leased by running instances; stop them first, or pass force to break their leases`,
+      `refusing to reset checkpoints: partitions ${list} are leased by running instances; stop them first, or pass ` +
+        `force to break their leases`,
     );
   }
 }
@@ -180,7 +183,8 @@ async function resolvePosition(
   }
   if (!resolve)
     throw new Error(
-      `resetting to ${target.kind === 'sequenceNumber' ? 'a sequence number without an offset' : target.kind} needs the hub: pass resolve (or an offset)`,
+      `resetting to ${target.kind === 'sequenceNumber' ? 'a sequence number without an offset' : target.kind} needs ` +
+        `the hub: pass resolve (or an offset)`,
     );
   const position = await resolve(partitionId, target);
   if (

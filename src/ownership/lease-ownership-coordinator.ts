@@ -29,21 +29,33 @@ export interface LeaseOwnershipCoordinatorOptions {
   readonly scope: CheckpointScope;
   /** This instance's id, written to `ownerid`. Default: a random UUID. Give each instance a distinct id. */
   readonly ownerId?: string;
-  /** Lease duration, in ms, 15000–60000, whole seconds (a storage service limit). Default 30000 (DEFAULT_LEASE_DURATION_MS). */
+  /**
+   * Lease duration, in ms, 15000–60000, whole seconds (a storage service limit). Default 30000
+   * (DEFAULT_LEASE_DURATION_MS).
+   */
   readonly leaseDurationMs?: number;
   /** Interval between lease renewals, in ms; at most half the lease duration. Default a third of it. */
   readonly renewIntervalMs?: number;
   /** Interval between balancing rounds (list, then claim or yield), in ms. Default 5000. */
   readonly updateIntervalMs?: number;
-  /** Delay before the first round, in ms, so that instances started together count each other. Default the update interval. */
+  /**
+   * Delay before the first round, in ms, so that instances started together count each other. Default the update
+   * interval.
+   */
   readonly startDelayMs?: number;
   /** A claim is given up this long, in ms, before its lease could lapse without a renewal. Default 2000. */
   readonly safetyMarginMs?: number;
-  /** Timeout of each storage request, in ms (a renewal waits while its lease has time left). Default the renew interval, at most 5000. */
+  /**
+   * Timeout of each storage request, in ms (a renewal waits while its lease has time left). Default the renew interval,
+   * at most 5000.
+   */
   readonly requestTimeoutMs?: number;
   /** Default `balanced`. */
   readonly strategy?: BalanceStrategy;
-  /** Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take, in ms. Default 30000. */
+  /**
+   * Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take, in ms. Default
+   * 30000.
+   */
   readonly startTimeoutMs?: number;
   /**
    * On a graceful shutdown with peers, the longest this instance keeps reading after it marked its membership

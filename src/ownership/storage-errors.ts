@@ -69,13 +69,17 @@ function storageMisconfiguration(error: unknown): StorageMisconfiguration | unde
   ) {
     return {
       configKey: 'blob_checkpoint_store.connection',
-      hint: "the storage account refused the credential: check the account key or SAS (read, write, list, lease on blobs), or the identity's role",
+      hint:
+        'the storage account refused the credential: check the account key or SAS (read, write, list, lease on ' +
+        "blobs), or the identity's role",
     };
   }
   return undefined;
 }
 
-/** A storage error as events carry it: secret-free, `permanent` with the key to fix when the configuration is at fault. */
+/**
+ * A storage error as events carry it: secret-free, `permanent` with the key to fix when the configuration is at fault.
+ */
 export interface StorageError extends Error {
   readonly permanent: boolean;
   /**

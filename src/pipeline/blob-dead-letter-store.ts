@@ -87,7 +87,8 @@ export class BlobDeadLetterStore implements DeadLetterStore {
       // No `cause`: the storage SDK's RestError carries the request (URL with any SAS token, headers).
       // eslint-disable-next-line preserve-caught-error
       throw new Error(
-        `dead-letter write to container '${this.#container.containerName}' failed: ${redact(error instanceof Error ? error.message : String(error))}`,
+        `dead-letter write to container '${this.#container.containerName}' failed: ` +
+          `${redact(error instanceof Error ? error.message : String(error))}`,
       );
     }
   }

@@ -48,7 +48,10 @@ export interface ExporterFactory<C = unknown> {
 export interface ReceiverComponent {
   /** Returns quickly; reading happens in background loops. A start that fails half-way cleans up. */
   start(): Promise<void>;
-  /** Stops claiming, drains in-flight batches, writes final checkpoints, releases leases. Idempotent, safe without start. */
+  /**
+   * Stops claiming, drains in-flight batches, writes final checkpoints, releases leases. Idempotent, safe without
+   * start.
+   */
   shutdown(): Promise<void>;
 }
 

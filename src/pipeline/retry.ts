@@ -30,7 +30,10 @@ export interface RetryOptions {
   readonly initialIntervalMs?: number;
   /** The longest wait, jitter included (the jitter window is cut here). Default 30 000 ms. */
   readonly maxIntervalMs?: number;
-  /** Give up once the next wait would end later than this after the first attempt. Default 300 000 ms; 0 = never give up. */
+  /**
+   * Give up once the next wait would end later than this after the first attempt. Default 300 000 ms; 0 = never give
+   * up.
+   */
   readonly maxElapsedTimeMs?: number;
   /** Growth of the wait per attempt. Default 1.5. */
   readonly multiplier?: number;

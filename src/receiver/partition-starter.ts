@@ -294,7 +294,8 @@ export class PartitionStarter implements PartitionLifecycle {
   }
 
   #noteRetentionGap(partitionId: string, checkpoint: Checkpoint | undefined, props: PartitionProperties): void {
-    // Sequence number -1 (offset "-1") is the "before the first event" marker that `earliest` and resets write: not a gap.
+    // Sequence number -1 (offset "-1") is the "before the first event" marker that `earliest` and resets write: not a
+    // gap.
     if (
       !checkpoint ||
       checkpoint.sequenceNumber < 0 ||

@@ -175,7 +175,10 @@ export interface ReceiverCounters {
   readonly claimPauses: number;
 }
 
-/** Restarts of partition readers by reason: `transient`, `permanent`, `stalled` (reopened by the pump), `ownershipLost`, `error`, `startFailed` (by the owner). */
+/**
+ * Restarts of partition readers by reason: `transient`, `permanent`, `stalled` (reopened by the pump), `ownershipLost`,
+ * `error`, `startFailed` (by the owner).
+ */
 export type RestartReason =
   | 'transient'
   | 'permanent'

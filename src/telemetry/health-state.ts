@@ -111,7 +111,8 @@ function failureOf(error: Error, since: number, previous?: Failure): Failure {
  * after `unhealthyAfterMs` when the hub, the checkpoint writes or the checkpoint store keep failing. It is
  * `degraded` while a partition it holds has been retrying (its reader failing, or its batch refused by the
  * pipeline) or waiting for its batch to be delivered (an exporter retrying, a stage holding it) for longer than
- * `degradedAfterMs`; a waiting partition names the exporter whose attempts fail (exportAttempt). Every status but `ready` answers non-200. Time is only read
+ * `degradedAfterMs`; a waiting partition names the exporter whose attempts fail (exportAttempt). Every status but
+ * `ready` answers non-200. Time is only read
  * at evaluation, so no timers are involved.
  */
 export class HealthState {
@@ -238,7 +239,9 @@ export class HealthState {
         const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
         t.memory = {
           since: t.memory?.since ?? now,
-          error: `reading paused: memory in use ${mib(status.usageBytes)} MiB is above memory.limit_mib ${mib(status.limitBytes)}`,
+          error:
+            `reading paused: memory in use ${mib(status.usageBytes)} MiB is above memory.limit_mib ` +
+            `${mib(status.limitBytes)}`,
           permanent: false,
           configKey: 'memory.limit_mib',
         };

@@ -124,7 +124,8 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
   [
     `${RECEIVER_METRIC_PREFIX}invalid_checkpoints`,
     'invalidCheckpoints',
-    'Partition starts that found a checkpoint beyond the last event of the partition (recreated hub, reused container).',
+    'Partition starts that found a checkpoint beyond the last event of the partition (recreated hub, reused ' +
+      'container).',
     '{checkpoints}',
   ],
   [
@@ -281,14 +282,16 @@ export class ReceiverMetrics {
     meter
       .createObservableGauge(`${RECEIVER_METRIC_PREFIX}partition_state`, {
         description:
-          'State of each partition this instance holds or handed back: 1 for the current state (reading, retrying, waiting, released), 0 for the others.',
+          'State of each partition this instance holds or handed back: 1 for the current state (reading, retrying, ' +
+          'waiting, released), 0 for the others.',
         unit: '1',
       })
       .addCallback((result) => this.#observeStates(result));
     meter
       .createObservableCounter(`${RECEIVER_METRIC_PREFIX}partition_restarts`, {
         description:
-          'Partition readers restarted, by reason: transient, permanent, stalled (reopened in place), ownershipLost, fenced, error (handed back), startFailed.',
+          'Partition readers restarted, by reason: transient, permanent, stalled (reopened in place), ownershipLost, ' +
+          'fenced, error (handed back), startFailed.',
         unit: '{restarts}',
       })
       .addCallback((result) => {

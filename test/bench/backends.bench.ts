@@ -185,7 +185,8 @@ function drain(side: Side, child: Child): Promise<number> {
 
 async function main(): Promise<void> {
   console.log(
-    `preloading ${EVENTS} events of ${EVENT_BYTES} B and ${EVENTS} sample resource-log events over ${PARTITIONS} partitions in a child emulator...`,
+    `preloading ${EVENTS} events of ${EVENT_BYTES} B and ${EVENTS} sample resource-log events over ${PARTITIONS} ` +
+      `partitions in a child emulator...`,
   );
   const child = await startChild();
   try {
@@ -228,7 +229,8 @@ async function main(): Promise<void> {
     for (const side of SIDES) {
       if (side === 'sdk' || side === 'sdk-logs') {
         console.log(
-          `${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s (best of ${ROUNDS}), client CPU ${Math.min(...cpu[side]).toFixed(2)} µs/event`,
+          `${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s (best of ${ROUNDS}), client CPU ` +
+            `${Math.min(...cpu[side]).toFixed(2)} µs/event`,
         );
         continue;
       }
@@ -239,7 +241,8 @@ async function main(): Promise<void> {
       const cpuRatio = Number((Math.min(...cpu[side]) / Math.min(...cpu[base])).toFixed(2));
       ratios[side] = { ratio, ratioOfMedians: ofMedians, cpuRatio };
       console.log(
-        `${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s, ratio ${ratio} to ${base} (goal ≥ ${GOALS[side]}; ratio of medians ${ofMedians}); ` +
+        `${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s, ratio ${ratio} to ${base} (goal ≥ ` +
+          `${GOALS[side]}; ratio of medians ${ofMedians}); ` +
           `client CPU ${Math.min(...cpu[side]).toFixed(2)} µs/event, ${cpuRatio}x ${base}'s`,
       );
     }

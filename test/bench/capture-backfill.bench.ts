@@ -110,14 +110,17 @@ for (let r = 0; r < ROUNDS; r++) {
     const result = await round(side);
     best[side] = Math.max(best[side] ?? 0, result.eventsPerSec);
     console.log(
-      `round ${r + 1} ${side.padEnd(8)} ${result.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s (${result.records} records)`,
+      `round ${r + 1} ${side.padEnd(8)} ${result.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s ` +
+        `(${result.records} records)`,
     );
   }
 }
 console.log(
-  `backend ${BACKEND}, ${PARTITIONS} partitions x ${EVENTS} events, ${availableParallelism()} cores, load ${load} -> ${loadavg()[0]!.toFixed(2)} (shared machine)`,
+  `backend ${BACKEND}, ${PARTITIONS} partitions x ${EVENTS} events, ${availableParallelism()} cores, load ${load} ` +
+    `-> ${loadavg()[0]!.toFixed(2)} (shared machine)`,
 );
 console.log(
-  `best: live ${best.live!.toLocaleString('en-US')} events/s, backfill ${best.backfill!.toLocaleString('en-US')} events/s, backfill/live ${(best.backfill! / best.live!).toFixed(2)}`,
+  `best: live ${best.live!.toLocaleString('en-US')} events/s, backfill ${best.backfill!.toLocaleString('en-US')} ` +
+    `events/s, backfill/live ${(best.backfill! / best.live!).toFixed(2)}`,
 );
 await azurite.stop();

@@ -40,7 +40,10 @@ function makeEvents(categories: readonly string[]): ReceivedEvent[] {
   return events;
 }
 
-/** Starts each timed section from a collected heap (run-all passes --expose-gc), so neither side pays the other's GC debt. */
+/**
+ * Starts each timed section from a collected heap (run-all passes --expose-gc), so neither side pays the other's GC
+ * debt.
+ */
 const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
 
 /**
@@ -120,15 +123,18 @@ const mix = measure(makeEvents(valid));
 const ratio = mix.parseMs / mix.decodeMs;
 const ratioString = mix.parseStringMs / mix.decodeMs;
 console.log(
-  `azure format${SEMCONV ? ' (apply_semantic_conventions)' : ''}, realistic mix of ${valid.length} categories: ${EVENTS} events, ${mix.records} records, ${(mix.bytes / 1e6).toFixed(1)} MB`,
+  `azure format${SEMCONV ? ' (apply_semantic_conventions)' : ''}, realistic mix of ${valid.length} categories: ` +
+    `${EVENTS} events, ${mix.records} records, ${(mix.bytes / 1e6).toFixed(1)} MB`,
 );
 console.log(`  JSON.parse(bytes → string):  ${mbps(mix.bytes, mix.parseMs).toFixed(1)} MB/s`);
 console.log(`  JSON.parse(string) only:     ${mbps(mix.bytes, mix.parseStringMs).toFixed(1)} MB/s`);
 console.log(
-  `  azure decoder:               ${mbps(mix.bytes, mix.decodeMs).toFixed(1)} MB/s, ${Math.round(mix.records / (mix.decodeMs / 1000)).toLocaleString('en')} records/s`,
+  `  azure decoder:               ${mbps(mix.bytes, mix.decodeMs).toFixed(1)} MB/s, ` +
+    `${Math.round(mix.records / (mix.decodeMs / 1000)).toLocaleString('en')} records/s`,
 );
 console.log(
-  `  ratio to JSON.parse of the same bytes: ${ratio.toFixed(2)} (goal ≥ 0.5); to JSON.parse of pre-decoded strings: ${ratioString.toFixed(2)}`,
+  `  ratio to JSON.parse of the same bytes: ${ratio.toFixed(2)} (goal ≥ 0.5); to JSON.parse of pre-decoded strings: ` +
+    `${ratioString.toFixed(2)}`,
 );
 console.log(`  (medians instead of fastest rounds: ratio ${mix.medianRatio.toFixed(2)})`);
 
@@ -136,7 +142,8 @@ console.log(`  (medians instead of fastest rounds: ratio ${mix.medianRatio.toFix
 const encoding = measure(makeEvents(valid), 'azure_encoding');
 const encodingRatio = encoding.parseMs / encoding.decodeMs;
 console.log(
-  `  azure_encoding decoder:      ${mbps(encoding.bytes, encoding.decodeMs).toFixed(1)} MB/s, ratio to JSON.parse ${encodingRatio.toFixed(2)} (medians ${encoding.medianRatio.toFixed(2)})`,
+  `  azure_encoding decoder:      ${mbps(encoding.bytes, encoding.decodeMs).toFixed(1)} MB/s, ratio to JSON.parse ` +
+    `${encodingRatio.toFixed(2)} (medians ${encoding.medianRatio.toFixed(2)})`,
 );
 
 // Azure Functions' single-quoted bodies take the sanitizer path: parse fails, repair, parse again.
@@ -155,7 +162,8 @@ for (let round = -1; round < 5; round++) {
 const fnBytes = functionsEvents.reduce((sum, e) => sum + e.body.length, 0);
 const fnMs = best(fnRuns);
 console.log(
-  `  Functions (sanitizer path):  ${mbps(fnBytes, fnMs).toFixed(1)} MB/s, ${Math.round(fnRecords / (fnMs / 1000)).toLocaleString('en')} records/s`,
+  `  Functions (sanitizer path):  ${mbps(fnBytes, fnMs).toFixed(1)} MB/s, ` +
+    `${Math.round(fnRecords / (fnMs / 1000)).toLocaleString('en')} records/s`,
 );
 
 console.log(

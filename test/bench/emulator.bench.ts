@@ -216,7 +216,8 @@ if (role) {
   const emulator = await startChild('emulator');
   const baseline = await startChild('baseline');
   console.log(
-    `preloaded ${fmt(EVENTS)} events of ${EVENT_BYTES} B at ${fmt(emulator.info.preloadEventsPerSec)} events/s (append)`,
+    `preloaded ${fmt(EVENTS)} events of ${EVENT_BYTES} B at ${fmt(emulator.info.preloadEventsPerSec)} events/s ` +
+      `(append)`,
   );
   const rheaRates: number[] = [];
   const baseRates: number[] = [];
@@ -232,10 +233,12 @@ if (role) {
     emulatorCpuPerEvent.push(((await emulator.cpuMicros()) - cpu0) / EVENTS);
     sdkRates.push(await sdkReceive(emulator.info.connectionString, EVENTS));
     console.log(
-      `run ${run + 1}: server CPU per event: emulator ${emulatorCpuPerEvent[run]!.toFixed(2)} µs, bare rhea server ${baselineCpuPerEvent[run]!.toFixed(2)} µs`,
+      `run ${run + 1}: server CPU per event: emulator ${emulatorCpuPerEvent[run]!.toFixed(2)} µs, bare rhea server ` +
+        `${baselineCpuPerEvent[run]!.toFixed(2)} µs`,
     );
     console.log(
-      `run ${run + 1}: baseline rhea server → rhea ${fmt(baseRates[run]!)}/s, emulator → rhea ${fmt(rheaRates[run]!)}/s, emulator → SDK ${fmt(sdkRates[run]!)}/s`,
+      `run ${run + 1}: baseline rhea server → rhea ${fmt(baseRates[run]!)}/s, emulator → rhea ` +
+        `${fmt(rheaRates[run]!)}/s, emulator → SDK ${fmt(sdkRates[run]!)}/s`,
     );
   }
   baseline.stop();
@@ -254,10 +257,14 @@ if (role) {
     targetEventsPerSec: 50_000,
   };
   console.log(
-    `emulator server capacity: ${fmt(result.emulatorServerEventsPerCpuSecond)} events per CPU-second (${result.emulatorServerCpuMicrosPerEvent} µs/event; bare rhea server ${result.baselineServerCpuMicrosPerEvent} µs/event)`,
+    `emulator server capacity: ${fmt(result.emulatorServerEventsPerCpuSecond)} events per CPU-second ` +
+      `(${result.emulatorServerCpuMicrosPerEvent} µs/event; bare rhea server ` +
+      `${result.baselineServerCpuMicrosPerEvent} µs/event)`,
   );
   console.log(
-    `median of ${RUNS}: emulator → rhea ${fmt(result.emulatorToRheaEventsPerSec)}/s (${result.emulatorVsBaselineRatio}× the bare rhea server), emulator → SDK ${fmt(result.emulatorToSdkEventsPerSec)}/s`,
+    `median of ${RUNS}: emulator → rhea ${fmt(result.emulatorToRheaEventsPerSec)}/s ` +
+      `(${result.emulatorVsBaselineRatio}× the bare rhea server), emulator → SDK ` +
+      `${fmt(result.emulatorToSdkEventsPerSec)}/s`,
   );
   console.log(`BENCH_RESULT ${JSON.stringify(result)}`);
   process.exit(0);

@@ -108,9 +108,11 @@ try {
       const closedNote =
         victimClosedMs === undefined
           ? ''
-          : ` (the victim had closed its partitions after ${(victimClosedMs / 1000).toFixed(2)} s; unread for at most ${(gapMs! / 1000).toFixed(2)} s)`;
+          : ` (the victim had closed its partitions after ${(victimClosedMs / 1000).toFixed(2)} s; unread for at ` +
+            `most ${(gapMs! / 1000).toFixed(2)} s)`;
       console.log(
-        `update ${updateMs / 1000} s, ${kind.padEnd(8)} run ${Math.floor(run / KINDS.length) + 1}: ${lost.length} partitions taken over in ${(ms / 1000).toFixed(2)} s${closedNote}`,
+        `update ${updateMs / 1000} s, ${kind.padEnd(8)} run ${Math.floor(run / KINDS.length) + 1}: ${lost.length} ` +
+          `partitions taken over in ${(ms / 1000).toFixed(2)} s${closedNote}`,
       );
       fleet.push(spawn());
       await waitUntil(balanced, balanceTimeoutMs(updateMs), 'the fleet rebalanced after a replacement joined', fleet);
@@ -142,10 +144,12 @@ try {
   for (const s of summary) {
     const gap =
       'unreadGapMedianMs' in s
-        ? `; unread gap median ${(s.unreadGapMedianMs! / 1000).toFixed(2)} s, max ${(s.unreadGapMaxMs! / 1000).toFixed(2)} s`
+        ? `; unread gap median ${(s.unreadGapMedianMs! / 1000).toFixed(2)} s, max ` +
+          `${(s.unreadGapMaxMs! / 1000).toFixed(2)} s`
         : '';
     console.log(
-      `update ${s.updateIntervalMs / 1000} s, lease ${s.leaseDurationMs / 1000} s, ${s.kind.padEnd(8)}: median ${(s.medianMs / 1000).toFixed(2)} s, max ${(s.maxMs / 1000).toFixed(2)} s over ${s.runs} runs${gap}`,
+      `update ${s.updateIntervalMs / 1000} s, lease ${s.leaseDurationMs / 1000} s, ${s.kind.padEnd(8)}: median ` +
+        `${(s.medianMs / 1000).toFixed(2)} s, max ${(s.maxMs / 1000).toFixed(2)} s over ${s.runs} runs${gap}`,
     );
   }
   console.log(`BENCH_RESULT ${JSON.stringify({ instances: INSTANCES, partitions: PARTITIONS, summary })}`);

@@ -59,7 +59,8 @@ const ctx: Context = {
 };
 log(
   `fleet-faults: ${chosen.join(', ')}; backends ${settings.backends.join(', ')}; scale ${settings.scale}; ` +
-    `${settings.eventsPerSecond} events/s over ${settings.partitions} partitions; checkpoint.interval ${settings.checkpointInterval ?? 'default'}`,
+    `${settings.eventsPerSecond} events/s over ${settings.partitions} partitions; checkpoint.interval ` +
+    `${settings.checkpointInterval ?? 'default'}`,
 );
 const results: Record<string, unknown> = {};
 let failed = false;

@@ -117,13 +117,16 @@ const speedup = upstreamMs / oursMs;
 const medianSpeedup = median(upstreamRuns) / median(oursRuns);
 const perRecord = (ms: number): number => (ms * 1000) / records.length;
 console.log(
-  `${records.length} azure-decoded records in ${batches.length} batches of up to ${BATCH_RECORDS}; ${(totalBytes / 1e6).toFixed(1)} MB of OTLP protobuf`,
+  `${records.length} azure-decoded records in ${batches.length} batches of up to ${BATCH_RECORDS}; ` +
+    `${(totalBytes / 1e6).toFixed(1)} MB of OTLP protobuf`,
 );
 console.log(
-  `  upstream ProtobufLogsSerializer: ${upstreamMs.toFixed(1)} ms CPU, ${perRecord(upstreamMs).toFixed(2)} µs/record, ${(totalBytes / 1e3 / upstreamMs).toFixed(0)} MB/s`,
+  `  upstream ProtobufLogsSerializer: ${upstreamMs.toFixed(1)} ms CPU, ${perRecord(upstreamMs).toFixed(2)} µs/` +
+    `record, ${(totalBytes / 1e3 / upstreamMs).toFixed(0)} MB/s`,
 );
 console.log(
-  `  one-pass encoder:                ${oursMs.toFixed(1)} ms CPU, ${perRecord(oursMs).toFixed(2)} µs/record, ${(totalBytes / 1e3 / oursMs).toFixed(0)} MB/s`,
+  `  one-pass encoder:                ${oursMs.toFixed(1)} ms CPU, ${perRecord(oursMs).toFixed(2)} µs/record, ` +
+    `${(totalBytes / 1e3 / oursMs).toFixed(0)} MB/s`,
 );
 console.log(`  speedup ${speedup.toFixed(2)}× (fastest rounds), ${medianSpeedup.toFixed(2)}× (medians)`);
 
@@ -148,11 +151,13 @@ for (const level of [1, 6]) {
     ratio: round2(totalBytes / bytes),
   };
   console.log(
-    `  gzip level ${level}: ${(bytes / 1e6).toFixed(2)} MB (${(totalBytes / bytes).toFixed(1)}:1), ${ms.toFixed(1)} ms, ${perRecord(ms).toFixed(2)} µs/record`,
+    `  gzip level ${level}: ${(bytes / 1e6).toFixed(2)} MB (${(totalBytes / bytes).toFixed(1)}:1), ${ms.toFixed(1)} ` +
+      `ms, ${perRecord(ms).toFixed(2)} µs/record`,
   );
 }
 console.log(
-  `  gzip level 1 vs 6: ${(gzip.level6!.ms / gzip.level1!.ms).toFixed(2)}× faster, ${(gzip.level1!.bytes / gzip.level6!.bytes).toFixed(2)}× the bytes`,
+  `  gzip level 1 vs 6: ${(gzip.level6!.ms / gzip.level1!.ms).toFixed(2)}× faster, ` +
+    `${(gzip.level1!.bytes / gzip.level6!.bytes).toFixed(2)}× the bytes`,
 );
 
 // End to end through the otlphttp exporter (encode, gzip at the level, HTTP to an in-process sink that
@@ -275,7 +280,8 @@ for (const [label, items, proto, json] of [
     protoBytesPerItem: round2(bytes / items.length),
   };
   console.log(
-    `  ${label}: ${items.length} items, protobuf ${signals[label]!.protoUsPerItem} µs/item (${signals[label]!.protoBytesPerItem} B/item), JSON ${signals[label]!.jsonUsPerItem} µs/item`,
+    `  ${label}: ${items.length} items, protobuf ${signals[label]!.protoUsPerItem} µs/item ` +
+      `(${signals[label]!.protoBytesPerItem} B/item), JSON ${signals[label]!.jsonUsPerItem} µs/item`,
   );
 }
 

@@ -21,7 +21,9 @@ const proxy = await startCountingProxy(azurite.port);
 const names = Array.from({ length: INSTANCES }, (_, i) => `member-${i}`);
 const coordinators: LeaseOwnershipCoordinator[] = [];
 try {
-  const storage = `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
+  const storage =
+    `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};` +
+    `BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
   const container = BlobServiceClient.fromConnectionString(storage).getContainerClient(randomName('traffic'));
   await container.create();
   const scope = {
@@ -67,14 +69,17 @@ try {
   const total = Math.round(kinds.reduce((sum, k) => sum + perMinute[k]!, 0) * 10) / 10;
   const stable = names.every((n) => timeline.count(n) === PARTITIONS / INSTANCES);
   console.log(
-    `${INSTANCES} coordinators, ${PARTITIONS} partitions, ${Math.round(minutes * 600) / 10} s window, fleet stayed balanced: ${stable}`,
+    `${INSTANCES} coordinators, ${PARTITIONS} partitions, ${Math.round(minutes * 600) / 10} s window, fleet stayed ` +
+      `balanced: ${stable}`,
   );
   console.log(
-    `requests per minute: total ${total} (${JSON.stringify(perMinute)}); per partition ${Math.round((total / PARTITIONS) * 10) / 10}`,
+    `requests per minute: total ${total} (${JSON.stringify(perMinute)}); per partition ` +
+      `${Math.round((total / PARTITIONS) * 10) / 10}`,
   );
   if (timeline.violations.length > 0) console.log(`VIOLATIONS: ${timeline.violations.join('; ')}`);
   console.log(
-    `BENCH_RESULT ${JSON.stringify({ instances: INSTANCES, partitions: PARTITIONS, windowSeconds: Math.round(minutes * 60), stable, requestsPerMinute: total, perMinute })}`,
+    `BENCH_RESULT ` +
+      `${JSON.stringify({ instances: INSTANCES, partitions: PARTITIONS, windowSeconds: Math.round(minutes * 60), stable, requestsPerMinute: total, perMinute })}`,
   );
 } finally {
   await Promise.all(coordinators.map((c) => c.shutdown()));

@@ -107,9 +107,11 @@ const kib = (bytes: number): number => Math.round(bytes / KIB);
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 const mib = (bytes: number): number => Math.round((bytes / KIB / KIB) * 10) / 10;
 const show = (p: Point): string =>
-  `RSS ${kib(p.idleRss)} KiB, CPU ${p.idleCpuPercent.toFixed(1)} % of a core, heap used ${kib(p.idle.heapUsed)} / total ${kib(p.idle.heapTotal)} (young ${kib(p.idle.youngCommitted)}), ` +
+  `RSS ${kib(p.idleRss)} KiB, CPU ${p.idleCpuPercent.toFixed(1)} % of a core, heap used ${kib(p.idle.heapUsed)} / ` +
+  `total ${kib(p.idle.heapTotal)} (young ${kib(p.idle.youngCommitted)}), ` +
   `external ${kib(p.idle.external)}, ` +
-  `array buffers ${kib(p.idle.arrayBuffers)}; after GC: RSS ${kib(p.afterGc.rss)}, heap used ${kib(p.afterGc.heapUsed)} / ` +
+  `array buffers ${kib(p.idle.arrayBuffers)}; after GC: RSS ${kib(p.afterGc.rss)}, heap used ` +
+  `${kib(p.afterGc.heapUsed)} / ` +
   `total ${kib(p.afterGc.heapTotal)} (young ${kib(p.afterGc.youngCommitted)}), external ${kib(p.afterGc.external)}`;
 
 class Child {
@@ -231,7 +233,8 @@ async function measurePoint(
       const summary = summariseCpuProfile(path, 8);
       const top = summary.topFunctions.map((f) => `${f.name} ${f.percent} %`).join(', ');
       console.log(
-        `${label} ${partitions} partition(s)${ownHub ? ' of a 1-partition hub' : ''}, idle: busy ${Math.round(summary.busyMs)} ms of ` +
+        `${label} ${partitions} partition(s)${ownHub ? ' of a 1-partition hub' : ''}, idle: busy ` +
+          `${Math.round(summary.busyMs)} ms of ` +
           `${IDLE_SECONDS} s: ${summary.categories.map((c) => `${c.category} ${c.percent} %`).join(', ')}; top: ${top}`,
       );
     }
@@ -341,7 +344,8 @@ try {
       manys.push(await measurePoint(MANY, backend, runtime, v, label));
       console.log(`${label} round ${round + 1}:   1 partition:  ${show(ones.at(-1)!)}`);
       console.log(
-        `${label} round ${round + 1}: ${String(MANY).padStart(3)} partitions: ${show(manys.at(-1)!)} (all delivered after ${manys.at(-1)!.openSeconds.toFixed(1)} s)`,
+        `${label} round ${round + 1}: ${String(MANY).padStart(3)} partitions: ${show(manys.at(-1)!)} (all delivered ` +
+          `after ${manys.at(-1)!.openSeconds.toFixed(1)} s)`,
       );
     }
     const ownHub = v.store === 'static' ? undefined : await measurePoint(1, backend, runtime, v, label, true);
@@ -370,15 +374,20 @@ try {
     };
     runs.push(r);
     console.log(
-      `${label}: per owned partition: idle RSS ${r.rssKibPerPartition} KiB (rounds ${rounds.join(', ')}; goal ≤ ${GOAL_KIB}: ` +
-        `${r.rssKibPerPartition <= GOAL_KIB ? 'met' : 'NOT met'}); V8 heap used ${r.heapUsedKibPerPartition}, heap total ` +
-        `${r.heapTotalKibPerPartition}, live heap after GC ${r.liveHeapKibPerPartition}, external ${r.externalKibPerPartition}, ` +
-        `RSS after GC ${r.rssAfterGcKibPerPartition} KiB. Idle RSS: 1 partition ${r.oneRssMiB} MiB, ${MANY} partitions ${r.manyRssMiB} MiB` +
+      `${label}: per owned partition: idle RSS ${r.rssKibPerPartition} KiB (rounds ${rounds.join(', ')}; goal ≤ ` +
+        `${GOAL_KIB}: ` +
+        `${r.rssKibPerPartition <= GOAL_KIB ? 'met' : 'NOT met'}); V8 heap used ${r.heapUsedKibPerPartition}, heap ` +
+        `total ` +
+        `${r.heapTotalKibPerPartition}, live heap after GC ${r.liveHeapKibPerPartition}, external ` +
+        `${r.externalKibPerPartition}, ` +
+        `RSS after GC ${r.rssAfterGcKibPerPartition} KiB. Idle RSS: 1 partition ${r.oneRssMiB} MiB, ${MANY} ` +
+        `partitions ${r.manyRssMiB} MiB` +
         (ownHub ? `, 1 partition of a 1-partition hub ${r.ownHubRssMiB} MiB` : ''),
     );
   }
   console.log(
-    `BENCH_RESULT ${JSON.stringify({ partitions: MANY, idleSeconds: IDLE_SECONDS, rounds: ROUNDS, hubPartitions: HUB_PARTITIONS, goalKibPerPartition: GOAL_KIB, runs })}`,
+    `BENCH_RESULT ` +
+      `${JSON.stringify({ partitions: MANY, idleSeconds: IDLE_SECONDS, rounds: ROUNDS, hubPartitions: HUB_PARTITIONS, goalKibPerPartition: GOAL_KIB, runs })}`,
   );
 } finally {
   await emulator.stop();

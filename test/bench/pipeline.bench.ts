@@ -24,7 +24,8 @@
  * Node could use and the load average before and after (the machine may be shared).
  *
  * Env: BENCH_PIPELINE_EVENTS (200000), BENCH_PIPELINE_ROUNDS (2; the default bench takes about 5 minutes),
- * BENCH_PIPELINE_PARTITIONS (8), BENCH_PIPELINE_SIDES (sdk,polling,streaming,polling+w,streaming+w), BENCH_PIPELINE_PROFILE (streaming;
+ * BENCH_PIPELINE_PARTITIONS (8), BENCH_PIPELINE_SIDES (sdk,polling,streaming,polling+w,streaming+w),
+ * BENCH_PIPELINE_PROFILE (streaming;
  * `none`, or a list of sides).
  */
 import { spawn } from 'node:child_process';
@@ -231,7 +232,8 @@ async function runCli(
       requests++;
       if (TRACE)
         console.log(
-          `  ${kind} +${Math.round(request.arrivedAt - first.arrivedAt)} ms: ${request.records} records, ${request.bytes} B`,
+          `  ${kind} +${Math.round(request.arrivedAt - first.arrivedAt)} ms: ${request.records} records, ` +
+            `${request.bytes} B`,
         );
       last = request;
       if (!at10 && records >= backlog.records * 0.1) at10 = { records, at: request.arrivedAt };
@@ -296,9 +298,12 @@ function describe(r: RoundResult): string {
   const extra =
     r.side === 'sdk'
       ? ''
-      : `; steady (10–90 %) ${r.steadyRecordsPerSec?.toLocaleString('en-US')} records/s; sink ${c.sink}; ${r.requests} requests of ${r.recordsPerRequest} records; first export ${((r.firstExportMs ?? 0) / 1000).toFixed(1)} s after spawn`;
+      : `; steady (10–90 %) ${r.steadyRecordsPerSec?.toLocaleString('en-US')} records/s; sink ${c.sink}; ` +
+        `${r.requests} requests of ${r.recordsPerRequest} records; first export ` +
+        `${((r.firstExportMs ?? 0) / 1000).toFixed(1)} s after spawn`;
   return (
-    `${r.side.padEnd(11)} ${r.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s ${r.recordsPerSec.toLocaleString('en-US').padStart(7)} records/s  ` +
+    `${r.side.padEnd(11)} ${r.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s ` +
+    `${r.recordsPerSec.toLocaleString('en-US').padStart(7)} records/s  ` +
     `client CPU ${c.client} µs/event (${threads}); emulator ${c.emulator}${extra}; peak RSS ${r.peakRssMiB} MiB`
   );
 }
@@ -313,14 +318,16 @@ function printProfile(kind: CliSide, thread: string, s: ProfileSummary): void {
 
 async function main(): Promise<void> {
   console.log(
-    `preloading ${EVENTS.toLocaleString('en-US')} sample Azure resource-log events over ${PARTITIONS} partitions in a child emulator...`,
+    `preloading ${EVENTS.toLocaleString('en-US')} sample Azure resource-log events over ${PARTITIONS} partitions in ` +
+      `a child emulator...`,
   );
   const backlog = await startBacklog();
   const azurite = await startAzurite();
   const sink = await startOtlpSink();
   try {
     console.log(
-      `backlog: ${backlog.records.toLocaleString('en-US')} records, ${Math.round(backlog.bytes / EVENTS)} B per event on average`,
+      `backlog: ${backlog.records.toLocaleString('en-US')} records, ${Math.round(backlog.bytes / EVENTS)} B per ` +
+        `event on average`,
     );
     const cores = availableParallelism();
     const loadBefore = loadavg().map((l) => Number(l.toFixed(2)));
@@ -380,7 +387,8 @@ async function main(): Promise<void> {
         ratio === undefined
           ? ''
           : `; ratio to the bare SDK ${ratio}, steady ${steadyRatio} (goal ≥ ${goal}); ` +
-            `client CPU ${leastCpu(side)} µs/event against the SDK's ${leastCpu('sdk')}: ${cpuRatio}× (goal ≤ ${backendOf(side as CliSide) === 'streaming' ? 2.0 : 2.4})`;
+            `client CPU ${leastCpu(side)} µs/event against the SDK's ${leastCpu('sdk')}: ${cpuRatio}× (goal ≤ ` +
+            `${backendOf(side as CliSide) === 'streaming' ? 2.0 : 2.4})`;
       console.log(`best ${describe(b)}${ratios}`);
     }
     for (const kind of ['polling', 'streaming'] as const) {
@@ -390,7 +398,8 @@ async function main(): Promise<void> {
       const ratio = Number((many.eventsPerSec / one.eventsPerSec).toFixed(3));
       summary[`${kind} workers vs one`] = ratio;
       console.log(
-        `${kind}: decode workers (auto: ${Math.max(0, cores - 1)} on ${cores} cores) vs one thread: ${ratio}x (goal ≥ 1.6 when CPU-bound)`,
+        `${kind}: decode workers (auto: ${Math.max(0, cores - 1)} on ${cores} cores) vs one thread: ${ratio}x (goal ` +
+          `≥ 1.6 when CPU-bound)`,
       );
     }
     const profiles: Record<string, unknown> = {};

@@ -257,18 +257,23 @@ try {
   }
   const total = perPartition * PARTITIONS;
   console.log(
-    `preloaded ${total.toLocaleString('en-US')} events of ${EVENT_BYTES} B over ${PARTITIONS} partitions in ${((performance.now() - preloadStarted) / 1000).toFixed(1)} s (bench process RSS ${mib(process.memoryUsage().rss)} MiB)`,
+    `preloaded ${total.toLocaleString('en-US')} events of ${EVENT_BYTES} B over ${PARTITIONS} partitions in ` +
+      `${((performance.now() - preloadStarted) / 1000).toFixed(1)} s (bench process RSS ` +
+      `${mib(process.memoryUsage().rss)} MiB)`,
   );
 
   const baseline = await baselineRss();
   const bareNode = await baselineRss(true);
   console.log(
-    `baseline: idle child that imported the compiled receiver (as the CLI runs): ${mib(baseline)} MiB RSS; bare idle Node: ${mib(bareNode)} MiB`,
+    `baseline: idle child that imported the compiled receiver (as the CLI runs): ${mib(baseline)} MiB RSS; bare ` +
+      `idle Node: ${mib(bareNode)} MiB`,
   );
   const connection = emulator.connectionString('memory');
   const runs: RunResult[] = [];
   const slow = SLOW_CONSUMER_DELAY_MS;
-  const defaultPlan = `polling:${slow}:cli,streaming:${slow}:cli,polling:0:cli,streaming:0:cli,polling:${slow}:embedded,streaming:${slow}:embedded`;
+  const defaultPlan =
+    `polling:${slow}:cli,streaming:${slow}:cli,polling:0:cli,streaming:0:cli,` +
+    `polling:${slow}:embedded,streaming:${slow}:embedded`;
   const plan = (process.env.BENCH_MEMORY_PLAN ?? defaultPlan).split(',').map((entry) => {
     const [backend, delay, runtimeSpec = 'cli'] = entry.split(':');
     const [runtime, cap] = runtimeSpec.split('=');
@@ -300,13 +305,19 @@ try {
       ? `; memory guard: ${r.memoryPauses ?? '?'} pauses, ${r.forcedGcs ?? '?'} forced GCs`
       : '';
     console.log(
-      `${backend.padEnd(9)} ${label.padEnd(8)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
-        `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline; V8 heap used ≤ ${r.peakHeapUsedMiB} MiB, external ≤ ${r.peakExternalMiB} MiB), drained ${r.eventsDrained.toLocaleString('en-US')} events in ${r.drainSeconds} s ` +
-        `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s, ${r.cpuMicrosPerEvent} µs CPU/event)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}${guard}`,
+      `${backend.padEnd(9)} ${label.padEnd(8)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ` +
+        `${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
+        `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline; V8 heap used ≤ ${r.peakHeapUsedMiB} MiB, ` +
+        `external ≤ ${r.peakExternalMiB} MiB), drained ${r.eventsDrained.toLocaleString('en-US')} events in ` +
+        `${r.drainSeconds} s ` +
+        `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s, ${r.cpuMicrosPerEvent} µs CPU/` +
+        `event)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ` +
+        `${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}${guard}`,
     );
   }
   console.log(
-    `BENCH_RESULT ${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), bareNodeRssMiB: mib(bareNode), childFlags: CHILD_FLAGS, goalMiB: 256, runs })}`,
+    `BENCH_RESULT ` +
+      `${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), bareNodeRssMiB: mib(bareNode), childFlags: CHILD_FLAGS, goalMiB: 256, runs })}`,
   );
 } finally {
   await emulator.stop();

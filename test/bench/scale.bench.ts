@@ -149,7 +149,9 @@ process.env.RECEIVER_LOOP_DELAY_MS = '5000';
 const azurite = await startAzurite();
 // Azurite is a child process already; the proxy gets one of its own, away from the emulator's event loop.
 const proxy = await startCountingProxyProcess(azurite.port);
-const storage = `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
+const storage =
+  `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};` +
+  `BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
 const hub = randomName('scale');
 const baselineHub = randomName('baseline');
 /**
@@ -280,13 +282,17 @@ try {
     };
     const coldLine =
       `event-loop delay in the instances (worst 5 s p99 ${coldLoopDelay.worstP99Ms} ms, max per instance ` +
-      `${coldLoopDelay.perInstanceMaxMs.join('/')} ms); partitions closed meanwhile, by reason: ${JSON.stringify(closed)}; storage requests ${JSON.stringify(coldKinds)}; ` +
-      `lease renewal latency at the proxy: median ${coldRenewLatency.medianMs} ms, p95 ${coldRenewLatency.p95Ms} ms, max ${coldRenewLatency.maxMs} ms`;
+      `${coldLoopDelay.perInstanceMaxMs.join('/')} ms); partitions closed meanwhile, by reason: ` +
+      `${JSON.stringify(closed)}; storage requests ${JSON.stringify(coldKinds)}; ` +
+      `lease renewal latency at the proxy: median ${coldRenewLatency.medianMs} ms, p95 ${coldRenewLatency.p95Ms} ms,` +
+      ` max ${coldRenewLatency.maxMs} ms`;
     if (!isBalanced()) {
       const opened = new Set(fleet.flatMap((i) => [...i.owned])).size;
       console.log(
-        `${strategy}: NOT balanced after ${(balanceMs / 1000).toFixed(0)} s: ${opened} of ${PARTITIONS} partitions opened, shares ${fleet.map((i) => i.owned.size).join('/')}; ` +
-          `opened over time ${progress.map((p) => `${Math.round(p.atMs / 1000)} s: ${p.opened}`).join(', ')}; ${coldRequests} storage requests`,
+        `${strategy}: NOT balanced after ${(balanceMs / 1000).toFixed(0)} s: ${opened} of ${PARTITIONS} partitions ` +
+          `opened, shares ${fleet.map((i) => i.owned.size).join('/')}; ` +
+          `opened over time ${progress.map((p) => `${Math.round(p.atMs / 1000)} s: ${p.opened}`).join(', ')}; ` +
+          `${coldRequests} storage requests`,
       );
       console.log(`${strategy}: ${coldLine}`);
       results.push({
@@ -306,7 +312,8 @@ try {
     }
     console.log(
       `${strategy}: balanced ${(balanceMs / 1000).toFixed(1)} s after spawning ${INSTANCES} processes ` +
-        `(the first partition opened after ${(((firstOwnedAt ?? spawnedAt) - spawnedAt) / 1000).toFixed(1)} s: process start + the first round's delay); ` +
+        `(the first partition opened after ${(((firstOwnedAt ?? spawnedAt) - spawnedAt) / 1000).toFixed(1)} s: ` +
+        `process start + the first round's delay); ` +
         `${coldRequests} storage requests to get there; shares ${fleet.map((i) => i.owned.size).join('/')}`,
     );
     console.log(`${strategy}: cold start: ${coldLine}`);
@@ -340,12 +347,16 @@ try {
       `${Math.round(median(xs))} KiB (range ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))})`;
     const instanceRssMiB = fleet.map((i) => mib(median(rss.get(i.name)!)));
     console.log(
-      `${strategy}: idle ${idle.perPartitionPerMinute} storage ops/partition/min over ${idle.seconds} s ${JSON.stringify(idle.byKindPerPartitionPerMinute)}`,
+      `${strategy}: idle ${idle.perPartitionPerMinute} storage ops/partition/min over ${idle.seconds} s ` +
+        `${JSON.stringify(idle.byKindPerPartitionPerMinute)}`,
     );
     console.log(
-      `${strategy}: idle RSS per instance ${instanceRssMiB.join('/')} MiB; baseline owning 1 partition of the same hub ` +
-        `${mib(baselineRss)} MiB: ${kibRange(sameHubKiB)} per owned partition above it; baseline of a 1-partition hub ` +
-        `${mib(oneHubBaselineRss)} MiB (the hub's size not counted out, as earlier releases measured): ${kibRange(oneHubKiB)}`,
+      `${strategy}: idle RSS per instance ${instanceRssMiB.join('/')} MiB; baseline owning 1 partition of the same ` +
+        `hub ` +
+        `${mib(baselineRss)} MiB: ${kibRange(sameHubKiB)} per owned partition above it; baseline of a 1-partition ` +
+        `hub ` +
+        `${mib(oneHubBaselineRss)} MiB (the hub's size not counted out, as earlier releases measured): ` +
+        `${kibRange(oneHubKiB)}`,
     );
 
     // Steady: one event per partition per PRODUCE_TICK_MS.
@@ -353,8 +364,10 @@ try {
     await sleep(2 * PRODUCE_TICK_MS);
     const steady = await storageWindow(proxy, STEADY_SECONDS);
     console.log(
-      `${strategy}: steady ${steady.perPartitionPerMinute} storage ops/partition/min over ${steady.seconds} s at 1 event/partition per ${PRODUCE_TICK_MS / 1000} s ` +
-        `${JSON.stringify(steady.byKindPerPartitionPerMinute)}; lease renewal latency median ${steady.renewLatency.medianMs} ms, ` +
+      `${strategy}: steady ${steady.perPartitionPerMinute} storage ops/partition/min over ${steady.seconds} s at 1 ` +
+        `event/partition per ${PRODUCE_TICK_MS / 1000} s ` +
+        `${JSON.stringify(steady.byKindPerPartitionPerMinute)}; lease renewal latency median ` +
+        `${steady.renewLatency.medianMs} ms, ` +
         `p95 ${steady.renewLatency.p95Ms} ms`,
     );
 
@@ -398,8 +411,10 @@ try {
     console.log(
       `${strategy}: kill -9 of ${victim.name} (${lost.length} partitions): first reopened ${secs(firstOpenedMs)}, ` +
         `all reopened ${secs(openedMs)} (${reopened.length} of ${lost.length}), all read again ${secs(readMs)} ` +
-        `(lease ${LEASE_MS / 1000} s + update ${UPDATE_MS / 1000} s = ${(LEASE_MS + UPDATE_MS) / 1000} s bound); survivors' partitions ` +
-        `closed since the kill, by reason: ${JSON.stringify(closedSinceKill)}; shares now ${survivors.map((i) => i.owned.size).join('/')}`,
+        `(lease ${LEASE_MS / 1000} s + update ${UPDATE_MS / 1000} s = ${(LEASE_MS + UPDATE_MS) / 1000} s bound); ` +
+        `survivors' partitions ` +
+        `closed since the kill, by reason: ${JSON.stringify(closedSinceKill)}; shares now ` +
+        `${survivors.map((i) => i.owned.size).join('/')}`,
     );
     results.push({
       strategy,

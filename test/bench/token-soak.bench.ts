@@ -90,7 +90,8 @@ try {
     runs.push({ kind, hub, load, child, rss: [] });
   }
   console.log(
-    `token soak: ${KINDS.join(' + ')} for ${MINUTES} min, tokens living ${LIFETIME_MS / 1000} s, ${RATE} events/s each, ${PARTITIONS} partitions`,
+    `token soak: ${KINDS.join(' + ')} for ${MINUTES} min, tokens living ${LIFETIME_MS / 1000} s, ${RATE} events/s ` +
+      `each, ${PARTITIONS} partitions`,
   );
   let nextPrint = 60_000;
   while (Date.now() - started < DURATION_MS) {
@@ -107,7 +108,8 @@ try {
         .map((r) => `${r.kind} rss ${mib(r.rss.at(-1)?.[1] ?? NaN)} MiB, sent ${r.load.total}`)
         .join('; ');
       console.log(
-        `  ${Math.round(t / 60_000)} min: ${line}; renewals so far ${claimsPerAudience(emulator).reduce((s, c) => s + c.renewals, 0)}`,
+        `  ${Math.round(t / 60_000)} min: ${line}; renewals so far ` +
+          `${claimsPerAudience(emulator).reduce((s, c) => s + c.renewals, 0)}`,
       );
     }
   }
@@ -173,7 +175,8 @@ try {
   };
   console.log(`emulator (bench process): ${JSON.stringify(emulatorSummary)}`);
   console.log(
-    `BENCH_RESULT ${JSON.stringify({ minutes: MINUTES, tokenLifetimeMs: LIFETIME_MS, eventsPerSecond: RATE, partitions: PARTITIONS, ...results, emulator: emulatorSummary })}`,
+    `BENCH_RESULT ` +
+      `${JSON.stringify({ minutes: MINUTES, tokenLifetimeMs: LIFETIME_MS, eventsPerSecond: RATE, partitions: PARTITIONS, ...results, emulator: emulatorSummary })}`,
   );
   process.exitCode = failed ? 1 : 0;
 } finally {

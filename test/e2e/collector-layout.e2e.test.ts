@@ -13,7 +13,8 @@ import { endpointOf, httpGet, startCli, waitUntil } from './cli-process.ts';
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/go-configs/today-collector-layout.yaml');
 
-test("today's collector layout runs against the emulator: readers, ::, env: config, memory_limiter, zpages, pprof, health_check", {
+test("today's collector layout runs against the emulator: readers, ::, env: config, memory_limiter, zpages, pprof, " +
+  'health_check', {
   timeout: 90_000,
 }, async (t) => {
   const eh = await startTestEmulator(t, { partitions: 2 });

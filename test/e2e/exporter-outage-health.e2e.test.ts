@@ -124,7 +124,9 @@ service:
       STORAGE_CONNECTION: azurite.connectionString,
     });
     const health = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/`;
-    const metrics = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/metrics`;
+    const metrics =
+      `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
+      `metrics`;
     const sent = ['0', '1'].flatMap((pid) => [1, 2, 3].map((i) => `${backend}-${pid}-${i}`));
     for (const pid of ['0', '1'])
       emulator.append(

@@ -119,7 +119,8 @@ service:
       `${backend}: every misconfigured receiver reported`,
     );
     t.diagnostic(
-      `${backend}: health non-200 naming every bad receiver ${Date.now() - started} ms after start (${[...firstSeen].map(([id, ms]) => `${id.split('/')[1]} ${ms} ms`).join(', ')})`,
+      `${backend}: health non-200 naming every bad receiver ${Date.now() - started} ms after start ` +
+        `(${[...firstSeen].map(([id, ms]) => `${id.split('/')[1]} ${ms} ms`).join(', ')})`,
     );
     for (const [id, { configKey }] of Object.entries(BAD)) {
       assert.equal(report.receivers[id]!.configKey, configKey, `${backend} ${id}: the key to fix`);

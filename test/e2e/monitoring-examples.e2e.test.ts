@@ -24,7 +24,10 @@ function expressions(node: unknown, key = ''): string[] {
   return [];
 }
 
-/** Metric names in PromQL: identifiers not followed by `(` or inside `{...}`/`by (...)`, starting otelcol_ or target_info. */
+/**
+ * Metric names in PromQL: identifiers not followed by `(` or inside `{...}`/`by (...)`, starting otelcol_ or
+ * target_info.
+ */
 function metricNames(exprs: readonly string[]): Set<string> {
   const names = new Set<string>();
   for (const e of exprs) {
@@ -126,7 +129,9 @@ service:
     EH_CONNECTION: emulator.connectionString(hub),
     STORAGE_CONNECTION: azurite.connectionString,
   });
-  const url = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/metrics`;
+  const url =
+    `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
+    `metrics`;
 
   const wanted = [...new Set([...ruleNames, ...dashboardNames])].sort();
   const sampleNames = (text: string) =>
@@ -136,7 +141,8 @@ service:
         .filter((l) => l && !l.startsWith('#'))
         .map((l) => /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(l)![0]),
     );
-  // Exports, checkpoints and a hub-wide refresh have to happen first: wait until nothing is missing (or time out and say what).
+  // Exports, checkpoints and a hub-wide refresh have to happen first: wait until nothing is missing (or time out and
+  // say what).
   let missing: string[] = wanted;
   let text = '';
   await waitUntil(

@@ -68,7 +68,9 @@ service:
     AUDIT_CONNECTION: emulator.connectionString(audit),
     METRICS_CONNECTION: emulator.connectionString(platform),
   });
-  const metricsUrl = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/metrics`;
+  const metricsUrl =
+    `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
+    `metrics`;
 
   await waitUntil(
     async () =>

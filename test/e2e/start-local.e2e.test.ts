@@ -120,8 +120,10 @@ test(SIGNALS_TEST, { timeout: 150_000 }, async (t) => {
       .join('\n');
     assert.fail(`${(error as Error).message}\nmissing: ${missing}\n${counters}\n${out.slice(-3000)}`);
   }
-  const perSignal =
-    /status: [\d.]+ records\/s, [\d.]+ points\/s, [\d.]+ spans\/s \| events sent \d+ \(logs [1-9]\d*, metrics [1-9]\d*, traces [1-9]\d*\)/;
+  const perSignal = new RegExp(
+    String.raw`status: [\d.]+ records\/s, [\d.]+ points\/s, [\d.]+ spans\/s \| events sent \d+ \(logs` +
+      String.raw` [1-9]\d*, metrics [1-9]\d*, traces [1-9]\d*\)`,
+  );
   const statusLine = async () => (perSignal.test(out) ? true : undefined);
   await Promise.race([early, waitUntil(statusLine, 30_000, 'a status line with events sent per signal')]);
   child.kill('SIGINT');

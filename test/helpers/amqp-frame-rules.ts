@@ -238,7 +238,9 @@ function checkComposite(name: string, fields: AmqpValue[], path: string, finding
     findings.push({
       kind: fields.length > specs.length ? 'spec' : 'complete',
       path,
-      message: `${path} has ${fields.length} fields, not ${specs.length}${missing.length ? ` (missing ${missing.join(', ')})` : ''}`,
+      message:
+        `${path} has ${fields.length} fields, not ` +
+        `${specs.length}${missing.length ? ` (missing ${missing.join(', ')})` : ''}`,
     });
   }
   specs.forEach((spec, i) => {

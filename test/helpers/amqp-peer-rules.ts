@@ -50,7 +50,9 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
   const earlyFlows = new Map<string, { deliveryCount: number | undefined; credit: number }>();
   let serverIndex = -1; // index of the current frame among the server's frames
   const say = (frame: AmqpFrame, message: string, detail?: string): void => {
-    const where = `server frame ${serverIndex} (${frame.performative ?? 'empty'}, channel ${frame.channel})${detail ? `: ${detail}` : ''}`;
+    const where =
+      `server frame ${serverIndex} (${frame.performative ?? 'empty'}, channel ` +
+      `${frame.channel})${detail ? `: ${detail}` : ''}`;
     findings.push({ kind: 'spec', path: `${frame.performative}`, message, where });
   };
 

@@ -61,7 +61,8 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
     if (!authorized(req)) {
       proxy.refused++;
       client.end(
-        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n',
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: ' +
+          '0\r\n\r\n',
       );
       return;
     }

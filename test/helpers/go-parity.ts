@@ -391,7 +391,9 @@ function numbersAlike(v: unknown): unknown {
 
 const RECORD_PATH_ATTRIBUTE = /^records\[\d+\]\.attributes\["azure\.record\.(.*)"\]$/;
 
-/** The values at a dotted path in `value`; keys may hold dots themselves (identity claim URLs), so every split is tried. */
+/**
+ * The values at a dotted path in `value`; keys may hold dots themselves (identity claim URLs), so every split is tried.
+ */
 function valuesAtPath(value: unknown, path: string): unknown[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
   const out: unknown[] = [];

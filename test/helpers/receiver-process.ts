@@ -13,7 +13,9 @@ const consumer: SignalConsumer = {
   async consume(batch) {
     let out = '';
     for (const r of batch.records)
-      out += `R ${r.attributes['messaging.destination.partition.id']} ${r.attributes['azure.eventhubs.message.sequence_number']}\n`;
+      out +=
+        `R ${r.attributes['messaging.destination.partition.id']} ` +
+        `${r.attributes['azure.eventhubs.message.sequence_number']}\n`;
     process.stdout.write(out);
   },
 };

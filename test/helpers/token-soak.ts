@@ -6,7 +6,10 @@
 import type { HubClient, PartitionReader } from '../../src/backends/consumer.ts';
 import type { Emulator } from '../../src/emulator/index.ts';
 
-/** Appends `eventsPerSecond` events (bodies `<partition>:<n>`, n from 0) spread over the partitions, in 10 ticks a second. */
+/**
+ * Appends `eventsPerSecond` events (bodies `<partition>:<n>`, n from 0) spread over the partitions, in 10 ticks a
+ * second.
+ */
 export class SteadyLoad {
   readonly sent: number[];
   #timer: NodeJS.Timeout | undefined;

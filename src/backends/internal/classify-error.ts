@@ -219,8 +219,10 @@ function hintOf(kind: ErrorKind, configKey: string | undefined): string | undefi
       return 'Set partition to one of the ids the hub lists (0 to partition count - 1), or remove it.';
     case 'invalidStartPosition':
       return configKey === 'checkpoint'
-        ? 'The checkpoint lies past the end of the partition (was the hub recreated?); reset it with the checkpoints tool.'
-        : `Set ${configKey} to a position the partition holds (an offset or sequence number it reported), or remove it.`;
+        ? 'The checkpoint lies past the end of the partition (was the hub recreated?); reset it with the checkpoints ' +
+            'tool.'
+        : `Set ${configKey} to a position the partition holds (an offset or sequence number it reported), or remove ` +
+            `it.`;
     default:
       return undefined;
   }

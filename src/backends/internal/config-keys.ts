@@ -36,7 +36,8 @@ export function invalidConfiguration(backend: string, error: unknown, options: H
   const configKey = options.connectionString ? 'connection' : 'auth';
   const hint =
     configKey === 'connection'
-      ? 'Give connection as Endpoint=sb://<namespace>/;SharedAccessKeyName=...;SharedAccessKey=... with EntityPath, or set event_hub.name.'
+      ? 'Give connection as Endpoint=sb://<namespace>/;SharedAccessKeyName=...;SharedAccessKey=... with EntityPath, ' +
+        'or set event_hub.name.'
       : 'Give auth with event_hub.namespace and event_hub.name, or give connection.';
   const text = redact(error instanceof Error ? error.message : String(error));
   return new BackendError(`${backend} backend: ${text} (check ${configKey})`, {

@@ -22,7 +22,8 @@ export function resolveSasTokenLifetimeMs(lifetimeMs: number | undefined): numbe
   if (lifetimeMs === undefined) return DEFAULT_SAS_TOKEN_LIFETIME_MS;
   if (!Number.isFinite(lifetimeMs) || lifetimeMs < MIN_SAS_TOKEN_LIFETIME_MS) {
     throw new RangeError(
-      `sasTokenLifetimeMs (${lifetimeMs}) must be at least ${MIN_SAS_TOKEN_LIFETIME_MS} ms; omit it for the default hour`,
+      `sasTokenLifetimeMs (${lifetimeMs}) must be at least ${MIN_SAS_TOKEN_LIFETIME_MS} ms; omit it for the default ` +
+        `hour`,
     );
   }
   return Math.floor(lifetimeMs);

@@ -33,7 +33,9 @@ export class CbsAuthorizer {
     this.#timeoutMs = timeoutMs;
   }
 
-  /** A token for `audience` (SAS) or the Event Hubs scope (Entra ID), e.g. for a management request's `security_token`. */
+  /**
+   * A token for `audience` (SAS) or the Event Hubs scope (Entra ID), e.g. for a management request's `security_token`.
+   */
   async getToken(audience: string): Promise<Token> {
     if (this.#source.kind === 'sas') {
       const t = await this.#source.provider.getToken(audience);

@@ -77,7 +77,8 @@ function parseTarget(options: HubClientOptions): ParsedTarget {
     // As the SDK does: a placeholder key satisfies the config validation; the credential does the auth.
     const host = options.fullyQualifiedNamespace.replace(/^[a-z]+:\/\//i, '').replace(/\/+$/, '');
     const config = ConnectionConfigFactory.create(
-      `Endpoint=sb://${host}/;SharedAccessKeyName=defaultKeyName;SharedAccessKey=defaultKeyValue;EntityPath=${options.eventHubName}`,
+      `Endpoint=sb://${host}/;SharedAccessKeyName=defaultKeyName;SharedAccessKey=defaultKeyValue;` +
+        `EntityPath=${options.eventHubName}`,
     );
     return { config, source: { kind: 'jwt', credential: options.credential } };
   }

@@ -147,7 +147,8 @@ const asText = (value: unknown) =>
   (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
 
 /**
- * Maps one resource-log record. A record whose timestamp fell back to the enqueued time carries ATTR_TIMESTAMP_FALLBACK.
+ * Maps one resource-log record. A record whose timestamp fell back to the enqueued time carries
+ * ATTR_TIMESTAMP_FALLBACK.
  *
  * Default mode (`semanticConventions` false) writes what the Go receiver's default translator
  * (pkg/translator/azure) writes: no body, empty common fields left out, `properties` as sent, severity from

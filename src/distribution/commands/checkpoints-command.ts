@@ -88,7 +88,10 @@ export async function checkpointsCommand(args: readonly string[], io: CliIo, com
 }
 
 function describe(s: ReceiverStores): string {
-  return `${s.scope.fullyQualifiedNamespace}/${s.scope.eventHubName}, consumer group ${s.scope.consumerGroup} (container ${s.containerName})`;
+  return (
+    `${s.scope.fullyQualifiedNamespace}/${s.scope.eventHubName}, consumer group ${s.scope.consumerGroup} ` +
+    `(container ${s.containerName})`
+  );
 }
 
 interface Row {

@@ -156,7 +156,8 @@ export async function replayCommand(args: readonly string[], io: CliIo, componen
     io.out(`partition ${p.partitionId}: ${p.events} events from ${p.filesTotal} capture files`);
   }
   io.out(
-    `replayed ${total} events enqueued from ${from.toISOString()} to ${to.toISOString()} in ${((Date.now() - started) / 1000).toFixed(1)} s; no checkpoint was read or written`,
+    `replayed ${total} events enqueued from ${from.toISOString()} to ${to.toISOString()} in ` +
+      `${((Date.now() - started) / 1000).toFixed(1)} s; no checkpoint was read or written`,
   );
   return EXIT_OK;
 }

@@ -58,7 +58,8 @@ export async function openReceiverStores(
   const b = r.blob_checkpoint_store;
   if (!b)
     throw new UsageError(
-      `receivers.${picked.id} has no blob_checkpoint_store: its checkpoints live in memory only, there is nothing to list or reset`,
+      `receivers.${picked.id} has no blob_checkpoint_store: its checkpoints live in memory only, there is nothing ` +
+        `to list or reset`,
     );
   const credential = await credentialFor(config, r);
   const proxyOptions = storageProxySettings(r.proxy_url);

@@ -23,7 +23,8 @@ export function parseResetTarget(text: string | undefined): ResetTarget {
     if (!Number.isNaN(time.getTime())) return { kind: 'time', time };
   }
   throw new UsageError(
-    `--to '${text}': expected earliest, latest, an RFC 3339 time with a zone (2026-01-02T03:04:05Z) or a sequence number`,
+    `--to '${text}': expected earliest, latest, an RFC 3339 time with a zone (2026-01-02T03:04:05Z) or a sequence ` +
+      `number`,
   );
 }
 

@@ -8,7 +8,8 @@ export function validateCaptureConfig(hub: string, c: EmulatorCaptureConfig): vo
     problems.push("storageConnectionString: required (a Blob Storage connection string, e.g. Azurite's)");
   if (typeof c.blobContainer !== 'string' || !/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/.test(c.blobContainer)) {
     problems.push(
-      `blobContainer: '${String(c.blobContainer)}' is not a container name (3-63 lower-case letters, digits and single hyphens)`,
+      `blobContainer: '${String(c.blobContainer)}' is not a container name (3-63 lower-case letters, digits and ` +
+        `single hyphens)`,
     );
   }
   const formatProblem = c.archiveNameFormat === undefined ? undefined : archiveNameFormatProblem(c.archiveNameFormat);

@@ -51,14 +51,16 @@ export class Hub {
 export function validateHubConfig(config: EmulatorHubConfig, quotas: TierQuotas = tierQuotas()): void {
   if (typeof config.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/.test(config.name)) {
     throw new Error(
-      `hub name '${String(config.name)}' is not valid: use letters, digits, '.', '_' and '-', starting with a letter or digit`,
+      `hub name '${String(config.name)}' is not valid: use letters, digits, '.', '_' and '-', starting with a ` +
+        `letter or digit`,
     );
   }
   const max = quotas.partitionsPerHub;
   if (!Number.isInteger(config.partitions) || config.partitions < 1 || config.partitions > max) {
     const hint = quotas.tier === 'emulator' && Number.isInteger(config.partitions) ? tierHint(config.partitions) : '';
     throw new Error(
-      `hub '${config.name}': partitions must be an integer from 1 to ${max} (tier ${quotas.tier}), got ${String(config.partitions)}${hint}`,
+      `hub '${config.name}': partitions must be an integer from 1 to ${max} (tier ${quotas.tier}), got ` +
+        `${String(config.partitions)}${hint}`,
     );
   }
   if (config.capture) validateCaptureConfig(config.name, config.capture);
@@ -104,7 +106,8 @@ export class Namespace {
       for (const hub of this.hubs.values()) total += hub.partitionIds.length;
       if (total > partitionsPerNamespace) {
         throw new Error(
-          `hub '${config.name}': a ${tier} namespace holds at most ${partitionsPerNamespace} partitions over all hubs, this hub makes ${total}`,
+          `hub '${config.name}': a ${tier} namespace holds at most ${partitionsPerNamespace} partitions over all ` +
+            `hubs, this hub makes ${total}`,
         );
       }
     }
@@ -115,7 +118,8 @@ export class Namespace {
     );
     if (consumerGroupsPerHub !== undefined && groups.size > consumerGroupsPerHub) {
       throw new Error(
-        `hub '${config.name}': a ${tier} hub has at most ${consumerGroupsPerHub} consumer groups ($Default included), got ${groups.size}`,
+        `hub '${config.name}': a ${tier} hub has at most ${consumerGroupsPerHub} consumer groups ($Default ` +
+          `included), got ${groups.size}`,
       );
     }
   }

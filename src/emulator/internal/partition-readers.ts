@@ -38,7 +38,9 @@ export class PartitionReaders {
         return {
           ok: false,
           condition: RESOURCE_LIMIT_EXCEEDED,
-          description: `Exceeded the maximum number of allowed receivers per partition in a consumer group which is ${MAX_NON_EPOCH_RECEIVERS}.`,
+          description:
+            `Exceeded the maximum number of allowed receivers per partition in a consumer group which is ` +
+            `${MAX_NON_EPOCH_RECEIVERS}.`,
         };
       }
       return { ok: true, stolen: [] };

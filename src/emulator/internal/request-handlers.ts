@@ -156,7 +156,8 @@ export function handleManagement(
     if (!log) {
       return failure(
         ARGUMENT_OUT_OF_RANGE,
-        `The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 and ${hub.partitionIds.length - 1}.`,
+        `The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 ` +
+          `and ${hub.partitionIds.length - 1}.`,
       );
     }
     const last = log.lastEnqueuedPosition;

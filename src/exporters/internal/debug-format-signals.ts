@@ -111,7 +111,8 @@ export function formatTracesDetailed(spans: readonly SpanRecord[], partitionId: 
         (s.links ?? []).forEach((l, li) => {
           out +=
             `SpanLink #${li}\n     -> Trace ID: ${l.traceId}\n     -> ID: ${l.spanId}\n` +
-            `     -> TraceState: ${l.traceState ?? ''}\n     -> DroppedAttributesCount: 0\n${nestedAttributes(l.attributes)}`;
+            `     -> TraceState: ${l.traceState ?? ''}\n     -> DroppedAttributesCount: ` +
+            `0\n${nestedAttributes(l.attributes)}`;
         });
       });
     }
@@ -154,11 +155,17 @@ function clock(time: HrTime): string {
 }
 
 function resourceHeader(kind: string, index: number, resource: Resource): string {
-  return `${kind} #${index}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource attributes:\n${attributes(resource.attributes)}`;
+  return (
+    `${kind} #${index}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource ` +
+    `attributes:\n${attributes(resource.attributes)}`
+  );
 }
 
 function scopeHeader(kind: string, index: number, scope: Scope): string {
-  return `${kind} #${index}\n${kind} SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ${scope.version ?? ''}\n`;
+  return (
+    `${kind} #${index}\n${kind} SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ` +
+    `${scope.version ?? ''}\n`
+  );
 }
 
 /** An event's or link's attributes, under the collector's `-> Attributes::` line; nothing when there are none. */

@@ -76,10 +76,14 @@ export function formatDetailed(batch: SignalBatch): string {
   let out = formatBasic(batch);
   let ri = 0;
   for (const [resource, scopes] of group(batch.records)) {
-    out += `ResourceLog #${ri++}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource attributes:\n${attributes(resource.attributes)}`;
+    out +=
+      `ResourceLog #${ri++}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource ` +
+      `attributes:\n${attributes(resource.attributes)}`;
     let si = 0;
     for (const [scope, records] of scopes) {
-      out += `ScopeLogs #${si++}\nScopeLogs SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ${scope.version ?? ''}\n`;
+      out +=
+        `ScopeLogs #${si++}\nScopeLogs SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ` +
+        `${scope.version ?? ''}\n`;
       if (scope.attributes) out += `InstrumentationScope attributes:\n${attributes(scope.attributes)}`;
       records.forEach((r, i) => {
         const severity = r.severityNumber ?? 0;
@@ -132,7 +136,8 @@ export function typed(value: unknown, doubles = false): string {
   if (value === undefined || value === null) return 'Empty()';
   if (typeof value === 'string') return `Str(${value})`;
   if (typeof value === 'boolean') return `Bool(${value})`;
-  if (typeof value === 'number') return !doubles && isInt64(value) ? `Int(${int64String(value)})` : `Double(${value})`; // as on the wire
+  // as on the wire
+  if (typeof value === 'number') return !doubles && isInt64(value) ? `Int(${int64String(value)})` : `Double(${value})`;
   if (value instanceof Uint8Array) return `Bytes(${Buffer.from(value).toString('base64')})`;
   if (Array.isArray(value)) return `Slice(${plain(value)})`;
   return `Map(${plain(value)})`;

@@ -23,7 +23,10 @@ export const DEFAULT_OTLP_TIMEOUT_MS = 30_000;
 /** The collector's client `tls` settings (configtls), the subset Node's HTTP and gRPC clients can honour. */
 export const tlsSchema = z
   .strictObject({
-    /** gRPC (`otlp`): plaintext instead of TLS. HTTP (`otlphttp`): no effect, the endpoint scheme decides. Default false. */
+    /**
+     * gRPC (`otlp`): plaintext instead of TLS. HTTP (`otlphttp`): no effect, the endpoint scheme decides. Default
+     * false.
+     */
     insecure: z.boolean().default(false),
     /** Accept any server certificate (testing only). Default false. */
     insecure_skip_verify: z.boolean().default(false),
@@ -115,7 +118,8 @@ export function sendingQueueWarnings(config: { sending_queue?: Record<string, un
   const others = Object.keys(q).filter((k) => k !== 'enabled');
   if (q.enabled === false && others.length === 0) return [];
   return [
-    'sending_queue: ignored; there is no sending queue here (the hub is the buffer, batches are checkpointed after export)',
+    'sending_queue: ignored; there is no sending queue here (the hub is the buffer, batches are checkpointed after ' +
+      'export)',
   ];
 }
 

@@ -9,7 +9,9 @@ const nonEmpty = z.string().min(1);
  */
 export const azureAuthConfigSchema = z
   .strictObject({
-    /** The DefaultAzureCredential chain (environment, workload identity, managed identity, Azure CLI). Default false. */
+    /**
+     * The DefaultAzureCredential chain (environment, workload identity, managed identity, Azure CLI). Default false.
+     */
     use_default: z.boolean().default(false),
     /** A managed identity: system-assigned, or user-assigned with `client_id`. */
     managed_identity: z.strictObject({ client_id: nonEmpty.optional() }).nullish(),

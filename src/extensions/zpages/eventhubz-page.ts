@@ -186,7 +186,10 @@ function backfilling(own: PartitionStats | undefined): string {
   const b = own?.backfill;
   if (!b) return '';
   const title = `sequence numbers ${b.fromSequenceNumber} to ${b.toSequenceNumber}`;
-  return ` <span class="warn" title="${esc(title)}">backfilling from Capture: ${esc(count(b.remainingEvents))} left</span>`;
+  return (
+    ` <span class="warn" title="${esc(title)}">backfilling from Capture: ${esc(count(b.remainingEvents))} ` +
+    `left</span>`
+  );
 }
 
 function checkpoint(lag: HubPartitionLag | undefined): string {

@@ -135,7 +135,10 @@ function errorOf(s: ReceiverStatus): string | undefined {
         `first retained ${s.firstRetainedSequenceNumber})`
       );
     case 'captureGap':
-      return `${s.events} expired events are not in Capture either: sequence numbers ${s.fromSequenceNumber} to ${s.toSequenceNumber} lost`;
+      return (
+        `${s.events} expired events are not in Capture either: sequence numbers ${s.fromSequenceNumber} to ` +
+        `${s.toSequenceNumber} lost`
+      );
     case 'partitionClosed':
       return s.error ? `closed (${s.reason}): ${s.error.message}` : undefined;
     case 'partitionState':

@@ -68,7 +68,8 @@ export function lagChart(samples: readonly LagSample[], now: number, label: stri
         `max ${esc(count(maxEvents))} ev${seconds.length > 1 ? ` · ${esc(duration(maxSeconds))}` : ''}</text>`;
   const empty =
     events.length === 0
-      ? `<text x="${WIDTH / 2}" y="${plotH / 2 + 3}" font-size="9" fill="#8a94a6" text-anchor="middle">no samples yet</text>`
+      ? `<text x="${WIDTH / 2}" y="${plotH / 2 + 3}" font-size="9" fill="#8a94a6" text-anchor="middle">no samples ` +
+        `yet</text>`
       : '';
   return (
     `<svg class="lag-chart" role="img" aria-label="${esc(title)}" width="${WIDTH}" height="${HEIGHT}" ` +

@@ -55,19 +55,22 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
     leaseDurationMs % 1000 !== 0
   ) {
     throw new RangeError(
-      `leaseDurationMs (${leaseDurationMs}) must be whole seconds between ${MIN_LEASE_DURATION_MS} and ${MAX_LEASE_DURATION_MS} (blob lease limits)`,
+      `leaseDurationMs (${leaseDurationMs}) must be whole seconds between ${MIN_LEASE_DURATION_MS} and ` +
+        `${MAX_LEASE_DURATION_MS} (blob lease limits)`,
     );
   }
   const renewIntervalMs = options.renewIntervalMs ?? Math.round(leaseDurationMs / 3);
   if (!(renewIntervalMs > 0 && renewIntervalMs <= leaseDurationMs / 2)) {
     throw new RangeError(
-      `renewIntervalMs (${renewIntervalMs}) must be positive and at most half of leaseDurationMs (${leaseDurationMs}); set it to about a third (${Math.round(leaseDurationMs / 3)})`,
+      `renewIntervalMs (${renewIntervalMs}) must be positive and at most half of leaseDurationMs ` +
+        `(${leaseDurationMs}); set it to about a third (${Math.round(leaseDurationMs / 3)})`,
     );
   }
   const safetyMarginMs = options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS;
   if (!(safetyMarginMs >= 0 && leaseDurationMs - safetyMarginMs > renewIntervalMs)) {
     throw new RangeError(
-      `safetyMarginMs (${safetyMarginMs}) must leave more than one renew interval (${renewIntervalMs} ms) of the lease duration (${leaseDurationMs} ms)`,
+      `safetyMarginMs (${safetyMarginMs}) must leave more than one renew interval (${renewIntervalMs} ms) of the ` +
+        `lease duration (${leaseDurationMs} ms)`,
     );
   }
   const updateIntervalMs = options.updateIntervalMs ?? DEFAULT_UPDATE_INTERVAL_MS;

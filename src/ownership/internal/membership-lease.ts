@@ -46,7 +46,10 @@ export class MembershipLease {
     return this.#held;
   }
 
-  /** Acquires the lease unless held. Resolves false while another holder (a previous incarnation with the same owner id) has it. */
+  /**
+   * Acquires the lease unless held. Resolves false while another holder (a previous incarnation with the same owner id)
+   * has it.
+   */
   async ensure(): Promise<boolean> {
     if (this.#held) return true;
     const sentAt = performance.now();

@@ -64,7 +64,8 @@ function looksLikeGrpcError(error: object): error is { code: number; details: un
 /**
  * Decides whether an exporter failure will ever succeed. Permanent: a `PermanentError`; an
  * `OTLPExporterError` carrying an HTTP 4xx other than 408/429 (the server refused the payload itself);
- * a gRPC status outside the retryable list (and RESOURCE_EXHAUSTED without RetryInfo: see asRequestTooLarge). Everything else (network errors, 5xx, 408, 429, timeouts,
+ * a gRPC status outside the retryable list (and RESOURCE_EXHAUSTED without RetryInfo: see asRequestTooLarge).
+ * Everything else (network errors, 5xx, 408, 429, timeouts,
  * the OTLP exporter's "retryable status" error, unknown errors) is retryable.
  */
 function isPermanentExportFailure(error: unknown): boolean {

@@ -3,7 +3,8 @@
  * its backlog live in the parent). Plain JavaScript on the compiled package (dist/, `npm run build`): the
  * receiver is measured as it ships, without the TypeScript loader. Config comes as JSON in
  * RECEIVER_CONFIG; CONSUMER_DELAY_MS is how long each batch takes to "export". Every second it prints
- * `N <events drained>` and `M <process.memoryUsage() JSON, plus the process's CPU time and the count>`; at the end, with `memory.limit_mib` set,
+ * `N <events drained>` and `M <process.memoryUsage() JSON, plus the process's CPU time and the count>`; at the end,
+ * with `memory.limit_mib` set,
  * `G <the memory guard's pauses and forced collections>`. With IDLE=1 it only imports the same modules
  * and waits, for the baseline RSS. SIGTERM: graceful shutdown, then exit 0.
  *

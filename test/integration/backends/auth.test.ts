@@ -83,42 +83,46 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       await reader.close();
     });
 
-    test('a connection string with a SharedAccessSignature works; an expired one fails without leaking it', async (t) => {
-      const clients: HubClient[] = [];
-      t.after(() => Promise.all(clients.map((c) => c.close())));
-      const { emulator, hubName, consumerGroup } = await startTestEmulator(t, { sasKeys: { [KEY_NAME]: KEY } });
-      emulator.append(hubName, '0', [{ body: 'sas' }]);
-      const endpoint = `sb://127.0.0.1:${emulator.port}/`;
-      const cs = (token: string): string =>
-        `Endpoint=${endpoint};SharedAccessSignature=${token};EntityPath=${hubName};UseDevelopmentEmulator=true`;
-      const good = createHubClient(kind, {
-        connectionString: cs(sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, 3600)),
-        consumerGroup,
-        retry: RETRY,
-      });
-      clients.push(good);
-      assert.equal((await good.getHubProperties()).name, hubName);
-      const reader = await good.openPartition('0', { startPosition: { kind: 'earliest' } });
-      assert.equal(Buffer.from((await collect(reader, 1))[0]!.body).toString(), 'sas');
-      await reader.close();
+    test(
+      'a connection string with a SharedAccessSignature works; an expired one fails without leaking ' + 'it',
+      async (t) => {
+        const clients: HubClient[] = [];
+        t.after(() => Promise.all(clients.map((c) => c.close())));
+        const { emulator, hubName, consumerGroup } = await startTestEmulator(t, { sasKeys: { [KEY_NAME]: KEY } });
+        emulator.append(hubName, '0', [{ body: 'sas' }]);
+        const endpoint = `sb://127.0.0.1:${emulator.port}/`;
+        const cs = (token: string): string =>
+          `Endpoint=${endpoint};SharedAccessSignature=${token};EntityPath=${hubName};UseDevelopmentEmulator=true`;
+        const good = createHubClient(kind, {
+          connectionString: cs(sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, 3600)),
+          consumerGroup,
+          retry: RETRY,
+        });
+        clients.push(good);
+        assert.equal((await good.getHubProperties()).name, hubName);
+        const reader = await good.openPartition('0', { startPosition: { kind: 'earliest' } });
+        assert.equal(Buffer.from((await collect(reader, 1))[0]!.body).toString(), 'sas');
+        await reader.close();
 
-      const expired = sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, -60);
-      const sig = /sig=([^&]+)/.exec(expired)![1]!;
-      const bad = createHubClient(kind, { connectionString: cs(expired), consumerGroup, retry: RETRY });
-      clients.push(bad);
-      await assert.rejects(bad.getHubProperties(), (e: unknown) => {
-        assert.ok(e instanceof BackendError && !e.retryable, String(e));
-        assert.ok(!`${e.message}${e.stack}`.includes(sig) && !`${e.message}`.includes(decodeURIComponent(sig)));
-        return true;
-      });
-    });
+        const expired = sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, -60);
+        const sig = /sig=([^&]+)/.exec(expired)![1]!;
+        const bad = createHubClient(kind, { connectionString: cs(expired), consumerGroup, retry: RETRY });
+        clients.push(bad);
+        await assert.rejects(bad.getHubProperties(), (e: unknown) => {
+          assert.ok(e instanceof BackendError && !e.retryable, String(e));
+          assert.ok(!`${e.message}${e.stack}`.includes(sig) && !`${e.message}`.includes(decodeURIComponent(sig)));
+          return true;
+        });
+      },
+    );
 
     test('a connection string the backend cannot use is refused without quoting the key', () => {
       const secret = 'c3VwZXItc2VjcmV0LWtleQ==';
       assert.throws(
         () =>
           createHubClient(kind, {
-            connectionString: `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=${secret}`,
+            connectionString:
+              `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;` + `SharedAccessKey=${secret}`,
           }),
         (e: unknown) =>
           e instanceof BackendError &&

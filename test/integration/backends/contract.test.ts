@@ -285,42 +285,45 @@ for (const kind of KINDS) {
       await reader.close();
     });
 
-    test('a reader with a higher owner level takes the partition; the first one fails with OwnershipLostError', async (t) => {
-      const { emulator, hubName, consumerGroup, connectionString, client, make } = await setup(t, kind);
-      emulator.append(hubName, '0', bodies('o', 200));
-      const first = await client.openPartition('0', {
-        startPosition: { kind: 'earliest' },
-        ownerLevel: 1,
-        prefetchCount: 10,
-      });
-      assert.equal((await collect(first, 5)).length, 5);
-      const other = make(kind, { connectionString, consumerGroup });
-      const second = await other.openPartition('0', {
-        startPosition: { kind: 'earliest' },
-        ownerLevel: 2,
-        prefetchCount: 10,
-      });
-      assert.equal((await collect(second, 5))[0]?.sequenceNumber, 0);
-      const deadline = Date.now() + 10_000;
-      let failure: unknown;
-      let drained = 0;
-      while (!failure && Date.now() < deadline) {
-        try {
-          drained += (await first.receive(10, 200, AbortSignal.timeout(5_000))).length;
-        } catch (error) {
-          failure = error;
+    test(
+      'a reader with a higher owner level takes the partition; the first one fails with ' + 'OwnershipLostError',
+      async (t) => {
+        const { emulator, hubName, consumerGroup, connectionString, client, make } = await setup(t, kind);
+        emulator.append(hubName, '0', bodies('o', 200));
+        const first = await client.openPartition('0', {
+          startPosition: { kind: 'earliest' },
+          ownerLevel: 1,
+          prefetchCount: 10,
+        });
+        assert.equal((await collect(first, 5)).length, 5);
+        const other = make(kind, { connectionString, consumerGroup });
+        const second = await other.openPartition('0', {
+          startPosition: { kind: 'earliest' },
+          ownerLevel: 2,
+          prefetchCount: 10,
+        });
+        assert.equal((await collect(second, 5))[0]?.sequenceNumber, 0);
+        const deadline = Date.now() + 10_000;
+        let failure: unknown;
+        let drained = 0;
+        while (!failure && Date.now() < deadline) {
+          try {
+            drained += (await first.receive(10, 200, AbortSignal.timeout(5_000))).length;
+          } catch (error) {
+            failure = error;
+          }
         }
-      }
-      assert.ok(failure instanceof OwnershipLostError, `expected OwnershipLostError, got ${String(failure)}`);
-      assert.equal(failure.retryable, false);
-      assert.ok(drained <= 20, `the old reader handed out only what it had prefetched (${drained})`);
-      await assert.rejects(first.receive(1, 10, AbortSignal.timeout(1_000)), OwnershipLostError);
-      const epochs = emulator.audit.records
-        .filter((r) => r.hub === hubName && r.partitionId === '0')
-        .map((r) => r.epoch);
-      assert.ok(epochs.includes(1) && epochs.includes(2));
-      assert.equal((await collect(second, 10)).length, 10, 'the new owner keeps reading');
-    });
+        assert.ok(failure instanceof OwnershipLostError, `expected OwnershipLostError, got ${String(failure)}`);
+        assert.equal(failure.retryable, false);
+        assert.ok(drained <= 20, `the old reader handed out only what it had prefetched (${drained})`);
+        await assert.rejects(first.receive(1, 10, AbortSignal.timeout(1_000)), OwnershipLostError);
+        const epochs = emulator.audit.records
+          .filter((r) => r.hub === hubName && r.partitionId === '0')
+          .map((r) => r.epoch);
+        assert.ok(epochs.includes(1) && epochs.includes(2));
+        assert.equal((await collect(second, 10)).length, 10, 'the new owner keeps reading');
+      },
+    );
 
     for (const fault of ['server-busy detach', 'detach-forced', 'dropped connection', 'connection forced'] as const) {
       test(`recovers from ${fault} with nothing lost and no duplicates`, async (t) => {
@@ -384,7 +387,9 @@ for (const kind of KINDS) {
       const check = (e: unknown): boolean => {
         assert.ok(e instanceof BackendError, `a BackendError, got ${String(e)}`);
         assert.equal(e.retryable, false);
-        const all = `${e.message} ${String(e.stack)} ${JSON.stringify(e)} ${String((e.cause as Error | undefined)?.message ?? '')}`;
+        const all =
+          `${e.message} ${String(e.stack)} ${JSON.stringify(e)} ` +
+          `${String((e.cause as Error | undefined)?.message ?? '')}`;
         assert.ok(!all.includes(WRONG_KEY) && !all.includes(RIGHT_KEY), 'no key in the error');
         return true;
       };

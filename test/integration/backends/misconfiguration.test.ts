@@ -128,13 +128,16 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       });
     });
 
-    test('a good configuration still reads (the refusals above are not the emulator refusing everything)', async (t) => {
-      const { client } = await setup(t);
-      const reader = await client({}).openPartition('0', EARLIEST);
-      const events = await reader.receive(2, RECEIVE_WAIT_MS, AbortSignal.timeout(2 * RECEIVE_WAIT_MS));
-      assert.ok(events.length >= 1);
-      assert.equal(Buffer.from(events[0]!.body).toString(), 'a');
-      await reader.close();
-    });
+    test(
+      'a good configuration still reads (the refusals above are not the emulator refusing ' + 'everything)',
+      async (t) => {
+        const { client } = await setup(t);
+        const reader = await client({}).openPartition('0', EARLIEST);
+        const events = await reader.receive(2, RECEIVE_WAIT_MS, AbortSignal.timeout(2 * RECEIVE_WAIT_MS));
+        assert.ok(events.length >= 1);
+        assert.equal(Buffer.from(events[0]!.body).toString(), 'a');
+        await reader.close();
+      },
+    );
   });
 }

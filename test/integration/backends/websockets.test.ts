@@ -182,7 +182,8 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       assert.throws(
         () =>
           createHubClient(kind, {
-            connectionString: `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=${KEY};EntityPath=h`,
+            connectionString:
+              `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;` + `SharedAccessKey=${KEY};EntityPath=h`,
             proxyUrl: `http://u:${PROXY_PASSWORD}@proxy:3128`,
           }),
         (e: unknown) =>

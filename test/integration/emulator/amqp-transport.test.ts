@@ -9,14 +9,17 @@ import { openRheaConnection } from '../../helpers/rhea-connection.ts';
 const require = createRequire(import.meta.url);
 const connect = openRheaConnection;
 
-test('the server accepts SASL ANONYMOUS (with a user name, as the SDK sends) and connections without SASL', async (t) => {
-  const { emulator } = await startTestEmulator(t, { partitions: 1 });
-  const withSasl = await connect(emulator.port, { username: 'RootManageSharedAccessKey' });
-  const withoutSasl = await connect(emulator.port, {});
-  assert.ok(withSasl.is_open() && withoutSasl.is_open());
-  withSasl.close();
-  withoutSasl.close();
-});
+test(
+  'the server accepts SASL ANONYMOUS (with a user name, as the SDK sends) and connections without ' + 'SASL',
+  async (t) => {
+    const { emulator } = await startTestEmulator(t, { partitions: 1 });
+    const withSasl = await connect(emulator.port, { username: 'RootManageSharedAccessKey' });
+    const withoutSasl = await connect(emulator.port, {});
+    assert.ok(withSasl.is_open() && withoutSasl.is_open());
+    withSasl.close();
+    withoutSasl.close();
+  },
+);
 
 test('the server announces an idle timeout and keeps an idle client alive with heartbeats', async (t) => {
   const { emulator } = await startTestEmulator(t, { partitions: 1 });
@@ -89,22 +92,25 @@ test('a frame on a channel without a session closes that connection and is repor
   assert.deepEqual(printed, [], 'nothing went to the console');
 });
 
-test('stop() ends while a client holds an accepted socket without an AMQP connection (a client reconnecting)', async (t) => {
-  const { emulator } = await startTestEmulator(t, { partitions: 1 });
-  const socket = createConnection({ host: '127.0.0.1', port: emulator.port });
-  t.after(() => socket.destroy());
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  // The client never sends a protocol header, so the server has no AMQP connection to close politely.
-  let bound: NodeJS.Timeout | undefined;
-  const stopped = await Promise.race([
-    emulator.stop().then(() => true),
-    new Promise<boolean>((resolve) => (bound = setTimeout(() => resolve(false), 20_000))),
-  ]);
-  clearTimeout(bound);
-  assert.equal(stopped, true, 'stop() resolved');
-  await closed;
-});
+test(
+  'stop() ends while a client holds an accepted socket without an AMQP connection (a client ' + 'reconnecting)',
+  async (t) => {
+    const { emulator } = await startTestEmulator(t, { partitions: 1 });
+    const socket = createConnection({ host: '127.0.0.1', port: emulator.port });
+    t.after(() => socket.destroy());
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    // The client never sends a protocol header, so the server has no AMQP connection to close politely.
+    let bound: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([
+      emulator.stop().then(() => true),
+      new Promise<boolean>((resolve) => (bound = setTimeout(() => resolve(false), 20_000))),
+    ]);
+    clearTimeout(bound);
+    assert.equal(stopped, true, 'stop() resolved');
+    await closed;
+  },
+);
 
 /** The SASL mechanisms a server offers: the first SASL frame after the SASL protocol header. */
 function offeredMechanisms(port: number): Promise<string[]> {
@@ -127,26 +133,30 @@ function offeredMechanisms(port: number): Promise<string[]> {
   });
 }
 
-test('the server offers the service SASL mechanisms and authenticates MSSBCBS; PLAIN checks the key when keys are set', async (t) => {
-  const { emulator } = await startTestEmulator(t, {
-    partitions: 1,
-    sasKeys: { RootManageSharedAccessKey: 'right-key' },
-  });
-  assert.deepEqual(await offeredMechanisms(emulator.port), ['MSSBCBS', 'PLAIN', 'ANONYMOUS', 'EXTERNAL']);
-  // A client that asks for MSSBCBS by name (as azure-uamqp-c does), with an empty initial response.
-  const mssbcbs = {
-    MSSBCBS: () => ({
-      start: (callback: (error: unknown, response: Buffer) => void) => callback(undefined, Buffer.alloc(0)),
-    }),
-  };
-  const cbsConnection = await connect(emulator.port, { sasl_mechanisms: mssbcbs });
-  assert.ok(cbsConnection.is_open());
-  cbsConnection.close();
-  const plain = await connect(emulator.port, { username: 'RootManageSharedAccessKey', password: 'right-key' });
-  assert.ok(plain.is_open());
-  plain.close();
-  await assert.rejects(connect(emulator.port, { username: 'RootManageSharedAccessKey', password: 'wrong-key' }));
-});
+test(
+  'the server offers the service SASL mechanisms and authenticates MSSBCBS; PLAIN checks the key when keys are ' +
+    'set',
+  async (t) => {
+    const { emulator } = await startTestEmulator(t, {
+      partitions: 1,
+      sasKeys: { RootManageSharedAccessKey: 'right-key' },
+    });
+    assert.deepEqual(await offeredMechanisms(emulator.port), ['MSSBCBS', 'PLAIN', 'ANONYMOUS', 'EXTERNAL']);
+    // A client that asks for MSSBCBS by name (as azure-uamqp-c does), with an empty initial response.
+    const mssbcbs = {
+      MSSBCBS: () => ({
+        start: (callback: (error: unknown, response: Buffer) => void) => callback(undefined, Buffer.alloc(0)),
+      }),
+    };
+    const cbsConnection = await connect(emulator.port, { sasl_mechanisms: mssbcbs });
+    assert.ok(cbsConnection.is_open());
+    cbsConnection.close();
+    const plain = await connect(emulator.port, { username: 'RootManageSharedAccessKey', password: 'right-key' });
+    assert.ok(plain.is_open());
+    plain.close();
+    await assert.rejects(connect(emulator.port, { username: 'RootManageSharedAccessKey', password: 'wrong-key' }));
+  },
+);
 
 /** Attaches a request sender and a reply receiver on `node`; resolves once both are open. */
 async function requester(
@@ -178,48 +188,54 @@ async function requester(
   };
 }
 
-test('$cbs and $management requests without reply_to are settled, then answered on the requester receiver of that node', async (t) => {
-  const { emulator, hubName } = await startTestEmulator(t, { partitions: 2 });
-  const connection = await connect(emulator.port, {});
-  t.after(() => connection.close());
-  // The frames this client receives, in wire order (rhea hands each decoded frame to connection.on_<name>).
-  const received: string[] = [];
-  for (const name of ['transfer', 'disposition']) {
-    const original = connection[`on_${name}`];
-    connection[`on_${name}`] = function (frame: any) {
-      const p = frame.performative;
-      received.push(name === 'transfer' ? `transfer on ${p.handle}` : `disposition of ${p.first}-${p.last ?? p.first}`);
-      return original.call(this, frame);
-    };
-  }
-  const cbs = await requester(connection, '$cbs');
-  const management = await requester(connection, '$management');
-  cbs.sender.send({
-    message_id: 'put-1',
-    body: 'token',
-    application_properties: { operation: 'put-token', name: `sb://127.0.0.1/${hubName}`, type: 'jwt' },
-  });
-  management.sender.send({
-    message_id: 'read-1',
-    body: 'x',
-    application_properties: { operation: 'READ', name: hubName, type: 'com.microsoft:eventhub' },
-  });
-  const [cbsReply, managementReply] = await Promise.all([cbs.next(), management.next()]);
-  assert.equal(cbsReply.correlation_id, 'put-1');
-  assert.equal(cbsReply.application_properties['status-code'], 202);
-  assert.equal(managementReply.correlation_id, 'read-1');
-  assert.equal(managementReply.application_properties['status-code'], 200);
-  assert.equal(managementReply.body.partition_count, 2);
-  // The service settles a request before it answers (azure-uamqp-c fails an operation otherwise): each
-  // request's disposition (delivery ids 0 and 1 of this session, one range or two) comes before any reply.
-  const firstReply = received.findIndex((f) => f.startsWith('transfer'));
-  const settledFirst = new Set<number>();
-  for (const frame of received.slice(0, firstReply)) {
-    const [from, to] = frame.replace('disposition of ', '').split('-').map(Number);
-    for (let id = from!; id <= to!; id++) settledFirst.add(id);
-  }
-  assert.deepEqual([...settledFirst].sort(), [0, 1], `frames: ${received.join(', ')}`);
-});
+test(
+  '$cbs and $management requests without reply_to are settled, then answered on the requester receiver of that ' +
+    'node',
+  async (t) => {
+    const { emulator, hubName } = await startTestEmulator(t, { partitions: 2 });
+    const connection = await connect(emulator.port, {});
+    t.after(() => connection.close());
+    // The frames this client receives, in wire order (rhea hands each decoded frame to connection.on_<name>).
+    const received: string[] = [];
+    for (const name of ['transfer', 'disposition']) {
+      const original = connection[`on_${name}`];
+      connection[`on_${name}`] = function (frame: any) {
+        const p = frame.performative;
+        received.push(
+          name === 'transfer' ? `transfer on ${p.handle}` : `disposition of ${p.first}-${p.last ?? p.first}`,
+        );
+        return original.call(this, frame);
+      };
+    }
+    const cbs = await requester(connection, '$cbs');
+    const management = await requester(connection, '$management');
+    cbs.sender.send({
+      message_id: 'put-1',
+      body: 'token',
+      application_properties: { operation: 'put-token', name: `sb://127.0.0.1/${hubName}`, type: 'jwt' },
+    });
+    management.sender.send({
+      message_id: 'read-1',
+      body: 'x',
+      application_properties: { operation: 'READ', name: hubName, type: 'com.microsoft:eventhub' },
+    });
+    const [cbsReply, managementReply] = await Promise.all([cbs.next(), management.next()]);
+    assert.equal(cbsReply.correlation_id, 'put-1');
+    assert.equal(cbsReply.application_properties['status-code'], 202);
+    assert.equal(managementReply.correlation_id, 'read-1');
+    assert.equal(managementReply.application_properties['status-code'], 200);
+    assert.equal(managementReply.body.partition_count, 2);
+    // The service settles a request before it answers (azure-uamqp-c fails an operation otherwise): each
+    // request's disposition (delivery ids 0 and 1 of this session, one range or two) comes before any reply.
+    const firstReply = received.findIndex((f) => f.startsWith('transfer'));
+    const settledFirst = new Set<number>();
+    for (const frame of received.slice(0, firstReply)) {
+      const [from, to] = frame.replace('disposition of ', '').split('-').map(Number);
+      for (let id = from!; id <= to!; id++) settledFirst.add(id);
+    }
+    assert.deepEqual([...settledFirst].sort(), [0, 1], `frames: ${received.join(', ')}`);
+  },
+);
 
 test('a selector filter is found by its descriptor, whatever the client names it in the filter map', async (t) => {
   const { emulator, hubName } = await startTestEmulator(t, { partitions: 1 });

@@ -72,37 +72,40 @@ test("capture writes each partition's events, in order, to Avro files named by t
   assert.equal(r0[0]!.systemProperties['x-opt-partition-key'], 'pk');
 });
 
-test('the time window closes files by itself; empty windows write header-only files unless skipEmptyArchives', async (t) => {
-  const { container, ...capture } = captureConfig({ intervalMs: 150 });
-  const skipping = captureConfig({ intervalMs: 150, skipEmptyArchives: true });
-  const { emulator, hubName } = await startTestEmulator(t, { partitions: 1, capture });
-  const { container: skippedContainer, ...skippingCapture } = skipping;
-  const other = await startTestEmulator(t, { partitions: 1, capture: skippingCapture });
-  emulator.append(hubName, '0', [{ body: 'a' }]);
-  other.emulator.append(other.hubName, '0', [{ body: 'a' }]);
-  // Several windows pass: the first holds the event, the later ones are empty.
-  await waitFor(async () => (await names(container)).length >= 3, 10_000, 'three windows of files');
-  const location = {
-    container,
-    archiveNameFormat: DEFAULT_ARCHIVE_NAME_FORMAT,
-    namespace: 'emulatorNs1',
-    eventHub: hubName,
-  };
-  const reader = new CapturePartitionReader(location, '0');
-  const files = await reader.listFiles();
-  const counts = await Promise.all(files.map(async (f) => (await reader.readFile(f.name)).length));
-  assert.equal(counts[0], 1);
-  assert.ok(
-    counts.slice(1).every((n) => n === 0),
-    `later windows are empty files: ${counts.join(',')}`,
-  );
-  assert.equal(new Set(files.map((f) => f.name)).size, files.length, 'no file overwrote another');
-  // The skipping hub wrote its one file and nothing for the empty windows after it.
-  await waitFor(async () => (await names(skippedContainer)).length >= 1, 10_000, "the skipping hub's file");
-  const stamp = (await names(container)).length;
-  await waitFor(async () => (await names(container)).length >= stamp + 2, 10_000, 'two more empty windows');
-  assert.equal((await names(skippedContainer)).length, 1);
-});
+test(
+  'the time window closes files by itself; empty windows write header-only files unless ' + 'skipEmptyArchives',
+  async (t) => {
+    const { container, ...capture } = captureConfig({ intervalMs: 150 });
+    const skipping = captureConfig({ intervalMs: 150, skipEmptyArchives: true });
+    const { emulator, hubName } = await startTestEmulator(t, { partitions: 1, capture });
+    const { container: skippedContainer, ...skippingCapture } = skipping;
+    const other = await startTestEmulator(t, { partitions: 1, capture: skippingCapture });
+    emulator.append(hubName, '0', [{ body: 'a' }]);
+    other.emulator.append(other.hubName, '0', [{ body: 'a' }]);
+    // Several windows pass: the first holds the event, the later ones are empty.
+    await waitFor(async () => (await names(container)).length >= 3, 10_000, 'three windows of files');
+    const location = {
+      container,
+      archiveNameFormat: DEFAULT_ARCHIVE_NAME_FORMAT,
+      namespace: 'emulatorNs1',
+      eventHub: hubName,
+    };
+    const reader = new CapturePartitionReader(location, '0');
+    const files = await reader.listFiles();
+    const counts = await Promise.all(files.map(async (f) => (await reader.readFile(f.name)).length));
+    assert.equal(counts[0], 1);
+    assert.ok(
+      counts.slice(1).every((n) => n === 0),
+      `later windows are empty files: ${counts.join(',')}`,
+    );
+    assert.equal(new Set(files.map((f) => f.name)).size, files.length, 'no file overwrote another');
+    // The skipping hub wrote its one file and nothing for the empty windows after it.
+    await waitFor(async () => (await names(skippedContainer)).length >= 1, 10_000, "the skipping hub's file");
+    const stamp = (await names(container)).length;
+    await waitFor(async () => (await names(container)).length >= stamp + 2, 10_000, 'two more empty windows');
+    assert.equal((await names(skippedContainer)).length, 1);
+  },
+);
 
 test('the size window closes a file early; a custom format and AvroDeflate are honoured', async (t) => {
   const format = '{EventHub}/p{PartitionId}/{Namespace}/{Year}{Month}{Day}-{Hour}{Minute}{Second}';

@@ -44,24 +44,29 @@ function append(emulator: Emulator, hub: string, from: number, count: number, pa
 const seq = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 for (const condition of ['com.microsoft:server-busy', 'amqp:link:detach-forced', 'com.microsoft:timeout'] as const) {
-  test(`detaching a receiver with ${condition} is retried by the SDK, which resumes without gaps or duplicates`, async (t) => {
-    const { emulator, hubName, connectionString, track } = await startTestEmulator(t, { partitions: 1 });
-    append(emulator, hubName, 0, 3);
-    const reader = read(track(new EventHubConsumerClient('$Default', connectionString, { retryOptions: FAST_RETRY })));
-    track(reader.subscription);
-    await waitFor(() => reader.received.length === 3, 10_000, 'first events');
-    assert.equal(
-      emulator.faults.detachReceivers({ hub: hubName, partitionId: '0', condition, description: 'injected' }),
-      1,
-    );
-    append(emulator, hubName, 3, 3);
-    await waitFor(() => reader.received.length === 6, 10_000, 'events after the reconnect');
-    assert.deepEqual(reader.received, seq(6));
-    const records = emulator.audit.records;
-    assert.equal(records.length, 2, 'the SDK attached a new link');
-    assert.equal(records[0]!.detachCondition, condition);
-    assert.deepEqual(emulator.audit.overlaps(), []);
-  });
+  test(
+    `detaching a receiver with ${condition} is retried by the SDK, which resumes without gaps or ` + `duplicates`,
+    async (t) => {
+      const { emulator, hubName, connectionString, track } = await startTestEmulator(t, { partitions: 1 });
+      append(emulator, hubName, 0, 3);
+      const reader = read(
+        track(new EventHubConsumerClient('$Default', connectionString, { retryOptions: FAST_RETRY })),
+      );
+      track(reader.subscription);
+      await waitFor(() => reader.received.length === 3, 10_000, 'first events');
+      assert.equal(
+        emulator.faults.detachReceivers({ hub: hubName, partitionId: '0', condition, description: 'injected' }),
+        1,
+      );
+      append(emulator, hubName, 3, 3);
+      await waitFor(() => reader.received.length === 6, 10_000, 'events after the reconnect');
+      assert.deepEqual(reader.received, seq(6));
+      const records = emulator.audit.records;
+      assert.equal(records.length, 2, 'the SDK attached a new link');
+      assert.equal(records[0]!.detachCondition, condition);
+      assert.deepEqual(emulator.audit.overlaps(), []);
+    },
+  );
 }
 
 test('dropping connections abruptly or with amqp:connection:forced: the SDK reconnects and continues', async (t) => {

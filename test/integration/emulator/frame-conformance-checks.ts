@@ -146,7 +146,8 @@ export function repliesBeforeSettlement(proxy: RecordingProxy): string[] {
       );
       if (!done)
         problems.push(
-          `connection ${connection}: the reply to ${correlation} (delivery ${request.deliveryId}) came before the request was settled`,
+          `connection ${connection}: the reply to ${correlation} (delivery ${request.deliveryId}) came before the ` +
+            `request was settled`,
         );
     }
   }

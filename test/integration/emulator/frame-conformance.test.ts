@@ -71,57 +71,61 @@ function serverOpen(proxy: RecordingProxy, connection: number): AmqpFrame {
   return open;
 }
 
-test('SASL: the server offers MSSBCBS, PLAIN, ANONYMOUS, EXTERNAL; the Open carries the service limits; the bare AMQP header works', async (t) => {
-  const e = await proxiedEmulator(t, { partitions: 1 });
-  const producer = e.track(new EventHubProducerClient(e.via(), { retryOptions: FAST_RETRY }));
-  assert.equal((await producer.getEventHubProperties()).name, e.hubName);
-  const bare = await openRheaConnection(e.proxy.port);
+test(
+  'SASL: the server offers MSSBCBS, PLAIN, ANONYMOUS, EXTERNAL; the Open carries the service limits; the bare AMQP ' +
+    'header works',
+  async (t) => {
+    const e = await proxiedEmulator(t, { partitions: 1 });
+    const producer = e.track(new EventHubProducerClient(e.via(), { retryOptions: FAST_RETRY }));
+    assert.equal((await producer.getEventHubProperties()).name, e.hubName);
+    const bare = await openRheaConnection(e.proxy.port);
 
-  await t.test('SASL header, mechanisms in order, a two-field outcome, then the AMQP header', () => {
-    const sasl = e.proxy.frames('server', 0).filter((f) => f.type === 1);
-    assert.deepEqual(
-      {
-        headers: headers(e.proxy, 'server', 0),
-        sasl: sasl.map((f) => `${f.performative}/${f.fields.length}`),
-        mechanisms: plain(sasl[0]!.fields[0]!),
-        code: field(sasl[1]!, 'code')?.value,
-      },
-      {
-        headers: [3, 0],
-        sasl: ['sasl-mechanisms/1', 'sasl-outcome/2'],
-        mechanisms: ['MSSBCBS', 'PLAIN', 'ANONYMOUS', 'EXTERNAL'],
-        code: 0,
-      },
-    );
-  });
-  const openSummary = (open: AmqpFrame) => ({
-    fields: open.fields.length,
-    'container-id': field(open, 'container-id')?.type,
-    'max-frame-size': `${field(open, 'max-frame-size')?.type} ${field(open, 'max-frame-size')?.value}`,
-    'channel-max': `${field(open, 'channel-max')?.type} ${field(open, 'channel-max')?.value}`,
-    'idle-time-out':
-      field(open, 'idle-time-out')?.type === 'uint' && Number(field(open, 'idle-time-out')!.value) > 0
-        ? 'uint > 0'
-        : field(open, 'idle-time-out')?.type,
-  });
-  const expectedOpen = {
-    fields: 10,
-    'container-id': 'string',
-    'max-frame-size': 'uint 65536',
-    'channel-max': 'ushort 4999',
-    'idle-time-out': 'uint > 0',
-  };
-  await t.test('the Open: container-id, max-frame-size 65536, channel-max 4999, idle-time-out, all 10 fields', () => {
-    assert.deepEqual(openSummary(serverOpen(e.proxy, 0)), expectedOpen);
-  });
-  await t.test('a client sending the bare AMQP header gets the AMQP header and the same Open, no SASL', () => {
-    assert.deepEqual(headers(e.proxy, 'client', 1), [0]);
-    assert.deepEqual(headers(e.proxy, 'server', 1), [0]);
-    assert.equal(e.proxy.frames('server', 1).filter((f) => f.type === 1).length, 0);
-    assert.deepEqual(openSummary(serverOpen(e.proxy, 1)), expectedOpen);
-  });
-  await finish(t, e, producer, closeable(bare));
-});
+    await t.test('SASL header, mechanisms in order, a two-field outcome, then the AMQP header', () => {
+      const sasl = e.proxy.frames('server', 0).filter((f) => f.type === 1);
+      assert.deepEqual(
+        {
+          headers: headers(e.proxy, 'server', 0),
+          sasl: sasl.map((f) => `${f.performative}/${f.fields.length}`),
+          mechanisms: plain(sasl[0]!.fields[0]!),
+          code: field(sasl[1]!, 'code')?.value,
+        },
+        {
+          headers: [3, 0],
+          sasl: ['sasl-mechanisms/1', 'sasl-outcome/2'],
+          mechanisms: ['MSSBCBS', 'PLAIN', 'ANONYMOUS', 'EXTERNAL'],
+          code: 0,
+        },
+      );
+    });
+    const openSummary = (open: AmqpFrame) => ({
+      fields: open.fields.length,
+      'container-id': field(open, 'container-id')?.type,
+      'max-frame-size': `${field(open, 'max-frame-size')?.type} ${field(open, 'max-frame-size')?.value}`,
+      'channel-max': `${field(open, 'channel-max')?.type} ${field(open, 'channel-max')?.value}`,
+      'idle-time-out':
+        field(open, 'idle-time-out')?.type === 'uint' && Number(field(open, 'idle-time-out')!.value) > 0
+          ? 'uint > 0'
+          : field(open, 'idle-time-out')?.type,
+    });
+    const expectedOpen = {
+      fields: 10,
+      'container-id': 'string',
+      'max-frame-size': 'uint 65536',
+      'channel-max': 'ushort 4999',
+      'idle-time-out': 'uint > 0',
+    };
+    await t.test('the Open: container-id, max-frame-size 65536, channel-max 4999, idle-time-out, all 10 fields', () => {
+      assert.deepEqual(openSummary(serverOpen(e.proxy, 0)), expectedOpen);
+    });
+    await t.test('a client sending the bare AMQP header gets the AMQP header and the same Open, no SASL', () => {
+      assert.deepEqual(headers(e.proxy, 'client', 1), [0]);
+      assert.deepEqual(headers(e.proxy, 'server', 1), [0]);
+      assert.equal(e.proxy.frames('server', 1).filter((f) => f.type === 1).length, 0);
+      assert.deepEqual(openSummary(serverOpen(e.proxy, 1)), expectedOpen);
+    });
+    await finish(t, e, producer, closeable(bare));
+  },
+);
 
 test('claims and management reads: $cbs put-token, hub and partition properties', async (t) => {
   const e = await proxiedEmulator(t, { partitions: 2 });
@@ -238,7 +242,10 @@ test("$cbs and $management answer a request without reply_to on the requester's 
   await finish(t, e);
 });
 
-/** Runs `provoke` (a client `client` of `address` that will be refused), waits for the detach with `condition`, checks its form. */
+/**
+ * Runs `provoke` (a client `client` of `address` that will be refused), waits for the detach with `condition`, checks
+ * its form.
+ */
 async function refusal(
   t: TestContext,
   e: Proxied,
@@ -329,44 +336,47 @@ test('refusals: unknown hub, unknown consumer group, unknown partition, bad star
   await finish(t, e, ...clients);
 });
 
-test('refusals with SAS keys: a wrong key gets 401 from $cbs and fails SASL PLAIN, a link without a claim is refused', async (t) => {
-  const e = await proxiedEmulator(t, { partitions: 1, sasKeys: { sender: 'c2VjcmV0LWtleS1mb3ItdGVzdHM=' } });
-  const wrongKey = e.track(
-    new EventHubProducerClient(e.via(undefined, ['c2VjcmV0LWtleS1mb3ItdGVzdHM=', 'd3Jvbmc=']), {
-      retryOptions: NO_RETRY,
-    }),
-  );
-  await assert.rejects(wrongKey.getEventHubProperties(), (err: any) => err.code === 'UnauthorizedError');
-  await t.test('the $cbs reply says 401', () => {
-    const statuses = serverFrames(e.proxy)
-      .filter((l) => l.frame.performative === 'transfer')
-      .map((l) => replyStatus(l.frame));
-    assert.deepEqual(statuses, [401]);
-  });
-  await t.test('SASL PLAIN with a wrong key: a sasl-outcome with code 1 (auth) and both fields', async () => {
-    await assert.rejects(openRheaConnection(e.proxy.port, { username: 'sender', password: 'd3Jvbmc=' }));
-    const outcome = e.proxy.frames('server', e.proxy.connections - 1).find((f) => f.performative === 'sasl-outcome');
-    assert.deepEqual(outcome && { fields: outcome.fields.length, code: field(outcome, 'code')?.value }, {
-      fields: 2,
-      code: 1,
+test(
+  'refusals with SAS keys: a wrong key gets 401 from $cbs and fails SASL PLAIN, a link without a claim is ' + 'refused',
+  async (t) => {
+    const e = await proxiedEmulator(t, { partitions: 1, sasKeys: { sender: 'c2VjcmV0LWtleS1mb3ItdGVzdHM=' } });
+    const wrongKey = e.track(
+      new EventHubProducerClient(e.via(undefined, ['c2VjcmV0LWtleS1mb3ItdGVzdHM=', 'd3Jvbmc=']), {
+        retryOptions: NO_RETRY,
+      }),
+    );
+    await assert.rejects(wrongKey.getEventHubProperties(), (err: any) => err.code === 'UnauthorizedError');
+    await t.test('the $cbs reply says 401', () => {
+      const statuses = serverFrames(e.proxy)
+        .filter((l) => l.frame.performative === 'transfer')
+        .map((l) => replyStatus(l.frame));
+      assert.deepEqual(statuses, [401]);
     });
-  });
-  const connection = await openRheaConnection(e.proxy.port, { username: 'sender' });
-  const unclaimed = e.track(closeable(connection));
-  await refusal(t, e, 'a producer link without a claim', 'amqp:unauthorized-access', 'sender', e.hubName, () =>
-    connection.open_sender({ target: { address: e.hubName } }),
-  );
-  await refusal(
-    t,
-    e,
-    'a consumer link without a claim',
-    'amqp:unauthorized-access',
-    'receiver',
-    `${e.hubName}/ConsumerGroups/$Default/Partitions/0`,
-    () => connection.open_receiver({ source: { address: `${e.hubName}/ConsumerGroups/$Default/Partitions/0` } }),
-  );
-  await finish(t, e, wrongKey, unclaimed);
-});
+    await t.test('SASL PLAIN with a wrong key: a sasl-outcome with code 1 (auth) and both fields', async () => {
+      await assert.rejects(openRheaConnection(e.proxy.port, { username: 'sender', password: 'd3Jvbmc=' }));
+      const outcome = e.proxy.frames('server', e.proxy.connections - 1).find((f) => f.performative === 'sasl-outcome');
+      assert.deepEqual(outcome && { fields: outcome.fields.length, code: field(outcome, 'code')?.value }, {
+        fields: 2,
+        code: 1,
+      });
+    });
+    const connection = await openRheaConnection(e.proxy.port, { username: 'sender' });
+    const unclaimed = e.track(closeable(connection));
+    await refusal(t, e, 'a producer link without a claim', 'amqp:unauthorized-access', 'sender', e.hubName, () =>
+      connection.open_sender({ target: { address: e.hubName } }),
+    );
+    await refusal(
+      t,
+      e,
+      'a consumer link without a claim',
+      'amqp:unauthorized-access',
+      'receiver',
+      `${e.hubName}/ConsumerGroups/$Default/Partitions/0`,
+      () => connection.open_receiver({ source: { address: `${e.hubName}/ConsumerGroups/$Default/Partitions/0` } }),
+    );
+    await finish(t, e, wrongKey, unclaimed);
+  },
+);
 
 test('owner levels: a lower epoch is refused, a higher one detaches the owner with amqp:link:stolen', async (t) => {
   const e = await proxiedEmulator(t, { partitions: 1 });

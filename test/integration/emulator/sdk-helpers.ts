@@ -22,7 +22,8 @@ export async function collectEvents(
         () =>
           reject(
             new Error(
-              `received ${events.length} of ${count} events within ${options.timeoutMs ?? 10_000} ms; errors: ${errors.map((e) => e.message).join('; ')}`,
+              `received ${events.length} of ${count} events within ${options.timeoutMs ?? 10_000} ms; errors: ` +
+                `${errors.map((e) => e.message).join('; ')}`,
             ),
           ),
         options.timeoutMs ?? 10_000,

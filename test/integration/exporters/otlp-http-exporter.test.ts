@@ -71,100 +71,107 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     assert.ok(req.body.includes(Buffer.from('eventhub-test')));
   });
 
-  test("proto encoding: the server decodes the one-pass encoder's bodies with the OTLP schema, as upstream's would be", async () => {
-    const decode = createDecoder({ format: 'azure' });
-    const events = SAMPLE_CATEGORIES.map((category, n) => ({
-      body: Buffer.from(sampleResourceLogBody(category, { records: 3, index: n })),
-      sequenceNumber: n,
-      offset: String(n * 1024),
-      enqueuedTime: new Date(),
-      partitionKey: 'clé-😀',
-    }));
-    // Upstream knows no double marks (Go's float64 numbers): compared on unmarked copies.
-    const records = withoutDoubleMarks(
-      decode(events, {
+  test(
+    "proto encoding: the server decodes the one-pass encoder's bodies with the OTLP schema, as upstream's would " +
+      'be',
+    async () => {
+      const decode = createDecoder({ format: 'azure' });
+      const events = SAMPLE_CATEGORIES.map((category, n) => ({
+        body: Buffer.from(sampleResourceLogBody(category, { records: 3, index: n })),
+        sequenceNumber: n,
+        offset: String(n * 1024),
+        enqueuedTime: new Date(),
+        partitionKey: 'clé-😀',
+      }));
+      // Upstream knows no double marks (Go's float64 numbers): compared on unmarked copies.
+      const records = withoutDoubleMarks(
+        decode(events, {
+          namespace: 'ns.servicebus.windows.net',
+          eventHubName: 'logs',
+          consumerGroup: '$Default',
+          partitionId: '1',
+        }).records,
+      );
+      const edge = {
+        ...records[0]!,
+        body: 'lone \ud800 surrogate',
+        attributes: { big: 2 ** 60, bytes: new Uint8Array([0, 255]), nested: { a: [1, { b: null }] } },
+      };
+      const sent = [...records, edge] as ReadableLogRecord[];
+      for (const compression of ['gzip', 'none']) {
+        server.requests.length = 0;
+        const c = await exporter({ compression, retry_on_failure: { enabled: false } });
+        await c.consume({ records: sent, source: makeBatch(0).source });
+        assert.equal(server.requests.length, 1);
+        const req = server.requests[0]!;
+        assert.equal(req.headers['content-encoding'], compression === 'gzip' ? 'gzip' : undefined);
+        assert.ok(req.proto, 'the server decoded the body');
+        assert.deepEqual(req.proto, decodeLogsRequest(ProtobufLogsSerializer.serializeRequest(sent)!));
+        const bodies = req.proto.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords));
+        assert.equal(bodies.length, sent.length);
+        const last = bodies.find((l: any) => l.body?.stringValue?.startsWith('lone'));
+        assert.equal(last.body.stringValue, 'lone \ufffd surrogate');
+        assert.equal(last.attributes[0].value.intValue, '1152921504606846976');
+      }
+    },
+  );
+
+  test(
+    'compression_level: a valid gzip body at each level, decoded to the same request; level 1 is larger than ' + '9',
+    async () => {
+      const decode = createDecoder({ format: 'azure' });
+      const events = SAMPLE_CATEGORIES.map((category, n) => ({
+        body: Buffer.from(sampleResourceLogBody(category, { records: 20, index: n })),
+        sequenceNumber: n,
+        offset: String(n * 1024),
+        enqueuedTime: new Date(),
+      }));
+      const context = {
         namespace: 'ns.servicebus.windows.net',
         eventHubName: 'logs',
         consumerGroup: '$Default',
         partitionId: '1',
-      }).records,
-    );
-    const edge = {
-      ...records[0]!,
-      body: 'lone \ud800 surrogate',
-      attributes: { big: 2 ** 60, bytes: new Uint8Array([0, 255]), nested: { a: [1, { b: null }] } },
-    };
-    const sent = [...records, edge] as ReadableLogRecord[];
-    for (const compression of ['gzip', 'none']) {
-      server.requests.length = 0;
-      const c = await exporter({ compression, retry_on_failure: { enabled: false } });
-      await c.consume({ records: sent, source: makeBatch(0).source });
-      assert.equal(server.requests.length, 1);
-      const req = server.requests[0]!;
-      assert.equal(req.headers['content-encoding'], compression === 'gzip' ? 'gzip' : undefined);
-      assert.ok(req.proto, 'the server decoded the body');
-      assert.deepEqual(req.proto, decodeLogsRequest(ProtobufLogsSerializer.serializeRequest(sent)!));
-      const bodies = req.proto.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords));
-      assert.equal(bodies.length, sent.length);
-      const last = bodies.find((l: any) => l.body?.stringValue?.startsWith('lone'));
-      assert.equal(last.body.stringValue, 'lone \ufffd surrogate');
-      assert.equal(last.attributes[0].value.intValue, '1152921504606846976');
-    }
-  });
-
-  test('compression_level: a valid gzip body at each level, decoded to the same request; level 1 is larger than 9', async () => {
-    const decode = createDecoder({ format: 'azure' });
-    const events = SAMPLE_CATEGORIES.map((category, n) => ({
-      body: Buffer.from(sampleResourceLogBody(category, { records: 20, index: n })),
-      sequenceNumber: n,
-      offset: String(n * 1024),
-      enqueuedTime: new Date(),
-    }));
-    const context = {
-      namespace: 'ns.servicebus.windows.net',
-      eventHubName: 'logs',
-      consumerGroup: '$Default',
-      partitionId: '1',
-    };
-    const sent = withoutDoubleMarks(decode(events, context).records);
-    const expected = decodeLogsRequest(ProtobufLogsSerializer.serializeRequest(sent)!);
-    const wire = new Map<string, number>();
-    const sections: [string, Record<string, unknown>][] = [
-      ['default', {}],
-      ['1', { compression_level: 1 }],
-      ['9', { compression_level: 9 }],
-      ['params 1', { compression_params: { level: 1 } }],
-      ['json 1', { encoding: 'json', compression_level: 1 }],
-    ];
-    for (const [name, section] of sections) {
-      server.requests.length = 0;
-      const logged: string[] = [];
-      const c = await exporter(
-        { ...section, retry_on_failure: { enabled: false } },
-        { ...noopLogger, warn: (m) => void logged.push(m) },
+      };
+      const sent = withoutDoubleMarks(decode(events, context).records);
+      const expected = decodeLogsRequest(ProtobufLogsSerializer.serializeRequest(sent)!);
+      const wire = new Map<string, number>();
+      const sections: [string, Record<string, unknown>][] = [
+        ['default', {}],
+        ['1', { compression_level: 1 }],
+        ['9', { compression_level: 9 }],
+        ['params 1', { compression_params: { level: 1 } }],
+        ['json 1', { encoding: 'json', compression_level: 1 }],
+      ];
+      for (const [name, section] of sections) {
+        server.requests.length = 0;
+        const logged: string[] = [];
+        const c = await exporter(
+          { ...section, retry_on_failure: { enabled: false } },
+          { ...noopLogger, warn: (m) => void logged.push(m) },
+        );
+        await c.consume({ records: sent, source: makeBatch(0).source });
+        assert.deepEqual(logged, [], `${name}: no fallback warning`);
+        assert.equal(server.requests.length, 1, name);
+        const req = server.requests[0]!;
+        // otlp-server gunzips a Content-Encoding: gzip body (gunzipSync throws on a non-gzip one).
+        assert.equal(req.headers['content-encoding'], 'gzip', name);
+        assert.ok(req.wireBytes < req.body.length, `${name}: the wire body is compressed`);
+        if (section.encoding === 'json') {
+          const count = req.json.resourceLogs.flatMap((rl: any) =>
+            rl.scopeLogs.flatMap((sl: any) => sl.logRecords),
+          ).length;
+          assert.equal(count, sent.length, name);
+        } else assert.deepEqual(req.proto, expected, name);
+        wire.set(name, req.wireBytes);
+      }
+      assert.ok(
+        wire.get('1')! > wire.get('9')!,
+        `level 1 (${wire.get('1')} B) is larger than level 9 (${wire.get('9')} B)`,
       );
-      await c.consume({ records: sent, source: makeBatch(0).source });
-      assert.deepEqual(logged, [], `${name}: no fallback warning`);
-      assert.equal(server.requests.length, 1, name);
-      const req = server.requests[0]!;
-      // otlp-server gunzips a Content-Encoding: gzip body (gunzipSync throws on a non-gzip one).
-      assert.equal(req.headers['content-encoding'], 'gzip', name);
-      assert.ok(req.wireBytes < req.body.length, `${name}: the wire body is compressed`);
-      if (section.encoding === 'json') {
-        const count = req.json.resourceLogs.flatMap((rl: any) =>
-          rl.scopeLogs.flatMap((sl: any) => sl.logRecords),
-        ).length;
-        assert.equal(count, sent.length, name);
-      } else assert.deepEqual(req.proto, expected, name);
-      wire.set(name, req.wireBytes);
-    }
-    assert.ok(
-      wire.get('1')! > wire.get('9')!,
-      `level 1 (${wire.get('1')} B) is larger than level 9 (${wire.get('9')} B)`,
-    );
-    assert.equal(wire.get('params 1'), wire.get('1'), 'compression_params.level is the same setting');
-    assert.equal(wire.get('default'), wire.get('1'), 'the default level is 1');
-  });
+      assert.equal(wire.get('params 1'), wire.get('1'), 'compression_params.level is the same setting');
+      assert.equal(wire.get('default'), wire.get('1'), 'the default level is 1');
+    },
+  );
 
   /** A logger that keeps the fields of each 'retrying' warning: one per failed attempt of retry_on_failure. */
   function retryLog(): Logger & { retries: Record<string, unknown>[] } {
@@ -237,36 +244,43 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
   };
 
   for (const encoding of ['json', 'proto'] as const) {
-    test(`${encoding}: max_request_bytes splits a batch so that no body (before gzip) exceeds it; every record once, in order`, async () => {
-      server.requests.length = 0;
-      const c = await exporter({ encoding, max_request_bytes: 4096, retry_on_failure: fastRetry });
-      const batch = makeBatch(12, 'x'.repeat(600));
-      await c.consume(batch);
-      assert.ok(server.requests.length >= 2, `${server.requests.length} requests`);
-      for (const req of server.requests) assert.ok(req.body.length <= 4096, `a body of ${req.body.length} bytes`);
-      assert.deepEqual(
-        server.requests.flatMap(bodiesOf),
-        batch.records.map((r) => r.body),
-      );
-    });
+    test(
+      `${encoding}: max_request_bytes splits a batch so that no body (before gzip) exceeds it; every record once,` +
+        ` in order`,
+      async () => {
+        server.requests.length = 0;
+        const c = await exporter({ encoding, max_request_bytes: 4096, retry_on_failure: fastRetry });
+        const batch = makeBatch(12, 'x'.repeat(600));
+        await c.consume(batch);
+        assert.ok(server.requests.length >= 2, `${server.requests.length} requests`);
+        for (const req of server.requests) assert.ok(req.body.length <= 4096, `a body of ${req.body.length} bytes`);
+        assert.deepEqual(
+          server.requests.flatMap(bodiesOf),
+          batch.records.map((r) => r.body),
+        );
+      },
+    );
   }
 
-  test('413 → the request is split and the halves sent (not the same body again); everything arrives once', async () => {
-    server.requests.length = 0;
-    server.script.push({ status: 413, body: 'Request Entity Too Large' });
-    const c = await exporter({ encoding: 'proto', max_request_bytes: 0, retry_on_failure: fastRetry });
-    // 8 × 20 kB: above the 64 KiB below which a size refusal is not split further.
-    const batch = makeBatch(8, 'y'.repeat(20_000));
-    await c.consume(batch);
-    assert.deepEqual(
-      server.requests.map((req) => bodiesOf(req).length),
-      [8, 4, 4],
-    );
-    assert.deepEqual(
-      server.requests.slice(1).flatMap(bodiesOf),
-      batch.records.map((r) => r.body),
-    );
-  });
+  test(
+    '413 → the request is split and the halves sent (not the same body again); everything arrives ' + 'once',
+    async () => {
+      server.requests.length = 0;
+      server.script.push({ status: 413, body: 'Request Entity Too Large' });
+      const c = await exporter({ encoding: 'proto', max_request_bytes: 0, retry_on_failure: fastRetry });
+      // 8 × 20 kB: above the 64 KiB below which a size refusal is not split further.
+      const batch = makeBatch(8, 'y'.repeat(20_000));
+      await c.consume(batch);
+      assert.deepEqual(
+        server.requests.map((req) => bodiesOf(req).length),
+        [8, 4, 4],
+      );
+      assert.deepEqual(
+        server.requests.slice(1).flatMap(bodiesOf),
+        batch.records.map((r) => r.body),
+      );
+    },
+  );
 
   test('config: max_request_bytes defaults to 8 MiB; 0 or ≥ 1024 accepted, anything else refused with its path', () => {
     assert.equal(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x' }).max_request_bytes, 8 * 1024 * 1024);

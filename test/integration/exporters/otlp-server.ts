@@ -1,5 +1,6 @@
 /**
- * A tiny OTLP/HTTP server for tests (logs, metrics, traces), on loopback and port 0: records each request (path, headers,
+ * A tiny OTLP/HTTP server for tests (logs, metrics, traces), on loopback and port 0: records each request (path,
+ * headers,
  * decoded body) and answers with a scripted status sequence.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';

@@ -41,27 +41,30 @@ describe('otlphttp exporter: metrics and traces against a local OTLP/HTTP server
   }
   const byPath = (path: string) => server.requests.filter((r) => r.path === path);
 
-  test("proto + gzip: each part of a batch to its path; the bodies decode strictly as that signal's request", async () => {
-    server.requests.length = 0;
-    await (await exporter({})).consume(mixedBatch(2, 3, 4));
-    assert.deepEqual(server.requests.map((r) => r.path).sort(), ['/v1/logs', '/v1/metrics', '/v1/traces']);
-    for (const r of server.requests) {
-      assert.equal(r.headers['content-type'], 'application/x-protobuf');
-      assert.equal(r.headers['content-encoding'], 'gzip');
-    }
-    const metrics = byPath('/v1/metrics')[0]!.proto;
-    assert.deepEqual(
-      pointsOf(metrics).map((p: any) => p.asDouble ?? 0),
-      [0, 1, 2],
-    );
-    assert.equal(metrics.resourceMetrics[0].scopeMetrics[0].metrics[0].name, 'azure_percentage_cpu_average');
-    const traces = byPath('/v1/traces')[0]!.proto;
-    assert.deepEqual(
-      spansOf(traces).map((s: any) => Buffer.from(s.spanId, 'base64').toString('hex')),
-      ['0000000000000001', '0000000000000002', '0000000000000003', '0000000000000004'],
-    );
-    assert.equal(byPath('/v1/logs')[0]!.proto.resourceLogs[0].scopeLogs[0].logRecords.length, 2);
-  });
+  test(
+    "proto + gzip: each part of a batch to its path; the bodies decode strictly as that signal's " + 'request',
+    async () => {
+      server.requests.length = 0;
+      await (await exporter({})).consume(mixedBatch(2, 3, 4));
+      assert.deepEqual(server.requests.map((r) => r.path).sort(), ['/v1/logs', '/v1/metrics', '/v1/traces']);
+      for (const r of server.requests) {
+        assert.equal(r.headers['content-type'], 'application/x-protobuf');
+        assert.equal(r.headers['content-encoding'], 'gzip');
+      }
+      const metrics = byPath('/v1/metrics')[0]!.proto;
+      assert.deepEqual(
+        pointsOf(metrics).map((p: any) => p.asDouble ?? 0),
+        [0, 1, 2],
+      );
+      assert.equal(metrics.resourceMetrics[0].scopeMetrics[0].metrics[0].name, 'azure_percentage_cpu_average');
+      const traces = byPath('/v1/traces')[0]!.proto;
+      assert.deepEqual(
+        spansOf(traces).map((s: any) => Buffer.from(s.spanId, 'base64').toString('hex')),
+        ['0000000000000001', '0000000000000002', '0000000000000003', '0000000000000004'],
+      );
+      assert.equal(byPath('/v1/logs')[0]!.proto.resourceLogs[0].scopeLogs[0].logRecords.length, 2);
+    },
+  );
 
   test('json: strict OTLP/JSON carrying the same content as the protobuf requests', async () => {
     server.requests.length = 0;
@@ -78,28 +81,32 @@ describe('otlphttp exporter: metrics and traces against a local OTLP/HTTP server
     }
   });
 
-  test('metrics_endpoint and traces_endpoint are used as they are; a signal without a URL is refused, naming the keys', async () => {
-    server.requests.length = 0;
-    const c = await exporter({
-      endpoint: undefined,
-      metrics_endpoint: `${server.url}/custom/v1/metrics`,
-      traces_endpoint: `${server.url}/other/v1/traces`,
-    });
-    await c.consume(mixedBatch(0, 1, 1));
-    assert.deepEqual(server.requests.map((r) => r.path).sort(), ['/custom/v1/metrics', '/other/v1/traces']);
-    const error = await c.consume(mixedBatch(1, 1, 0)).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    assert.ok(isPartialRefusal(error), 'the metric point went out, the record could not');
-    assert.equal(error.refusals[0]!.records.length, 1);
-    assert.match(
-      error.message,
-      /no URL for logs: set exporters\.otlphttp\/test\.endpoint or exporters\.otlphttp\/test\.logs_endpoint/,
-    );
-    assert.equal(otlpHttpExporterConfigSchema.safeParse({ traces_endpoint: 'http://h/t' }).success, true);
-    assert.equal(otlpHttpExporterConfigSchema.safeParse({}).success, false);
-  });
+  test(
+    'metrics_endpoint and traces_endpoint are used as they are; a signal without a URL is refused, naming the ' +
+      'keys',
+    async () => {
+      server.requests.length = 0;
+      const c = await exporter({
+        endpoint: undefined,
+        metrics_endpoint: `${server.url}/custom/v1/metrics`,
+        traces_endpoint: `${server.url}/other/v1/traces`,
+      });
+      await c.consume(mixedBatch(0, 1, 1));
+      assert.deepEqual(server.requests.map((r) => r.path).sort(), ['/custom/v1/metrics', '/other/v1/traces']);
+      const error = await c.consume(mixedBatch(1, 1, 0)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(isPartialRefusal(error), 'the metric point went out, the record could not');
+      assert.equal(error.refusals[0]!.records.length, 1);
+      assert.match(
+        error.message,
+        /no URL for logs: set exporters\.otlphttp\/test\.endpoint or exporters\.otlphttp\/test\.logs_endpoint/,
+      );
+      assert.equal(otlpHttpExporterConfigSchema.safeParse({ traces_endpoint: 'http://h/t' }).success, true);
+      assert.equal(otlpHttpExporterConfigSchema.safeParse({}).success, false);
+    },
+  );
 
   test('a 503 on /v1/traces retries the traces request only', async () => {
     server.requests.length = 0;
@@ -182,40 +189,43 @@ describe('otlphttp exporter: metrics and traces against a local OTLP/HTTP server
     );
   });
 
-  test('partial success (rejected_data_points, rejected_spans): accepted, not retried, and logged as a warning', async () => {
-    server.requests.length = 0;
-    const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
-    const logger = {
-      ...noopLogger,
-      warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }),
-    };
-    server.pathScripts.set('/v1/metrics', [
-      {
-        status: 200,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ partialSuccess: { rejectedDataPoints: '1', errorMessage: 'one point dropped' } }),
-      },
-    ]);
-    server.pathScripts.set('/v1/traces', [
-      {
-        status: 200,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ partialSuccess: { rejectedSpans: '2' } }),
-      },
-    ]);
-    const config = otlpHttpExporterConfigSchema.parse({ endpoint: server.url, encoding: 'json' });
-    const c = await otlpHttpExporterFactory.create({ id: 'otlphttp/partial', logger }, config);
-    consumers.push(c);
-    await c.consume(mixedBatch(0, 2, 2));
-    assert.equal(byPath('/v1/metrics').length, 1, 'not retried');
-    assert.equal(byPath('/v1/traces').length, 1);
-    const fields = warnings.filter((w) => /partial success/.test(w.message)).map((w) => w.fields);
-    assert.deepEqual(
-      fields.sort((a, b) => String(a?.error_message).localeCompare(String(b?.error_message))),
-      [
-        { exporter: 'otlphttp/partial', rejectedSpans: 2, error_message: '' },
-        { exporter: 'otlphttp/partial', rejectedDataPoints: 1, error_message: 'one point dropped' },
-      ],
-    );
-  });
+  test(
+    'partial success (rejected_data_points, rejected_spans): accepted, not retried, and logged as a ' + 'warning',
+    async () => {
+      server.requests.length = 0;
+      const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+      const logger = {
+        ...noopLogger,
+        warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }),
+      };
+      server.pathScripts.set('/v1/metrics', [
+        {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ partialSuccess: { rejectedDataPoints: '1', errorMessage: 'one point dropped' } }),
+        },
+      ]);
+      server.pathScripts.set('/v1/traces', [
+        {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ partialSuccess: { rejectedSpans: '2' } }),
+        },
+      ]);
+      const config = otlpHttpExporterConfigSchema.parse({ endpoint: server.url, encoding: 'json' });
+      const c = await otlpHttpExporterFactory.create({ id: 'otlphttp/partial', logger }, config);
+      consumers.push(c);
+      await c.consume(mixedBatch(0, 2, 2));
+      assert.equal(byPath('/v1/metrics').length, 1, 'not retried');
+      assert.equal(byPath('/v1/traces').length, 1);
+      const fields = warnings.filter((w) => /partial success/.test(w.message)).map((w) => w.fields);
+      assert.deepEqual(
+        fields.sort((a, b) => String(a?.error_message).localeCompare(String(b?.error_message))),
+        [
+          { exporter: 'otlphttp/partial', rejectedSpans: 2, error_message: '' },
+          { exporter: 'otlphttp/partial', rejectedDataPoints: 1, error_message: 'one point dropped' },
+        ],
+      );
+    },
+  );
 });

@@ -32,10 +32,12 @@ const MEGABYTE_MESSAGE = 'x'.repeat(1024 * 1024);
 const HOSTILE_EVENTS = [
   '{"records":[{"time":"2024-05-14T09:30:00Z","category":"Hostile","operationName":"values","properties":{' +
     '"e20":100000000000000000000,"over":9223372036854776000,"exact":9007199254740993,"negExact":-9007199254740993,' +
-    '"nan":"NaN","inf":"Infinity","lone":"a\\ud83d","k\\udc00":"key with a lone low surrogate","pair":"\\ud83d\\ude00"}}]}',
+    '"nan":"NaN","inf":"Infinity","lone":"a\\ud83d","k\\udc00":"key with a lone low ' +
+    'surrogate","pair":"\\ud83d\\ude00"}}]}',
   '{"records":[{"time":"1601-01-01T00:00:00Z","category":"Hostile","operationName":"windows-zero-filetime"}]}',
   '{"records":[{"time":"3000-01-01T00:00:00Z","category":"Hostile","operationName":"far-future"}]}',
-  `{"records":[{"time":"2024-05-14T09:30:01Z","category":"Hostile","operationName":"megabyte","resultDescription":"${MEGABYTE_MESSAGE}"}]}`,
+  `{"records":[{"time":"2024-05-14T09:30:01Z","category":"Hostile","operationName":"megabyte",` +
+    `"resultDescription":"${MEGABYTE_MESSAGE}"}]}`,
 ];
 
 /** Every log record of a canonical request, in order. */

@@ -31,7 +31,8 @@ function lossReport(produced: Map<string, number>, counts: Map<string, number>, 
   return lines.join('\n');
 }
 
-test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, restart, graceful stop and protocol faults for ${CHAOS_SECONDS} s`, {
+test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, restart, graceful stop and protocol ` +
+  `faults for ${CHAOS_SECONDS} s`, {
   timeout: (CHAOS_SECONDS + 90) * 1000,
 }, async (t) => {
   // Continuous production: 3 events per partition every 100 ms.
@@ -109,7 +110,8 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
       for (let s = 0; s < n; s++) assert.ok(counts.has(`${pid}/${s}`), `event ${pid}/${s} was lost`);
     const duplicates = [...counts.values()].reduce((sum, n) => sum + (n - 1), 0);
     t.diagnostic(
-      `chaos: ${total} events, ${actions.crash} crashes, ${actions.stop} graceful stops, ${actions.restart} restarts; ${duplicates} duplicate deliveries (${((100 * duplicates) / total).toFixed(2)}%)`,
+      `chaos: ${total} events, ${actions.crash} crashes, ${actions.stop} graceful stops, ${actions.restart} ` +
+        `restarts; ${duplicates} duplicate deliveries (${((100 * duplicates) / total).toFixed(2)}%)`,
     );
     t.diagnostic(`chaos faults that hit a reader: ${injected} (${faults.injected.length} injected)`);
     assert.deepEqual(emulator.audit.overlaps(), [], 'never two readers on one partition');

@@ -68,7 +68,8 @@ test('a fleet shares partitions, hands them over cleanly, and fails over after a
     all,
   );
   t.diagnostic(
-    `graceful stop: partitions ${stoppedParts.join(',')} reopened ${Date.now() - stopAt} ms after SIGTERM (${handoffIn} ms after exit)`,
+    `graceful stop: partitions ${stoppedParts.join(',')} reopened ${Date.now() - stopAt} ms after SIGTERM ` +
+      `(${handoffIn} ms after exit)`,
   );
   const gracefulDuplicates = [...tally(all)].filter(([, n]) => n > 1).length;
   assert.equal(gracefulDuplicates, 0, 'no duplicates after cooperative hand-off');
@@ -90,7 +91,8 @@ test('a fleet shares partitions, hands them over cleanly, and fails over after a
   );
   const failoverMs = Date.now() - crashAt;
   t.diagnostic(
-    `crash: partitions ${crashedParts.join(',')} reopened after ${failoverMs} ms (lease ${LEASE_MS} ms + update ${UPDATE_INTERVAL_MS} ms)`,
+    `crash: partitions ${crashedParts.join(',')} reopened after ${failoverMs} ms (lease ${LEASE_MS} ms + update ` +
+      `${UPDATE_INTERVAL_MS} ms)`,
   );
 
   // 5. Stop producing; let the survivors drain; stop them gracefully.

@@ -148,7 +148,8 @@ test('mixed fleet, Python processor first: ours stands by beside it, takes over 
   assert.equal(pythonAttaches, PARTITIONS, 'one Python reader per partition: no reconnect loop');
 });
 
-test('mixed fleet, ours first: the Python processor cannot take our leased partitions, then takes over from our checkpoints', {
+test('mixed fleet, ours first: the Python processor cannot take our leased partitions, then takes over from our ' +
+  'checkpoints', {
   skip: SKIP,
   timeout: 120_000,
 }, async (t) => {
@@ -173,7 +174,8 @@ test('mixed fleet, ours first: the Python processor cannot take our leased parti
   const errors = window.filter((l) => l.t === 'err');
   const perMinute = Math.round((attempts * 60_000) / WATCH_MS);
   t.diagnostic(
-    `Python processor beside ours for ${WATCH_MS} ms (load balancing every ${LB_SECONDS} s, expiry ${EXPIRY_SECONDS} s): ` +
+    `Python processor beside ours for ${WATCH_MS} ms (load balancing every ${LB_SECONDS} s, expiry ` +
+      `${EXPIRY_SECONDS} s): ` +
       `${attempts} readers started and refused (${perMinute} per minute for ${PARTITIONS} partitions), errors: ` +
       `${[...new Set(errors.map((e) => `${e.type}: ${String(e.message).split('\n')[0]}`))].join(' | ')}`,
   );

@@ -75,63 +75,67 @@ describe('events from the Python producer', { skip: SKIP }, () => {
     { timeout: 60_000 },
   );
 
-  test('Python producer → emulator → Python consumer: bodies, every property type, message properties and partition keys', () => {
-    // A plain Python int beyond 32 bits is refused by the SDK itself (pyamqp encodes int as AMQP int).
-    assert.equal(sent.long_plain_int?.type, 'ValueError');
-    const { events, errors } = received;
-    assert.deepEqual(errors, []);
-    const p1 = events.filter((e) => e.partition === '1').sort((a, b) => a.sequence_number - b.sequence_number);
-    const p0 = events.filter((e) => e.partition === '0').sort((a, b) => a.sequence_number - b.sequence_number);
-    assert.deepEqual(
-      p1.map((e) => e.sequence_number),
-      [0, 1, 2, 3],
-    );
-    assert.deepEqual(
-      p0.map((e) => [e.sequence_number, e.partition_key, e.body]),
-      [
-        [0, KEY, b64('keyed 0')],
-        [1, KEY, b64('keyed 1')],
-      ],
-    );
-    const [typed, binary, json, single] = p1 as [PyEvent, PyEvent, PyEvent, PyEvent];
-    assert.equal(typed.body, b64('text body: ü ✓'));
-    assert.deepEqual(
-      [typed.message_id, typed.content_type, typed.correlation_id],
-      ['message-1', 'text/plain; charset=utf-8', 'correlation-1'],
-    );
-    assert.equal(typed.partition_key, null);
-    // What the Python SDK gives back for each type it sent: AMQP strings come back as bytes and timestamps
-    // as milliseconds since the epoch (pyamqp's decoder, azure/eventhub/_pyamqp/_decode.py), the rest as sent.
-    assert.deepEqual(typed.properties, {
-      str: { type: 'bytes', value: b64('värde ✓') },
-      int: { type: 'int', value: '42' },
-      negative_int: { type: 'int', value: '-7' },
-      int32_max: { type: 'int', value: '2147483647' },
-      long: { type: 'int', value: String(LONG) },
-      float: { type: 'float', value: 3.25 },
-      bool_true: { type: 'bool', value: true },
-      bool_false: { type: 'bool', value: false },
-      bytes: { type: 'bytes', value: Buffer.from([0, 1, 0xfe, 0xff]).toString('base64') },
-      none: { type: 'None', value: null },
-      uuid: { type: 'uuid', value: '12345678-1234-5678-9abc-def012345678' },
-      datetime: { type: 'int', value: String(DATETIME_MS) },
-    });
-    assert.equal(binary.body, Buffer.from('\x00\xffbinary\x10', 'latin1').toString('base64'));
-    assert.deepEqual([binary.message_id, binary.content_type], ['message-2', 'application/octet-stream']);
-    assert.equal(Buffer.from(json.body, 'base64').toString(), '{"records":[{"category":"Test","n":1}]}');
-    assert.deepEqual(json.properties, { kind: { type: 'bytes', value: b64('json') } });
-    // send_event: one plain AMQP message (format 0), not a batch; its boolean in pyamqp's one-octet form.
-    assert.equal(Buffer.from(single.body, 'base64').toString(), 'single');
-    assert.deepEqual(single.properties, { single: { type: 'bool', value: true } });
-    // Offsets are strings, increasing; enqueued times are real times.
-    const offsets = p1.map((e) => Number(e.offset));
-    assert.deepEqual(
-      [...offsets].sort((a, b) => a - b),
-      offsets,
-    );
-    for (const e of events)
-      assert.ok(Math.abs(e.enqueued_time - Date.now()) < 120_000, `enqueued time ${e.enqueued_time}`);
-  });
+  test(
+    'Python producer → emulator → Python consumer: bodies, every property type, message properties and partition ' +
+      'keys',
+    () => {
+      // A plain Python int beyond 32 bits is refused by the SDK itself (pyamqp encodes int as AMQP int).
+      assert.equal(sent.long_plain_int?.type, 'ValueError');
+      const { events, errors } = received;
+      assert.deepEqual(errors, []);
+      const p1 = events.filter((e) => e.partition === '1').sort((a, b) => a.sequence_number - b.sequence_number);
+      const p0 = events.filter((e) => e.partition === '0').sort((a, b) => a.sequence_number - b.sequence_number);
+      assert.deepEqual(
+        p1.map((e) => e.sequence_number),
+        [0, 1, 2, 3],
+      );
+      assert.deepEqual(
+        p0.map((e) => [e.sequence_number, e.partition_key, e.body]),
+        [
+          [0, KEY, b64('keyed 0')],
+          [1, KEY, b64('keyed 1')],
+        ],
+      );
+      const [typed, binary, json, single] = p1 as [PyEvent, PyEvent, PyEvent, PyEvent];
+      assert.equal(typed.body, b64('text body: ü ✓'));
+      assert.deepEqual(
+        [typed.message_id, typed.content_type, typed.correlation_id],
+        ['message-1', 'text/plain; charset=utf-8', 'correlation-1'],
+      );
+      assert.equal(typed.partition_key, null);
+      // What the Python SDK gives back for each type it sent: AMQP strings come back as bytes and timestamps
+      // as milliseconds since the epoch (pyamqp's decoder, azure/eventhub/_pyamqp/_decode.py), the rest as sent.
+      assert.deepEqual(typed.properties, {
+        str: { type: 'bytes', value: b64('värde ✓') },
+        int: { type: 'int', value: '42' },
+        negative_int: { type: 'int', value: '-7' },
+        int32_max: { type: 'int', value: '2147483647' },
+        long: { type: 'int', value: String(LONG) },
+        float: { type: 'float', value: 3.25 },
+        bool_true: { type: 'bool', value: true },
+        bool_false: { type: 'bool', value: false },
+        bytes: { type: 'bytes', value: Buffer.from([0, 1, 0xfe, 0xff]).toString('base64') },
+        none: { type: 'None', value: null },
+        uuid: { type: 'uuid', value: '12345678-1234-5678-9abc-def012345678' },
+        datetime: { type: 'int', value: String(DATETIME_MS) },
+      });
+      assert.equal(binary.body, Buffer.from('\x00\xffbinary\x10', 'latin1').toString('base64'));
+      assert.deepEqual([binary.message_id, binary.content_type], ['message-2', 'application/octet-stream']);
+      assert.equal(Buffer.from(json.body, 'base64').toString(), '{"records":[{"category":"Test","n":1}]}');
+      assert.deepEqual(json.properties, { kind: { type: 'bytes', value: b64('json') } });
+      // send_event: one plain AMQP message (format 0), not a batch; its boolean in pyamqp's one-octet form.
+      assert.equal(Buffer.from(single.body, 'base64').toString(), 'single');
+      assert.deepEqual(single.properties, { single: { type: 'bool', value: true } });
+      // Offsets are strings, increasing; enqueued times are real times.
+      const offsets = p1.map((e) => Number(e.offset));
+      assert.deepEqual(
+        [...offsets].sort((a, b) => a - b),
+        offsets,
+      );
+      for (const e of events)
+        assert.ok(Math.abs(e.enqueued_time - Date.now()) < 120_000, `enqueued time ${e.enqueued_time}`);
+    },
+  );
 
   test('Python producer → JS SDK consumer and our receiver: the AMQP types on the wire', {
     timeout: 60_000,
@@ -183,7 +187,8 @@ describe('events from the Python producer', { skip: SKIP }, () => {
       ['värde ✓', 42, LONG, 3.25, 1, 0, null],
     );
     t.diagnostic(
-      `our receiver's attributes: bytes ${JSON.stringify(a.bytes)}, uuid ${JSON.stringify(a.uuid)}, datetime ${JSON.stringify(a.datetime)}`,
+      `our receiver's attributes: bytes ${JSON.stringify(a.bytes)}, uuid ${JSON.stringify(a.uuid)}, datetime ` +
+        `${JSON.stringify(a.datetime)}`,
     );
   });
 });

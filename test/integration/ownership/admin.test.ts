@@ -108,8 +108,9 @@ test('admin: earliest needs no hub; latest and time go through resolve', async (
 
 test('admin: an unreadable checkpoint blob is listed with its problem', async (t) => {
   const fleet = await startFleet(t, 1);
-  const name =
-    `${fleet.scope.fullyQualifiedNamespace}/${fleet.scope.eventHubName}/${fleet.scope.consumerGroup}/checkpoint/0`.toLowerCase();
+  const name = (
+    `${fleet.scope.fullyQualifiedNamespace}/${fleet.scope.eventHubName}/${fleet.scope.consumerGroup}/` + `checkpoint/0`
+  ).toLowerCase();
   await fleet.container.getBlockBlobClient(name).upload('', 0, { metadata: { offset: '12' } });
   const [info] = await listCheckpoints(fleet.container, fleet.scope);
   assert.equal(info?.partitionId, '0');

@@ -16,7 +16,9 @@ function sdkProcessor(fleet: Fleet, ownerId: string) {
   const store = new BlobCheckpointStore(fleet.container);
   const { fullyQualifiedNamespace, eventHubName, consumerGroup } = fleet.scope;
   const list = () => store.listOwnership(fullyQualifiedNamespace, eventHubName, consumerGroup);
-  /** A claim or renewal, with the ETag of the last listing (as the SDK's load balancer does); resolves to the claimed. */
+  /**
+   * A claim or renewal, with the ETag of the last listing (as the SDK's load balancer does); resolves to the claimed.
+   */
   const claim = async (partitionIds: string[], as = ownerId): Promise<string[]> => {
     const current = await list().catch(() => [] as PartitionOwnership[]);
     const requests = partitionIds.map((partitionId) => ({
@@ -88,22 +90,25 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     assert.deepEqual(fleet.timeline.violations, []);
   });
 
-  test('an SDK processor cannot claim a partition we lease: its ETag claim gets 412, it reports no claim', async (t) => {
-    const fleet = await startFleet(t, 1);
-    await fleet.add('a', { startDelayMs: 0, foreignOwnershipExpiryMs: EXPIRY_MS });
-    await waitFor('a owns the partition', () => fleet.timeline.count('a') === 1, 5_000);
-    const sdk = sdkProcessor(fleet, 'sdk-processor-1');
-    const seen = (await sdk.list())[0]!;
-    assert.equal(seen.ownerId, 'a', 'the SDK sees our owner id');
-    // With the listed ETag (a steal or a claim of an "expired" ownership) and without one (a new blob).
-    assert.deepEqual(await sdk.claim(['0']), []);
-    const store = new BlobCheckpointStore(fleet.container);
-    assert.deepEqual(await store.claimOwnership([{ ...seen, ownerId: 'sdk-processor-1', etag: undefined }]), []);
-    const props = await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '0')).getProperties();
-    assert.equal(props.metadata?.ownerid, 'a');
-    assert.equal(props.leaseState, 'leased');
-    assert.deepEqual(fleet.timeline.reading('a'), ['0']);
-  });
+  test(
+    'an SDK processor cannot claim a partition we lease: its ETag claim gets 412, it reports no ' + 'claim',
+    async (t) => {
+      const fleet = await startFleet(t, 1);
+      await fleet.add('a', { startDelayMs: 0, foreignOwnershipExpiryMs: EXPIRY_MS });
+      await waitFor('a owns the partition', () => fleet.timeline.count('a') === 1, 5_000);
+      const sdk = sdkProcessor(fleet, 'sdk-processor-1');
+      const seen = (await sdk.list())[0]!;
+      assert.equal(seen.ownerId, 'a', 'the SDK sees our owner id');
+      // With the listed ETag (a steal or a claim of an "expired" ownership) and without one (a new blob).
+      assert.deepEqual(await sdk.claim(['0']), []);
+      const store = new BlobCheckpointStore(fleet.container);
+      assert.deepEqual(await store.claimOwnership([{ ...seen, ownerId: 'sdk-processor-1', etag: undefined }]), []);
+      const props = await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '0')).getProperties();
+      assert.equal(props.metadata?.ownerid, 'a');
+      assert.equal(props.leaseState, 'leased');
+      assert.deepEqual(fleet.timeline.reading('a'), ['0']);
+    },
+  );
 
   test('a foreign claim written between our listing and our acquire wins, and leaves its blob as it was', async (t) => {
     const fleet = await startFleet(t, 1);

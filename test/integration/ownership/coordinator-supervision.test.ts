@@ -17,7 +17,8 @@ async function leaseState(
 }
 
 for (const reason of ['ownershipLost', 'error'] as const satisfies readonly PartitionEndReason[]) {
-  test(`a partition whose reading ends by itself (${reason}) is never left leased and unread: handed back, then read again`, {
+  test(`a partition whose reading ends by itself (${reason}) is never left leased and unread: handed back, then ` +
+    `read again`, {
     timeout: 60_000,
   }, async (t) => {
     const fleet = await startFleet(t, 4);

@@ -78,7 +78,8 @@ try {
     }
     results[kind] = stats(times);
     console.log(
-      `${kind}: median ${results[kind].median} ms, max ${results[kind].max} ms over ${runs} runs (update interval ${updateIntervalMs} ms, lease ${leaseDurationMs} ms)`,
+      `${kind}: median ${results[kind].median} ms, max ${results[kind].max} ms over ${runs} runs (update interval ` +
+        `${updateIntervalMs} ms, lease ${leaseDurationMs} ms)`,
     );
   }
   console.log(

@@ -130,7 +130,8 @@ test('memory_limiter under a slow exporter: usage stays under the limit plus the
     if (timeline.length < 400 && (Date.now() - started) % 1000 < 20) {
       const st = limiter.stats();
       timeline.push(
-        `${((Date.now() - started) / 1000).toFixed(0)}s:${exporter.delivered.size}/${exporter.queued}/${(st.lastUsageBytes / MIB).toFixed(0)}${st.refusing ? 'R' : ''}`,
+        `${((Date.now() - started) / 1000).toFixed(0)}s:${exporter.delivered.size}/${exporter.queued}/` +
+          `${(st.lastUsageBytes / MIB).toFixed(0)}${st.refusing ? 'R' : ''}`,
       );
     }
   }, 20);
@@ -142,9 +143,11 @@ test('memory_limiter under a slow exporter: usage stays under the limit plus the
   const stats = limiter.stats();
   const counters = receiver.stats().counters;
   t.diagnostic(
-    `baseline ${(baseline / MIB).toFixed(0)} MiB, soft ${(softLimitBytes / MIB).toFixed(0)}, hard ${(hardLimitBytes / MIB).toFixed(0)}, ` +
+    `baseline ${(baseline / MIB).toFixed(0)} MiB, soft ${(softLimitBytes / MIB).toFixed(0)}, hard ` +
+      `${(hardLimitBytes / MIB).toFixed(0)}, ` +
       `max measured ${(stats.maxUsageBytes / MIB).toFixed(0)} MiB, max RSS ${(maxRss / MIB).toFixed(0)} MiB, ` +
-      `refused ${stats.refusedBatches} batches, forced GCs ${stats.forcedGcs}, holds ${counters.exportHolds}, peak queue ${exporter.peakQueued}`,
+      `refused ${stats.refusedBatches} batches, forced GCs ${stats.forcedGcs}, holds ${counters.exportHolds}, peak ` +
+      `queue ${exporter.peakQueued}`,
   );
 
   assert.ok(stats.refusedBatches > 0, 'the limiter refused data (it was needed)');
@@ -154,7 +157,8 @@ test('memory_limiter under a slow exporter: usage stays under the limit plus the
   );
   assert.ok(
     stats.maxUsageBytes <= hardLimitBytes + SPIKE_MIB * MIB,
-    `measured ${(stats.maxUsageBytes / MIB).toFixed(1)} MiB ≤ hard limit ${(hardLimitBytes / MIB).toFixed(1)} + ${SPIKE_MIB} MiB`,
+    `measured ${(stats.maxUsageBytes / MIB).toFixed(1)} MiB ≤ hard limit ${(hardLimitBytes / MIB).toFixed(1)} + ` +
+      `${SPIKE_MIB} MiB`,
   );
   assert.equal(counters.eventsDeadLettered, 0);
   assert.equal(counters.eventsDropped, 0);

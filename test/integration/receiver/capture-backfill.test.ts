@@ -116,7 +116,8 @@ for (const backend of BACKENDS) {
       });
       await receiver.start();
       await consumer.waitFor(PARTITIONS * 25, 20_000);
-      // A live event that expired before delivery starts a second backfill of its partition: wait for every partition's.
+      // A live event that expired before delivery starts a second backfill of its partition: wait for every
+      // partition's.
       await until(
         () =>
           new Set(statuses.flatMap((s) => (s.type === 'backfillFinished' ? [s.partitionId] : []))).size === PARTITIONS,

@@ -7,7 +7,8 @@ import { Instance, tally, waitUntil } from '../../helpers/fleet.ts';
 import { BACKENDS, preload } from './harness.ts';
 
 for (const backend of BACKENDS) {
-  test(`${backend}: killed mid-stream without a graceful stop, then started again: nothing lost, duplicates only after the last checkpoint`, {
+  test(`${backend}: killed mid-stream without a graceful stop, then started again: nothing lost, duplicates only ` +
+    `after the last checkpoint`, {
     timeout: 120_000,
   }, async (t) => {
     const azurite = await startAzurite();
@@ -62,7 +63,8 @@ for (const backend of BACKENDS) {
     );
     const reopened = second.statuses.find((s) => s.type === 'partitionOpened');
     t.diagnostic(
-      `${first.records.length} exported before the crash; ${duplicates.length} duplicates (bound ${bound}); restarted instance reading after ${reopened?.at ? reopened.at - restartAt : '?'} ms`,
+      `${first.records.length} exported before the crash; ${duplicates.length} duplicates (bound ${bound}); ` +
+        `restarted instance reading after ${reopened?.at ? reopened.at - restartAt : '?'} ms`,
     );
     assert.deepEqual(emulator.audit.overlaps(), []);
   });

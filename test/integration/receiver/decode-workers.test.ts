@@ -183,7 +183,8 @@ test('decode_workers on and off deliver the same records, in order per partition
   }
 });
 
-test('decode_workers with max_request_bytes below a batch: split by records, one oversized record dead-lettered alone', {
+test('decode_workers with max_request_bytes below a batch: split by records, one oversized record dead-lettered ' +
+  'alone', {
   timeout: 60_000,
 }, async (t) => {
   const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 1 });

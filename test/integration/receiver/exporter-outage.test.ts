@@ -127,7 +127,8 @@ for (const backend of BACKENDS) {
       // Memory: per partition, the batches held and the next one decoded behind them; nothing more is pulled in.
       const held = Math.max(...outageChecks);
       t.diagnostic(
-        `held during the outage: ${held} records; holds ${receiver.stats().counters.exportHolds}; requests ${server.requests.length}`,
+        `held during the outage: ${held} records; holds ${receiver.stats().counters.exportHolds}; requests ` +
+          `${server.requests.length}`,
       );
       assert.ok(held <= PARTITIONS * (DEFAULT_MAX_BATCHES_IN_FLIGHT + 1) * MAX_POLL, `held ${held} records`);
       assert.equal(receiver.stats().counters.recordsRefused, 0);

@@ -52,7 +52,8 @@ for (const backend of BACKENDS) {
         }
         await until(() => true, 0);
         t.diagnostic(
-          `statuses: ${[...new Set(statuses.map((s) => s.type))].join(', ')}; reconnects ${receiver.stats().counters.backendReconnects}`,
+          `statuses: ${[...new Set(statuses.map((s) => s.type))].join(', ')}; reconnects ` +
+            `${receiver.stats().counters.backendReconnects}`,
         );
       });
     }

@@ -120,7 +120,8 @@ for (const kind of BACKENDS) {
   });
 }
 
-test('a running receiver reports every partition of the hub with its owner and its lag reaching 0 (hubLag, blob store)', {
+test('a running receiver reports every partition of the hub with its owner and its lag reaching 0 (hubLag, blob ' +
+  'store)', {
   timeout: 90_000,
 }, async (t) => {
   const az = await startAzurite();

@@ -62,7 +62,8 @@ describe('on_invalid_checkpoint', () => {
   });
   after(() => azurite?.stop());
 
-  test('fail (default): unread, unhealthy with reason invalidCheckpoint, counted; resumes by itself after checkpoints reset', {
+  test('fail (default): unread, unhealthy with reason invalidCheckpoint, counted; resumes by itself after checkpoints ' +
+    'reset', {
     timeout: 90_000,
   }, async (t) => {
     const { container, scope, store, config } = await setup(t, azurite);
@@ -118,7 +119,8 @@ describe('on_invalid_checkpoint', () => {
     });
   }
 
-  test('a checkpoint blob without a usable sequence number (an offset the receiver cannot position by) follows the same policy', {
+  test('a checkpoint blob without a usable sequence number (an offset the receiver cannot position by) follows the ' +
+    'same policy', {
     timeout: 60_000,
   }, async (t) => {
     // fail: unread, reported, counted.
@@ -155,7 +157,8 @@ describe('on_invalid_checkpoint', () => {
     );
   });
 
-  test('an offset the hub does not know, beside a valid sequence number, is carried and never sent: reading resumes after the sequence number', {
+  test('an offset the hub does not know, beside a valid sequence number, is carried and never sent: reading resumes ' +
+    'after the sequence number', {
     timeout: 60_000,
   }, async (t) => {
     const { config } = await setup(t, azurite, { sequencenumber: '2', offset: 'no-such-offset' });

@@ -163,7 +163,8 @@ describe('requests bounded by bytes (emulator → receiver → otlp gRPC → a s
     });
   }
 
-  test('max_request_bytes 512 KiB: the 900 KB record is dead-lettered at once with its reason, the rest of its batch delivered', {
+  test('max_request_bytes 512 KiB: the 900 KB record is dead-lettered at once with its reason, the rest of its batch ' +
+    'delivered', {
     timeout: 60_000,
   }, async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'dl-size-'));

@@ -206,7 +206,8 @@ describe('one receiver, three signals (emulator and Azurite)', () => {
     );
   });
 
-  test('metric points and spans through the real backend: routed, dead-lettered by event, checkpointed in blob storage', {
+  test('metric points and spans through the real backend: routed, dead-lettered by event, checkpointed in blob ' +
+    'storage', {
     timeout: 90_000,
   }, async (t) => {
     const { emulator, hubName, connectionString, consumerGroup, track } = await startTestEmulator(t, { partitions: 1 });

@@ -15,7 +15,8 @@ import { BACKENDS, byPartition, startReceiver, until } from './harness.ts';
 
 const PARTITIONS = 4;
 
-test('a fleet-wide storage outage past the lease: each instance takes its own partitions back and reads on without re-reading', {
+test('a fleet-wide storage outage past the lease: each instance takes its own partitions back and reads on without ' +
+  're-reading', {
   timeout: 120_000,
 }, async (t) => {
   const azurite = await startAzurite();

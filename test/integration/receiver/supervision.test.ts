@@ -86,7 +86,8 @@ for (const backend of BACKENDS) {
           'all events',
         );
         t.diagnostic(
-          `read again and caught up ${Date.now() - started} ms after the ending; restarts ${JSON.stringify(receiver.stats().restarts)}`,
+          `read again and caught up ${Date.now() - started} ms after the ending; restarts ` +
+            `${JSON.stringify(receiver.stats().restarts)}`,
         );
         for (const [pid, seqs] of byPartition(consumer.records())) {
           assert.deepEqual(
@@ -114,7 +115,8 @@ for (const backend of BACKENDS) {
 }
 
 for (const backend of BACKENDS) {
-  test(`${backend}: a stop during the reader's reopen backoff writes the final checkpoint; the successor exports no duplicate`, {
+  test(`${backend}: a stop during the reader's reopen backoff writes the final checkpoint; the successor exports no ` +
+    `duplicate`, {
     timeout: 120_000,
   }, async (t) => {
     const azurite = await startAzurite();

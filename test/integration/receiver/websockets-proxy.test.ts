@@ -139,7 +139,8 @@ test('the start log names the transport and the proxy with its credentials maske
 });
 
 for (const backend of BACKENDS) {
-  test(`${backend}: a proxy that refuses the credentials makes health misconfigured naming proxy_url, without the password`, {
+  test(`${backend}: a proxy that refuses the credentials makes health misconfigured naming proxy_url, without the ` +
+    `password`, {
     timeout: 60_000,
   }, async (t) => {
     const { emulator, hubName } = await startTestEmulator(t, { partitions: 1, tls, websocketPort: 0 });

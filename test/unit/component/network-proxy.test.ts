@@ -46,22 +46,25 @@ test('resolveProxy: proxy_url first, then the environment; NO_PROXY exempts from
   );
 });
 
-test('parseProxyUrl accepts http and https CONNECT proxies and says what to write otherwise, never quoting the URL', () => {
-  assert.ok(parseProxyUrl('http://proxy:3128').ok);
-  assert.ok(parseProxyUrl(`https://user:${SECRET}@proxy:443`).ok);
-  for (const [bad, why] of [
-    [`socks5://u:${SECRET}@p:1080`, /scheme 'socks5' is not supported/],
-    [`u:${SECRET}@p:1080`, /not supported|not a URL/],
-    [`proxy:3128`, /not supported|not a URL/],
-    [`http://u:${SECRET}@p:3128/path`, /without a path/],
-    [`not a url ${SECRET}`, /is not a URL/],
-  ] as const) {
-    const r = parseProxyUrl(bad);
-    assert.ok(!r.ok, bad);
-    assert.match(r.message, why);
-    assert.ok(!r.message.includes(SECRET));
-  }
-});
+test(
+  'parseProxyUrl accepts http and https CONNECT proxies and says what to write otherwise, never quoting the ' + 'URL',
+  () => {
+    assert.ok(parseProxyUrl('http://proxy:3128').ok);
+    assert.ok(parseProxyUrl(`https://user:${SECRET}@proxy:443`).ok);
+    for (const [bad, why] of [
+      [`socks5://u:${SECRET}@p:1080`, /scheme 'socks5' is not supported/],
+      [`u:${SECRET}@p:1080`, /not supported|not a URL/],
+      [`proxy:3128`, /not supported|not a URL/],
+      [`http://u:${SECRET}@p:3128/path`, /without a path/],
+      [`not a url ${SECRET}`, /is not a URL/],
+    ] as const) {
+      const r = parseProxyUrl(bad);
+      assert.ok(!r.ok, bad);
+      assert.match(r.message, why);
+      assert.ok(!r.message.includes(SECRET));
+    }
+  },
+);
 
 test('redactProxyUrl masks credentials; storageProxySettings splits the URL the way the storage SDK wants it', () => {
   assert.equal(redactProxyUrl(`http://u:${SECRET}@p:3128`), 'http://***@p:3128');

@@ -19,7 +19,8 @@ describe('redact', () => {
   });
 
   test('masks SharedAccessKey in an Event Hubs connection string, keeping the rest', () => {
-    const cs = `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${KEY};EntityPath=hub`;
+    const cs =
+      `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${KEY};` + `EntityPath=hub`;
     const out = redact(cs);
     assert.ok(!out.includes(KEY));
     assert.equal(
@@ -35,7 +36,9 @@ describe('redact', () => {
   });
 
   test('masks AccountKey in a storage connection string', () => {
-    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${KEY};BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;`;
+    const cs =
+      `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${KEY};BlobEndpoint=http://` +
+      `127.0.0.1:1/devstoreaccount1;`;
     const out = redact(cs);
     assert.ok(!out.includes(KEY));
     assert.match(out, /AccountKey=\*\*\*;BlobEndpoint=/);

@@ -93,19 +93,25 @@ describe('--config providers', () => {
     assert.match(text, /\/nonexistent\/c\.yaml: cannot read the config file \(no such file\)/);
   });
 
-  test('${file:path} is the file without its final line break; a missing file names the reference, not a content', async (t) => {
-    const dir = await tempDir(t);
-    await writeFile(join(dir, 'conn.txt'), 'Endpoint=sb://ns/;SharedAccessKeyName=k;SharedAccessKey=s3cr3t\n');
-    await writeFile(join(dir, 'n.txt'), '42\n');
-    const loaded = await loadConfig({
-      configs: [`yaml:{r: {connection: "\${file:${join(dir, 'conn.txt')}}", n: "\${file:${join(dir, 'n.txt')}}"}}`],
-    });
-    assert.deepEqual(loaded.raw, {
-      r: { connection: 'Endpoint=sb://ns/;SharedAccessKeyName=k;SharedAccessKey=s3cr3t', n: 42 },
-    });
-    const text = await loadIssues(['yaml:{r: {connection: "${file:/nonexistent/secret.txt}"}}']);
-    assert.match(text, /r\.connection: cannot read the file of \$\{file:\/nonexistent\/secret\.txt\} \(no such file\)/);
-  });
+  test(
+    '${file:path} is the file without its final line break; a missing file names the reference, not a ' + 'content',
+    async (t) => {
+      const dir = await tempDir(t);
+      await writeFile(join(dir, 'conn.txt'), 'Endpoint=sb://ns/;SharedAccessKeyName=k;SharedAccessKey=s3cr3t\n');
+      await writeFile(join(dir, 'n.txt'), '42\n');
+      const loaded = await loadConfig({
+        configs: [`yaml:{r: {connection: "\${file:${join(dir, 'conn.txt')}}", n: "\${file:${join(dir, 'n.txt')}}"}}`],
+      });
+      assert.deepEqual(loaded.raw, {
+        r: { connection: 'Endpoint=sb://ns/;SharedAccessKeyName=k;SharedAccessKey=s3cr3t', n: 42 },
+      });
+      const text = await loadIssues(['yaml:{r: {connection: "${file:/nonexistent/secret.txt}"}}']);
+      assert.match(
+        text,
+        /r\.connection: cannot read the file of \$\{file:\/nonexistent\/secret\.txt\} \(no such file\)/,
+      );
+    },
+  );
 });
 
 describe('service.telemetry', () => {

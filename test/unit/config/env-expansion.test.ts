@@ -29,18 +29,21 @@ describe('expandEnv', () => {
     assert.deepEqual(r.value, { '${HUB}': [{ x: 'logs' }, 'cost $5', 3, null] });
   });
 
-  test('an unset variable drops a key it fully defines, is "" inside text and lists, and is reported with its path', () => {
-    const r = expandEnv(
-      { receivers: { r: { connection: '${env:EH_CONN}', group: 'g-${NOPE}', tags: ['${NOPE}'] } } },
-      env,
-    );
-    assert.deepEqual(r.value, { receivers: { r: { group: 'g-', tags: [''] } } });
-    assert.deepEqual(r.unset, [
-      { name: 'EH_CONN', path: 'receivers.r.connection' },
-      { name: 'NOPE', path: 'receivers.r.group' },
-      { name: 'NOPE', path: 'receivers.r.tags.0' },
-    ]);
-  });
+  test(
+    'an unset variable drops a key it fully defines, is "" inside text and lists, and is reported with its ' + 'path',
+    () => {
+      const r = expandEnv(
+        { receivers: { r: { connection: '${env:EH_CONN}', group: 'g-${NOPE}', tags: ['${NOPE}'] } } },
+        env,
+      );
+      assert.deepEqual(r.value, { receivers: { r: { group: 'g-', tags: [''] } } });
+      assert.deepEqual(r.unset, [
+        { name: 'EH_CONN', path: 'receivers.r.connection' },
+        { name: 'NOPE', path: 'receivers.r.group' },
+        { name: 'NOPE', path: 'receivers.r.tags.0' },
+      ]);
+    },
+  );
 
   test('malformed references and unknown providers are errors with their path', () => {
     const r = expandEnv({ a: { b: '${env:1BAD}' }, c: '${http://example.com/x}' }, env);

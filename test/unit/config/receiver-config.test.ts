@@ -5,7 +5,8 @@ import { ConfigError } from '../../../src/component/errors.ts';
 import { retryOnFailureSchema } from '../../../src/pipeline/retry.ts';
 
 const CONN =
-  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=c2VjcmV0S2V5VmFsdWU=;EntityPath=hub';
+  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=c2VjcmV0S2V5VmFsdWU=;' +
+  'EntityPath=hub';
 
 function problems(input: unknown): string[] {
   try {
@@ -70,35 +71,38 @@ test("the Go receiver's documented keys parse unchanged, format '' meaning azure
   assert.equal(c.offset, '1234-5566');
 });
 
-test('partition, offset or storage together with blob_checkpoint_store are refused, as the Go receiver refuses them', () => {
-  const store = {
-    connection: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=k;EndpointSuffix=core.windows.net',
-    container_name: 'checkpoints',
-  };
-  assert.throws(
-    () =>
-      parseReceiverConfig({
-        connection: CONN,
-        partition: '0',
-        offset: '1234-5566',
-        storage: 'file_storage',
-        blob_checkpoint_store: store,
-      }),
-    (e: Error) => {
-      assert.match(e.message, /^ {2}- partition: cannot be used with blob_checkpoint_store .*partition_start/m);
-      assert.match(e.message, /^ {2}- offset: cannot be used with blob_checkpoint_store/m);
-      assert.match(e.message, /^ {2}- storage: cannot be used with blob_checkpoint_store/m);
-      return true;
-    },
-  );
-  // partition_start is this receiver's way to position partitions under leases: allowed with the store.
-  const c = parseReceiverConfig({
-    connection: CONN,
-    partition_start: { '0': { offset: '1234-5566' } },
-    blob_checkpoint_store: store,
-  });
-  assert.equal(c.partition_start['0']?.offset, '1234-5566');
-});
+test(
+  'partition, offset or storage together with blob_checkpoint_store are refused, as the Go receiver refuses ' + 'them',
+  () => {
+    const store = {
+      connection: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=k;EndpointSuffix=core.windows.net',
+      container_name: 'checkpoints',
+    };
+    assert.throws(
+      () =>
+        parseReceiverConfig({
+          connection: CONN,
+          partition: '0',
+          offset: '1234-5566',
+          storage: 'file_storage',
+          blob_checkpoint_store: store,
+        }),
+      (e: Error) => {
+        assert.match(e.message, /^ {2}- partition: cannot be used with blob_checkpoint_store .*partition_start/m);
+        assert.match(e.message, /^ {2}- offset: cannot be used with blob_checkpoint_store/m);
+        assert.match(e.message, /^ {2}- storage: cannot be used with blob_checkpoint_store/m);
+        return true;
+      },
+    );
+    // partition_start is this receiver's way to position partitions under leases: allowed with the store.
+    const c = parseReceiverConfig({
+      connection: CONN,
+      partition_start: { '0': { offset: '1234-5566' } },
+      blob_checkpoint_store: store,
+    });
+    assert.equal(c.partition_start['0']?.offset, '1234-5566');
+  },
+);
 
 test('every problem is reported at once, each with its dotted path', () => {
   const lines = problems({ ownership: { lease_duration: '5s', renew_interval: '10s' }, offset: '12', format: 'xml' });
@@ -150,23 +154,30 @@ test('hub_lag_interval: a duration, 0 turns the hub-wide lag off, anything betwe
   );
 });
 
-test("retry_on_failure is the pipeline's section: same defaults, max_interval < initial_interval reported with its path", () => {
-  const c = parseReceiverConfig({ connection: CONN });
-  assert.deepEqual(c.retry_on_failure, retryOnFailureSchema.parse({}));
-  assert.equal(
-    parseReceiverConfig({ connection: CONN, retry_on_failure: { max_elapsed_time: '1m' } }).retry_on_failure
-      .max_interval,
-    10_000,
-  );
-  const lines = problems({ connection: CONN, retry_on_failure: { initial_interval: '10s', max_interval: '1s' } });
-  assert.equal(lines.length, 1, lines.join('\n'));
-  assert.match(
-    lines[0]!,
-    /^receivers\.azure_event_hub\.retry_on_failure\.max_interval: \(1s\) must be at least initial_interval \(10s\); raise max_interval/,
-  );
-  const typo = problems({ connection: CONN, retry_on_failure: { max_intervall: '1s' } });
-  assert.match(typo.join('\n'), /retry_on_failure\.max_intervall: unknown key; did you mean `max_interval`\?/);
-});
+test(
+  "retry_on_failure is the pipeline's section: same defaults, max_interval < initial_interval reported with its " +
+    'path',
+  () => {
+    const c = parseReceiverConfig({ connection: CONN });
+    assert.deepEqual(c.retry_on_failure, retryOnFailureSchema.parse({}));
+    assert.equal(
+      parseReceiverConfig({ connection: CONN, retry_on_failure: { max_elapsed_time: '1m' } }).retry_on_failure
+        .max_interval,
+      10_000,
+    );
+    const lines = problems({ connection: CONN, retry_on_failure: { initial_interval: '10s', max_interval: '1s' } });
+    assert.equal(lines.length, 1, lines.join('\n'));
+    assert.match(
+      lines[0]!,
+      new RegExp(
+        String.raw`^receivers\.azure_event_hub\.retry_on_failure\.max_interval: \(1s\) must be at least` +
+          String.raw` initial_interval \(10s\); raise max_interval`,
+      ),
+    );
+    const typo = problems({ connection: CONN, retry_on_failure: { max_intervall: '1s' } });
+    assert.match(typo.join('\n'), /retry_on_failure\.max_intervall: unknown key; did you mean `max_interval`\?/);
+  },
+);
 
 test('start_position is parsed at validation: each form, and what is wrong with its path', () => {
   const at = (start_position: unknown) => parseReceiverConfig({ connection: CONN, start_position }).start_position;
@@ -233,7 +244,8 @@ test('dead_letter: drop is an explicit boolean opt-in, default false, exclusive 
   });
   const both = problems({ connection: CONN, dead_letter: { drop: true, directory: '/var/dlq' } });
   assert.deepEqual(both, [
-    'receivers.azure_event_hub.dead_letter.drop: drop: true discards refused batches, a store keeps them; give drop: true or directory/container, not both',
+    'receivers.azure_event_hub.dead_letter.drop: drop: true discards refused batches, a store keeps them; give drop: ' +
+      'true or directory/container, not both',
   ]);
   assert.match(
     problems({ connection: CONN, dead_letter: { drop: true, container: 'dlq' } }).join('\n'),
@@ -257,21 +269,26 @@ test('dead_letter: an empty section or drop: false alone says what to give', () 
   );
 });
 
-test('encoding: azure_encoding and azure_encoding/<name> are accepted (the Go spelling of format azure_encoding); other ids are not', () => {
-  for (const encoding of ['azure_encoding', 'azure_encoding/logs']) {
-    assert.equal(parseReceiverConfig({ connection: CONN, encoding }).encoding, encoding);
-  }
-  assert.equal(parseReceiverConfig({ connection: CONN, format: 'azure_encoding' }).format, 'azure_encoding');
-  for (const encoding of ['text_encoding', 'azure_encoding/', 'azureencoding']) {
-    const text = problems({ connection: CONN, encoding }).join('\n');
-    assert.match(
-      text,
-      new RegExp(
-        `receivers\\.azure_event_hub\\.encoding: encoding extension "${encoding.replace('/', '\\/')}" is not supported; use encoding: azure_encoding`,
-      ),
-    );
-  }
-});
+test(
+  'encoding: azure_encoding and azure_encoding/<name> are accepted (the Go spelling of format azure_encoding); ' +
+    'other ids are not',
+  () => {
+    for (const encoding of ['azure_encoding', 'azure_encoding/logs']) {
+      assert.equal(parseReceiverConfig({ connection: CONN, encoding }).encoding, encoding);
+    }
+    assert.equal(parseReceiverConfig({ connection: CONN, format: 'azure_encoding' }).format, 'azure_encoding');
+    for (const encoding of ['text_encoding', 'azure_encoding/', 'azureencoding']) {
+      const text = problems({ connection: CONN, encoding }).join('\n');
+      assert.match(
+        text,
+        new RegExp(
+          `receivers\\.azure_event_hub\\.encoding: encoding extension "${encoding.replace('/', '\\/')}" is not ` +
+            `supported; use encoding: azure_encoding`,
+        ),
+      );
+    }
+  },
+);
 
 test('transport defaults to amqp; proxy_url needs amqp_websockets and is checked without being quoted', () => {
   assert.equal(parseReceiverConfig({ connection: CONN }).transport, 'amqp');
@@ -315,21 +332,25 @@ test('ownership.foreign_ownership_expiry: 60s by default, 2m for .NET processors
   );
 });
 
-test('event_metadata: none, eventhubs, messaging or a boolean, unset by default (the format decides); record_uid off by default', () => {
-  const c = parseReceiverConfig({ connection: CONN });
-  assert.equal(c.event_metadata, undefined);
-  assert.equal(c.record_uid, false);
-  for (const value of ['none', 'eventhubs', 'messaging', true, false]) {
-    assert.equal(parseReceiverConfig({ connection: CONN, event_metadata: value }).event_metadata, value);
-  }
-  assert.equal(parseReceiverConfig({ connection: CONN, record_uid: true }).record_uid, true);
-  const issues = problems({ connection: CONN, event_metadata: 'all', record_uid: 'yes' });
-  assert.ok(
-    issues.some((i) => /event_metadata: expected none, eventhubs or messaging \(or true \/ false\)/.test(i)),
-    issues.join('\n'),
-  );
-  assert.ok(
-    issues.some((i) => /record_uid/.test(i)),
-    issues.join('\n'),
-  );
-});
+test(
+  'event_metadata: none, eventhubs, messaging or a boolean, unset by default (the format decides); record_uid off ' +
+    'by default',
+  () => {
+    const c = parseReceiverConfig({ connection: CONN });
+    assert.equal(c.event_metadata, undefined);
+    assert.equal(c.record_uid, false);
+    for (const value of ['none', 'eventhubs', 'messaging', true, false]) {
+      assert.equal(parseReceiverConfig({ connection: CONN, event_metadata: value }).event_metadata, value);
+    }
+    assert.equal(parseReceiverConfig({ connection: CONN, record_uid: true }).record_uid, true);
+    const issues = problems({ connection: CONN, event_metadata: 'all', record_uid: 'yes' });
+    assert.ok(
+      issues.some((i) => /event_metadata: expected none, eventhubs or messaging \(or true \/ false\)/.test(i)),
+      issues.join('\n'),
+    );
+    assert.ok(
+      issues.some((i) => /record_uid/.test(i)),
+      issues.join('\n'),
+    );
+  },
+);

@@ -76,61 +76,68 @@ describe('azure_encoding decoder', () => {
     assert.equal(r.severityText, 'Warning');
   });
 
-  it('repairs single-quoted properties on their JSON text: escapes inside values (a newline, a path, a quote) keep the mapping', () => {
-    for (const format of ['azure_encoding', 'azure'] as const) {
-      const options = format === 'azure' ? { format, applySemanticConventions: true } : { format };
-      const [r] = createDecoder(options)(
+  it(
+    'repairs single-quoted properties on their JSON text: escapes inside values (a newline, a path, a quote) keep ' +
+      'the mapping',
+    () => {
+      for (const format of ['azure_encoding', 'azure'] as const) {
+        const options = format === 'azure' ? { format, applySemanticConventions: true } : { format };
+        const [r] = createDecoder(options)(
+          [
+            {
+              body: new TextEncoder().encode(
+                JSON.stringify({
+                  records: [
+                    {
+                      time: '2026-04-07T16:06:56Z',
+                      category: 'FunctionAppLogs',
+                      resourceId: '/F',
+                      properties:
+                        "{'appName':'app','functionName':'fn','message':'line 1\nat C:\\x \"q\"','processId':9}",
+                    },
+                  ],
+                }),
+              ),
+              sequenceNumber: 1,
+              offset: '1',
+              enqueuedTime: new Date('2030-01-01T00:00:00Z'),
+            },
+          ],
+          ctx,
+        ).records;
+        const message =
+          format === 'azure' ? (r!.body as { properties: { message: string } }).properties.message : r!.body;
+        assert.equal(message, 'line 1\nat C:\\x "q"', format);
+        if (format === 'azure_encoding') {
+          assert.equal(r!.resource.attributes['service.name'], 'app/fn');
+          assert.equal(r!.attributes['process.pid'], 9);
+        }
+      }
+    },
+  );
+
+  it(
+    "runs the sanitizers on the raw event text, as the other formats: Functions' bare single-quoted " + 'properties',
+    () => {
+      const body =
+        `{"records":[{"time":"2026-04-07T16:06:56Z","category":"FunctionAppLogs","resourceId":"/F",` +
+        `"properties":{'appName':'app','functionName':'fn','message':'Executed 'Functions.Run' (Succeeded)'}}]}`;
+      const { records, stats } = createDecoder({ format: 'azure_encoding' })(
         [
           {
-            body: new TextEncoder().encode(
-              JSON.stringify({
-                records: [
-                  {
-                    time: '2026-04-07T16:06:56Z',
-                    category: 'FunctionAppLogs',
-                    resourceId: '/F',
-                    properties:
-                      "{'appName':'app','functionName':'fn','message':'line 1\nat C:\\x \"q\"','processId':9}",
-                  },
-                ],
-              }),
-            ),
+            body: new TextEncoder().encode(body),
             sequenceNumber: 1,
             offset: '1',
             enqueuedTime: new Date('2030-01-01T00:00:00Z'),
           },
         ],
         ctx,
-      ).records;
-      const message =
-        format === 'azure' ? (r!.body as { properties: { message: string } }).properties.message : r!.body;
-      assert.equal(message, 'line 1\nat C:\\x "q"', format);
-      if (format === 'azure_encoding') {
-        assert.equal(r!.resource.attributes['service.name'], 'app/fn');
-        assert.equal(r!.attributes['process.pid'], 9);
-      }
-    }
-  });
-
-  it("runs the sanitizers on the raw event text, as the other formats: Functions' bare single-quoted properties", () => {
-    const body =
-      `{"records":[{"time":"2026-04-07T16:06:56Z","category":"FunctionAppLogs","resourceId":"/F",` +
-      `"properties":{'appName':'app','functionName':'fn','message':'Executed 'Functions.Run' (Succeeded)'}}]}`;
-    const { records, stats } = createDecoder({ format: 'azure_encoding' })(
-      [
-        {
-          body: new TextEncoder().encode(body),
-          sequenceNumber: 1,
-          offset: '1',
-          enqueuedTime: new Date('2030-01-01T00:00:00Z'),
-        },
-      ],
-      ctx,
-    );
-    assert.equal(stats.sanitizedEvents, 1);
-    assert.equal(records[0]!.body, "Executed 'Functions.Run' (Succeeded)");
-    assert.equal(records[0]!.attributes['error.type'], undefined);
-  });
+      );
+      assert.equal(stats.sanitizedEvents, 1);
+      assert.equal(records[0]!.body, "Executed 'Functions.Run' (Succeeded)");
+      assert.equal(records[0]!.attributes['error.type'], undefined);
+    },
+  );
 
   it('stores a record without a category raw, and one with an unparsable time raw with the enqueued time', () => {
     const records = decode([

@@ -63,34 +63,38 @@ describe('event metadata', () => {
     }
   });
 
-  test('messaging: the former names; where the content has one, it keeps it and the metadata takes its azure.eventhubs name', () => {
-    const [plain] = decode(
-      { format: 'azure', eventMetadata: 'messaging' },
-      { records: [record()] },
-      { partitionKey: undefined },
-    );
-    assert.deepEqual(metadataOf(plain!.attributes), {
-      'messaging.system': 'eventhubs',
-      'messaging.destination.name': 'insights-logs',
-      'messaging.consumer.group.name': '$Default',
-      'messaging.destination.partition.id': '3',
-      'server.address': 'evhns-logs.servicebus.windows.net',
-      'azure.eventhubs.message.sequence_number': 4711,
-      'azure.eventhubs.message.offset': '1048576',
-      'azure.eventhubs.message.enqueued_time': enqueuedSeconds,
-    });
-    const serviceBus = {
-      category: 'OperationalLogs',
-      EventTimeString: '2022-09-07T14:41:35Z',
-      resourceId: '/X/MICROSOFT.SERVICEBUS/Y',
-    };
-    const [sb] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [serviceBus] });
-    assert.equal(sb!.attributes['messaging.system'], 'servicebus', 'the content keeps its value');
-    const [fd] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [frontDoor] });
-    assert.equal(fd!.attributes['server.address'], '10.0.0.1');
-    assert.equal(fd!.attributes['azure.eventhubs.namespace'], 'evhns-logs.servicebus.windows.net');
-    assert.equal(fd!.attributes['messaging.destination.name'], 'insights-logs');
-  });
+  test(
+    'messaging: the former names; where the content has one, it keeps it and the metadata takes its ' +
+      'azure.eventhubs name',
+    () => {
+      const [plain] = decode(
+        { format: 'azure', eventMetadata: 'messaging' },
+        { records: [record()] },
+        { partitionKey: undefined },
+      );
+      assert.deepEqual(metadataOf(plain!.attributes), {
+        'messaging.system': 'eventhubs',
+        'messaging.destination.name': 'insights-logs',
+        'messaging.consumer.group.name': '$Default',
+        'messaging.destination.partition.id': '3',
+        'server.address': 'evhns-logs.servicebus.windows.net',
+        'azure.eventhubs.message.sequence_number': 4711,
+        'azure.eventhubs.message.offset': '1048576',
+        'azure.eventhubs.message.enqueued_time': enqueuedSeconds,
+      });
+      const serviceBus = {
+        category: 'OperationalLogs',
+        EventTimeString: '2022-09-07T14:41:35Z',
+        resourceId: '/X/MICROSOFT.SERVICEBUS/Y',
+      };
+      const [sb] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [serviceBus] });
+      assert.equal(sb!.attributes['messaging.system'], 'servicebus', 'the content keeps its value');
+      const [fd] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [frontDoor] });
+      assert.equal(fd!.attributes['server.address'], '10.0.0.1');
+      assert.equal(fd!.attributes['azure.eventhubs.namespace'], 'evhns-logs.servicebus.windows.net');
+      assert.equal(fd!.attributes['messaging.destination.name'], 'insights-logs');
+    },
+  );
 
   test("a record that went raw gets the mode's metadata too", () => {
     const [r] = decode({ format: 'azure', eventMetadata: true }, '{"records": [');
@@ -123,21 +127,25 @@ describe('log.record.uid', () => {
     assert.equal(decode({ format: 'azure' }, { records: [record()] })[0]!.attributes['log.record.uid'], undefined);
   });
 
-  test('a ULID whose time part is the enqueued time; the same on every read, another for each record, event and partition', () => {
-    const first = uids({}, 3);
-    for (const uid of first) assert.match(String(uid), ULID);
-    assert.equal(new Set(first).size, 3, 'records of one event differ');
-    assert.deepEqual(uids({}, 3), first, 'a re-read gives the same ids');
-    assert.deepEqual(uids({ applySemanticConventions: true }, 3), first, 'the mapping does not enter the id');
-    const upper = { ...FIXTURE_CONTEXT, namespace: FIXTURE_CONTEXT.namespace.toUpperCase(), consumerGroup: 'other' };
-    assert.deepEqual(uids({}, 3, {}, upper), first, 'namespace case and consumer group do not enter the id');
-    assert.notDeepEqual(uids({}, 1, { sequenceNumber: 4712 }), first.slice(0, 1));
-    assert.notDeepEqual(uids({}, 1, {}, { ...FIXTURE_CONTEXT, partitionId: '4' }), first.slice(0, 1));
-    // Crockford base32 of the enqueued time in ms, 10 characters.
-    let ms = 0;
-    for (const c of String(first[0]).slice(0, 10)) ms = ms * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c);
-    assert.equal(ms, FIXTURE_ENQUEUED_TIME.getTime());
-  });
+  test(
+    'a ULID whose time part is the enqueued time; the same on every read, another for each record, event and ' +
+      'partition',
+    () => {
+      const first = uids({}, 3);
+      for (const uid of first) assert.match(String(uid), ULID);
+      assert.equal(new Set(first).size, 3, 'records of one event differ');
+      assert.deepEqual(uids({}, 3), first, 'a re-read gives the same ids');
+      assert.deepEqual(uids({ applySemanticConventions: true }, 3), first, 'the mapping does not enter the id');
+      const upper = { ...FIXTURE_CONTEXT, namespace: FIXTURE_CONTEXT.namespace.toUpperCase(), consumerGroup: 'other' };
+      assert.deepEqual(uids({}, 3, {}, upper), first, 'namespace case and consumer group do not enter the id');
+      assert.notDeepEqual(uids({}, 1, { sequenceNumber: 4712 }), first.slice(0, 1));
+      assert.notDeepEqual(uids({}, 1, {}, { ...FIXTURE_CONTEXT, partitionId: '4' }), first.slice(0, 1));
+      // Crockford base32 of the enqueued time in ms, 10 characters.
+      let ms = 0;
+      for (const c of String(first[0]).slice(0, 10)) ms = ms * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c);
+      assert.equal(ms, FIXTURE_ENQUEUED_TIME.getTime());
+    },
+  );
 
   test("a Function App log's own log.record.uid (its activityId, Go's mapping) is kept beside ours", () => {
     const fn = record({ category: 'FunctionAppLogs', properties: { appName: 'a', activityId: 'act-1', message: 'm' } });

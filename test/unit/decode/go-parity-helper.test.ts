@@ -39,17 +39,21 @@ const ours = (attributes: Record<string, unknown>, over: Partial<FlatRecord> = {
 ];
 
 describe('Go parity comparator', () => {
-  test('equal records give no diff; Event Hubs metadata is compared like any attribute (the decoders write none by default)', () => {
-    const expected = goRecord([
-      { key: 'n', value: { intValue: '3' } },
-      { key: 'm', value: { kvlistValue: { values: [{ key: 'x', value: { doubleValue: 1.5 } }] } } },
-    ]);
-    assert.deepEqual(compareRecords(expected, ours({ n: 3, m: { x: 1.5 } })), []);
-    assert.deepEqual(
-      compareRecords(expected, ours({ n: 3, m: { x: 1.5 }, 'messaging.system': 'eventhubs' })).map((d) => d.kind),
-      ['extra'],
-    );
-  });
+  test(
+    'equal records give no diff; Event Hubs metadata is compared like any attribute (the decoders write none by ' +
+      'default)',
+    () => {
+      const expected = goRecord([
+        { key: 'n', value: { intValue: '3' } },
+        { key: 'm', value: { kvlistValue: { values: [{ key: 'x', value: { doubleValue: 1.5 } }] } } },
+      ]);
+      assert.deepEqual(compareRecords(expected, ours({ n: 3, m: { x: 1.5 } })), []);
+      assert.deepEqual(
+        compareRecords(expected, ours({ n: 3, m: { x: 1.5 }, 'messaging.system': 'eventhubs' })).map((d) => d.kind),
+        ['extra'],
+      );
+    },
+  );
 
   test('int vs double, a changed value, a missing and an extra attribute are each reported with their path', () => {
     const expected = goRecord([
@@ -83,50 +87,56 @@ describe('Go parity comparator', () => {
     assert.equal(compareRecords(goRecord([]), [])[0]!.kind, 'count');
   });
 
-  test('differences.yaml entries match by oracle, case, kind and path; input-field needs the field in the input', () => {
-    const entry: Difference = {
-      id: 'x',
-      oracle: 'translator-azure',
-      case: '*',
-      path: 'records[*].attributes["azure.*"]',
-      kind: 'extra',
-      when: 'input-field',
-      why: 'w',
-    };
-    const input = new Uint8Array(Buffer.from(JSON.stringify({ records: [{ listenerName: 'L' }] })));
-    const c = { oracle: 'translator-azure' as const, name: 'c', input };
-    const extra = (path: string, actual: unknown) => ({ path, kind: 'extra' as const, actual });
-    assert.equal(acceptedBy(extra('records[0].attributes["azure.listenerName"]', 'L'), c, [entry]), entry);
-    assert.equal(
-      acceptedBy(extra('records[0].attributes["azure.listenerName"]', 'other'), c, [entry]),
-      undefined,
-      'same value only',
-    );
-    assert.equal(
-      acceptedBy(extra('records[0].attributes["azure.result.type"]', 'L'), c, [entry]),
-      undefined,
-      'not an input field',
-    );
-    assert.equal(
-      acceptedBy(extra('records[0].attributes["azure.listenerName"]', 'L'), { ...c, oracle: 'azurelogs' }, [entry]),
-      undefined,
-    );
-    assert.equal(
-      acceptedBy({ ...extra('records[0].attributes["azure.listenerName"]', 'L'), kind: 'value' }, c, [entry]),
-      undefined,
-    );
-    const deep: Difference = {
-      ...entry,
-      path: 'records[*].attributes["azure.*"]**',
-      kind: 'int-vs-double',
-      when: undefined,
-    };
-    assert.equal(
-      acceptedBy({ path: 'records[2].attributes["azure.properties"]["a"][0]', kind: 'int-vs-double' }, c, [deep]),
-      deep,
-    );
-    assert.equal(acceptedBy({ path: 'records[2].attributes["cloud.x"]', kind: 'int-vs-double' }, c, [deep]), undefined);
-  });
+  test(
+    'differences.yaml entries match by oracle, case, kind and path; input-field needs the field in the ' + 'input',
+    () => {
+      const entry: Difference = {
+        id: 'x',
+        oracle: 'translator-azure',
+        case: '*',
+        path: 'records[*].attributes["azure.*"]',
+        kind: 'extra',
+        when: 'input-field',
+        why: 'w',
+      };
+      const input = new Uint8Array(Buffer.from(JSON.stringify({ records: [{ listenerName: 'L' }] })));
+      const c = { oracle: 'translator-azure' as const, name: 'c', input };
+      const extra = (path: string, actual: unknown) => ({ path, kind: 'extra' as const, actual });
+      assert.equal(acceptedBy(extra('records[0].attributes["azure.listenerName"]', 'L'), c, [entry]), entry);
+      assert.equal(
+        acceptedBy(extra('records[0].attributes["azure.listenerName"]', 'other'), c, [entry]),
+        undefined,
+        'same value only',
+      );
+      assert.equal(
+        acceptedBy(extra('records[0].attributes["azure.result.type"]', 'L'), c, [entry]),
+        undefined,
+        'not an input field',
+      );
+      assert.equal(
+        acceptedBy(extra('records[0].attributes["azure.listenerName"]', 'L'), { ...c, oracle: 'azurelogs' }, [entry]),
+        undefined,
+      );
+      assert.equal(
+        acceptedBy({ ...extra('records[0].attributes["azure.listenerName"]', 'L'), kind: 'value' }, c, [entry]),
+        undefined,
+      );
+      const deep: Difference = {
+        ...entry,
+        path: 'records[*].attributes["azure.*"]**',
+        kind: 'int-vs-double',
+        when: undefined,
+      };
+      assert.equal(
+        acceptedBy({ path: 'records[2].attributes["azure.properties"]["a"][0]', kind: 'int-vs-double' }, c, [deep]),
+        deep,
+      );
+      assert.equal(
+        acceptedBy({ path: 'records[2].attributes["cloud.x"]', kind: 'int-vs-double' }, c, [deep]),
+        undefined,
+      );
+    },
+  );
 
   test('input-path accepts azure.record.<path> only with the input value at that path, keys with dots included', () => {
     const entry: Difference = {

@@ -11,17 +11,21 @@ const enqueuedHr: [number, number] = [
 ];
 
 describe('malformed input never stops a partition', () => {
-  test('JSON that does not parse, even after sanitizers, is exported raw with error.type, the enqueued time and no metadata by default', () => {
-    const body = '{"records": [ {"time": "2024-05-14T09:30:00Z", ';
-    const { records, stats } = azure([fixtureEvent(body)], FIXTURE_CONTEXT);
-    assert.equal(records.length, 1);
-    assert.equal(records[0]!.body, body);
-    assert.equal(records[0]!.attributes['error.type'], 'invalid_json');
-    assert.match(String(records[0]!.attributes['error.message']), /JSON/);
-    assert.equal(records[0]!.attributes['azure.eventhubs.message.sequence_number'], undefined);
-    assert.deepEqual(records[0]!.hrTime, enqueuedHr);
-    assert.deepEqual(stats, { failedEvents: 1, sanitizedEvents: 0, timestampFallbacks: 0 });
-  });
+  test(
+    'JSON that does not parse, even after sanitizers, is exported raw with error.type, the enqueued time and no ' +
+      'metadata by default',
+    () => {
+      const body = '{"records": [ {"time": "2024-05-14T09:30:00Z", ';
+      const { records, stats } = azure([fixtureEvent(body)], FIXTURE_CONTEXT);
+      assert.equal(records.length, 1);
+      assert.equal(records[0]!.body, body);
+      assert.equal(records[0]!.attributes['error.type'], 'invalid_json');
+      assert.match(String(records[0]!.attributes['error.message']), /JSON/);
+      assert.equal(records[0]!.attributes['azure.eventhubs.message.sequence_number'], undefined);
+      assert.deepEqual(records[0]!.hrTime, enqueuedHr);
+      assert.deepEqual(stats, { failedEvents: 1, sanitizedEvents: 0, timestampFallbacks: 0 });
+    },
+  );
 
   test('raw newlines inside strings are repaired and counted as sanitized', () => {
     const body = '{"records":[{"time":"2024-05-14T09:30:00Z","resultDescription":"Exception:\n   at Foo()"}]}';

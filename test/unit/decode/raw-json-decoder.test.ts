@@ -31,38 +31,42 @@ describe('raw format', () => {
     assert.equal(r!.attributes['error.type'], undefined);
   });
 
-  test('AMQP application properties become attributes, converted to AnyValue; a clash keeps the property, the metadata moves to azure.eventhubs.*', () => {
-    const properties = {
-      source: 'sensor-7',
-      count: 3,
-      ok: true,
-      big: 2n ** 70n,
-      small: 5n,
-      when: new Date('2024-05-14T09:30:00Z'),
-      raw: Buffer.from('hi'),
-      nested: { list: [1, 'a', null] },
-      nothing: null,
-      'messaging.system': 'spoofed',
-      __proto__x: 1,
-    };
-    const [r] = raw([fixtureEvent('x', { properties })], FIXTURE_CONTEXT).records;
-    const a = r!.attributes;
-    assert.equal(a.source, 'sensor-7');
-    assert.equal(a.count, 3);
-    assert.equal(a.ok, true);
-    assert.equal(a.big, (2n ** 70n).toString());
-    assert.equal(a.small, 5);
-    assert.equal(a.when, '2024-05-14T09:30:00.000Z');
-    assert.deepEqual(Buffer.from(a.raw as Uint8Array).toString(), 'hi');
-    assert.deepEqual(a.nested, { list: [1, 'a', null] });
-    assert.equal(a.nothing, null);
-    assert.equal(a['messaging.system'], 'spoofed');
-    assert.equal(
-      a['messaging.destination.name'],
-      FIXTURE_CONTEXT.eventHubName,
-      'raw keeps the messaging names by default',
-    );
-  });
+  test(
+    'AMQP application properties become attributes, converted to AnyValue; a clash keeps the property, the ' +
+      'metadata moves to azure.eventhubs.*',
+    () => {
+      const properties = {
+        source: 'sensor-7',
+        count: 3,
+        ok: true,
+        big: 2n ** 70n,
+        small: 5n,
+        when: new Date('2024-05-14T09:30:00Z'),
+        raw: Buffer.from('hi'),
+        nested: { list: [1, 'a', null] },
+        nothing: null,
+        'messaging.system': 'spoofed',
+        __proto__x: 1,
+      };
+      const [r] = raw([fixtureEvent('x', { properties })], FIXTURE_CONTEXT).records;
+      const a = r!.attributes;
+      assert.equal(a.source, 'sensor-7');
+      assert.equal(a.count, 3);
+      assert.equal(a.ok, true);
+      assert.equal(a.big, (2n ** 70n).toString());
+      assert.equal(a.small, 5);
+      assert.equal(a.when, '2024-05-14T09:30:00.000Z');
+      assert.deepEqual(Buffer.from(a.raw as Uint8Array).toString(), 'hi');
+      assert.deepEqual(a.nested, { list: [1, 'a', null] });
+      assert.equal(a.nothing, null);
+      assert.equal(a['messaging.system'], 'spoofed');
+      assert.equal(
+        a['messaging.destination.name'],
+        FIXTURE_CONTEXT.eventHubName,
+        'raw keeps the messaging names by default',
+      );
+    },
+  );
 
   test('a __proto__ application property is kept as data', () => {
     const properties = JSON.parse('{"__proto__": "p"}') as Record<string, unknown>;

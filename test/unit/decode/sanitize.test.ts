@@ -34,12 +34,16 @@ describe('single_quotes', () => {
     });
   });
 
-  test("double quotes inside single-quoted strings are escaped; \\' becomes an apostrophe; double-quoted strings pass through", () => {
-    const value = JSON.parse(
-      convertSingleQuotedStrings(`{'a':'say "hi"','b':'it\\'s','c':"it's fine",'d':['x', 'y']}`),
-    );
-    assert.deepEqual(value, { a: 'say "hi"', b: "it's", c: "it's fine", d: ['x', 'y'] });
-  });
+  test(
+    "double quotes inside single-quoted strings are escaped; \\' becomes an apostrophe; double-quoted strings pass " +
+      'through',
+    () => {
+      const value = JSON.parse(
+        convertSingleQuotedStrings(`{'a':'say "hi"','b':'it\\'s','c':"it's fine",'d':['x', 'y']}`),
+      );
+      assert.deepEqual(value, { a: 'say "hi"', b: "it's", c: "it's fine", d: ['x', 'y'] });
+    },
+  );
 
   test('raw newlines inside single-quoted strings are escaped too', () => {
     assert.deepEqual(JSON.parse(convertSingleQuotedStrings("{'stack':'at A\nat B'}")), { stack: 'at A\nat B' });

@@ -14,18 +14,22 @@ describe('built-in timestamps', () => {
     assert.deepEqual(parseTimestampString('2024-01-15T10:00:00.1234567Z'), hr('2024-01-15T10:00:00Z', 123_456_700));
   });
 
-  test('ISO 8601 variants: no fraction, 9 digits, extra digits, lower-case t/z, space separator, no seconds, date only', () => {
-    assert.deepEqual(parseTimestampString('2024-01-15T10:00:00Z'), hr('2024-01-15T10:00:00Z'));
-    assert.deepEqual(parseTimestampString('2024-01-15T10:00:00.123456789Z'), hr('2024-01-15T10:00:00Z', 123_456_789));
-    assert.deepEqual(
-      parseTimestampString('2024-01-15T10:00:00.1234567891234Z'),
-      hr('2024-01-15T10:00:00Z', 123_456_789),
-    );
-    assert.deepEqual(parseTimestampString('2024-01-15t10:00:00.5z'), hr('2024-01-15T10:00:00Z', 500_000_000));
-    assert.deepEqual(parseTimestampString('2024-01-15 10:00:00.250'), hr('2024-01-15T10:00:00Z', 250_000_000));
-    assert.deepEqual(parseTimestampString('2024-01-15T10:00Z'), hr('2024-01-15T10:00:00Z'));
-    assert.deepEqual(parseTimestampString('2024-01-15'), hr('2024-01-15T00:00:00Z'));
-  });
+  test(
+    'ISO 8601 variants: no fraction, 9 digits, extra digits, lower-case t/z, space separator, no seconds, date ' +
+      'only',
+    () => {
+      assert.deepEqual(parseTimestampString('2024-01-15T10:00:00Z'), hr('2024-01-15T10:00:00Z'));
+      assert.deepEqual(parseTimestampString('2024-01-15T10:00:00.123456789Z'), hr('2024-01-15T10:00:00Z', 123_456_789));
+      assert.deepEqual(
+        parseTimestampString('2024-01-15T10:00:00.1234567891234Z'),
+        hr('2024-01-15T10:00:00Z', 123_456_789),
+      );
+      assert.deepEqual(parseTimestampString('2024-01-15t10:00:00.5z'), hr('2024-01-15T10:00:00Z', 500_000_000));
+      assert.deepEqual(parseTimestampString('2024-01-15 10:00:00.250'), hr('2024-01-15T10:00:00Z', 250_000_000));
+      assert.deepEqual(parseTimestampString('2024-01-15T10:00Z'), hr('2024-01-15T10:00:00Z'));
+      assert.deepEqual(parseTimestampString('2024-01-15'), hr('2024-01-15T00:00:00Z'));
+    },
+  );
 
   test('zones: none means UTC; +hh:mm, +hhmm, +hh, -hh:mm, " UTC" are applied', () => {
     assert.deepEqual(parseTimestampString('2024-01-15T10:00:00'), hr('2024-01-15T10:00:00Z'));

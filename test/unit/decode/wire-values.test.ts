@@ -40,17 +40,20 @@ describe('integers a double cannot hold', () => {
     });
   });
 
-  test('digits inside strings (escaped quotes too) are left alone; a text without a long digit run is returned as is', () => {
-    const text = '{"id":"12345678901234567890","q":"a\\"9007199254740993","k9007199254740993":1}';
-    assert.equal(quoteUnsafeIntegers(text), text);
-    const plain = '{"a":1,"b":"x"}';
-    assert.equal(quoteUnsafeIntegers(plain), plain);
-    assert.equal(quoteUnsafeIntegers('[9007199254740993]'), '["9007199254740993"]');
-    assert.equal(
-      quoteUnsafeIntegers('{"a":"\\\\",  "b" : 9007199254740993 }'),
-      '{"a":"\\\\",  "b" : "9007199254740993" }',
-    );
-  });
+  test(
+    'digits inside strings (escaped quotes too) are left alone; a text without a long digit run is returned as ' + 'is',
+    () => {
+      const text = '{"id":"12345678901234567890","q":"a\\"9007199254740993","k9007199254740993":1}';
+      assert.equal(quoteUnsafeIntegers(text), text);
+      const plain = '{"a":1,"b":"x"}';
+      assert.equal(quoteUnsafeIntegers(plain), plain);
+      assert.equal(quoteUnsafeIntegers('[9007199254740993]'), '["9007199254740993"]');
+      assert.equal(
+        quoteUnsafeIntegers('{"a":"\\\\",  "b" : 9007199254740993 }'),
+        '{"a":"\\\\",  "b" : "9007199254740993" }',
+      );
+    },
+  );
 
   test('deep nesting: digits kept past the depth cap of the walk, and 10,000 levels do not overflow the stack', () => {
     const deep = (levels: number, inner: string) => '['.repeat(levels) + inner + ']'.repeat(levels);

@@ -37,7 +37,10 @@ describe('cli', () => {
     assert.equal(r.code, 2);
     assert.match(
       r.err,
-      /receivers\.azure_event_hub\.start_position: 'yesterday' is not latest, earliest, an RFC 3339 time \(2026-01-02T15:04:05Z\) or a look-back duration/,
+      new RegExp(
+        String.raw`receivers\.azure_event_hub\.start_position: 'yesterday' is not latest, earliest, an ` +
+          String.raw`RFC 3339 time \(2026-01-02T15:04:05Z\) or a look-back duration`,
+      ),
     );
     const fixed = await run([
       'validate',

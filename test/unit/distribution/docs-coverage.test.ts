@@ -38,17 +38,20 @@ function leafKeys(schema: z.ZodType): string[] {
   return [...out];
 }
 
-test('docs/configuration.md documents every key of the collector, receiver, processor and extension schemas', async () => {
-  const components = await builtinComponents();
-  const sections: [string, z.ZodType][] = [
-    ['', collectorConfigSchema],
-    ...components.receivers.map((f) => [`receivers.${f.type}.`, f.configSchema] as [string, z.ZodType]),
-    ...components.processors.map((f) => [`processors.${f.type}.`, f.configSchema] as [string, z.ZodType]),
-    ...components.extensions.map((f) => [`extensions.${f.type}.`, f.configSchema] as [string, z.ZodType]),
-  ];
-  const missing: string[] = [];
-  for (const [prefix, schema] of sections) {
-    for (const key of leafKeys(schema)) if (!DOC.includes(`\`${key}\``)) missing.push(`${prefix}${key}`);
-  }
-  assert.deepEqual(missing, []);
-});
+test(
+  'docs/configuration.md documents every key of the collector, receiver, processor and extension ' + 'schemas',
+  async () => {
+    const components = await builtinComponents();
+    const sections: [string, z.ZodType][] = [
+      ['', collectorConfigSchema],
+      ...components.receivers.map((f) => [`receivers.${f.type}.`, f.configSchema] as [string, z.ZodType]),
+      ...components.processors.map((f) => [`processors.${f.type}.`, f.configSchema] as [string, z.ZodType]),
+      ...components.extensions.map((f) => [`extensions.${f.type}.`, f.configSchema] as [string, z.ZodType]),
+    ];
+    const missing: string[] = [];
+    for (const [prefix, schema] of sections) {
+      for (const key of leafKeys(schema)) if (!DOC.includes(`\`${key}\``)) missing.push(`${prefix}${key}`);
+    }
+    assert.deepEqual(missing, []);
+  },
+);

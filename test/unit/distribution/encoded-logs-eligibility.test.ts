@@ -91,36 +91,39 @@ exporters:${OTLP}`;
   );
 });
 
-test('an exporter or processor that needs records, or another signal, keeps decoding on the pipeline thread', async () => {
-  const sections = `processors:
+test(
+  'an exporter or processor that needs records, or another signal, keeps decoding on the pipeline ' + 'thread',
+  async () => {
+    const sections = `processors:
   batch: {}
   batch/split: { send_batch_size: 100, send_batch_max_size: 200 }
 exporters:${OTLP}`;
-  const logs = (processors: string, exporters: string) =>
-    `    logs: { receivers: [azure_event_hub], processors: [${processors}], exporters: [${exporters}] }`;
-  assert.equal(await eligible(sections, logs('batch', 'otlphttp/json')), false, 'OTLP/JSON needs the records');
-  assert.equal(await eligible(sections, logs('batch', 'otlphttp, debug')), false, 'debug prints the records');
-  assert.equal(
-    await eligible(sections, logs('batch/split', 'otlphttp')),
-    false,
-    'send_batch_max_size splits by records',
-  );
-  assert.equal(
-    await eligible(
-      sections,
-      `${logs('batch', 'otlphttp')}
+    const logs = (processors: string, exporters: string) =>
+      `    logs: { receivers: [azure_event_hub], processors: [${processors}], exporters: [${exporters}] }`;
+    assert.equal(await eligible(sections, logs('batch', 'otlphttp/json')), false, 'OTLP/JSON needs the records');
+    assert.equal(await eligible(sections, logs('batch', 'otlphttp, debug')), false, 'debug prints the records');
+    assert.equal(
+      await eligible(sections, logs('batch/split', 'otlphttp')),
+      false,
+      'send_batch_max_size splits by records',
+    );
+    assert.equal(
+      await eligible(
+        sections,
+        `${logs('batch', 'otlphttp')}
     metrics: { receivers: [azure_event_hub], exporters: [otlp] }`,
-    ),
-    false,
-    'a metrics pipeline takes metric points',
-  );
-  assert.equal(
-    await eligible(
-      sections,
-      `${logs('batch', 'otlphttp')}
+      ),
+      false,
+      'a metrics pipeline takes metric points',
+    );
+    assert.equal(
+      await eligible(
+        sections,
+        `${logs('batch', 'otlphttp')}
     logs/debug: { receivers: [azure_event_hub], exporters: [debug] }`,
-    ),
-    false,
-    'one pipeline of the receiver is not eligible',
-  );
-});
+      ),
+      false,
+      'one pipeline of the receiver is not eligible',
+    );
+  },
+);

@@ -44,7 +44,10 @@ const README: Record<string, Expected> = {
   'readme-example-configuration.yaml': {
     code: 2,
     says: [
-      /receivers\.azure_event_hub\.connection: has an Endpoint that is not a URL like sb:\/\/<namespace>\.servicebus\.windows\.net\//,
+      new RegExp(
+        String.raw`receivers\.azure_event_hub\.connection: has an Endpoint that is not a URL like sb` +
+          String.raw`:\/\/<namespace>\.servicebus\.windows\.net\/`,
+      ),
     ],
   },
   'readme-service-principal.yaml': {
@@ -55,7 +58,11 @@ const README: Record<string, Expected> = {
     code: 0,
     extra: ['--set', 'service::extensions=[file_storage]'],
     says: [
-      /^warning: receivers\.azure_event_hub\.storage: ignored \(no storage extensions here\); use blob_checkpoint_store/m,
+      new RegExp(
+        String.raw`^warning: receivers\.azure_event_hub\.storage: ignored \(no storage extensions her` +
+          String.raw`e\); use blob_checkpoint_store`,
+        'm',
+      ),
       /^warning: extensions\.file_storage: ignored; nothing is stored here/m,
     ],
   },
@@ -64,7 +71,10 @@ const README: Record<string, Expected> = {
   'readme-blob-auth-extension.yaml': {
     code: 2,
     says: [
-      /receivers\.azure_event_hub\.auth: references extension 'azureauth', which is not configured; add it under extensions \(type azure_auth\)/,
+      new RegExp(
+        String.raw`receivers\.azure_event_hub\.auth: references extension 'azureauth', which is not con` +
+          String.raw`figured; add it under extensions \(type azure_auth\)`,
+      ),
     ],
   },
   'readme-time-formats-partitioning.yaml': {
@@ -95,7 +105,8 @@ describe("the Go receiver's README configs", () => {
       '--config',
       PIPELINE,
       '--set',
-      'receivers::azure_event_hub::connection=Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=mykey;EntityPath=h',
+      'receivers::azure_event_hub::connection=Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;' +
+        'SharedAccessKey=mykey;EntityPath=h',
     ]);
     assert.equal(filled.code, 0, filled.err);
     const withAuth = await validate([
@@ -184,17 +195,20 @@ async function withStandIns(): Promise<Components> {
 }
 
 describe("a config in today's Go collector layout", () => {
-  test('readers, logs, memory_limiter, zpages, pprof, health_check and a :: --set validate with no warning', async () => {
-    const r = await validate(
-      ['--config', join(GO, 'today-collector-layout.yaml'), '--set', 'receivers::azure_event_hub::max_poll_events=7'],
-      {
-        EVENTHUB_CONNECTION:
-          'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=mykey;EntityPath=h',
-      },
-      await withStandIns(),
-    );
-    assert.equal(r.code, 0, r.err);
-    assert.equal(r.err, '', 'no warnings');
-    assert.match(r.out, /1 receiver, 1 exporter, 2 processors, 3 extensions, 1 pipeline/);
-  });
+  test(
+    'readers, logs, memory_limiter, zpages, pprof, health_check and a :: --set validate with no ' + 'warning',
+    async () => {
+      const r = await validate(
+        ['--config', join(GO, 'today-collector-layout.yaml'), '--set', 'receivers::azure_event_hub::max_poll_events=7'],
+        {
+          EVENTHUB_CONNECTION:
+            'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=mykey;EntityPath=h',
+        },
+        await withStandIns(),
+      );
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.err, '', 'no warnings');
+      assert.match(r.out, /1 receiver, 1 exporter, 2 processors, 3 extensions, 1 pipeline/);
+    },
+  );
 });

@@ -10,9 +10,12 @@ import { testComponents } from './fake-components.ts';
 const FIXTURES = join(import.meta.dirname, '../../fixtures/config');
 const ENV = {
   EVENTHUB_CONNECTION:
-    'Endpoint=sb://example-ns.servicebus.windows.net/;SharedAccessKeyName=listen;SharedAccessKey=ZW52LXNlY3JldC1rZXk=;EntityPath=example-hub',
+    'Endpoint=sb://example-ns.servicebus.windows.net/;SharedAccessKeyName=listen;' +
+    'SharedAccessKey=ZW52LXNlY3JldC1rZXk=;' +
+    'EntityPath=example-hub',
   STORAGE_CONNECTION:
-    'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=ZW52LWFjY291bnQta2V5;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1',
+    'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=ZW52LWFjY291bnQta2V5;BlobEndpoint=http://' +
+    '127.0.0.1:10000/devstoreaccount1',
   // go_all_signals.yaml, as the end-to-end test points it at the emulator and Azurite
   CONSUMER_GROUP: '$Default',
   CHECKPOINT_CONTAINER: 'checkpoints',
@@ -129,10 +132,12 @@ describe('invalid fixtures', () => {
   });
 });
 
-test('an inline auth object is validated with the receiver (missing keys, unknown keys), secrets not echoed', async () => {
-  const loaded = await loadConfig({
-    configs: [
-      `yaml:
+test(
+  'an inline auth object is validated with the receiver (missing keys, unknown keys), secrets not ' + 'echoed',
+  async () => {
+    const loaded = await loadConfig({
+      configs: [
+        `yaml:
 receivers:
   azure_event_hub:
     auth: { type: service_principal, tenant_id: t, client_secrit: hunter2-secret }
@@ -140,17 +145,18 @@ receivers:
 exporters: { debug: }
 service: { pipelines: { logs: { receivers: [azure_event_hub], exporters: [debug] } } }
 `,
-    ],
-    env: {},
-  });
-  assert.throws(
-    () => resolveConfig(loaded.raw, testComponents().components),
-    (e: ConfigError) => {
-      assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_id: /);
-      assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secret: /);
-      assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secrit: unknown key/);
-      assert.ok(!e.message.includes('hunter2-secret'));
-      return true;
-    },
-  );
-});
+      ],
+      env: {},
+    });
+    assert.throws(
+      () => resolveConfig(loaded.raw, testComponents().components),
+      (e: ConfigError) => {
+        assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_id: /);
+        assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secret: /);
+        assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secrit: unknown key/);
+        assert.ok(!e.message.includes('hunter2-secret'));
+        return true;
+      },
+    );
+  },
+);

@@ -68,22 +68,25 @@ test('a second signal forces the exit: 130 after SIGINT, 143 after SIGTERM', asy
   }
 });
 
-test('the same signal relayed again at once (Ctrl-C through npm or tsx) does not cut the graceful stop short', async () => {
-  const { tc, signals, io } = setup();
-  const exit = main(['--config', CONFIG], io);
-  await until(() => tc.journal.includes('start azure_event_hub'), 'receiver started');
-  const receiver = tc.receivers.get('azure_event_hub')!;
-  const original = receiver.shutdown.bind(receiver);
-  receiver.shutdown = async () => {
-    await new Promise((r) => setTimeout(r, 200));
-    await original();
-  };
-  signals.emit('SIGINT', 'SIGINT');
-  await new Promise((r) => setTimeout(r, 10));
-  signals.emit('SIGINT', 'SIGINT');
-  assert.equal(await exit, 0);
-  assert.ok(tc.journal.includes('shutdown azure_event_hub'));
-});
+test(
+  'the same signal relayed again at once (Ctrl-C through npm or tsx) does not cut the graceful stop ' + 'short',
+  async () => {
+    const { tc, signals, io } = setup();
+    const exit = main(['--config', CONFIG], io);
+    await until(() => tc.journal.includes('start azure_event_hub'), 'receiver started');
+    const receiver = tc.receivers.get('azure_event_hub')!;
+    const original = receiver.shutdown.bind(receiver);
+    receiver.shutdown = async () => {
+      await new Promise((r) => setTimeout(r, 200));
+      await original();
+    };
+    signals.emit('SIGINT', 'SIGINT');
+    await new Promise((r) => setTimeout(r, 10));
+    signals.emit('SIGINT', 'SIGINT');
+    assert.equal(await exit, 0);
+    assert.ok(tc.journal.includes('shutdown azure_event_hub'));
+  },
+);
 
 test('the shutdown budget is the slowest receiver shutdown_timeout plus the exporter allowance', async () => {
   const { loadConfig } = await import('../../../src/config/load-config.ts');

@@ -98,19 +98,23 @@ describe('runInWorker', () => {
     assert.equal(lines.length, 0);
   });
 
-  test('in the worker, a forwarded signal reaches its listener; one that comes before any listener ends the thread with 130 or 143', () => {
-    const port = new EventEmitter();
-    const exits: number[] = [];
-    const signals = forwardedSignals(port, (code) => exits.push(code));
-    port.emit('message', { signal: 'SIGINT' });
-    port.emit('message', { signal: 'SIGTERM' });
-    assert.deepEqual(exits, [130, 143], 'no handler yet: the default signal exit');
-    const heard: string[] = [];
-    signals.on('SIGTERM', (s: string) => heard.push(s));
-    port.emit('message', { signal: 'SIGTERM' });
-    port.emit('message', { signal: 'SIGHUP' });
-    port.emit('message', undefined);
-    assert.deepEqual(heard, ['SIGTERM']);
-    assert.deepEqual(exits, [130, 143], 'a handled signal does not exit');
-  });
+  test(
+    'in the worker, a forwarded signal reaches its listener; one that comes before any listener ends the thread ' +
+      'with 130 or 143',
+    () => {
+      const port = new EventEmitter();
+      const exits: number[] = [];
+      const signals = forwardedSignals(port, (code) => exits.push(code));
+      port.emit('message', { signal: 'SIGINT' });
+      port.emit('message', { signal: 'SIGTERM' });
+      assert.deepEqual(exits, [130, 143], 'no handler yet: the default signal exit');
+      const heard: string[] = [];
+      signals.on('SIGTERM', (s: string) => heard.push(s));
+      port.emit('message', { signal: 'SIGTERM' });
+      port.emit('message', { signal: 'SIGHUP' });
+      port.emit('message', undefined);
+      assert.deepEqual(heard, ['SIGTERM']);
+      assert.deepEqual(exits, [130, 143], 'a handled signal does not exit');
+    },
+  );
 });

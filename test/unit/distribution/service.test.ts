@@ -133,11 +133,13 @@ test('a start that fails half-way stops what it had started', async () => {
   assert.ok(tc.journal.includes('shutdown debug'));
 });
 
-test('auth: <extension id> resolves to the azure_auth extension credential; feature gates reach the receiver', async (t) => {
-  const tc = testComponents();
-  const loaded = await loadConfig({
-    configs: [
-      `yaml:
+test(
+  'auth: <extension id> resolves to the azure_auth extension credential; feature gates reach the ' + 'receiver',
+  async (t) => {
+    const tc = testComponents();
+    const loaded = await loadConfig({
+      configs: [
+        `yaml:
 receivers:
   azure_event_hub: { auth: azure_auth/sp, event_hub: { name: h, namespace: ns.servicebus.windows.net } }
 extensions:
@@ -147,29 +149,34 @@ service:
   pipelines: { logs: { receivers: [azure_event_hub], exporters: [debug] } }
   telemetry: { metrics: { level: none } }
 `,
-    ],
-    env: {},
-  });
-  const { createFeatureGates, STREAMING_GATE_ID } = await import('../../../src/component/feature-gates.ts');
-  const gates = createFeatureGates({}).apply(`+${STREAMING_GATE_ID}`);
-  const service = await Service.start(resolveConfig(loaded.raw, tc.components), {
-    logger: noopLogger,
-    featureGates: gates,
-  });
-  t.after(() => service.shutdown());
-  const settings = tc.receivers.get('azure_event_hub')!.settings!;
-  const { ClientSecretCredential } = await import('@azure/identity');
-  assert.ok(
-    (await (settings.resolveAuth!('azure_auth/sp') as DeferredCredential).resolve()) instanceof ClientSecretCredential,
-  );
-  assert.equal(settings.resolveAuth!('other'), undefined);
-  assert.equal(settings.featureGates!.isEnabled(STREAMING_GATE_ID), true);
-  assert.equal(service.metricsAddress(), undefined, 'metrics level none: no endpoint');
-});
+      ],
+      env: {},
+    });
+    const { createFeatureGates, STREAMING_GATE_ID } = await import('../../../src/component/feature-gates.ts');
+    const gates = createFeatureGates({}).apply(`+${STREAMING_GATE_ID}`);
+    const service = await Service.start(resolveConfig(loaded.raw, tc.components), {
+      logger: noopLogger,
+      featureGates: gates,
+    });
+    t.after(() => service.shutdown());
+    const settings = tc.receivers.get('azure_event_hub')!.settings!;
+    const { ClientSecretCredential } = await import('@azure/identity');
+    assert.ok(
+      (await (settings.resolveAuth!('azure_auth/sp') as DeferredCredential).resolve()) instanceof
+        ClientSecretCredential,
+    );
+    assert.equal(settings.resolveAuth!('other'), undefined);
+    assert.equal(settings.featureGates!.isEnabled(STREAMING_GATE_ID), true);
+    assert.equal(service.metricsAddress(), undefined, 'metrics level none: no endpoint');
+  },
+);
 
-test("pump producers reach each pipeline's batch processor, and each processor attaches its export slots to the exporters", async (t) => {
-  const tc = testComponents();
-  const config = `
+test(
+  "pump producers reach each pipeline's batch processor, and each processor attaches its export slots to the " +
+    'exporters',
+  async (t) => {
+    const tc = testComponents();
+    const config = `
 receivers:
   azure_event_hub: { connection: "${CONN}audit" }
 processors:
@@ -184,24 +191,25 @@ service:
   telemetry:
     metrics: { level: none }
 `;
-  const loaded = await loadConfig({ configs: [`yaml:${config}`], env: {} });
-  const service = await Service.start(resolveConfig(loaded.raw, tc.components), { logger: noopLogger });
-  t.after(() => service.shutdown());
-  const debug = tc.exporters.get('debug')!;
-  assert.equal(debug.producers, 3, "batch's two export slots and batch/b's one, through the shared exporter stage");
+    const loaded = await loadConfig({ configs: [`yaml:${config}`], env: {} });
+    const service = await Service.start(resolveConfig(loaded.raw, tc.components), { logger: noopLogger });
+    t.after(() => service.shutdown());
+    const debug = tc.exporters.get('debug')!;
+    assert.equal(debug.producers, 3, "batch's two export slots and batch/b's one, through the shared exporter stage");
 
-  const receiver = tc.receivers.get('azure_event_hub')!;
-  const detach = [0, 1].map(() => receiver.next.attachProducer!());
-  // With a one-hour timeout, this settles only because both pumps waiting is enough for each processor.
-  const guard = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error('stalled on the timer')), 5_000).unref(),
-  );
-  await Promise.race([
-    Promise.all([receiver.next.consume(batch('0', 2)), receiver.next.consume(batch('1', 3))]),
-    guard,
-  ]);
-  assert.equal(debug.batches.length, 2, 'one combined export per pipeline');
-  for (const d of detach) d();
-  await service.shutdown();
-  assert.equal(debug.producers, 0, 'processors detach when they shut down');
-});
+    const receiver = tc.receivers.get('azure_event_hub')!;
+    const detach = [0, 1].map(() => receiver.next.attachProducer!());
+    // With a one-hour timeout, this settles only because both pumps waiting is enough for each processor.
+    const guard = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('stalled on the timer')), 5_000).unref(),
+    );
+    await Promise.race([
+      Promise.all([receiver.next.consume(batch('0', 2)), receiver.next.consume(batch('1', 3))]),
+      guard,
+    ]);
+    assert.equal(debug.batches.length, 2, 'one combined export per pipeline');
+    for (const d of detach) d();
+    await service.shutdown();
+    assert.equal(debug.producers, 0, 'processors detach when they shut down');
+  },
+);

@@ -103,30 +103,33 @@ test('the log assigns sequence numbers and byte offsets, seeks, and expires by r
 });
 
 describe('pastEndRefusal (the service refuses a position past the end of the partition)', () => {
-  test('a sequence number or offset past the last event is refused with the service text; the next event is fine', () => {
-    const log = new PartitionLog('hub', '0');
-    log.append([encodeEvent('a'), encodeEvent('b')]);
-    const last = log.lastEnqueuedPosition;
-    assert.equal(
-      pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber, inclusive: false }, log),
-      undefined,
-    );
-    assert.equal(
-      pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber + 1, inclusive: true }, log),
-      undefined,
-    );
-    assert.match(
-      pastEndRefusal({ kind: 'sequence', sequenceNumber: 1000, inclusive: false }, log) ?? '',
-      /^The supplied sequence number '1000' is invalid\. The last sequence number in the system is '1'\.$/,
-    );
-    assert.equal(pastEndRefusal({ kind: 'offset', offset: String(last.offset), inclusive: false }, log), undefined);
-    assert.match(
-      pastEndRefusal({ kind: 'offset', offset: '999999', inclusive: false }, log) ?? '',
-      /The supplied offset '999999' is invalid/,
-    );
-    assert.equal(pastEndRefusal({ kind: 'offset', offset: '@latest', inclusive: false }, log), undefined);
-    assert.equal(pastEndRefusal({ kind: 'time', timeMs: Date.now() + 60_000, inclusive: false }, log), undefined);
-  });
+  test(
+    'a sequence number or offset past the last event is refused with the service text; the next event is ' + 'fine',
+    () => {
+      const log = new PartitionLog('hub', '0');
+      log.append([encodeEvent('a'), encodeEvent('b')]);
+      const last = log.lastEnqueuedPosition;
+      assert.equal(
+        pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber, inclusive: false }, log),
+        undefined,
+      );
+      assert.equal(
+        pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber + 1, inclusive: true }, log),
+        undefined,
+      );
+      assert.match(
+        pastEndRefusal({ kind: 'sequence', sequenceNumber: 1000, inclusive: false }, log) ?? '',
+        /^The supplied sequence number '1000' is invalid\. The last sequence number in the system is '1'\.$/,
+      );
+      assert.equal(pastEndRefusal({ kind: 'offset', offset: String(last.offset), inclusive: false }, log), undefined);
+      assert.match(
+        pastEndRefusal({ kind: 'offset', offset: '999999', inclusive: false }, log) ?? '',
+        /The supplied offset '999999' is invalid/,
+      );
+      assert.equal(pastEndRefusal({ kind: 'offset', offset: '@latest', inclusive: false }, log), undefined);
+      assert.equal(pastEndRefusal({ kind: 'time', timeMs: Date.now() + 60_000, inclusive: false }, log), undefined);
+    },
+  );
 });
 
 describe('opaque offsets (geo-replicated namespaces)', () => {

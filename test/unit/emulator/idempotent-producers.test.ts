@@ -42,7 +42,10 @@ test('a negative epoch, id or sequence number is refused with the service text',
   assert.equal(reply.error.condition, 'com.microsoft:argument-out-of-range');
   assert.match(
     reply.error.description,
-    /^Invalid range for idempotent producer state\. Producer Id, Epoch, and Sequence Number must be zero or positive\.$/,
+    new RegExp(
+      String.raw`^Invalid range for idempotent producer state\. Producer Id, Epoch, and Sequence Number` +
+        String.raw` must be zero or positive\.$`,
+    ),
   );
 });
 
@@ -110,20 +113,23 @@ test('transfers without producer annotations (plain producers) are admitted', ()
   assert.equal(new IdempotentProducers().admit('hub', '0', undefined, 1).ok, true);
 });
 
-test('a retry of the last accepted batch (its acknowledgement lost) is accepted as a duplicate, an older one is not', () => {
-  const producers = new IdempotentProducers();
-  const { id } = values(producers.attach('hub', '0', {}));
-  for (const [first, count] of [
-    [1, 2],
-    [3, 2],
-  ] as const) {
-    const a = producers.admit('hub', '0', annotations(id, 0, first), count);
-    assert.equal(a.ok && a.duplicate, false);
-    if (a.ok) a.commit();
-  }
-  const retry = producers.admit('hub', '0', annotations(id, 0, 3), 2);
-  assert.equal(retry.ok && retry.duplicate, true);
-  assert.equal(producers.admit('hub', '0', annotations(id, 0, 1), 2).ok, false);
-  const next = producers.admit('hub', '0', annotations(id, 0, 5), 1);
-  assert.equal(next.ok && next.duplicate, false);
-});
+test(
+  'a retry of the last accepted batch (its acknowledgement lost) is accepted as a duplicate, an older one is ' + 'not',
+  () => {
+    const producers = new IdempotentProducers();
+    const { id } = values(producers.attach('hub', '0', {}));
+    for (const [first, count] of [
+      [1, 2],
+      [3, 2],
+    ] as const) {
+      const a = producers.admit('hub', '0', annotations(id, 0, first), count);
+      assert.equal(a.ok && a.duplicate, false);
+      if (a.ok) a.commit();
+    }
+    const retry = producers.admit('hub', '0', annotations(id, 0, 3), 2);
+    assert.equal(retry.ok && retry.duplicate, true);
+    assert.equal(producers.admit('hub', '0', annotations(id, 0, 1), 2).ok, false);
+    const next = producers.admit('hub', '0', annotations(id, 0, 5), 1);
+    assert.equal(next.ok && next.duplicate, false);
+  },
+);

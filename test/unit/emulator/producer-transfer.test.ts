@@ -12,7 +12,8 @@ test('an oversize transfer is refused with the service text naming its delivery-
   assert.equal(result.error.condition, 'amqp:link:message-size-exceeded');
   assert.equal(
     result.error.description,
-    `The received message (delivery-id:7, size:${MAX_MESSAGE_SIZE_BYTES + 5} bytes) exceeds the limit (1048576 bytes) currently allowed on the link.`,
+    `The received message (delivery-id:7, size:${MAX_MESSAGE_SIZE_BYTES + 5} bytes) exceeds the limit (1048576 ` +
+      `bytes) currently allowed on the link.`,
   );
 });
 

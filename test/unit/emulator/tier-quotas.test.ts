@@ -6,19 +6,23 @@ import { optionsFromArgs } from '../../../src/emulator/cli.ts';
 import { CliUsageError, parseCliArgs } from '../../../src/emulator/cli-args.ts';
 import { hubsFromDockerConfig } from '../../../src/emulator/docker-config.ts';
 
-test('the default namespace keeps the Docker emulator limit of 1 to 32 partitions and names the tier that allows more', () => {
-  const ns = new Namespace([]);
-  assert.equal(ns.add({ name: 'a', partitions: 32 }).partitionIds.length, 32);
-  assert.throws(
-    () => ns.add({ name: 'b', partitions: 33 }),
-    /from 1 to 32 \(tier emulator\), got 33 \(.*tier premium\)/,
-  );
-  assert.throws(() => ns.add({ name: 'c', partitions: 1024 }), /tier dedicated/);
-  assert.throws(() => ns.add({ name: 'd', partitions: 0 }), /from 1 to 32/);
-  // No hub-count or consumer-group quota by default: the behaviour before tiers existed.
-  for (let i = 0; i < 12; i++)
-    ns.add({ name: `h${i}`, partitions: 1, consumerGroups: Array.from({ length: 25 }, (_, k) => `g${k}`) });
-});
+test(
+  'the default namespace keeps the Docker emulator limit of 1 to 32 partitions and names the tier that allows ' +
+    'more',
+  () => {
+    const ns = new Namespace([]);
+    assert.equal(ns.add({ name: 'a', partitions: 32 }).partitionIds.length, 32);
+    assert.throws(
+      () => ns.add({ name: 'b', partitions: 33 }),
+      /from 1 to 32 \(tier emulator\), got 33 \(.*tier premium\)/,
+    );
+    assert.throws(() => ns.add({ name: 'c', partitions: 1024 }), /tier dedicated/);
+    assert.throws(() => ns.add({ name: 'd', partitions: 0 }), /from 1 to 32/);
+    // No hub-count or consumer-group quota by default: the behaviour before tiers existed.
+    for (let i = 0; i < 12; i++)
+      ns.add({ name: `h${i}`, partitions: 1, consumerGroups: Array.from({ length: 25 }, (_, k) => `g${k}`) });
+  },
+);
 
 test('a dedicated namespace takes 1024 partitions per hub, up to 2000 per capacity unit over all hubs', () => {
   const ns = new Namespace([], tierQuotas('dedicated'));

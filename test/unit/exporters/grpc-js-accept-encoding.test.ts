@@ -21,9 +21,13 @@ function filterAfterAnswer(acceptEncoding: string): { currentCompressionAlgorith
 }
 
 describe('grpc-js grpc-accept-encoding workaround', () => {
-  test(`written for the installed @grpc/grpc-js (${GRPC_JS_VERSION_WRITTEN_FOR}): on upgrade, check whether upstream trims the list now`, () => {
-    assert.equal(require('@grpc/grpc-js/package.json').version, GRPC_JS_VERSION_WRITTEN_FOR);
-  });
+  test(
+    `written for the installed @grpc/grpc-js (${GRPC_JS_VERSION_WRITTEN_FOR}): on upgrade, check whether ` +
+      `upstream trims the list now`,
+    () => {
+      assert.equal(require('@grpc/grpc-js/package.json').version, GRPC_JS_VERSION_WRITTEN_FOR);
+    },
+  );
 
   test('patches the compression filter (idempotent); a grpcio-style list with spaces keeps gzip', () => {
     assert.equal(trimGrpcAcceptEncoding(), 'patched');

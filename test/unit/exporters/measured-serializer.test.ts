@@ -27,14 +27,18 @@ describe('measuredSerializer', () => {
     assert.equal(inner.calls, 1);
   });
 
-  test('the kept bytes are handed over once: a second send (a retry) encodes again; unmeasured arrays encode as usual', () => {
-    const inner = counting();
-    const serializer = measuredSerializer(inner);
-    const records = makeBatch(2).records as ReadableLogRecord[];
-    serializer.measure(records);
-    serializer.serializeRequest(records);
-    serializer.serializeRequest(records);
-    serializer.serializeRequest(makeBatch(1).records as ReadableLogRecord[]);
-    assert.equal(inner.calls, 3);
-  });
+  test(
+    'the kept bytes are handed over once: a second send (a retry) encodes again; unmeasured arrays encode as ' +
+      'usual',
+    () => {
+      const inner = counting();
+      const serializer = measuredSerializer(inner);
+      const records = makeBatch(2).records as ReadableLogRecord[];
+      serializer.measure(records);
+      serializer.serializeRequest(records);
+      serializer.serializeRequest(records);
+      serializer.serializeRequest(makeBatch(1).records as ReadableLogRecord[]);
+      assert.equal(inner.calls, 3);
+    },
+  );
 });

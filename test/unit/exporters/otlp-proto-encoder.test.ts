@@ -226,41 +226,44 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
     assert.deepEqual(logs[6].body, {}, 'a null body is an empty AnyValue');
   });
 
-  test('resources and scopes: grouped by object in first-seen order, schema URLs, scope attributes, async resources', () => {
-    const other = resourceFromAttributes(
-      { 'azure.resource.id': '/SUBSCRIPTIONS/X' },
-      { schemaUrl: 'https://opentelemetry.io/schemas/1.30.0' },
-    );
-    const plainScope = {
-      name: 's2',
-      version: '',
-      schemaUrl: 'https://example.com/s',
-      attributes: { team: 'ops' },
-      droppedAttributesCount: 2,
-    };
-    const pending = resourceFromAttributes({ settled: 'yes', later: Promise.resolve('v') as never });
-    const records = [
-      record({ body: 'r1' }),
-      record({ resource: other, body: 'o1' }),
-      record({ instrumentationScope: plainScope, body: 's1' }),
-      record({ resource: other, instrumentationScope: plainScope, body: 'o2' }),
-      record({ body: 'r2' }),
-      record({ resource: resourceFromAttributes({}), body: 'empty resource' }),
-    ];
-    const decoded = assertSameAsUpstream(records);
-    assert.deepEqual(
-      decoded.resourceLogs.map((rl: any) =>
-        rl.scopeLogs.map((sl: any) => sl.logRecords.map((l: any) => l.body.stringValue)),
-      ),
-      [[['r1', 'r2'], ['s1']], [['o1'], ['o2']], [['empty resource']]],
-    );
-    assert.equal(decoded.resourceLogs[1].schemaUrl, 'https://opentelemetry.io/schemas/1.30.0');
-    assert.equal(decoded.resourceLogs[0].scopeLogs[1].scope.droppedAttributesCount, 2);
-    // Encoded twice: the second time from the caches, the same bytes.
-    assertSameAsUpstream(records);
-    assert.equal(pending.asyncAttributesPending, true);
-    assertSameAsUpstream([record({ resource: pending })]);
-  });
+  test(
+    'resources and scopes: grouped by object in first-seen order, schema URLs, scope attributes, async ' + 'resources',
+    () => {
+      const other = resourceFromAttributes(
+        { 'azure.resource.id': '/SUBSCRIPTIONS/X' },
+        { schemaUrl: 'https://opentelemetry.io/schemas/1.30.0' },
+      );
+      const plainScope = {
+        name: 's2',
+        version: '',
+        schemaUrl: 'https://example.com/s',
+        attributes: { team: 'ops' },
+        droppedAttributesCount: 2,
+      };
+      const pending = resourceFromAttributes({ settled: 'yes', later: Promise.resolve('v') as never });
+      const records = [
+        record({ body: 'r1' }),
+        record({ resource: other, body: 'o1' }),
+        record({ instrumentationScope: plainScope, body: 's1' }),
+        record({ resource: other, instrumentationScope: plainScope, body: 'o2' }),
+        record({ body: 'r2' }),
+        record({ resource: resourceFromAttributes({}), body: 'empty resource' }),
+      ];
+      const decoded = assertSameAsUpstream(records);
+      assert.deepEqual(
+        decoded.resourceLogs.map((rl: any) =>
+          rl.scopeLogs.map((sl: any) => sl.logRecords.map((l: any) => l.body.stringValue)),
+        ),
+        [[['r1', 'r2'], ['s1']], [['o1'], ['o2']], [['empty resource']]],
+      );
+      assert.equal(decoded.resourceLogs[1].schemaUrl, 'https://opentelemetry.io/schemas/1.30.0');
+      assert.equal(decoded.resourceLogs[0].scopeLogs[1].scope.droppedAttributesCount, 2);
+      // Encoded twice: the second time from the caches, the same bytes.
+      assertSameAsUpstream(records);
+      assert.equal(pending.asyncAttributesPending, true);
+      assertSameAsUpstream([record({ resource: pending })]);
+    },
+  );
 
   test('sizes that defeat the length guesses: tiny records, one huge record, batches past 2 MiB, empty batch', () => {
     assertSameAsUpstream([]);

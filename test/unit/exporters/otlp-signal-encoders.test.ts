@@ -22,45 +22,48 @@ const traces = (spans: SpanRecord[]) => bothAgree('traces', encodeTraceRequest(s
 const attrs = (kvs: any[] | undefined) => Object.fromEntries((kvs ?? []).map((kv) => [kv.key, kv.value]));
 
 describe('OTLP metrics encoders (protobuf and strict JSON) for flat gauge points', () => {
-  test('groups by resource, scope and metric (name, unit, description); gauge points with as_double and both times', () => {
-    const otherScope = Object.freeze({ name: 'other', version: '2' });
-    const decoded = metrics([
-      makePoint({ name: 'azure_percentage_cpu_total', value: 50 }),
-      makePoint({ name: 'azure_percentage_cpu_average', value: 12.5 }),
-      makePoint({ name: 'azure_percentage_cpu_total', value: 51, time: [1_700_000_120, 0] }),
-      makePoint({ name: 'azure_percentage_cpu_total', unit: 'Count', value: 3 }),
-      makePoint({ resource: appResource, name: 'requests', value: 7, startTime: undefined }),
-      makePoint({ scope: otherScope, name: 'azure_percentage_cpu_total', value: 1 }),
-    ]);
-    assert.equal(decoded.resourceMetrics.length, 2);
-    const [vm, app] = decoded.resourceMetrics;
-    assert.equal(
-      attrs(vm.resource.attributes)['azure.resource.id'].stringValue,
-      vmResource.attributes['azure.resource.id'],
-    );
-    assert.equal(vm.scopeMetrics.length, 2);
-    assert.deepEqual(vm.scopeMetrics[0].scope, { name: scope.name, version: scope.version });
-    const names = vm.scopeMetrics[0].metrics.map((m: any) => `${m.name}/${m.unit}`);
-    assert.deepEqual(names, [
-      'azure_percentage_cpu_total/Percent',
-      'azure_percentage_cpu_average/Percent',
-      'azure_percentage_cpu_total/Count',
-    ]);
-    const total = vm.scopeMetrics[0].metrics[0];
-    assert.deepEqual(
-      total.gauge.dataPoints.map((p: any) => p.asDouble),
-      [50, 51],
-    );
-    assert.equal(total.gauge.dataPoints[1].timeUnixNano, '1700000120000000000');
-    assert.equal(total.gauge.dataPoints[0].startTimeUnixNano, '1700000000000000000');
-    assert.deepEqual(attrs(total.gauge.dataPoints[0].attributes), { 'azure.timegrain': { stringValue: 'PT1M' } });
-    assert.equal(total.description, undefined, 'an empty description is left out');
-    assert.equal(vm.scopeMetrics[1].scope.name, 'other');
-    const requests = app.scopeMetrics[0].metrics[0];
-    assert.equal(requests.name, 'requests');
-    assert.equal(requests.gauge.dataPoints[0].startTimeUnixNano, undefined, 'no start time: absent');
-    assert.equal(requests.gauge.dataPoints[0].asDouble, 7, 'a whole number is still a double (as_double)');
-  });
+  test(
+    'groups by resource, scope and metric (name, unit, description); gauge points with as_double and both ' + 'times',
+    () => {
+      const otherScope = Object.freeze({ name: 'other', version: '2' });
+      const decoded = metrics([
+        makePoint({ name: 'azure_percentage_cpu_total', value: 50 }),
+        makePoint({ name: 'azure_percentage_cpu_average', value: 12.5 }),
+        makePoint({ name: 'azure_percentage_cpu_total', value: 51, time: [1_700_000_120, 0] }),
+        makePoint({ name: 'azure_percentage_cpu_total', unit: 'Count', value: 3 }),
+        makePoint({ resource: appResource, name: 'requests', value: 7, startTime: undefined }),
+        makePoint({ scope: otherScope, name: 'azure_percentage_cpu_total', value: 1 }),
+      ]);
+      assert.equal(decoded.resourceMetrics.length, 2);
+      const [vm, app] = decoded.resourceMetrics;
+      assert.equal(
+        attrs(vm.resource.attributes)['azure.resource.id'].stringValue,
+        vmResource.attributes['azure.resource.id'],
+      );
+      assert.equal(vm.scopeMetrics.length, 2);
+      assert.deepEqual(vm.scopeMetrics[0].scope, { name: scope.name, version: scope.version });
+      const names = vm.scopeMetrics[0].metrics.map((m: any) => `${m.name}/${m.unit}`);
+      assert.deepEqual(names, [
+        'azure_percentage_cpu_total/Percent',
+        'azure_percentage_cpu_average/Percent',
+        'azure_percentage_cpu_total/Count',
+      ]);
+      const total = vm.scopeMetrics[0].metrics[0];
+      assert.deepEqual(
+        total.gauge.dataPoints.map((p: any) => p.asDouble),
+        [50, 51],
+      );
+      assert.equal(total.gauge.dataPoints[1].timeUnixNano, '1700000120000000000');
+      assert.equal(total.gauge.dataPoints[0].startTimeUnixNano, '1700000000000000000');
+      assert.deepEqual(attrs(total.gauge.dataPoints[0].attributes), { 'azure.timegrain': { stringValue: 'PT1M' } });
+      assert.equal(total.description, undefined, 'an empty description is left out');
+      assert.equal(vm.scopeMetrics[1].scope.name, 'other');
+      const requests = app.scopeMetrics[0].metrics[0];
+      assert.equal(requests.name, 'requests');
+      assert.equal(requests.gauge.dataPoints[0].startTimeUnixNano, undefined, 'no start time: absent');
+      assert.equal(requests.gauge.dataPoints[0].asDouble, 7, 'a whole number is still a double (as_double)');
+    },
+  );
 
   test('wire values as for logs: NaN and infinities, int64 range, lone surrogates, times outside OTLP', () => {
     const decoded = metrics([

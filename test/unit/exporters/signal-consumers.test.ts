@@ -54,20 +54,23 @@ describe('an exporter over per-signal senders (combineSignalConsumers)', () => {
     assert.deepEqual(calls(s), { logs: 2, metrics: 2, traces: 3 });
   });
 
-  test("a permanent failure of one part while others were accepted: a partial refusal of that part's items", async () => {
-    const { s, combined } = senders();
-    const batch = mixedBatch(2, 3, 4);
-    s.metrics.fail.push('permanent');
-    const error = await combined.consume(batch).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    assert.ok(isPartialRefusal(error));
-    assert.equal(error.delivered, 6, 'two records and four spans delivered');
-    assert.equal(error.refusals.length, 1);
-    assert.equal(error.refusals[0]!.metrics, batch.metrics, 'the refused items are the metric points');
-    assert.deepEqual(error.refusals[0]!.records, []);
-  });
+  test(
+    "a permanent failure of one part while others were accepted: a partial refusal of that part's " + 'items',
+    async () => {
+      const { s, combined } = senders();
+      const batch = mixedBatch(2, 3, 4);
+      s.metrics.fail.push('permanent');
+      const error = await combined.consume(batch).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(isPartialRefusal(error));
+      assert.equal(error.delivered, 6, 'two records and four spans delivered');
+      assert.equal(error.refusals.length, 1);
+      assert.equal(error.refusals[0]!.metrics, batch.metrics, 'the refused items are the metric points');
+      assert.deepEqual(error.refusals[0]!.records, []);
+    },
+  );
 
   test('everything refused for one reason: that reason as is', async () => {
     const { s, combined } = senders();

@@ -7,7 +7,8 @@ import { makeRecord, makeSource } from '../pipeline/records.ts';
 export const vmResource = resourceFromAttributes({
   'cloud.provider': 'azure',
   'azure.resource.id':
-    '/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.COMPUTE/VIRTUALMACHINES/VM1',
+    '/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.COMPUTE/' +
+    'VIRTUALMACHINES/VM1',
 });
 export const appResource = resourceFromAttributes({ 'cloud.provider': 'azure', 'service.name': 'shop-api' });
 export const scope = Object.freeze({ name: 'otelcol/azureeventhubreceiver', version: '0.1.0' });

@@ -36,7 +36,8 @@ test('the proxy forwards both directions unchanged and records what each side se
   assert.deepEqual(
     proxy.units.map(
       (r) =>
-        `${r.from} ${r.connection} ${r.unit.kind === 'header' ? `header ${r.unit.protocolId}` : (r.unit.performative ?? 'empty')}`,
+        `${r.from} ${r.connection} ` +
+        `${r.unit.kind === 'header' ? `header ${r.unit.protocolId}` : (r.unit.performative ?? 'empty')}`,
     ),
     ['client 0 header 0', 'client 0 empty', 'server 0 header 0', 'server 0 close'],
   );

@@ -108,18 +108,22 @@ describe('balance: claiming', () => {
     assert.equal(balance({ ...args, strategy: 'greedy' }).claim.length, 4);
   });
 
-  test('balanced claims up to its allowance (the coordinator raises it while the view is stable), never past its share', () => {
-    const args = {
-      ownerId: 'a',
-      members: ['a', 'b'],
-      ownerships: new Map(),
-      partitionIds: ids(8),
-      strategy: 'balanced' as const,
-    };
-    assert.equal(balance({ ...args, balancedClaims: 3 }).claim.length, 3);
-    assert.equal(balance({ ...args, balancedClaims: 32 }).claim.length, 4);
-    assert.equal(balance({ ...args, balancedClaims: 0 }).claim.length, 1, 'at least one');
-  });
+  test(
+    'balanced claims up to its allowance (the coordinator raises it while the view is stable), never past its ' +
+      'share',
+    () => {
+      const args = {
+        ownerId: 'a',
+        members: ['a', 'b'],
+        ownerships: new Map(),
+        partitionIds: ids(8),
+        strategy: 'balanced' as const,
+      };
+      assert.equal(balance({ ...args, balancedClaims: 3 }).claim.length, 3);
+      assert.equal(balance({ ...args, balancedClaims: 32 }).claim.length, 4);
+      assert.equal(balance({ ...args, balancedClaims: 0 }).claim.length, 1, 'at least one');
+    },
+  );
 
   test('members claiming together with a large allowance reach for disjoint partitions', () => {
     const members = ['a', 'b', 'c', 'd'];

@@ -59,38 +59,41 @@ test('claim admission: at most MAX_CLAIMS_IN_FLIGHT claims run at once, topped u
   );
 });
 
-test('claim admission: late renewals defer claims, told once per pause; the window halves; resume told once', async () => {
-  const { admission: a, pressure, advance, events } = admission();
-  const late = pressure.begin();
-  advance(2_001);
-  const claimNow = async (): Promise<boolean> => true;
-  const input = {
-    pids: pids(4),
-    claim: claimNow,
-    running: () => true,
-    listedAt: performance.now(),
-    maxViewAgeMs: 60_000,
-  };
-  const first = await a.claimAll(input);
-  assert.deepEqual(first, { results: [undefined, undefined, undefined, undefined], deferred: true });
-  await a.claimAll(input);
-  assert.deepEqual(events, [{ type: 'claimsPaused', lateMs: 2_001, owned: 7, deferred: 4 }]);
-  assert.equal(a.resumable, false, 'renewals are still late');
-  late('renewed');
-  advance(2_000);
-  assert.equal(a.resumable, true);
-  const { claim, most } = countingClaim();
-  const after = await a.claimAll({ ...input, pids: pids(40), claim });
-  assert.equal(after.deferred, false);
-  assert.equal(most(), MAX_CLAIMS_IN_FLIGHT / 2, 'the window was halved at the pause');
-  a.resume();
-  a.resume();
-  assert.deepEqual(
-    events.map((e) => e.type),
-    ['claimsPaused', 'claimsResumed'],
-  );
-  assert.equal(a.resumable, false);
-});
+test(
+  'claim admission: late renewals defer claims, told once per pause; the window halves; resume told ' + 'once',
+  async () => {
+    const { admission: a, pressure, advance, events } = admission();
+    const late = pressure.begin();
+    advance(2_001);
+    const claimNow = async (): Promise<boolean> => true;
+    const input = {
+      pids: pids(4),
+      claim: claimNow,
+      running: () => true,
+      listedAt: performance.now(),
+      maxViewAgeMs: 60_000,
+    };
+    const first = await a.claimAll(input);
+    assert.deepEqual(first, { results: [undefined, undefined, undefined, undefined], deferred: true });
+    await a.claimAll(input);
+    assert.deepEqual(events, [{ type: 'claimsPaused', lateMs: 2_001, owned: 7, deferred: 4 }]);
+    assert.equal(a.resumable, false, 'renewals are still late');
+    late('renewed');
+    advance(2_000);
+    assert.equal(a.resumable, true);
+    const { claim, most } = countingClaim();
+    const after = await a.claimAll({ ...input, pids: pids(40), claim });
+    assert.equal(after.deferred, false);
+    assert.equal(most(), MAX_CLAIMS_IN_FLIGHT / 2, 'the window was halved at the pause');
+    a.resume();
+    a.resume();
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['claimsPaused', 'claimsResumed'],
+    );
+    assert.equal(a.resumable, false);
+  },
+);
 
 test('claim admission: no claim starts from a listing older than the view age, nor once not running', async () => {
   const { admission: a } = admission();

@@ -132,28 +132,35 @@ test('quiet rounds: a settled fleet lists members every round and ownership at l
   assert.deepEqual(timeline.violations, []);
 });
 
-test('quiet rounds: after a crash, survivors list ownership in the first round without the member, and take over', async (t) => {
-  const fake = new FakeContainer();
-  const timeline = new Timeline();
-  const [a, b, c] = ['a', 'b', 'c'].map((id) => startMember(t, fake, timeline, id, ids(6))) as [Member, Member, Member];
-  await waitFor('two partitions each', () => ['a', 'b', 'c'].every((id) => timeline.count(id) === 2), 10_000);
-  const quiet = (m: Member): boolean => m.rounds.slice(-2).some((r) => !r.full);
-  await waitFor('a quiet round at each survivor', () => quiet(a) && quiet(b), 10_000);
-  // c crashes: nothing released. Its membership lease lapses now, its partition leases a moment later.
-  const victims = timeline.reading('c');
-  const crashedAt = [a, b].map((m) => m.rounds.length);
-  c.coordinator.abandon();
-  timeline.crash('c');
-  dropLease(fake, memberBlobName(scope, 'c'));
-  for (const pid of victims) dropLease(fake, ownershipBlobName(scope, pid), 300);
-  await waitFor('survivors read all six', () => timeline.count('a') === 3 && timeline.count('b') === 3, 10_000);
-  for (const [i, member] of [a, b].entries()) {
-    const first = member.rounds.slice(crashedAt[i]).find((r) => !r.members.includes('c'));
-    assert.ok(first, 'a round listed the members without c');
-    assert.equal(first.full, true, `${member.coordinator.ownerId}: the first round without c listed ownership`);
-  }
-  assert.deepEqual(timeline.violations, []);
-});
+test(
+  'quiet rounds: after a crash, survivors list ownership in the first round without the member, and take ' + 'over',
+  async (t) => {
+    const fake = new FakeContainer();
+    const timeline = new Timeline();
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => startMember(t, fake, timeline, id, ids(6))) as [
+      Member,
+      Member,
+      Member,
+    ];
+    await waitFor('two partitions each', () => ['a', 'b', 'c'].every((id) => timeline.count(id) === 2), 10_000);
+    const quiet = (m: Member): boolean => m.rounds.slice(-2).some((r) => !r.full);
+    await waitFor('a quiet round at each survivor', () => quiet(a) && quiet(b), 10_000);
+    // c crashes: nothing released. Its membership lease lapses now, its partition leases a moment later.
+    const victims = timeline.reading('c');
+    const crashedAt = [a, b].map((m) => m.rounds.length);
+    c.coordinator.abandon();
+    timeline.crash('c');
+    dropLease(fake, memberBlobName(scope, 'c'));
+    for (const pid of victims) dropLease(fake, ownershipBlobName(scope, pid), 300);
+    await waitFor('survivors read all six', () => timeline.count('a') === 3 && timeline.count('b') === 3, 10_000);
+    for (const [i, member] of [a, b].entries()) {
+      const first = member.rounds.slice(crashedAt[i]).find((r) => !r.members.includes('c'));
+      assert.ok(first, 'a round listed the members without c');
+      assert.equal(first.full, true, `${member.coordinator.ownerId}: the first round without c listed ownership`);
+    }
+    assert.deepEqual(timeline.violations, []);
+  },
+);
 
 test('quiet rounds: a member joining brings full rounds, and the fleet rebalances', async (t) => {
   const fake = new FakeContainer();
@@ -247,36 +254,42 @@ test('quiet rounds: a partition a peer released, with no membership change, is c
   assert.deepEqual(timeline.violations, []);
 });
 
-test('quiet rounds: a member that gives a partition back announces it, and a settled peer claims it at once', async (t) => {
-  const fake = new FakeContainer();
-  const timeline = new Timeline();
-  // b alone takes all three, then a joins and b yields one: b keeps the ceiling share (2), a settles at 1.
-  // b's restart backoff is long, so only a can read the partition b gives back.
-  startMember(t, fake, timeline, 'b', ids(3), { restartInitialMs: 60_000, restartMaxMs: 60_000 });
-  await waitFor('b claimed all three', () => timeline.count('b') === 3, 10_000);
-  const a = startMember(t, fake, timeline, 'a', ids(3));
-  await waitFor('balanced 1 / 2', () => timeline.count('a') === 1 && timeline.count('b') === 2, 10_000);
-  await waitFor('a in quiet rounds', () => a.rounds.slice(-3).filter((r) => !r.full).length >= 2, 10_000);
-  // b's reader of one of its partitions ends: b releases it and stays. One each now: the tie gives a
-  // (first by id) the ceiling share, so a must claim it, though nothing in the member list changed.
-  const pid = timeline.reading('b')[0]!;
-  const roundsAtEnd = a.rounds.length;
-  assert.ok(timeline.end('b', pid, { reason: 'error', error: new Error('reader failed') }));
-  await waitFor(`a reading partition ${pid}`, () => timeline.reading('a').includes(pid), 10_000);
-  const claimed = a.events.find((e) => e.type === 'claimed' && e.partitionId === pid)!;
-  // The round under way at the release, then the first round that lists b's rewritten record: not a
-  // safety-net listing N rounds later.
-  assert.ok(
-    claimed.round - roundsAtEnd <= 2,
-    `claimed ${claimed.round - roundsAtEnd} rounds after the release (N = ${N})`,
-  );
-  assert.ok(
-    a.rounds.slice(roundsAtEnd).every((r) => r.members.join() === 'a,b'),
-    'no membership change',
-  );
-  assert.ok(fake.count('setMetadata', '/members/b') >= 2, 'b rewrote its membership record (once at start, once now)');
-  assert.deepEqual(timeline.violations, []);
-});
+test(
+  'quiet rounds: a member that gives a partition back announces it, and a settled peer claims it at ' + 'once',
+  async (t) => {
+    const fake = new FakeContainer();
+    const timeline = new Timeline();
+    // b alone takes all three, then a joins and b yields one: b keeps the ceiling share (2), a settles at 1.
+    // b's restart backoff is long, so only a can read the partition b gives back.
+    startMember(t, fake, timeline, 'b', ids(3), { restartInitialMs: 60_000, restartMaxMs: 60_000 });
+    await waitFor('b claimed all three', () => timeline.count('b') === 3, 10_000);
+    const a = startMember(t, fake, timeline, 'a', ids(3));
+    await waitFor('balanced 1 / 2', () => timeline.count('a') === 1 && timeline.count('b') === 2, 10_000);
+    await waitFor('a in quiet rounds', () => a.rounds.slice(-3).filter((r) => !r.full).length >= 2, 10_000);
+    // b's reader of one of its partitions ends: b releases it and stays. One each now: the tie gives a
+    // (first by id) the ceiling share, so a must claim it, though nothing in the member list changed.
+    const pid = timeline.reading('b')[0]!;
+    const roundsAtEnd = a.rounds.length;
+    assert.ok(timeline.end('b', pid, { reason: 'error', error: new Error('reader failed') }));
+    await waitFor(`a reading partition ${pid}`, () => timeline.reading('a').includes(pid), 10_000);
+    const claimed = a.events.find((e) => e.type === 'claimed' && e.partitionId === pid)!;
+    // The round under way at the release, then the first round that lists b's rewritten record: not a
+    // safety-net listing N rounds later.
+    assert.ok(
+      claimed.round - roundsAtEnd <= 2,
+      `claimed ${claimed.round - roundsAtEnd} rounds after the release (N = ${N})`,
+    );
+    assert.ok(
+      a.rounds.slice(roundsAtEnd).every((r) => r.members.join() === 'a,b'),
+      'no membership change',
+    );
+    assert.ok(
+      fake.count('setMetadata', '/members/b') >= 2,
+      'b rewrote its membership record (once at start, once now)',
+    );
+    assert.deepEqual(timeline.violations, []);
+  },
+);
 
 test('quiet rounds: foreign claims do not keep a fleet from settling; their lapse brings a full round', async (t) => {
   const fake = new FakeContainer();

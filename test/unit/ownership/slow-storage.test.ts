@@ -43,20 +43,23 @@ function start(
   return { coordinator, timeline, events };
 }
 
-test('slow storage: a renewal answered after the request timeout, while the lease has time left, keeps the claim', async (t) => {
-  const fake = new FakeContainer();
-  const { coordinator, timeline, events } = start(t, fake, () => ['0', '1']);
-  await waitFor('both partitions claimed', () => timeline.count('a') === 2, 5_000);
-  // Every renewal now takes three times the request timeout (100 ms).
-  fake.delay('renew', 300);
-  const before = fake.count('renew', '/ownership/');
-  await waitFor('six slow renewals answered', () => fake.count('renew', '/ownership/') >= before + 6, 10_000);
-  assert.deepEqual([...coordinator.owned()], ['0', '1']);
-  assert.deepEqual(
-    events.filter((e) => e.type === 'renewalFailed' || (e.type === 'released' && e.reason === 'lost')),
-    [],
-  );
-});
+test(
+  'slow storage: a renewal answered after the request timeout, while the lease has time left, keeps the ' + 'claim',
+  async (t) => {
+    const fake = new FakeContainer();
+    const { coordinator, timeline, events } = start(t, fake, () => ['0', '1']);
+    await waitFor('both partitions claimed', () => timeline.count('a') === 2, 5_000);
+    // Every renewal now takes three times the request timeout (100 ms).
+    fake.delay('renew', 300);
+    const before = fake.count('renew', '/ownership/');
+    await waitFor('six slow renewals answered', () => fake.count('renew', '/ownership/') >= before + 6, 10_000);
+    assert.deepEqual([...coordinator.owned()], ['0', '1']);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'renewalFailed' || (e.type === 'released' && e.reason === 'lost')),
+      [],
+    );
+  },
+);
 
 test('slow storage: no new claim starts while a renewal is late; claiming resumes once it is answered', async (t) => {
   const fake = new FakeContainer();
@@ -86,29 +89,36 @@ test('slow storage: no new claim starts while a renewal is late; claiming resume
   assert.deepEqual(timeline.violations, []);
 });
 
-test('slow storage: after a renewal fails without an answer, the next is due within a second, not a renew interval', async (t) => {
-  const fake = new FakeContainer();
-  const timings = { leaseDurationMs: 15_000, safetyMarginMs: 2_000, requestTimeoutMs: 50 };
-  const lease = await PartitionLease.acquire(fake.client(), scope, '0', 'a', undefined, timings, () => undefined, {
-    foreignOwner: () => undefined,
-  });
-  assert.ok(lease);
-  t.after(() => lease.dispose());
-  const intervalMs = 5_000;
-  assert.equal((await lease.renew()).ok, true);
-  assert.equal(
-    lease.renewalDue(intervalMs, performance.now() + 1_500),
-    false,
-    'after a renewal: due a whole interval later',
-  );
-  fake.failNext('renew', 503);
-  const failed = await lease.renew();
-  assert.deepEqual([failed.ok, !failed.ok && failed.gone], [false, false], 'a 503 says nothing about the lease');
-  assert.equal(lease.renewalDue(intervalMs, performance.now() + 1_500), true, 'retried within a second');
-  assert.equal(lease.isValid(), true, 'the lease still has time left: not lost');
-  assert.equal((await lease.renew()).ok, true);
-  assert.equal(lease.renewalDue(intervalMs, performance.now() + 1_500), false, 'answered again: back to the interval');
-});
+test(
+  'slow storage: after a renewal fails without an answer, the next is due within a second, not a renew ' + 'interval',
+  async (t) => {
+    const fake = new FakeContainer();
+    const timings = { leaseDurationMs: 15_000, safetyMarginMs: 2_000, requestTimeoutMs: 50 };
+    const lease = await PartitionLease.acquire(fake.client(), scope, '0', 'a', undefined, timings, () => undefined, {
+      foreignOwner: () => undefined,
+    });
+    assert.ok(lease);
+    t.after(() => lease.dispose());
+    const intervalMs = 5_000;
+    assert.equal((await lease.renew()).ok, true);
+    assert.equal(
+      lease.renewalDue(intervalMs, performance.now() + 1_500),
+      false,
+      'after a renewal: due a whole interval later',
+    );
+    fake.failNext('renew', 503);
+    const failed = await lease.renew();
+    assert.deepEqual([failed.ok, !failed.ok && failed.gone], [false, false], 'a 503 says nothing about the lease');
+    assert.equal(lease.renewalDue(intervalMs, performance.now() + 1_500), true, 'retried within a second');
+    assert.equal(lease.isValid(), true, 'the lease still has time left: not lost');
+    assert.equal((await lease.renew()).ok, true);
+    assert.equal(
+      lease.renewalDue(intervalMs, performance.now() + 1_500),
+      false,
+      'answered again: back to the interval',
+    );
+  },
+);
 
 test('slow storage: a claim whose renewal hangs is still given up at its deadline', async (t) => {
   const fake = new FakeContainer();

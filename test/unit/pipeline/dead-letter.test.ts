@@ -63,22 +63,25 @@ describe('DirectoryDeadLetterStore', () => {
     assert.deepEqual(days.sort(), ['2026-11-21.jsonl', '2026-11-22.jsonl']);
   });
 
-  test('an event refused by a metrics or traces pipeline says so in its line; its body replays every item', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dlq-'));
-    dirs.push(dir);
-    const store = new DirectoryDeadLetterStore(dir);
-    const body = new TextEncoder().encode(
-      '{"records":[{"metricName":"Requests","total":3,"time":"2026-11-21T09:59:00Z"}]}',
-    );
-    const logs = makeEntry('0', 1, body);
-    await store.write([{ ...makeEntry('0', 2, body), signals: ['metrics', 'traces'] }, logs]);
-    const lines = (await readFile(join(dir, ...deadLetterPath(logs).split('/')), 'utf8')).trimEnd().split('\n');
-    const refused = parseDeadLetterLine(lines[0]!);
-    assert.deepEqual(refused.record.signals, ['metrics', 'traces']);
-    assert.deepEqual(refused.body, body, 'the body is kept byte-exact: decoding it again yields the points');
-    assert.equal(JSON.parse(refused.record.event.body_utf8).records[0].metricName, 'Requests');
-    assert.equal('signals' in parseDeadLetterLine(lines[1]!).record, false, 'a logs entry is written as before');
-  });
+  test(
+    'an event refused by a metrics or traces pipeline says so in its line; its body replays every ' + 'item',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'dlq-'));
+      dirs.push(dir);
+      const store = new DirectoryDeadLetterStore(dir);
+      const body = new TextEncoder().encode(
+        '{"records":[{"metricName":"Requests","total":3,"time":"2026-11-21T09:59:00Z"}]}',
+      );
+      const logs = makeEntry('0', 1, body);
+      await store.write([{ ...makeEntry('0', 2, body), signals: ['metrics', 'traces'] }, logs]);
+      const lines = (await readFile(join(dir, ...deadLetterPath(logs).split('/')), 'utf8')).trimEnd().split('\n');
+      const refused = parseDeadLetterLine(lines[0]!);
+      assert.deepEqual(refused.record.signals, ['metrics', 'traces']);
+      assert.deepEqual(refused.body, body, 'the body is kept byte-exact: decoding it again yields the points');
+      assert.equal(JSON.parse(refused.record.event.body_utf8).records[0].metricName, 'Requests');
+      assert.equal('signals' in parseDeadLetterLine(lines[1]!).record, false, 'a logs entry is written as before');
+    },
+  );
 
   test('concurrent writes to one file never interleave lines', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'dlq-'));
@@ -131,7 +134,8 @@ describe('dead-letter store locations (named in the dead-letter log line)', () =
     const location = store.locationOf(makeEntry('4', 9, new Uint8Array([1])));
     assert.equal(
       location,
-      'https://acct.blob.core.windows.net/deadletters/ns.servicebus.windows.net/logs/$default/deadletter/4/2026-11-21.jsonl',
+      'https://acct.blob.core.windows.net/deadletters/ns.servicebus.windows.net/logs/$default/deadletter/4/' +
+        '2026-11-21.jsonl',
     );
     assert.doesNotMatch(location, /sig=|SECRET/);
   });

@@ -107,39 +107,42 @@ describe('limitRequestBytes', () => {
     assert.deepEqual(next.requests, [[0, 1, 2, 3, 4, 5], [0, 1, 2], [0, 1], [2], [3, 4, 5], [3, 4], [5]]);
   });
 
-  test('a server naming its limit: parts are cut to it at once, and for later batches; the lower limit is logged', async () => {
-    const limit = 1_000;
-    const next = server((r) =>
-      measure(r) > limit
-        ? new RequestTooLargeError(`received message larger than max (${measure(r)} vs. ${limit})`, {
-            limitBytes: limit,
-          })
-        : undefined,
-    );
-    const warnings: string[] = [];
-    const logger = { warn: (m: string) => warnings.push(m) } as unknown as Logger;
-    const limited = limitRequestBytes(next, { maxBytes: 100_000, measure, logger });
-    await limited.consume(batchOf(Array(8).fill(300)));
-    assert.deepEqual(next.requests, [
-      [0, 1, 2, 3, 4, 5, 6, 7],
-      [0, 1],
-      [2, 3],
-      [4, 5],
-      [6, 7],
-    ]);
-    next.requests.length = 0;
-    await limited.consume(batchOf(Array(4).fill(300)));
-    assert.deepEqual(
-      next.requests,
-      [
+  test(
+    'a server naming its limit: parts are cut to it at once, and for later batches; the lower limit is ' + 'logged',
+    async () => {
+      const limit = 1_000;
+      const next = server((r) =>
+        measure(r) > limit
+          ? new RequestTooLargeError(`received message larger than max (${measure(r)} vs. ${limit})`, {
+              limitBytes: limit,
+            })
+          : undefined,
+      );
+      const warnings: string[] = [];
+      const logger = { warn: (m: string) => warnings.push(m) } as unknown as Logger;
+      const limited = limitRequestBytes(next, { maxBytes: 100_000, measure, logger });
+      await limited.consume(batchOf(Array(8).fill(300)));
+      assert.deepEqual(next.requests, [
+        [0, 1, 2, 3, 4, 5, 6, 7],
         [0, 1],
         [2, 3],
-      ],
-      'the next batch is cut before it is sent',
-    );
-    assert.equal(warnings.length, 1);
-    assert.match(warnings[0]!, /over 1000 bytes/);
-  });
+        [4, 5],
+        [6, 7],
+      ]);
+      next.requests.length = 0;
+      await limited.consume(batchOf(Array(4).fill(300)));
+      assert.deepEqual(
+        next.requests,
+        [
+          [0, 1],
+          [2, 3],
+        ],
+        'the next batch is cut before it is sent',
+      );
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0]!, /over 1000 bytes/);
+    },
+  );
 
   test("a single record the server still refuses for its size is refused with the server's reason", async () => {
     const next = server((r) => (measure(r) > 10_000 ? new RequestTooLargeError('413 Payload Too Large') : undefined));
@@ -154,14 +157,18 @@ describe('limitRequestBytes', () => {
     assert.equal(error.delivered, 2);
   });
 
-  test(`below ${MIN_SPLIT_BYTES} bytes a size refusal is not split further (a quota, not a size): the part is refused`, async () => {
-    const next = server(() => new RequestTooLargeError('8 RESOURCE_EXHAUSTED: quota'));
-    const error = await limitRequestBytes(next, { maxBytes: 0, measure })
-      .consume(batchOf(Array(100).fill(10)))
-      .catch((e: unknown) => e);
-    assert.ok(error instanceof RequestTooLargeError);
-    assert.equal(next.requests.length, 1, 'one request, not 199');
-  });
+  test(
+    `below ${MIN_SPLIT_BYTES} bytes a size refusal is not split further (a quota, not a size): the part is ` +
+      `refused`,
+    async () => {
+      const next = server(() => new RequestTooLargeError('8 RESOURCE_EXHAUSTED: quota'));
+      const error = await limitRequestBytes(next, { maxBytes: 0, measure })
+        .consume(batchOf(Array(100).fill(10)))
+        .catch((e: unknown) => e);
+      assert.ok(error instanceof RequestTooLargeError);
+      assert.equal(next.requests.length, 1, 'one request, not 199');
+    },
+  );
 
   test('another permanent failure refuses its part only; the following parts are still sent', async () => {
     const next = server((r) => (indexes(r).includes(1) ? new PermanentError('400 bad value') : undefined));

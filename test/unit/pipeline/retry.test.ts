@@ -73,13 +73,16 @@ describe('withRetry', () => {
     assert.match(String((error.cause as Error).message), /503/);
   });
 
-  test('max_elapsed_time 0 retries until the consumer accepts (here after 500 attempts), capped at max_interval', async () => {
-    const inner = new InMemorySignalConsumer().failNext(500);
-    const clock = virtualClock();
-    await withRetry(inner, { clock, randomizationFactor: 0, maxElapsedTimeMs: 0 }).consume(makeBatch(1));
-    assert.equal(inner.calls, 501);
-    assert.equal(Math.max(...clock.sleeps), 10_000);
-  });
+  test(
+    'max_elapsed_time 0 retries until the consumer accepts (here after 500 attempts), capped at ' + 'max_interval',
+    async () => {
+      const inner = new InMemorySignalConsumer().failNext(500);
+      const clock = virtualClock();
+      await withRetry(inner, { clock, randomizationFactor: 0, maxElapsedTimeMs: 0 }).consume(makeBatch(1));
+      assert.equal(inner.calls, 501);
+      assert.equal(Math.max(...clock.sleeps), 10_000);
+    },
+  );
 
   test('no wait exceeds max_interval, jitter included (max_interval 2 s, the highest random draw)', async () => {
     const inner = new InMemorySignalConsumer().failNext(20);

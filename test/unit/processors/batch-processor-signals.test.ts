@@ -83,39 +83,42 @@ describe('BatchProcessor with metric points and spans', () => {
     assert.deepEqual(parts, [['log:m-0', 'point:m-0'], ['point:m-1', 'span:m-0'], ['span:m-1']]);
   });
 
-  test('a partial refusal of a combined export hands each caller the refused items that are its own, per signal', async () => {
-    const spanError = new Error('span refused');
-    const next: SignalConsumer = {
-      async consume(batch) {
-        // Refuses the second caller's first span and the first caller's first point; delivers the rest.
-        const span = batch.spans!.find((s) => s.name === 'b-0')!;
-        const point = batch.metrics!.find((p) => p.name === 'a-0')!;
-        throw new PartialRefusalError(
-          [
-            { records: [], spans: [span], error: spanError },
-            { records: [], metrics: [point], error: new Error('point refused') },
-          ],
-          batch.records.length + batch.metrics!.length + batch.spans!.length - 2,
-        );
-      },
-    };
-    const batcher = new BatchProcessor(next, { timeoutMs: 10 });
-    const a = makeMixedBatch(1, 2, 0, 'a', '0');
-    const b = makeMixedBatch(0, 1, 2, 'b', '1');
-    const [ra, rb] = await within(Promise.allSettled([batcher.consume(a), batcher.consume(b)]), 5_000);
-    assert.equal(ra.status, 'rejected');
-    assert.equal(rb.status, 'rejected');
-    const ea = (ra as PromiseRejectedResult).reason as unknown;
-    const eb = (rb as PromiseRejectedResult).reason as unknown;
-    assert.ok(isPartialRefusal(ea) && isPartialRefusal(eb));
-    assert.deepEqual([...ea.refusedMetrics()], [a.metrics![0]]);
-    assert.equal(ea.refusedSpans().size, 0);
-    assert.equal(ea.delivered, 2, 'a: one record and one point delivered');
-    assert.deepEqual([...eb.refusedSpans()], [b.spans![0]]);
-    assert.equal(eb.refusedMetrics().size, 0);
-    assert.equal(eb.delivered, 2);
-    assert.equal(eb.refusals[0]!.error, spanError);
-  });
+  test(
+    'a partial refusal of a combined export hands each caller the refused items that are its own, per ' + 'signal',
+    async () => {
+      const spanError = new Error('span refused');
+      const next: SignalConsumer = {
+        async consume(batch) {
+          // Refuses the second caller's first span and the first caller's first point; delivers the rest.
+          const span = batch.spans!.find((s) => s.name === 'b-0')!;
+          const point = batch.metrics!.find((p) => p.name === 'a-0')!;
+          throw new PartialRefusalError(
+            [
+              { records: [], spans: [span], error: spanError },
+              { records: [], metrics: [point], error: new Error('point refused') },
+            ],
+            batch.records.length + batch.metrics!.length + batch.spans!.length - 2,
+          );
+        },
+      };
+      const batcher = new BatchProcessor(next, { timeoutMs: 10 });
+      const a = makeMixedBatch(1, 2, 0, 'a', '0');
+      const b = makeMixedBatch(0, 1, 2, 'b', '1');
+      const [ra, rb] = await within(Promise.allSettled([batcher.consume(a), batcher.consume(b)]), 5_000);
+      assert.equal(ra.status, 'rejected');
+      assert.equal(rb.status, 'rejected');
+      const ea = (ra as PromiseRejectedResult).reason as unknown;
+      const eb = (rb as PromiseRejectedResult).reason as unknown;
+      assert.ok(isPartialRefusal(ea) && isPartialRefusal(eb));
+      assert.deepEqual([...ea.refusedMetrics()], [a.metrics![0]]);
+      assert.equal(ea.refusedSpans().size, 0);
+      assert.equal(ea.delivered, 2, 'a: one record and one point delivered');
+      assert.deepEqual([...eb.refusedSpans()], [b.spans![0]]);
+      assert.equal(eb.refusedMetrics().size, 0);
+      assert.equal(eb.delivered, 2);
+      assert.equal(eb.refusals[0]!.error, spanError);
+    },
+  );
 
   test("per-partition order holds across exports: a partition's next batch follows its previous one", async () => {
     const next = heldConsumer();

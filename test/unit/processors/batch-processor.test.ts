@@ -68,30 +68,34 @@ describe('BatchProcessor', () => {
     }
   });
 
-  test('a partial refusal of a combined export: only the caller owning the refused record rejects, with just that record', async () => {
-    const tooLarge = new Error('record too large');
-    const next: SignalConsumer = {
-      consume: async (batch) => {
-        const refused = batch.records.filter((r) => r.body === 'b-1');
-        if (refused.length > 0)
-          throw new PartialRefusalError([{ records: refused, error: tooLarge }], batch.records.length - 1);
-      },
-    };
-    const batcher = new BatchProcessor(next, { timeoutMs: 20 });
-    const [a, b] = await within(
-      Promise.allSettled([batcher.consume(makeBatch(3, 'a', '0')), batcher.consume(makeBatch(2, 'b', '1'))]),
-      5_000,
-    );
-    assert.equal(a!.status, 'fulfilled', 'the caller whose records were all delivered resolves');
-    assert.equal(b!.status, 'rejected');
-    const error = (b as PromiseRejectedResult).reason;
-    assert.ok(isPartialRefusal(error));
-    assert.deepEqual(
-      error.refusals.map((r) => [r.records.map((x) => x.body), r.error]),
-      [[['b-1'], tooLarge]],
-    );
-    assert.equal(error.delivered, 1);
-  });
+  test(
+    'a partial refusal of a combined export: only the caller owning the refused record rejects, with just that ' +
+      'record',
+    async () => {
+      const tooLarge = new Error('record too large');
+      const next: SignalConsumer = {
+        consume: async (batch) => {
+          const refused = batch.records.filter((r) => r.body === 'b-1');
+          if (refused.length > 0)
+            throw new PartialRefusalError([{ records: refused, error: tooLarge }], batch.records.length - 1);
+        },
+      };
+      const batcher = new BatchProcessor(next, { timeoutMs: 20 });
+      const [a, b] = await within(
+        Promise.allSettled([batcher.consume(makeBatch(3, 'a', '0')), batcher.consume(makeBatch(2, 'b', '1'))]),
+        5_000,
+      );
+      assert.equal(a!.status, 'fulfilled', 'the caller whose records were all delivered resolves');
+      assert.equal(b!.status, 'rejected');
+      const error = (b as PromiseRejectedResult).reason;
+      assert.ok(isPartialRefusal(error));
+      assert.deepEqual(
+        error.refusals.map((r) => [r.records.map((x) => x.body), r.error]),
+        [[['b-1'], tooLarge]],
+      );
+      assert.equal(error.delivered, 1);
+    },
+  );
 
   test('send_batch_size triggers an export without waiting for the timeout', async () => {
     const next = new InMemorySignalConsumer();
@@ -191,23 +195,26 @@ describe('BatchProcessor', () => {
     assert.equal(batchProcessorConfigSchema.safeParse({ sendBatchSize: 100 }).success, false);
   });
 
-  test('once every attached producer is waiting, their records go at once in one export, not at the timeout', async () => {
-    const next = new InMemorySignalConsumer();
-    const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
-    const detach = [0, 1, 2].map(() => batcher.attachProducer());
-    const a = batcher.consume(makeBatch(2, 'a', '0'));
-    const b = batcher.consume(makeBatch(2, 'b', '1'));
-    await settleCallbacks();
-    assert.equal(next.calls, 0, 'the third producer may still send: keep batching');
-    const c = batcher.consume(makeBatch(2, 'c', '2'));
-    await within(Promise.all([a, b, c]), 5_000);
-    assert.equal(next.calls, 1);
-    assert.deepEqual(
-      next.records().map((r) => r.body),
-      ['a-0', 'a-1', 'b-0', 'b-1', 'c-0', 'c-1'],
-    );
-    for (const d of detach) d();
-  });
+  test(
+    'once every attached producer is waiting, their records go at once in one export, not at the ' + 'timeout',
+    async () => {
+      const next = new InMemorySignalConsumer();
+      const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
+      const detach = [0, 1, 2].map(() => batcher.attachProducer());
+      const a = batcher.consume(makeBatch(2, 'a', '0'));
+      const b = batcher.consume(makeBatch(2, 'b', '1'));
+      await settleCallbacks();
+      assert.equal(next.calls, 0, 'the third producer may still send: keep batching');
+      const c = batcher.consume(makeBatch(2, 'c', '2'));
+      await within(Promise.all([a, b, c]), 5_000);
+      assert.equal(next.calls, 1);
+      assert.deepEqual(
+        next.records().map((r) => r.body),
+        ['a-0', 'a-1', 'b-0', 'b-1', 'c-0', 'c-1'],
+      );
+      for (const d of detach) d();
+    },
+  );
 
   test('a producer detaching makes the callers still waiting enough: they are exported at once', async () => {
     const next = new InMemorySignalConsumer();
@@ -310,14 +317,17 @@ describe('BatchProcessor', () => {
     assert.equal(attached, 0);
   });
 
-  test('a processor in front of another attaches its export slots to it, so the chain does not stall either', async () => {
-    const next = new InMemorySignalConsumer();
-    const inner = new BatchProcessor(next, { timeoutMs: HOUR_MS });
-    const outer = new BatchProcessor(inner, { timeoutMs: HOUR_MS });
-    const detach = [0, 1].map(() => outer.attachProducer());
-    await within(Promise.all([outer.consume(makeBatch(1, 'a', '0')), outer.consume(makeBatch(1, 'b', '1'))]), 5_000);
-    assert.equal(next.calls, 1);
-    for (const d of detach) d();
-    await outer.shutdown();
-  });
+  test(
+    'a processor in front of another attaches its export slots to it, so the chain does not stall ' + 'either',
+    async () => {
+      const next = new InMemorySignalConsumer();
+      const inner = new BatchProcessor(next, { timeoutMs: HOUR_MS });
+      const outer = new BatchProcessor(inner, { timeoutMs: HOUR_MS });
+      const detach = [0, 1].map(() => outer.attachProducer());
+      await within(Promise.all([outer.consume(makeBatch(1, 'a', '0')), outer.consume(makeBatch(1, 'b', '1'))]), 5_000);
+      assert.equal(next.calls, 1);
+      for (const d of detach) d();
+      await outer.shutdown();
+    },
+  );
 });

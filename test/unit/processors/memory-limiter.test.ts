@@ -130,44 +130,47 @@ test('above the soft limit it refuses retryably until a check finds usage below 
   }
 });
 
-test('above the hard limit a check forces a collection and measures again; above the soft one at most every interval', async () => {
-  let usage = 120 * MIB;
-  let gcs = 0;
-  let now = 0;
-  let afterGc = 70 * MIB;
-  const limiter = new MemoryLimiter(new InMemorySignalConsumer(), {
-    checkIntervalMs: 60_000,
-    hardLimitBytes: 100 * MIB,
-    softLimitBytes: 80 * MIB,
-    minGcIntervalSoftMs: 10_000,
-    readUsage: () => usage,
-    gc: () => {
-      gcs++;
-      usage = afterGc;
-    },
-    now: () => now,
-  });
-  try {
-    assert.equal(gcs, 1, 'the first check (at construction) was above the hard limit');
-    assert.equal(limiter.stats().refusing, false, 'the collection brought usage below the soft limit');
-    usage = 90 * MIB;
-    afterGc = 85 * MIB;
-    now = 5_000;
-    assert.equal(limiter.check(), true);
-    assert.equal(gcs, 1, 'soft: not within 10 s of the last collection');
-    now = 10_000;
-    usage = 90 * MIB;
-    assert.equal(limiter.check(), true);
-    assert.equal(gcs, 2, 'soft: collected once the interval passed, still above');
-    usage = 150 * MIB;
-    afterGc = 60 * MIB;
-    now = 10_001;
-    assert.equal(limiter.check(), false, 'hard: collected at once (min interval 0) and accepting again');
-    assert.equal(gcs, 3);
-  } finally {
-    await limiter.shutdown();
-  }
-});
+test(
+  'above the hard limit a check forces a collection and measures again; above the soft one at most every ' + 'interval',
+  async () => {
+    let usage = 120 * MIB;
+    let gcs = 0;
+    let now = 0;
+    let afterGc = 70 * MIB;
+    const limiter = new MemoryLimiter(new InMemorySignalConsumer(), {
+      checkIntervalMs: 60_000,
+      hardLimitBytes: 100 * MIB,
+      softLimitBytes: 80 * MIB,
+      minGcIntervalSoftMs: 10_000,
+      readUsage: () => usage,
+      gc: () => {
+        gcs++;
+        usage = afterGc;
+      },
+      now: () => now,
+    });
+    try {
+      assert.equal(gcs, 1, 'the first check (at construction) was above the hard limit');
+      assert.equal(limiter.stats().refusing, false, 'the collection brought usage below the soft limit');
+      usage = 90 * MIB;
+      afterGc = 85 * MIB;
+      now = 5_000;
+      assert.equal(limiter.check(), true);
+      assert.equal(gcs, 1, 'soft: not within 10 s of the last collection');
+      now = 10_000;
+      usage = 90 * MIB;
+      assert.equal(limiter.check(), true);
+      assert.equal(gcs, 2, 'soft: collected once the interval passed, still above');
+      usage = 150 * MIB;
+      afterGc = 60 * MIB;
+      now = 10_001;
+      assert.equal(limiter.check(), false, 'hard: collected at once (min interval 0) and accepting again');
+      assert.equal(gcs, 3);
+    } finally {
+      await limiter.shutdown();
+    }
+  },
+);
 
 test('without an exposed gc it still refuses, and never throws on the timer', async () => {
   const limiter = new MemoryLimiter(new InMemorySignalConsumer(), {

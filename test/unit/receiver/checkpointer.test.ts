@@ -53,32 +53,39 @@ test('writes every N events when that comes first', async () => {
   );
 });
 
-test('catching up, a write is due once the marked events were enqueued one interval after the written one (at most every second)', async () => {
-  const { cp, store, advance } = make({ intervalMs: 10_000 });
-  // A backlog drained 20× faster than it came: 100 ms of wall time per 2 s of enqueued traffic.
-  const enqueued0 = 5_000_000;
-  for (let s = 0; s < 200; s++) {
-    cp.mark(s, String(s), 1, enqueued0 + s * 2_000);
-    await cp.flushIfDue();
-    advance(100);
-  }
-  const written = store.writes.map((w) => w.sequenceNumber);
-  // 20 s of wall time: by the interval alone, 2 writes; by enqueued time, one per 5 events (10 s of traffic) at
-  // most once a second (10 marks): every 10th.
-  assert.deepEqual(written, [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180, 190]);
-  // Live again (enqueued time advancing with the wall clock): back to one write per interval.
-  const base = enqueued0 + 200 * 2_000;
-  for (let s = 200; s < 400; s++) {
-    cp.mark(s, String(s), 1, base + (s - 200) * 100);
-    await cp.flushIfDue();
-    advance(100);
-  }
-  assert.equal(
-    store.writes.length - written.length,
-    2,
-    `20 s live at a 10 s interval: ${store.writes.length - written.length} writes`,
-  );
-});
+test(
+  'catching up, a write is due once the marked events were enqueued one interval after the written one (at most ' +
+    'every second)',
+  async () => {
+    const { cp, store, advance } = make({ intervalMs: 10_000 });
+    // A backlog drained 20× faster than it came: 100 ms of wall time per 2 s of enqueued traffic.
+    const enqueued0 = 5_000_000;
+    for (let s = 0; s < 200; s++) {
+      cp.mark(s, String(s), 1, enqueued0 + s * 2_000);
+      await cp.flushIfDue();
+      advance(100);
+    }
+    const written = store.writes.map((w) => w.sequenceNumber);
+    // 20 s of wall time: by the interval alone, 2 writes; by enqueued time, one per 5 events (10 s of traffic) at
+    // most once a second (10 marks): every 10th.
+    assert.deepEqual(
+      written,
+      [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180, 190],
+    );
+    // Live again (enqueued time advancing with the wall clock): back to one write per interval.
+    const base = enqueued0 + 200 * 2_000;
+    for (let s = 200; s < 400; s++) {
+      cp.mark(s, String(s), 1, base + (s - 200) * 100);
+      await cp.flushIfDue();
+      advance(100);
+    }
+    assert.equal(
+      store.writes.length - written.length,
+      2,
+      `20 s live at a 10 s interval: ${store.writes.length - written.length} writes`,
+    );
+  },
+);
 
 test('resumeFrom: a position already exported beyond the stored checkpoint is written at the first write', async () => {
   let now = 0;

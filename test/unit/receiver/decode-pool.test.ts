@@ -49,14 +49,18 @@ function records(bytes: Uint8Array): unknown[] {
   );
 }
 
-test('decode_workers: auto is one fewer than the cores (none on one core), at most two; numbers are taken as they are', () => {
-  assert.equal(decodeWorkerCount('auto', 2), 1);
-  assert.equal(decodeWorkerCount('auto', 1), 0);
-  assert.equal(decodeWorkerCount('auto', 3), 2);
-  assert.equal(decodeWorkerCount('auto', 8), 2, 'two keep the pipeline thread busy');
-  assert.equal(decodeWorkerCount(0, 8), 0);
-  assert.equal(decodeWorkerCount(3, 2), 3);
-});
+test(
+  'decode_workers: auto is one fewer than the cores (none on one core), at most two; numbers are taken as they ' +
+    'are',
+  () => {
+    assert.equal(decodeWorkerCount('auto', 2), 1);
+    assert.equal(decodeWorkerCount('auto', 1), 0);
+    assert.equal(decodeWorkerCount('auto', 3), 2);
+    assert.equal(decodeWorkerCount('auto', 8), 2, 'two keep the pipeline thread busy');
+    assert.equal(decodeWorkerCount(0, 8), 0);
+    assert.equal(decodeWorkerCount(3, 2), 3);
+  },
+);
 
 test('a worker decodes and encodes the same records as the pipeline thread, with the same counts', async (t) => {
   const pool = new DecodePool({ size: 2, decoder: options, logger: noopLogger });

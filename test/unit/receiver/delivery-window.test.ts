@@ -81,37 +81,40 @@ test('batches decoded elsewhere are handed to their export in the order they wer
   assert.deepEqual(handed, [0, 1, 2]);
 });
 
-test('room waits for the oldest batch when the window is full by count or by bytes; one batch always fits', async () => {
-  const w = new DeliveryWindow({ batches: 2, bytes: 100 });
-  assert.equal(w.isFull(500), false, 'an empty window takes a batch of any size');
-  const first = deferred<boolean>();
-  w.add(
-    'a',
-    60,
-    () => first.promise,
-    () => {},
-  );
-  assert.equal(w.isFull(30), false);
-  assert.equal(w.isFull(50), true, '60 + 50 bytes is over 100');
-  const second = deferred<boolean>();
-  w.add(
-    'b',
-    30,
-    () => second.promise,
-    () => {},
-  );
-  assert.equal(w.isFull(1), true, 'two batches');
-  assert.equal(w.unsettled, 2);
-  let roomy = false;
-  const waiting = w.room(1).then((ok) => (roomy = ok));
-  second.resolve(true);
-  await tick();
-  assert.equal(roomy, false, 'the second batch delivered does not free room before the first');
-  assert.equal(w.unsettled, 1);
-  first.resolve(true);
-  await waiting;
-  assert.equal(roomy, true);
-});
+test(
+  'room waits for the oldest batch when the window is full by count or by bytes; one batch always ' + 'fits',
+  async () => {
+    const w = new DeliveryWindow({ batches: 2, bytes: 100 });
+    assert.equal(w.isFull(500), false, 'an empty window takes a batch of any size');
+    const first = deferred<boolean>();
+    w.add(
+      'a',
+      60,
+      () => first.promise,
+      () => {},
+    );
+    assert.equal(w.isFull(30), false);
+    assert.equal(w.isFull(50), true, '60 + 50 bytes is over 100');
+    const second = deferred<boolean>();
+    w.add(
+      'b',
+      30,
+      () => second.promise,
+      () => {},
+    );
+    assert.equal(w.isFull(1), true, 'two batches');
+    assert.equal(w.unsettled, 2);
+    let roomy = false;
+    const waiting = w.room(1).then((ok) => (roomy = ok));
+    second.resolve(true);
+    await tick();
+    assert.equal(roomy, false, 'the second batch delivered does not free room before the first');
+    assert.equal(w.unsettled, 1);
+    first.resolve(true);
+    await waiting;
+    assert.equal(roomy, true);
+  },
+);
 
 test('an export that throws rejects room and drain', async () => {
   const w = new DeliveryWindow({ batches: 1, bytes: 1_000 });

@@ -169,27 +169,30 @@ test('a request that never answers is cut at its deadline: the refresh ends and 
   );
 });
 
-test('start refreshes in the background until stop; stop waits for the refresh in flight and is idempotent', async () => {
-  const hub = new FakeHub(['0', '1']);
-  hub.last.set('0', 1).set('1', 2);
-  const monitor = new HubLagMonitor({ hub, store: new MemoryCheckpointStore(), scope, intervalMs: 5 });
-  monitor.start();
-  monitor.start();
-  await until(() => hub.partitionCalls >= 6);
-  hub.last.set('0', 11);
-  await until(() => byId(monitor.snapshot()).get('0')?.lastEnqueuedSequenceNumber === 11);
+test(
+  'start refreshes in the background until stop; stop waits for the refresh in flight and is ' + 'idempotent',
+  async () => {
+    const hub = new FakeHub(['0', '1']);
+    hub.last.set('0', 1).set('1', 2);
+    const monitor = new HubLagMonitor({ hub, store: new MemoryCheckpointStore(), scope, intervalMs: 5 });
+    monitor.start();
+    monitor.start();
+    await until(() => hub.partitionCalls >= 6);
+    hub.last.set('0', 11);
+    await until(() => byId(monitor.snapshot()).get('0')?.lastEnqueuedSequenceNumber === 11);
 
-  hub.hang = true; // the next refresh blocks until stop aborts it
-  const calls = hub.partitionCalls;
-  await until(() => hub.partitionCalls > calls);
-  await Promise.all([monitor.stop(), monitor.stop()]);
-  const after = hub.partitionCalls;
-  hub.hang = false;
-  await monitor.refresh();
-  monitor.start();
-  assert.equal(hub.partitionCalls, after, 'no refresh after stop');
-  assert.equal(byId(monitor.snapshot()).get('0')!.lastEnqueuedSequenceNumber, 11, 'values survive stop');
-});
+    hub.hang = true; // the next refresh blocks until stop aborts it
+    const calls = hub.partitionCalls;
+    await until(() => hub.partitionCalls > calls);
+    await Promise.all([monitor.stop(), monitor.stop()]);
+    const after = hub.partitionCalls;
+    hub.hang = false;
+    await monitor.refresh();
+    monitor.start();
+    assert.equal(hub.partitionCalls, after, 'no refresh after stop');
+    assert.equal(byId(monitor.snapshot()).get('0')!.lastEnqueuedSequenceNumber, 11, 'values survive stop');
+  },
+);
 
 test('hubLagEvents: checkpoint to newest event, 0 when empty or ahead, undefined without a checkpoint', () => {
   const props = (last: number, isEmpty = false) =>
@@ -201,56 +204,60 @@ test('hubLagEvents: checkpoint to newest event, 0 when empty or ahead, undefined
   assert.equal(hubLagEvents(20, props(15)), 0);
 });
 
-test('readCheckpoints: one call per refresh for every partition, no per-partition read; a failed listing keeps the last checkpoints, stale', async () => {
-  const hub = new FakeHub(['0', '1', '2']);
-  hub.last.set('0', 10).set('1', 20).set('2', 30);
-  const store = new MemoryCheckpointStore();
-  let reads = 0;
-  const counted = {
-    read: async (...args: Parameters<MemoryCheckpointStore['read']>) => (reads++, store.read(...args)),
-  };
-  let listings = 0;
-  let down = false;
-  let listed = [
-    { partitionId: '0', sequenceNumber: 4, offset: '40' },
-    { partitionId: '2', sequenceNumber: 30, offset: '300' },
-  ];
-  const monitor = new HubLagMonitor({
-    hub,
-    store: counted,
-    scope,
-    readCheckpoints: async () => {
-      listings++;
-      if (down) throw new Error('storage down');
-      return listed;
-    },
-  });
-  await monitor.refresh();
-  let m = byId(monitor.snapshot());
-  assert.equal(listings, 1);
-  assert.equal(reads, 0, 'no checkpoint read per partition');
-  assert.deepEqual(
-    ['0', '1', '2'].map((id) => m.get(id)!.lagEvents),
-    [6, undefined, 0],
-  );
-  assert.ok([...m.values()].every((r) => !r.stale));
+test(
+  'readCheckpoints: one call per refresh for every partition, no per-partition read; a failed listing keeps the ' +
+    'last checkpoints, stale',
+  async () => {
+    const hub = new FakeHub(['0', '1', '2']);
+    hub.last.set('0', 10).set('1', 20).set('2', 30);
+    const store = new MemoryCheckpointStore();
+    let reads = 0;
+    const counted = {
+      read: async (...args: Parameters<MemoryCheckpointStore['read']>) => (reads++, store.read(...args)),
+    };
+    let listings = 0;
+    let down = false;
+    let listed = [
+      { partitionId: '0', sequenceNumber: 4, offset: '40' },
+      { partitionId: '2', sequenceNumber: 30, offset: '300' },
+    ];
+    const monitor = new HubLagMonitor({
+      hub,
+      store: counted,
+      scope,
+      readCheckpoints: async () => {
+        listings++;
+        if (down) throw new Error('storage down');
+        return listed;
+      },
+    });
+    await monitor.refresh();
+    let m = byId(monitor.snapshot());
+    assert.equal(listings, 1);
+    assert.equal(reads, 0, 'no checkpoint read per partition');
+    assert.deepEqual(
+      ['0', '1', '2'].map((id) => m.get(id)!.lagEvents),
+      [6, undefined, 0],
+    );
+    assert.ok([...m.values()].every((r) => !r.stale));
 
-  down = true;
-  hub.last.set('0', 12);
-  await monitor.refresh();
-  m = byId(monitor.snapshot());
-  assert.deepEqual(
-    [m.get('0')!.checkpointSequenceNumber, m.get('0')!.lastEnqueuedSequenceNumber, m.get('0')!.stale],
-    [4, 12, true],
-  );
+    down = true;
+    hub.last.set('0', 12);
+    await monitor.refresh();
+    m = byId(monitor.snapshot());
+    assert.deepEqual(
+      [m.get('0')!.checkpointSequenceNumber, m.get('0')!.lastEnqueuedSequenceNumber, m.get('0')!.stale],
+      [4, 12, true],
+    );
 
-  down = false;
-  listed = [{ partitionId: '0', sequenceNumber: 12, offset: '120' }];
-  await monitor.refresh();
-  m = byId(monitor.snapshot());
-  assert.deepEqual([m.get('0')!.lagEvents, m.get('0')!.stale], [0, false]);
-  assert.equal(listings, 3);
-});
+    down = false;
+    listed = [{ partitionId: '0', sequenceNumber: 12, offset: '120' }];
+    await monitor.refresh();
+    m = byId(monitor.snapshot());
+    assert.deepEqual([m.get('0')!.lagEvents, m.get('0')!.stale], [0, false]);
+    assert.equal(listings, 3);
+  },
+);
 
 test('partitions whose own reader heard from the hub recently need no management call', async () => {
   const hub = new FakeHub(['0', '1']);

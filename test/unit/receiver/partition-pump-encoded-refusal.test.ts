@@ -117,29 +117,33 @@ test('an encoded batch refused for good dead-letters its events and counts its r
   assert.equal(store.data.get('0')?.sequenceNumber, 14, 'checkpointed past, once dead-lettered');
 });
 
-test("a batch of records caught in another partition's refused encoded export goes again; a consumer that keeps refusing is refused", async () => {
-  for (const refusals of [1, Number.POSITIVE_INFINITY]) {
-    const lettered: number[] = [];
-    let calls = 0;
-    const { counters, pump } = runPump(10, {
-      consumer: {
-        consume: async () => {
-          if (calls++ < refusals)
-            throw new EncodedLogsRefusedError("another partition's encoded records were too large");
+test(
+  "a batch of records caught in another partition's refused encoded export goes again; a consumer that keeps " +
+    'refusing is refused',
+  async () => {
+    for (const refusals of [1, Number.POSITIVE_INFINITY]) {
+      const lettered: number[] = [];
+      let calls = 0;
+      const { counters, pump } = runPump(10, {
+        consumer: {
+          consume: async () => {
+            if (calls++ < refusals)
+              throw new EncodedLogsRefusedError("another partition's encoded records were too large");
+          },
         },
-      },
-      deadLetter: { write: async (entries) => void lettered.push(...entries.map((e) => e.event.sequenceNumber)) },
-    });
-    await stopWhen(pump, () => counters.recordsAccepted + counters.recordsRefused >= 10);
-    if (refusals === 1) {
-      assert.equal(counters.recordsAccepted, 10);
-      assert.deepEqual(lettered, []);
-    } else {
-      assert.equal(calls, 4, 'sent again three times, then handled as a permanent refusal');
-      assert.deepEqual(
-        lettered,
-        Array.from({ length: 10 }, (_, i) => i),
-      );
+        deadLetter: { write: async (entries) => void lettered.push(...entries.map((e) => e.event.sequenceNumber)) },
+      });
+      await stopWhen(pump, () => counters.recordsAccepted + counters.recordsRefused >= 10);
+      if (refusals === 1) {
+        assert.equal(counters.recordsAccepted, 10);
+        assert.deepEqual(lettered, []);
+      } else {
+        assert.equal(calls, 4, 'sent again three times, then handled as a permanent refusal');
+        assert.deepEqual(
+          lettered,
+          Array.from({ length: 10 }, (_, i) => i),
+        );
+      }
     }
-  }
-});
+  },
+);

@@ -126,47 +126,54 @@ test('events holding only metric points are exported, counted and checkpointed o
   });
 });
 
-test('a partial refusal of spans dead-letters only the events behind them, saying which signal was refused', async () => {
-  const entries: DeadLetterEntry[] = [];
-  const { hub, store, pump, counters } = setup({
-    decode: oneSignalPerEvent,
-    consume: async (b) => {
-      if (!b.spans?.length) return;
-      // The traces pipeline refused the first span for good; the records and points went out.
-      const delivered = b.records.length + (b.metrics?.length ?? 0) + b.spans.length - 1;
-      throw new PartialRefusalError(
-        [{ records: [], spans: [b.spans[0]!], error: new PermanentError('span rejected') }],
-        delivered,
-      );
-    },
-    deadLetter: { write: async (e) => void entries.push(...e) },
-  });
-  hub.append('0', 9);
-  void pump.run();
-  await until(() => store.data.has('0') || counters.eventsDeadLettered > 0);
-  await pump.stop(1_000);
-  assert.deepEqual(
-    entries.map((e) => e.event.sequenceNumber),
-    [2],
-    'only the event of the refused span',
-  );
-  assert.deepEqual(entries[0]!.signals, ['traces']);
-  assert.equal(entries[0]!.error.message, 'span rejected');
-  const { recordsAccepted, metricPointsAccepted, spansAccepted, recordsRefused, metricPointsRefused, spansRefused } =
-    counters;
-  assert.deepEqual(
-    { recordsAccepted, metricPointsAccepted, spansAccepted, recordsRefused, metricPointsRefused, spansRefused },
-    {
-      recordsAccepted: 3,
-      metricPointsAccepted: 3,
-      spansAccepted: 2,
-      recordsRefused: 0,
-      metricPointsRefused: 0,
-      spansRefused: 1,
-    },
-  );
-  assert.equal(store.data.get('0')?.sequenceNumber, 8, 'checkpointed past the batch once the refused event is durable');
-});
+test(
+  'a partial refusal of spans dead-letters only the events behind them, saying which signal was ' + 'refused',
+  async () => {
+    const entries: DeadLetterEntry[] = [];
+    const { hub, store, pump, counters } = setup({
+      decode: oneSignalPerEvent,
+      consume: async (b) => {
+        if (!b.spans?.length) return;
+        // The traces pipeline refused the first span for good; the records and points went out.
+        const delivered = b.records.length + (b.metrics?.length ?? 0) + b.spans.length - 1;
+        throw new PartialRefusalError(
+          [{ records: [], spans: [b.spans[0]!], error: new PermanentError('span rejected') }],
+          delivered,
+        );
+      },
+      deadLetter: { write: async (e) => void entries.push(...e) },
+    });
+    hub.append('0', 9);
+    void pump.run();
+    await until(() => store.data.has('0') || counters.eventsDeadLettered > 0);
+    await pump.stop(1_000);
+    assert.deepEqual(
+      entries.map((e) => e.event.sequenceNumber),
+      [2],
+      'only the event of the refused span',
+    );
+    assert.deepEqual(entries[0]!.signals, ['traces']);
+    assert.equal(entries[0]!.error.message, 'span rejected');
+    const { recordsAccepted, metricPointsAccepted, spansAccepted, recordsRefused, metricPointsRefused, spansRefused } =
+      counters;
+    assert.deepEqual(
+      { recordsAccepted, metricPointsAccepted, spansAccepted, recordsRefused, metricPointsRefused, spansRefused },
+      {
+        recordsAccepted: 3,
+        metricPointsAccepted: 3,
+        spansAccepted: 2,
+        recordsRefused: 0,
+        metricPointsRefused: 0,
+        spansRefused: 1,
+      },
+    );
+    assert.equal(
+      store.data.get('0')?.sequenceNumber,
+      8,
+      'checkpointed past the batch once the refused event is durable',
+    );
+  },
+);
 
 test('without a dead-letter store, a partial refusal of metric points retries only the refused points', async () => {
   const sent: string[][] = [];
@@ -223,37 +230,40 @@ test('refused metric points that name no event dead-letter the whole batch: noth
   assert.equal(store.data.get('0')?.sequenceNumber, 2);
 });
 
-test('items of a signal no pipeline takes are counted and logged, not handed over; the events are checkpointed past', async () => {
-  const sent: SignalBatch[] = [];
-  const warnings: { message: string; fields: Record<string, unknown> }[] = [];
-  const logger: Logger = {
-    debug() {},
-    info() {},
-    error() {},
-    warn: (message, fields = {}) => void warnings.push({ message, fields }),
-    child: () => logger,
-  };
-  const { hub, store, pump, counters } = setup({
-    decode: oneSignalPerEvent,
-    signals: new Set(['metrics']),
-    logger,
-    consume: async (b) => void sent.push(b),
-  });
-  hub.append('0', 6);
-  void pump.run();
-  await until(() => counters.metricPointsAccepted === 2);
-  await pump.stop(1_000);
-  assert.deepEqual(
-    sent.map((b) => [b.records.length, b.metrics?.length, b.spans?.length]),
-    [[0, 2, undefined]],
-  );
-  assert.equal(counters.itemsWithoutPipeline, 4, 'two log records and two spans');
-  assert.equal(counters.recordsDecoded, 2, 'decoded, then set aside');
-  assert.equal(store.data.get('0')?.sequenceNumber, 5);
-  const line = warnings.find((w) => /no pipeline of this receiver takes/.test(w.message));
-  assert.deepEqual(line && { r: line.fields.records, p: line.fields.metricPoints, s: line.fields.spans }, {
-    r: 2,
-    p: 0,
-    s: 2,
-  });
-});
+test(
+  'items of a signal no pipeline takes are counted and logged, not handed over; the events are checkpointed ' + 'past',
+  async () => {
+    const sent: SignalBatch[] = [];
+    const warnings: { message: string; fields: Record<string, unknown> }[] = [];
+    const logger: Logger = {
+      debug() {},
+      info() {},
+      error() {},
+      warn: (message, fields = {}) => void warnings.push({ message, fields }),
+      child: () => logger,
+    };
+    const { hub, store, pump, counters } = setup({
+      decode: oneSignalPerEvent,
+      signals: new Set(['metrics']),
+      logger,
+      consume: async (b) => void sent.push(b),
+    });
+    hub.append('0', 6);
+    void pump.run();
+    await until(() => counters.metricPointsAccepted === 2);
+    await pump.stop(1_000);
+    assert.deepEqual(
+      sent.map((b) => [b.records.length, b.metrics?.length, b.spans?.length]),
+      [[0, 2, undefined]],
+    );
+    assert.equal(counters.itemsWithoutPipeline, 4, 'two log records and two spans');
+    assert.equal(counters.recordsDecoded, 2, 'decoded, then set aside');
+    assert.equal(store.data.get('0')?.sequenceNumber, 5);
+    const line = warnings.find((w) => /no pipeline of this receiver takes/.test(w.message));
+    assert.deepEqual(line && { r: line.fields.records, p: line.fields.metricPoints, s: line.fields.spans }, {
+      r: 2,
+      p: 0,
+      s: 2,
+    });
+  },
+);

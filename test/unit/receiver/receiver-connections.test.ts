@@ -15,7 +15,8 @@ import {
 } from '../../../src/receiver/internal/receiver-connections.ts';
 
 const CONN =
-  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=c2VjcmV0S2V5VmFsdWU=;EntityPath=hub';
+  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=c2VjcmV0S2V5VmFsdWU=;' +
+  'EntityPath=hub';
 const STORAGE = 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=a2V5;EndpointSuffix=core.windows.net';
 const credential: TokenCredential = {
   getToken: async (): Promise<AccessToken> => ({ token: 't', expiresOnTimestamp: Date.now() + 60_000 }),
@@ -86,35 +87,39 @@ function flakyContainer(failures: number): { container: ContainerClient; calls: 
   return { container, calls: () => calls };
 }
 
-test('ensureCheckpointContainer: only with create_container; retries after a failure, reporting it; gives up on abort', async (t) => {
-  // The backoff's timer does not hold the process open (the receiver keeps it alive); the test must.
-  const alive = setInterval(() => {}, 1_000);
-  t.after(() => clearInterval(alive));
-  const store = { connection: STORAGE, container_name: 'ckpt' };
-  const never = flakyContainer(0);
-  assert.equal(
-    await ensureCheckpointContainer(
-      never.container,
-      config({ blob_checkpoint_store: { ...store, create_container: false } }),
-      AbortSignal.timeout(5_000),
-      () => {},
-    ),
-    true,
-  );
-  assert.equal(never.calls(), 0, 'not asked to create it');
+test(
+  'ensureCheckpointContainer: only with create_container; retries after a failure, reporting it; gives up on ' +
+    'abort',
+  async (t) => {
+    // The backoff's timer does not hold the process open (the receiver keeps it alive); the test must.
+    const alive = setInterval(() => {}, 1_000);
+    t.after(() => clearInterval(alive));
+    const store = { connection: STORAGE, container_name: 'ckpt' };
+    const never = flakyContainer(0);
+    assert.equal(
+      await ensureCheckpointContainer(
+        never.container,
+        config({ blob_checkpoint_store: { ...store, create_container: false } }),
+        AbortSignal.timeout(5_000),
+        () => {},
+      ),
+      true,
+    );
+    assert.equal(never.calls(), 0, 'not asked to create it');
 
-  const creating = config({ blob_checkpoint_store: { ...store, create_container: true } });
-  const failures: StorageError[] = [];
-  const once = flakyContainer(1);
-  assert.equal(
-    await ensureCheckpointContainer(once.container, creating, AbortSignal.timeout(10_000), (e) => failures.push(e)),
-    true,
-  );
-  assert.equal(once.calls(), 2, 'tried again after the backoff');
-  assert.equal(failures.length, 1);
+    const creating = config({ blob_checkpoint_store: { ...store, create_container: true } });
+    const failures: StorageError[] = [];
+    const once = flakyContainer(1);
+    assert.equal(
+      await ensureCheckpointContainer(once.container, creating, AbortSignal.timeout(10_000), (e) => failures.push(e)),
+      true,
+    );
+    assert.equal(once.calls(), 2, 'tried again after the backoff');
+    assert.equal(failures.length, 1);
 
-  const stop = new AbortController();
-  const down = flakyContainer(Number.POSITIVE_INFINITY);
-  const ended = ensureCheckpointContainer(down.container, creating, stop.signal, () => stop.abort());
-  assert.equal(await ended, false, 'aborted during its backoff');
-});
+    const stop = new AbortController();
+    const down = flakyContainer(Number.POSITIVE_INFINITY);
+    const ended = ensureCheckpointContainer(down.container, creating, stop.signal, () => stop.abort());
+    assert.equal(await ended, false, 'aborted during its backoff');
+  },
+);

@@ -82,31 +82,34 @@ describe('HealthState: permanent failures, retrying partitions, storage', () => 
   const permanent = (message: string, configKey: string) =>
     Object.assign(new Error(message), { permanent: true, configKey });
 
-  test('a permanent reader failure is unhealthy at once, naming the partition and the key; reading again clears it', () => {
-    const { state } = setup();
-    state.update('r', { type: 'hubReached', partitionIds: ['0', '1'] });
-    state.update('r', { type: 'partitionOpened', partitionId: '0' });
-    state.update('r', { type: 'partitionOpened', partitionId: '1' });
-    const error = permanent("consumer group 'nope' not found", 'group');
-    state.update('r', {
-      type: 'partitionState',
-      partitionId: '1',
-      state: 'retrying',
-      since: 1_000_000,
-      cause: 'reader',
-      permanent: true,
-      configKey: 'group',
-      error,
-    });
-    const r = state.report();
-    assert.equal(r.status, 'unhealthy');
-    assert.equal(r.receivers.r!.reason, 'misconfigured');
-    assert.equal(r.receivers.r!.configKey, 'group');
-    assert.deepEqual(Object.keys(r.receivers.r!.partitions!), ['1']);
-    assert.equal(r.receivers.r!.partitions!['1']!.cause, 'reader');
-    state.update('r', { type: 'partitionState', partitionId: '1', state: 'reading', since: 1_000_000 });
-    assert.equal(state.report().status, 'ready');
-  });
+  test(
+    'a permanent reader failure is unhealthy at once, naming the partition and the key; reading again clears ' + 'it',
+    () => {
+      const { state } = setup();
+      state.update('r', { type: 'hubReached', partitionIds: ['0', '1'] });
+      state.update('r', { type: 'partitionOpened', partitionId: '0' });
+      state.update('r', { type: 'partitionOpened', partitionId: '1' });
+      const error = permanent("consumer group 'nope' not found", 'group');
+      state.update('r', {
+        type: 'partitionState',
+        partitionId: '1',
+        state: 'retrying',
+        since: 1_000_000,
+        cause: 'reader',
+        permanent: true,
+        configKey: 'group',
+        error,
+      });
+      const r = state.report();
+      assert.equal(r.status, 'unhealthy');
+      assert.equal(r.receivers.r!.reason, 'misconfigured');
+      assert.equal(r.receivers.r!.configKey, 'group');
+      assert.deepEqual(Object.keys(r.receivers.r!.partitions!), ['1']);
+      assert.equal(r.receivers.r!.partitions!['1']!.cause, 'reader');
+      state.update('r', { type: 'partitionState', partitionId: '1', state: 'reading', since: 1_000_000 });
+      assert.equal(state.report().status, 'ready');
+    },
+  );
 
   test('a partition retrying transiently (or holding a refused batch) is degraded only after the bound', () => {
     let now = 1_000_000;
@@ -172,24 +175,28 @@ describe('HealthState: permanent failures, retrying partitions, storage', () => 
     assert.equal(r.receivers.good!.status, 'ready');
     assert.equal(r.receivers.bad!.status, 'unhealthy');
   });
-  test('a memory pause (memory.limit_mib) that lasts past the degraded delay is degraded, naming the key; resuming clears it', () => {
-    const { state, advance } = setup();
-    state.update('r', { type: 'hubReached', partitionIds: ['0'] });
-    state.update('r', { type: 'partitionOpened', partitionId: '0' });
-    const MiB = 1024 * 1024;
-    state.update('r', { type: 'memoryPaused', usageBytes: 150 * MiB, limitBytes: 128 * MiB });
-    advance(29_999);
-    assert.equal(state.report().status, 'ready', 'a brief pause is the limit working');
-    state.update('r', { type: 'memoryPaused', usageBytes: 151 * MiB, limitBytes: 128 * MiB });
-    advance(1);
-    const r = state.report().receivers.r!;
-    assert.equal(r.status, 'degraded');
-    assert.equal(r.reason, 'memoryPaused');
-    assert.equal(r.configKey, 'memory.limit_mib');
-    assert.match(r.error ?? '', /151 MiB is above memory\.limit_mib 128/);
-    state.update('r', { type: 'memoryResumed', usageBytes: 100 * MiB, limitBytes: 128 * MiB });
-    assert.equal(state.report().status, 'ready');
-  });
+  test(
+    'a memory pause (memory.limit_mib) that lasts past the degraded delay is degraded, naming the key; resuming ' +
+      'clears it',
+    () => {
+      const { state, advance } = setup();
+      state.update('r', { type: 'hubReached', partitionIds: ['0'] });
+      state.update('r', { type: 'partitionOpened', partitionId: '0' });
+      const MiB = 1024 * 1024;
+      state.update('r', { type: 'memoryPaused', usageBytes: 150 * MiB, limitBytes: 128 * MiB });
+      advance(29_999);
+      assert.equal(state.report().status, 'ready', 'a brief pause is the limit working');
+      state.update('r', { type: 'memoryPaused', usageBytes: 151 * MiB, limitBytes: 128 * MiB });
+      advance(1);
+      const r = state.report().receivers.r!;
+      assert.equal(r.status, 'degraded');
+      assert.equal(r.reason, 'memoryPaused');
+      assert.equal(r.configKey, 'memory.limit_mib');
+      assert.match(r.error ?? '', /151 MiB is above memory\.limit_mib 128/);
+      state.update('r', { type: 'memoryResumed', usageBytes: 100 * MiB, limitBytes: 128 * MiB });
+      assert.equal(state.report().status, 'ready');
+    },
+  );
 
   test('a partition waiting on the pipeline past degraded_after is exportStalled, naming the failing exporter', () => {
     let now = 1_000_000;

@@ -100,7 +100,8 @@ function previousSpelling(source: Record<string, unknown>, key: string, field: F
     if (k === key) break;
     const v = source[k];
     if (fieldOf(k) !== field || v === undefined) continue;
-    if ((field[2] === 'str' || field[2] === 'num') && v !== null && asText(v) === undefined) continue; // already an extra
+    // already an extra
+    if ((field[2] === 'str' || field[2] === 'num') && v !== null && asText(v) === undefined) continue;
     previous = k;
   }
   return previous;

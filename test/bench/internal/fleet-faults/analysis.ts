@@ -14,7 +14,10 @@ export interface DeliveryStats {
   /** Extra copies beyond the first. */
   readonly duplicates: number;
   readonly duplicatePct: number;
-  /** Extra copies posted by the instance that posted the previous copy: it read the partition again itself (re-claimed after losing it) or re-sent an export. */
+  /**
+   * Extra copies posted by the instance that posted the previous copy: it read the partition again itself (re-claimed
+   * after losing it) or re-sent an export.
+   */
   readonly sameInstanceDuplicates: number;
 }
 

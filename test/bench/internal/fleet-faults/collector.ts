@@ -195,7 +195,9 @@ export class Collector {
     if (this.alive) this.health.push(sample);
   }
 
-  /** Every sample of the self-metrics whose name matches, summed over labels: name → value; undefined if unreachable. */
+  /**
+   * Every sample of the self-metrics whose name matches, summed over labels: name → value; undefined if unreachable.
+   */
   async metrics(match: RegExp): Promise<Record<string, number> | undefined> {
     if (!this.#metricsUrl) return undefined;
     const res = await get(this.#metricsUrl);

@@ -121,16 +121,20 @@ export async function exporterOutage(ctx: Context, azurite: DiskAzurite): Promis
     );
     for (const i of instances) {
       log(
-        `exporter-outage ${i.name}: degraded after ${i.degradedAfterS ?? 'never'} s (names exporter: ${i.degradedNamesExporter ?? '-'}), ` +
-          `not ready after ${i.notReadyAfterS ?? 'never'} s, ready again ${i.readyAgainAfterS ?? '-'} s after recovery ` +
+        `exporter-outage ${i.name}: degraded after ${i.degradedAfterS ?? 'never'} s (names exporter: ` +
+          `${i.degradedNamesExporter ?? '-'}), ` +
+          `not ready after ${i.notReadyAfterS ?? 'never'} s, ready again ${i.readyAgainAfterS ?? '-'} s after ` +
+          `recovery ` +
           `(first record delivered ${i.firstDeliveryAfterRecoveryS ?? '-'} s after); ` +
-          `counters at outage end ${JSON.stringify(i.metricsAtOutageEnd)}, first rose ${JSON.stringify(i.metricRoseAfterS)}`,
+          `counters at outage end ${JSON.stringify(i.metricsAtOutageEnd)}, first rose ` +
+          `${JSON.stringify(i.metricRoseAfterS)}`,
       );
       log(`  timeline (s from outage start): ${fmtTransitions(i.timeline)}`);
     }
     for (const [b, d] of Object.entries(delivery))
       log(
-        `exporter-outage ${b}: sent ${d.sent}, lost ${d.lost}, duplicates ${d.duplicates} (${d.duplicatePct.toFixed(2)} %)`,
+        `exporter-outage ${b}: sent ${d.sent}, lost ${d.lost}, duplicates ${d.duplicates} ` +
+          `(${d.duplicatePct.toFixed(2)} %)`,
       );
     return {
       outageS: ctx.ms(OUTAGE_S) / 1000,

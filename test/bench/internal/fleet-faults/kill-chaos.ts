@@ -101,7 +101,8 @@ async function killChaosOne(ctx: Context, azurite: DiskAzurite, backend: Backend
       });
       fleet[index] = spawn();
       log(
-        `kill-chaos ${backend}: killed ${victim.name} (lived ${victims.at(-1)!.livedS.toFixed(0)} s), started ${fleet[index]!.name}`,
+        `kill-chaos ${backend}: killed ${victim.name} (lived ${victims.at(-1)!.livedS.toFixed(0)} s), started ` +
+          `${fleet[index]!.name}`,
       );
     }
     log(`kill-chaos ${backend}: ${victims.length} kills; letting the fleet settle, then draining`);
@@ -131,13 +132,16 @@ async function killChaosOne(ctx: Context, azurite: DiskAzurite, backend: Backend
       (parseSeconds(ctx.settings.checkpointInterval) * ctx.settings.eventsPerSecond) / ctx.settings.partitions;
     for (const c of crashes) {
       log(
-        `kill-chaos ${backend} crash ${c.victim} at ${c.atS.toFixed(0)} s (lived ${c.livedS.toFixed(0)} s): ${c.rereadTotal} re-read; ` +
+        `kill-chaos ${backend} crash ${c.victim} at ${c.atS.toFixed(0)} s (lived ${c.livedS.toFixed(0)} s): ` +
+          `${c.rereadTotal} re-read; ` +
           `largest ${c.largest ? `${c.largest.records} records of partition ${c.largest.partition}, ${c.largest.spanS.toFixed(1)} s` : '-'}`,
       );
     }
     log(
-      `kill-chaos ${backend}: sent ${delivery.sent}, lost ${delivery.lost}, duplicates ${delivery.duplicates} (${delivery.duplicatePct.toFixed(2)} %), ` +
-        `same-instance ${delivery.sameInstanceDuplicates}, re-reads not after a crash ${otherRereads}; worst crash re-read ` +
+      `kill-chaos ${backend}: sent ${delivery.sent}, lost ${delivery.lost}, duplicates ${delivery.duplicates} ` +
+        `(${delivery.duplicatePct.toFixed(2)} %), ` +
+        `same-instance ${delivery.sameInstanceDuplicates}, re-reads not after a crash ${otherRereads}; worst crash ` +
+        `re-read ` +
         `${worst ? `${worst.largest!.records} records / ${worst.largest!.spanS.toFixed(1)} s (one interval ≈ ${intervalTrafficRecords} records)` : '-'}`,
     );
     return {

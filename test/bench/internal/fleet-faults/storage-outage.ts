@@ -58,7 +58,8 @@ export async function storageOutage(ctx: Context, azurite: DiskAzurite): Promise
     await azurite.restart();
     const actualOutageS = (Date.now() - outageAt) / 1000;
     log(
-      `storage-outage: Azurite back, ${actualOutageS.toFixed(1)} s after the stop; watching ${ctx.ms(AFTER_S) / 1000} s`,
+      `storage-outage: Azurite back, ${actualOutageS.toFixed(1)} s after the stop; watching ` +
+        `${ctx.ms(AFTER_S) / 1000} s`,
     );
     await sleep(ctx.ms(AFTER_S));
     world.stopProducing();
@@ -85,13 +86,15 @@ export async function storageOutage(ctx: Context, azurite: DiskAzurite): Promise
     );
     for (const i of instances) {
       log(
-        `storage-outage ${i.name}: ${i.notReadySamples} non-200 samples, ${i.noAnswerSamples} unanswered${i.livenessFailures !== undefined ? `, liveness failed ${i.livenessFailures}` : ''}`,
+        `storage-outage ${i.name}: ${i.notReadySamples} non-200 samples, ${i.noAnswerSamples} ` +
+          `unanswered${i.livenessFailures !== undefined ? `, liveness failed ${i.livenessFailures}` : ''}`,
       );
       log(`  timeline (s from outage start): ${fmtTransitions(i.timeline)}`);
     }
     for (const [b, d] of Object.entries(delivery))
       log(
-        `storage-outage ${b}: sent ${d.sent}, lost ${d.lost}, duplicates ${d.duplicates} (${d.duplicatePct.toFixed(2)} % of sent)`,
+        `storage-outage ${b}: sent ${d.sent}, lost ${d.lost}, duplicates ${d.duplicates} ` +
+          `(${d.duplicatePct.toFixed(2)} % of sent)`,
       );
     return { outageS: ctx.ms(OUTAGE_S) / 1000, actualOutageS, instancesPerBackend: perBackend, instances, delivery };
   } finally {

@@ -50,7 +50,8 @@ export async function wrongCg(ctx: Context, azurite: DiskAzurite): Promise<Wrong
     }
     const seconds = Math.max(MIN_DURATION_S, ctx.ms(DURATION_S) / 1000);
     log(
-      `wrong-cg: ${fleet.length} collectors with a consumer group that does not exist, ${PARTITIONS} partitions, ${seconds} s`,
+      `wrong-cg: ${fleet.length} collectors with a consumer group that does not exist, ${PARTITIONS} partitions, ` +
+        `${seconds} s`,
     );
     await sleep(seconds * 1000);
     const results = fleet.map((c): WrongCgResult => {
@@ -75,7 +76,8 @@ export async function wrongCg(ctx: Context, azurite: DiskAzurite): Promise<Wrong
     });
     for (const r of results) {
       log(
-        `wrong-cg ${r.backend}: ${r.problemLines} warn/error lines in ${r.seconds} s (${JSON.stringify(r.byLevel)}; ${r.allLines} lines in all)`,
+        `wrong-cg ${r.backend}: ${r.problemLines} warn/error lines in ${r.seconds} s (${JSON.stringify(r.byLevel)}; ` +
+          `${r.allLines} lines in all)`,
       );
       log(`  messages: ${JSON.stringify(r.messages)}`);
       for (const l of r.first) log(`  | ${l}`);

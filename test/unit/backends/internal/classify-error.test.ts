@@ -105,9 +105,11 @@ describe('toBackendError', () => {
 });
 
 const NOT_FOUND_GROUP =
-  "The messaging entity 'sb://ns.example/hub1/ConsumerGroups/nogroup' could not be found. To know more visit https://aka.ms/sbResourceMgrExceptions.";
+  "The messaging entity 'sb://ns.example/hub1/ConsumerGroups/nogroup' could not be found. To know more visit " +
+  'https://aka.ms/sbResourceMgrExceptions.';
 const NOT_FOUND_HUB =
-  "The messaging entity 'sb://ns.example/nohub' could not be found. To know more visit https://aka.ms/sbResourceMgrExceptions.";
+  "The messaging entity 'sb://ns.example/nohub' could not be found. To know more visit " +
+  'https://aka.ms/sbResourceMgrExceptions.';
 const READER = { hub: 'event_hub.name', auth: 'connection', startPosition: 'offset' } as const;
 
 /** The classification table of docs/backends.md ("Errors"): error, permanence, config key. */

@@ -62,7 +62,8 @@ test('sasKeyCredential signs hub-wide SAS tokens of the asked lifetime', async (
 
 test("a client's claims credential is at _context.tokenCredential, which replaceSdkCredential swaps", async () => {
   const cs =
-    'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;UseDevelopmentEmulator=true';
+    'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;' +
+    'UseDevelopmentEmulator=true';
   const client = new EventHubConsumerClient('$Default', cs);
   try {
     const credential = { getToken: async () => ({ token: 't', expiresOnTimestamp: 0 }) };

@@ -60,33 +60,40 @@ test("rhea-promise's Receiver reads source and error from the rhea link it wraps
   }
 });
 
-test("rhea-promise's close() still stops listening on 'disconnected' without settling (settledByDisconnect's reason)", () => {
-  // When this fails, rhea-promise settles its close on a disconnect by itself: settledByDisconnect can go.
-  for (const [name, source] of [
-    ['Connection.close', String(PromiseConnection.prototype.close)],
-    ['Link.close', String(PromiseReceiver.prototype.close)],
-  ] as const) {
-    const handler = /const onDisconnected = \([^)]*\) => \{([\s\S]*?)\n\s*\};/.exec(source)?.[1];
-    assert.ok(handler !== undefined, `${name} has an onDisconnected handler`);
-    assert.ok(!/resolve\(|reject\(/.test(handler), `${name}'s onDisconnected settles now`);
-  }
-});
+test(
+  "rhea-promise's close() still stops listening on 'disconnected' without settling (settledByDisconnect's " + 'reason)',
+  () => {
+    // When this fails, rhea-promise settles its close on a disconnect by itself: settledByDisconnect can go.
+    for (const [name, source] of [
+      ['Connection.close', String(PromiseConnection.prototype.close)],
+      ['Link.close', String(PromiseReceiver.prototype.close)],
+    ] as const) {
+      const handler = /const onDisconnected = \([^)]*\) => \{([\s\S]*?)\n\s*\};/.exec(source)?.[1];
+      assert.ok(handler !== undefined, `${name} has an onDisconnected handler`);
+      assert.ok(!/resolve\(|reject\(/.test(handler), `${name}'s onDisconnected settles now`);
+    }
+  },
+);
 
-test('settledByDisconnect settles a pending close when the connection is disconnected, with one listener however many wait', async () => {
-  const connection = new EventEmitter();
-  const never = new Promise<void>(() => undefined);
-  const pending = Array.from({ length: 50 }, () => settledByDisconnect(connection as unknown as Connection, never));
-  assert.equal(
-    connection.listenerCount('disconnected'),
-    1,
-    'one listener for all waiters (no MaxListenersExceededWarning)',
-  );
-  connection.emit('disconnected', {});
-  assert.deepEqual(new Set(await Promise.all(pending)), new Set([true]));
-  assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.resolve()), false);
-  assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.reject(new Error('x'))), false);
-  assert.equal(connection.listenerCount('disconnected'), 1);
-});
+test(
+  'settledByDisconnect settles a pending close when the connection is disconnected, with one listener however many ' +
+    'wait',
+  async () => {
+    const connection = new EventEmitter();
+    const never = new Promise<void>(() => undefined);
+    const pending = Array.from({ length: 50 }, () => settledByDisconnect(connection as unknown as Connection, never));
+    assert.equal(
+      connection.listenerCount('disconnected'),
+      1,
+      'one listener for all waiters (no MaxListenersExceededWarning)',
+    );
+    connection.emit('disconnected', {});
+    assert.deepEqual(new Set(await Promise.all(pending)), new Set([true]));
+    assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.resolve()), false);
+    assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.reject(new Error('x'))), false);
+    assert.equal(connection.listenerCount('disconnected'), 1);
+  },
+);
 
 /** A real rhea Session (stub connection and link) and what its link dispatched for one format-0 transfer. */
 function deliverThroughRheaSession(undecoded: boolean): {

@@ -149,7 +149,8 @@ describe('apply_semantic_conventions: record attributes of mapped categories', (
       category: 'ServiceHealth',
       properties: {
         impactedServices:
-          '[{"ServiceName":"S","ServiceId":"s","ServiceGuid":"g","ImpactedRegions":[{"RegionName":"R","RegionId":"r"}]}]',
+          '[{"ServiceName":"S","ServiceId":"s","ServiceGuid":"g","ImpactedRegions":[{"RegionName":"R",' +
+          '"RegionId":"r"}]}]',
         isHIR: true,
         IsSynthetic: 'True',
       },
