@@ -52,7 +52,8 @@ if (compiled) {
     process.exit(1);
   }
 }
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
+// One more file than cores: most integration files spend much of their time waiting (leases, child processes).
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism() + 1);
 const nodeArgs = [
   ...(compiled ? [] : ['--import', 'tsx']),
   // Report writes that --test-force-exit cannot cut short (see blocking-stdio.mjs).
