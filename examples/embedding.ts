@@ -20,7 +20,10 @@ const emulator = connection ? undefined : await startEmulator({ port: 0, hubs: [
 if (emulator) {
   connection = emulator.connectionString('example');
   const producer = new EventHubProducerClient(connection);
-  await producer.sendBatch([{ body: Buffer.from(sampleResourceLogBody('keyvault-audit', { records: 2 })) }, { body: Buffer.from(sampleResourceLogBody('activity-administrative')) }]);
+  await producer.sendBatch([
+    { body: Buffer.from(sampleResourceLogBody('keyvault-audit', { records: 2 })) },
+    { body: Buffer.from(sampleResourceLogBody('activity-administrative')) },
+  ]);
   await producer.close();
 }
 
@@ -30,7 +33,10 @@ const consoleExporter = new ConsoleLogRecordExporter();
 const exporter = {
   export(records: ReadableLogRecord[], done: (result: ExportResult) => void) {
     exported += records.length;
-    for (const r of records) console.log(`${r.severityText ?? '-'} ${String(r.attributes['azure.category'] ?? '')} ${String(r.attributes['azure.operation.name'] ?? '')}`);
+    for (const r of records)
+      console.log(
+        `${r.severityText ?? '-'} ${String(r.attributes['azure.category'] ?? '')} ${String(r.attributes['azure.operation.name'] ?? '')}`,
+      );
     done({ code: ExportResultCode.SUCCESS });
   },
   shutdown: () => consoleExporter.shutdown(),

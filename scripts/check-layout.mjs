@@ -64,9 +64,12 @@ function connect(v) {
   if (cycle.length < 2) return;
   const inside = new Set(cycle);
   const why = [];
-  for (const a of cycle) for (const [b, seen] of edges.get(a) ?? []) if (inside.has(b)) why.push(`  src/${a} -> src/${b}: ${seen}`);
-  problems.push(`folders import each other around a loop: ${cycle.map((f) => `src/${f}`).join(', ')}\n${why.join('\n')}\n` +
-    '  Move what both need into the lower folder (or component/), so imports go one way.');
+  for (const a of cycle)
+    for (const [b, seen] of edges.get(a) ?? []) if (inside.has(b)) why.push(`  src/${a} -> src/${b}: ${seen}`);
+  problems.push(
+    `folders import each other around a loop: ${cycle.map((f) => `src/${f}`).join(', ')}\n${why.join('\n')}\n` +
+      '  Move what both need into the lower folder (or component/), so imports go one way.',
+  );
 }
 for (const v of edges.keys()) if (!idx.has(v)) connect(v);
 
@@ -82,7 +85,9 @@ for (const top of ['src', 'test', 'scripts', 'examples']) {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines.forEach((line, i) => {
       if (line.length > MAX_LINE) {
-        problems.push(`${relative(root, file)}:${i + 1}: line of ${line.length} characters (at most ${MAX_LINE}): wrap it`);
+        problems.push(
+          `${relative(root, file)}:${i + 1}: line of ${line.length} characters (at most ${MAX_LINE}): wrap it`,
+        );
       }
     });
   }

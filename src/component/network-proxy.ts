@@ -62,7 +62,10 @@ export function environmentProxyUrl(env: ProxyEnvironment = process.env): string
 
 /** Whether `NO_PROXY` exempts `host` (a host name or IP, without port). */
 export function bypassesProxy(host: string, env: ProxyEnvironment = process.env): boolean {
-  const list = (envValue(env, 'NO_PROXY') ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
+  const list = (envValue(env, 'NO_PROXY') ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
   const h = host.toLowerCase().replace(/^\[|\]$/g, '');
   return list.some((entry) => (entry.startsWith('.') ? h.endsWith(entry) || h === entry.slice(1) : h === entry));
 }
@@ -72,7 +75,11 @@ export function bypassesProxy(host: string, env: ProxyEnvironment = process.env)
  * setting) first, then the environment; `NO_PROXY` exempts hosts from either, as in the Azure SDKs.
  * Throws a TypeError (without the URL) when the chosen URL is unusable.
  */
-export function resolveProxy(host: string, explicit: string | undefined, env: ProxyEnvironment = process.env): URL | undefined {
+export function resolveProxy(
+  host: string,
+  explicit: string | undefined,
+  env: ProxyEnvironment = process.env,
+): URL | undefined {
   const source = explicit ? 'proxy_url' : 'the proxy environment variable (HTTPS_PROXY, ALL_PROXY or HTTP_PROXY)';
   const text = explicit || environmentProxyUrl(env);
   if (!text || bypassesProxy(host, env)) return undefined;

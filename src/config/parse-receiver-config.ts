@@ -21,7 +21,8 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
     const def: any = (current as any)._zod?.def;
     if (def?.type === 'object') current = def.shape?.[segment as string];
     else if (def?.type === 'record') current = def.valueType;
-    else if (def?.type === 'array') current = def.element; // `readers.0.pull...`: the index selects the element schema
+    else if (def?.type === 'array')
+      current = def.element; // `readers.0.pull...`: the index selects the element schema
     else current = undefined;
   }
   const shape = (current as any)?._zod?.def?.shape;

@@ -20,6 +20,12 @@ export const DEFAULT_MEMORY_CHECK_INTERVAL_MS = 250;
 /** `max_poll_events`: events per receive, and its ceiling. */
 export const DEFAULT_MAX_POLL_EVENTS = 100;
 export const MAX_MAX_POLL_EVENTS = 100_000;
+/**
+ * `max_batches_in_flight`: batches of one partition in the pipeline at once (handed over, not yet delivered),
+ * and its ceiling. 2: the next batch is exported while the one before it still is (docs/configuration.md).
+ */
+export const DEFAULT_MAX_BATCHES_IN_FLIGHT = 2;
+export const MAX_MAX_BATCHES_IN_FLIGHT = 16;
 /** `poll_rate`: seconds a receive waits for its first event. */
 export const DEFAULT_POLL_RATE_S = 5;
 /** `shutdown_timeout`: the longest graceful stop. */

@@ -27,11 +27,12 @@ export function signalFormatProblem(
   if (formatSignals(config).has(signal)) return undefined;
   const format = effectiveFormat(config);
   const key = config.encoding ? 'encoding' : 'format';
-  const what = signal === 'metrics'
-    ? 'metric points (Azure metrics)'
-    : 'spans (Application Insights requests and dependencies)';
-  return `${key}: ${format} produces log records only, so it cannot feed a ${signal} pipeline; ` +
-    `use format: azure for ${what}, or remove the receiver from the ${signal} pipeline`;
+  const what =
+    signal === 'metrics' ? 'metric points (Azure metrics)' : 'spans (Application Insights requests and dependencies)';
+  return (
+    `${key}: ${format} produces log records only, so it cannot feed a ${signal} pipeline; ` +
+    `use format: azure for ${what}, or remove the receiver from the ${signal} pipeline`
+  );
 }
 
 /** The decoder options a receiver's config sets for metrics and traces (see DecoderOptions). */

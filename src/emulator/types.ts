@@ -119,7 +119,13 @@ export interface EmulatorFaults {
    */
   dropConnections(options?: { containerId?: string; condition?: FaultCondition; description?: string }): number;
   /** Detaches the matching receivers with this error condition. Returns how many were detached. */
-  detachReceivers(options: { hub: string; partitionId: string; consumerGroup?: string; condition: FaultCondition; description?: string }): number;
+  detachReceivers(options: {
+    hub: string;
+    partitionId: string;
+    consumerGroup?: string;
+    condition: FaultCondition;
+    description?: string;
+  }): number;
   /** Delays each delivered event by `delayMs` (0 removes the delay), for one partition or all. */
   slowDelivery(delayMs: number, target?: { hub: string; partitionId: string }): void;
   /** Stops delivering a partition's events (links stay attached, credit accumulates). */

@@ -107,7 +107,10 @@ export function createFileExporter(config: FileExporterConfig): SignalConsumer {
       try {
         bytes = encode(batch, config.format);
       } catch (error) {
-        throw new PermanentError(`file exporter cannot encode the batch: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new PermanentError(
+          `file exporter cannot encode the batch: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
       // Disk errors (ENOSPC, EIO, EACCES) stay retryable: they may clear, and the data is not at fault.
       await writer.append(bytes);

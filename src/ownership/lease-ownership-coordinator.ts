@@ -129,7 +129,11 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.ownerId = options.ownerId ?? randomUUID();
     this.#logger = (options.logger ?? noopLogger).child({ component: 'ownership', ownerId: this.ownerId });
     this.#membership = new MembershipLease(
-      options.containerClient, options.scope, this.ownerId, timings.leaseDurationMs, timings.requestTimeoutMs,
+      options.containerClient,
+      options.scope,
+      this.ownerId,
+      timings.leaseDurationMs,
+      timings.requestTimeoutMs,
     );
     this.#restarts = new RestartBackoff({ initialMs: options.restartInitialMs, maxMs: options.restartMaxMs });
     const emit = (event: OwnershipEvent): void => {
@@ -143,20 +147,31 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     const running = (): boolean => this.#state === 'running';
     this.#rounds = new RoundSchedule(timings.updateIntervalMs, () => this.#runRound(), running);
     this.#partitions = new LeasedPartitions({
-      containerClient: options.containerClient, scope: options.scope, ownerId: this.ownerId, timings,
-      restarts: this.#restarts, lifecycle: () => this.#lifecycle!, closing: this.#closing.signal, running,
+      containerClient: options.containerClient,
+      scope: options.scope,
+      ownerId: this.ownerId,
+      timings,
+      restarts: this.#restarts,
+      lifecycle: () => this.#lifecycle!,
+      closing: this.#closing.signal,
+      running,
       // A reader ended and its partition was released: the next round lists ownership (not a quiet one).
       wake: (delayMs) => {
         this.#quiet.unsettle();
         this.#rounds.wake(delayMs);
       },
-      emit, logger: this.#logger,
+      emit,
+      logger: this.#logger,
     });
     const pressure = new RenewalPressure(timings.renewalLatencyLimitMs);
     this.#admission = new ClaimAdmission(pressure, emit, () => this.owned().length);
     this.#renewals = new RenewalSchedule({
-      renewIntervalMs: timings.renewIntervalMs, pressure, membership: this.#membership,
-      claims: () => this.#partitions.values(), emit, lose: (claim, error) => this.#partitions.lose(claim, error),
+      renewIntervalMs: timings.renewIntervalMs,
+      pressure,
+      membership: this.#membership,
+      claims: () => this.#partitions.values(),
+      emit,
+      lose: (claim, error) => this.#partitions.lose(claim, error),
       // Claims paused for late renewals: the round comes back as soon as renewals are in time.
       onTick: () => {
         if (this.#admission.resumable) this.#rounds.wake(CATCH_UP_DELAY_MS);
@@ -215,10 +230,16 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.#rounds.stop();
     await this.#rounds.current;
     const owning = [...this.#partitions.values()].some((c) => c.state === 'running');
-    await announceLeaving(this.#membership, {
-      maxMs: this.#timings.leaveNoticeMaxMs, owning, peers: this.#peerCount,
-      msToNextTick: (minMs) => this.#rounds.msToNextTick(minMs),
-    }, this.#logger);
+    await announceLeaving(
+      this.#membership,
+      {
+        maxMs: this.#timings.leaveNoticeMaxMs,
+        owning,
+        peers: this.#peerCount,
+        msToNextTick: (minMs) => this.#rounds.msToNextTick(minMs),
+      },
+      this.#logger,
+    );
     // Renewals keep running meanwhile: pumps may take a while to finish their batch and final checkpoint.
     const claims = [...this.#partitions.values()];
     await Promise.all(claims.map((claim) => this.#partitions.stopAndRelease(claim, 'shutdown')));
@@ -270,8 +291,15 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       // Partitions a live foreign processor holds are not ours to share: left out of the count and never claimed.
       const shared = partitionIds.filter((pid) => !snapshot.foreign.has(pid));
       const decision = balance({
-        ownerId: this.ownerId, members, leaving, ownerships, partitionIds: shared, strategy,
-        balancedClaims: this.#ramp.observe(members), lastOwners: snapshot.lastOwners, holdBackFor,
+        ownerId: this.ownerId,
+        members,
+        leaving,
+        ownerships,
+        partitionIds: shared,
+        strategy,
+        balancedClaims: this.#ramp.observe(members),
+        lastOwners: snapshot.lastOwners,
+        holdBackFor,
       });
       this.#emit({ type: 'balanced', owned: this.owned(), members: decision.members, fairShare: decision.fairShare });
       for (const pid of decision.yield) {
@@ -285,9 +313,12 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const toClaim = decision.claim.filter((pid) => !this.#partitions.has(pid) && this.#restarts.waitMs(pid) === 0);
       const { results, deferred } = await this.#admission.claimAll({
         pids: toClaim,
-        claim: (pid) => this.#partitions.claim(pid, {
-          etag: snapshot.etags.get(pid), epoch: snapshot.epochs.get(pid), known: snapshot.known,
-        }),
+        claim: (pid) =>
+          this.#partitions.claim(pid, {
+            etag: snapshot.etags.get(pid),
+            epoch: snapshot.epochs.get(pid),
+            known: snapshot.known,
+          }),
         running: () => this.#state === 'running',
         listedAt,
         maxViewAgeMs: this.#timings.updateIntervalMs,
@@ -304,7 +335,14 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const owned = this.owned().length;
       const claims = () => this.#partitions.values();
       const share = settledShare({
-        ownerId: this.ownerId, partitionIds: shared, ownerships, members, leaving, decision, owned, claims: claims(),
+        ownerId: this.ownerId,
+        partitionIds: shared,
+        ownerships,
+        members,
+        leaving,
+        decision,
+        owned,
+        claims: claims(),
         membershipHeld: this.#membership.held,
       });
       // A foreign claim lapses at a time known from the listing: the round after it lists again.

@@ -14,13 +14,14 @@ export interface SignalConsumer {
   /** Releases resources. Optional; idempotent. */
   shutdown?(): Promise<void>;
   /**
-   * Announces one upstream caller (e.g. a partition pump) that has at most one `consume()` call
-   * outstanding at a time, until the returned detach function is called (detaching twice is harmless).
-   * Optional, for both sides: a caller need not announce itself, and a consumer need not implement it.
+   * Announces one upstream caller (e.g. a partition pump, which may have several `consume()` calls
+   * outstanding: `max_batches_in_flight`), until the returned detach function is called (detaching twice is
+   * harmless). Optional, for both sides: a caller need not announce itself, and a consumer need not
+   * implement it.
    *
-   * A buffering consumer uses the count to know when nothing more can arrive: once every attached
-   * caller is waiting on it, waiting longer for more records only delays them all (the `batch`
-   * processor then exports at once instead of waiting out its timeout). A wrapper forwards the call to
+   * A buffering consumer uses the count to know when waiting longer only delays: once it holds as many
+   * calls as callers are attached (with one call each, every caller waits on it and nothing more can
+   * arrive), the `batch` processor exports at once instead of waiting out its timeout. A wrapper forwards the call to
    * what it wraps (to each, for a fan-out) and returns a function that detaches from all of them.
    */
   attachProducer?(): () => void;

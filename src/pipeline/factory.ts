@@ -53,7 +53,11 @@ export interface ReceiverComponent {
 }
 
 /** The receiver factory triple; `create` wires the receiver to the next consumer in the pipeline. */
-export interface ReceiverFactory<C = unknown, R extends ReceiverComponent = ReceiverComponent, S extends CreateSettings = CreateSettings> {
+export interface ReceiverFactory<
+  C = unknown,
+  R extends ReceiverComponent = ReceiverComponent,
+  S extends CreateSettings = CreateSettings,
+> {
   readonly type: string;
   /** Other names the type is registered under (e.g. `azureeventhub`). */
   readonly aliases: readonly string[];

@@ -55,7 +55,7 @@ export interface RetryOptions {
 /** How one attempt of a retried export ended (RetryOptions.onAttempt). */
 export type ExportAttempt =
   | { readonly ok: true }
-  | { readonly ok: false; readonly error: unknown; /** Another attempt follows. */ readonly retrying: boolean };
+  | { readonly ok: false; readonly error: unknown /** Another attempt follows. */; readonly retrying: boolean };
 
 /**
  * Raised when retries ran out (max elapsed time reached): a `PermanentError`, so the caller dead-letters
@@ -65,7 +65,10 @@ export class RetriesExhaustedError extends PermanentError {
   readonly attempts: number;
   readonly elapsedMs: number;
   constructor(attempts: number, elapsedMs: number, lastError: unknown) {
-    super(`gave up after ${attempts} attempts in ${formatDurationMs(Math.round(elapsedMs))}: ${describeError(lastError)}`, { cause: lastError });
+    super(
+      `gave up after ${attempts} attempts in ${formatDurationMs(Math.round(elapsedMs))}: ${describeError(lastError)}`,
+      { cause: lastError },
+    );
     this.attempts = attempts;
     this.elapsedMs = elapsedMs;
   }

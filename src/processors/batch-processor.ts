@@ -1,6 +1,12 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { SignalConsumer } from '../pipeline/consumer.ts';
-import { batchItemCount, concatEncodedLogs, type BatchSource, type EncodedLogs, type SignalBatch } from '../pipeline/signal-batch.ts';
+import {
+  batchItemCount,
+  concatEncodedLogs,
+  type BatchSource,
+  type EncodedLogs,
+  type SignalBatch,
+} from '../pipeline/signal-batch.ts';
 import type { MetricPoint, SpanRecord } from '../pipeline/signals.ts';
 import { abortReason } from '../component/abort.ts';
 import { combineSources } from './internal/combine-sources.ts';
@@ -86,8 +92,10 @@ interface Export {
  * but a batch carrying several is combined and split the same way. An export starts when any of these holds:
  * - `sendBatchSize` items are pending;
  * - `timeoutMs` passed since the oldest pending record arrived (0: at once);
- * - every producer attached with `attachProducer()` (one per partition pump) is waiting on this processor:
- *   nothing more can arrive until an export settles, so waiting out the timer would only stall them all.
+ * - as many callers wait on this processor as producers are attached with `attachProducer()` (one per
+ *   partition pump with a backlog): with one call each, nothing more can arrive until an export settles;
+ *   a pump with several batches in flight (`max_batches_in_flight`) counts each, so the export starts
+ *   while the pumps decode their next batches. Waiting out the timer would only stall them all.
  *   With no producer attached (a library calling `consume` directly) only the first two apply.
  *
  * At-least-once survives batching: each caller's promise resolves only after every export holding its
@@ -96,8 +104,9 @@ interface Export {
  * An export that delivered some records and refused others for good (a `PartialRefusalError`) counts as
  * done for its callers; each caller whose own records were among the refused rejects, once all its parts
  * are done, with a `PartialRefusalError` of just those records.
- * Nothing is queued beyond what callers are waiting on: each caller (a partition pump) has one batch in
- * flight, so memory is bounded by the callers' batches, and while exports are slow they all wait.
+ * Nothing is queued beyond what callers are waiting on: each caller (a partition pump) has a bounded
+ * number of batches in flight, so memory is bounded by the callers' batches, and while exports are slow
+ * they all wait.
  *
  * Up to `maxConcurrentExports` exports run at once. A caller's batch split by `sendBatchMaxSize` goes out
  * in order, one part at a time: a part never starts while an earlier part of the same batch is in flight.
@@ -134,7 +143,9 @@ export class BatchProcessor implements SignalConsumer {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_BATCH_TIMEOUT_MS;
     this.#maxConcurrent = options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS;
     if (this.#sendBatchMaxSize > 0 && this.#sendBatchMaxSize < this.#sendBatchSize) {
-      throw new RangeError(`sendBatchMaxSize (${this.#sendBatchMaxSize}) must be 0 or at least sendBatchSize (${this.#sendBatchSize})`);
+      throw new RangeError(
+        `sendBatchMaxSize (${this.#sendBatchMaxSize}) must be 0 or at least sendBatchSize (${this.#sendBatchSize})`,
+      );
     }
     if (!Number.isInteger(this.#maxConcurrent) || this.#maxConcurrent < 1) {
       throw new RangeError(`maxConcurrentExports (${this.#maxConcurrent}) must be an integer of at least 1`);
@@ -169,7 +180,11 @@ export class BatchProcessor implements SignalConsumer {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiting++;
       this.#pending.push({
-        caller, source: batch.source, records: batch.records, metrics: batch.metrics ?? [], spans: batch.spans ?? [],
+        caller,
+        source: batch.source,
+        records: batch.records,
+        metrics: batch.metrics ?? [],
+        spans: batch.spans ?? [],
         ...(batch.encodedLogs ? { encoded: batch.encodedLogs } : {}),
       });
       this.#pendingCount += items;
@@ -186,8 +201,8 @@ export class BatchProcessor implements SignalConsumer {
   }
 
   /**
-   * Counts one more upstream caller with at most one `consume` outstanding (see `SignalConsumer`); once as
-   * many callers wait as are attached, pending records are exported without waiting for the timeout.
+   * Counts one more upstream caller (see `SignalConsumer`); once as many calls wait as callers are
+   * attached, pending records are exported without waiting for the timeout.
    */
   attachProducer(): () => void {
     this.#producers++;
@@ -246,7 +261,8 @@ export class BatchProcessor implements SignalConsumer {
   /** Whether `ready` exportable records should go now rather than wait for more. */
   #due(ready: number): boolean {
     if (this.#flushDue || this.#timeoutMs === 0 || ready >= this.#sendBatchSize) return true;
-    // Every attached producer is waiting here: no record can arrive before an export settles.
+    // As many calls wait here as producers are attached: with one call each, no record can arrive before
+    // an export settles.
     return this.#producers > 0 && this.#waiting >= this.#producers;
   }
 

@@ -14,6 +14,8 @@ import type { EncodedDecode } from './internal/decode-pool.ts';
  * and reopened after the last processed event (defence against a client stuck on a dead link).
  */
 export const DEFAULT_STALL_TIMEOUT_MS = 15_000;
+/** Event body bytes of one partition's batches in the pipeline at once; one batch always goes. 4 MiB. */
+export const DEFAULT_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
 
 export interface PartitionPumpOptions {
   readonly hub: HubClient;
@@ -28,6 +30,14 @@ export interface PartitionPumpOptions {
   readonly prefetchCount: number;
   /** Most events per batch. */
   readonly maxBatchSize: number;
+  /**
+   * Most batches of this partition in the pipeline at once: the next is handed over while earlier ones are
+   * still exported; each is marked only once it and every earlier one were delivered. Default
+   * DEFAULT_MAX_BATCHES_IN_FLIGHT (config/receiver-defaults.ts).
+   */
+  readonly maxBatchesInFlight?: number;
+  /** Most event body bytes in those batches (one batch always goes). Default DEFAULT_BYTES_IN_FLIGHT. */
+  readonly maxBytesInFlight?: number;
   /** Longest wait for a batch, ms. */
   readonly maxWaitMs: number;
   readonly decode: Decoder;

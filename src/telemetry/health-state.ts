@@ -46,7 +46,9 @@ export interface ReceiverHealth {
    * Partitions reading expired events from Capture (`capture`), with the range and since when (seconds);
    * only while there are some. A backfilling receiver is `ready` with reason `backfilling`: it works.
    */
-  readonly backfilling?: Readonly<Record<string, { readonly fromSequenceNumber: number; readonly toSequenceNumber: number; readonly seconds: number }>>;
+  readonly backfilling?: Readonly<
+    Record<string, { readonly fromSequenceNumber: number; readonly toSequenceNumber: number; readonly seconds: number }>
+  >;
 }
 
 export interface HealthReport {
@@ -92,7 +94,13 @@ class ReceiverTracker {
 function failureOf(error: Error, since: number, previous?: Failure): Failure {
   const { permanent, configKey } = failureHints(error);
   const code = (error as { code?: unknown }).code;
-  return { since: previous?.since ?? since, error: error.message, permanent, configKey, ...(typeof code === 'string' ? { code } : {}) };
+  return {
+    since: previous?.since ?? since,
+    error: error.message,
+    permanent,
+    configKey,
+    ...(typeof code === 'string' ? { code } : {}),
+  };
 }
 
 /**
@@ -167,7 +175,11 @@ export class HealthState {
         t.backfilling.delete(status.partitionId);
         break;
       case 'backfillStarted':
-        t.backfilling.set(status.partitionId, { fromSequenceNumber: status.fromSequenceNumber, toSequenceNumber: status.toSequenceNumber, since: now });
+        t.backfilling.set(status.partitionId, {
+          fromSequenceNumber: status.fromSequenceNumber,
+          toSequenceNumber: status.toSequenceNumber,
+          since: now,
+        });
         break;
       case 'backfillFinished':
         t.backfilling.delete(status.partitionId);
@@ -289,7 +301,10 @@ export class HealthState {
       const error = exporter
         ? `${exporter[0]}: ${exporter[1].attempts} failed attempts in a row: ${exporter[1].error}`
         : `a batch handed to the pipeline ${Math.round((now - stuck.since) / 1000)}s ago is not delivered yet`;
-      return { ...failed('exportStalled', { ...stuck, error }, 'degraded'), ...(exporter ? { exporter: exporter[0] } : {}) };
+      return {
+        ...failed('exportStalled', { ...stuck, error }, 'degraded'),
+        ...(exporter ? { exporter: exporter[0] } : {}),
+      };
     }
     if (stuck) return failed('partitionRetrying', stuck, 'degraded');
     // Paused partitions are leased and unread: brief pauses are the limit working, a lasting one is not.
@@ -304,7 +319,14 @@ export class HealthState {
         };
       return { status: 'starting', reason: 'noPartitionsOwned', ownedPartitions, ...withPartitions };
     }
-    if (t.backfilling.size > 0) return { status: 'ready', reason: 'backfilling', ownedPartitions, ...withPartitions, backfilling: this.#backfilling(t, now) };
+    if (t.backfilling.size > 0)
+      return {
+        status: 'ready',
+        reason: 'backfilling',
+        ownedPartitions,
+        ...withPartitions,
+        backfilling: this.#backfilling(t, now),
+      };
     return { status: 'ready', ownedPartitions, ...withPartitions };
   }
 
@@ -318,7 +340,11 @@ export class HealthState {
   #backfilling(t: ReceiverTracker, now: number): NonNullable<ReceiverHealth['backfilling']> {
     const out: Record<string, { fromSequenceNumber: number; toSequenceNumber: number; seconds: number }> = {};
     for (const [pid, b] of t.backfilling) {
-      out[pid] = { fromSequenceNumber: b.fromSequenceNumber, toSequenceNumber: b.toSequenceNumber, seconds: Math.round((now - b.since) / 1000) };
+      out[pid] = {
+        fromSequenceNumber: b.fromSequenceNumber,
+        toSequenceNumber: b.toSequenceNumber,
+        seconds: Math.round((now - b.since) / 1000),
+      };
     }
     return out;
   }

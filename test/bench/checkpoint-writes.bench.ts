@@ -88,7 +88,12 @@ try {
         const owed = Math.floor(((performance.now() - started) / 1000) * rate) - produced;
         for (let p = 0; p < PARTITIONS && owed > 0; p++) {
           const n = Math.floor(owed / PARTITIONS) + (p < owed % PARTITIONS ? 1 : 0);
-          if (n > 0) emulator.append(hub, String(p), Array.from({ length: n }, () => ({ body: EVENT_BODY })));
+          if (n > 0)
+            emulator.append(
+              hub,
+              String(p),
+              Array.from({ length: n }, () => ({ body: EVENT_BODY })),
+            );
         }
         if (owed > 0) produced += owed;
         await sleep(PRODUCE_TICK_MS);
@@ -116,15 +121,24 @@ try {
           `${fromStatus} checkpointWritten over ${r.windowSeconds} s = ${r.writesPerPartitionPerMinute} writes/partition/min ` +
           `(storage saw ${puts} checkpoint PUTs = ${r.writesPerPartitionPerMinuteStorage}/partition/min); per partition ${JSON.stringify(r.perPartition)}`,
       );
-      await until(() => consumed >= produced, DRAIN_TIMEOUT_MS, 'the receiver to catch up').catch((e: Error) => console.log(`note: ${e.message}`));
+      await until(() => consumed >= produced, DRAIN_TIMEOUT_MS, 'the receiver to catch up').catch((e: Error) =>
+        console.log(`note: ${e.message}`),
+      );
     } finally {
       await receiver.shutdown();
       emulator.removeHub(hub);
     }
   }
-  const ratio = results.length === 2 ? Math.round((results[1]!.writesPerPartitionPerMinute / results[0]!.writesPerPartitionPerMinute) * 100) / 100 : NaN;
-  console.log(`writes per partition per minute, ${RATES_PER_SECOND[1]} ev/s ÷ ${RATES_PER_SECOND[0]} ev/s: ${ratio} (bound by the interval: ≈ 1; expected ≈ 6/min at the default 10 s)`);
-  console.log(`BENCH_RESULT ${JSON.stringify({ partitions: PARTITIONS, checkpointIntervalMs: 5000, ratioHighToLow: ratio, rates: results })}`);
+  const ratio =
+    results.length === 2
+      ? Math.round((results[1]!.writesPerPartitionPerMinute / results[0]!.writesPerPartitionPerMinute) * 100) / 100
+      : NaN;
+  console.log(
+    `writes per partition per minute, ${RATES_PER_SECOND[1]} ev/s ÷ ${RATES_PER_SECOND[0]} ev/s: ${ratio} (bound by the interval: ≈ 1; expected ≈ 6/min at the default 10 s)`,
+  );
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({ partitions: PARTITIONS, checkpointIntervalMs: 5000, ratioHighToLow: ratio, rates: results })}`,
+  );
 } finally {
   await emulator.stop();
   await proxy.stop();

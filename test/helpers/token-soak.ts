@@ -76,7 +76,9 @@ export class CountingReaders {
     while (!signal.aborted) {
       let reader: PartitionReader | undefined;
       try {
-        reader = await this.client.openPartition(String(p), { startPosition: { kind: 'sequenceNumber', sequenceNumber: next, inclusive: true } });
+        reader = await this.client.openPartition(String(p), {
+          startPosition: { kind: 'sequenceNumber', sequenceNumber: next, inclusive: true },
+        });
         this.#readers.push(reader);
         while (!signal.aborted) {
           for (const event of await reader.receive(100, 500, signal)) {

@@ -39,12 +39,46 @@ export interface BatchExporterDeps {
   readonly asRecords: (events: ReceivedEvent[], batch: SignalBatch) => SignalBatch;
 }
 
-/** The pump's export step: one batch to the pipeline, with its refusal, hold and dead-letter handling. */
+/** Where one batch's delivery stands, for the partition's state. */
+interface Ticket {
+  /** Undefined while nothing is to report: being exported for less than the report delay. */
+  state: PartitionState | undefined;
+}
+
+/**
+ * The pump's export step: batches to the pipeline, with their refusal, hold and dead-letter handling. Several
+ * of a partition's batches may be exported at once; the partition's state follows the oldest one held:
+ * `retrying` while any batch is refused and held, else `waiting` while any is undelivered past the report
+ * delay (since its hand-over), else `reading`. A later batch delivered does not clear an earlier one's state.
+ */
 export class BatchExporter {
   readonly #d: BatchExporterDeps;
+  /** Batches being exported, in hand-over order. */
+  readonly #tickets = new Set<Ticket>();
 
   constructor(deps: BatchExporterDeps) {
     this.#d = deps;
+  }
+
+  /** Sets one batch's state (undefined: delivered or on time) and the partition's from all of them. */
+  #report(ticket: Ticket, state: PartitionState | undefined): void {
+    ticket.state = state;
+    const d = this.#d;
+    let held: PartitionState | undefined;
+    for (const t of this.#tickets) {
+      if (t.state?.state === 'retrying') {
+        held = t.state;
+        break;
+      }
+      held ??= t.state;
+    }
+    const current = d.state();
+    if (held) {
+      // A reader's own trouble (`retrying` with another cause) is not hidden by a batch merely waiting.
+      if (held.state === 'retrying' || current.state === 'reading' || current.cause === 'export') d.setState(held);
+    } else if (current.state !== 'reading' && current.cause === 'export') {
+      d.setState({ state: 'reading', since: Date.now() });
+    }
   }
 
   /**
@@ -53,6 +87,17 @@ export class BatchExporter {
    * hub is the buffer, so nothing is checkpointed past an unexported event. False when stopped first.
    */
   async export(batch: SignalBatch, events: ReceivedEvent[]): Promise<boolean> {
+    const ticket: Ticket = { state: undefined };
+    this.#tickets.add(ticket);
+    try {
+      return await this.#attempts(batch, events, ticket);
+    } finally {
+      this.#tickets.delete(ticket);
+      this.#report(ticket, undefined);
+    }
+  }
+
+  async #attempts(batch: SignalBatch, events: ReceivedEvent[], ticket: Ticket): Promise<boolean> {
     const d = this.#d;
     const o = d.options;
     // What is still to deliver: after a partial refusal while the partition holds, only the refused records
@@ -62,9 +107,9 @@ export class BatchExporter {
     for (let attempt = 1; ; attempt++) {
       const started = performance.now();
       const handedOver = Date.now();
-      // No timer of its own per batch when the pump already says why it waits (a held batch is `retrying`).
+      // No timer of its own per batch when the batch already says why it waits (a held batch is `retrying`).
       const waiting = setTimeout(() => {
-        if (d.state().state === 'reading') d.setState({ state: 'waiting', since: handedOver, cause: 'export' });
+        if (!ticket.state) this.#report(ticket, { state: 'waiting', since: handedOver, cause: 'export' });
       }, o.deliveryWaitReportMs ?? DELIVERY_WAIT_REPORT_MS);
       waiting.unref();
       try {
@@ -72,7 +117,6 @@ export class BatchExporter {
         clearTimeout(waiting);
         const counts = itemCounts(pending);
         this.#count('Accepted', counts);
-        if (d.state().state !== 'reading') d.setState({ state: 'reading', since: Date.now() });
         o.emit({
           type: 'exported',
           partitionId: o.partitionId,
@@ -115,14 +159,18 @@ export class BatchExporter {
           }
           this.#count('Refused', counts);
           const signals = batchSignals(pending);
-          return deadLetterRefused(o, events.map((event) => ({ event, error: err, signals })), d.kill);
+          return deadLetterRefused(
+            o,
+            events.map((event) => ({ event, error: err, signals })),
+            d.kill,
+          );
         }
         if (partial && isPartialRefusal(err)) {
           this.#count('Accepted', minus(counts, partial.refused));
           pending = onlyRefused(pending, err);
         }
         const delayMs = backoffDelayMs(attempt, o.holdInitialMs ?? HOLD_INITIAL_MS, o.holdMaxMs ?? HOLD_MAX_MS);
-        d.setState({ state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
+        this.#report(ticket, { state: 'retrying', since: Date.now(), cause: 'export', permanent, error: err });
         o.counters.exportHolds++;
         const log = refusedForPressure ? o.logger.warn.bind(o.logger) : o.logger.error.bind(o.logger);
         log(

@@ -3,7 +3,8 @@ import type { DecodeContext } from '../../decode/decoder.ts';
 
 /** The fields of an event the decoders read; the rest stays in the pump (dead letters use the whole event). */
 export type JobEvent = Pick<
-  ReceivedEvent, 'body' | 'sequenceNumber' | 'offset' | 'enqueuedTime' | 'partitionKey' | 'properties' | 'messageId'
+  ReceivedEvent,
+  'body' | 'sequenceNumber' | 'offset' | 'enqueuedTime' | 'partitionKey' | 'properties' | 'messageId'
 >;
 
 /**
@@ -61,7 +62,13 @@ export function packDecodeJob(
     if (e.messageId !== undefined) (messageIds ??= new Array(n))[i] = e.messageId;
   }
   const job: DecodeJob = {
-    id, context, bodies, ends, sequenceNumbers, enqueuedMs, offsets,
+    id,
+    context,
+    bodies,
+    ends,
+    sequenceNumbers,
+    enqueuedMs,
+    offsets,
     ...(partitionKeys ? { partitionKeys } : {}),
     ...(properties ? { properties } : {}),
     ...(messageIds ? { messageIds } : {}),

@@ -20,13 +20,13 @@ export const MAX_CONSECUTIVE_WORKER_FAILURES = 5;
 
 export type DecodeJobResult =
   | {
-    readonly id: number;
-    readonly bytes: Uint8Array;
-    readonly records: number;
-    readonly metricPoints: number;
-    readonly spans: number;
-    readonly stats: DecodeStats;
-  }
+      readonly id: number;
+      readonly bytes: Uint8Array;
+      readonly records: number;
+      readonly metricPoints: number;
+      readonly spans: number;
+      readonly stats: DecodeStats;
+    }
   | { readonly id: number; readonly error: string };
 
 /** What a job gives back: the log records as an OTLP request, and what the receiver counts. */
@@ -127,10 +127,12 @@ export class DecodePool {
   async close(): Promise<void> {
     this.#closed = true;
     const slots = this.#slots.splice(0).filter((s): s is Slot => s !== undefined);
-    await Promise.all(slots.map(async (slot) => {
-      this.#failAll(slot, new Error('decode workers closed'));
-      await slot.worker.terminate();
-    }));
+    await Promise.all(
+      slots.map(async (slot) => {
+        this.#failAll(slot, new Error('decode workers closed'));
+        await slot.worker.terminate();
+      }),
+    );
   }
 
   #leastBusy(): number {

@@ -21,9 +21,8 @@ port.on('message', (job: DecodeJob) => {
     const decoded = decode(unpackDecodeJob(job), job.context);
     const encoded = encodeLogsRequest(decoded.records);
     // A view of a pooled or oversized buffer is copied to a buffer of its own, which is then moved.
-    const own = encoded.byteOffset === 0 && encoded.buffer.byteLength === encoded.byteLength
-      ? encoded
-      : new Uint8Array(encoded);
+    const own =
+      encoded.byteOffset === 0 && encoded.buffer.byteLength === encoded.byteLength ? encoded : new Uint8Array(encoded);
     transfer = [own.buffer as ArrayBuffer];
     result = {
       id: job.id,

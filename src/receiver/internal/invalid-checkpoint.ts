@@ -42,7 +42,11 @@ export class InvalidCheckpointError extends Error {
 }
 
 /** The invalid checkpoint error for this start, or undefined when the checkpoint is plausible (or absent). */
-export function invalidCheckpoint(partitionId: string, checkpoint: Checkpoint | undefined, props: PartitionProperties): InvalidCheckpointError | undefined {
+export function invalidCheckpoint(
+  partitionId: string,
+  checkpoint: Checkpoint | undefined,
+  props: PartitionProperties,
+): InvalidCheckpointError | undefined {
   if (!checkpoint || checkpoint.sequenceNumber <= props.lastEnqueuedSequenceNumber) return undefined;
   return new InvalidCheckpointError(partitionId, checkpoint.sequenceNumber, props.lastEnqueuedSequenceNumber);
 }

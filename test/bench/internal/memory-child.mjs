@@ -47,7 +47,9 @@ if (process.env.IDLE === '1') {
   const receiver = createAzureEventHubReceiver(JSON.parse(process.env.RECEIVER_CONFIG ?? '{}'), consumer);
   const report = setInterval(() => {
     const { user, system } = process.cpuUsage();
-    process.stdout.write(`N ${drained}\nM ${JSON.stringify({ ...process.memoryUsage(), cpuMicros: user + system, drained })}\n`);
+    process.stdout.write(
+      `N ${drained}\nM ${JSON.stringify({ ...process.memoryUsage(), cpuMicros: user + system, drained })}\n`,
+    );
   }, REPORT_INTERVAL_MS);
   const guardLine = () => {
     const m = receiver.stats().memory;

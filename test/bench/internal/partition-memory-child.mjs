@@ -28,7 +28,9 @@ const status = () => {
 const measure = () => {
   const h = getHeapStatistics();
   // Per space: [used, committed] bytes; a young generation grown under load and kept shows here.
-  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_used_size, s.space_size]]));
+  const spaces = Object.fromEntries(
+    getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_used_size, s.space_size]]),
+  );
   const { user, system } = process.cpuUsage();
   return {
     ...process.memoryUsage(),
@@ -68,7 +70,10 @@ if (isMainThread && process.env.RUNTIME === 'cli') {
     },
   };
   // The records name their partition through the event metadata (off by default for the azure format).
-  const receiver = createAzureEventHubReceiver({ event_metadata: 'messaging', ...JSON.parse(process.env.RECEIVER_CONFIG ?? '{}') }, consumer);
+  const receiver = createAzureEventHubReceiver(
+    { event_metadata: 'messaging', ...JSON.parse(process.env.RECEIVER_CONFIG ?? '{}') },
+    consumer,
+  );
   const profiler = new Session();
   profiler.connect();
   let stopping = false;

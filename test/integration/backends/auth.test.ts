@@ -40,7 +40,8 @@ class RecordingCredential implements TokenCredential {
 async function collect(reader: PartitionReader, count: number, timeoutMs = 8_000): Promise<ReceivedEvent[]> {
   const out: ReceivedEvent[] = [];
   const deadline = Date.now() + timeoutMs;
-  while (out.length < count && Date.now() < deadline) out.push(...(await reader.receive(count - out.length, 300, AbortSignal.timeout(timeoutMs))));
+  while (out.length < count && Date.now() < deadline)
+    out.push(...(await reader.receive(count - out.length, 300, AbortSignal.timeout(timeoutMs))));
   return out;
 }
 
@@ -59,14 +60,26 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       const { emulator, hubName, consumerGroup } = await startTestEmulator(t, { sasKeys: { [KEY_NAME]: KEY }, tls });
       emulator.append(hubName, '1', [{ body: 'hello' }, { body: 'world' }]);
       const credential = new RecordingCredential(3_600_000);
-      const client = createHubClient(kind, { credential, fullyQualifiedNamespace: `localhost:${emulator.port}`, eventHubName: hubName, consumerGroup, retry: RETRY });
+      const client = createHubClient(kind, {
+        credential,
+        fullyQualifiedNamespace: `localhost:${emulator.port}`,
+        eventHubName: hubName,
+        consumerGroup,
+        retry: RETRY,
+      });
       clients.push(client);
       assert.equal((await client.getHubProperties()).name, hubName);
       const reader = await client.openPartition('1', { startPosition: { kind: 'earliest' } });
       const events = await collect(reader, 2);
-      assert.deepEqual(events.map((e) => Buffer.from(e.body).toString()), ['hello', 'world']);
+      assert.deepEqual(
+        events.map((e) => Buffer.from(e.body).toString()),
+        ['hello', 'world'],
+      );
       assert.ok(credential.scopes.length >= 2, 'a token for management and one for the receiver');
-      assert.ok(credential.scopes.every((s) => s === EVENT_HUBS_SCOPE), credential.scopes.join());
+      assert.ok(
+        credential.scopes.every((s) => s === EVENT_HUBS_SCOPE),
+        credential.scopes.join(),
+      );
       await reader.close();
     });
 
@@ -76,8 +89,13 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       const { emulator, hubName, consumerGroup } = await startTestEmulator(t, { sasKeys: { [KEY_NAME]: KEY } });
       emulator.append(hubName, '0', [{ body: 'sas' }]);
       const endpoint = `sb://127.0.0.1:${emulator.port}/`;
-      const cs = (token: string): string => `Endpoint=${endpoint};SharedAccessSignature=${token};EntityPath=${hubName};UseDevelopmentEmulator=true`;
-      const good = createHubClient(kind, { connectionString: cs(sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, 3600)), consumerGroup, retry: RETRY });
+      const cs = (token: string): string =>
+        `Endpoint=${endpoint};SharedAccessSignature=${token};EntityPath=${hubName};UseDevelopmentEmulator=true`;
+      const good = createHubClient(kind, {
+        connectionString: cs(sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, 3600)),
+        consumerGroup,
+        retry: RETRY,
+      });
       clients.push(good);
       assert.equal((await good.getHubProperties()).name, hubName);
       const reader = await good.openPartition('0', { startPosition: { kind: 'earliest' } });
@@ -98,8 +116,15 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
     test('a connection string the backend cannot use is refused without quoting the key', () => {
       const secret = 'c3VwZXItc2VjcmV0LWtleQ==';
       assert.throws(
-        () => createHubClient(kind, { connectionString: `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=${secret}` }),
-        (e: unknown) => e instanceof BackendError && !e.retryable && !e.message.includes(secret) && /EntityPath|eventHubName/.test(e.message),
+        () =>
+          createHubClient(kind, {
+            connectionString: `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=${secret}`,
+          }),
+        (e: unknown) =>
+          e instanceof BackendError &&
+          !e.retryable &&
+          !e.message.includes(secret) &&
+          /EntityPath|eventHubName/.test(e.message),
       );
     });
   });

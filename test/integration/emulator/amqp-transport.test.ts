@@ -60,7 +60,10 @@ test('a receiver that drains its credit gets what exists, then its remaining cre
 
 // A flow frame (performative 0x13) on channel 26, where this connection has no session: what the SDK
 // sends when it adds credit to a link whose session already ended.
-const FLOW_ON_UNKNOWN_CHANNEL = Buffer.from('000000240200001a005313d0000000140000000470000051297000000800437' + '0ffffffff', 'hex');
+const FLOW_ON_UNKNOWN_CHANNEL = Buffer.from(
+  '000000240200001a005313d0000000140000000470000051297000000800437' + '0ffffffff',
+  'hex',
+);
 
 test('a frame on a channel without a session closes that connection and is reported, never printed', async (t) => {
   const printed: unknown[][] = [];
@@ -69,7 +72,10 @@ test('a frame on a channel without a session closes that connection and is repor
   t.after(() => (console.error = original));
   for (const report of [true, false]) {
     const messages: string[] = [];
-    const { emulator } = await startTestEmulator(t, { partitions: 1, ...(report ? { onProtocolError: (m: string) => void messages.push(m) } : {}) });
+    const { emulator } = await startTestEmulator(t, {
+      partitions: 1,
+      ...(report ? { onProtocolError: (m: string) => void messages.push(m) } : {}),
+    });
     const connection = await connect(emulator.port, {});
     const gone = new Promise((resolve) => connection.once('disconnected', resolve));
     connection.socket.write(FLOW_ON_UNKNOWN_CHANNEL);
@@ -122,10 +128,17 @@ function offeredMechanisms(port: number): Promise<string[]> {
 }
 
 test('the server offers the service SASL mechanisms and authenticates MSSBCBS; PLAIN checks the key when keys are set', async (t) => {
-  const { emulator } = await startTestEmulator(t, { partitions: 1, sasKeys: { RootManageSharedAccessKey: 'right-key' } });
+  const { emulator } = await startTestEmulator(t, {
+    partitions: 1,
+    sasKeys: { RootManageSharedAccessKey: 'right-key' },
+  });
   assert.deepEqual(await offeredMechanisms(emulator.port), ['MSSBCBS', 'PLAIN', 'ANONYMOUS', 'EXTERNAL']);
   // A client that asks for MSSBCBS by name (as azure-uamqp-c does), with an empty initial response.
-  const mssbcbs = { MSSBCBS: () => ({ start: (callback: (error: unknown, response: Buffer) => void) => callback(undefined, Buffer.alloc(0)) }) };
+  const mssbcbs = {
+    MSSBCBS: () => ({
+      start: (callback: (error: unknown, response: Buffer) => void) => callback(undefined, Buffer.alloc(0)),
+    }),
+  };
   const cbsConnection = await connect(emulator.port, { sasl_mechanisms: mssbcbs });
   assert.ok(cbsConnection.is_open());
   cbsConnection.close();
@@ -136,21 +149,32 @@ test('the server offers the service SASL mechanisms and authenticates MSSBCBS; P
 });
 
 /** Attaches a request sender and a reply receiver on `node`; resolves once both are open. */
-async function requester(connection: any, node: string): Promise<{ sender: any; replies: any[]; next(): Promise<any> }> {
+async function requester(
+  connection: any,
+  node: string,
+): Promise<{ sender: any; replies: any[]; next(): Promise<any> }> {
   const replies: any[] = [];
   const waiting: Array<(m: any) => void> = [];
-  const receiver = connection.open_receiver({ source: { address: node }, target: { address: `${node}-replies` }, credit_window: 10 });
+  const receiver = connection.open_receiver({
+    source: { address: node },
+    target: { address: `${node}-replies` },
+    credit_window: 10,
+  });
   receiver.on('message', (ctx: any) => {
     const resolve = waiting.shift();
     if (resolve) resolve(ctx.message);
     else replies.push(ctx.message);
   });
   const sender = connection.open_sender({ target: { address: node } });
-  await Promise.all([new Promise((r) => receiver.once('receiver_open', r)), new Promise((r) => sender.once('sendable', r))]);
+  await Promise.all([
+    new Promise((r) => receiver.once('receiver_open', r)),
+    new Promise((r) => sender.once('sendable', r)),
+  ]);
   return {
     sender,
     replies,
-    next: () => (replies.length > 0 ? Promise.resolve(replies.shift()) : new Promise((resolve) => waiting.push(resolve))),
+    next: () =>
+      replies.length > 0 ? Promise.resolve(replies.shift()) : new Promise((resolve) => waiting.push(resolve)),
   };
 }
 
@@ -170,8 +194,16 @@ test('$cbs and $management requests without reply_to are settled, then answered 
   }
   const cbs = await requester(connection, '$cbs');
   const management = await requester(connection, '$management');
-  cbs.sender.send({ message_id: 'put-1', body: 'token', application_properties: { operation: 'put-token', name: `sb://127.0.0.1/${hubName}`, type: 'jwt' } });
-  management.sender.send({ message_id: 'read-1', body: 'x', application_properties: { operation: 'READ', name: hubName, type: 'com.microsoft:eventhub' } });
+  cbs.sender.send({
+    message_id: 'put-1',
+    body: 'token',
+    application_properties: { operation: 'put-token', name: `sb://127.0.0.1/${hubName}`, type: 'jwt' },
+  });
+  management.sender.send({
+    message_id: 'read-1',
+    body: 'x',
+    application_properties: { operation: 'READ', name: hubName, type: 'com.microsoft:eventhub' },
+  });
   const [cbsReply, managementReply] = await Promise.all([cbs.next(), management.next()]);
   assert.equal(cbsReply.correlation_id, 'put-1');
   assert.equal(cbsReply.application_properties['status-code'], 202);
@@ -200,10 +232,15 @@ test('a selector filter is found by its descriptor, whatever the client names it
     // rhea's own helper: key `jms-selector`, numeric descriptor 0x0000468C00000004.
     'jms-selector': (rhea as any).filter.selector(expression),
     // Qpid Proton's Selector: key `selector`, symbolic descriptor.
-    selector: { selector: types.described(types.wrap_symbol('apache.org:selector-filter:string'), types.wrap_string(expression)) },
+    selector: {
+      selector: types.described(types.wrap_symbol('apache.org:selector-filter:string'), types.wrap_string(expression)),
+    },
   };
   for (const [name, filter] of Object.entries(filters)) {
-    const receiver = connection.open_receiver({ source: { address: `${hubName}/ConsumerGroups/$Default/Partitions/0`, filter }, credit_window: 10 });
+    const receiver = connection.open_receiver({
+      source: { address: `${hubName}/ConsumerGroups/$Default/Partitions/0`, filter },
+      credit_window: 10,
+    });
     const sequenceNumbers = await new Promise<number[]>((resolve, reject) => {
       const got: number[] = [];
       const timer = setTimeout(() => reject(new Error(`${name}: received ${got.join(',')} within 5 s`)), 5_000);
@@ -222,7 +259,10 @@ test('a selector filter is found by its descriptor, whatever the client names it
 
 test('a Detach that comes after the client ended its session is dropped; the connection stays open', async (t) => {
   const protocolErrors: string[] = [];
-  const { emulator, hubName } = await startTestEmulator(t, { partitions: 1, onProtocolError: (m) => protocolErrors.push(m) });
+  const { emulator, hubName } = await startTestEmulator(t, {
+    partitions: 1,
+    onProtocolError: (m) => protocolErrors.push(m),
+  });
   const connection = await connect(emulator.port, {});
   t.after(() => connection.close());
   // As the Python SDK closes a management client: End for the session, then Detach for a link of it.
@@ -237,11 +277,20 @@ test('a Detach that comes after the client ended its session is dropped; the con
   connection._write_frame(channel, frames.detach({ handle: link.local.handle, closed: true }));
   // The connection still serves requests afterwards.
   const management = await requester(connection, '$management');
-  management.sender.send({ message_id: 'after-late-detach', body: 'x', application_properties: { operation: 'READ', name: hubName, type: 'com.microsoft:eventhub' } });
-  const reply = await Promise.race([
+  management.sender.send({
+    message_id: 'after-late-detach',
+    body: 'x',
+    application_properties: { operation: 'READ', name: hubName, type: 'com.microsoft:eventhub' },
+  });
+  const reply = (await Promise.race([
     management.next(),
-    new Promise((_, reject) => setTimeout(() => reject(new Error(`no reply within 5 s; protocol errors: ${protocolErrors.join('; ')}`)), 5_000).unref()),
-  ]) as any;
+    new Promise((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`no reply within 5 s; protocol errors: ${protocolErrors.join('; ')}`)),
+        5_000,
+      ).unref(),
+    ),
+  ])) as any;
   assert.equal(reply.correlation_id, 'after-late-detach');
   assert.ok(connection.is_open());
   assert.deepEqual(protocolErrors, []);

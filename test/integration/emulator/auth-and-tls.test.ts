@@ -24,13 +24,18 @@ function sasToken(resource: string, keyName: string, key: string, expirySeconds:
 }
 
 test('with SAS keys configured, signatures, expiry and scope are verified and refused with amqp:unauthorized-access', async (t) => {
-  const { emulator, hubName, connectionString, track } = await startTestEmulator(t, { partitions: 1, sasKeys: { [KEY_NAME]: KEY } });
+  const { emulator, hubName, connectionString, track } = await startTestEmulator(t, {
+    partitions: 1,
+    sasKeys: { [KEY_NAME]: KEY },
+  });
   assert.match(connectionString, new RegExp(`SharedAccessKeyName=${KEY_NAME};SharedAccessKey=`));
   const good = track(new EventHubProducerClient(connectionString, { retryOptions: FAST_RETRY }));
   await good.sendBatch([{ body: 'signed' }]);
   assert.equal((await good.getPartitionProperties('0')).lastEnqueuedSequenceNumber, 0);
 
-  const wrongKey = track(new EventHubProducerClient(connectionString.replace(KEY, 'd3Jvbmc='), { retryOptions: NO_RETRY }));
+  const wrongKey = track(
+    new EventHubProducerClient(connectionString.replace(KEY, 'd3Jvbmc='), { retryOptions: NO_RETRY }),
+  );
   await assert.rejects(wrongKey.getEventHubProperties(), (err: any) => {
     assert.equal(err.code, 'UnauthorizedError');
     assert.ok(!err.message.includes(KEY), 'the key never appears in errors');
@@ -38,20 +43,40 @@ test('with SAS keys configured, signatures, expiry and scope are verified and re
   });
 
   const endpoint = `sb://127.0.0.1:${emulator.port}`;
-  const withToken = (token: string) => `Endpoint=${endpoint}/;SharedAccessSignature=${token};UseDevelopmentEmulator=true;EntityPath=${hubName}`;
+  const withToken = (token: string) =>
+    `Endpoint=${endpoint}/;SharedAccessSignature=${token};UseDevelopmentEmulator=true;EntityPath=${hubName}`;
   const now = Math.floor(Date.now() / 1000);
   // A SharedAccessSignature connection string has no key name: the SDK skips SASL, so this also checks
   // that the server accepts the bare AMQP header.
-  const valid = track(new EventHubProducerClient(withToken(sasToken(`${endpoint}/`, KEY_NAME, KEY, now + 600)), { retryOptions: FAST_RETRY }));
+  const valid = track(
+    new EventHubProducerClient(withToken(sasToken(`${endpoint}/`, KEY_NAME, KEY, now + 600)), {
+      retryOptions: FAST_RETRY,
+    }),
+  );
   assert.equal((await valid.getEventHubProperties()).name, hubName);
 
-  const expired = track(new EventHubProducerClient(withToken(sasToken(`${endpoint}/`, KEY_NAME, KEY, now - 60)), { retryOptions: NO_RETRY }));
-  await assert.rejects(expired.getEventHubProperties(), (err: any) => err.code === 'UnauthorizedError' && /expired/i.test(err.message));
+  const expired = track(
+    new EventHubProducerClient(withToken(sasToken(`${endpoint}/`, KEY_NAME, KEY, now - 60)), {
+      retryOptions: NO_RETRY,
+    }),
+  );
+  await assert.rejects(
+    expired.getEventHubProperties(),
+    (err: any) => err.code === 'UnauthorizedError' && /expired/i.test(err.message),
+  );
 
-  const otherHub = track(new EventHubProducerClient(withToken(sasToken(`${endpoint}/someotherhub`, KEY_NAME, KEY, now + 600)), { retryOptions: NO_RETRY }));
+  const otherHub = track(
+    new EventHubProducerClient(withToken(sasToken(`${endpoint}/someotherhub`, KEY_NAME, KEY, now + 600)), {
+      retryOptions: NO_RETRY,
+    }),
+  );
   await assert.rejects(otherHub.sendBatch([{ body: 'x' }]), (err: any) => err.code === 'UnauthorizedError');
 
-  const unknownName = track(new EventHubProducerClient(withToken(sasToken(`${endpoint}/`, 'nobody', KEY, now + 600)), { retryOptions: NO_RETRY }));
+  const unknownName = track(
+    new EventHubProducerClient(withToken(sasToken(`${endpoint}/`, 'nobody', KEY, now + 600)), {
+      retryOptions: NO_RETRY,
+    }),
+  );
   await assert.rejects(unknownName.getEventHubProperties(), (err: any) => err.code === 'UnauthorizedError');
   assert.equal((await good.getPartitionProperties('0')).lastEnqueuedSequenceNumber, 0, 'refused senders wrote nothing');
 });
@@ -61,11 +86,31 @@ test('over TLS with a given certificate the unmodified SDK sends and receives (A
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyPath, '-out', certPath,
-  ], { stdio: 'ignore' });
-  const { connectionString } = await startTestEmulator(t, { partitions: 1, tls: { cert: readFileSync(certPath), key: readFileSync(keyPath) } });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+    ],
+    { stdio: 'ignore' },
+  );
+  const { connectionString } = await startTestEmulator(t, {
+    partitions: 1,
+    tls: { cert: readFileSync(certPath), key: readFileSync(keyPath) },
+  });
   assert.ok(!connectionString.includes('UseDevelopmentEmulator'), 'TLS connection strings make the SDK use TLS');
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, [...TLS_CLIENT.execArgv, TLS_CLIENT.path], {

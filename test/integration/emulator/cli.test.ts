@@ -34,13 +34,28 @@ test('the CLI serves hubs from a Docker emulator config and flags, prints its co
   const dir = mkdtempSync(join(tmpdir(), 'emulator-cli-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const config = join(dir, 'Config.json');
-  writeFileSync(config, JSON.stringify({
-    UserConfig: { NamespaceConfig: [{ Type: 'EventHub', Name: 'emulatorNs1', Entities: [{ Name: 'eh1', PartitionCount: '2', ConsumerGroups: [{ Name: 'cg1' }] }] }], LoggingConfig: { Type: 'File' } },
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      UserConfig: {
+        NamespaceConfig: [
+          {
+            Type: 'EventHub',
+            Name: 'emulatorNs1',
+            Entities: [{ Name: 'eh1', PartitionCount: '2', ConsumerGroups: [{ Name: 'cg1' }] }],
+          },
+        ],
+        LoggingConfig: { Type: 'File' },
+      },
+    }),
+  );
   const p = run(['--port', '0', '--config', config, '--hub', 'extra:3', '--retention', '10m']);
   t.after(() => p.child.kill('SIGKILL'));
   const line = await firstLine(p);
-  assert.match(line, /^Endpoint=sb:\/\/127\.0\.0\.1:\d+;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true$/);
+  assert.match(
+    line,
+    /^Endpoint=sb:\/\/127\.0\.0\.1:\d+;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true$/,
+  );
 
   const producer = new EventHubProducerClient(line, 'eh1');
   const extra = new EventHubProducerClient(line, 'extra');

@@ -26,7 +26,11 @@ function watch(consumer: EventHubConsumerClient, ownerLevel?: number): Watch {
         w.closeReasons.push(reason);
       },
     },
-    { startPosition: earliestEventPosition, maxWaitTimeInSeconds: 1, ...(ownerLevel !== undefined ? { ownerLevel } : {}) },
+    {
+      startPosition: earliestEventPosition,
+      maxWaitTimeInSeconds: 1,
+      ...(ownerLevel !== undefined ? { ownerLevel } : {}),
+    },
   );
   return w;
 }
@@ -43,10 +47,18 @@ test('a higher owner level steals the partition with amqp:link:stolen and the au
   const second = watch(c2, 2);
   track(second.subscription);
   await waitFor(() => second.received.length === 1, 10_000, 'second reader to receive');
-  await waitFor(() => first.errors.some((e) => e.code === 'ReceiverDisconnectedError'), 10_000, 'first reader to be disconnected');
+  await waitFor(
+    () => first.errors.some((e) => e.code === 'ReceiverDisconnectedError'),
+    10_000,
+    'first reader to be disconnected',
+  );
   const stolen = first.errors.find((e) => e.code === 'ReceiverDisconnectedError')!;
   assert.match(stolen.message, /higher epoch of '2'/);
-  await waitFor(() => first.closeReasons.includes('OwnershipLost' as CloseReason), 5_000, 'the SDK to close the stolen partition with OwnershipLost');
+  await waitFor(
+    () => first.closeReasons.includes('OwnershipLost' as CloseReason),
+    5_000,
+    'the SDK to close the stolen partition with OwnershipLost',
+  );
 
   // New events go to the owner only.
   emulator.append(hubName, '0', [{ body: '"b"' }]);
@@ -58,7 +70,10 @@ test('a higher owner level steals the partition with amqp:link:stolen and the au
   const stolenRecord = records.find((r) => r.epoch === 1 && r.detachCondition === 'amqp:link:stolen');
   assert.ok(stolenRecord, `audit records the stolen link: ${JSON.stringify(records)}`);
   const ownerRecord = records.find((r) => r.epoch === 2)!;
-  assert.ok(stolenRecord.detachedAt! <= ownerRecord.attachedAt, 'the stolen link detached before the new one was accepted');
+  assert.ok(
+    stolenRecord.detachedAt! <= ownerRecord.attachedAt,
+    'the stolen link detached before the new one was accepted',
+  );
   assert.deepEqual(emulator.audit.overlaps(), []);
 });
 

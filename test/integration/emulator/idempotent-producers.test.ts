@@ -20,9 +20,18 @@ function connect(port: number): Promise<any> {
 }
 
 /** Attaches an idempotent producer link to a partition; resolves with the link and the reply's properties. */
-function attachProducer(connection: any, address: string, properties: Record<string, unknown>): Promise<{ link: any; reply: any }> {
+function attachProducer(
+  connection: any,
+  address: string,
+  properties: Record<string, unknown>,
+): Promise<{ link: any; reply: any }> {
   return new Promise((resolve, reject) => {
-    const link = connection.open_sender({ target: { address }, desired_capabilities: [CAPABILITY], properties, autosettle: false });
+    const link = connection.open_sender({
+      target: { address },
+      desired_capabilities: [CAPABILITY],
+      properties,
+      autosettle: false,
+    });
     link.once('sendable', () => resolve({ link, reply: link.remote.attach.properties }));
     link.once('sender_error', (ctx: any) => reject(ctx.sender.remote.detach?.error ?? new Error('refused')));
   });
@@ -37,7 +46,11 @@ function send(link: any, id: number, epoch: number, seq: number): Promise<string
     });
     const done = (ctx: any) => {
       if (ctx.delivery !== delivery) return;
-      resolve(ctx.delivery.remote_state?.error ? `${ctx.delivery.remote_state.error.condition}: ${ctx.delivery.remote_state.error.description}` : 'accepted');
+      resolve(
+        ctx.delivery.remote_state?.error
+          ? `${ctx.delivery.remote_state.error.condition}: ${ctx.delivery.remote_state.error.description}`
+          : 'accepted',
+      );
     };
     link.on('accepted', done);
     link.on('rejected', done);
@@ -61,27 +74,44 @@ test('idempotent producers: ids assigned at attach, rising sequence numbers, the
   const producer = track(new EventHubProducerClient(emulator.connectionString(hubName)));
   assert.equal((await producer.getPartitionProperties('0')).lastEnqueuedSequenceNumber, 1, 'two events stored');
 
-  const second = await attachProducer(connection, address, { [EPOCH]: types.wrap_short(1), [ID]: types.wrap_long(id), [SEQ]: types.wrap_int(2) });
+  const second = await attachProducer(connection, address, {
+    [EPOCH]: types.wrap_short(1),
+    [ID]: types.wrap_long(id),
+    [SEQ]: types.wrap_int(2),
+  });
   assert.equal(Number(second.reply[EPOCH]), 1);
   assert.equal(await send(second.link, id, 1, 3), 'accepted');
   assert.match(await send(first.link, id, 0, 4), /^com\.microsoft:producer-epoch-stolen: .*Received:0 Current:1/);
-  await assert.rejects(attachProducer(connection, `${hubName}/Partitions/1`, { [EPOCH]: types.wrap_short(-1), [ID]: null, [SEQ]: null }),
-    (err: any) => err.condition === 'com.microsoft:argument-out-of-range' && /Invalid range for idempotent producer state/.test(err.description));
+  await assert.rejects(
+    attachProducer(connection, `${hubName}/Partitions/1`, { [EPOCH]: types.wrap_short(-1), [ID]: null, [SEQ]: null }),
+    (err: any) =>
+      err.condition === 'com.microsoft:argument-out-of-range' &&
+      /Invalid range for idempotent producer state/.test(err.description),
+  );
 });
 
 test('the SDK publishes idempotently (enableIdempotentRetries) and its events land once each', async (t) => {
   const { connectionString, track } = await startTestEmulator(t, { partitions: 2 });
   const sent: EventData[] = [];
-  const producer = track(new EventHubBufferedProducerClient(connectionString, {
-    enableIdempotentRetries: true,
-    onSendEventsErrorHandler: async (ctx) => { throw ctx.error; },
-    onSendEventsSuccessHandler: async (ctx) => { sent.push(...ctx.events as EventData[]); },
-  }));
+  const producer = track(
+    new EventHubBufferedProducerClient(connectionString, {
+      enableIdempotentRetries: true,
+      onSendEventsErrorHandler: async (ctx) => {
+        throw ctx.error;
+      },
+      onSendEventsSuccessHandler: async (ctx) => {
+        sent.push(...(ctx.events as EventData[]));
+      },
+    }),
+  );
   for (let i = 0; i < 3; i++) await producer.enqueueEvent({ body: `e${i}` }, { partitionId: '1' });
   await producer.flush();
   await producer.enqueueEvent({ body: 'e3' }, { partitionId: '1' });
   await producer.flush();
-  assert.deepEqual(sent.map((e) => e.body), ['e0', 'e1', 'e2', 'e3']);
+  assert.deepEqual(
+    sent.map((e) => e.body),
+    ['e0', 'e1', 'e2', 'e3'],
+  );
   assert.equal((await producer.getPartitionProperties('1')).lastEnqueuedSequenceNumber, 3);
 });
 
@@ -96,7 +126,10 @@ test('with ackDelayMs a disconnect can lose the acknowledgement; the retried bat
   const id = Number(reply[ID]);
   let acknowledged = false;
   link.on('accepted', () => (acknowledged = true));
-  link.send({ body: 'x', message_annotations: { [ID]: types.wrap_long(id), [EPOCH]: types.wrap_short(0), [SEQ]: types.wrap_int(1) } });
+  link.send({
+    body: 'x',
+    message_annotations: { [ID]: types.wrap_long(id), [EPOCH]: types.wrap_short(0), [SEQ]: types.wrap_int(1) },
+  });
   // Stored at once, acknowledged only after the delay: drop the connection in between.
   while ((await producer.getPartitionProperties('0')).isEmpty) await new Promise((r) => setTimeout(r, 20));
   first.close();
@@ -104,12 +137,19 @@ test('with ackDelayMs a disconnect can lose the acknowledgement; the retried bat
   // A reconnecting idempotent producer resends the batch with the same sequence number.
   const second = await connect(emulator.port);
   t.after(() => second.close());
-  const retry = await attachProducer(second, address, { [EPOCH]: types.wrap_short(0), [ID]: types.wrap_long(id), [SEQ]: types.wrap_int(0) });
+  const retry = await attachProducer(second, address, {
+    [EPOCH]: types.wrap_short(0),
+    [ID]: types.wrap_long(id),
+    [SEQ]: types.wrap_int(0),
+  });
   const outcome = new Promise<string>((resolve) => {
     retry.link.once('accepted', () => resolve('accepted'));
     retry.link.once('rejected', (ctx: any) => resolve(String(ctx.delivery.remote_state?.error?.condition)));
   });
-  retry.link.send({ body: 'x', message_annotations: { [ID]: types.wrap_long(id), [EPOCH]: types.wrap_short(0), [SEQ]: types.wrap_int(1) } });
+  retry.link.send({
+    body: 'x',
+    message_annotations: { [ID]: types.wrap_long(id), [EPOCH]: types.wrap_short(0), [SEQ]: types.wrap_int(1) },
+  });
   assert.equal(await outcome, 'accepted');
   assert.equal((await producer.getPartitionProperties('0')).lastEnqueuedSequenceNumber, 0, 'stored once');
 });

@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventHubConsumerClient, EventHubProducerClient, earliestEventPosition, type ReceivedEventData } from '@azure/event-hubs';
+import {
+  EventHubConsumerClient,
+  EventHubProducerClient,
+  earliestEventPosition,
+  type ReceivedEventData,
+} from '@azure/event-hubs';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { collectEvents } from './sdk-helpers.ts';
 
@@ -21,7 +26,14 @@ test('the SDK producer and consumer round-trip events through the emulator with 
   const batch = await producer.createBatch({ partitionId: '1' });
   assert.equal(batch.maxSizeInBytes, 1_048_576, 'the SDK sizes batches from the max_message_size of our attach reply');
   for (let i = 0; i < 3; i++) {
-    assert.ok(batch.tryAdd({ body: { i }, properties: { n: i, s: `v${i}` }, contentType: 'application/json', messageId: `m${i}` }));
+    assert.ok(
+      batch.tryAdd({
+        body: { i },
+        properties: { n: i, s: `v${i}` },
+        contentType: 'application/json',
+        messageId: `m${i}`,
+      }),
+    );
   }
   await producer.sendBatch(batch);
 
@@ -33,8 +45,14 @@ test('the SDK producer and consumer round-trip events through the emulator with 
 
   const consumer = track(new EventHubConsumerClient('$Default', connectionString));
   const events: ReceivedEventData[] = await collectEvents(consumer, '1', earliestEventPosition, 3);
-  assert.deepEqual(events.map((e) => e.sequenceNumber), [0, 1, 2]);
-  assert.deepEqual(events.map((e) => e.body), [{ i: 0 }, { i: 1 }, { i: 2 }]);
+  assert.deepEqual(
+    events.map((e) => e.sequenceNumber),
+    [0, 1, 2],
+  );
+  assert.deepEqual(
+    events.map((e) => e.body),
+    [{ i: 0 }, { i: 1 }, { i: 2 }],
+  );
   assert.deepEqual(events[2]!.properties, { n: 2, s: 'v2' });
   assert.equal(events[1]!.messageId, 'm1');
   assert.equal(events[1]!.contentType, 'application/json');

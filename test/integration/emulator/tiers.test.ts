@@ -5,7 +5,10 @@ import { startTestEmulator } from '../../helpers/emulator.ts';
 import { collectEvents } from './sdk-helpers.ts';
 
 test('a dedicated-tier hub with 1024 partitions serves the SDK: every id listed, the last partition read and written', async (t) => {
-  const { emulator, hubName, connectionString, track } = await startTestEmulator(t, { partitions: 1024, tier: 'dedicated' });
+  const { emulator, hubName, connectionString, track } = await startTestEmulator(t, {
+    partitions: 1024,
+    tier: 'dedicated',
+  });
   const producer = track(new EventHubProducerClient(connectionString));
   const props = await producer.getEventHubProperties();
   assert.equal(props.partitionIds.length, 1024);
@@ -14,8 +17,14 @@ test('a dedicated-tier hub with 1024 partitions serves the SDK: every id listed,
   emulator.append(hubName, '512', [{ body: '"middle"' }]);
   assert.equal((await producer.getPartitionProperties('1023')).lastEnqueuedSequenceNumber, 0);
   const consumer = track(new EventHubConsumerClient('$Default', connectionString));
-  assert.deepEqual((await collectEvents(consumer, '1023', earliestEventPosition, 1)).map((e) => e.body), ['last']);
-  assert.deepEqual((await collectEvents(consumer, '512', earliestEventPosition, 1)).map((e) => e.body), ['middle']);
+  assert.deepEqual(
+    (await collectEvents(consumer, '1023', earliestEventPosition, 1)).map((e) => e.body),
+    ['last'],
+  );
+  assert.deepEqual(
+    (await collectEvents(consumer, '512', earliestEventPosition, 1)).map((e) => e.body),
+    ['middle'],
+  );
   await assert.rejects(producer.getPartitionProperties('1024'), /1024|out of range|partition/i);
 });
 

@@ -4,7 +4,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { otlpHttpExporterFactory, otlpHttpExporterConfigSchema, gzipLevel } from '../../../src/exporters/otlp-http-exporter.ts';
+import {
+  otlpHttpExporterFactory,
+  otlpHttpExporterConfigSchema,
+  gzipLevel,
+} from '../../../src/exporters/otlp-http-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger, type Logger } from '../../../src/component/logger.ts';
 import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
@@ -49,7 +53,10 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     assert.equal(req.headers['x-api-key'], 'k-123');
     assert.match(String(req.headers['content-type']), /^application\/json/);
     const records = req.json.resourceLogs[0].scopeLogs[0].logRecords;
-    assert.deepEqual(records.map((r: any) => r.body.stringValue), ['json-0', 'json-1']);
+    assert.deepEqual(
+      records.map((r: any) => r.body.stringValue),
+      ['json-0', 'json-1'],
+    );
   });
 
   test('proto encoding with gzip (the defaults): protobuf body carrying the records', async () => {
@@ -64,15 +71,29 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     assert.ok(req.body.includes(Buffer.from('eventhub-test')));
   });
 
-  test('proto encoding: the server decodes the one-pass encoder\'s bodies with the OTLP schema, as upstream\'s would be', async () => {
+  test("proto encoding: the server decodes the one-pass encoder's bodies with the OTLP schema, as upstream's would be", async () => {
     const decode = createDecoder({ format: 'azure' });
     const events = SAMPLE_CATEGORIES.map((category, n) => ({
       body: Buffer.from(sampleResourceLogBody(category, { records: 3, index: n })),
-      sequenceNumber: n, offset: String(n * 1024), enqueuedTime: new Date(), partitionKey: 'clé-😀',
+      sequenceNumber: n,
+      offset: String(n * 1024),
+      enqueuedTime: new Date(),
+      partitionKey: 'clé-😀',
     }));
     // Upstream knows no double marks (Go's float64 numbers): compared on unmarked copies.
-    const records = withoutDoubleMarks(decode(events, { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '1' }).records);
-    const edge = { ...records[0]!, body: 'lone \ud800 surrogate', attributes: { big: 2 ** 60, bytes: new Uint8Array([0, 255]), nested: { a: [1, { b: null }] } } };
+    const records = withoutDoubleMarks(
+      decode(events, {
+        namespace: 'ns.servicebus.windows.net',
+        eventHubName: 'logs',
+        consumerGroup: '$Default',
+        partitionId: '1',
+      }).records,
+    );
+    const edge = {
+      ...records[0]!,
+      body: 'lone \ud800 surrogate',
+      attributes: { big: 2 ** 60, bytes: new Uint8Array([0, 255]), nested: { a: [1, { b: null }] } },
+    };
     const sent = [...records, edge] as ReadableLogRecord[];
     for (const compression of ['gzip', 'none']) {
       server.requests.length = 0;
@@ -95,20 +116,33 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     const decode = createDecoder({ format: 'azure' });
     const events = SAMPLE_CATEGORIES.map((category, n) => ({
       body: Buffer.from(sampleResourceLogBody(category, { records: 20, index: n })),
-      sequenceNumber: n, offset: String(n * 1024), enqueuedTime: new Date(),
+      sequenceNumber: n,
+      offset: String(n * 1024),
+      enqueuedTime: new Date(),
     }));
-    const context = { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '1' };
+    const context = {
+      namespace: 'ns.servicebus.windows.net',
+      eventHubName: 'logs',
+      consumerGroup: '$Default',
+      partitionId: '1',
+    };
     const sent = withoutDoubleMarks(decode(events, context).records);
     const expected = decodeLogsRequest(ProtobufLogsSerializer.serializeRequest(sent)!);
     const wire = new Map<string, number>();
     const sections: [string, Record<string, unknown>][] = [
-      ['default', {}], ['1', { compression_level: 1 }], ['9', { compression_level: 9 }],
-      ['params 1', { compression_params: { level: 1 } }], ['json 1', { encoding: 'json', compression_level: 1 }],
+      ['default', {}],
+      ['1', { compression_level: 1 }],
+      ['9', { compression_level: 9 }],
+      ['params 1', { compression_params: { level: 1 } }],
+      ['json 1', { encoding: 'json', compression_level: 1 }],
     ];
     for (const [name, section] of sections) {
       server.requests.length = 0;
       const logged: string[] = [];
-      const c = await exporter({ ...section, retry_on_failure: { enabled: false } }, { ...noopLogger, warn: (m) => void logged.push(m) });
+      const c = await exporter(
+        { ...section, retry_on_failure: { enabled: false } },
+        { ...noopLogger, warn: (m) => void logged.push(m) },
+      );
       await c.consume({ records: sent, source: makeBatch(0).source });
       assert.deepEqual(logged, [], `${name}: no fallback warning`);
       assert.equal(server.requests.length, 1, name);
@@ -117,13 +151,17 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
       assert.equal(req.headers['content-encoding'], 'gzip', name);
       assert.ok(req.wireBytes < req.body.length, `${name}: the wire body is compressed`);
       if (section.encoding === 'json') {
-        const count = req.json.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords)).length;
+        const count = req.json.resourceLogs.flatMap((rl: any) =>
+          rl.scopeLogs.flatMap((sl: any) => sl.logRecords),
+        ).length;
         assert.equal(count, sent.length, name);
-      }
-      else assert.deepEqual(req.proto, expected, name);
+      } else assert.deepEqual(req.proto, expected, name);
       wire.set(name, req.wireBytes);
     }
-    assert.ok(wire.get('1')! > wire.get('9')!, `level 1 (${wire.get('1')} B) is larger than level 9 (${wire.get('9')} B)`);
+    assert.ok(
+      wire.get('1')! > wire.get('9')!,
+      `level 1 (${wire.get('1')} B) is larger than level 9 (${wire.get('9')} B)`,
+    );
     assert.equal(wire.get('params 1'), wire.get('1'), 'compression_params.level is the same setting');
     assert.equal(wire.get('default'), wire.get('1'), 'the default level is 1');
   });
@@ -176,7 +214,10 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     server.requests.length = 0;
     server.script.push({ status: 503, headers: { 'retry-after': '120' } });
     const c = await exporter({ retry_on_failure: fastRetry, timeout: '5s' });
-    await assert.rejects(c.consume(makeBatch(1)), (e: unknown) => e instanceof RetriesExhaustedError && /Retry-After 120 s/.test(e.message));
+    await assert.rejects(
+      c.consume(makeBatch(1)),
+      (e: unknown) => e instanceof RetriesExhaustedError && /Retry-After 120 s/.test(e.message),
+    );
     assert.equal(server.requests.length, 1);
   });
 
@@ -190,7 +231,9 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
 
   const bodiesOf = (req: OtlpTestServer['requests'][number]) => {
     const request = req.json ?? req.proto;
-    return request.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => r.body.stringValue)));
+    return request.resourceLogs.flatMap((rl: any) =>
+      rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => r.body.stringValue)),
+    );
   };
 
   for (const encoding of ['json', 'proto'] as const) {
@@ -201,7 +244,10 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
       await c.consume(batch);
       assert.ok(server.requests.length >= 2, `${server.requests.length} requests`);
       for (const req of server.requests) assert.ok(req.body.length <= 4096, `a body of ${req.body.length} bytes`);
-      assert.deepEqual(server.requests.flatMap(bodiesOf), batch.records.map((r) => r.body));
+      assert.deepEqual(
+        server.requests.flatMap(bodiesOf),
+        batch.records.map((r) => r.body),
+      );
     });
   }
 
@@ -212,13 +258,22 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     // 8 × 20 kB: above the 64 KiB below which a size refusal is not split further.
     const batch = makeBatch(8, 'y'.repeat(20_000));
     await c.consume(batch);
-    assert.deepEqual(server.requests.map((req) => bodiesOf(req).length), [8, 4, 4]);
-    assert.deepEqual(server.requests.slice(1).flatMap(bodiesOf), batch.records.map((r) => r.body));
+    assert.deepEqual(
+      server.requests.map((req) => bodiesOf(req).length),
+      [8, 4, 4],
+    );
+    assert.deepEqual(
+      server.requests.slice(1).flatMap(bodiesOf),
+      batch.records.map((r) => r.body),
+    );
   });
 
   test('config: max_request_bytes defaults to 8 MiB; 0 or ≥ 1024 accepted, anything else refused with its path', () => {
     assert.equal(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x' }).max_request_bytes, 8 * 1024 * 1024);
-    assert.equal(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x', max_request_bytes: 0 }).max_request_bytes, 0);
+    assert.equal(
+      otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x', max_request_bytes: 0 }).max_request_bytes,
+      0,
+    );
     for (const bad of [100, -1, 1.5, '4MiB']) {
       const result = otlpHttpExporterConfigSchema.safeParse({ endpoint: 'http://x', max_request_bytes: bad });
       assert.equal(result.success, false, String(bad));
@@ -229,14 +284,22 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
   test('config: gzip levels 1–9 and -1 accepted, 0 and 10 rejected with the dotted path', async () => {
     const { builtinComponents } = await import('../../../src/distribution/builtin-components.ts');
     const { resolveConfig } = await import('../../../src/distribution/resolve-config.ts');
-    const components = (await builtinComponents());
+    const components = await builtinComponents();
     const problems = (section: Record<string, unknown>): string => {
       try {
-        resolveConfig({
-          receivers: { azure_event_hub: { connection: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=a2V5;EntityPath=hub' } },
-          exporters: { otlphttp: { endpoint: server.url, ...section } },
-          service: { pipelines: { logs: { receivers: ['azure_event_hub'], exporters: ['otlphttp'] } } },
-        }, components);
+        resolveConfig(
+          {
+            receivers: {
+              azure_event_hub: {
+                connection:
+                  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=a2V5;EntityPath=hub',
+              },
+            },
+            exporters: { otlphttp: { endpoint: server.url, ...section } },
+            service: { pipelines: { logs: { receivers: ['azure_event_hub'], exporters: ['otlphttp'] } } },
+          },
+          components,
+        );
       } catch (error) {
         return (error as Error).message;
       }
@@ -248,9 +311,16 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     }
     // Unset is 1 (less CPU; docs/exporters.md), not the collector's 6; -1 is Go's zlib.DefaultCompression, 6.
     assert.equal(gzipLevel(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x' })), 1);
-    assert.equal(gzipLevel(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x', compression_params: { level: -1 } })), 6);
+    assert.equal(
+      gzipLevel(otlpHttpExporterConfigSchema.parse({ endpoint: 'http://x', compression_params: { level: -1 } })),
+      6,
+    );
     for (const level of [0, 10, 1.5]) {
-      assert.match(problems({ compression_level: level }), /exporters\.otlphttp\.compression_level: /, `level ${level}`);
+      assert.match(
+        problems({ compression_level: level }),
+        /exporters\.otlphttp\.compression_level: /,
+        `level ${level}`,
+      );
       assert.match(problems({ compression_params: { level } }), /exporters\.otlphttp\.compression_params\.level: /);
     }
     assert.match(problems({ compression_level: 0 }), /1 \(fastest\) to 9/);
@@ -266,7 +336,10 @@ describe('otlphttp exporter against a local OTLP/HTTP server', () => {
     assert.equal(d.compression, 'gzip');
     assert.equal(d.timeout, 30_000);
     assert.equal(d.retry_on_failure.initial_interval, 5_000);
-    assert.equal(otlpHttpExporterConfigSchema.safeParse({ endpoint: 'http://x', sending_queue: { enabled: true } }).success, false);
+    assert.equal(
+      otlpHttpExporterConfigSchema.safeParse({ endpoint: 'http://x', sending_queue: { enabled: true } }).success,
+      false,
+    );
     const zstd = otlpHttpExporterConfigSchema.safeParse({ endpoint: 'http://x', compression: 'zstd' });
     assert.match(zstd.error?.issues[0]?.message ?? '', /zstd is not available/);
   });
@@ -280,12 +353,37 @@ describe('otlphttp exporter over TLS', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'otlp-tls-'));
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore', timeout: 10_000 });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        ],
+        { stdio: 'ignore', timeout: 10_000 },
+      );
     } catch {
       haveOpenssl = false;
       return;
     }
-    server = await startOtlpServer({ cert: await readFile(join(dir, 'cert.pem')), key: await readFile(join(dir, 'key.pem')) });
+    server = await startOtlpServer({
+      cert: await readFile(join(dir, 'cert.pem')),
+      key: await readFile(join(dir, 'key.pem')),
+    });
   });
   after(async () => {
     for (const c of consumers) await c.shutdown?.();
@@ -296,7 +394,15 @@ describe('otlphttp exporter over TLS', () => {
   test('tls.ca_file makes a self-signed server trusted; without it the export fails', async (t) => {
     if (!haveOpenssl) return t.skip('openssl is not installed');
     const make = async (tls: Record<string, unknown>) => {
-      const c = await otlpHttpExporterFactory.create({ id: 'otlphttp/tls', logger: noopLogger }, otlpHttpExporterConfigSchema.parse({ endpoint: server!.url, tls, retry_on_failure: { enabled: false }, timeout: '2s' }));
+      const c = await otlpHttpExporterFactory.create(
+        { id: 'otlphttp/tls', logger: noopLogger },
+        otlpHttpExporterConfigSchema.parse({
+          endpoint: server!.url,
+          tls,
+          retry_on_failure: { enabled: false },
+          timeout: '2s',
+        }),
+      );
       consumers.push(c);
       return c;
     };

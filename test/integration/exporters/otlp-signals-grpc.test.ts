@@ -47,8 +47,17 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
     for (const signal of ['logs', 'metrics', 'traces'] as const) {
       // A raw-bytes service at the fixture's method path: the test decodes the request itself, strictly.
       server.addService(
-        { Export: { path: PATHS[signal], requestStream: false, responseStream: false, requestSerialize: identity,
-          requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
+        {
+          Export: {
+            path: PATHS[signal],
+            requestStream: false,
+            responseStream: false,
+            requestSerialize: identity,
+            requestDeserialize: identity,
+            responseSerialize: identity,
+            responseDeserialize: identity,
+          },
+        },
         {
           Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
             requests.push({ signal, body: call.request });
@@ -60,7 +69,8 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
       );
     }
     port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
   });
   after(async () => {
     for (const c of consumers) await c.shutdown?.();
@@ -68,15 +78,20 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
   });
 
   async function exporter(section: Record<string, unknown> = {}, logger: Logger = noopLogger): Promise<SignalConsumer> {
-    const config = otlpGrpcExporterConfigSchema.parse({ endpoint: `127.0.0.1:${port}`, tls: { insecure: true }, timeout: '5s',
-      retry_on_failure: { initial_interval: '10ms', max_interval: '20ms', max_elapsed_time: '5s' }, ...section });
+    const config = otlpGrpcExporterConfigSchema.parse({
+      endpoint: `127.0.0.1:${port}`,
+      tls: { insecure: true },
+      timeout: '5s',
+      retry_on_failure: { initial_interval: '10ms', max_interval: '20ms', max_elapsed_time: '5s' },
+      ...section,
+    });
     const c = await otlpGrpcExporterFactory.create({ id: 'otlp/test', logger }, config);
     consumers.push(c);
     return c;
   }
   const of = (signal: OtlpSignal) => requests.filter((r) => r.signal === signal);
 
-  test('each part goes to its service\'s Export; requests decode strictly', async () => {
+  test("each part goes to its service's Export; requests decode strictly", async () => {
     assert.equal(PATHS.metrics, '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export');
     assert.equal(PATHS.traces, '/opentelemetry.proto.collector.trace.v1.TraceService/Export');
     for (const compression of ['gzip', 'none']) {
@@ -86,7 +101,10 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
       const metrics = strictDecodeProto(of('metrics')[0]!.body, 'metrics');
       assert.equal(metrics.resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.length, 3);
       const traces = strictDecodeProto(of('traces')[0]!.body, 'traces');
-      assert.deepEqual(traces.resourceSpans[0].scopeSpans[0].spans.map((s: any) => s.name), ['span-0', 'span-1']);
+      assert.deepEqual(
+        traces.resourceSpans[0].scopeSpans[0].spans.map((s: any) => s.name),
+        ['span-0', 'span-1'],
+      );
     }
   });
 
@@ -101,7 +119,10 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
     requests.length = 0;
     scripts.metrics.push(status.INVALID_ARGUMENT);
     const batch = mixedBatch(0, 2, 3);
-    const error = await (await exporter()).consume(batch).then(() => undefined, (e: unknown) => e);
+    const error = await (await exporter()).consume(batch).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(isPartialRefusal(error) && isPermanentError(error));
     assert.equal(error.delivered, 3);
     assert.equal(error.refusals[0]!.metrics, batch.metrics);
@@ -114,7 +135,8 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
     await (await exporter()).consume(mixedBatch(0, 3000, 0));
     const calls = of('metrics');
     assert.ok(calls.length >= 3, `refused whole, then halves (${calls.length} calls)`);
-    const pointsIn = (body: Buffer) => strictDecodeProto(body, 'metrics').resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.length;
+    const pointsIn = (body: Buffer) =>
+      strictDecodeProto(body, 'metrics').resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.length;
     const points = calls.slice(1).reduce((n, c) => n + pointsIn(c.body), 0);
     assert.equal(points, 3000);
   });
@@ -124,7 +146,10 @@ describe('otlp (gRPC) exporter: metrics and traces against a local gRPC server w
     // ExportTraceServiceResponse { partial_success (1) { rejected_spans (1): 2, error_message (2): "dup" } }
     replies.traces.push(Buffer.from([0x0a, 0x07, 0x08, 0x02, 0x12, 0x03, ...Buffer.from('dup')]));
     const warnings: Record<string, unknown>[] = [];
-    const logger = { ...noopLogger, warn: (_message: string, fields?: Record<string, unknown>) => void warnings.push(fields ?? {}) };
+    const logger = {
+      ...noopLogger,
+      warn: (_message: string, fields?: Record<string, unknown>) => void warnings.push(fields ?? {}),
+    };
     await (await exporter({}, logger)).consume(mixedBatch(0, 0, 3));
     assert.equal(of('traces').length, 1);
     assert.deepEqual(warnings, [{ exporter: 'otlp/test', rejectedSpans: 2, error_message: 'dup' }]);

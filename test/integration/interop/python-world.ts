@@ -120,7 +120,9 @@ export async function runScript<T = any>(
   });
   const last = run.stdout.trim().split('\n').pop() ?? '';
   if (run.code !== 0 || !last.startsWith('{')) {
-    throw new Error(`${script} ${args.join(' ')} exited with ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-4000)}`);
+    throw new Error(
+      `${script} ${args.join(' ')} exited with ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-4000)}`,
+    );
   }
   return JSON.parse(last) as T;
 }

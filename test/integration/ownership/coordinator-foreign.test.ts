@@ -20,7 +20,11 @@ function sdkProcessor(fleet: Fleet, ownerId: string) {
   const claim = async (partitionIds: string[], as = ownerId): Promise<string[]> => {
     const current = await list().catch(() => [] as PartitionOwnership[]);
     const requests = partitionIds.map((partitionId) => ({
-      fullyQualifiedNamespace, eventHubName, consumerGroup, partitionId, ownerId: as,
+      fullyQualifiedNamespace,
+      eventHubName,
+      consumerGroup,
+      partitionId,
+      ownerId: as,
       etag: current.find((o) => o.partitionId === partitionId)?.etag,
     }));
     return (await store.claimOwnership(requests)).map((o) => o.partitionId);
@@ -29,7 +33,8 @@ function sdkProcessor(fleet: Fleet, ownerId: string) {
 }
 
 describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azurite', () => {
-  const NEVER = 'never claims a partition an SDK processor holds; ' +
+  const NEVER =
+    'never claims a partition an SDK processor holds; ' +
     'takes it once the SDK stops renewing (expiry) or relinquishes';
   test(NEVER, async (t) => {
     const fleet = await startFleet(t, 4);
@@ -58,13 +63,19 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     // The SDK processor stops renewing partition 1 (a crash: no relinquish). It waits out the expiry.
     renewing = ['0'];
     const lastWrite = (await sdk.list()).find((o) => o.partitionId === '1')!.lastModifiedTimeInMs!;
-    await waitFor('a claims the abandoned partition', () => fleet.timeline.reading('a').includes('1'), EXPIRY_MS + 10_000);
+    await waitFor(
+      'a claims the abandoned partition',
+      () => fleet.timeline.reading('a').includes('1'),
+      EXPIRY_MS + 10_000,
+    );
     const ownership1 = await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '1')).getProperties();
     const claimedAt = ownership1.lastModified!.getTime();
     // Both times are the storage service's Last-Modified, in whole seconds on Azurite.
     const waitedMs = claimedAt - lastWrite;
     assert.ok(waitedMs >= EXPIRY_MS - 1_000, `claimed ${waitedMs} ms after the SDK's last write`);
-    t.diagnostic(`abandoned SDK claim taken ${waitedMs} ms after its last write (expiry ${EXPIRY_MS} ms, clock in seconds)`);
+    t.diagnostic(
+      `abandoned SDK claim taken ${waitedMs} ms after its last write (expiry ${EXPIRY_MS} ms, clock in seconds)`,
+    );
     assert.ok(!fleet.timeline.reading('a').includes('0'), 'the renewed SDK claim is still left alone');
 
     // The SDK processor closes: it relinquishes partition 0 (ownerid ""), and we take it at the next round.

@@ -13,11 +13,20 @@ test('storage outage: every partition is stopped as lost before its lease could 
   const proxy = await startTcpProxy(fleet.azurite.port);
   t.after(() => proxy.close());
   // Coordinator "a" reaches storage only through the proxy; the test and coordinator "b" go direct.
-  const viaProxy = BlobServiceClient.fromConnectionString(fleet.azurite.connectionString.replace(`:${fleet.azurite.port}/`, `:${proxy.port}/`))
-    .getContainerClient(fleet.container.containerName);
-  const ownershipBlob = (pid: string) => fleet.container.getBlobClient(`${fleet.scope.fullyQualifiedNamespace}/${fleet.scope.eventHubName}/${fleet.scope.consumerGroup}/ownership/${pid}`.toLowerCase());
+  const viaProxy = BlobServiceClient.fromConnectionString(
+    fleet.azurite.connectionString.replace(`:${fleet.azurite.port}/`, `:${proxy.port}/`),
+  ).getContainerClient(fleet.container.containerName);
+  const ownershipBlob = (pid: string) =>
+    fleet.container.getBlobClient(
+      `${fleet.scope.fullyQualifiedNamespace}/${fleet.scope.eventHubName}/${fleet.scope.consumerGroup}/ownership/${pid}`.toLowerCase(),
+    );
 
-  const lostChecks: { pid: string; leaseState: string | undefined; ownerid: string | undefined; fenceValid: boolean }[] = [];
+  const lostChecks: {
+    pid: string;
+    leaseState: string | undefined;
+    ownerid: string | undefined;
+    fenceValid: boolean;
+  }[] = [];
   const claims = new Map<string, PartitionClaim>();
   const inner = fleet.timeline.lifecycle('a');
   const a = new LeaseOwnershipCoordinator({
@@ -43,7 +52,12 @@ test('storage outage: every partition is stopped as lost before its lease could 
           if (reason === 'lost') {
             // Seen directly, not through the cut proxy: is the lease still on (so nobody else can read yet)?
             const props = await ownershipBlob(pid).getProperties();
-            lostChecks.push({ pid, leaseState: props.leaseState, ownerid: props.metadata?.ownerid, fenceValid: claim.fence!.isValid() });
+            lostChecks.push({
+              pid,
+              leaseState: props.leaseState,
+              ownerid: props.metadata?.ownerid,
+              fenceValid: claim.fence!.isValid(),
+            });
           }
           return handle.stop(reason);
         },
@@ -60,17 +74,29 @@ test('storage outage: every partition is stopped as lost before its lease could 
   t.diagnostic(`lost ${Date.now() - cutAt} ms after the outage began`);
   assert.deepEqual(lostChecks.map((c) => c.pid).sort(), ownedByA);
   for (const check of lostChecks) {
-    assert.equal(check.leaseState, 'leased', `${check.pid}: stopped while its lease was still held, before anyone else could claim it`);
+    assert.equal(
+      check.leaseState,
+      'leased',
+      `${check.pid}: stopped while its lease was still held, before anyone else could claim it`,
+    );
     assert.equal(check.ownerid, 'a');
     assert.equal(check.fenceValid, false, 'the fence refuses checkpoints from then on');
   }
   assert.deepEqual(a.owned(), []);
   assert.ok(events.some((e) => e.type === 'renewalFailed' || e.type === 'storageError'));
 
-  await waitFor('b takes over all 4', () => fleet.timeline.count('b') === 4, TEST_LEASE_DURATION_MS + TEST_UPDATE_INTERVAL_MS * 10);
+  await waitFor(
+    'b takes over all 4',
+    () => fleet.timeline.count('b') === 4,
+    TEST_LEASE_DURATION_MS + TEST_UPDATE_INTERVAL_MS * 10,
+  );
   t.diagnostic(`b owns all partitions ${Date.now() - cutAt} ms after the outage began`);
 
   proxy.restore();
-  await waitFor('a claims again after storage returns: 2/2', () => fleet.timeline.count('a') === 2 && fleet.timeline.count('b') === 2, 10_000);
+  await waitFor(
+    'a claims again after storage returns: 2/2',
+    () => fleet.timeline.count('a') === 2 && fleet.timeline.count('b') === 2,
+    10_000,
+  );
   assert.deepEqual(fleet.timeline.violations, []);
 });

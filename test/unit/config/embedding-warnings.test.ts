@@ -9,7 +9,8 @@ test('an embedder is told about Go keys that change nothing, through its logger,
   const logger: Logger = { debug() {}, info() {}, error() {}, warn: (m) => void warnings.push(m), child: () => logger };
   const receiver = createAzureEventHubReceiver(
     {
-      connection: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=ZW1iZWQ=;EntityPath=h',
+      connection:
+        'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=ZW1iZWQ=;EntityPath=h',
       storage: 'file_storage',
       time_formats: { traces: ['2006'] },
     },

@@ -15,9 +15,19 @@ async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise
 describe('loadConfig', () => {
   test('merges files in order, then --set, then expands ${env:...}', async (t) => {
     const dir = await tempDir(t);
-    await writeFile(join(dir, 'a.yaml'), 'receivers:\n  r:\n    group: a\n    connection: ${env:CONN}\nservice:\n  pipelines:\n    logs:\n      exporters: [x, y]\n');
-    await writeFile(join(dir, 'b.yaml'), 'receivers:\n  r:\n    group: b\nservice:\n  pipelines:\n    logs:\n      exporters: [z]\n');
-    const loaded = await loadConfig({ configs: [join(dir, 'a.yaml'), join(dir, 'b.yaml')], sets: ['receivers.r.partition=${env:P}', 'receivers.r.extra={a: 1}'], env: { CONN: 'c', P: '3' } });
+    await writeFile(
+      join(dir, 'a.yaml'),
+      'receivers:\n  r:\n    group: a\n    connection: ${env:CONN}\nservice:\n  pipelines:\n    logs:\n      exporters: [x, y]\n',
+    );
+    await writeFile(
+      join(dir, 'b.yaml'),
+      'receivers:\n  r:\n    group: b\nservice:\n  pipelines:\n    logs:\n      exporters: [z]\n',
+    );
+    const loaded = await loadConfig({
+      configs: [join(dir, 'a.yaml'), join(dir, 'b.yaml')],
+      sets: ['receivers.r.partition=${env:P}', 'receivers.r.extra={a: 1}'],
+      env: { CONN: 'c', P: '3' },
+    });
     assert.deepEqual(loaded.raw, {
       receivers: { r: { group: 'b', connection: 'c', partition: 3, extra: { a: 1 } } },
       service: { pipelines: { logs: { exporters: ['z'] } } },
@@ -40,7 +50,17 @@ describe('loadConfig', () => {
     await writeFile(join(dir, 'list.yaml'), '- 1\n- 2\n');
     await writeFile(join(dir, 'ref.yaml'), 'x: ${env:1BAD}\n');
     await assert.rejects(
-      loadConfig({ configs: [join(dir, 'missing.yaml'), join(dir, 'broken.yaml'), join(dir, 'dup.yaml'), join(dir, 'list.yaml'), join(dir, 'ref.yaml')], sets: ['novalue'], env: {} }),
+      loadConfig({
+        configs: [
+          join(dir, 'missing.yaml'),
+          join(dir, 'broken.yaml'),
+          join(dir, 'dup.yaml'),
+          join(dir, 'list.yaml'),
+          join(dir, 'ref.yaml'),
+        ],
+        sets: ['novalue'],
+        env: {},
+      }),
       (e: ConfigError) => {
         assert.ok(e instanceof ConfigError);
         const text = e.issues.join('\n');

@@ -5,13 +5,25 @@ import type { DecoderOptions, Format } from '../../../src/decode/decoder.ts';
 import { FIXTURE_CONTEXT, FIXTURE_ENQUEUED_TIME, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
 
 const record = (over: Record<string, unknown> = {}) => ({
-  time: '2024-05-14T09:30:00Z', resourceId: '/subscriptions/s/rg/r', category: 'AuditEvent', operationName: 'VaultGet', ...over,
+  time: '2024-05-14T09:30:00Z',
+  resourceId: '/subscriptions/s/rg/r',
+  category: 'AuditEvent',
+  operationName: 'VaultGet',
+  ...over,
 });
-const frontDoor = record({ category: 'FrontDoorAccessLog', properties: {
-  requestUri: 'https://h.example/a', httpStatusCode: '200', timeTaken: '0.035', clientIp: '10.9.9.9', originIp: '10.0.0.1:443',
-} });
+const frontDoor = record({
+  category: 'FrontDoorAccessLog',
+  properties: {
+    requestUri: 'https://h.example/a',
+    httpStatusCode: '200',
+    timeTaken: '0.035',
+    clientIp: '10.9.9.9',
+    originIp: '10.0.0.1:443',
+  },
+});
 const decode = (options: DecoderOptions, body: unknown, over: Parameters<typeof fixtureEvent>[1] = {}) =>
-  createDecoder(options)([fixtureEvent(typeof body === 'string' ? body : JSON.stringify(body), over)], FIXTURE_CONTEXT).records;
+  createDecoder(options)([fixtureEvent(typeof body === 'string' ? body : JSON.stringify(body), over)], FIXTURE_CONTEXT)
+    .records;
 const METADATA = /^(messaging\.|server\.address$|azure\.eventhubs\.)/;
 const metadataOf = (attributes: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(attributes).filter(([k]) => METADATA.test(k)));
@@ -52,7 +64,11 @@ describe('event metadata', () => {
   });
 
   test('messaging: the former names; where the content has one, it keeps it and the metadata takes its azure.eventhubs name', () => {
-    const [plain] = decode({ format: 'azure', eventMetadata: 'messaging' }, { records: [record()] }, { partitionKey: undefined });
+    const [plain] = decode(
+      { format: 'azure', eventMetadata: 'messaging' },
+      { records: [record()] },
+      { partitionKey: undefined },
+    );
     assert.deepEqual(metadataOf(plain!.attributes), {
       'messaging.system': 'eventhubs',
       'messaging.destination.name': 'insights-logs',
@@ -63,7 +79,11 @@ describe('event metadata', () => {
       'azure.eventhubs.message.offset': '1048576',
       'azure.eventhubs.message.enqueued_time': enqueuedSeconds,
     });
-    const serviceBus = { category: 'OperationalLogs', EventTimeString: '2022-09-07T14:41:35Z', resourceId: '/X/MICROSOFT.SERVICEBUS/Y' };
+    const serviceBus = {
+      category: 'OperationalLogs',
+      EventTimeString: '2022-09-07T14:41:35Z',
+      resourceId: '/X/MICROSOFT.SERVICEBUS/Y',
+    };
     const [sb] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [serviceBus] });
     assert.equal(sb!.attributes['messaging.system'], 'servicebus', 'the content keeps its value');
     const [fd] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [frontDoor] });
@@ -72,22 +92,31 @@ describe('event metadata', () => {
     assert.equal(fd!.attributes['messaging.destination.name'], 'insights-logs');
   });
 
-  test('a record that went raw gets the mode\'s metadata too', () => {
+  test("a record that went raw gets the mode's metadata too", () => {
     const [r] = decode({ format: 'azure', eventMetadata: true }, '{"records": [');
     assert.equal(r!.attributes['error.type'], 'invalid_json');
     assert.equal(r!.attributes['azure.eventhubs.message.sequence_number'], 4711);
   });
 
   test('an unknown mode is refused when the decoder is created', () => {
-    assert.throws(() => createDecoder({ format: 'azure', eventMetadata: 'all' as never }), /none, eventhubs or messaging/);
+    assert.throws(
+      () => createDecoder({ format: 'azure', eventMetadata: 'all' as never }),
+      /none, eventhubs or messaging/,
+    );
   });
 });
 
 describe('log.record.uid', () => {
   const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-  const uids = (options: Partial<DecoderOptions>, records: number, over: Parameters<typeof fixtureEvent>[1] = {}, context = FIXTURE_CONTEXT) =>
+  const uids = (
+    options: Partial<DecoderOptions>,
+    records: number,
+    over: Parameters<typeof fixtureEvent>[1] = {},
+    context = FIXTURE_CONTEXT,
+  ) =>
     createDecoder({ format: 'azure', recordUid: true, ...options })(
-      [fixtureEvent(JSON.stringify({ records: Array.from({ length: records }, () => record()) }), over)], context,
+      [fixtureEvent(JSON.stringify({ records: Array.from({ length: records }, () => record()) }), over)],
+      context,
     ).records.map((r) => r.attributes['log.record.uid']);
 
   test('absent unless asked for', () => {
@@ -110,10 +139,10 @@ describe('log.record.uid', () => {
     assert.equal(ms, FIXTURE_ENQUEUED_TIME.getTime());
   });
 
-  test('a Function App log\'s own log.record.uid (its activityId, Go\'s mapping) is kept beside ours', () => {
+  test("a Function App log's own log.record.uid (its activityId, Go's mapping) is kept beside ours", () => {
     const fn = record({ category: 'FunctionAppLogs', properties: { appName: 'a', activityId: 'act-1', message: 'm' } });
     const [plain] = decode({ format: 'azure_encoding' }, { records: [fn] });
-    assert.equal(plain!.attributes['log.record.uid'], 'act-1', 'without record_uid, Go\'s value');
+    assert.equal(plain!.attributes['log.record.uid'], 'act-1', "without record_uid, Go's value");
     const [r] = decode({ format: 'azure_encoding', recordUid: true }, { records: [fn] });
     assert.match(String(r!.attributes['log.record.uid']), ULID);
     assert.equal(r!.attributes['azure.record.log.record.uid'], 'act-1');

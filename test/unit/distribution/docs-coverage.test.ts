@@ -23,8 +23,11 @@ function leafKeys(schema: z.ZodType): string[] {
     for (const alt of node.anyOf ?? []) walk(alt, path);
     for (const [key, child] of Object.entries(node.properties ?? {})) {
       const p = `${path}${key}`;
-      const nested = Object.keys(child.properties ?? {}).length > 0 || (child.anyOf ?? []).some((a) => a.properties) ||
-        (typeof child.additionalProperties === 'object' && child.additionalProperties.properties) || child.items?.properties;
+      const nested =
+        Object.keys(child.properties ?? {}).length > 0 ||
+        (child.anyOf ?? []).some((a) => a.properties) ||
+        (typeof child.additionalProperties === 'object' && child.additionalProperties.properties) ||
+        child.items?.properties;
       if (!nested) out.add(p);
       walk(child, `${p}.`);
       if (typeof child.additionalProperties === 'object') walk(child.additionalProperties, `${p}.<id>.`);

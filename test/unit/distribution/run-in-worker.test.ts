@@ -27,19 +27,31 @@ describe('chooseHeapLimit', () => {
     assert.deepEqual(chooseHeapLimit({ [HEAP_LIMIT_ENV]: '0' }, []), { kind: 'main', reason: 'disabled' });
   });
 
-  test("a --max-old-space-size the user gave Node wins, on the command line or in NODE_OPTIONS", () => {
+  test('a --max-old-space-size the user gave Node wins, on the command line or in NODE_OPTIONS', () => {
     assert.deepEqual(chooseHeapLimit({}, ['--max-old-space-size=128']), { kind: 'main', reason: 'node-flag' });
-    assert.deepEqual(chooseHeapLimit({ NODE_OPTIONS: '--enable-source-maps --max_old_space_size=200' }, []), { kind: 'main', reason: 'node-flag' });
-    assert.deepEqual(chooseHeapLimit({ NODE_OPTIONS: '--max-semi-space-size=4', [HEAP_LIMIT_ENV]: '512' }, []), { kind: 'worker', mib: 512 });
+    assert.deepEqual(chooseHeapLimit({ NODE_OPTIONS: '--enable-source-maps --max_old_space_size=200' }, []), {
+      kind: 'main',
+      reason: 'node-flag',
+    });
+    assert.deepEqual(chooseHeapLimit({ NODE_OPTIONS: '--max-semi-space-size=4', [HEAP_LIMIT_ENV]: '512' }, []), {
+      kind: 'worker',
+      mib: 512,
+    });
   });
 
   test('refuses values that are not a whole number of MiB, naming the variable and the value', () => {
     for (const bad of ['abc', '1.5', '-1', '32', '1e3']) {
-      assert.throws(() => chooseHeapLimit({ [HEAP_LIMIT_ENV]: bad }, []), (error: Error) => {
-        assert.ok(error instanceof UsageError);
-        assert.match(error.message, new RegExp(`${HEAP_LIMIT_ENV} must be a whole number of MiB.*got '${bad.replace('.', '\\.')}'`));
-        return true;
-      });
+      assert.throws(
+        () => chooseHeapLimit({ [HEAP_LIMIT_ENV]: bad }, []),
+        (error: Error) => {
+          assert.ok(error instanceof UsageError);
+          assert.match(
+            error.message,
+            new RegExp(`${HEAP_LIMIT_ENV} must be a whole number of MiB.*got '${bad.replace('.', '\\.')}'`),
+          );
+          return true;
+        },
+      );
     }
   });
 });

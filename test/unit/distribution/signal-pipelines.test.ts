@@ -13,7 +13,8 @@ import { Service } from '../../../src/distribution/service.ts';
 import { testComponents } from './fake-components.ts';
 import { makeMixedBatch } from '../pipeline/records.ts';
 
-const CONN = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=c2lnbmFscy10ZXN0;EntityPath=hub';
+const CONN =
+  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=c2lnbmFscy10ZXN0;EntityPath=hub';
 
 async function resolve(yaml: string) {
   const loaded = await loadConfig({ configs: [`yaml:${yaml}`], env: {} });
@@ -63,7 +64,10 @@ service:
     logs: { receivers: [azure_event_hub/a], exporters: [debug] }
     metrics: { receivers: [azure_event_hub/b], exporters: [debug] }
 `);
-    assert.match(message, /receivers\.azure_event_hub\/b: reads the same event hub and consumer group as receivers\.azure_event_hub\/a/);
+    assert.match(
+      message,
+      /receivers\.azure_event_hub\/b: reads the same event hub and consumer group as receivers\.azure_event_hub\/a/,
+    );
     assert.match(message, /use one receiver and list it in every pipeline/);
   });
 
@@ -91,13 +95,28 @@ service:
   pipelines:
     logs: { receivers: [azure_event_hub/all, azure_event_hub/p0], exporters: [debug] }
 `);
-    assert.match(message, /receivers\.azure_event_hub\/p0: reads the same event hub/, 'every partition includes partition 0');
+    assert.match(
+      message,
+      /receivers\.azure_event_hub\/p0: reads the same event hub/,
+      'every partition includes partition 0',
+    );
   });
 
   test('each pipeline has the signal of its type; a receiver decodes the signals of the pipelines listing it', async () => {
     const r = await resolve(ALL_THREE);
-    assert.deepEqual(r.service.pipelines.map((p) => [p.id, p.signal]), [['logs', 'logs'], ['metrics/azure', 'metrics'], ['traces', 'traces']]);
-    assert.deepEqual([...receiverSignals(r.service.pipelines, 'azure_event_hub')].sort(), ['logs', 'metrics', 'traces']);
+    assert.deepEqual(
+      r.service.pipelines.map((p) => [p.id, p.signal]),
+      [
+        ['logs', 'logs'],
+        ['metrics/azure', 'metrics'],
+        ['traces', 'traces'],
+      ],
+    );
+    assert.deepEqual([...receiverSignals(r.service.pipelines, 'azure_event_hub')].sort(), [
+      'logs',
+      'metrics',
+      'traces',
+    ]);
     assert.deepEqual([...receiverSignals(r.service.pipelines, 'azure_event_hub/logsonly')], ['logs']);
     assert.deepEqual(r.warnings, []);
   });
@@ -112,8 +131,14 @@ service:
     metrics: { receivers: [azure_event_hub/raw], exporters: [debug] }
     traces/x: { receivers: [azure_event_hub/raw], exporters: [debug] }
 `);
-    assert.match(message, /service\.pipelines\.metrics\.receivers: receivers\.azure_event_hub\/raw\.format: raw produces log records only, so it cannot feed a metrics pipeline; use format: azure for metric points \(Azure metrics\), or remove the receiver from the metrics pipeline/);
-    assert.match(message, /service\.pipelines\.traces\/x\.receivers: receivers\.azure_event_hub\/raw\.format: raw produces log records only, so it cannot feed a traces pipeline/);
+    assert.match(
+      message,
+      /service\.pipelines\.metrics\.receivers: receivers\.azure_event_hub\/raw\.format: raw produces log records only, so it cannot feed a metrics pipeline; use format: azure for metric points \(Azure metrics\), or remove the receiver from the metrics pipeline/,
+    );
+    assert.match(
+      message,
+      /service\.pipelines\.traces\/x\.receivers: receivers\.azure_event_hub\/raw\.format: raw produces log records only, so it cannot feed a traces pipeline/,
+    );
   });
 
   test('metric_aggregation takes "" or average, as Go; anything else is refused saying which values exist', async () => {
@@ -125,30 +150,41 @@ service: { pipelines: { metrics: { receivers: [azure_event_hub], exporters: [deb
 `;
     for (const ok of ['', 'average']) await resolve(config(ok));
     const message = await problems(config('Average'));
-    assert.match(message, /receivers\.azure_event_hub\.metric_aggregation: 'Average' is not an aggregation mode: use "" \(a gauge per aggregation\) or "average"/);
+    assert.match(
+      message,
+      /receivers\.azure_event_hub\.metric_aggregation: 'Average' is not an aggregation mode: use "" \(a gauge per aggregation\) or "average"/,
+    );
   });
 
-  test('an exporter (or processor) whose factory does not handle the pipeline\'s signal is refused, naming it', async () => {
+  test("an exporter (or processor) whose factory does not handle the pipeline's signal is refused, naming it", async () => {
     const tc = testComponents();
     const logsOnly = { ...tc.components.exporters[0]!, type: 'logsonly', signals: undefined };
     const components = { ...tc.components, exporters: [...tc.components.exporters, logsOnly] };
     const loaded = await loadConfig({
-      configs: [`yaml:
+      configs: [
+        `yaml:
 receivers: { azure_event_hub: { connection: "${CONN}" } }
 exporters: { logsonly: , debug: }
 service:
   pipelines:
     logs: { receivers: [azure_event_hub], exporters: [logsonly] }
     traces: { receivers: [azure_event_hub], exporters: [logsonly, debug] }
-`],
+`,
+      ],
       env: {},
     });
-    assert.throws(() => resolveConfig(loaded.raw, components), (e: ConfigError) => {
-      assert.match(e.message, /service\.pipelines\.traces\.exporters: exporters\.logsonly \(type logsonly\) cannot export traces, only logs; remove it from this pipeline or use another exporter that handles traces/);
-      assert.doesNotMatch(e.message, /pipelines\.logs\.exporters/, 'a logs exporter in a logs pipeline is fine');
-      assert.doesNotMatch(e.message, /exporters\.debug/);
-      return true;
-    });
+    assert.throws(
+      () => resolveConfig(loaded.raw, components),
+      (e: ConfigError) => {
+        assert.match(
+          e.message,
+          /service\.pipelines\.traces\.exporters: exporters\.logsonly \(type logsonly\) cannot export traces, only logs; remove it from this pipeline or use another exporter that handles traces/,
+        );
+        assert.doesNotMatch(e.message, /pipelines\.logs\.exporters/, 'a logs exporter in a logs pipeline is fine');
+        assert.doesNotMatch(e.message, /exporters\.debug/);
+        return true;
+      },
+    );
   });
 
   test('an unknown pipeline type is refused with the three signals, and a near miss is suggested', async () => {
@@ -157,7 +193,10 @@ receivers: { azure_event_hub: { connection: "${CONN}" } }
 exporters: { debug: }
 service: { pipelines: { metric: { receivers: [azure_event_hub], exporters: [debug] } } }
 `);
-    assert.match(message, /service\.pipelines\.metric: unknown signal 'metric'; pipelines are logs, metrics or traces .*did you mean `metrics`\?/);
+    assert.match(
+      message,
+      /service\.pipelines\.metric: unknown signal 'metric'; pipelines are logs, metrics or traces .*did you mean `metrics`\?/,
+    );
   });
 
   test('metrics and traces keys on a receiver no such pipeline lists are warned about, and not once one does', async () => {
@@ -190,11 +229,19 @@ test('the service makes one receiver per id for all its pipelines, tells it the 
   const service = await Service.start(resolveConfig(loaded.raw, tc.components), { logger: noopLogger });
   t.after(() => service.shutdown());
 
-  assert.deepEqual([...tc.receivers.keys()].sort(), ['azure_event_hub', 'azure_event_hub/logsonly'], 'one instance per receiver id');
+  assert.deepEqual(
+    [...tc.receivers.keys()].sort(),
+    ['azure_event_hub', 'azure_event_hub/logsonly'],
+    'one instance per receiver id',
+  );
   const shared = tc.receivers.get('azure_event_hub')!;
   assert.deepEqual([...shared.settings!.signals!].sort(), ['logs', 'metrics', 'traces']);
   assert.deepEqual([...tc.receivers.get('azure_event_hub/logsonly')!.settings!.signals!], ['logs']);
-  assert.equal(tc.journal.filter((l) => l === 'start azure_event_hub').length, 1, 'started once: partitions are read once');
+  assert.equal(
+    tc.journal.filter((l) => l === 'start azure_event_hub').length,
+    1,
+    'started once: partitions are read once',
+  );
 
   await shared.next.consume(makeMixedBatch(2, 3, 1));
   const debug = tc.exporters.get('debug')!;

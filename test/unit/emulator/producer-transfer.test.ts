@@ -17,6 +17,10 @@ test('an oversize transfer is refused with the service text naming its delivery-
 });
 
 test('a transfer of exactly the limit is not refused for its size', () => {
-  const result = readTransfer({ message: Buffer.alloc(MAX_MESSAGE_SIZE_BYTES), format: BATCH_FORMAT, delivery: { id: 0 } });
+  const result = readTransfer({
+    message: Buffer.alloc(MAX_MESSAGE_SIZE_BYTES),
+    format: BATCH_FORMAT,
+    delivery: { id: 0 },
+  });
   assert.notEqual(!result.ok && result.error.condition, 'amqp:link:message-size-exceeded');
 });

@@ -2,7 +2,10 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { Metadata } from '@grpc/grpc-js';
-import { GRPC_JS_VERSION_WRITTEN_FOR, trimGrpcAcceptEncoding } from '../../../src/exporters/internal/grpc-js-accept-encoding.ts';
+import {
+  GRPC_JS_VERSION_WRITTEN_FOR,
+  trimGrpcAcceptEncoding,
+} from '../../../src/exporters/internal/grpc-js-accept-encoding.ts';
 
 const require = createRequire(import.meta.url);
 const { CompressionFilter } = require('@grpc/grpc-js/build/src/compression-filter.js');
@@ -29,7 +32,7 @@ describe('grpc-js grpc-accept-encoding workaround', () => {
     assert.equal(filterAfterAnswer('identity,deflate,gzip').currentCompressionAlgorithm, 'gzip');
   });
 
-  test('a server that does not list gzip still turns compression off (the spec\'s rule is kept)', () => {
+  test("a server that does not list gzip still turns compression off (the spec's rule is kept)", () => {
     trimGrpcAcceptEncoding();
     assert.equal(filterAfterAnswer('identity, deflate').currentCompressionAlgorithm, 'identity');
   });

@@ -8,7 +8,9 @@ import { makeBatch } from '../pipeline/records.ts';
 function counting(): ISerializer<ReadableLogRecord[], unknown> & { calls: number } {
   const inner = {
     calls: 0,
-    serializeRequest: (records: ReadableLogRecord[]) => (inner.calls++, new TextEncoder().encode(records.map((r) => String(r.body)).join('|'))),
+    serializeRequest: (records: ReadableLogRecord[]) => (
+      inner.calls++, new TextEncoder().encode(records.map((r) => String(r.body)).join('|'))
+    ),
     deserializeResponse: () => ({}),
   };
   return inner;

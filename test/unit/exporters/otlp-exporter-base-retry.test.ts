@@ -5,7 +5,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OTLPLogExporter as JsonExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as ProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto';
-import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from '../../../src/exporters/internal/otlp-exporter-base-retry.ts';
+import {
+  disableLibraryRetry,
+  OTLP_EXPORTER_BASE_VERSION,
+} from '../../../src/exporters/internal/otlp-exporter-base-retry.ts';
 
 // The workaround reaches into the library's internals: these tests fail when the library changes, so
 // the workaround is looked at again (is the inner retry still there? still shaped like this?).
@@ -39,10 +42,16 @@ test('wrapInner wraps the plain HTTP transport below the single-attempt layer (w
   const plain = (exporter as any)._delegate._transport._transport;
   const seen: unknown[] = [];
   const wrapper = { send: async () => ({ status: 'success' as const }), shutdown() {} };
-  assert.equal(disableLibraryRetry(exporter, (inner) => (seen.push(inner), wrapper)), 'unwrapped');
+  assert.equal(
+    disableLibraryRetry(exporter, (inner) => (seen.push(inner), wrapper)),
+    'unwrapped',
+  );
   assert.deepEqual(seen, [plain]);
   const response = await (exporter as any)._delegate._transport.send(new Uint8Array([1]), 1000);
   assert.equal(response.status, 'success', 'requests go through the wrapper');
-  assert.equal(disableLibraryRetry({}, () => wrapper), 'unknown-shape');
+  assert.equal(
+    disableLibraryRetry({}, () => wrapper),
+    'unknown-shape',
+  );
   await exporter.shutdown();
 });

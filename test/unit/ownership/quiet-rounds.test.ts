@@ -7,12 +7,19 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContainerClient } from '@azure/storage-blob';
-import { LeaseOwnershipCoordinator, type LeaseOwnershipCoordinatorOptions } from '../../../src/ownership/lease-ownership-coordinator.ts';
+import {
+  LeaseOwnershipCoordinator,
+  type LeaseOwnershipCoordinatorOptions,
+} from '../../../src/ownership/lease-ownership-coordinator.ts';
 import type { BalanceDecision } from '../../../src/ownership/balance.ts';
 import type { OwnershipEvent } from '../../../src/ownership/coordinator.ts';
 import { memberBlobName, ownershipBlobName } from '../../../src/ownership/internal/blob-names.ts';
 import type { PartitionLease } from '../../../src/ownership/internal/partition-lease.ts';
-import { FULL_LISTING_EVERY_ROUNDS, settledShare, type FullRound } from '../../../src/ownership/internal/quiet-rounds.ts';
+import {
+  FULL_LISTING_EVERY_ROUNDS,
+  settledShare,
+  type FullRound,
+} from '../../../src/ownership/internal/quiet-rounds.ts';
 import { Timeline, waitFor } from '../../integration/ownership/helpers/fake-lifecycle.ts';
 import { FakeContainer } from './helpers/fake-container.ts';
 
@@ -221,16 +228,22 @@ test('quiet rounds: a partition a peer released, with no membership change, is c
   await waitFor('a quiet round', () => a.rounds.slice(-2).some((r) => !r.full), 10_000);
   // x releases partition 2 (its reader ended): one each now, and the tie gives a the ceiling share.
   const roundsAtRelease = a.rounds.length;
-  await client.getBlockBlobClient(ownershipBlobName(scope, '2')).setMetadata({ ownerid: '' }, {
-    conditions: { leaseId: 'lease-of-x' },
-  });
+  await client.getBlockBlobClient(ownershipBlobName(scope, '2')).setMetadata(
+    { ownerid: '' },
+    {
+      conditions: { leaseId: 'lease-of-x' },
+    },
+  );
   await leaseX(ownershipBlobName(scope, '2')).releaseLease({});
   await waitFor('a claimed partition 2', () => timeline.reading('a').includes('2'), 10_000);
   // The round that claims it may be the N-th after the release, plus the one under way at the release.
   const claimed = a.events.find((e) => e.type === 'claimed' && e.partitionId === '2')!;
   const rounds = claimed.round - roundsAtRelease;
   assert.ok(rounds <= N + 1, `claimed after ${rounds} rounds`);
-  assert.ok(a.rounds.slice(roundsAtRelease).every((r) => r.members.join() === 'a,x'), 'no membership change');
+  assert.ok(
+    a.rounds.slice(roundsAtRelease).every((r) => r.members.join() === 'a,x'),
+    'no membership change',
+  );
   assert.deepEqual(timeline.violations, []);
 });
 
@@ -253,8 +266,14 @@ test('quiet rounds: a member that gives a partition back announces it, and a set
   const claimed = a.events.find((e) => e.type === 'claimed' && e.partitionId === pid)!;
   // The round under way at the release, then the first round that lists b's rewritten record: not a
   // safety-net listing N rounds later.
-  assert.ok(claimed.round - roundsAtEnd <= 2, `claimed ${claimed.round - roundsAtEnd} rounds after the release (N = ${N})`);
-  assert.ok(a.rounds.slice(roundsAtEnd).every((r) => r.members.join() === 'a,b'), 'no membership change');
+  assert.ok(
+    claimed.round - roundsAtEnd <= 2,
+    `claimed ${claimed.round - roundsAtEnd} rounds after the release (N = ${N})`,
+  );
+  assert.ok(
+    a.rounds.slice(roundsAtEnd).every((r) => r.members.join() === 'a,b'),
+    'no membership change',
+  );
   assert.ok(fake.count('setMetadata', '/members/b') >= 2, 'b rewrote its membership record (once at start, once now)');
   assert.deepEqual(timeline.violations, []);
 });
@@ -272,7 +291,10 @@ test('quiet rounds: foreign claims do not keep a fleet from settling; their laps
   const a = startMember(t, fake, timeline, 'a', ids(4), { updateIntervalMs: 400, foreignOwnershipExpiryMs: 3_000 });
   await waitFor('a claimed 0 and 1', () => timeline.count('a') === 2, 10_000);
   await waitFor('a claimed all four', () => timeline.count('a') === 4, 15_000);
-  assert.ok(a.rounds.some((r) => !r.full && r.at < lapsedAt), 'quiet rounds while the foreign claims were live');
+  assert.ok(
+    a.rounds.some((r) => !r.full && r.at < lapsedAt),
+    'quiet rounds while the foreign claims were live',
+  );
   // The first round after the lapse lists ownership and claims: quiet rounds alone would go on for up to N.
   const claimed = a.events.find((e) => e.type === 'claimed' && e.partitionId === '2')!;
   const afterLapse = a.rounds.slice(0, claimed.round).filter((r) => r.at >= lapsedAt);
@@ -284,17 +306,57 @@ test('settledShare: settled only with every shared partition held by a live memb
   const claim = (state: PartitionLease['state']) => ({ state }) as PartitionLease;
   const decision: BalanceDecision = { claim: [], yield: [], fairShare: 2, members: 2 };
   const round: FullRound = {
-    ownerId: 'a', partitionIds: ['0', '1', '2', '3'], members: ['b'], leaving: [], decision, owned: 2,
-    ownerships: new Map([['0', 'a'], ['1', 'a'], ['2', 'b'], ['3', 'b']]), claims: [claim('running'), claim('running')],
+    ownerId: 'a',
+    partitionIds: ['0', '1', '2', '3'],
+    members: ['b'],
+    leaving: [],
+    decision,
+    owned: 2,
+    ownerships: new Map([
+      ['0', 'a'],
+      ['1', 'a'],
+      ['2', 'b'],
+      ['3', 'b'],
+    ]),
+    claims: [claim('running'), claim('running')],
     membershipHeld: true,
   };
   assert.deepEqual(settledShare(round), { members: 2, fairShare: 2 });
   // Foreign-held partitions are left out of partitionIds by the caller: they do not count.
   assert.deepEqual(settledShare({ ...round, partitionIds: ['0', '1', '2'] }), { members: 2, fairShare: 2 });
   const unsettled: Array<[string, Partial<FullRound>]> = [
-    ['a free partition', { ownerships: new Map([['0', 'a'], ['1', 'a'], ['2', 'b']]) }],
-    ['a holder without ownerid', { ownerships: new Map([['0', 'a'], ['1', 'a'], ['2', 'b'], ['3', '']]) }],
-    ['a dead member\'s partition', { ownerships: new Map([['0', 'a'], ['1', 'a'], ['2', 'b'], ['3', 'c']]) }],
+    [
+      'a free partition',
+      {
+        ownerships: new Map([
+          ['0', 'a'],
+          ['1', 'a'],
+          ['2', 'b'],
+        ]),
+      },
+    ],
+    [
+      'a holder without ownerid',
+      {
+        ownerships: new Map([
+          ['0', 'a'],
+          ['1', 'a'],
+          ['2', 'b'],
+          ['3', ''],
+        ]),
+      },
+    ],
+    [
+      "a dead member's partition",
+      {
+        ownerships: new Map([
+          ['0', 'a'],
+          ['1', 'a'],
+          ['2', 'b'],
+          ['3', 'c'],
+        ]),
+      },
+    ],
     ['a member leaving', { leaving: ['c'] }],
     ['a claim starting', { claims: [claim('running'), claim('starting')] }],
     ['a claim lost', { claims: [claim('running'), claim('lost')] }],

@@ -9,7 +9,10 @@ test('each failure of a partition grows its wait up to the cap; a long run start
   // 1 s doubling, capped at 8 s, each within ±50 % jitter.
   waits.forEach((w, i) => {
     const base = Math.min(1_000 * 2 ** i, 8_000);
-    assert.ok(w >= base * 0.5 && w <= base * 1.5, `wait ${i + 1}: ${w} ms for a base of ${base} ms (${waits.join(', ')})`);
+    assert.ok(
+      w >= base * 0.5 && w <= base * 1.5,
+      `wait ${i + 1}: ${w} ms for a base of ${base} ms (${waits.join(', ')})`,
+    );
   });
   assert.equal(b.failures('0'), 6);
   assert.ok(b.waitMs('0') > 0);

@@ -58,7 +58,10 @@ describe('fanOut', () => {
   test('two permanent failures → one PermanentError naming both', async () => {
     const a = new InMemorySignalConsumer().failNext(1, 'permanent');
     const b = new InMemorySignalConsumer().failNext(1, 'permanent');
-    await assert.rejects(fanOut([a, b]).consume(makeBatch(1)), (e: unknown) => isPermanentError(e) && /2 of 2/.test((e as Error).message));
+    await assert.rejects(
+      fanOut([a, b]).consume(makeBatch(1)),
+      (e: unknown) => isPermanentError(e) && /2 of 2/.test((e as Error).message),
+    );
   });
 
   test('two consumers each refusing some records → one PartialRefusalError with both refusals', async () => {
@@ -68,9 +71,17 @@ describe('fanOut', () => {
         throw new PartialRefusalError([{ records: [batch.records[index]!], error: new Error(reason) }], 3);
       },
     });
-    const error = await fanOut([refusing(1, 'too large for A'), refusing(3, 'too large for B')]).consume(batch).catch((e: unknown) => e);
+    const error = await fanOut([refusing(1, 'too large for A'), refusing(3, 'too large for B')])
+      .consume(batch)
+      .catch((e: unknown) => e);
     assert.ok(isPartialRefusal(error));
-    assert.deepEqual(error.refusals.map((r) => [r.records[0]!.body, r.error.message]), [['r-1', 'too large for A'], ['r-3', 'too large for B']]);
+    assert.deepEqual(
+      error.refusals.map((r) => [r.records[0]!.body, r.error.message]),
+      [
+        ['r-1', 'too large for A'],
+        ['r-3', 'too large for B'],
+      ],
+    );
     assert.ok(isPermanentError(error));
   });
 
@@ -93,7 +104,10 @@ describe('fanOut', () => {
       const pipeline = withRetry(fanOut(exporters.map((e) => withRetry(fromLogRecordExporter(e)))));
       const controller = new AbortController();
       await pipeline.consume(makeBatch(2), controller.signal);
-      assert.deepEqual(exporters.map((e) => e.exported), Array(9).fill(2));
+      assert.deepEqual(
+        exporters.map((e) => e.exported),
+        Array(9).fill(2),
+      );
       const reason = new Error('partition lost');
       const aborted = pipeline.consume(makeBatch(1), controller.signal);
       controller.abort(reason);

@@ -38,7 +38,11 @@ test('a packed job gives back every field the decoders read, each body a view of
   const { job, transfer } = packDecodeJob(7, given, context);
   assert.equal(job.id, 7);
   assert.deepEqual(job.context, context);
-  assert.equal(job.bodies.byteLength, given.reduce((n, e) => n + e.body.byteLength, 0), 'the bodies, not their backing store');
+  assert.equal(
+    job.bodies.byteLength,
+    given.reduce((n, e) => n + e.body.byteLength, 0),
+    'the bodies, not their backing store',
+  );
   assert.ok(transfer.includes(job.bodies.buffer as ArrayBuffer));
   const back = unpackDecodeJob(structuredClone(job, { transfer }));
   assert.equal(back.length, given.length);
@@ -57,8 +61,20 @@ test('a packed job gives back every field the decoders read, each body a view of
 });
 
 test('a job without the optional fields carries no column for them', () => {
-  const { job } = packDecodeJob(1, [{ body: Buffer.from('x'), sequenceNumber: 1, offset: '1', enqueuedTime: time }], context);
-  assert.deepEqual(Object.keys(job).sort(), ['bodies', 'context', 'ends', 'enqueuedMs', 'id', 'offsets', 'sequenceNumbers']);
+  const { job } = packDecodeJob(
+    1,
+    [{ body: Buffer.from('x'), sequenceNumber: 1, offset: '1', enqueuedTime: time }],
+    context,
+  );
+  assert.deepEqual(Object.keys(job).sort(), [
+    'bodies',
+    'context',
+    'ends',
+    'enqueuedMs',
+    'id',
+    'offsets',
+    'sequenceNumbers',
+  ]);
 });
 
 test('a decode thread writes the bytes the pipeline thread writes: raw format with metadata, properties and ids', async (t) => {
@@ -69,8 +85,12 @@ test('a decode thread writes the bytes the pipeline thread writes: raw format wi
   const given = events().filter((e) => Number.isFinite(e.enqueuedTime.getTime()));
   const done = await pool.run(given, context);
   const here = createDecoder(options)(given, context).records;
-  const strip = (bytes: Uint8Array) => decodeLogsRequest(bytes).resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap(
-    (sl: any) => sl.logRecords.map(({ observedTimeUnixNano: _o, ...rest }: any) => ({ resource: rl.resource, ...rest }))));
+  const strip = (bytes: Uint8Array) =>
+    decodeLogsRequest(bytes).resourceLogs.flatMap((rl: any) =>
+      rl.scopeLogs.flatMap((sl: any) =>
+        sl.logRecords.map(({ observedTimeUnixNano: _o, ...rest }: any) => ({ resource: rl.resource, ...rest })),
+      ),
+    );
   assert.equal(done.encodedLogs.records, here.length);
   assert.deepEqual(strip(done.encodedLogs.bytes), strip(encodeLogsRequest(here)));
 });

@@ -7,7 +7,9 @@ import type { DecoderOptions } from '../../../src/decode/decoder.ts';
 import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { encodeLogsRequest } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
 import {
-  DecodePool, decodeWorkerCount, MAX_CONSECUTIVE_WORKER_FAILURES,
+  DecodePool,
+  decodeWorkerCount,
+  MAX_CONSECUTIVE_WORKER_FAILURES,
 } from '../../../src/receiver/internal/decode-pool.ts';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
 import { siblingModule } from '../../helpers/sibling-module.ts';
@@ -18,7 +20,15 @@ const options: DecoderOptions = { format: 'azure', applySemanticConventions: tru
 function events(count: number): ReceivedEvent[] {
   const time = new Date('2026-05-14T09:12:44Z');
   return Array.from({ length: count }, (_, i) => ({
-    body: Buffer.from(i === 7 ? '{"records": [ not json' : sampleResourceLogBody(SAMPLE_CATEGORIES[i % SAMPLE_CATEGORIES.length]!, { records: 1 + (i % 3), index: i, time })),
+    body: Buffer.from(
+      i === 7
+        ? '{"records": [ not json'
+        : sampleResourceLogBody(SAMPLE_CATEGORIES[i % SAMPLE_CATEGORIES.length]!, {
+            records: 1 + (i % 3),
+            index: i,
+            time,
+          }),
+    ),
     sequenceNumber: 100 + i,
     offset: String(1000 + i),
     enqueuedTime: new Date(time.getTime() + i),
@@ -29,10 +39,14 @@ function events(count: number): ReceivedEvent[] {
 /** The records of a request, without the observed time (the decode's clock), as comparable objects. */
 function records(bytes: Uint8Array): unknown[] {
   const request = decodeLogsRequest(bytes);
-  return request.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => {
-    const { observedTimeUnixNano: _observed, ...rest } = r;
-    return { resource: rl.resource, scope: sl.scope, ...rest };
-  })));
+  return request.resourceLogs.flatMap((rl: any) =>
+    rl.scopeLogs.flatMap((sl: any) =>
+      sl.logRecords.map((r: any) => {
+        const { observedTimeUnixNano: _observed, ...rest } = r;
+        return { resource: rl.resource, scope: sl.scope, ...rest };
+      }),
+    ),
+  );
 }
 
 test('decode_workers: auto is one fewer than the cores (none on one core), at most two; numbers are taken as they are', () => {

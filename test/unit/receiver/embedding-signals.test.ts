@@ -5,7 +5,8 @@ import { ConfigError, createAzureEventHubReceiver } from '../../../src/index.ts'
 import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import type { Logger } from '../../../src/component/logger.ts';
 
-const connection = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=ZW1iZWQ=;EntityPath=h';
+const connection =
+  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=ZW1iZWQ=;EntityPath=h';
 
 test('an embedder asking for metrics or traces gets them only from the azure format, into a SignalConsumer', async () => {
   const warnings: string[] = [];
@@ -19,11 +20,19 @@ test('an embedder asking for metrics or traces gets them only from the azure for
   assert.deepEqual(warnings, [], 'metrics keys are used when metrics are fed');
 
   assert.throws(
-    () => createAzureEventHubReceiver({ connection, format: 'raw' }, new InMemorySignalConsumer(), { signals: new Set(['traces']) }),
-    (e: unknown) => e instanceof ConfigError && /format: raw produces log records only, so it cannot feed a traces pipeline/.test(e.message),
+    () =>
+      createAzureEventHubReceiver({ connection, format: 'raw' }, new InMemorySignalConsumer(), {
+        signals: new Set(['traces']),
+      }),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      /format: raw produces log records only, so it cannot feed a traces pipeline/.test(e.message),
   );
   assert.throws(
-    () => createAzureEventHubReceiver({ connection }, new InMemoryLogRecordExporter(), { signals: new Set(['logs', 'metrics']) }),
+    () =>
+      createAzureEventHubReceiver({ connection }, new InMemoryLogRecordExporter(), {
+        signals: new Set(['logs', 'metrics']),
+      }),
     (e: unknown) => e instanceof ConfigError && /a LogRecordExporter exports log records only/.test(e.message),
   );
 });

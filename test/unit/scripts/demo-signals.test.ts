@@ -13,7 +13,10 @@ test('--signals: a comma-separated list of logs, metrics, traces, in any order; 
 });
 
 test('the demo config gets a pipeline per signal on the same receiver and exporters; the others are removed', async () => {
-  const raw = parse(await readFile(new URL('../../../config/local.yaml', import.meta.url), 'utf8')) as Record<string, any>;
+  const raw = parse(await readFile(new URL('../../../config/local.yaml', import.meta.url), 'utf8')) as Record<
+    string,
+    any
+  >;
   const before = structuredClone(raw);
   const all = withDemoSignals(raw, ['logs', 'metrics', 'traces']) as Record<string, any>;
   assert.deepEqual(raw, before, 'input unchanged');

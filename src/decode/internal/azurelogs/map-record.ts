@@ -74,7 +74,8 @@ export function mapSemconvRecord(
   }
 
   const time = recordTime(record, source, m.timeParsers);
-  if (time === undefined) attributes[ATTR_TIMESTAMP_FALLBACK] = timeKeyOf(record) === undefined ? 'missing' : 'unparsable';
+  if (time === undefined)
+    attributes[ATTR_TIMESTAMP_FALLBACK] = timeKeyOf(record) === undefined ? 'missing' : 'unparsable';
   if (keepExtras) {
     for (const key of record.extras) {
       const name = extraAttributeName(key);
@@ -117,7 +118,11 @@ const MORE_TIME_FIELDS = TIMESTAMP_FIELDS.slice(2).map((f) => f.toLowerCase());
  * `time`, else `timeStamp`, as Go reads them; then (where Go would drop the record) the other time fields
  * the default mode knows, such as Event Hubs' EventTimeString, from the record's extra fields.
  */
-function recordTime(record: GoRecord, source: Record<string, unknown>, parsers: readonly TimeLayoutParser[]): HrTime | undefined {
+function recordTime(
+  record: GoRecord,
+  source: Record<string, unknown>,
+  parsers: readonly TimeLayoutParser[],
+): HrTime | undefined {
   const t = parseTime(record.time, parsers) ?? parseTime(record.timeStamp, parsers);
   if (t !== undefined || record.extras.length === 0) return t;
   for (const field of MORE_TIME_FIELDS) {
