@@ -195,7 +195,10 @@ export function flattenActual(records: readonly ReadableLogRecord[]): FlatRecord
       observedTimeUnixNano: nanos(r.hrTimeObserved),
       severityNumber: r.severityNumber ?? 0,
       severityText: r.severityText ?? '',
-      body: r.body === undefined || r.body === null ? undefined : fromOtlp(anyValueJson(r.body, false, recordBodyDoubles(r))),
+      body:
+        r.body === undefined || r.body === null
+          ? undefined
+          : fromOtlp(anyValueJson(r.body, false, recordBodyDoubles(r))),
       attributes: fromOtlpList(attributesJson(r.attributes, false, recordAttributeDoubles(r))),
       eventName: r.eventName ?? '',
     });

@@ -77,7 +77,7 @@ test('a job without the optional fields carries no column for them', () => {
   ]);
 });
 
-test('a decode thread writes the bytes the pipeline thread writes: raw format with metadata, properties and ids', async (t) => {
+test('a decode thread writes what the pipeline thread writes: raw format, metadata, properties, ids', async (t) => {
   const options: DecoderOptions = { format: 'raw', eventMetadata: 'messaging', recordUid: true };
   const pool = new DecodePool({ size: 1, decoder: options, logger: noopLogger });
   t.after(() => pool.close());
