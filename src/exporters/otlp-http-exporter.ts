@@ -204,8 +204,8 @@ async function signalSender<S extends Signal>(
     await exporter.shutdown();
     exporter = await build(true);
     retry = disableLibraryRetry(exporter);
-    const message =
-      `cannot set the gzip level (the OTLP library's internals changed): gzip at level ` + `${ZLIB_DEFAULT_GZIP_LEVEL}`;
+    const level6 = ZLIB_DEFAULT_GZIP_LEVEL;
+    const message = `cannot set the gzip level (the OTLP library's internals changed): gzip at level ${level6}`;
     context.warnOnce(message, {
       written_for: OTLP_EXPORTER_BASE_VERSION,
       compression_level: level,

@@ -75,6 +75,14 @@ export function recordAttributeDoubles(record: object): Set<string> | undefined 
   return (record as { attributeDoubles?: Set<string> }).attributeDoubles;
 }
 
+/**
+ * The mark of a log record's map body: the record's own `bodyDoubles` field (set by a decoder that builds the body,
+ * which spares a property definition on each body), else the body's mark.
+ */
+export function recordBodyDoubles(record: object): Set<string> | undefined {
+  return (record as { bodyDoubles?: Set<string> }).bodyDoubles;
+}
+
 /** The shared key set of `current` plus `key` (see markDoubleKey): for a decoder building a record's mark itself. */
 export function withDoubleKey(current: Set<string> | undefined, key: string): Set<string> {
   return current?.has(key) ? current : withKey(current, key);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { parse as parseYaml } from 'yaml';
 import { anyValueJson, attributesJson } from '../../src/exporters/internal/otlp-json-values.ts';
-import { recordAttributeDoubles } from '../../src/pipeline/double-values.ts';
+import { recordAttributeDoubles, recordBodyDoubles } from '../../src/pipeline/double-values.ts';
 
 export const GO_PARITY_DIR = new URL('../fixtures/go-parity/', import.meta.url).pathname;
 
@@ -195,7 +195,10 @@ export function flattenActual(records: readonly ReadableLogRecord[]): FlatRecord
       observedTimeUnixNano: nanos(r.hrTimeObserved),
       severityNumber: r.severityNumber ?? 0,
       severityText: r.severityText ?? '',
-      body: r.body === undefined || r.body === null ? undefined : fromOtlp(anyValueJson(r.body)),
+      body:
+        r.body === undefined || r.body === null
+          ? undefined
+          : fromOtlp(anyValueJson(r.body, false, recordBodyDoubles(r))),
       attributes: fromOtlpList(attributesJson(r.attributes, false, recordAttributeDoubles(r))),
       eventName: r.eventName ?? '',
     });

@@ -9,6 +9,7 @@ export function withoutDoubleMarks(records: readonly ReadableLogRecord[]): Reada
   return records.map((r) => ({
     ...r,
     attributeDoubles: undefined, // the decoders' mark of a record's own attributes
+    bodyDoubles: undefined, // and of its map body
     attributes: JSON.parse(JSON.stringify(r.attributes)),
     body: r.body === undefined ? undefined : JSON.parse(JSON.stringify(r.body)),
   }));

@@ -1,9 +1,9 @@
 import type { HrTime } from '@opentelemetry/api';
-import type { LogAttributes, LogBody } from '@opentelemetry/api-logs';
+import type { LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ATTR_CLOUD_PROVIDER, ATTR_TIMESTAMP_FALLBACK, CLOUD_PROVIDER_AZURE, type AzureNames } from './azure-names.ts';
 import { nestsDeeperThan } from './parse-json.ts';
-import { markDoubleKey, withDoubleKey } from '../../pipeline/double-values.ts';
+import { withDoubleKey } from '../../pipeline/double-values.ts';
 import { RecordAttributes } from './event-attributes.ts';
 import { goSeverity } from './go-severity.ts';
 import { makeRecord } from './records.ts';
@@ -129,19 +129,13 @@ function goDuration(value: unknown): number | undefined {
 }
 
 /**
- * A JSON value Go decodes into `any` (properties, identity): its numbers are float64, doubles on the wire. Marked
- * through its key on the map that holds it (strings and booleans need no mark).
+ * Whether a JSON value Go decodes into `any` (properties, identity) needs a double mark: its numbers are float64,
+ * doubles on the wire, and it is or may hold a number (strings and booleans need no mark). The mark goes on the
+ * record, through the key that holds the value (attributeDoubles, bodyDoubles).
  */
-export function markGoNumbers(attributes: LogAttributes, key: string, value: unknown): void {
-  if (holdsNumbers(value)) markDoubleKey(attributes, key);
-}
-
-/** Whether a value is or may hold a number (strings and booleans need no mark). */
-const holdsNumbers = (value: unknown): boolean =>
+export const holdsGoNumbers = (value: unknown): boolean =>
   typeof value === 'number' || (typeof value === 'object' && value !== null);
-
-/** Whether a value Go decodes into `any` needs a double mark (see markGoNumbers): it is or may hold a number. */
-export const holdsGoNumbers = holdsNumbers;
+const holdsNumbers = holdsGoNumbers;
 
 const asText = (value: unknown) =>
   (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
@@ -163,7 +157,7 @@ export function mapAzureRecord(
   const names = m.names;
   const depth = m.maxNestingDepth;
   const attributes = new RecordAttributes();
-  let doubles: Set<string> | undefined; // attribute keys holding Go float64s (see markGoNumbers)
+  let doubles: Set<string> | undefined; // attribute keys holding Go float64s (see holdsGoNumbers)
   let resourceId: string | undefined;
   let level: unknown;
   let levelKey = '';

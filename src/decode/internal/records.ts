@@ -39,6 +39,8 @@ export interface DecodedLogRecord extends ReadableLogRecord {
   eventSequenceNumber: number | undefined;
   /** The attribute keys whose numbers are Go float64s (pipeline/double-values.ts), shared sets; none when undefined. */
   attributeDoubles: Set<string> | undefined;
+  /** The same for the keys of a map body; when undefined, the body map's own mark (if any) is read. */
+  bodyDoubles: Set<string> | undefined;
 }
 
 /** One record with every field present, so all records share one object shape. */
@@ -53,6 +55,7 @@ export function makeRecord(
   eventName?: string,
   scope: ReadableLogRecord['instrumentationScope'] = INSTRUMENTATION_SCOPE,
   attributeDoubles?: Set<string>,
+  bodyDoubles?: Set<string>,
 ): ReadableLogRecord {
   const record: DecodedLogRecord = {
     hrTime,
@@ -67,6 +70,7 @@ export function makeRecord(
     droppedAttributesCount: 0,
     eventSequenceNumber: undefined,
     attributeDoubles,
+    bodyDoubles,
   };
   return record;
 }

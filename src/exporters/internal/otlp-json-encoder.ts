@@ -16,7 +16,7 @@ import { JsonLogsSerializer, type ISerializer, type IExportLogsServiceResponse }
 import { unixNanosString } from './otlp-wire-values.ts';
 import { anyValueJson, attributesJson, optionalString, resourceJson, scopeJson } from './otlp-json-values.ts';
 import { groupByResourceAndScope } from './group-items.ts';
-import { recordAttributeDoubles } from '../../pipeline/double-values.ts';
+import { recordAttributeDoubles, recordBodyDoubles } from '../../pipeline/double-values.ts';
 
 /** The ExportLogsServiceRequest for `records` as UTF-8 JSON bytes. */
 export function encodeLogsRequestJson(records: readonly ReadableLogRecord[]): Uint8Array {
@@ -61,7 +61,7 @@ function logRecordJson(record: ReadableLogRecord): object {
     severityNumber: record.severityNumber || undefined,
     severityText: optionalString(record.severityText),
     // An absent body stays absent, as in the protobuf encoding (upstream writes `"body": {}`).
-    body: record.body === undefined ? undefined : anyValueJson(record.body),
+    body: record.body === undefined ? undefined : anyValueJson(record.body, false, recordBodyDoubles(record)),
     eventName: optionalString(record.eventName),
     attributes: attributesJson(record.attributes, false, recordAttributeDoubles(record)),
     droppedAttributesCount: record.droppedAttributesCount ?? 0,

@@ -63,8 +63,11 @@ export function attributesJson(attributes: LogAttributes, doubles = false, marke
   return out;
 }
 
-/** The same variant as the protobuf encoder picks; null, undefined and other types an empty AnyValue. */
-export function anyValueJson(value: AnyValue, doubles = false): JsonAnyValue {
+/**
+ * The same variant as the protobuf encoder picks; null, undefined and other types an empty AnyValue. `markedKeys`
+ * for a map as for attributesJson.
+ */
+export function anyValueJson(value: AnyValue, doubles = false, markedKeys?: Set<string>): JsonAnyValue {
   switch (typeof value) {
     case 'string':
       return { stringValue: wellFormed(value) };
@@ -81,7 +84,7 @@ export function anyValueJson(value: AnyValue, doubles = false): JsonAnyValue {
         const inner = doublesIn(value, doubles);
         return { arrayValue: { values: value.map((v: AnyValue) => anyValueJson(v, inner)) } };
       }
-      return { kvlistValue: { values: attributesJson(value as LogAttributes, doubles) } };
+      return { kvlistValue: { values: attributesJson(value as LogAttributes, doubles, markedKeys) } };
     }
     default:
       return {};

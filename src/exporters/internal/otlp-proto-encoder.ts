@@ -26,7 +26,7 @@ import {
 } from './otlp-proto-values.ts';
 import { ProtoWriter, varintSize } from './proto-writer.ts';
 import { groupByResourceAndScope } from './group-items.ts';
-import { recordAttributeDoubles } from '../../pipeline/double-values.ts';
+import { recordAttributeDoubles, recordBodyDoubles } from '../../pipeline/double-values.ts';
 
 // Tags: field number << 3 | wire type (0 varint, 1 fixed64, 2 length-delimited, 5 fixed32).
 const LEN_1 = 0x0a; // ExportLogsServiceRequest.resource_logs
@@ -114,7 +114,7 @@ function writeLogRecord(w: ProtoWriter, record: ReadableLogRecord): void {
   }
   if (record.body !== undefined) {
     w.byte(LOG_BODY);
-    writeAnyValueMessage(w, record.body);
+    writeAnyValueMessage(w, record.body, false, recordBodyDoubles(record));
   }
   if (record.attributes) writeAttributes(w, record.attributes, LOG_ATTRIBUTES, false, recordAttributeDoubles(record));
   w.byte(LOG_DROPPED);

@@ -161,11 +161,14 @@ function writeKeyValue(w: ProtoWriter, key: string, value: AnyValue, doubles: bo
   w.end(start, reserve);
 }
 
-/** An AnyValue message with its length prefix (the tag is the caller's); `doubles` as for writeAttributes. */
-export function writeAnyValueMessage(w: ProtoWriter, value: AnyValue, doubles = false): void {
+/**
+ * An AnyValue message with its length prefix (the tag is the caller's); `doubles` and, for a map, `markedKeys`
+ * as for writeAttributes.
+ */
+export function writeAnyValueMessage(w: ProtoWriter, value: AnyValue, doubles = false, markedKeys?: Set<string>): void {
   const reserve = varintSize(guessAnyValueBytes(value));
   const start = w.begin(reserve);
-  writeAnyValue(w, value, doubles);
+  writeAnyValue(w, value, doubles, markedKeys);
   w.end(start, reserve);
 }
 
@@ -182,7 +185,7 @@ function guessAnyValueBytes(value: AnyValue): number {
  * int_value, other numbers (and every number where `doubles`) double_value; null, undefined and other types an
  * empty AnyValue.
  */
-function writeAnyValue(w: ProtoWriter, value: AnyValue, doubles: boolean): void {
+function writeAnyValue(w: ProtoWriter, value: AnyValue, doubles: boolean, markedKeys?: Set<string>): void {
   switch (typeof value) {
     case 'string':
       w.byte(LEN_1);
@@ -220,7 +223,7 @@ function writeAnyValue(w: ProtoWriter, value: AnyValue, doubles: boolean): void 
         w.byte(ANY_KVLIST);
         const reserve = varintSize(CONTAINER_GUESS_BYTES);
         const start = w.begin(reserve);
-        writeAttributes(w, value as LogAttributes, 1, doubles);
+        writeAttributes(w, value as LogAttributes, 1, doubles, markedKeys);
         w.end(start, reserve);
       }
       return;

@@ -77,23 +77,20 @@ test('a job without the optional fields carries no column for them', () => {
   ]);
 });
 
-test(
-  'a decode thread writes the bytes the pipeline thread writes: raw format with metadata, properties and ' + 'ids',
-  async (t) => {
-    const options: DecoderOptions = { format: 'raw', eventMetadata: 'messaging', recordUid: true };
-    const pool = new DecodePool({ size: 1, decoder: options, logger: noopLogger });
-    t.after(() => pool.close());
-    // Not the event without an enqueued time: its time is the clock's, which differs between the two decodes.
-    const given = events().filter((e) => Number.isFinite(e.enqueuedTime.getTime()));
-    const done = await pool.run(given, context);
-    const here = createDecoder(options)(given, context).records;
-    const strip = (bytes: Uint8Array) =>
-      decodeLogsRequest(bytes).resourceLogs.flatMap((rl: any) =>
-        rl.scopeLogs.flatMap((sl: any) =>
-          sl.logRecords.map(({ observedTimeUnixNano: _o, ...rest }: any) => ({ resource: rl.resource, ...rest })),
-        ),
-      );
-    assert.equal(done.encodedLogs.records, here.length);
-    assert.deepEqual(strip(done.encodedLogs.bytes), strip(encodeLogsRequest(here)));
-  },
-);
+test('a decode thread writes what the pipeline thread writes: raw format, metadata, properties, ids', async (t) => {
+  const options: DecoderOptions = { format: 'raw', eventMetadata: 'messaging', recordUid: true };
+  const pool = new DecodePool({ size: 1, decoder: options, logger: noopLogger });
+  t.after(() => pool.close());
+  // Not the event without an enqueued time: its time is the clock's, which differs between the two decodes.
+  const given = events().filter((e) => Number.isFinite(e.enqueuedTime.getTime()));
+  const done = await pool.run(given, context);
+  const here = createDecoder(options)(given, context).records;
+  const strip = (bytes: Uint8Array) =>
+    decodeLogsRequest(bytes).resourceLogs.flatMap((rl: any) =>
+      rl.scopeLogs.flatMap((sl: any) =>
+        sl.logRecords.map(({ observedTimeUnixNano: _o, ...rest }: any) => ({ resource: rl.resource, ...rest })),
+      ),
+    );
+  assert.equal(done.encodedLogs.records, here.length);
+  assert.deepEqual(strip(done.encodedLogs.bytes), strip(encodeLogsRequest(here)));
+});

@@ -1,9 +1,9 @@
-import type { LogAttributes } from '@opentelemetry/api-logs';
 import { BODY_LIFTERS } from './body-lifting.ts';
 import type { GoRecord } from './go-record.ts';
 import { parseGoInt } from './go-values.ts';
 import { putIfSet } from './put-helpers.ts';
-import { markGoNumbers } from '../azure-record.ts';
+import { holdsGoNumbers } from '../azure-record.ts';
+import { withDoubleKey } from '../../../pipeline/double-values.ts';
 
 /**
  * The body Go writes for a category it has no attribute mapping for (extractRawAttributes in
@@ -46,10 +46,18 @@ export function bodyMap(
   putIfSet(body, 'tenant.id', record.tenantId);
   putIfSet(body, 'cloud.region', record.location);
   putIfSet(body, 'network.peer.address', record.callerIpAddress);
-  // identity and properties are `any` in Go's record struct: their numbers are float64.
-  if (body.identity !== undefined) markGoNumbers(body as LogAttributes, 'identity', body.identity);
-  if (body.properties !== undefined) markGoNumbers(body as LogAttributes, 'properties', body.properties);
   return body;
+}
+
+/**
+ * The keys of a body map whose numbers are Go float64s (see pipeline/double-values.ts): identity and properties
+ * are `any` in Go's record struct. The record carries them (`bodyDoubles`), not the body.
+ */
+export function bodyMapDoubles(body: Record<string, unknown>): Set<string> | undefined {
+  let doubles: Set<string> | undefined;
+  if (body.identity !== undefined && holdsGoNumbers(body.identity)) doubles = withDoubleKey(doubles, 'identity');
+  if (body.properties !== undefined && holdsGoNumbers(body.properties)) doubles = withDoubleKey(doubles, 'properties');
+  return doubles;
 }
 
 function liftProperties(category: string, properties: Record<string, unknown>, body: Record<string, unknown>): void {

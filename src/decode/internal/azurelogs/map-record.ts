@@ -10,7 +10,7 @@ import { parsePropertiesString } from '../properties-string.ts';
 import { makeRecord } from '../records.ts';
 import type { TimeLayoutParser } from '../time-layout.ts';
 import { hrTimeFromMs, parseBuiltinTimestamp } from '../timestamp.ts';
-import { bodyMap } from './body-map.ts';
+import { bodyMap, bodyMapDoubles } from './body-map.ts';
 import { CATEGORY_MAPPINGS } from './category-mappings.ts';
 import { putCommonAttributes } from './common-attributes.ts';
 import { EXTRA_PREFIX, extraAttributeName, readGoRecord, type GoRecord } from './go-record.ts';
@@ -42,6 +42,7 @@ export function mapSemconvRecord(
   const isObject = typeof properties === 'object' && properties !== null && !Array.isArray(properties);
 
   let body: LogBody;
+  let bodyDoubles: Set<string> | undefined;
   let keepExtras = true;
   const mapping = CATEGORY_MAPPINGS.get(record.category);
   let mappingError: string | undefined;
@@ -64,7 +65,9 @@ export function mapSemconvRecord(
     mappingError = record.hasProperties ? 'properties is not an object' : 'record has no properties';
   }
   if (mapping === undefined || mappingError !== undefined) {
-    body = bodyMap(record, properties, source) as LogBody;
+    const map = bodyMap(record, properties, source);
+    body = map as LogBody;
+    bodyDoubles = bodyMapDoubles(map);
     if (mappingError !== undefined) attributes[ATTR_MAPPING_ERROR] = mappingError;
     // Without properties, event.original already holds the whole record.
     keepExtras = record.hasProperties;
@@ -98,6 +101,7 @@ export function mapSemconvRecord(
     undefined,
     m.scope,
     doubles,
+    bodyDoubles,
   );
 }
 
