@@ -20,7 +20,10 @@ const emulator = connection ? undefined : await startEmulator({ port: 0, hubs: [
 if (emulator) {
   connection = emulator.connectionString('example');
   const producer = new EventHubProducerClient(connection);
-  await producer.sendBatch([{ body: Buffer.from(sampleResourceLogBody('keyvault-audit', { records: 2 })) }, { body: Buffer.from(sampleResourceLogBody('activity-administrative')) }]);
+  await producer.sendBatch([
+    { body: Buffer.from(sampleResourceLogBody('keyvault-audit', { records: 2 })) },
+    { body: Buffer.from(sampleResourceLogBody('activity-administrative')) },
+  ]);
   await producer.close();
 }
 
@@ -30,7 +33,11 @@ const consoleExporter = new ConsoleLogRecordExporter();
 const exporter = {
   export(records: ReadableLogRecord[], done: (result: ExportResult) => void) {
     exported += records.length;
-    for (const r of records) console.log(`${r.severityText ?? '-'} ${String(r.attributes['azure.category'] ?? '')} ${String(r.attributes['azure.operation.name'] ?? '')}`);
+    for (const r of records)
+      console.log(
+        `${r.severityText ?? '-'} ${String(r.attributes['azure.category'] ?? '')} ` +
+          `${String(r.attributes['azure.operation.name'] ?? '')}`,
+      );
     done({ code: ExportResultCode.SUCCESS });
   },
   shutdown: () => consoleExporter.shutdown(),
@@ -43,8 +50,10 @@ const receiver = createAzureEventHubReceiver(
     connection,
     format: 'azure',
     start_position: 'earliest',
-    // For a fleet, add: blob_checkpoint_store: { connection: '<storage connection string>', container_name: 'checkpoints' }
-    // Keeps this thread's memory (V8 heap in use + Buffers) near 128 MiB without a Node flag (docs/embedding.md#memory).
+    // For a fleet, add: blob_checkpoint_store: { connection: '<storage connection string>', container_name:
+    // 'checkpoints' }
+    // Keeps this thread's memory (V8 heap in use + Buffers) near 128 MiB without a Node flag
+    // (docs/embedding.md#memory).
     memory: { limit_mib: 128 },
   },
   exporter,

@@ -33,7 +33,17 @@ function copyAssets(dir) {
 }
 for (const dir of ['test', 'scripts', 'examples']) copyAssets(dir);
 
-for (const name of ['package.json', 'docs', 'config', 'bin', 'dist', 'README.md', 'LICENSE', 'Dockerfile', 'node_modules']) {
+for (const name of [
+  'package.json',
+  'docs',
+  'config',
+  'bin',
+  'dist',
+  'README.md',
+  'LICENSE',
+  'Dockerfile',
+  'node_modules',
+]) {
   const link = join(OUT, name);
   if (!existsSync(name)) continue;
   rmSync(link, { recursive: true, force: true });

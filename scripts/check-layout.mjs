@@ -3,7 +3,7 @@
 // 1. No cycle between the folders under src/: a folder (with everything under it) may import another only
 //    if that one does not import it back, directly or around a loop. Nested folders count as their parent.
 // 2. No source line over 120 characters in src/, test/, scripts/ and examples/ (TypeScript and JavaScript).
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const MAX_LINE = 120;
@@ -64,13 +64,27 @@ function connect(v) {
   if (cycle.length < 2) return;
   const inside = new Set(cycle);
   const why = [];
-  for (const a of cycle) for (const [b, seen] of edges.get(a) ?? []) if (inside.has(b)) why.push(`  src/${a} -> src/${b}: ${seen}`);
-  problems.push(`folders import each other around a loop: ${cycle.map((f) => `src/${f}`).join(', ')}\n${why.join('\n')}\n` +
-    '  Move what both need into the lower folder (or component/), so imports go one way.');
+  for (const a of cycle)
+    for (const [b, seen] of edges.get(a) ?? []) if (inside.has(b)) why.push(`  src/${a} -> src/${b}: ${seen}`);
+  problems.push(
+    `folders import each other around a loop: ${cycle.map((f) => `src/${f}`).join(', ')}\n${why.join('\n')}\n` +
+      '  Move what both need into the lower folder (or component/), so imports go one way.',
+  );
 }
 for (const v of edges.keys()) if (!idx.has(v)) connect(v);
 
-// 2. Line length.
+// 2. Line length. scripts/long-lines-allowed.txt lists the lines left over when the formatter came in (the
+// codemod that split the others could not: long regular expressions, templates of long expressions); it
+// may only shrink: a line in it that is wrapped or gone is dropped with --update, and no line can join it.
+const allowedFile = resolve(root, 'scripts/long-lines-allowed.txt');
+const allowed = new Set();
+try {
+  for (const entry of readFileSync(allowedFile, 'utf8').split('\n'))
+    if (entry && !entry.startsWith('#')) allowed.add(entry);
+} catch {
+  // none allowed
+}
+const stillLong = new Set();
 for (const top of ['src', 'test', 'scripts', 'examples']) {
   const dir = resolve(root, top);
   try {
@@ -81,13 +95,22 @@ for (const top of ['src', 'test', 'scripts', 'examples']) {
   for (const file of walk(dir, [])) {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines.forEach((line, i) => {
-      if (line.length > MAX_LINE) {
-        problems.push(`${relative(root, file)}:${i + 1}: line of ${line.length} characters (at most ${MAX_LINE}): wrap it`);
+      const key = `${relative(root, file)}\t${line.trim()}`;
+      if (line.length > MAX_LINE && allowed.has(key)) stillLong.add(key);
+      else if (line.length > MAX_LINE) {
+        problems.push(
+          `${relative(root, file)}:${i + 1}: line of ${line.length} characters (at most ${MAX_LINE}): wrap it`,
+        );
       }
     });
   }
 }
 
+if (process.argv.includes('--update')) {
+  const header =
+    '# Lines over 120 characters left from before the formatter (check-layout.mjs); this list only shrinks.';
+  writeFileSync(allowedFile, `${[header, ...[...stillLong].sort()].join('\n')}\n`);
+}
 if (problems.length > 0) {
   console.error(problems.join('\n'));
   console.error(`check-layout: ${problems.length} problem(s)`);

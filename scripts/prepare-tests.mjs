@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 // What `npm test` does before the tests, side by side (each step is single-threaded, and this machine has
-// two cores or more): lint (`npm run lint`), the package build (`npm run build`; the end-to-end tests run
-// the built CLI) and the type-checked test build (scripts/build-tests.mjs). Each step's output is printed
-// when it ends, so the lines of two steps never interleave; the exit code is non-zero if any step failed.
+// two cores or more): the checks of `npm run lint` (ESLint, the Biome format check, scripts/check-layout.mjs),
+// the package build (the end-to-end tests run the built CLI; emitted without a second type check, since the
+// test build checks the same sources) and the type-checked test build (scripts/build-tests.mjs). Each
+// step's output is printed when it ends, so two steps never interleave; the exit code is non-zero if any
+// step failed.
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const bin = (name) => join('node_modules', '.bin', name);
 const steps = [
-  ['lint', npm, ['run', '--silent', 'lint']],
-  ['build', npm, ['run', '--silent', 'build']],
+  ['eslint', bin('eslint'), ['.']],
+  ['format (biome format; `npm run format` fixes it)', bin('biome'), ['format', '.']],
+  ['layout', process.execPath, ['scripts/check-layout.mjs']],
+  ['build', bin('tsc'), ['-p', 'tsconfig.build.json', '--noCheck']],
   ['typecheck and compile the tests', process.execPath, ['scripts/build-tests.mjs']],
 ];
 const started = Date.now();

@@ -45,15 +45,20 @@ const runnable = (f) => (compiled ? join(BUILD, f.replace(/\.ts$/, '.js')) : f);
 if (compiled) {
   const missing = files.map(runnable).filter((f) => !existsSync(f));
   if (missing.length > 0) {
-    console.error(`--compiled: ${missing.length} test file(s) not compiled (first: ${missing[0]}); run node scripts/build-tests.mjs first`);
+    console.error(
+      `--compiled: ${missing.length} test file(s) not compiled (first: ${missing[0]}); run node scripts/` +
+        `build-tests.mjs first`,
+    );
     process.exit(1);
   }
 }
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
+// One more file than cores: most integration files spend much of their time waiting (leases, child processes).
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? availableParallelism() + 1);
 const nodeArgs = [
   ...(compiled ? [] : ['--import', 'tsx']),
   // Report writes that --test-force-exit cannot cut short (see blocking-stdio.mjs).
-  '--import', new URL('./blocking-stdio.mjs', import.meta.url).href,
+  '--import',
+  new URL('./blocking-stdio.mjs', import.meta.url).href,
   // A test file's process ends when its tests end: @azure/event-hubs 6.0.4 leaves a 45-minute token
   // renewal timer behind after a receiver reconnects, which would otherwise keep the file running.
   '--test-force-exit',
@@ -83,7 +88,9 @@ function runFile(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
     // TEST_CPU=1: measure each file's CPU (user + system, its child processes included) with GNU time.
-    const cpuFile = process.env.TEST_CPU ? join(tmpdir(), `test-cpu-${process.pid}-${results.length}-${Math.random()}`) : undefined;
+    const cpuFile = process.env.TEST_CPU
+      ? join(tmpdir(), `test-cpu-${process.pid}-${results.length}-${Math.random()}`)
+      : undefined;
     const command = cpuFile ? ['/usr/bin/time', '-f', '%U %S', '-o', cpuFile, process.execPath] : [process.execPath];
     const child = spawn(command[0], [...command.slice(1), ...nodeArgs, runnable(file)], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -100,16 +107,22 @@ function runFile(file) {
         if (m) cpu = Number(m[1]) + Number(m[2]);
         rmSync(cpuFile, { force: true });
       }
-      const counts = Object.fromEntries(COUNTS.map((k) => [k, Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(out)?.[1] ?? 0)]));
+      const counts = Object.fromEntries(
+        COUNTS.map((k) => [k, Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(out)?.[1] ?? 0)]),
+      );
       const summarised = /^# tests \d+$/m.test(out);
       const ok = code === 0 && summarised && counts.fail === 0 && counts.cancelled === 0;
       for (const k of COUNTS) totals[k] += counts[k];
       results.push({ file, seconds, ok, counts, cpu });
       const cpuText = cpu === undefined ? '' : `  cpu ${cpu.toFixed(1)} s`;
-      const line = `${ok ? 'ok  ' : 'FAIL'} ${seconds.toFixed(1).padStart(6)} s  ${file}  (${counts.pass}/${counts.tests})${cpuText}`;
+      const line =
+        `${ok ? 'ok  ' : 'FAIL'} ${seconds.toFixed(1).padStart(6)} s  ${file}  (${counts.pass}/` +
+        `${counts.tests})${cpuText}`;
       if (ok) console.log(line);
       else {
-        console.log(`${line}  exit ${code ?? signal}\n----- ${file} -----\n${out.trimEnd()}\n----- end of ${file} -----`);
+        console.log(
+          `${line}  exit ${code ?? signal}\n----- ${file} -----\n${out.trimEnd()}\n----- end of ${file} -----`,
+        );
       }
       resolve();
     });
@@ -131,12 +144,15 @@ for (const k of COUNTS) console.log(`# ${k} ${totals[k]}`);
 const cpuTotal = results.reduce((sum, r) => sum + (r.cpu ?? 0), 0);
 if (cpuTotal > 0) console.log(`# cpu ${cpuTotal.toFixed(0)} s`);
 console.log('# slowest files:');
-for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 12)) console.log(`#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.file}`);
+for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 12))
+  console.log(`#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.file}`);
 if (failed.length > 0) console.log(`# failed files:\n${failed.map((r) => `#   ${r.file}`).join('\n')}`);
 if (record) {
   const next = { ...durations };
   for (const r of results) next[r.file] = Math.round(r.seconds);
-  const sorted = Object.fromEntries(Object.entries(next).sort((a, b) => (a[0] === '//' ? -1 : b[0] === '//' ? 1 : b[1] - a[1])));
+  const sorted = Object.fromEntries(
+    Object.entries(next).sort((a, b) => (a[0] === '//' ? -1 : b[0] === '//' ? 1 : b[1] - a[1])),
+  );
   writeFileSync(durationsFile, `${JSON.stringify(sorted, null, 2)}\n`);
 }
 process.exitCode = failed.length > 0 ? 1 : 0;

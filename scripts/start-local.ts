@@ -88,11 +88,19 @@ const generator = setInterval(async () => {
   }
 }, 1000 / ratePerS);
 
-const env = { ...process.env, EVENTHUB_CONNECTION: emulator.connectionString(HUB), STORAGE_CONNECTION: azurite.connectionString, DEBUG_VERBOSITY: values.verbosity };
+const env = {
+  ...process.env,
+  EVENTHUB_CONNECTION: emulator.connectionString(HUB),
+  STORAGE_CONNECTION: azurite.connectionString,
+  DEBUG_VERBOSITY: values.verbosity,
+};
 const components = await builtinComponents();
 const loaded = await loadConfig({ configs: [values.config!], env });
 const config = resolveConfig(mixed ? withDemoSignals(loaded.raw, signals) : loaded.raw, components, loaded.unset);
-const logger = createJsonLogger({ level: config.service.telemetry.logs.level, encoding: config.service.telemetry.logs.encoding });
+const logger = createJsonLogger({
+  level: config.service.telemetry.logs.level,
+  encoding: config.service.telemetry.logs.encoding,
+});
 const withPipelines = mixed ? ` with pipelines ${signals.join(', ')}` : '';
 say(`collector: ${values.config}${withPipelines} (debug exporter below; Ctrl-C to stop)`);
 let service: Service;
@@ -134,13 +142,15 @@ const status = setInterval(() => {
   const lag = stats.partitions.reduce((sum, p) => sum + p.lagEvents, 0);
   const maxLagS = Math.max(0, ...stats.partitions.map((p) => p.lagSeconds));
   const bySignal = mixed ? ` (${signals.map((s) => `${s} ${sentBySignal[s]}`).join(', ')})` : '';
-  say([
-    `status: ${rates.join(', ')}`,
-    `events sent ${sent}${bySignal}, received ${stats.counters.eventsReceived}`,
-    `partitions owned ${receiver.ownedPartitions().length}/${PARTITIONS}`,
-    `lag ${lag} events, ${maxLagS.toFixed(1)} s`,
-    `decode failures ${stats.counters.eventsFailedDecode}`,
-  ].join(' | '));
+  say(
+    [
+      `status: ${rates.join(', ')}`,
+      `events sent ${sent}${bySignal}, received ${stats.counters.eventsReceived}`,
+      `partitions owned ${receiver.ownedPartitions().length}/${PARTITIONS}`,
+      `lag ${lag} events, ${maxLagS.toFixed(1)} s`,
+      `decode failures ${stats.counters.eventsFailedDecode}`,
+    ].join(' | '),
+  );
 }, STATUS_INTERVAL_MS);
 
 let stoppingSince: number | undefined;
@@ -164,7 +174,8 @@ async function stop(reason: string): Promise<void> {
 }
 process.on('SIGINT', () => void stop('SIGINT'));
 process.on('SIGTERM', () => void stop('SIGTERM'));
-if (values.duration) setTimeout(() => void stop(`--duration ${values.duration}s elapsed`), Number(values.duration) * 1000);
+if (values.duration)
+  setTimeout(() => void stop(`--duration ${values.duration}s elapsed`), Number(values.duration) * 1000);
 
 /** For an address already in use: which variable moves that port. Undefined for other errors. */
 function portClashHint(error: unknown): string | undefined {
@@ -174,8 +185,14 @@ function portClashHint(error: unknown): string | undefined {
     const address = process.env[variable] ?? fallback;
     const port = address.slice(address.lastIndexOf(':') + 1);
     if (new RegExp(`:${port}\\b`).test(text)) {
-      return `${address} is already in use (another collector or npm start?); set ${variable} to another host:port, e.g. ${variable}=127.0.0.1:0 for a free port`;
+      return (
+        `${address} is already in use (another collector or npm start?); set ${variable} to another host:port, ` +
+        `e.g. ${variable}=127.0.0.1:0 for a free port`
+      );
     }
   }
-  return `a port is already in use (${text.trim()}); set METRICS_ADDRESS or HEALTH_ENDPOINT to another host:port (127.0.0.1:0 picks a free one)`;
+  return (
+    `a port is already in use (${text.trim()}); set METRICS_ADDRESS or HEALTH_ENDPOINT to another host:port ` +
+    `(127.0.0.1:0 picks a free one)`
+  );
 }

@@ -16,7 +16,13 @@ import { ConfigError } from './component/errors.ts';
 
 export type { AzureEventHubReceiver, ReceiverCreateSettings } from './receiver/receiver.ts';
 export type {
-  ReceiverStatus, ReceiverStats, PartitionStats, PartitionState, ReceiverCounters, HubPartitionLag, RestartReason,
+  ReceiverStatus,
+  ReceiverStats,
+  PartitionStats,
+  PartitionState,
+  ReceiverCounters,
+  HubPartitionLag,
+  RestartReason,
 } from './receiver/receiver-status.ts';
 export type { HealthReport, ReceiverHealth, PartitionHealth, HealthStatus } from './telemetry/health-state.ts';
 export { HealthState } from './telemetry/health-state.ts';
@@ -52,7 +58,9 @@ export interface CreateReceiverOptions extends Partial<Omit<ReceiverCreateSettin
 }
 
 function isLogRecordExporter(value: unknown): value is LogRecordExporter {
-  return typeof (value as LogRecordExporter).export === 'function' && typeof (value as SignalConsumer).consume !== 'function';
+  return (
+    typeof (value as LogRecordExporter).export === 'function' && typeof (value as SignalConsumer).consume !== 'function'
+  );
 }
 
 /**
@@ -60,16 +68,23 @@ function isLogRecordExporter(value: unknown): value is LogRecordExporter {
  * that hands decoded log records to `consumer` (and metric points and spans when `options.signals` includes
  * metrics or traces; route them to pipelines per signal with `routeSignals`). Nothing connects until `start()`.
  */
-export function createAzureEventHubReceiver(config: ReceiverConfigInput, consumer: SignalConsumer | LogRecordExporter, options: CreateReceiverOptions = {}): AzureEventHubReceiver {
+export function createAzureEventHubReceiver(
+  config: ReceiverConfigInput,
+  consumer: SignalConsumer | LogRecordExporter,
+  options: CreateReceiverOptions = {},
+): AzureEventHubReceiver {
   const parsed = parseReceiverConfig(config);
   const signals = options.signals ?? new Set(['logs'] as const);
   if (isLogRecordExporter(consumer) && [...signals].some((s) => s !== 'logs')) {
     // A LogRecordExporter would be handed metric points and spans it cannot export.
-    throw new ConfigError(['signals: a LogRecordExporter exports log records only; pass a SignalConsumer for metrics and traces']);
+    throw new ConfigError([
+      'signals: a LogRecordExporter exports log records only; pass a SignalConsumer for metrics and traces',
+    ]);
   }
   const next = isLogRecordExporter(consumer) ? fromLogRecordExporter(consumer) : consumer;
   const logger = options.logger ?? noopLogger;
   // Keys accepted for Go-config compatibility that change nothing are said once, as the CLI says them.
-  for (const warning of [...receiverConfigWarnings(parsed), ...unusedSignalKeyWarnings(parsed, signals)]) logger.warn(warning);
+  for (const warning of [...receiverConfigWarnings(parsed), ...unusedSignalKeyWarnings(parsed, signals)])
+    logger.warn(warning);
   return new AzureEventHubReceiverImpl(parsed, next, { ...options, id: options.id ?? 'azure_event_hub', logger });
 }

@@ -44,7 +44,9 @@ export function azuriteAt(port: number): Omit<Azurite, 'stop'> {
   return {
     port,
     blobEndpoint,
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=${blobEndpoint};`,
+    connectionString:
+      `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};` +
+      `BlobEndpoint=${blobEndpoint};`,
   };
 }
 
@@ -52,7 +54,18 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Azurit
   const persistence = options.location ? ['--location', options.location] : ['--inMemoryPersistence'];
   const child: ChildProcess = spawn(
     process.execPath,
-    [azuriteBlobMain(), ...persistence, '--disableTelemetry', '--skipApiVersionCheck', '--loose', '--silent', '--blobHost', '127.0.0.1', '--blobPort', String(options.port ?? 0)],
+    [
+      azuriteBlobMain(),
+      ...persistence,
+      '--disableTelemetry',
+      '--skipApiVersionCheck',
+      '--loose',
+      '--silent',
+      '--blobHost',
+      '127.0.0.1',
+      '--blobPort',
+      String(options.port ?? 0),
+    ],
     // Its own process group: a terminal's Ctrl-C reaches the whole foreground group, and storage must
     // outlive our graceful shutdown (final checkpoints, lease releases). We stop it ourselves, last.
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AZURITE_ACCOUNTS: '' }, detached: true },

@@ -11,7 +11,10 @@ export const DEFAULT_DEMO_SIGNALS: readonly Signal[] = ['logs'];
 
 /** `--signals` text (comma-separated, any order) → the signals in canonical order. Throws on a bad value. */
 export function parseDemoSignals(text: string): Signal[] {
-  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(SIGNALS as readonly string[]).includes(n));
   if (unknown.length > 0) {
     const names = unknown.map((n) => `"${n}"`).join(', ');

@@ -41,7 +41,11 @@ export const SAMPLE_METRIC_RESOURCES: readonly SampleMetricResource[] = [
     metrics: [
       { name: 'Percentage CPU', count: () => 4, level: (i) => 12 + 60 * wave(i, 17), spread: 0.3 },
       {
-        name: 'Available Memory Bytes', count: () => 4, level: (i) => 2.1e9 - 4e8 * wave(i, 23), spread: 0.02, integer: true,
+        name: 'Available Memory Bytes',
+        count: () => 4,
+        level: (i) => 2.1e9 - 4e8 * wave(i, 23),
+        spread: 0.02,
+        integer: true,
       },
       { name: 'Network In Total', count: () => 1, level: (i) => 3.2e6 + 9e5 * wave(i, 11), spread: 0, integer: true },
       { name: 'Disk Read Operations/Sec', count: () => 4, level: (i) => 3 + 20 * wave(i, 7), spread: 0.5 },
@@ -97,7 +101,10 @@ const round = (v: number, digits = 4): number => Number(v.toFixed(digits));
  * Azure writes it (aggregations first, then the identity).
  */
 export function metricRecord(
-  resource: SampleMetricResource, shape: MetricShape, i: number, time: string,
+  resource: SampleMetricResource,
+  shape: MetricShape,
+  i: number,
+  time: string,
 ): Record<string, unknown> {
   const count = shape.count(i);
   const level = shape.level(i);

@@ -32,7 +32,10 @@ interface ServiceShape {
 
 const SERVICES: readonly ServiceShape[] = [
   {
-    role: 'shop-frontend', instance: 'shop-frontend-7d9f8c6b5-x2lkq', version: '2.14.0', sdk: 'node:3.5.0',
+    role: 'shop-frontend',
+    instance: 'shop-frontend-7d9f8c6b5-x2lkq',
+    version: '2.14.0',
+    sdk: 'node:3.5.0',
     host: 'shop.contoso.com',
     routes: [
       { method: 'GET', path: '/products/142', route: '/products/{id}' },
@@ -40,7 +43,9 @@ const SERVICES: readonly ServiceShape[] = [
     ],
   },
   {
-    role: 'shop-api', instance: 'RD0003FF4A1B2C', version: '1.8.3.0',
+    role: 'shop-api',
+    instance: 'RD0003FF4A1B2C',
+    version: '1.8.3.0',
     sdk: 'dotnetiso:1.1.0.0_dotnet8.0.16:otel1.12.0:ext1.4.0',
     host: 'app-shop-api.azurewebsites.net',
     routes: [
@@ -55,24 +60,44 @@ type Dependency = (s: { i: number; failed: boolean }) => Record<string, unknown>
 /** The calls a request makes, in order; a body with more records cycles through them. */
 const DEPENDENCIES: readonly Dependency[] = [
   ({ i }) => ({
-    DependencyType: 'SQL', Target: 'sql-shop-prod.database.windows.net | shopdb',
+    DependencyType: 'SQL',
+    Target: 'sql-shop-prod.database.windows.net | shopdb',
     Name: 'sql-shop-prod.database.windows.net | shopdb',
-    Data: `SELECT TOP 10 * FROM dbo.Orders WHERE CustomerId = @customerId`, Success: true, ResultCode: '0',
-    DurationMs: 3.1 + (i % 7) * 1.9, Properties: { 'DB Name': 'shopdb' },
+    Data: `SELECT TOP 10 * FROM dbo.Orders WHERE CustomerId = @customerId`,
+    Success: true,
+    ResultCode: '0',
+    DurationMs: 3.1 + (i % 7) * 1.9,
+    Properties: { 'DB Name': 'shopdb' },
   }),
   ({ i, failed }) => ({
-    DependencyType: 'HTTP', Target: 'payments.contoso-pay.com', Name: 'POST /v2/charges',
-    Data: `https://payments.contoso-pay.com/v2/charges?idempotency=${sampleHex(`pay${i}`, 12)}`, Success: !failed,
-    ResultCode: failed ? '503' : '201', DurationMs: 41.7 + (i % 5) * 12.3, Properties: { 'HTTP Method': 'POST' },
+    DependencyType: 'HTTP',
+    Target: 'payments.contoso-pay.com',
+    Name: 'POST /v2/charges',
+    Data: `https://payments.contoso-pay.com/v2/charges?idempotency=${sampleHex(`pay${i}`, 12)}`,
+    Success: !failed,
+    ResultCode: failed ? '503' : '201',
+    DurationMs: 41.7 + (i % 5) * 12.3,
+    Properties: { 'HTTP Method': 'POST' },
   }),
   ({ i }) => ({
-    DependencyType: 'Azure blob', Target: 'stshopprod.blob.core.windows.net', Name: 'PUT invoices/2024/05',
-    Data: `https://stshopprod.blob.core.windows.net/invoices/2024/05/invoice-${1000 + i}.json`, Success: true,
-    ResultCode: '201', DurationMs: 27.4 + (i % 3) * 4, Properties: { Container: 'invoices' },
+    DependencyType: 'Azure blob',
+    Target: 'stshopprod.blob.core.windows.net',
+    Name: 'PUT invoices/2024/05',
+    Data: `https://stshopprod.blob.core.windows.net/invoices/2024/05/invoice-${1000 + i}.json`,
+    Success: true,
+    ResultCode: '201',
+    DurationMs: 27.4 + (i % 3) * 4,
+    Properties: { Container: 'invoices' },
   }),
   () => ({
-    DependencyType: 'Azure Service Bus', Target: 'sb-shop.servicebus.windows.net/orders', Name: 'ServiceBusSender.Send',
-    Data: '', Success: true, ResultCode: '', DurationMs: 8.2, Properties: { 'messaging.destination': 'orders' },
+    DependencyType: 'Azure Service Bus',
+    Target: 'sb-shop.servicebus.windows.net/orders',
+    Name: 'ServiceBusSender.Send',
+    Data: '',
+    Success: true,
+    ResultCode: '',
+    DurationMs: 8.2,
+    Properties: { 'messaging.destination': 'orders' },
   }),
 ];
 
@@ -115,29 +140,30 @@ export function traceRecords(i: number, startMs: number, count: number): Record<
   const requestId = sampleHex(`request-${i}`, 16);
   const failed = i % 5 === 4;
   const operationName = `${route.method} ${route.route}`;
-  const deps = Array.from(
-    { length: Math.max(0, count - 1) },
-    (_, k) => DEPENDENCIES[k % DEPENDENCIES.length]!({ i, failed }),
+  const deps = Array.from({ length: Math.max(0, count - 1) }, (_, k) =>
+    DEPENDENCIES[k % DEPENDENCIES.length]!({ i, failed }),
   );
   const depsMs = deps.reduce((sum, d) => sum + (d.DurationMs as number), 0);
-  const records: Record<string, unknown>[] = [{
-    time: azureIso(startMs, i),
-    ...common(service, i),
-    Type: 'AppRequests',
-    Id: requestId,
-    ParentId: i % 3 === 0 ? operationId : sampleHex(`caller-${i}`, 16),
-    OperationId: operationId,
-    OperationName: operationName,
-    Name: operationName,
-    Url: `https://${service.host}${route.path}`,
-    Source: '',
-    Success: !failed,
-    ResultCode: failed ? '500' : route.method === 'POST' ? '201' : '200',
-    DurationMs: Number((depsMs + 5.25 + (i % 11)).toFixed(4)),
-    PerformanceBucket: depsMs > 100 ? '100ms-250ms' : '<250ms',
-    Properties: { 'HTTP Method': route.method, _MS_ProcessedByMetricExtractors: '(Name:\'Requests\', Ver:\'1.1\')' },
-    Measurements: {},
-  }];
+  const records: Record<string, unknown>[] = [
+    {
+      time: azureIso(startMs, i),
+      ...common(service, i),
+      Type: 'AppRequests',
+      Id: requestId,
+      ParentId: i % 3 === 0 ? operationId : sampleHex(`caller-${i}`, 16),
+      OperationId: operationId,
+      OperationName: operationName,
+      Name: operationName,
+      Url: `https://${service.host}${route.path}`,
+      Source: '',
+      Success: !failed,
+      ResultCode: failed ? '500' : route.method === 'POST' ? '201' : '200',
+      DurationMs: Number((depsMs + 5.25 + (i % 11)).toFixed(4)),
+      PerformanceBucket: depsMs > 100 ? '100ms-250ms' : '<250ms',
+      Properties: { 'HTTP Method': route.method, _MS_ProcessedByMetricExtractors: "(Name:'Requests', Ver:'1.1')" },
+      Measurements: {},
+    },
+  ];
   let offsetMs = 2;
   deps.forEach((dep, k) => {
     records.push({

@@ -40,9 +40,13 @@ function singleQuoted(value: Record<string, unknown>): string {
 }
 
 /** The records (as objects) of one sample body. For `functions` these are the records before Azure's quoting. */
-export function sampleResourceLogRecords(category: SampleCategory, options: SampleOptions = {}): Record<string, unknown>[] {
+export function sampleResourceLogRecords(
+  category: SampleCategory,
+  options: SampleOptions = {},
+): Record<string, unknown>[] {
   const builder = SAMPLE_BUILDERS[category];
-  if (!builder) throw new Error(`unknown sample category "${String(category)}"; known: ${SAMPLE_CATEGORIES.join(', ')}`);
+  if (!builder)
+    throw new Error(`unknown sample category "${String(category)}"; known: ${SAMPLE_CATEGORIES.join(', ')}`);
   const start = (options.time ?? new Date()).getTime();
   const count = Math.max(1, options.records ?? 1);
   const spacing = options.spacingMs ?? 137;
@@ -61,7 +65,10 @@ export function sampleResourceLogBody(category: SampleCategory, options: SampleO
   if (category !== 'functions') return JSON.stringify({ records });
   const marker = (k: number): string => `__single_quoted_properties_${k}__`;
   const text = JSON.stringify({ records: records.map((r, k) => ({ ...r, properties: marker(k) })) });
-  return records.reduce<string>((acc, r, k) => acc.replace(JSON.stringify(marker(k)), () => singleQuoted(r.properties as Record<string, unknown>)), text);
+  return records.reduce<string>(
+    (acc, r, k) => acc.replace(JSON.stringify(marker(k)), () => singleQuoted(r.properties as Record<string, unknown>)),
+    text,
+  );
 }
 
 /**

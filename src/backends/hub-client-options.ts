@@ -14,7 +14,12 @@ export interface HubClientOptions {
   /** Consumer group. Default `$Default`. */
   readonly consumerGroup?: string;
   /** Retry of transient backend failures. Defaults: 3 retries, 1000 ms to 30000 ms exponential. */
-  readonly retry?: { readonly maxRetries?: number; readonly retryDelayMs?: number; readonly maxRetryDelayMs?: number; readonly timeoutMs?: number };
+  readonly retry?: {
+    readonly maxRetries?: number;
+    readonly retryDelayMs?: number;
+    readonly maxRetryDelayMs?: number;
+    readonly timeoutMs?: number;
+  };
   /**
    * `amqp` (AMQP over TCP: TLS on 5671, or plain TCP with `UseDevelopmentEmulator=true`) or `amqp_websockets`
    * (AMQP over `wss://<host>:443/$servicebus/websocket`; a port in the endpoint wins). Default `amqp`.

@@ -4,9 +4,20 @@
  * `.avro`. The service requires every token in a custom format, in any order, with `/` between
  * path segments; the time is the UTC time the file's window started.
  */
-export const DEFAULT_ARCHIVE_NAME_FORMAT = '{Namespace}/{EventHub}/{PartitionId}/{Year}/{Month}/{Day}/{Hour}/{Minute}/{Second}';
+export const DEFAULT_ARCHIVE_NAME_FORMAT =
+  '{Namespace}/{EventHub}/{PartitionId}/{Year}/{Month}/{Day}/{Hour}/{Minute}/{Second}';
 
-export const ARCHIVE_NAME_TOKENS = ['Namespace', 'EventHub', 'PartitionId', 'Year', 'Month', 'Day', 'Hour', 'Minute', 'Second'] as const;
+export const ARCHIVE_NAME_TOKENS = [
+  'Namespace',
+  'EventHub',
+  'PartitionId',
+  'Year',
+  'Month',
+  'Day',
+  'Hour',
+  'Minute',
+  'Second',
+] as const;
 type Token = (typeof ARCHIVE_NAME_TOKENS)[number];
 
 const TOKEN_PATTERN = /\{([A-Za-z]+)\}/g;
@@ -16,12 +27,18 @@ export function archiveNameFormatProblem(format: string): string | undefined {
   const seen = new Map<string, number>();
   for (const m of format.matchAll(TOKEN_PATTERN)) seen.set(m[1]!, (seen.get(m[1]!) ?? 0) + 1);
   const unknown = [...seen.keys()].filter((t) => !(ARCHIVE_NAME_TOKENS as readonly string[]).includes(t));
-  if (unknown.length > 0) return `unknown token ${unknown.map((t) => `{${t}}`).join(', ')}; the tokens are ${ARCHIVE_NAME_TOKENS.map((t) => `{${t}}`).join(', ')}`;
+  if (unknown.length > 0)
+    return (
+      `unknown token ${unknown.map((t) => `{${t}}`).join(', ')}; the tokens are ` +
+      `${ARCHIVE_NAME_TOKENS.map((t) => `{${t}}`).join(', ')}`
+    );
   const missing = ARCHIVE_NAME_TOKENS.filter((t) => !seen.has(t));
-  if (missing.length > 0) return `must contain every token, as the service requires; missing ${missing.map((t) => `{${t}}`).join(', ')}`;
+  if (missing.length > 0)
+    return `must contain every token, as the service requires; missing ${missing.map((t) => `{${t}}`).join(', ')}`;
   const twice = [...seen].filter(([, n]) => n > 1).map(([t]) => `{${t}}`);
   if (twice.length > 0) return `each token may appear once; repeated ${twice.join(', ')}`;
-  if (format.startsWith('/') || format.endsWith('/') || format.includes('//')) return 'must not start or end with "/" nor hold an empty segment';
+  if (format.startsWith('/') || format.endsWith('/') || format.includes('//'))
+    return 'must not start or end with "/" nor hold an empty segment';
   return undefined;
 }
 
@@ -66,8 +83,17 @@ export class ArchiveNameMatcher {
   readonly #regex: RegExp;
   readonly #order: Token[] = [];
 
-  constructor(format: string, namespace: string, eventHub: string, readonly partitionId: string) {
-    const known: Partial<Record<Token, string>> = { Namespace: namespace, EventHub: eventHub, PartitionId: partitionId };
+  constructor(
+    format: string,
+    namespace: string,
+    eventHub: string,
+    readonly partitionId: string,
+  ) {
+    const known: Partial<Record<Token, string>> = {
+      Namespace: namespace,
+      EventHub: eventHub,
+      PartitionId: partitionId,
+    };
     let prefix = '';
     let open = true;
     let source = '^';

@@ -4,7 +4,12 @@
  * wrapped (`{ long: 1 }`), so numbers keep their branch (long or double) both ways.
  */
 import avro from 'avsc';
-import { CAPTURE_AVRO_SCHEMA, type CaptureEncoding, type CapturePropertyValue, type CaptureRecord } from './capture-schema.ts';
+import {
+  CAPTURE_AVRO_SCHEMA,
+  type CaptureEncoding,
+  type CapturePropertyValue,
+  type CaptureRecord,
+} from './capture-schema.ts';
 
 const WRAPPED = { wrapUnions: true } as const;
 const captureType = avro.Type.forSchema(CAPTURE_AVRO_SCHEMA, WRAPPED);
@@ -50,7 +55,10 @@ export function parseEnqueuedTimeUtc(text: string): Date {
 }
 
 /** One Avro container file of these records (an empty file holds the header alone). */
-export async function encodeCaptureFile(records: readonly CaptureRecord[], encoding: CaptureEncoding = 'Avro'): Promise<Buffer> {
+export async function encodeCaptureFile(
+  records: readonly CaptureRecord[],
+  encoding: CaptureEncoding = 'Avro',
+): Promise<Buffer> {
   const encoder = new avro.streams.BlockEncoder(captureType, {
     codec: encoding === 'AvroDeflate' ? 'deflate' : 'null',
     // An empty window's file is a header alone (avsc's default writes nothing until the first record).
@@ -84,7 +92,9 @@ export class CaptureFileError extends Error {
 /** The records of one capture file, in file order. */
 export async function decodeCaptureFile(bytes: Buffer): Promise<CaptureRecord[]> {
   // Decoded with the file's own schema (the writer's), unions wrapped as above.
-  const decoder = new avro.streams.BlockDecoder({ parseHook: (schema) => avro.Type.forSchema(schema as avro.Schema, { ...WRAPPED, registry: {} }) });
+  const decoder = new avro.streams.BlockDecoder({
+    parseHook: (schema) => avro.Type.forSchema(schema as avro.Schema, { ...WRAPPED, registry: {} }),
+  });
   const records: CaptureRecord[] = [];
   const done = new Promise<void>((resolve, reject) => {
     decoder.on('data', (raw: Record<string, any>) => {

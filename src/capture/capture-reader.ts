@@ -40,9 +40,17 @@ export class CapturePartitionReader {
   readonly #location: CaptureLocation;
   readonly #matcher: ArchiveNameMatcher;
 
-  constructor(location: CaptureLocation, readonly partitionId: string) {
+  constructor(
+    location: CaptureLocation,
+    readonly partitionId: string,
+  ) {
     this.#location = location;
-    this.#matcher = new ArchiveNameMatcher(location.archiveNameFormat, location.namespace, location.eventHub, partitionId);
+    this.#matcher = new ArchiveNameMatcher(
+      location.archiveNameFormat,
+      location.namespace,
+      location.eventHub,
+      partitionId,
+    );
   }
 
   /** The partition's files, oldest window first. */
@@ -57,7 +65,9 @@ export class CapturePartitionReader {
   }
 
   async readFile(name: string, signal?: AbortSignal): Promise<CaptureRecord[]> {
-    const bytes = await this.#location.container.getBlobClient(name).downloadToBuffer(undefined, undefined, { abortSignal: signal });
+    const bytes = await this.#location.container
+      .getBlobClient(name)
+      .downloadToBuffer(undefined, undefined, { abortSignal: signal });
     return (await decodeCaptureFile(bytes)).sort((a, b) => a.sequenceNumber - b.sequenceNumber);
   }
 
@@ -73,7 +83,8 @@ export class CapturePartitionReader {
       const records = (await this.readFile(file.name, signal)).filter((r) => r.sequenceNumber >= expected);
       if (records.length === 0) continue;
       const first = records[0]!.sequenceNumber;
-      if (first > expected) yield { kind: 'gap', fromSequenceNumber: expected, toSequenceNumber: Math.min(first - 1, to) };
+      if (first > expected)
+        yield { kind: 'gap', fromSequenceNumber: expected, toSequenceNumber: Math.min(first - 1, to) };
       const wanted = records.filter((r) => r.sequenceNumber <= to);
       if (wanted.length > 0) {
         expected = wanted[wanted.length - 1]!.sequenceNumber + 1;
@@ -86,7 +97,11 @@ export class CapturePartitionReader {
   }
 
   /** The records enqueued in [from, to) (times), in sequence order, whatever their sequence numbers. */
-  async *readTimeRange(from: Date, to: Date, signal?: AbortSignal): AsyncGenerator<{ records: CaptureRecord[]; file: string }> {
+  async *readTimeRange(
+    from: Date,
+    to: Date,
+    signal?: AbortSignal,
+  ): AsyncGenerator<{ records: CaptureRecord[]; file: string }> {
     const files = await this.listFiles(signal);
     for (let i = 0; i < files.length; i++) {
       const file = files[i]!;

@@ -13,10 +13,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(abortReason(signal!));
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     timer.unref();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
@@ -40,7 +43,10 @@ export async function pause(ms: number, signal?: AbortSignal): Promise<boolean> 
 export function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal, onLateValue?: (value: T) => void): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) {
-    promise.then((value) => onLateValue?.(value), () => {});
+    promise.then(
+      (value) => onLateValue?.(value),
+      () => {},
+    );
     return Promise.reject(abortReason(signal));
   }
   return new Promise<T>((resolve, reject) => {
@@ -72,7 +78,13 @@ export async function settleWithin(promise: Promise<unknown>, ms: number): Promi
     timer.unref();
   });
   try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

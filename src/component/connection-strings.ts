@@ -67,8 +67,10 @@ export function storageConnectionStringProblem(text: string): string | undefined
     if (!p.get('accountkey')) return 'has no AccountKey';
     if (!blobEndpoint) {
       const protocol = p.get('defaultendpointsprotocol')?.toLowerCase();
-      if (protocol !== 'https' && protocol !== 'http') return 'needs DefaultEndpointsProtocol=https (or a BlobEndpoint)';
-      if (!p.get('endpointsuffix')) return 'needs EndpointSuffix (core.windows.net in the public cloud) or a BlobEndpoint';
+      if (protocol !== 'https' && protocol !== 'http')
+        return 'needs DefaultEndpointsProtocol=https (or a BlobEndpoint)';
+      if (!p.get('endpointsuffix'))
+        return 'needs EndpointSuffix (core.windows.net in the public cloud) or a BlobEndpoint';
     }
     return undefined;
   }

@@ -68,7 +68,12 @@ const servicePrincipalAuth = z.strictObject({
 });
 
 /** The `auth` object: one of the four Entra ID credential kinds, discriminated by `type`. */
-export const authConfigSchema = z.discriminatedUnion('type', [defaultAuth, managedIdentityAuth, workloadIdentityAuth, servicePrincipalAuth]);
+export const authConfigSchema = z.discriminatedUnion('type', [
+  defaultAuth,
+  managedIdentityAuth,
+  workloadIdentityAuth,
+  servicePrincipalAuth,
+]);
 
 export type AuthConfig = z.infer<typeof authConfigSchema>;
 
@@ -84,7 +89,9 @@ export function createTokenCredential(auth: AuthConfig): DeferredCredential {
           ? new id.DefaultAzureCredential({ managedIdentityClientId: auth.client_id })
           : new id.DefaultAzureCredential();
       case 'managed_identity':
-        return auth.client_id ? new id.ManagedIdentityCredential({ clientId: auth.client_id }) : new id.ManagedIdentityCredential();
+        return auth.client_id
+          ? new id.ManagedIdentityCredential({ clientId: auth.client_id })
+          : new id.ManagedIdentityCredential();
       case 'workload_identity':
         return new id.WorkloadIdentityCredential({
           ...(auth.client_id ? { clientId: auth.client_id } : {}),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { quoteValue } from './redact.ts';
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
 
 /**
@@ -40,7 +40,10 @@ export function formatDurationMs(ms: number): string {
 export const durationMs = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms = parseDurationMs(value);
   if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `${quoteValue(String(value))} is not a duration; write it like "5s", "1m30s" or "250ms"` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `${quoteValue(String(value))} is not a duration; write it like "5s", "1m30s" or "250ms"`,
+    });
     return z.NEVER;
   }
   return ms;

@@ -44,9 +44,16 @@ export class FeatureGateRegistry {
 
   /** Applies `+a,-b,c`; throws on an unknown id, naming every bad one. */
   apply(spec: string): this {
-    const items = spec.split(',').map((s) => s.trim()).filter(Boolean);
+    const items = spec
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = items.map((i) => i.replace(/^[+-]/, '')).filter((id) => !this.#gates.has(id));
-    if (unknown.length) throw new Error(`unknown feature gate(s) ${unknown.map((u) => `'${u}'`).join(', ')}; known gates: ${[...this.#gates.keys()].join(', ')}`);
+    if (unknown.length)
+      throw new Error(
+        `unknown feature gate(s) ${unknown.map((u) => `'${u}'`).join(', ')}; known gates: ` +
+          `${[...this.#gates.keys()].join(', ')}`,
+      );
     for (const item of items) this.set(item.replace(/^[+-]/, ''), !item.startsWith('-'));
     return this;
   }
@@ -65,7 +72,9 @@ export function createFeatureGates(env: Record<string, string | undefined> = pro
   const registry = new FeatureGateRegistry().register({
     id: STREAMING_GATE_ID,
     stage: 'alpha',
-    description: 'Use the legacy streaming backend (AMQP directly) instead of polling on @azure/event-hubs, unless a receiver sets backend explicitly.',
+    description:
+      'Use the legacy streaming backend (AMQP directly) instead of polling on @azure/event-hubs, unless a receiver ' +
+      'sets backend explicitly.',
     enabledByDefault: false,
   });
   const fromEnv = env[FEATURE_GATES_ENV];

@@ -31,7 +31,9 @@ export interface HeapGrowthOptions {
 }
 
 /** Whether the process was started with its own growing factor, which then stays in force. */
-export function hasOwnHeapGrowth(nodeFlags: readonly string[] = [...process.execArgv, process.env.NODE_OPTIONS ?? '']): boolean {
+export function hasOwnHeapGrowth(
+  nodeFlags: readonly string[] = [...process.execArgv, process.env.NODE_OPTIONS ?? ''],
+): boolean {
   return nodeFlags.some((arg) => /(^|\s)--heap[-_]growing[-_]percent(=|\s|$)/.test(arg));
 }
 

@@ -41,7 +41,8 @@ export function parseProxyUrl(text: string): { ok: true; url: URL } | { ok: fals
     return { ok: false, message: 'is not a URL; write http://host:port (or http://user:password@host:port)' };
   }
   if (!PROXY_SCHEMES.includes(url.protocol)) {
-    const message = `scheme '${url.protocol.replace(/:$/, '')}' is not supported; use an http:// or https:// (CONNECT) proxy`;
+    const message =
+      `scheme '${url.protocol.replace(/:$/, '')}' is not supported; use an http:// or https:// ` + `(CONNECT) proxy`;
     return { ok: false, message };
   }
   if (!url.hostname) return { ok: false, message: 'has no host; write http://host:port' };
@@ -62,7 +63,10 @@ export function environmentProxyUrl(env: ProxyEnvironment = process.env): string
 
 /** Whether `NO_PROXY` exempts `host` (a host name or IP, without port). */
 export function bypassesProxy(host: string, env: ProxyEnvironment = process.env): boolean {
-  const list = (envValue(env, 'NO_PROXY') ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
+  const list = (envValue(env, 'NO_PROXY') ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
   const h = host.toLowerCase().replace(/^\[|\]$/g, '');
   return list.some((entry) => (entry.startsWith('.') ? h.endsWith(entry) || h === entry.slice(1) : h === entry));
 }
@@ -72,7 +76,11 @@ export function bypassesProxy(host: string, env: ProxyEnvironment = process.env)
  * setting) first, then the environment; `NO_PROXY` exempts hosts from either, as in the Azure SDKs.
  * Throws a TypeError (without the URL) when the chosen URL is unusable.
  */
-export function resolveProxy(host: string, explicit: string | undefined, env: ProxyEnvironment = process.env): URL | undefined {
+export function resolveProxy(
+  host: string,
+  explicit: string | undefined,
+  env: ProxyEnvironment = process.env,
+): URL | undefined {
   const source = explicit ? 'proxy_url' : 'the proxy environment variable (HTTPS_PROXY, ALL_PROXY or HTTP_PROXY)';
   const text = explicit || environmentProxyUrl(env);
   if (!text || bypassesProxy(host, env)) return undefined;

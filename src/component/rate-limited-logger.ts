@@ -30,7 +30,10 @@ export function problemKey(text: string): string {
 /** Partition ids as ranges, numerically: `0-3,5,7-9`; ids that are not numbers follow, sorted. */
 export function partitionRanges(ids: Iterable<string>): string {
   const all = [...new Set(ids)];
-  const numbers = all.filter((id) => /^\d+$/.test(id)).map(Number).sort((a, b) => a - b);
+  const numbers = all
+    .filter((id) => /^\d+$/.test(id))
+    .map(Number)
+    .sort((a, b) => a - b);
   const parts: string[] = [];
   for (let i = 0; i < numbers.length; ) {
     let j = i;
@@ -70,9 +73,10 @@ export function rateLimitedLogger(inner: Logger, options: { windowMs?: number; n
       // Still the same problem (it came back within a window of the last line): the next window is longer.
       const lasting = entry !== undefined && t < entry.until + entry.windowMs;
       const windowMs = lasting ? Math.min(entry.windowMs * 2, MAX_REPEAT_WINDOW_MS) : firstWindowMs;
-      const extra = entry && entry.suppressed > 0
-        ? { repeated: entry.suppressed, repeatedPartitions: partitionRanges(entry.partitions) || undefined }
-        : {};
+      const extra =
+        entry && entry.suppressed > 0
+          ? { repeated: entry.suppressed, repeatedPartitions: partitionRanges(entry.partitions) || undefined }
+          : {};
       seen.set(key, { until: t + windowMs, windowMs, suppressed: 0, partitions: new Set() });
       if (seen.size > 1_000) for (const [k, v] of seen) if (v.until + v.windowMs <= t) seen.delete(k);
       logger[level](message, { ...fields, ...extra });

@@ -23,7 +23,9 @@ export const serviceSchema = z.strictObject({
    * Pipelines by id: `logs`, `metrics`, `traces`, or `<signal>/<name>`; the signal is the type part. At least
    * one. A receiver listed by pipelines of several signals is one instance (partitions read once).
    */
-  pipelines: z.record(z.string(), pipelineSchema).refine((p) => Object.keys(p).length > 0, 'define at least one pipeline, e.g. logs'),
+  pipelines: z
+    .record(z.string(), pipelineSchema)
+    .refine((p) => Object.keys(p).length > 0, 'define at least one pipeline, e.g. logs'),
   telemetry: telemetrySchema,
 });
 
@@ -32,8 +34,12 @@ export const serviceSchema = z.strictObject({
  * to that component's own section, validated later by its factory's schema.
  */
 export const collectorConfigSchema = z.strictObject({
-  receivers: z.record(z.string(), z.unknown()).refine((r) => Object.keys(r).length > 0, 'configure at least one receiver'),
-  exporters: z.record(z.string(), z.unknown()).refine((e) => Object.keys(e).length > 0, 'configure at least one exporter'),
+  receivers: z
+    .record(z.string(), z.unknown())
+    .refine((r) => Object.keys(r).length > 0, 'configure at least one receiver'),
+  exporters: z
+    .record(z.string(), z.unknown())
+    .refine((e) => Object.keys(e).length > 0, 'configure at least one exporter'),
   processors: z.record(z.string(), z.unknown()).default({}),
   extensions: z.record(z.string(), z.unknown()).default({}),
   /** Accepted for compatibility with collector configs; this distribution has no connectors. */

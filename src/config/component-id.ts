@@ -19,11 +19,21 @@ export function parseComponentId(id: string): ComponentId | { readonly error: st
   const slash = id.indexOf('/');
   const type = slash === -1 ? id : id.slice(0, slash);
   const name = slash === -1 ? '' : id.slice(slash + 1);
-  if (!TYPE.test(type)) return { error: `'${id}' is not a component id: the type must start with a letter and hold only letters, digits and '_'` };
-  if (slash !== -1 && !NAME.test(name)) return { error: `'${id}' is not a component id: the name after '/' must be non-empty and hold only letters, digits, '_', '-' and '.'` };
+  if (!TYPE.test(type))
+    return {
+      error: `'${id}' is not a component id: the type must start with a letter and hold only letters, digits and '_'`,
+    };
+  if (slash !== -1 && !NAME.test(name))
+    return {
+      error:
+        `'${id}' is not a component id: the name after '/' must be non-empty and hold only letters, digits, ` +
+        `'_', '-' and '.'`,
+    };
   return { type, name, id };
 }
 
-export function isComponentIdError(value: ComponentId | { readonly error: string }): value is { readonly error: string } {
+export function isComponentIdError(
+  value: ComponentId | { readonly error: string },
+): value is { readonly error: string } {
   return 'error' in value;
 }

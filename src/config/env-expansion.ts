@@ -34,12 +34,16 @@ const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NUMBER = /^-?(?:\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+)$/;
 
 /** Expands every string value in `tree` (a parsed YAML document); returns a new tree. */
-export function expandEnv(tree: unknown, env: Readonly<Record<string, string | undefined>> = process.env): EnvExpansionResult {
+export function expandEnv(
+  tree: unknown,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): EnvExpansionResult {
   const unset: UnsetVariable[] = [];
   const errors: string[] = [];
   const walk = (node: unknown, path: readonly (string | number)[]): unknown => {
     if (typeof node === 'string') return expandString(node, path.join('.'), env, unset, errors);
-    if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i])).map((v) => (v === UNSET_VALUE ? '' : v));
+    if (Array.isArray(node))
+      return node.map((item, i) => walk(item, [...path, i])).map((v) => (v === UNSET_VALUE ? '' : v));
     if (node !== null && typeof node === 'object') {
       const out: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(node)) {
@@ -55,7 +59,13 @@ export function expandEnv(tree: unknown, env: Readonly<Record<string, string | u
   return { value: walk(tree, []), unset, errors };
 }
 
-function expandString(text: string, path: string, env: Readonly<Record<string, string | undefined>>, unset: UnsetVariable[], errors: string[]): unknown {
+function expandString(
+  text: string,
+  path: string,
+  env: Readonly<Record<string, string | undefined>>,
+  unset: UnsetVariable[],
+  errors: string[],
+): unknown {
   if (!text.includes('$')) return text;
   let references = 0;
   let whole = false;
@@ -82,7 +92,10 @@ function expandString(text: string, path: string, env: Readonly<Record<string, s
   return out;
 }
 
-function resolveReference(body: string, env: Readonly<Record<string, string | undefined>>): { value: string; unsetName?: string } | { error: string } {
+function resolveReference(
+  body: string,
+  env: Readonly<Record<string, string | undefined>>,
+): { value: string; unsetName?: string } | { error: string } {
   let spec = body;
   if (spec.startsWith('file:')) return readFileReference(spec.slice('file:'.length));
   if (spec.startsWith('env:')) spec = spec.slice(4);
@@ -92,7 +105,10 @@ function resolveReference(body: string, env: Readonly<Record<string, string | un
   const sep = spec.indexOf(':-');
   const name = sep === -1 ? spec : spec.slice(0, sep);
   const fallback = sep === -1 ? undefined : spec.slice(sep + 2);
-  if (!VAR_NAME.test(name)) return { error: `'\${${body}}' does not name an environment variable (letters, digits and '_', not starting with a digit)` };
+  if (!VAR_NAME.test(name))
+    return {
+      error: `'\${${body}}' does not name an environment variable (letters, digits and '_', not starting with a digit)`,
+    };
   const value = env[name];
   if (value !== undefined && value !== '') return { value };
   if (fallback !== undefined) return { value: fallback };

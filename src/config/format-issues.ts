@@ -9,14 +9,20 @@ function dottedPath(prefix: readonly (string | number)[], path: readonly Propert
  * One line per problem, `path: message`, every problem at once. Unknown keys get one line each, with a
  * "did you mean" suggestion when a known key is close. Never echoes input values (they may be secrets).
  */
-export function formatIssues(error: z.ZodError, prefix: readonly (string | number)[] = [], knownKeys?: (path: readonly PropertyKey[]) => readonly string[]): string[] {
+export function formatIssues(
+  error: z.ZodError,
+  prefix: readonly (string | number)[] = [],
+  knownKeys?: (path: readonly PropertyKey[]) => readonly string[],
+): string[] {
   const lines: string[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const known = knownKeys?.(issue.path) ?? [];
         const hint = suggest(key, known);
-        lines.push(`${dottedPath(prefix, [...issue.path, key])}: unknown key${hint ? `; did you mean \`${hint}\`?` : ''}`);
+        lines.push(
+          `${dottedPath(prefix, [...issue.path, key])}: unknown key${hint ? `; did you mean \`${hint}\`?` : ''}`,
+        );
       }
       continue;
     }

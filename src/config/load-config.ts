@@ -60,7 +60,11 @@ const PROVIDER_URI = /^([A-Za-z][A-Za-z0-9+.-]+):/;
  */
 type Env = Readonly<Record<string, string | undefined>>;
 
-async function readText(source: string, env: Env, issues: string[]): Promise<{ text: string; name: string } | undefined> {
+async function readText(
+  source: string,
+  env: Env,
+  issues: string[],
+): Promise<{ text: string; name: string } | undefined> {
   if (source.startsWith('yaml:')) return { text: source.slice('yaml:'.length), name: '--config yaml:' };
   if (source.startsWith('env:')) {
     const variable = source.slice('env:'.length);
@@ -89,7 +93,9 @@ async function readText(source: string, env: Env, issues: string[]): Promise<{ t
     return { text: await readFile(name, 'utf8'), name };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    issues.push(`${name}: cannot read the config file${code === 'ENOENT' ? ' (no such file)' : code ? ` (${code})` : ''}`);
+    issues.push(
+      `${name}: cannot read the config file${code === 'ENOENT' ? ' (no such file)' : code ? ` (${code})` : ''}`,
+    );
     return undefined;
   }
 }

@@ -8,7 +8,8 @@ import { receiverConfigSchema, type ReceiverConfig } from './receiver-config.ts'
 export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let current: z.ZodType | undefined = schema;
   for (const segment of [...path, undefined]) {
-    // Unwrap defaults, optionals, pipes and refinements down to the object (zod 4 keeps them in def.innerType / def.in).
+    // Unwrap defaults, optionals, pipes and refinements down to the object (zod 4 keeps them in def.innerType /
+    // def.in).
     for (let i = 0; i < 10 && current; i++) {
       const def: any = (current as any)._zod?.def;
       if (!def) break;
@@ -21,7 +22,8 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
     const def: any = (current as any)._zod?.def;
     if (def?.type === 'object') current = def.shape?.[segment as string];
     else if (def?.type === 'record') current = def.valueType;
-    else if (def?.type === 'array') current = def.element; // `readers.0.pull...`: the index selects the element schema
+    else if (def?.type === 'array')
+      current = def.element; // `readers.0.pull...`: the index selects the element schema
     else current = undefined;
   }
   const shape = (current as any)?._zod?.def?.shape;

@@ -1,7 +1,9 @@
 import type { Signal } from '../pipeline/signals.ts';
 import type { ReceiverConfig } from './receiver-config.ts';
 
-/** The format a receiver section decodes with: `encoding: azure_encoding[/name]` is the Go spelling of azure_encoding. */
+/**
+ * The format a receiver section decodes with: `encoding: azure_encoding[/name]` is the Go spelling of azure_encoding.
+ */
 export function effectiveFormat(config: Pick<ReceiverConfig, 'format' | 'encoding'>): ReceiverConfig['format'] {
   return config.encoding ? 'azure_encoding' : config.format;
 }
@@ -27,11 +29,12 @@ export function signalFormatProblem(
   if (formatSignals(config).has(signal)) return undefined;
   const format = effectiveFormat(config);
   const key = config.encoding ? 'encoding' : 'format';
-  const what = signal === 'metrics'
-    ? 'metric points (Azure metrics)'
-    : 'spans (Application Insights requests and dependencies)';
-  return `${key}: ${format} produces log records only, so it cannot feed a ${signal} pipeline; ` +
-    `use format: azure for ${what}, or remove the receiver from the ${signal} pipeline`;
+  const what =
+    signal === 'metrics' ? 'metric points (Azure metrics)' : 'spans (Application Insights requests and dependencies)';
+  return (
+    `${key}: ${format} produces log records only, so it cannot feed a ${signal} pipeline; ` +
+    `use format: azure for ${what}, or remove the receiver from the ${signal} pipeline`
+  );
 }
 
 /** The decoder options a receiver's config sets for metrics and traces (see DecoderOptions). */

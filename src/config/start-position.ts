@@ -57,9 +57,13 @@ function parseTime(value: string, shown: string): StartPositionParse {
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const offsetOk = m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
   // Second 60 is a leap second in RFC 3339; Date has none, so it is refused rather than silently moved.
-  const inRange = month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
+  const inRange =
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
   if (!inRange || !offsetOk) {
-    return { ok: false, message: `${shown} is not a valid date and time (check month, day, hour, minute, second, zone)` };
+    return {
+      ok: false,
+      message: `${shown} is not a valid date and time (check month, day, hour, minute, second, zone)`,
+    };
   }
   return { ok: true, value: { kind: 'enqueuedTime', enqueuedTime: new Date(value.replace(' ', 'T').toUpperCase()) } };
 }

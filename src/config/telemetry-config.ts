@@ -10,10 +10,20 @@ const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[^\s:[\]]*):\d{1,5}$/;
 /** Keys of the collector's telemetry sections that parse here but change nothing (each gets a warning). */
 const IGNORED = (why: string) => z.unknown().optional().describe(why);
 const IGNORED_LOG_KEYS = [
-  'development', 'disable_caller', 'disable_stacktrace', 'sampling', 'error_output_paths', 'initial_fields', 'processors',
+  'development',
+  'disable_caller',
+  'disable_stacktrace',
+  'sampling',
+  'error_output_paths',
+  'initial_fields',
+  'processors',
 ];
 const IGNORED_PROMETHEUS_KEYS = [
-  'without_units', 'without_type_suffix', 'without_scope_info', 'with_resource_constant_labels', 'translation_strategy',
+  'without_units',
+  'without_type_suffix',
+  'without_scope_info',
+  'with_resource_constant_labels',
+  'translation_strategy',
 ];
 
 /** The collector's pull reader: `pull: { exporter: { prometheus: { host, port } } }`. */
@@ -90,9 +100,15 @@ export const telemetrySchema = z
   .transform((t) => {
     const warnings = [...logsWarnings(t.logs), ...metricsWarnings(t.metrics)];
     if (t.traces !== undefined) warnings.push('traces: ignored; this distribution does not trace itself');
-    if (t.resource !== undefined) warnings.push('resource: ignored for now; the self-metrics carry their own resource labels');
+    if (t.resource !== undefined)
+      warnings.push('resource: ignored for now; the self-metrics carry their own resource labels');
     const resource = t.resource ? { resource: t.resource } : {};
-    return { logs: { level: logLevel(t.logs.level), encoding: t.logs.encoding }, metrics: metricsEndpoint(t.metrics), ...resource, warnings };
+    return {
+      logs: { level: logLevel(t.logs.level), encoding: t.logs.encoding },
+      metrics: metricsEndpoint(t.metrics),
+      ...resource,
+      warnings,
+    };
   });
 
 type LogsInput = z.output<typeof logs>;
@@ -106,17 +122,20 @@ function logLevel(level: LogsInput['level']): 'debug' | 'info' | 'warn' | 'error
 function logsWarnings(l: LogsInput): string[] {
   const out: string[] = [];
   for (const key of IGNORED_LOG_KEYS) {
-    if ((l as Record<string, unknown>)[key] !== undefined) out.push(`logs.${key}: ignored; log lines are written as configured by level and encoding`);
+    if ((l as Record<string, unknown>)[key] !== undefined)
+      out.push(`logs.${key}: ignored; log lines are written as configured by level and encoding`);
   }
   const paths = l.output_paths;
-  if (paths && (paths.length !== 1 || paths[0] !== 'stderr')) out.push('logs.output_paths: ignored; log lines always go to stderr');
+  if (paths && (paths.length !== 1 || paths[0] !== 'stderr'))
+    out.push('logs.output_paths: ignored; log lines always go to stderr');
   return out;
 }
 
 function metricsWarnings(m: MetricsInput): string[] {
   const prometheus: Record<string, unknown> = m.readers?.[0]?.pull?.exporter.prometheus ?? {};
   return IGNORED_PROMETHEUS_KEYS.filter((key) => prometheus[key] !== undefined).map(
-    (key) => `metrics.readers.0.pull.exporter.prometheus.${key}: ignored; names are served as listed in docs/configuration.md`,
+    (key) =>
+      `metrics.readers.0.pull.exporter.prometheus.${key}: ignored; names are served as listed in docs/configuration.md`,
   );
 }
 

@@ -34,11 +34,15 @@ export function weakParse<T>(schema: z.ZodType<T>, input: unknown): ReturnType<z
 function coerce(value: unknown, expected: string): unknown {
   if (expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return String(value);
   if (expected === 'number' && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
-  if (expected === 'boolean' && typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+  if (expected === 'boolean' && typeof value === 'string' && /^(true|false)$/i.test(value.trim()))
+    return value.trim().toLowerCase() === 'true';
   return undefined;
 }
 
-function lookup(root: unknown, path: readonly PropertyKey[]): { parent: Record<string, unknown>; key: PropertyKey; value: unknown } | undefined {
+function lookup(
+  root: unknown,
+  path: readonly PropertyKey[],
+): { parent: Record<string, unknown>; key: PropertyKey; value: unknown } | undefined {
   if (path.length === 0) return { parent: {}, key: '', value: root };
   let node: unknown = root;
   for (const segment of path.slice(0, -1)) {

@@ -5,8 +5,14 @@ import { ATTR_TIMESTAMP_FALLBACK } from './internal/azure-names.ts';
 import { mapSemconvRecord } from './internal/azurelogs/map-record.ts';
 import { ATTR_ERROR_MESSAGE, ATTR_ERROR_TYPE, enqueuedMsOf } from './internal/event-attributes.ts';
 import {
-  ERROR_DECODER, ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_NESTING_TOO_DEEP, ERROR_UNEXPECTED_SHAPE,
-  eventText, nestsDeeperThan, parseJson,
+  ERROR_DECODER,
+  ERROR_INVALID_JSON,
+  ERROR_INVALID_UTF8,
+  ERROR_NESTING_TOO_DEEP,
+  ERROR_UNEXPECTED_SHAPE,
+  eventText,
+  nestsDeeperThan,
+  parseJson,
 } from './internal/parse-json.ts';
 import { rawErrorRecord, type BatchState } from './internal/records.ts';
 import type { Sanitizer } from './internal/sanitize.ts';
@@ -50,13 +56,35 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
   const text = eventText(event.body);
   if (text === undefined) {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_INVALID_UTF8, 'event body is not valid UTF-8', config.scope));
+    state.records.push(
+      rawErrorRecord(
+        state,
+        event,
+        undefined,
+        enqueuedMs,
+        config.resources.empty,
+        ERROR_INVALID_UTF8,
+        'event body is not valid UTF-8',
+        config.scope,
+      ),
+    );
     return;
   }
   const parsed = parseJson(text, config.sanitizers, config.maxSanitizeChars);
   if (!parsed.ok) {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, ERROR_INVALID_JSON, parsed.message, config.scope));
+    state.records.push(
+      rawErrorRecord(
+        state,
+        event,
+        text,
+        enqueuedMs,
+        config.resources.empty,
+        ERROR_INVALID_JSON,
+        parsed.message,
+        config.scope,
+      ),
+    );
     return;
   }
   if (parsed.sanitized) state.stats.sanitizedEvents++;
@@ -69,7 +97,18 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
     items = Array.isArray(records) ? records : [value];
   } else {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'body is JSON but neither an object nor an array', config.scope));
+    state.records.push(
+      rawErrorRecord(
+        state,
+        event,
+        text,
+        enqueuedMs,
+        config.resources.empty,
+        ERROR_UNEXPECTED_SHAPE,
+        'body is JSON but neither an object nor an array',
+        config.scope,
+      ),
+    );
     return;
   }
 
@@ -87,7 +126,16 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
         if (Array.isArray(item) && nestsDeeperThan(item, config.maxNestingDepth)) {
           throw new NestingTooDeepError(`records[${i}] nests deeper than ${config.maxNestingDepth} levels`);
         }
-        const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, `records[${i}] is not an object`, config.scope);
+        const odd = rawErrorRecord(
+          state,
+          event,
+          undefined,
+          enqueuedMs,
+          config.resources.empty,
+          ERROR_UNEXPECTED_SHAPE,
+          `records[${i}] is not an object`,
+          config.scope,
+        );
         state.records.push({ ...odd, body: item as LogBody });
         continue;
       }
@@ -114,7 +162,18 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
     state.spans.length = spansStart;
     state.stats.failedEvents++;
     const deep = error instanceof NestingTooDeepError;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resources.empty, deep ? ERROR_NESTING_TOO_DEEP : ERROR_DECODER, (error as Error)?.message, config.scope));
+    state.records.push(
+      rawErrorRecord(
+        state,
+        event,
+        text,
+        enqueuedMs,
+        config.resources.empty,
+        deep ? ERROR_NESTING_TOO_DEEP : ERROR_DECODER,
+        (error as Error)?.message,
+        config.scope,
+      ),
+    );
     return;
   }
   state.stats.timestampFallbacks += fallbacks;

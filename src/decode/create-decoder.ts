@@ -7,7 +7,13 @@ import { ATTR_CLOUD_PROVIDER, CLOUD_PROVIDER_AZURE, GO_RECEIVER_NAMES, SEMCONV_N
 import { addEventMetadata, enqueuedMsOf } from './internal/event-attributes.ts';
 import { ATTR_LOG_RECORD_UID, recordUid } from './internal/record-uid.ts';
 import { ERROR_DECODER, eventText } from './internal/parse-json.ts';
-import { makeRecord, rawErrorRecord, type BatchState, type DecodedLogRecord, type MutableStats } from './internal/records.ts';
+import {
+  makeRecord,
+  rawErrorRecord,
+  type BatchState,
+  type DecodedLogRecord,
+  type MutableStats,
+} from './internal/records.ts';
 import { ResourceCache } from './internal/resource-cache.ts';
 import { createSemconvResources } from './internal/azurelogs/semconv-resources.ts';
 import { buildSanitizers, DEFAULT_BUILTIN_SANITIZERS } from './internal/sanitize.ts';
@@ -44,7 +50,11 @@ export function createDecoder(options: DecoderOptions): Decoder {
   const names = semanticConventions ? SEMCONV_NAMES : GO_RECEIVER_NAMES;
   const resources = semanticConventions
     ? createSemconvResources()
-    : new ResourceCache(names.resourceId, names.providerOnResource ? { [ATTR_CLOUD_PROVIDER]: CLOUD_PROVIDER_AZURE } : {}, true);
+    : new ResourceCache(
+        names.resourceId,
+        names.providerOnResource ? { [ATTR_CLOUD_PROVIDER]: CLOUD_PROVIDER_AZURE } : {},
+        true,
+      );
 
   let decodeEvent: EventDecoder;
   switch (options.format) {
@@ -56,7 +66,15 @@ export function createDecoder(options: DecoderOptions): Decoder {
         ...(signals.has('traces') ? [createTraceRoute(options)] : []),
       ];
       const config: AzureFormatConfig = {
-        names, semanticConventions, timeParsers, maxNestingDepth, resources, sanitizers, maxSanitizeChars, keys: createKeyCache(), routes,
+        names,
+        semanticConventions,
+        timeParsers,
+        maxNestingDepth,
+        resources,
+        sanitizers,
+        maxSanitizeChars,
+        keys: createKeyCache(),
+        routes,
         scope: semanticConventions ? GO_AZURELOGS_SCOPE : GO_AZURE_SCOPE,
       };
       decodeEvent = (event, state) => decodeAzureEvent(event, state, config);
@@ -94,7 +112,15 @@ export function createDecoder(options: DecoderOptions): Decoder {
     } catch {
       // a broken clock option must not stop the partition
     }
-    const state: BatchState = { context, observed: hrTimeFromMs(observedMs), observedMs, stats, records: [], metrics: [], spans: [] };
+    const state: BatchState = {
+      context,
+      observed: hrTimeFromMs(observedMs),
+      observedMs,
+      stats,
+      records: [],
+      metrics: [],
+      spans: [],
+    };
     for (const event of events ?? []) {
       const mark = state.records.length;
       const metricsMark = state.metrics.length;
@@ -134,7 +160,9 @@ export function eventMetadataMode(format: Format, option: EventMetadataMode | bo
   if (option === false) return 'none';
   if (option !== undefined) {
     if (option !== 'none' && option !== 'eventhubs' && option !== 'messaging') {
-      throw new Error(`eventMetadata "${String(option)}" is not a mode; use none, eventhubs or messaging (or true / false)`);
+      throw new Error(
+        `eventMetadata "${String(option)}" is not a mode; use none, eventhubs or messaging (or true / false)`,
+      );
     }
     return option;
   }
@@ -145,9 +173,16 @@ export function eventMetadataMode(format: Format, option: EventMetadataMode | bo
  * What every log record of an event gets after its format decoded it: the event it came from (for dead-lettering
  * a refused record), the Event Hubs metadata the mode asks for, and `log.record.uid` when asked.
  */
-function finishRecords(state: BatchState, mark: number, event: ReceivedEvent, mode: EventMetadataMode, withUid: boolean): void {
+function finishRecords(
+  state: BatchState,
+  mark: number,
+  event: ReceivedEvent,
+  mode: EventMetadataMode,
+  withUid: boolean,
+): void {
   const records = state.records;
-  for (let i = mark; i < records.length; i++) (records[i] as DecodedLogRecord).eventSequenceNumber = event.sequenceNumber;
+  for (let i = mark; i < records.length; i++)
+    (records[i] as DecodedLogRecord).eventSequenceNumber = event.sequenceNumber;
   if (mode === 'none' && !withUid) return;
   const enqueuedMs = enqueuedMsOf(event, state.observedMs);
   addEventMetadata(records, mark, event, state.context, enqueuedMs, mode);
@@ -172,12 +207,31 @@ function compileTimeFormats(layouts: readonly string[] | undefined) {
   });
 }
 
-function lastResortRecord(state: BatchState, event: ReceivedEvent, resources: ResourceCache, error: unknown): ReadableLogRecord {
+function lastResortRecord(
+  state: BatchState,
+  event: ReceivedEvent,
+  resources: ResourceCache,
+  error: unknown,
+): ReadableLogRecord {
   const message = error instanceof Error ? error.message : String(error);
   try {
     const text = event?.body instanceof Uint8Array ? eventText(event.body) : undefined;
-    return rawErrorRecord(state, event, text, enqueuedMsOf(event, state.observedMs), resources.empty, ERROR_DECODER, message);
+    return rawErrorRecord(
+      state,
+      event,
+      text,
+      enqueuedMsOf(event, state.observedMs),
+      resources.empty,
+      ERROR_DECODER,
+      message,
+    );
   } catch {
-    return makeRecord(state.observed, state.observed, undefined, { 'error.type': ERROR_DECODER, 'error.message': message }, resources.empty);
+    return makeRecord(
+      state.observed,
+      state.observed,
+      undefined,
+      { 'error.type': ERROR_DECODER, 'error.message': message },
+      resources.empty,
+    );
   }
 }

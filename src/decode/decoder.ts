@@ -34,7 +34,9 @@ export interface DecoderOptions {
   readonly traceTimeFormats?: readonly string[];
   /** `azure_encoding` format: decode only these categories (the extension's `include_categories`). Default all. */
   readonly includeCategories?: readonly string[];
-  /** `azure_encoding` format: drop these categories (`exclude_categories`); wins over includeCategories. Default none. */
+  /**
+   * `azure_encoding` format: drop these categories (`exclude_categories`); wins over includeCategories. Default none.
+   */
   readonly excludeCategories?: readonly string[];
   /** Regex sanitizers applied, in order, only when an event's JSON does not parse. */
   readonly sanitizers?: readonly { readonly pattern: string; readonly replacement: string }[];

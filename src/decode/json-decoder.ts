@@ -3,7 +3,12 @@ import type { Resource } from '@opentelemetry/resources';
 import type { ReceivedEvent } from '../backends/consumer.ts';
 import { enqueuedMsOf, RecordAttributes } from './internal/event-attributes.ts';
 import {
-  ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_NESTING_TOO_DEEP, eventText, nestsDeeperThan, parseJson,
+  ERROR_INVALID_JSON,
+  ERROR_INVALID_UTF8,
+  ERROR_NESTING_TOO_DEEP,
+  eventText,
+  nestsDeeperThan,
+  parseJson,
 } from './internal/parse-json.ts';
 import { makeRecord, rawErrorRecord, type BatchState } from './internal/records.ts';
 import type { Sanitizer } from './internal/sanitize.ts';
@@ -26,21 +31,45 @@ export function decodeJsonEvent(event: ReceivedEvent, state: BatchState, config:
   const text = eventText(event.body);
   if (text === undefined) {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, undefined, enqueuedMs, config.resource, ERROR_INVALID_UTF8, 'event body is not valid UTF-8'));
+    state.records.push(
+      rawErrorRecord(
+        state,
+        event,
+        undefined,
+        enqueuedMs,
+        config.resource,
+        ERROR_INVALID_UTF8,
+        'event body is not valid UTF-8',
+      ),
+    );
     return;
   }
   const parsed = parseJson(text, config.sanitizers, config.maxSanitizeChars);
   if (!parsed.ok) {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resource, ERROR_INVALID_JSON, parsed.message));
+    state.records.push(
+      rawErrorRecord(state, event, text, enqueuedMs, config.resource, ERROR_INVALID_JSON, parsed.message),
+    );
     return;
   }
   if (nestsDeeperThan(parsed.value, config.maxNestingDepth)) {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, config.resource, ERROR_NESTING_TOO_DEEP, `body nests deeper than ${config.maxNestingDepth} levels`));
+    state.records.push(
+      rawErrorRecord(
+        state,
+        event,
+        text,
+        enqueuedMs,
+        config.resource,
+        ERROR_NESTING_TOO_DEEP,
+        `body nests deeper than ${config.maxNestingDepth} levels`,
+      ),
+    );
     return;
   }
   if (parsed.sanitized) state.stats.sanitizedEvents++;
   const attributes = new RecordAttributes();
-  state.records.push(makeRecord(hrTimeFromMs(enqueuedMs), state.observed, parsed.value as LogBody, attributes, config.resource));
+  state.records.push(
+    makeRecord(hrTimeFromMs(enqueuedMs), state.observed, parsed.value as LogBody, attributes, config.resource),
+  );
 }

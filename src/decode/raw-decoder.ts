@@ -23,12 +23,15 @@ export function decodeRawEvent(event: ReceivedEvent, state: BatchState, resource
       setOwn(attributes, key, toAnyValue(event.properties[key], MAX_PROPERTY_DEPTH));
     }
   }
-  state.records.push(makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource));
+  state.records.push(
+    makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource),
+  );
 }
 
 /** Defines an own property even for `__proto__`, which plain assignment would treat as the prototype. */
 function setOwn(target: LogAttributes, key: string, value: AnyValue): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -50,7 +53,8 @@ function toAnyValue(value: unknown, depth: number): AnyValue {
       if (depth <= 0) return String(value);
       if (Array.isArray(value)) return value.map((v) => toAnyValue(v, depth - 1));
       const out: Record<string, AnyValue> = {};
-      for (const key of Object.keys(value)) setOwn(out, key, toAnyValue((value as Record<string, unknown>)[key], depth - 1));
+      for (const key of Object.keys(value))
+        setOwn(out, key, toAnyValue((value as Record<string, unknown>)[key], depth - 1));
       return out;
     }
     default:

@@ -51,7 +51,8 @@ function parseCommand(argv: readonly string[]): ParsedCommand {
   const [first, ...rest] = argv;
   if (first === '--help' || first === '-h' || first === 'help') return { kind: 'help' };
   if (first === '--version' || first === 'version') return { kind: 'version' };
-  if (first !== undefined && !first.startsWith('-')) return { kind: 'command', name: first, explicit: true, args: rest };
+  if (first !== undefined && !first.startsWith('-'))
+    return { kind: 'command', name: first, explicit: true, args: rest };
   return { kind: 'command', name: 'run', explicit: false, args: argv };
 }
 
@@ -101,14 +102,21 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 
 async function version(): Promise<string> {
   const { readFile } = await import('node:fs/promises');
-  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version?: string;
+  };
   return pkg.version ?? 'unknown';
 }
 
-/** Reports an error nothing caught as one redacted JSON line and exits 1 (Node's own report may quote a connection string). */
+/**
+ * Reports an error nothing caught as one redacted JSON line and exits 1 (Node's own report may quote a connection
+ * string).
+ */
 export function installFatalHandlers(): void {
   const fatal = (error: unknown) => {
-    process.stderr.write(`${JSON.stringify({ level: 'error', ts: new Date().toISOString(), msg: 'fatal error', error: redactError(error) })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ level: 'error', ts: new Date().toISOString(), msg: 'fatal error', error: redactError(error) })}\n`,
+    );
     process.exit(EXIT_RUNTIME_FAILURE);
   };
   process.on('uncaughtException', fatal);
@@ -132,7 +140,10 @@ export async function runCli(argv: readonly string[]): Promise<never> {
       process.stderr.write(`${CLI_NAME}: ${redact((error as Error).message)}\n`);
       process.exit(EXIT_USAGE);
     }
-    code = choice.kind === 'worker' ? await (await import('./run-in-worker.ts')).runInWorker(argv, choice.mib) : await main(argv);
+    code =
+      choice.kind === 'worker'
+        ? await (await import('./run-in-worker.ts')).runInWorker(argv, choice.mib)
+        : await main(argv);
   } else {
     code = await main(argv);
   }

@@ -59,7 +59,10 @@ export const distributionExtensions: readonly AnyExtensionFactory[] = [
   pprofExtensionFactory,
   fileStorageExtensionFactory,
 ];
-export const distributionProcessors: readonly AnyProcessorFactory[] = [batchProcessorFactory, memoryLimiterProcessorFactory];
+export const distributionProcessors: readonly AnyProcessorFactory[] = [
+  batchProcessorFactory,
+  memoryLimiterProcessorFactory,
+];
 
 /** Settings type a receiver factory in the registry is created with. */
 export type { CreateSettings };

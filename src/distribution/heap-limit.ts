@@ -26,17 +26,24 @@ export type HeapLimitChoice =
  * `0` or Node already has a `--max-old-space-size` (on the command line or in NODE_OPTIONS).
  * Throws a UsageError for a value that is not a whole number of MiB (0, or at least 64).
  */
-export function chooseHeapLimit(env: Readonly<Record<string, string | undefined>>, execArgv: readonly string[]): HeapLimitChoice {
+export function chooseHeapLimit(
+  env: Readonly<Record<string, string | undefined>>,
+  execArgv: readonly string[],
+): HeapLimitChoice {
   const raw = env[HEAP_LIMIT_ENV]?.trim();
   let mib = DEFAULT_HEAP_LIMIT_MIB;
   if (raw !== undefined && raw !== '') {
     mib = Number(raw);
     if (!/^\d+$/.test(raw) || (mib !== 0 && mib < MIN_HEAP_LIMIT_MIB)) {
-      throw new UsageError(`${HEAP_LIMIT_ENV} must be a whole number of MiB, 0 (Node's own heap sizing) or at least ${MIN_HEAP_LIMIT_MIB}; got '${raw}'`);
+      throw new UsageError(
+        `${HEAP_LIMIT_ENV} must be a whole number of MiB, 0 (Node's own heap sizing) or at least ` +
+          `${MIN_HEAP_LIMIT_MIB}; got '${raw}'`,
+      );
     }
   }
   const nodeFlag = /(^|\s)--max[-_]old[-_]space[-_]size(=|\s|$)/;
-  if ([...execArgv, env.NODE_OPTIONS ?? ''].some((arg) => nodeFlag.test(arg))) return { kind: 'main', reason: 'node-flag' };
+  if ([...execArgv, env.NODE_OPTIONS ?? ''].some((arg) => nodeFlag.test(arg)))
+    return { kind: 'main', reason: 'node-flag' };
   if (mib === 0) return { kind: 'main', reason: 'disabled' };
   return { kind: 'worker', mib };
 }

@@ -15,7 +15,14 @@ import { signalFormatProblem } from '../config/receiver-signals.ts';
 import { unusedSignalKeyWarnings } from '../config/receiver-config-warnings.ts';
 import type { ReceiverConfig } from '../config/receiver-config.ts';
 import { SIGNALS, type Signal } from '../pipeline/signals.ts';
-import { factorySignals, findFactory, knownTypes, type Components, type ComponentKind, type NamedFactory } from './components.ts';
+import {
+  factorySignals,
+  findFactory,
+  knownTypes,
+  type Components,
+  type ComponentKind,
+  type NamedFactory,
+} from './components.ts';
 import { sameHubIssues } from './same-hub-check.ts';
 
 /** One configured component: its id, the factory its type selects, and its validated config. */
@@ -53,7 +60,12 @@ export interface ResolvedConfig {
   readonly warnings: readonly string[];
 }
 
-const SINGULAR: Record<ComponentKind, string> = { receivers: 'receiver', exporters: 'exporter', processors: 'processor', extensions: 'extension' };
+const SINGULAR: Record<ComponentKind, string> = {
+  receivers: 'receiver',
+  exporters: 'exporter',
+  processors: 'processor',
+  extensions: 'extension',
+};
 /** Extension types a receiver's `auth: <id>` may point at. */
 const AUTH_EXTENSION_TYPES = new Set(['azure_auth', 'azureauth']);
 
@@ -63,20 +75,27 @@ const AUTH_EXTENSION_TYPES = new Set(['azure_auth', 'azureauth']);
  * `service` (and every `auth: <extension>`) to a configured component. All problems are reported at once,
  * each with its dotted path; values are never quoted. Throws a ConfigError.
  */
-export function resolveConfig(raw: Record<string, unknown>, components: Components, unset: readonly UnsetVariable[] = []): ResolvedConfig {
+export function resolveConfig(
+  raw: Record<string, unknown>,
+  components: Components,
+  unset: readonly UnsetVariable[] = [],
+): ResolvedConfig {
   const issues: string[] = [];
   // Weakly typed as the sections are: `port: "8888"` is the number 8888, as in the collector.
   const top = weakParse(collectorConfigSchema, raw);
   if (!top.success) issues.push(...formatIssues(top.error, [], (p) => knownKeysAt(collectorConfigSchema, p)));
 
-  const warnings: string[] = unset.map((u) => `environment variable ${u.name} is not set (used at ${u.path || 'the top level'})`);
+  const warnings: string[] = unset.map(
+    (u) => `environment variable ${u.name} is not set (used at ${u.path || 'the top level'})`,
+  );
   const sections = {
     receivers: resolveSection('receivers', raw.receivers, components.receivers, issues, warnings),
     exporters: resolveSection('exporters', raw.exporters, components.exporters, issues, warnings),
     processors: resolveSection('processors', raw.processors, components.processors, issues, warnings),
     extensions: resolveSection('extensions', raw.extensions, components.extensions, issues, warnings),
   };
-  if (isPlainObject(raw.connectors) && Object.keys(raw.connectors).length > 0) issues.push('connectors: not supported by this distribution; remove the section');
+  if (isPlainObject(raw.connectors) && Object.keys(raw.connectors).length > 0)
+    issues.push('connectors: not supported by this distribution; remove the section');
   if (top.success) warnings.push(...top.data.service.telemetry.warnings.map((w) => `service.telemetry.${w}`));
   const pipelines: ResolvedPipeline[] = [];
   const serviceExtensions: string[] = [];
@@ -90,12 +109,21 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
       else if (!signal) {
         const hint = suggest(id.type, [...SIGNALS]);
         const didYouMean = hint ? `; did you mean \`${hint}\`?` : '';
-        issues.push(`${prefix}: unknown signal '${id.type}'; pipelines are logs, metrics or traces (or <signal>/<name>)${didYouMean}`);
+        issues.push(
+          `${prefix}: unknown signal '${id.type}'; pipelines are logs, metrics or traces (or <signal>/` +
+            `<name>)${didYouMean}`,
+        );
       }
       checkReferences(`${prefix}.receivers`, 'receivers', p.receivers, declared(raw.receivers), issues);
       checkReferences(`${prefix}.processors`, 'processors', p.processors, declared(raw.processors), issues);
       checkReferences(`${prefix}.exporters`, 'exporters', p.exporters, declared(raw.exporters), issues);
-      pipelines.push({ id: pipelineId, signal: signal ?? 'logs', receivers: p.receivers, processors: p.processors, exporters: p.exporters });
+      pipelines.push({
+        id: pipelineId,
+        signal: signal ?? 'logs',
+        receivers: p.receivers,
+        processors: p.processors,
+        exporters: p.exporters,
+      });
       if (signal) {
         checkReceiverSignals(prefix, signal, p.receivers, sections.receivers, issues);
         checkComponentSignals(prefix, signal, p, sections, issues);
@@ -112,7 +140,8 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
     const used = (kind: 'receivers' | 'exporters' | 'processors') => new Set(pipelines.flatMap((p) => p[kind]));
     issues.push(...sameHubIssues(sections.receivers, used('receivers')));
     for (const kind of ['receivers', 'exporters', 'processors'] as const) {
-      for (const id of sections[kind].keys()) if (!used(kind).has(id)) warnings.push(`${kind}.${id} is configured but not used in any pipeline`);
+      for (const id of sections[kind].keys())
+        if (!used(kind).has(id)) warnings.push(`${kind}.${id} is configured but not used in any pipeline`);
     }
   }
 
@@ -131,7 +160,10 @@ export function resolveConfig(raw: Record<string, unknown>, components: Componen
     if (!ext && declared(raw.extensions).has(auth)) continue; // its own section failed and is reported already
     if (!ext) {
       const hint = suggest(auth, [...declared(raw.extensions)]);
-      issues.push(`${path}: references extension '${auth}', which is not configured; add it under extensions (type azure_auth)${hint ? `; did you mean \`${hint}\`?` : ''}`);
+      issues.push(
+        `${path}: references extension '${auth}', which is not configured; add it under extensions (type ` +
+          `azure_auth)${hint ? `; did you mean \`${hint}\`?` : ''}`,
+      );
     } else if (!AUTH_EXTENSION_TYPES.has(ext.factory.type)) {
       issues.push(`${path}: extension '${auth}' is a ${ext.factory.type}, not an azure_auth extension`);
     } else if (!serviceExtensions.includes(auth)) {
@@ -176,7 +208,10 @@ function resolveSection<F extends SectionFactory>(
     if (!factory) {
       const types = knownTypes(factories);
       const hint = suggest(id.type, types);
-      issues.push(`${path}: unknown ${SINGULAR[kind]} type '${id.type}'${hint ? `; did you mean \`${hint}\`?` : ''} (known: ${types.join(', ') || 'none'})`);
+      issues.push(
+        `${path}: unknown ${SINGULAR[kind]} type '${id.type}'${hint ? `; did you mean \`${hint}\`?` : ''} (known: ` +
+          `${types.join(', ') || 'none'})`,
+      );
       continue;
     }
     // `azure_event_hub:` with nothing under it is an empty section, as in the collector.
@@ -207,8 +242,11 @@ export function receiverSignals(pipelines: readonly ResolvedPipeline[], id: stri
  * `azure_encoding`) would receive nothing, for ever: refused, naming the receiver's key and what to do.
  */
 function checkReceiverSignals(
-  prefix: string, signal: Signal, ids: readonly string[],
-  receivers: ReadonlyMap<string, ResolvedComponent<unknown>>, issues: string[],
+  prefix: string,
+  signal: Signal,
+  ids: readonly string[],
+  receivers: ReadonlyMap<string, ResolvedComponent<unknown>>,
+  issues: string[],
 ): void {
   for (const id of ids) {
     const config = receivers.get(id)?.config as Pick<ReceiverConfig, 'format' | 'encoding'> | undefined;
@@ -248,14 +286,23 @@ function declared(section: unknown): Set<string> {
   return new Set(isPlainObject(section) ? Object.keys(section) : []);
 }
 
-function checkReferences(path: string, kind: ComponentKind, ids: readonly string[], defined: ReadonlySet<string>, issues: string[]): void {
+function checkReferences(
+  path: string,
+  kind: ComponentKind,
+  ids: readonly string[],
+  defined: ReadonlySet<string>,
+  issues: string[],
+): void {
   const seen = new Set<string>();
   for (const id of ids) {
     if (seen.has(id)) issues.push(`${path}: '${id}' is listed twice`);
     seen.add(id);
     if (defined.has(id)) continue;
     const hint = suggest(id, [...defined.keys()]);
-    issues.push(`${path}: references ${SINGULAR[kind]} '${id}', which is not configured${hint ? `; did you mean \`${hint}\`?` : ` under ${kind}`}`);
+    issues.push(
+      `${path}: references ${SINGULAR[kind]} '${id}', which is not ` +
+        `configured${hint ? `; did you mean \`${hint}\`?` : ` under ${kind}`}`,
+    );
   }
 }
 
@@ -273,22 +320,33 @@ function annotateUnset(issues: readonly string[], unset: readonly UnsetVariable[
  * formats and category filters unless the receiver sets its own.
  */
 function applyEncodingExtensions(
-  sections: Pick<ResolvedConfig, 'receivers' | 'extensions'>, declaredExtensions: ReadonlySet<string>, issues: string[],
+  sections: Pick<ResolvedConfig, 'receivers' | 'extensions'>,
+  declaredExtensions: ReadonlySet<string>,
+  issues: string[],
 ): void {
   for (const [id, r] of sections.receivers) {
-    const config = r.config as {
-      encoding?: unknown; time_formats?: { logs?: string[] }; include_categories?: string[]; exclude_categories?: string[];
-    } | undefined;
+    const config = r.config as
+      | {
+          encoding?: unknown;
+          time_formats?: { logs?: string[] };
+          include_categories?: string[];
+          exclude_categories?: string[];
+        }
+      | undefined;
     if (config === undefined || typeof config.encoding !== 'string') continue;
     const ext = sections.extensions.get(config.encoding);
     if (ext === undefined) {
       if (!declaredExtensions.has(config.encoding)) {
-        issues.push(`receivers.${id}.encoding: references extension '${config.encoding}', which is not configured; add it under extensions (type azure_encoding)`);
+        issues.push(
+          `receivers.${id}.encoding: references extension '${config.encoding}', which is not configured; add it ` +
+            `under extensions (type azure_encoding)`,
+        );
       }
       continue;
     }
     const logs = (ext.config as AzureEncodingConfig).logs;
-    if (config.time_formats && (config.time_formats.logs ?? []).length === 0) config.time_formats.logs = logs.time_formats;
+    if (config.time_formats && (config.time_formats.logs ?? []).length === 0)
+      config.time_formats.logs = logs.time_formats;
     if ((config.include_categories ?? []).length === 0) config.include_categories = logs.include_categories;
     if ((config.exclude_categories ?? []).length === 0) config.exclude_categories = logs.exclude_categories;
   }

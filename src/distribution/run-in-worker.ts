@@ -21,7 +21,10 @@ export interface SignalMessage {
  * before anything listens (while the CLI still loads its config) ends the thread at once with 130 or 143,
  * as the signal would have ended a process that had not installed its handlers yet.
  */
-export function forwardedSignals(port: { on(event: 'message', listener: (message: SignalMessage | undefined) => void): unknown }, exit: (code: number) => void): EventEmitter {
+export function forwardedSignals(
+  port: { on(event: 'message', listener: (message: SignalMessage | undefined) => void): unknown },
+  exit: (code: number) => void,
+): EventEmitter {
   const signals = new EventEmitter();
   port.on('message', (message: SignalMessage | undefined) => {
     const signal = message?.signal;
@@ -41,8 +44,15 @@ export interface WorkerRunOptions {
   readonly entry?: URL;
 }
 
-/** Runs `argv` through the CLI's `main` in a worker with an old-generation ceiling of `heapLimitMib` MiB; resolves with its exit code. */
-export function runInWorker(argv: readonly string[], heapLimitMib: number, options: WorkerRunOptions = {}): Promise<number> {
+/**
+ * Runs `argv` through the CLI's `main` in a worker with an old-generation ceiling of `heapLimitMib` MiB; resolves with
+ * its exit code.
+ */
+export function runInWorker(
+  argv: readonly string[],
+  heapLimitMib: number,
+  options: WorkerRunOptions = {},
+): Promise<number> {
   const writeErr = options.writeErr ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const signals = options.signals ?? process;
   // In dist/ this file is .js and so is its sibling. Run from the sources (under tsx), the worker has to
@@ -56,7 +66,10 @@ export function runInWorker(argv: readonly string[], heapLimitMib: number, optio
   } else if (fromSource) {
     const api = JSON.stringify(import.meta.resolve('tsx/esm/api'));
     const entry = JSON.stringify(new URL('./cli-worker.ts', import.meta.url).href);
-    worker = new Worker(`import(${api}).then(({ register }) => { register(); return import(${entry}); })`, { ...workerOptions, eval: true });
+    worker = new Worker(`import(${api}).then(({ register }) => { register(); return import(${entry}); })`, {
+      ...workerOptions,
+      eval: true,
+    });
   } else {
     worker = new Worker(new URL('./cli-worker.js', import.meta.url), workerOptions);
   }
@@ -69,7 +82,9 @@ export function runInWorker(argv: readonly string[], heapLimitMib: number, optio
       failed = true;
       const line = { level: 'error', ts: new Date().toISOString() } as Record<string, unknown>;
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        line.msg = `out of memory: the collector's heap reached its limit of ${heapLimitMib} MiB; raise ${HEAP_LIMIT_ENV}, or lower prefetch_count and batch sizes`;
+        line.msg =
+          `out of memory: the collector's heap reached its limit of ${heapLimitMib} MiB; raise ` +
+          `${HEAP_LIMIT_ENV}, or lower prefetch_count and batch sizes`;
       } else {
         line.msg = 'fatal error';
         line.error = redactError(error);

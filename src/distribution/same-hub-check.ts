@@ -37,14 +37,19 @@ function hubKey(config: Partial<ReceiverConfig>): HubKey | undefined {
  * Issues for receivers (of the `azure_event_hub` shape) that would read the same partitions of the same hub
  * and consumer group as an earlier one. Receivers on different explicit partitions do not overlap.
  */
-export function sameHubIssues(receivers: ReadonlyMap<string, { readonly config: unknown }>, used: ReadonlySet<string>): string[] {
+export function sameHubIssues(
+  receivers: ReadonlyMap<string, { readonly config: unknown }>,
+  used: ReadonlySet<string>,
+): string[] {
   const issues: string[] = [];
   const seen: { id: string; key: HubKey }[] = [];
   for (const [id, r] of receivers) {
     if (!used.has(id)) continue;
     const key = hubKey((r.config ?? {}) as Partial<ReceiverConfig>);
     if (!key) continue;
-    const first = seen.find((s) => s.key.hub === key.hub && (!s.key.partition || !key.partition || s.key.partition === key.partition));
+    const first = seen.find(
+      (s) => s.key.hub === key.hub && (!s.key.partition || !key.partition || s.key.partition === key.partition),
+    );
     if (first) {
       issues.push(
         `receivers.${id}: reads the same event hub and consumer group as receivers.${first.id}, so their partitions ` +

@@ -105,16 +105,25 @@ export class Service {
     let receiverMetrics: ReceiverMetrics | undefined;
     let exporterMetrics: ExporterMetrics | undefined;
     if (metricsCfg.level !== 'none') {
-      this.#metrics = await startMetricsEndpoint({ address: metricsCfg.address, serviceVersion: await packageVersion() });
+      this.#metrics = await startMetricsEndpoint({
+        address: metricsCfg.address,
+        serviceVersion: await packageVersion(),
+      });
       receiverMetrics = new ReceiverMetrics(this.#metrics.meter);
       exporterMetrics = new ExporterMetrics(this.#metrics.meter);
       this.#stopProcessMetrics = registerProcessMetrics(this.#metrics.meter);
-      this.logger.info('self-metrics endpoint listening', { endpoint: `${this.#metrics.host}:${this.#metrics.port}`, path: '/metrics' });
+      this.logger.info('self-metrics endpoint listening', {
+        endpoint: `${this.#metrics.host}:${this.#metrics.port}`,
+        path: '/metrics',
+      });
     }
 
     for (const id of cfg.service.extensions) {
       const ext = cfg.extensions.get(id)!;
-      this.#extensions.set(id, await ext.factory.create({ id, logger: this.logger.child({ component: `extensions/${id}` }) }, ext.config));
+      this.#extensions.set(
+        id,
+        await ext.factory.create({ id, logger: this.logger.child({ component: `extensions/${id}` }) }, ext.config),
+      );
     }
 
     const heads = new Map<string, SignalHead[]>();
@@ -131,7 +140,9 @@ export class Service {
           const settings = { id, logger: this.logger.child({ component: `exporters/${id}` }), onExportAttempt };
           exporter = await e.factory.create(settings, e.config);
           // Counted for every signal of the pipelines that list it, so that their series exist from the start.
-          const signals = [...new Set(cfg.service.pipelines.filter((p) => p.exporters.includes(id)).map((p) => p.signal))];
+          const signals = [
+            ...new Set(cfg.service.pipelines.filter((p) => p.exporters.includes(id)).map((p) => p.signal)),
+          ];
           if (exporterMetrics) exporter = exporterMetrics.wrap(id, exporter, signals);
           this.#exporters.set(id, exporter);
         }
@@ -140,7 +151,11 @@ export class Service {
       let next: SignalConsumer = shielded(fanOut(exporters));
       for (const id of [...pipeline.processors].reverse()) {
         const p = cfg.processors.get(id)!;
-        next = await p.factory.create({ id, logger: this.logger.child({ component: `processors/${id}`, pipeline: pipeline.id }) }, p.config, next);
+        next = await p.factory.create(
+          { id, logger: this.logger.child({ component: `processors/${id}`, pipeline: pipeline.id }) },
+          p.config,
+          next,
+        );
         this.#processors.unshift(next);
       }
       const head: SignalHead = { signal: pipeline.signal, consumer: next };
@@ -156,7 +171,8 @@ export class Service {
         signals: router.signals,
         logger: this.logger.child({ component: `receivers/${id}` }),
         featureGates: this.#gates,
-        resolveAuth: (extensionId: string): TokenCredential | undefined => this.#extensions.get(extensionId)?.credential?.(),
+        resolveAuth: (extensionId: string): TokenCredential | undefined =>
+          this.#extensions.get(extensionId)?.credential?.(),
       };
       const receiver = await r.factory.create(settings, r.config, router);
       this.#receivers.set(id, receiver);
@@ -193,7 +209,9 @@ export class Service {
       await receiver.start();
       this.logger.info('receiver started', { receiver: id });
     }
-    this.logger.info('everything is ready; receiving', { pipelines: this.#config.service.pipelines.map((p) => p.id).join(',') });
+    this.logger.info('everything is ready; receiving', {
+      pipelines: this.#config.service.pipelines.map((p) => p.id).join(','),
+    });
   }
 
   /** Logs the status events an operator acts on; the receiver logs its own details. */
@@ -202,7 +220,8 @@ export class Service {
     return receiver.onStatus((s) => {
       if (s.type === 'hubReached') log.info('hub reached', { partitions: s.partitionIds.length });
       else if (s.type === 'partitionOpened') log.info('partition owned', { partition: s.partitionId });
-      else if (s.type === 'partitionClosed') log.info('partition released', { partition: s.partitionId, reason: s.reason });
+      else if (s.type === 'partitionClosed')
+        log.info('partition released', { partition: s.partitionId, reason: s.reason });
       else if (s.type === 'standby') log.info('standby: every partition is owned by other instances');
     });
   }
@@ -220,10 +239,14 @@ export class Service {
       for (const ext of this.#extensions.values()) ext.onShutdownBegin?.();
       await Promise.all([...this.#receivers].map(([id, r]) => step(`receivers/${id}`, () => r.shutdown())));
       for (const p of this.#processors) await step('processor', () => p.shutdown?.());
-      await Promise.all([...this.#exporters].map(([id, e]) => step(`exporters/${id}`, async () => {
-        await e.forceFlush?.();
-        await e.shutdown?.();
-      })));
+      await Promise.all(
+        [...this.#exporters].map(([id, e]) =>
+          step(`exporters/${id}`, async () => {
+            await e.forceFlush?.();
+            await e.shutdown?.();
+          }),
+        ),
+      );
       for (const u of this.#unwatch.splice(0)) u();
       for (const [id, ext] of [...this.#extensions].reverse()) await step(`extensions/${id}`, () => ext.shutdown());
       this.#stopProcessMetrics?.();

@@ -62,7 +62,8 @@ export function parseDurationMs(text: string, flag = '--retention'): number {
 
 function parsePort(flag: string, text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65_535) throw new CliUsageError(`${flag}: '${text}' is not a port number (0 to 65535)`);
+  if (!/^\d+$/.test(text) || port > 65_535)
+    throw new CliUsageError(`${flag}: '${text}' is not a port number (0 to 65535)`);
   return port;
 }
 
@@ -123,7 +124,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
     options.tier = values.tier as EmulatorTier;
   }
   if (typeof values.units === 'string') {
-    if (!/^[1-9]\d{0,3}$/.test(values.units)) throw new CliUsageError(`--units: '${values.units}' must be a whole number from 1 to 9999`);
+    if (!/^[1-9]\d{0,3}$/.test(values.units))
+      throw new CliUsageError(`--units: '${values.units}' must be a whole number from 1 to 9999`);
     options.capacityUnits = Number(values.units);
   }
   if (typeof values.retention === 'string') options.retentionMs = parseDurationMs(values.retention);
@@ -139,7 +141,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (Object.keys(sasKeys).length > 0) options.sasKeys = sasKeys;
   const cert = values['tls-cert'] as string | undefined;
   const key = values['tls-key'] as string | undefined;
-  if ((cert === undefined) !== (key === undefined)) throw new CliUsageError('--tls-cert and --tls-key must be given together');
+  if ((cert === undefined) !== (key === undefined))
+    throw new CliUsageError('--tls-cert and --tls-key must be given together');
   return {
     options,
     help: values.help === true,
@@ -150,20 +153,27 @@ export function parseCliArgs(argv: string[]): CliArgs {
 }
 
 /** `--capture HUB=CONTAINER` and its settings, onto the hubs declared with `--hub`. */
-function applyCapture(values: Record<string, string | string[] | boolean | undefined>, hubs: EmulatorHubConfig[]): void {
+function applyCapture(
+  values: Record<string, string | string[] | boolean | undefined>,
+  hubs: EmulatorHubConfig[],
+): void {
   const specs = (values.capture as string[] | undefined) ?? [];
   const storage = values['capture-storage'];
   const settingsGiven = Object.keys(values).some((k) => k.startsWith('capture-') && k !== 'capture-storage');
   if (specs.length === 0) {
-    if (typeof storage === 'string' || settingsGiven) throw new CliUsageError('--capture-* settings need --capture HUB=CONTAINER');
+    if (typeof storage === 'string' || settingsGiven)
+      throw new CliUsageError('--capture-* settings need --capture HUB=CONTAINER');
     return;
   }
   // The message never echoes the connection string: it holds the account key.
-  if (typeof storage !== 'string' || storage === '') throw new CliUsageError('--capture needs --capture-storage CONNECTION (a Blob Storage connection string)');
+  if (typeof storage !== 'string' || storage === '')
+    throw new CliUsageError('--capture needs --capture-storage CONNECTION (a Blob Storage connection string)');
   const encoding = values['capture-encoding'];
-  if (encoding !== undefined && encoding !== 'Avro' && encoding !== 'AvroDeflate') throw new CliUsageError(`--capture-encoding: '${String(encoding)}' must be Avro or AvroDeflate`);
+  if (encoding !== undefined && encoding !== 'Avro' && encoding !== 'AvroDeflate')
+    throw new CliUsageError(`--capture-encoding: '${String(encoding)}' must be Avro or AvroDeflate`);
   const size = values['capture-size'];
-  if (typeof size === 'string' && !/^[1-9]\d*$/.test(size)) throw new CliUsageError(`--capture-size: '${size}' must be a whole number of bytes`);
+  if (typeof size === 'string' && !/^[1-9]\d*$/.test(size))
+    throw new CliUsageError(`--capture-size: '${size}' must be a whole number of bytes`);
   for (const spec of specs) {
     const m = /^([^=]+)=(.+)$/.exec(spec);
     if (!m) throw new CliUsageError(`--capture: '${spec}' must be HUB=CONTAINER, e.g. logs=capture`);
@@ -172,7 +182,9 @@ function applyCapture(values: Record<string, string | string[] | boolean | undef
     hub.capture = {
       storageConnectionString: storage,
       blobContainer: m[2]!,
-      ...(typeof values['capture-interval'] === 'string' ? { intervalMs: parseDurationMs(values['capture-interval'], '--capture-interval') } : {}),
+      ...(typeof values['capture-interval'] === 'string'
+        ? { intervalMs: parseDurationMs(values['capture-interval'], '--capture-interval') }
+        : {}),
       ...(typeof size === 'string' ? { sizeLimitBytes: Number(size) } : {}),
       ...(typeof values['capture-format'] === 'string' ? { archiveNameFormat: values['capture-format'] } : {}),
       ...(typeof values['capture-namespace'] === 'string' ? { namespace: values['capture-namespace'] } : {}),

@@ -20,7 +20,9 @@ function readText(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new EmulatorConfigError(`${what}: cannot read '${path}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new EmulatorConfigError(
+      `${what}: cannot read '${path}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }
 
@@ -72,7 +74,11 @@ export async function runEmulatorCli(argv: string[]): Promise<number> {
   }
   let emulator;
   try {
-    emulator = await startEmulator({ ...resolved.options, onProtocolError: (message) => process.stderr.write(`eventhubs-emulator: client protocol error, connection closed: ${message}\n`) });
+    emulator = await startEmulator({
+      ...resolved.options,
+      onProtocolError: (message) =>
+        process.stderr.write(`eventhubs-emulator: client protocol error, connection closed: ${message}\n`),
+    });
   } catch (err) {
     // Options were validated above, so what is left is the environment (port in use, bad TLS material).
     process.stderr.write(`eventhubs-emulator: cannot start: ${(err as Error).message}\n`);

@@ -30,7 +30,8 @@ export function hubsFromDockerConfig(doc: unknown, maxPartitions = DEFAULT_MAX_P
   namespaces.forEach((ns, i) => {
     const at = `UserConfig.NamespaceConfig[${i}]`;
     if (!isObject(ns)) return void errors.push(`${at}: must be an object`);
-    if (ns.Type !== undefined && ns.Type !== 'EventHub') return void errors.push(`${at}.Type: must be "EventHub", got ${JSON.stringify(ns.Type)}`);
+    if (ns.Type !== undefined && ns.Type !== 'EventHub')
+      return void errors.push(`${at}.Type: must be "EventHub", got ${JSON.stringify(ns.Type)}`);
     if (!Array.isArray(ns.Entities)) return void errors.push(`${at}.Entities: required array`);
     ns.Entities.forEach((entity, j) => {
       const eat = `${at}.Entities[${j}]`;
@@ -39,8 +40,15 @@ export function hubsFromDockerConfig(doc: unknown, maxPartitions = DEFAULT_MAX_P
       if (typeof name !== 'string' || name === '') errors.push(`${eat}.Name: required string`);
       const rawCount = entity.PartitionCount;
       const partitions = typeof rawCount === 'string' && /^\d+$/.test(rawCount) ? Number(rawCount) : rawCount;
-      if (typeof partitions !== 'number' || !Number.isInteger(partitions) || partitions < 1 || partitions > maxPartitions) {
-        errors.push(`${eat}.PartitionCount: must be an integer from 1 to ${maxPartitions}, got ${JSON.stringify(rawCount)}`);
+      if (
+        typeof partitions !== 'number' ||
+        !Number.isInteger(partitions) ||
+        partitions < 1 ||
+        partitions > maxPartitions
+      ) {
+        errors.push(
+          `${eat}.PartitionCount: must be an integer from 1 to ${maxPartitions}, got ${JSON.stringify(rawCount)}`,
+        );
       }
       const groups: string[] = [];
       if (entity.ConsumerGroups !== undefined) {
@@ -52,7 +60,8 @@ export function hubsFromDockerConfig(doc: unknown, maxPartitions = DEFAULT_MAX_P
           });
         }
       }
-      if (typeof name === 'string' && typeof partitions === 'number') hubs.push({ name, partitions, consumerGroups: groups });
+      if (typeof name === 'string' && typeof partitions === 'number')
+        hubs.push({ name, partitions, consumerGroups: groups });
     });
   });
   if (errors.length > 0) throw new EmulatorConfigError(errors.join('\n'));

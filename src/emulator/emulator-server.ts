@@ -8,7 +8,15 @@ import rhea from 'rhea';
 import type { Emulator, EmulatorEventInput, EmulatorHubConfig, EmulatorOptions, ReceiverLinkRecord } from './types.ts';
 import { parseAddress } from './internal/addresses.ts';
 import {
-  ARGUMENT_ERROR, ARGUMENT_OUT_OF_RANGE, LINK_DETACH_FORCED, LINK_STOLEN, NOT_FOUND, UNAUTHORIZED, claimExpired, entityNotFound, stolenByEpoch,
+  ARGUMENT_ERROR,
+  ARGUMENT_OUT_OF_RANGE,
+  LINK_DETACH_FORCED,
+  LINK_STOLEN,
+  NOT_FOUND,
+  UNAUTHORIZED,
+  claimExpired,
+  entityNotFound,
+  stolenByEpoch,
 } from './internal/conditions.ts';
 import { ClaimAuditLog } from './internal/claim-audit.ts';
 import { ConnectionRegistry, abortConnection, type ConnectionState } from './internal/connection-registry.ts';
@@ -30,7 +38,12 @@ import { plainTerminus } from './internal/plain-terminus.ts';
 import { offerServiceMechanisms } from './internal/sasl-mechanisms.ts';
 import { serveLikeTheService } from './internal/service-frames.ts';
 import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from './internal/offset-format.ts';
-import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber, selectorExpression } from './internal/start-position.ts';
+import {
+  parseStartFilter,
+  pastEndRefusal,
+  resolveStartSequenceNumber,
+  selectorExpression,
+} from './internal/start-position.ts';
 import { WebSocketListener } from './internal/websocket-listener.ts';
 import { CaptureWriter } from './internal/capture-writer.ts';
 
@@ -78,8 +91,13 @@ export class EmulatorServer implements Emulator, FaultHost {
 
   constructor(private readonly options: EmulatorOptions = {}) {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
-    if (!Number.isFinite(this.retentionMs) || this.retentionMs <= 0) throw new RangeError(`retentionMs must be positive, got ${this.retentionMs}`);
-    this.namespace = new Namespace(options.consumerGroups ?? [], tierQuotas(options.tier, options.capacityUnits), options.opaqueOffsets ? OPAQUE_OFFSETS : NUMERIC_OFFSETS);
+    if (!Number.isFinite(this.retentionMs) || this.retentionMs <= 0)
+      throw new RangeError(`retentionMs must be positive, got ${this.retentionMs}`);
+    this.namespace = new Namespace(
+      options.consumerGroups ?? [],
+      tierQuotas(options.tier, options.capacityUnits),
+      options.opaqueOffsets ? OPAQUE_OFFSETS : NUMERIC_OFFSETS,
+    );
     for (const hub of options.hubs ?? []) this.addHub(hub);
     this.faults = new FaultController(this);
     this.container = (rhea as any).create_container({
@@ -135,7 +153,8 @@ export class EmulatorServer implements Emulator, FaultHost {
     });
     const address = server.address();
     this.boundPort = typeof address === 'object' && address ? address.port : 0;
-    if (this.options.websocketPort !== undefined) await this.startWebSocket(connectionOptions, this.options.websocketPort);
+    if (this.options.websocketPort !== undefined)
+      await this.startWebSocket(connectionOptions, this.options.websocketPort);
     const sweepMs = Math.min(1_000, Math.max(50, Math.floor(this.retentionMs / 4)));
     this.retentionTimer = setInterval(() => this.expire(), sweepMs);
     this.retentionTimer.unref();
@@ -174,7 +193,8 @@ export class EmulatorServer implements Emulator, FaultHost {
 
   connectionString(hubName?: string, options: { websockets?: boolean } = {}): string {
     const keys = this.options.sasKeys;
-    const [keyName, key] = keys && Object.keys(keys).length > 0 ? Object.entries(keys)[0]! : [DEFAULT_KEY_NAME, DEFAULT_KEY];
+    const [keyName, key] =
+      keys && Object.keys(keys).length > 0 ? Object.entries(keys)[0]! : [DEFAULT_KEY_NAME, DEFAULT_KEY];
     const host = this.host === '0.0.0.0' || this.host === '::' ? '127.0.0.1' : this.host;
     const port = options.websockets ? this.websocketPort : this.port;
     if (port === undefined) throw new Error('the emulator serves no WebSockets; start it with websocketPort');
@@ -196,7 +216,9 @@ export class EmulatorServer implements Emulator, FaultHost {
         run = [];
       }
       runKey = e.partitionKey;
-      const msg: Record<string, unknown> = { body: amqpMessage.data_section(typeof e.body === 'string' ? Buffer.from(e.body, 'utf8') : e.body) };
+      const msg: Record<string, unknown> = {
+        body: amqpMessage.data_section(typeof e.body === 'string' ? Buffer.from(e.body, 'utf8') : e.body),
+      };
       if (e.properties) msg.application_properties = e.properties;
       if (e.partitionKey !== undefined) msg.message_annotations = { 'x-opt-partition-key': e.partitionKey };
       run.push(amqpMessage.encode(msg));
@@ -251,7 +273,13 @@ export class EmulatorServer implements Emulator, FaultHost {
     return this.connections.drop(options);
   }
 
-  detachReceivers(options: { hub: string; partitionId: string; consumerGroup?: string; condition: string; description?: string }): number {
+  detachReceivers(options: {
+    hub: string;
+    partitionId: string;
+    consumerGroup?: string;
+    condition: string;
+    description?: string;
+  }): number {
     const { condition, description, ...filter } = options;
     return this.connections.detachReceivers(filter, condition, description ?? `Injected fault: ${condition}`);
   }
@@ -287,10 +315,20 @@ export class EmulatorServer implements Emulator, FaultHost {
   private expireClaims(): void {
     const detached = this.connections.detachExpiredClaims(Date.now(), ({ link, entityPath, role }) => ({
       condition: LINK_DETACH_FORCED,
-      description: claimExpired(String(link.name), role === 'consumer' ? 'Listen' : 'Send', `${this.endpoint()}${entityPath.toLowerCase()}`),
+      description: claimExpired(
+        String(link.name),
+        role === 'consumer' ? 'Listen' : 'Send',
+        `${this.endpoint()}${entityPath.toLowerCase()}`,
+      ),
     }));
     for (const { state, link, entityPath, role } of detached) {
-      this.claims.expiredLinks.push({ linkName: String(link.name), role, entityPath, connectionId: state.containerId, at: Date.now() });
+      this.claims.expiredLinks.push({
+        linkName: String(link.name),
+        role,
+        entityPath,
+        connectionId: state.containerId,
+        at: Date.now(),
+      });
     }
   }
 
@@ -350,15 +388,28 @@ export class EmulatorServer implements Emulator, FaultHost {
       if (remote.target?.address) state.replyLinks.set(String(remote.target.address), sender);
       return;
     }
-    if (address.kind !== 'consumer') return this.refuse(sender, NOT_FOUND, entityNotFound(String(remote.source?.address ?? '')));
+    if (address.kind !== 'consumer')
+      return this.refuse(sender, NOT_FOUND, entityNotFound(String(remote.source?.address ?? '')));
     const { hub: hubName, consumerGroup, partitionId } = address;
-    if (this.options.sasKeys && !state.isAuthorized(`${hubName}/ConsumerGroups/${consumerGroup}/Partitions/${partitionId}`)) {
-      return this.refuse(sender, UNAUTHORIZED, `Unauthorized access. No valid claim was put for '${hubName}/ConsumerGroups/${consumerGroup}/Partitions/${partitionId}'.`);
+    if (
+      this.options.sasKeys &&
+      !state.isAuthorized(`${hubName}/ConsumerGroups/${consumerGroup}/Partitions/${partitionId}`)
+    ) {
+      return this.refuse(
+        sender,
+        UNAUTHORIZED,
+        `Unauthorized access. No valid claim was put for '${hubName}/ConsumerGroups/${consumerGroup}/Partitions/` +
+          `${partitionId}'.`,
+      );
     }
     const hub = this.namespace.get(hubName);
     if (!hub) return this.refuse(sender, NOT_FOUND, entityNotFound(`${this.endpoint()}${hubName}`));
     if (!hub.hasConsumerGroup(consumerGroup)) {
-      return this.refuse(sender, NOT_FOUND, entityNotFound(`${this.endpoint()}${hubName}/ConsumerGroups/${consumerGroup}`));
+      return this.refuse(
+        sender,
+        NOT_FOUND,
+        entityNotFound(`${this.endpoint()}${hubName}/ConsumerGroups/${consumerGroup}`),
+      );
     }
     const log = hub.log(partitionId);
     if (!log) return this.refuse(sender, ARGUMENT_OUT_OF_RANGE, partitionOutOfRange(hub));
@@ -383,7 +434,11 @@ export class EmulatorServer implements Emulator, FaultHost {
     }
     sender.set_source(plainTerminus(remote.source));
     sender.set_target(plainTerminus(remote.target));
-    const capabilities: unknown[] = Array.isArray(remote.desired_capabilities) ? remote.desired_capabilities : remote.desired_capabilities ? [remote.desired_capabilities] : [];
+    const capabilities: unknown[] = Array.isArray(remote.desired_capabilities)
+      ? remote.desired_capabilities
+      : remote.desired_capabilities
+        ? [remote.desired_capabilities]
+        : [];
     const runtimeMetrics = capabilities.map(String).includes(RUNTIME_METRIC_CAPABILITY);
     if (runtimeMetrics) sender.local.attach.offered_capabilities = [RUNTIME_METRIC_CAPABILITY];
     const record: ReceiverLinkRecord = this.audit.add({
@@ -395,7 +450,16 @@ export class EmulatorServer implements Emulator, FaultHost {
       connectionId: state.containerId,
       attachedAt: preciseNowMs(),
     });
-    const link = new ConsumerLink(sender, log, consumerGroup, epoch, runtimeMetrics, resolveStartSequenceNumber(start, log), record, this.faults);
+    const link = new ConsumerLink(
+      sender,
+      log,
+      consumerGroup,
+      epoch,
+      runtimeMetrics,
+      resolveStartSequenceNumber(start, log),
+      record,
+      this.faults,
+    );
     sender.__consumer = link;
     state.attachedUnderClaim(sender, `${hubName}/ConsumerGroups/${consumerGroup}/Partitions/${partitionId}`);
     this.readers.add(link);
@@ -413,14 +477,17 @@ export class EmulatorServer implements Emulator, FaultHost {
       receiver.set_source(plainTerminus(remote.source));
       return;
     }
-    if (address.kind !== 'producer') return this.refuse(receiver, NOT_FOUND, entityNotFound(String(remote.target?.address ?? '')));
-    const entityPath = address.partitionId === undefined ? address.hub : `${address.hub}/Partitions/${address.partitionId}`;
+    if (address.kind !== 'producer')
+      return this.refuse(receiver, NOT_FOUND, entityNotFound(String(remote.target?.address ?? '')));
+    const entityPath =
+      address.partitionId === undefined ? address.hub : `${address.hub}/Partitions/${address.partitionId}`;
     if (this.options.sasKeys && !state.isAuthorized(entityPath)) {
       return this.refuse(receiver, UNAUTHORIZED, `Unauthorized access. No valid claim was put for '${entityPath}'.`);
     }
     const hub = this.namespace.get(address.hub);
     if (!hub) return this.refuse(receiver, NOT_FOUND, entityNotFound(`${this.endpoint()}${address.hub}`));
-    if (address.partitionId !== undefined && !hub.log(address.partitionId)) return this.refuse(receiver, ARGUMENT_OUT_OF_RANGE, partitionOutOfRange(hub));
+    if (address.partitionId !== undefined && !hub.log(address.partitionId))
+      return this.refuse(receiver, ARGUMENT_OUT_OF_RANGE, partitionOutOfRange(hub));
     if (address.partitionId !== undefined && IdempotentProducers.requested(remote.desired_capabilities)) {
       const idempotent = this.idempotentProducers.attach(hub.name, address.partitionId, remote.properties);
       if (!idempotent.ok) return this.refuse(receiver, idempotent.error.condition, idempotent.error.description);
@@ -432,7 +499,11 @@ export class EmulatorServer implements Emulator, FaultHost {
     keepRawTransfers(receiver.session);
     // The SDK sizes its batches from this value (eventHubSender.ts getMaxMessageSize).
     receiver.local.attach.max_message_size = MAX_MESSAGE_SIZE_BYTES;
-    state.producers.add({ receiver, hub: hub.name, ...(address.partitionId !== undefined ? { partitionId: address.partitionId } : {}) });
+    state.producers.add({
+      receiver,
+      hub: hub.name,
+      ...(address.partitionId !== undefined ? { partitionId: address.partitionId } : {}),
+    });
     state.attachedUnderClaim(receiver, entityPath);
   }
 
@@ -444,18 +515,26 @@ export class EmulatorServer implements Emulator, FaultHost {
     if (address.kind === 'cbs' || address.kind === 'management') {
       delivery.accept();
       const request = ctx.message;
-      const reply = address.kind === 'cbs'
-        ? this.onPutToken(state, request)
-        : handleManagement(request, this.namespace, this.endpoint(), this.faults.takeRequestFailure('management'));
+      const reply =
+        address.kind === 'cbs'
+          ? this.onPutToken(state, request)
+          : handleManagement(request, this.namespace, this.endpoint(), this.faults.takeRequestFailure('management'));
       // The reply goes to the link named by reply_to; without one, to the requester's receiver on the same
       // node (the Python SDK sends put-token and management requests without reply_to and reads the reply
       // on its `$cbs` / `$management` receiver). Correlated by the request's message id.
       const replyTo = request?.reply_to;
-      const link = replyTo === undefined || replyTo === null ? state.replyLinkOnNode(address.kind, receiver.session) : state.replyLinks.get(String(replyTo));
+      const link =
+        replyTo === undefined || replyTo === null
+          ? state.replyLinkOnNode(address.kind, receiver.session)
+          : state.replyLinks.get(String(replyTo));
       // The service settles a request before it answers. rhea writes a session's pending transfers before
       // its pending dispositions, so the reply waits one turn of the event loop; azure-uamqp-c fails an
       // operation whose reply arrives before the request's disposition.
-      const message = { ...reply, correlation_id: request.message_id, ...(replyTo === undefined || replyTo === null ? {} : { to: replyTo }) };
+      const message = {
+        ...reply,
+        correlation_id: request.message_id,
+        ...(replyTo === undefined || replyTo === null ? {} : { to: replyTo }),
+      };
       setImmediate(() => {
         if (link && link.is_open()) link.send(message);
       });
@@ -484,7 +563,8 @@ export class EmulatorServer implements Emulator, FaultHost {
   private onProducerTransfer(hubName: string, partitionId: string | undefined, ctx: any): void {
     const delivery = ctx.delivery;
     const hub = this.namespace.get(hubName);
-    if (!hub) return delivery.reject({ condition: NOT_FOUND, description: entityNotFound(`${this.endpoint()}${hubName}`) });
+    if (!hub)
+      return delivery.reject({ condition: NOT_FOUND, description: entityNotFound(`${this.endpoint()}${hubName}`) });
     const contents = readTransfer(ctx);
     if (!contents.ok) return delivery.reject(contents.error);
     const { events, partitionKey } = contents;
@@ -507,9 +587,11 @@ export class EmulatorServer implements Emulator, FaultHost {
       if (delivery.link?.is_open?.() && delivery.link.connection?.is_open?.()) delivery.accept();
     }, delayMs).unref();
   }
-
 }
 
 function partitionOutOfRange(hub: Hub): string {
-  return `The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 and ${hub.partitionIds.length - 1}.`;
+  return (
+    `The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 ` +
+    `and ${hub.partitionIds.length - 1}.`
+  );
 }

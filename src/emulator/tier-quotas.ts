@@ -31,7 +31,8 @@ export const DEFAULT_MAX_PARTITIONS = 32;
 
 /** The quotas of a tier; `units` is the number of PUs (premium) or CUs (dedicated), default 1. */
 export function tierQuotas(tier: EmulatorTier = 'emulator', units = 1): TierQuotas {
-  if (!Number.isInteger(units) || units < 1) throw new RangeError(`capacity units must be a positive integer, got ${String(units)}`);
+  if (!Number.isInteger(units) || units < 1)
+    throw new RangeError(`capacity units must be a positive integer, got ${String(units)}`);
   switch (tier) {
     case 'emulator':
       return { tier, partitionsPerHub: DEFAULT_MAX_PARTITIONS };
@@ -40,9 +41,21 @@ export function tierQuotas(tier: EmulatorTier = 'emulator', units = 1): TierQuot
     case 'standard':
       return { tier, partitionsPerHub: 32, hubsPerNamespace: 10, consumerGroupsPerHub: 20 };
     case 'premium':
-      return { tier, partitionsPerHub: 100, partitionsPerNamespace: 200 * units, hubsPerNamespace: 100 * units, consumerGroupsPerHub: 100 };
+      return {
+        tier,
+        partitionsPerHub: 100,
+        partitionsPerNamespace: 200 * units,
+        hubsPerNamespace: 100 * units,
+        consumerGroupsPerHub: 100,
+      };
     case 'dedicated':
-      return { tier, partitionsPerHub: 1024, partitionsPerNamespace: 2000 * units, hubsPerNamespace: 1000, consumerGroupsPerHub: 1000 };
+      return {
+        tier,
+        partitionsPerHub: 1024,
+        partitionsPerNamespace: 2000 * units,
+        hubsPerNamespace: 1000,
+        consumerGroupsPerHub: 1000,
+      };
     default:
       throw new RangeError(`tier must be one of ${EMULATOR_TIERS.join(', ')}, got '${String(tier)}'`);
   }

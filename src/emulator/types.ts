@@ -79,7 +79,9 @@ export interface EmulatorOptions {
    * it plain `ws`. Default: no WebSockets.
    */
   websocketPort?: number;
-  /** PEM certificate and key: serve AMQPS (TLS) instead of plain TCP, and `wss` on `websocketPort`. Default plain TCP. */
+  /**
+   * PEM certificate and key: serve AMQPS (TLS) instead of plain TCP, and `wss` on `websocketPort`. Default plain TCP.
+   */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /**
    * Called when a client breaks the AMQP framing rules (for example a flow frame for a session that
@@ -119,7 +121,13 @@ export interface EmulatorFaults {
    */
   dropConnections(options?: { containerId?: string; condition?: FaultCondition; description?: string }): number;
   /** Detaches the matching receivers with this error condition. Returns how many were detached. */
-  detachReceivers(options: { hub: string; partitionId: string; consumerGroup?: string; condition: FaultCondition; description?: string }): number;
+  detachReceivers(options: {
+    hub: string;
+    partitionId: string;
+    consumerGroup?: string;
+    condition: FaultCondition;
+    description?: string;
+  }): number;
   /** Delays each delivered event by `delayMs` (0 removes the delay), for one partition or all. */
   slowDelivery(delayMs: number, target?: { hub: string; partitionId: string }): void;
   /** Stops delivering a partition's events (links stay attached, credit accumulates). */

@@ -45,18 +45,22 @@ interface Formats {
  * the stream's own backpressure.
  */
 export function createDebugExporter(config: DebugExporterConfig, stream: Writable = process.stdout): SignalConsumer {
-  const width = () => config.line_width ?? ((stream as { isTTY?: boolean; columns?: number }).isTTY ? (stream as { columns?: number }).columns : undefined) ?? DEFAULT_LINE_WIDTH;
+  const width = () =>
+    config.line_width ??
+    ((stream as { isTTY?: boolean; columns?: number }).isTTY ? (stream as { columns?: number }).columns : undefined) ??
+    DEFAULT_LINE_WIDTH;
   const formats: Formats =
     config.verbosity === 'detailed'
       ? { logs: formatDetailed, metrics: signals.formatMetricsDetailed, traces: signals.formatTracesDetailed }
-    : config.verbosity === 'normal'
-      ? { logs: formatNormal, metrics: signals.formatMetricsNormal, traces: signals.formatTracesNormal }
-    : config.verbosity === 'compact' ? {
-      logs: (batch) => formatCompact(batch, width()),
-      metrics: (points) => signals.formatMetricsCompact(points, width()),
-      traces: (spans) => signals.formatTracesCompact(spans, width()),
-    }
-    : { logs: formatBasic, metrics: signals.formatMetricsBasic, traces: signals.formatTracesBasic };
+      : config.verbosity === 'normal'
+        ? { logs: formatNormal, metrics: signals.formatMetricsNormal, traces: signals.formatTracesNormal }
+        : config.verbosity === 'compact'
+          ? {
+              logs: (batch) => formatCompact(batch, width()),
+              metrics: (points) => signals.formatMetricsCompact(points, width()),
+              traces: (spans) => signals.formatTracesCompact(spans, width()),
+            }
+          : { logs: formatBasic, metrics: signals.formatMetricsBasic, traces: signals.formatTracesBasic };
   const format = (batch: SignalBatch): string => {
     const partition = batch.source.partitionId;
     let text = batch.records.length > 0 || batchItemCount(batch) === 0 ? formats.logs(batch) : '';

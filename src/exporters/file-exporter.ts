@@ -41,7 +41,10 @@ export const fileExporterConfigSchema = z.strictObject({
   format: z.enum(['json', 'proto']).default('json'),
   /** Size-based rotation; absent: the file grows without bound. */
   rotation: rotationSchema.optional(),
-  /** fsync after every batch before acknowledging it (survives power loss). false: acknowledge once written to the OS. Default true. */
+  /**
+   * fsync after every batch before acknowledging it (survives power loss). false: acknowledge once written to the OS.
+   * Default true.
+   */
   sync: z.boolean().default(true),
 });
 
@@ -107,7 +110,10 @@ export function createFileExporter(config: FileExporterConfig): SignalConsumer {
       try {
         bytes = encode(batch, config.format);
       } catch (error) {
-        throw new PermanentError(`file exporter cannot encode the batch: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new PermanentError(
+          `file exporter cannot encode the batch: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
       // Disk errors (ENOSPC, EIO, EACCES) stay retryable: they may clear, and the data is not at fault.
       await writer.append(bytes);

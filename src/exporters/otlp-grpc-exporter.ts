@@ -6,7 +6,12 @@ import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import {
-  DEFAULT_GRPC_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, otlpSignalSender, readTlsFiles, sendingQueueWarnings,
+  DEFAULT_GRPC_MAX_REQUEST_BYTES,
+  maxRequestBytesSchema,
+  otlpCommonShape,
+  otlpSignalSender,
+  readTlsFiles,
+  sendingQueueWarnings,
 } from './internal/otlp-common.ts';
 import { measuredSerializer } from './internal/measured-serializer.ts';
 import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
@@ -14,7 +19,6 @@ import { withPartialSuccessLog } from './internal/partial-success-log.ts';
 import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { GRPC_JS_VERSION_WRITTEN_FOR, trimGrpcAcceptEncoding } from './internal/grpc-js-accept-encoding.ts';
 import { SIGNALS } from '../pipeline/signals.ts';
-
 
 /** The `otlp` (gRPC) exporter's section (the collector's keys). */
 export const otlpGrpcExporterConfigSchema = z.strictObject({
@@ -42,14 +46,23 @@ export type OtlpGrpcExporterConfig = z.output<typeof otlpGrpcExporterConfigSchem
  * which also keeps every request below `max_request_bytes`); any other status is permanent. TLS unless
  * `tls.insecure`.
  */
-export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, settings?: CreateSettings): Promise<SignalConsumer> {
+export async function createOtlpGrpcExporter(
+  config: OtlpGrpcExporterConfig,
+  settings?: CreateSettings,
+): Promise<SignalConsumer> {
   const path = settings?.id ? `exporters.${settings.id}` : 'otlp';
   // Loaded on use, so configs without a gRPC exporter never load gRPC.
-  const [grpc, grpcBase] = await Promise.all([import('@grpc/grpc-js'), import('@opentelemetry/otlp-grpc-exporter-base')]);
+  const [grpc, grpcBase] = await Promise.all([
+    import('@grpc/grpc-js'),
+    import('@opentelemetry/otlp-grpc-exporter-base'),
+  ]);
   // gzip must stay on against grpcio servers, which list their encodings with spaces (see the file).
   if (config.compression === 'gzip' && trimGrpcAcceptEncoding() === 'unknown-shape') {
-    settings?.logger?.warn('cannot keep gzip on against grpcio servers (@grpc/grpc-js internals changed): '
-      + 'a server listing "identity, deflate, gzip" may receive uncompressed calls', { written_for: GRPC_JS_VERSION_WRITTEN_FOR });
+    settings?.logger?.warn(
+      'cannot keep gzip on against grpcio servers (@grpc/grpc-js internals changed): ' +
+        'a server listing "identity, deflate, gzip" may receive uncompressed calls',
+      { written_for: GRPC_JS_VERSION_WRITTEN_FOR },
+    );
   }
   const hostPort = config.endpoint.replace(/^https?:\/\//, '').replace(/\/+$/, '');
   let credentials;
@@ -60,7 +73,12 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
     const override = config.tls.server_name_override;
     credentials = grpc.credentials.createSsl(ca ?? null, key ?? null, cert ?? null, {
       rejectUnauthorized: !config.tls.insecure_skip_verify,
-      ...(override ? { checkServerIdentity: (_host: string, peer: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(override, peer) } : {}),
+      ...(override
+        ? {
+            checkServerIdentity: (_host: string, peer: Parameters<typeof checkServerIdentity>[1]) =>
+              checkServerIdentity(override, peer),
+          }
+        : {}),
     });
   }
   const metadata = new grpc.Metadata();
@@ -70,27 +88,40 @@ export async function createOtlpGrpcExporter(config: OtlpGrpcExporterConfig, set
   // of otlp-grpc-exporter-base, with the one-pass encoder as the serializer (the same bytes, less CPU); the
   // metrics and trace exporters the same with their service's method.
   const sender = <S extends Signal>(spec: OtlpSignal<S>): SignalConsumer => {
-    const options = grpcBase.convertLegacyOtlpGrpcOptions({
-      url: `${config.tls.insecure ? 'http' : 'https'}://${hostPort}`,
-      credentials,
-      metadata,
-      compression: config.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
-      timeoutMillis: config.timeout,
-    }, spec.envName);
+    const options = grpcBase.convertLegacyOtlpGrpcOptions(
+      {
+        url: `${config.tls.insecure ? 'http' : 'https'}://${hostPort}`,
+        credentials,
+        metadata,
+        compression: config.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
+        timeoutMillis: config.timeout,
+      },
+      spec.envName,
+    );
     // Measured requests are sent as measured: the size bound costs no second encoding.
     const watched = withPartialSuccessLog(spec.proto, spec.signal, name, settings?.logger);
     const serializer = measuredSerializer<unknown, SignalItem<S>>(watched);
-    const delegate = grpcBase.createOtlpGrpcExportDelegate(options, serializer, spec.grpcComponent,
-      spec.helper, undefined, spec.grpcServiceName, spec.grpcPath);
+    const delegate = grpcBase.createOtlpGrpcExportDelegate(
+      options,
+      serializer,
+      spec.grpcComponent,
+      spec.helper,
+      undefined,
+      spec.grpcServiceName,
+      spec.grpcPath,
+    );
     const exporter = new OTLPExporterBase<readonly SignalItem<S>[]>(delegate);
     // gRPC is protobuf: log records encoded ahead go as they are.
     return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings, { encodedLogs: true });
   };
-  return combineSignalConsumers({
-    logs: sender(OTLP_SIGNALS.logs),
-    metrics: sender(OTLP_SIGNALS.metrics),
-    traces: sender(OTLP_SIGNALS.traces),
-  }, name);
+  return combineSignalConsumers(
+    {
+      logs: sender(OTLP_SIGNALS.logs),
+      metrics: sender(OTLP_SIGNALS.metrics),
+      traces: sender(OTLP_SIGNALS.traces),
+    },
+    name,
+  );
 }
 
 export const otlpGrpcExporterFactory: ExporterFactory<OtlpGrpcExporterConfig> = {

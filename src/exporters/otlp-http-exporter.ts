@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { CompressionAlgorithm, OTLPExporterBase, type OTLPExporterNodeConfigBase } from '@opentelemetry/otlp-exporter-base';
+import {
+  CompressionAlgorithm,
+  OTLPExporterBase,
+  type OTLPExporterNodeConfigBase,
+} from '@opentelemetry/otlp-exporter-base';
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
 import { PermanentError } from '../component/errors.ts';
 import type { ExporterFactory, CreateSettings } from '../pipeline/factory.ts';
@@ -7,22 +11,36 @@ import type { SignalConsumer } from '../pipeline/consumer.ts';
 import { signalItems, type SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';
 import {
-  DEFAULT_HTTP_MAX_REQUEST_BYTES, maxRequestBytesSchema, otlpCommonShape, otlpSignalSender, readTlsFiles, sendingQueueWarnings,
+  DEFAULT_HTTP_MAX_REQUEST_BYTES,
+  maxRequestBytesSchema,
+  otlpCommonShape,
+  otlpSignalSender,
+  readTlsFiles,
+  sendingQueueWarnings,
 } from './internal/otlp-common.ts';
 import { measuredSerializer, type MeasuredSerializer } from './internal/measured-serializer.ts';
 import { disableLibraryRetry, OTLP_EXPORTER_BASE_VERSION } from './internal/otlp-exporter-base-retry.ts';
 import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
 import { withPartialSuccessLog } from './internal/partial-success-log.ts';
 import { combineSignalConsumers } from './internal/signal-consumers.ts';
-import { DEFAULT_GZIP_LEVEL, effectiveGzipLevel, GO_DEFAULT_COMPRESSION, GzipTransport } from './internal/gzip-transport.ts';
+import {
+  DEFAULT_GZIP_LEVEL,
+  effectiveGzipLevel,
+  GO_DEFAULT_COMPRESSION,
+  GzipTransport,
+  ZLIB_DEFAULT_GZIP_LEVEL,
+} from './internal/gzip-transport.ts';
 import { SIGNALS } from '../pipeline/signals.ts';
 
-
 /** A gzip level: 1 (fastest) to 9 (smallest), or -1, Go's zlib.DefaultCompression (6), as the collector accepts. */
-const gzipLevelSchema = z.number().int().refine((l) => l === GO_DEFAULT_COMPRESSION || (l >= 1 && l <= 9), {
-  message: 'expected a gzip level from 1 (fastest) to 9 (smallest), or -1 for the default (6); '
-    + 'for no compression set compression: none',
-});
+const gzipLevelSchema = z
+  .number()
+  .int()
+  .refine((l) => l === GO_DEFAULT_COMPRESSION || (l >= 1 && l <= 9), {
+    message:
+      "expected a gzip level from 1 (fastest) to 9 (smallest), or -1 for zlib's default (6); " +
+      'for no compression set compression: none',
+  });
 
 /** The `otlphttp` exporter's section (the collector's keys). */
 export const otlpHttpExporterConfigSchema = z
@@ -41,7 +59,10 @@ export const otlpHttpExporterConfigSchema = z
     /** `proto` (application/x-protobuf) or `json` (application/json). Default proto. */
     encoding: z.enum(['proto', 'json']).default('proto'),
     ...otlpCommonShape,
-    /** gzip level, 1 (fastest, ~2.3× less CPU) to 9 (smallest); -1 means 6. Ignored without gzip. Default 6. */
+    /**
+     * gzip level, 1 (fastest) to 9 (smallest); -1 means 6 (Go's zlib.DefaultCompression). Ignored without gzip.
+     * Default 1 (the collector's is 6): 2.4× less CPU than 6 for about 1.1–1.4× the bytes.
+     */
     compression_level: gzipLevelSchema.optional(),
     /** The collector's spelling (confighttp): `compression_params.level`, same values as compression_level. */
     compression_params: z.strictObject({ level: gzipLevelSchema.optional() }).optional(),
@@ -56,14 +77,19 @@ export const otlpHttpExporterConfigSchema = z
     path: ['endpoint'],
   })
   .refine(
-    (c) => c.compression_level === undefined || c.compression_params?.level === undefined
-      || effectiveGzipLevel(c.compression_level) === effectiveGzipLevel(c.compression_params.level),
-    { message: 'compression_level and compression_params.level disagree; set one of them', path: ['compression_level'] },
+    (c) =>
+      c.compression_level === undefined ||
+      c.compression_params?.level === undefined ||
+      effectiveGzipLevel(c.compression_level) === effectiveGzipLevel(c.compression_params.level),
+    {
+      message: 'compression_level and compression_params.level disagree; set one of them',
+      path: ['compression_level'],
+    },
   );
 
 export type OtlpHttpExporterConfig = z.output<typeof otlpHttpExporterConfigSchema>;
 
-/** The gzip level the exporter uses: compression_level, else compression_params.level, else 6. */
+/** The gzip level the exporter uses: compression_level, else compression_params.level, else 1. */
 export function gzipLevel(config: Pick<OtlpHttpExporterConfig, 'compression_level' | 'compression_params'>): number {
   return effectiveGzipLevel(config.compression_level ?? config.compression_params?.level ?? DEFAULT_GZIP_LEVEL);
 }
@@ -75,9 +101,8 @@ type EndpointKeys = 'endpoint' | 'logs_endpoint' | 'metrics_endpoint' | 'traces_
  * (a batch of that signal is then refused permanently, naming the key to set).
  */
 export function signalUrl(config: Pick<OtlpHttpExporterConfig, EndpointKeys>, signal: Signal): string | undefined {
-  const own = signal === 'logs' ? config.logs_endpoint
-    : signal === 'metrics' ? config.metrics_endpoint
-    : config.traces_endpoint;
+  const own =
+    signal === 'logs' ? config.logs_endpoint : signal === 'metrics' ? config.metrics_endpoint : config.traces_endpoint;
   if (own) return own;
   return config.endpoint ? `${config.endpoint.replace(/\/+$/, '')}/${OTLP_SIGNALS[signal].httpPath}` : undefined;
 }
@@ -94,7 +119,10 @@ export function signalUrl(config: Pick<OtlpHttpExporterConfig, EndpointKeys>, si
  * `compression_level` by our transport step (internal/gzip-transport.ts). Requests stay below
  * `max_request_bytes`, and a 413 splits the request (src/pipeline/request-bytes-limit.ts).
  */
-export async function createOtlpHttpExporter(config: OtlpHttpExporterConfig, settings?: CreateSettings): Promise<SignalConsumer> {
+export async function createOtlpHttpExporter(
+  config: OtlpHttpExporterConfig,
+  settings?: CreateSettings,
+): Promise<SignalConsumer> {
   const path = settings?.id ? `exporters.${settings.id}` : 'otlphttp';
   const tlsFiles = await readTlsFiles(config.tls, path);
   const name = settings?.id ?? 'otlphttp';
@@ -135,9 +163,10 @@ async function signalSender<S extends Signal>(
   if (url === undefined) {
     const keys = `${context.path}.endpoint or ${context.path}.${spec.signal}_endpoint`;
     return {
-      consume: (batch) => (signalItems(batch, spec.signal).length === 0
-        ? Promise.resolve()
-        : Promise.reject(new PermanentError(`${name}: no URL for ${spec.signal}: set ${keys}`))),
+      consume: (batch) =>
+        signalItems(batch, spec.signal).length === 0
+          ? Promise.resolve()
+          : Promise.reject(new PermanentError(`${name}: no URL for ${spec.signal}: set ${keys}`)),
     };
   }
   const { ca, cert, key } = context.tlsFiles;
@@ -175,14 +204,16 @@ async function signalSender<S extends Signal>(
     await exporter.shutdown();
     exporter = await build(true);
     retry = disableLibraryRetry(exporter);
-    const message = `cannot set the gzip level (the OTLP library's internals changed): gzip at level ${DEFAULT_GZIP_LEVEL}`;
+    const message =
+      `cannot set the gzip level (the OTLP library's internals changed): gzip at level ` + `${ZLIB_DEFAULT_GZIP_LEVEL}`;
     context.warnOnce(message, {
       written_for: OTLP_EXPORTER_BASE_VERSION,
       compression_level: level,
     });
   }
   if (retry === 'unknown-shape') {
-    const message = "cannot turn off the OTLP library's own retry (its internals changed): an attempt may send several requests";
+    const message =
+      "cannot turn off the OTLP library's own retry (its internals changed): an attempt may send several requests";
     context.warnOnce(message, { written_for: OTLP_EXPORTER_BASE_VERSION });
   }
   return otlpSignalSender(exporter, spec.signal, serializer, config, name, settings, {
@@ -221,9 +252,10 @@ export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = 
   configWarnings: (config) => [
     ...sendingQueueWarnings(config),
     // As in the collector, the scheme decides; `insecure` next to an https:// endpoint suggests plaintext was meant.
-    ...(config.tls.insecure
-      && [config.endpoint, config.logs_endpoint, config.metrics_endpoint, config.traces_endpoint]
-        .some((e) => e?.startsWith('https://'))
+    ...(config.tls.insecure &&
+    [config.endpoint, config.logs_endpoint, config.metrics_endpoint, config.traces_endpoint].some((e) =>
+      e?.startsWith('https://'),
+    )
       ? ['tls.insecure: no effect; an https:// endpoint is always TLS (write http:// for plaintext)']
       : []),
   ],

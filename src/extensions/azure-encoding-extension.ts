@@ -32,7 +32,10 @@ export const azureEncodingExtensionFactory: ExtensionFactory<AzureEncodingConfig
   type: 'azure_encoding',
   stability: 'alpha',
   configSchema: azureEncodingConfigSchema,
-  createDefaultConfig: () => ({ logs: { time_formats: [], include_categories: [], exclude_categories: [] }, format: 'eventhub' }),
+  createDefaultConfig: () => ({
+    logs: { time_formats: [], include_categories: [], exclude_categories: [] },
+    format: 'eventhub',
+  }),
   async create(): Promise<Extension> {
     return { start: async () => {}, shutdown: async () => {} };
   },

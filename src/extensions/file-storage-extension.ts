@@ -19,7 +19,7 @@ export const fileStorageExtensionFactory: ExtensionFactory<FileStorageConfig> = 
   configSchema: fileStorageConfigSchema,
   createDefaultConfig: () => ({}),
   configWarnings: () => [
-    ': ignored; nothing is stored here. Checkpoints go to the receiver\'s blob_checkpoint_store ' +
+    ": ignored; nothing is stored here. Checkpoints go to the receiver's blob_checkpoint_store " +
       '(without one they stay in memory); remove this extension once the receiver has one',
   ],
   create: async () => ({ start: async () => {}, shutdown: async () => {} }),

@@ -39,12 +39,17 @@ export type ResetTarget =
  * number without an offset, the caller decides what the number means (the CLI reads `--to N` as "N is read
  * next" and returns event N − 1 with its offset). A sequence number given *with* an offset is written as is.
  */
-export type ResolveCheckpoint = (partitionId: string, target: ResetTarget) => Promise<{ sequenceNumber: number; offset: string }>;
+export type ResolveCheckpoint = (
+  partitionId: string,
+  target: ResetTarget,
+) => Promise<{ sequenceNumber: number; offset: string }>;
 
 export interface ResetOptions {
   /** Partitions to reset. Default: every partition that has an ownership or checkpoint blob. */
   readonly partitions?: readonly string[];
-  /** Reset even while instances hold leases: their leases are broken first, so they stop without writing. Default false. */
+  /**
+   * Reset even while instances hold leases: their leases are broken first, so they stop without writing. Default false.
+   */
   readonly force?: boolean;
   /** Needed for `latest`, `time`, and a sequence number without an offset. `earliest` needs no hub. */
   readonly resolve?: ResolveCheckpoint;
@@ -55,12 +60,18 @@ export class ResetRefusedError extends Error {
   override readonly name = 'ResetRefusedError';
   constructor(readonly owners: ReadonlyArray<{ partitionId: string; ownerId: string | undefined }>) {
     const list = owners.map((o) => `${o.partitionId} (owner ${o.ownerId ?? 'unknown'})`).join(', ');
-    super(`refusing to reset checkpoints: partitions ${list} are leased by running instances; stop them first, or pass force to break their leases`);
+    super(
+      `refusing to reset checkpoints: partitions ${list} are leased by running instances; stop them first, or pass ` +
+        `force to break their leases`,
+    );
   }
 }
 
 /** Every ownership blob of the scope, in partition order. */
-export async function listOwnership(containerClient: ContainerClient, scope: CheckpointScope): Promise<PartitionOwnershipInfo[]> {
+export async function listOwnership(
+  containerClient: ContainerClient,
+  scope: CheckpointScope,
+): Promise<PartitionOwnershipInfo[]> {
   const result: PartitionOwnershipInfo[] = [];
   await eachBlob(containerClient, blobPrefix(scope, 'ownership'), (name, metadata, props) => {
     const parsed = parseBlobName(scope, name);
@@ -77,15 +88,25 @@ export async function listOwnership(containerClient: ContainerClient, scope: Che
 }
 
 /** Every checkpoint blob of the scope, in partition order; unreadable ones are listed with a `problem`. */
-export async function listCheckpoints(containerClient: ContainerClient, scope: CheckpointScope): Promise<CheckpointInfo[]> {
+export async function listCheckpoints(
+  containerClient: ContainerClient,
+  scope: CheckpointScope,
+): Promise<CheckpointInfo[]> {
   const result: CheckpointInfo[] = [];
   await eachBlob(containerClient, blobPrefix(scope, 'checkpoint'), (name, metadata, props) => {
     const parsed = parseBlobName(scope, name);
     if (parsed?.kind !== 'checkpoint') return;
     const sequenceNumber = parseSequenceNumber(metadata.sequencenumber);
     const offset = metadata.offset;
-    const problem = sequenceNumber === undefined ? 'no numeric sequencenumber' : offset === undefined ? 'no offset' : undefined;
-    result.push({ partitionId: parsed.id, sequenceNumber: sequenceNumber ?? Number.NaN, offset: offset ?? '', updatedOn: props.lastModified, ...(problem ? { problem } : {}) });
+    const problem =
+      sequenceNumber === undefined ? 'no numeric sequencenumber' : offset === undefined ? 'no offset' : undefined;
+    result.push({
+      partitionId: parsed.id,
+      sequenceNumber: sequenceNumber ?? Number.NaN,
+      offset: offset ?? '',
+      updatedOn: props.lastModified,
+      ...(problem ? { problem } : {}),
+    });
   });
   return sortBy(result);
 }
@@ -103,11 +124,24 @@ export async function resetCheckpoints(
   options: ResetOptions = {},
 ): Promise<Checkpoint[]> {
   const ownership = await listOwnership(containerClient, scope);
-  const partitions = sortPartitionIds(new Set(options.partitions ?? [...ownership.map((o) => o.partitionId), ...(await listCheckpoints(containerClient, scope)).map((c) => c.partitionId)]));
-  if (partitions.length === 0) throw new Error('no partitions to reset: none has an ownership or checkpoint blob yet; name them with `partitions`');
+  const partitions = sortPartitionIds(
+    new Set(
+      options.partitions ?? [
+        ...ownership.map((o) => o.partitionId),
+        ...(await listCheckpoints(containerClient, scope)).map((c) => c.partitionId),
+      ],
+    ),
+  );
+  if (partitions.length === 0)
+    throw new Error(
+      'no partitions to reset: none has an ownership or checkpoint blob yet; name them with `partitions`',
+    );
   const targeted = new Set(partitions);
-  const leased = ownership.filter((o) => targeted.has(o.partitionId) && (o.leaseState === 'leased' || o.leaseState === 'breaking'));
-  if (leased.length > 0 && !options.force) throw new ResetRefusedError(leased.map((o) => ({ partitionId: o.partitionId, ownerId: o.ownerId })));
+  const leased = ownership.filter(
+    (o) => targeted.has(o.partitionId) && (o.leaseState === 'leased' || o.leaseState === 'breaking'),
+  );
+  if (leased.length > 0 && !options.force)
+    throw new ResetRefusedError(leased.map((o) => ({ partitionId: o.partitionId, ownerId: o.ownerId })));
 
   // Resolve everything before touching anything, so a failing hub leaves the store as it was.
   const positions = new Map<string, { sequenceNumber: number; offset: string }>();
@@ -125,7 +159,9 @@ export async function resetCheckpoints(
     const { sequenceNumber, offset } = positions.get(pid)!;
     const metadata = { sequencenumber: String(sequenceNumber), offset };
     try {
-      await containerClient.getBlockBlobClient(checkpointBlobName(scope, pid)).upload('', 0, { metadata, abortSignal: AbortSignal.timeout(ADMIN_REQUEST_TIMEOUT_MS) });
+      await containerClient
+        .getBlockBlobClient(checkpointBlobName(scope, pid))
+        .upload('', 0, { metadata, abortSignal: AbortSignal.timeout(ADMIN_REQUEST_TIMEOUT_MS) });
     } catch (error) {
       throw toStorageError(error);
     }
@@ -134,15 +170,28 @@ export async function resetCheckpoints(
   return written;
 }
 
-async function resolvePosition(partitionId: string, target: ResetTarget, resolve: ResolveCheckpoint | undefined): Promise<{ sequenceNumber: number; offset: string }> {
+async function resolvePosition(
+  partitionId: string,
+  target: ResetTarget,
+  resolve: ResolveCheckpoint | undefined,
+): Promise<{ sequenceNumber: number; offset: string }> {
   if (target.kind === 'earliest') return { ...EARLIEST_CHECKPOINT };
   if (target.kind === 'sequenceNumber') {
-    if (!Number.isSafeInteger(target.sequenceNumber) || target.sequenceNumber < -1) throw new RangeError(`sequence number must be an integer ≥ -1, got ${target.sequenceNumber}`);
+    if (!Number.isSafeInteger(target.sequenceNumber) || target.sequenceNumber < -1)
+      throw new RangeError(`sequence number must be an integer ≥ -1, got ${target.sequenceNumber}`);
     if (target.offset !== undefined) return { sequenceNumber: target.sequenceNumber, offset: target.offset };
   }
-  if (!resolve) throw new Error(`resetting to ${target.kind === 'sequenceNumber' ? 'a sequence number without an offset' : target.kind} needs the hub: pass resolve (or an offset)`);
+  if (!resolve)
+    throw new Error(
+      `resetting to ${target.kind === 'sequenceNumber' ? 'a sequence number without an offset' : target.kind} needs ` +
+        `the hub: pass resolve (or an offset)`,
+    );
   const position = await resolve(partitionId, target);
-  if (!Number.isSafeInteger(position.sequenceNumber) || position.sequenceNumber < -1 || typeof position.offset !== 'string') {
+  if (
+    !Number.isSafeInteger(position.sequenceNumber) ||
+    position.sequenceNumber < -1 ||
+    typeof position.offset !== 'string'
+  ) {
     throw new Error(`resolve returned an invalid checkpoint for partition ${partitionId}`);
   }
   return position;
@@ -154,7 +203,11 @@ async function eachBlob(
   visit: (name: string, metadata: Record<string, string>, props: { leaseState?: string; lastModified?: Date }) => void,
 ): Promise<void> {
   try {
-    for await (const item of container.listBlobsFlat({ prefix, includeMetadata: true, abortSignal: AbortSignal.timeout(ADMIN_REQUEST_TIMEOUT_MS) })) {
+    for await (const item of container.listBlobsFlat({
+      prefix,
+      includeMetadata: true,
+      abortSignal: AbortSignal.timeout(ADMIN_REQUEST_TIMEOUT_MS),
+    })) {
       visit(item.name, item.metadata ?? {}, item.properties);
     }
   } catch (error) {

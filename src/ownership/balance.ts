@@ -77,7 +77,9 @@ export function balance(input: BalanceInput): BalanceDecision {
   }
 
   // Ceiling slots go to the members owning most now, ties broken by id: every member computes the same order.
-  const ranked = [...members].sort((a, b) => owned.get(b)!.length - owned.get(a)!.length || (a < b ? -1 : a > b ? 1 : 0));
+  const ranked = [...members].sort(
+    (a, b) => owned.get(b)!.length - owned.get(a)!.length || (a < b ? -1 : a > b ? 1 : 0),
+  );
   const fairShare = floor + (ranked.indexOf(input.ownerId) < ceilSlots ? 1 : 0);
   const mine = owned.get(input.ownerId)!;
   const decision = { fairShare, members: members.length };
@@ -97,7 +99,11 @@ export function balance(input: BalanceInput): BalanceDecision {
   });
   const wanted = input.strategy === 'greedy' ? missing : Math.min(missing, Math.max(allowance, formerlyMine.length));
   const myIndex = members.indexOf(input.ownerId);
-  const candidates = [...formerlyMine, ...spread(others, myIndex, members.length), ...spread(orphaned, myIndex, members.length)];
+  const candidates = [
+    ...formerlyMine,
+    ...spread(others, myIndex, members.length),
+    ...spread(orphaned, myIndex, members.length),
+  ];
   return { ...decision, claim: candidates.slice(0, wanted), yield: [] };
 }
 

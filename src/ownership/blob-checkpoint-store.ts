@@ -1,7 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
 import { BlobCheckpointStore as SdkBlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
-import { CheckpointFencedError, keepsStored, UnusableCheckpointError, type Checkpoint, type CheckpointWriteOptions, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
+import {
+  CheckpointFencedError,
+  keepsStored,
+  UnusableCheckpointError,
+  type Checkpoint,
+  type CheckpointWriteOptions,
+  type CheckpointScope,
+  type CheckpointStore,
+  type OwnershipFence,
+} from './checkpoint.ts';
 import { blobPrefix, checkpointBlobName, ownershipBlobName, parseBlobName } from './internal/blob-names.ts';
 import { isConflict, isLeaseGone, isNotFound, toStorageError } from './storage-errors.ts';
 import { sortPartitionIds } from './partition-order.ts';
@@ -84,9 +93,17 @@ export class BlobCheckpointStore implements CheckpointStore {
     // A blob with unusable metadata is an error, not "no checkpoint": starting from the default position
     // instead would silently skip or replay events. The SDK's listCheckpoints refuses such blobs too.
     if (stored.sequenceNumber === undefined || stored.offset === undefined) {
-      throw new UnusableCheckpointError(partitionId, `checkpoint blob '${name}' lacks a numeric 'sequencenumber' or an 'offset'`);
+      throw new UnusableCheckpointError(
+        partitionId,
+        `checkpoint blob '${name}' lacks a numeric 'sequencenumber' or an 'offset'`,
+      );
     }
-    return { partitionId, sequenceNumber: stored.sequenceNumber, offset: stored.offset, updatedOn: stored.lastModified };
+    return {
+      partitionId,
+      sequenceNumber: stored.sequenceNumber,
+      offset: stored.offset,
+      updatedOn: stored.lastModified,
+    };
   }
 
   /**
@@ -105,7 +122,12 @@ export class BlobCheckpointStore implements CheckpointStore {
         throw toStorageError(error);
       }
       for (const c of listed) {
-        if (!byId.has(c.partitionId)) byId.set(c.partitionId, { partitionId: c.partitionId, sequenceNumber: c.sequenceNumber, offset: String(c.offset) });
+        if (!byId.has(c.partitionId))
+          byId.set(c.partitionId, {
+            partitionId: c.partitionId,
+            sequenceNumber: c.sequenceNumber,
+            offset: String(c.offset),
+          });
       }
     }
     return sortPartitionIds(byId.keys()).map((id) => byId.get(id)!);
@@ -132,7 +154,12 @@ export class BlobCheckpointStore implements CheckpointStore {
           const offset = blob.metadata?.offset;
           if (parsed?.kind !== 'checkpoint' || sequenceNumber === undefined || offset === undefined) continue;
           if (byId.has(parsed.id)) continue;
-          byId.set(parsed.id, { partitionId: parsed.id, sequenceNumber, offset, updatedOn: blob.properties.lastModified });
+          byId.set(parsed.id, {
+            partitionId: parsed.id,
+            sequenceNumber,
+            offset,
+            updatedOn: blob.properties.lastModified,
+          });
         }
       } catch (error) {
         throw toStorageError(error);
@@ -141,7 +168,12 @@ export class BlobCheckpointStore implements CheckpointStore {
     return sortPartitionIds(byId.keys()).map((id) => byId.get(id)!);
   }
 
-  async write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence, options?: CheckpointWriteOptions): Promise<void> {
+  async write(
+    scope: CheckpointScope,
+    checkpoint: Checkpoint,
+    fence?: OwnershipFence,
+    options?: CheckpointWriteOptions,
+  ): Promise<void> {
     // -1 is "before the first event": what a first owner writes for an empty partition.
     if (!Number.isSafeInteger(checkpoint.sequenceNumber) || checkpoint.sequenceNumber < -1) {
       throw new RangeError(`checkpoint sequence number must be an integer ≥ -1, got ${checkpoint.sequenceNumber}`);
@@ -153,7 +185,7 @@ export class BlobCheckpointStore implements CheckpointStore {
       // What this store last read or wrote is the blob as it is, unless someone else wrote since: then the
       // conditional write below fails (412/409) and the next attempt reads the blob and proves ownership.
       const known = attempt === 0 ? this.#known.get(name) : undefined;
-      const stored = known === undefined ? await this.#readBlob(blob, name) : known ?? undefined;
+      const stored = known === undefined ? await this.#readBlob(blob, name) : (known ?? undefined);
       if (keepsStored(stored?.sequenceNumber, checkpoint.sequenceNumber, options)) return;
       const windowMs = fence
         ? await this.#proveOwnership(scope, checkpoint.partitionId, fence, known !== undefined)
@@ -194,13 +226,17 @@ export class BlobCheckpointStore implements CheckpointStore {
     checkFence(fence, partitionId);
     const remainingMs = fence.remainingMs?.();
     if (knownEtag && remainingMs !== undefined && remainingMs >= UNRENEWED_WRITE_MIN_MS) return remainingMs;
-    const lease = this.#container.getBlockBlobClient(ownershipBlobName(scope, partitionId)).getBlobLeaseClient(fence.leaseId);
+    const lease = this.#container
+      .getBlockBlobClient(ownershipBlobName(scope, partitionId))
+      .getBlobLeaseClient(fence.leaseId);
     const sentAt = performance.now();
     try {
       await lease.renewLease({ abortSignal: AbortSignal.timeout(this.#requestTimeoutMs) });
     } catch (error) {
       if (isLeaseGone(error)) {
-        throw new CheckpointFencedError(`checkpoint for partition ${partitionId} refused: the ownership lease is no longer ours`);
+        throw new CheckpointFencedError(
+          `checkpoint for partition ${partitionId} refused: the ownership lease is no longer ours`,
+        );
       }
       throw toStorageError(error);
     }
@@ -246,11 +282,17 @@ function alternateScopes(scope: CheckpointScope): CheckpointScope[] {
   const ours = scope.fullyQualifiedNamespace.toLowerCase();
   return (scope.alternateNamespaces ?? [])
     .filter((ns) => ns.toLowerCase() !== ours)
-    .map((ns) => ({ fullyQualifiedNamespace: ns, eventHubName: scope.eventHubName, consumerGroup: scope.consumerGroup }));
+    .map((ns) => ({
+      fullyQualifiedNamespace: ns,
+      eventHubName: scope.eventHubName,
+      consumerGroup: scope.consumerGroup,
+    }));
 }
 
 function checkFence(fence: OwnershipFence | undefined, partitionId: string): void {
   if (fence && !fence.isValid()) {
-    throw new CheckpointFencedError(`checkpoint for partition ${partitionId} refused: ownership may have lapsed (no recent lease renewal)`);
+    throw new CheckpointFencedError(
+      `checkpoint for partition ${partitionId} refused: ownership may have lapsed (no recent lease renewal)`,
+    );
   }
 }

@@ -20,7 +20,8 @@ export function checkpointContainerClient(
   options?: StoragePipelineOptions,
 ): ContainerClient | undefined {
   const name = config.container_name;
-  if (config.connection) return BlobServiceClient.fromConnectionString(config.connection, options).getContainerClient(name);
+  if (config.connection)
+    return BlobServiceClient.fromConnectionString(config.connection, options).getContainerClient(name);
   if (config.storage_account_url && credential) {
     return new BlobServiceClient(config.storage_account_url, credential, options).getContainerClient(name);
   }

@@ -71,7 +71,12 @@ export interface CheckpointStore {
    * checkpoint known to be wrong; a concurrent write of another value still wins). With a fence, refuses
    * (CheckpointFencedError) when the fence is no longer valid.
    */
-  write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence, options?: CheckpointWriteOptions): Promise<void>;
+  write(
+    scope: CheckpointScope,
+    checkpoint: Checkpoint,
+    fence?: OwnershipFence,
+    options?: CheckpointWriteOptions,
+  ): Promise<void>;
 }
 
 export interface CheckpointWriteOptions {

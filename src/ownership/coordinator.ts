@@ -56,7 +56,12 @@ export type OwnershipEvent =
   | { readonly type: 'renewalFailed'; readonly partitionId: string; readonly error: Error }
   | { readonly type: 'startFailed'; readonly partitionId: string; readonly error: Error; readonly retryInMs: number }
   | { readonly type: 'ended'; readonly partitionId: string; readonly end: PartitionEnd; readonly retryInMs: number }
-  | { readonly type: 'balanced'; readonly owned: readonly string[]; readonly members: number; readonly fairShare: number }
+  | {
+      readonly type: 'balanced';
+      readonly owned: readonly string[];
+      readonly members: number;
+      readonly fairShare: number;
+    }
   | { readonly type: 'storageError'; readonly error: Error }
   /**
    * Lease renewals are late (`lateMs`: the oldest in flight, or a recent slow or failed one): no new claim

@@ -29,21 +29,33 @@ export interface LeaseOwnershipCoordinatorOptions {
   readonly scope: CheckpointScope;
   /** This instance's id, written to `ownerid`. Default: a random UUID. Give each instance a distinct id. */
   readonly ownerId?: string;
-  /** Lease duration, in ms, 15000–60000, whole seconds (a storage service limit). Default 30000 (DEFAULT_LEASE_DURATION_MS). */
+  /**
+   * Lease duration, in ms, 15000–60000, whole seconds (a storage service limit). Default 30000
+   * (DEFAULT_LEASE_DURATION_MS).
+   */
   readonly leaseDurationMs?: number;
   /** Interval between lease renewals, in ms; at most half the lease duration. Default a third of it. */
   readonly renewIntervalMs?: number;
   /** Interval between balancing rounds (list, then claim or yield), in ms. Default 5000. */
   readonly updateIntervalMs?: number;
-  /** Delay before the first round, in ms, so that instances started together count each other. Default the update interval. */
+  /**
+   * Delay before the first round, in ms, so that instances started together count each other. Default the update
+   * interval.
+   */
   readonly startDelayMs?: number;
   /** A claim is given up this long, in ms, before its lease could lapse without a renewal. Default 2000. */
   readonly safetyMarginMs?: number;
-  /** Timeout of each storage request, in ms (a renewal waits while its lease has time left). Default the renew interval, at most 5000. */
+  /**
+   * Timeout of each storage request, in ms (a renewal waits while its lease has time left). Default the renew interval,
+   * at most 5000.
+   */
   readonly requestTimeoutMs?: number;
   /** Default `balanced`. */
   readonly strategy?: BalanceStrategy;
-  /** Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take, in ms. Default 30000. */
+  /**
+   * Longest a partition's start (checkpoint read, partition properties, first checkpoint) may take, in ms. Default
+   * 30000.
+   */
   readonly startTimeoutMs?: number;
   /**
    * On a graceful shutdown with peers, the longest this instance keeps reading after it marked its membership
@@ -129,7 +141,11 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.ownerId = options.ownerId ?? randomUUID();
     this.#logger = (options.logger ?? noopLogger).child({ component: 'ownership', ownerId: this.ownerId });
     this.#membership = new MembershipLease(
-      options.containerClient, options.scope, this.ownerId, timings.leaseDurationMs, timings.requestTimeoutMs,
+      options.containerClient,
+      options.scope,
+      this.ownerId,
+      timings.leaseDurationMs,
+      timings.requestTimeoutMs,
     );
     this.#restarts = new RestartBackoff({ initialMs: options.restartInitialMs, maxMs: options.restartMaxMs });
     const emit = (event: OwnershipEvent): void => {
@@ -143,20 +159,31 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     const running = (): boolean => this.#state === 'running';
     this.#rounds = new RoundSchedule(timings.updateIntervalMs, () => this.#runRound(), running);
     this.#partitions = new LeasedPartitions({
-      containerClient: options.containerClient, scope: options.scope, ownerId: this.ownerId, timings,
-      restarts: this.#restarts, lifecycle: () => this.#lifecycle!, closing: this.#closing.signal, running,
+      containerClient: options.containerClient,
+      scope: options.scope,
+      ownerId: this.ownerId,
+      timings,
+      restarts: this.#restarts,
+      lifecycle: () => this.#lifecycle!,
+      closing: this.#closing.signal,
+      running,
       // A reader ended and its partition was released: the next round lists ownership (not a quiet one).
       wake: (delayMs) => {
         this.#quiet.unsettle();
         this.#rounds.wake(delayMs);
       },
-      emit, logger: this.#logger,
+      emit,
+      logger: this.#logger,
     });
     const pressure = new RenewalPressure(timings.renewalLatencyLimitMs);
     this.#admission = new ClaimAdmission(pressure, emit, () => this.owned().length);
     this.#renewals = new RenewalSchedule({
-      renewIntervalMs: timings.renewIntervalMs, pressure, membership: this.#membership,
-      claims: () => this.#partitions.values(), emit, lose: (claim, error) => this.#partitions.lose(claim, error),
+      renewIntervalMs: timings.renewIntervalMs,
+      pressure,
+      membership: this.#membership,
+      claims: () => this.#partitions.values(),
+      emit,
+      lose: (claim, error) => this.#partitions.lose(claim, error),
       // Claims paused for late renewals: the round comes back as soon as renewals are in time.
       onTick: () => {
         if (this.#admission.resumable) this.#rounds.wake(CATCH_UP_DELAY_MS);
@@ -215,10 +242,16 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
     this.#rounds.stop();
     await this.#rounds.current;
     const owning = [...this.#partitions.values()].some((c) => c.state === 'running');
-    await announceLeaving(this.#membership, {
-      maxMs: this.#timings.leaveNoticeMaxMs, owning, peers: this.#peerCount,
-      msToNextTick: (minMs) => this.#rounds.msToNextTick(minMs),
-    }, this.#logger);
+    await announceLeaving(
+      this.#membership,
+      {
+        maxMs: this.#timings.leaveNoticeMaxMs,
+        owning,
+        peers: this.#peerCount,
+        msToNextTick: (minMs) => this.#rounds.msToNextTick(minMs),
+      },
+      this.#logger,
+    );
     // Renewals keep running meanwhile: pumps may take a while to finish their batch and final checkpoint.
     const claims = [...this.#partitions.values()];
     await Promise.all(claims.map((claim) => this.#partitions.stopAndRelease(claim, 'shutdown')));
@@ -270,8 +303,15 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       // Partitions a live foreign processor holds are not ours to share: left out of the count and never claimed.
       const shared = partitionIds.filter((pid) => !snapshot.foreign.has(pid));
       const decision = balance({
-        ownerId: this.ownerId, members, leaving, ownerships, partitionIds: shared, strategy,
-        balancedClaims: this.#ramp.observe(members), lastOwners: snapshot.lastOwners, holdBackFor,
+        ownerId: this.ownerId,
+        members,
+        leaving,
+        ownerships,
+        partitionIds: shared,
+        strategy,
+        balancedClaims: this.#ramp.observe(members),
+        lastOwners: snapshot.lastOwners,
+        holdBackFor,
       });
       this.#emit({ type: 'balanced', owned: this.owned(), members: decision.members, fairShare: decision.fairShare });
       for (const pid of decision.yield) {
@@ -285,9 +325,12 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const toClaim = decision.claim.filter((pid) => !this.#partitions.has(pid) && this.#restarts.waitMs(pid) === 0);
       const { results, deferred } = await this.#admission.claimAll({
         pids: toClaim,
-        claim: (pid) => this.#partitions.claim(pid, {
-          etag: snapshot.etags.get(pid), epoch: snapshot.epochs.get(pid), known: snapshot.known,
-        }),
+        claim: (pid) =>
+          this.#partitions.claim(pid, {
+            etag: snapshot.etags.get(pid),
+            epoch: snapshot.epochs.get(pid),
+            known: snapshot.known,
+          }),
         running: () => this.#state === 'running',
         listedAt,
         maxViewAgeMs: this.#timings.updateIntervalMs,
@@ -304,7 +347,14 @@ export class LeaseOwnershipCoordinator implements OwnershipCoordinator {
       const owned = this.owned().length;
       const claims = () => this.#partitions.values();
       const share = settledShare({
-        ownerId: this.ownerId, partitionIds: shared, ownerships, members, leaving, decision, owned, claims: claims(),
+        ownerId: this.ownerId,
+        partitionIds: shared,
+        ownerships,
+        members,
+        leaving,
+        decision,
+        owned,
+        claims: claims(),
         membershipHeld: this.#membership.held,
       });
       // A foreign claim lapses at a time known from the listing: the round after it lists again.

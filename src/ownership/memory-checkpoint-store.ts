@@ -1,4 +1,12 @@
-import { CheckpointFencedError, keepsStored, type Checkpoint, type CheckpointWriteOptions, type CheckpointScope, type CheckpointStore, type OwnershipFence } from './checkpoint.ts';
+import {
+  CheckpointFencedError,
+  keepsStored,
+  type Checkpoint,
+  type CheckpointWriteOptions,
+  type CheckpointScope,
+  type CheckpointStore,
+  type OwnershipFence,
+} from './checkpoint.ts';
 import { blobPrefix } from './internal/blob-names.ts';
 import { comparePartitionIds } from './partition-order.ts';
 
@@ -18,9 +26,16 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return [...this.#scope(scope).values()].sort((a, b) => comparePartitionIds(a.partitionId, b.partitionId));
   }
 
-  async write(scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence, options?: CheckpointWriteOptions): Promise<void> {
+  async write(
+    scope: CheckpointScope,
+    checkpoint: Checkpoint,
+    fence?: OwnershipFence,
+    options?: CheckpointWriteOptions,
+  ): Promise<void> {
     if (fence && !fence.isValid()) {
-      throw new CheckpointFencedError(`checkpoint for partition ${checkpoint.partitionId} refused: ownership may have lapsed`);
+      throw new CheckpointFencedError(
+        `checkpoint for partition ${checkpoint.partitionId} refused: ownership may have lapsed`,
+      );
     }
     const partitions = this.#scope(scope);
     const stored = partitions.get(checkpoint.partitionId);
@@ -48,4 +63,3 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return partitions;
   }
 }
-

@@ -38,7 +38,8 @@ export function describeStorageError(error: unknown): string {
   const status = statusOf(error);
   const code = errorCodeOf(error);
   const name = (error as { name?: unknown } | undefined)?.name;
-  if (status !== undefined || code !== undefined) return `storage request failed (${status ?? 'no status'} ${code ?? ''})`.replace(' )', ')');
+  if (status !== undefined || code !== undefined)
+    return `storage request failed (${status ?? 'no status'} ${code ?? ''})`.replace(' )', ')');
   if (name === 'AbortError') return 'storage request timed out';
   const message = error instanceof Error ? error.message : String(error);
   return `storage request failed: ${redact(message)}`;
@@ -55,18 +56,30 @@ function storageMisconfiguration(error: unknown): StorageMisconfiguration | unde
   const status = statusOf(error);
   const code = errorCodeOf(error);
   if (code === 'ContainerNotFound') {
-    return { configKey: 'blob_checkpoint_store.container_name', hint: 'create the container, or set blob_checkpoint_store.create_container: true' };
+    return {
+      configKey: 'blob_checkpoint_store.container_name',
+      hint: 'create the container, or set blob_checkpoint_store.create_container: true',
+    };
   }
-  if (status === 403 || code === 'AuthenticationFailed' || code === 'AuthorizationFailure' || code === 'AuthorizationPermissionMismatch') {
+  if (
+    status === 403 ||
+    code === 'AuthenticationFailed' ||
+    code === 'AuthorizationFailure' ||
+    code === 'AuthorizationPermissionMismatch'
+  ) {
     return {
       configKey: 'blob_checkpoint_store.connection',
-      hint: 'the storage account refused the credential: check the account key or SAS (read, write, list, lease on blobs), or the identity\'s role',
+      hint:
+        'the storage account refused the credential: check the account key or SAS (read, write, list, lease on ' +
+        "blobs), or the identity's role",
     };
   }
   return undefined;
 }
 
-/** A storage error as events carry it: secret-free, `permanent` with the key to fix when the configuration is at fault. */
+/**
+ * A storage error as events carry it: secret-free, `permanent` with the key to fix when the configuration is at fault.
+ */
 export interface StorageError extends Error {
   readonly permanent: boolean;
   /**
@@ -83,10 +96,15 @@ export interface StorageError extends Error {
  * the request, whose URL may carry a SAS token.
  */
 export function toStorageError(error: unknown): StorageError {
-  if (error instanceof Error && typeof (error as Partial<StorageError>).permanent === 'boolean') return error as StorageError;
+  if (error instanceof Error && typeof (error as Partial<StorageError>).permanent === 'boolean')
+    return error as StorageError;
   const mis = storageMisconfiguration(error);
   const status = statusOf(error);
   const leaseLost = (status === 409 || status === 412) && /^Lease/.test(errorCodeOf(error) ?? '');
   const message = describeStorageError(error) + (mis ? `: ${mis.configKey}: ${mis.hint}` : '');
-  return Object.assign(new Error(message), { permanent: mis !== undefined, ...mis, ...(leaseLost ? { leaseLost } : {}) });
+  return Object.assign(new Error(message), {
+    permanent: mis !== undefined,
+    ...mis,
+    ...(leaseLost ? { leaseLost } : {}),
+  });
 }

@@ -40,8 +40,14 @@ export class BlobDeadLetterStore implements DeadLetterStore {
   }
 
   /** From a storage connection string (never logged; errors are redacted). */
-  static fromConnectionString(connectionString: string, container: string, options?: StoragePipelineOptions): BlobDeadLetterStore {
-    const containerClient = BlobServiceClient.fromConnectionString(connectionString, options).getContainerClient(container);
+  static fromConnectionString(
+    connectionString: string,
+    container: string,
+    options?: StoragePipelineOptions,
+  ): BlobDeadLetterStore {
+    const containerClient = BlobServiceClient.fromConnectionString(connectionString, options).getContainerClient(
+      container,
+    );
     return new BlobDeadLetterStore({ containerClient });
   }
 
@@ -74,11 +80,16 @@ export class BlobDeadLetterStore implements DeadLetterStore {
     const groups = groupByPath(entries);
     try {
       await this.#ensureContainer();
-      await Promise.all([...groups].map(([name, lines]) => this.#serialized(name, () => this.#appendLines(name, lines))));
+      await Promise.all(
+        [...groups].map(([name, lines]) => this.#serialized(name, () => this.#appendLines(name, lines))),
+      );
     } catch (error) {
       // No `cause`: the storage SDK's RestError carries the request (URL with any SAS token, headers).
       // eslint-disable-next-line preserve-caught-error
-      throw new Error(`dead-letter write to container '${this.#container.containerName}' failed: ${redact(error instanceof Error ? error.message : String(error))}`);
+      throw new Error(
+        `dead-letter write to container '${this.#container.containerName}' failed: ` +
+          `${redact(error instanceof Error ? error.message : String(error))}`,
+      );
     }
   }
 
@@ -141,7 +152,8 @@ function toBlocks(lines: readonly string[]): Buffer[] {
     const bytes = Buffer.from(line, 'utf8');
     if (size + bytes.byteLength > MAX_APPEND_BLOCK_BYTES) flush();
     if (bytes.byteLength > MAX_APPEND_BLOCK_BYTES) {
-      for (let i = 0; i < bytes.byteLength; i += MAX_APPEND_BLOCK_BYTES) blocks.push(bytes.subarray(i, i + MAX_APPEND_BLOCK_BYTES));
+      for (let i = 0; i < bytes.byteLength; i += MAX_APPEND_BLOCK_BYTES)
+        blocks.push(bytes.subarray(i, i + MAX_APPEND_BLOCK_BYTES));
       continue;
     }
     current.push(bytes);

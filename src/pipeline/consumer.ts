@@ -3,7 +3,8 @@ import type { SignalBatch } from './signal-batch.ts';
 /**
  * The exporter contract. The returned promise resolving means the destination accepted the batch (all of
  * its parts: log records, and the metric points and spans it may carry); only then may the receiver
- * checkpoint past it. A pipeline's head gets one signal (signal-router.ts). Reject with a `PermanentError` when the batch will
+ * checkpoint past it. A pipeline's head gets one signal (signal-router.ts). Reject with a `PermanentError` when the
+ * batch will
  * never be accepted (it is dead-lettered); any other rejection is retried with backoff.
  * Implementations must stop promptly when `signal` aborts.
  */

@@ -27,8 +27,12 @@ export interface CreateDeadLetterStoreOptions {
 }
 
 /** Builds the configured dead-letter store; throws a ConfigError (no secrets in it) when the section is incomplete. */
-export async function createDeadLetterStore(config: DeadLetterStoreConfig, options: CreateDeadLetterStoreOptions = {}): Promise<DeadLetterStore> {
-  if (config.directory && config.container) throw new ConfigError(['dead_letter: give either directory or container, not both']);
+export async function createDeadLetterStore(
+  config: DeadLetterStoreConfig,
+  options: CreateDeadLetterStoreOptions = {},
+): Promise<DeadLetterStore> {
+  if (config.directory && config.container)
+    throw new ConfigError(['dead_letter: give either directory or container, not both']);
   if (config.directory) return new DirectoryDeadLetterStore(config.directory);
   if (!config.container) throw new ConfigError(['dead_letter: give directory or container']);
   const own = config.connection || config.storage_account_url;
@@ -39,5 +43,7 @@ export async function createDeadLetterStore(config: DeadLetterStoreConfig, optio
     const credential = options.credential ?? new (await import('@azure/identity')).DefaultAzureCredential();
     return BlobDeadLetterStore.fromUrl(url, config.container, credential, options.storageOptions);
   }
-  throw new ConfigError(['dead_letter.connection: required for a dead-letter container when there is no blob_checkpoint_store']);
+  throw new ConfigError([
+    'dead_letter.connection: required for a dead-letter container when there is no blob_checkpoint_store',
+  ]);
 }

@@ -17,7 +17,8 @@ function jsonSafe(value: unknown, depth = 0): unknown {
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
-  if (value instanceof Uint8Array) return { base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  if (value instanceof Uint8Array)
+    return { base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
   if (depth >= 8) return String(value);
   if (Array.isArray(value)) return value.map((v) => jsonSafe(v, depth + 1));
   if (typeof value === 'object') {
@@ -44,7 +45,12 @@ function deadLetterRecord(entry: DeadLetterEntry): Record<string, unknown> {
   }
   return {
     at: entry.at.toISOString(),
-    source: { namespace: source.namespace, event_hub: source.eventHubName, consumer_group: source.consumerGroup, partition_id: source.partitionId },
+    source: {
+      namespace: source.namespace,
+      event_hub: source.eventHubName,
+      consumer_group: source.consumerGroup,
+      partition_id: source.partitionId,
+    },
     error: { type: entry.error.type, message: redact(entry.error.message) },
     ...(entry.signals?.length ? { signals: [...entry.signals] } : {}),
     event: {
@@ -77,7 +83,16 @@ export function parseDeadLetterLine(line: string): { record: Record<string, any>
 export function deadLetterPath(entry: DeadLetterEntry): string {
   const s = entry.source;
   const day = entry.at.toISOString().slice(0, 10);
-  return [safeSegment(s.namespace), safeSegment(s.eventHubName), safeSegment(s.consumerGroup), 'deadletter', safeSegment(s.partitionId), `${day}.jsonl`].join('/').toLowerCase();
+  return [
+    safeSegment(s.namespace),
+    safeSegment(s.eventHubName),
+    safeSegment(s.consumerGroup),
+    'deadletter',
+    safeSegment(s.partitionId),
+    `${day}.jsonl`,
+  ]
+    .join('/')
+    .toLowerCase();
 }
 
 /** A path segment that cannot climb out of the root or nest: unusual characters become `_`. */

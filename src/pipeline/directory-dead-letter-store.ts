@@ -21,7 +21,11 @@ export class DirectoryDeadLetterStore implements DeadLetterStore {
   async write(entries: readonly DeadLetterEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const groups = groupByPath(entries);
-    await Promise.all([...groups].map(([relative, lines]) => this.#append(join(this.directory, ...relative.split('/')), lines.join(''))));
+    await Promise.all(
+      [...groups].map(([relative, lines]) =>
+        this.#append(join(this.directory, ...relative.split('/')), lines.join('')),
+      ),
+    );
   }
 
   /** The absolute path of the file `entry` goes to. */
@@ -33,9 +37,11 @@ export class DirectoryDeadLetterStore implements DeadLetterStore {
     const previous = this.#chains.get(file) ?? Promise.resolve();
     const next = previous.catch(() => {}).then(() => appendDurably(file, text));
     this.#chains.set(file, next);
-    void next.finally(() => {
-      if (this.#chains.get(file) === next) this.#chains.delete(file);
-    }).catch(() => {});
+    void next
+      .finally(() => {
+        if (this.#chains.get(file) === next) this.#chains.delete(file);
+      })
+      .catch(() => {});
     return next;
   }
 

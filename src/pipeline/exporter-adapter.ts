@@ -37,7 +37,10 @@ export class ExportTimeoutError extends Error {
  * The exporter API has no cancellation: when `signal` aborts, the call rejects at once with the
  * signal's reason, and the export itself runs to its end in the background.
  */
-export function fromLogRecordExporter(exporter: LogRecordExporter, options: ExporterAdapterOptions = {}): SignalConsumer {
+export function fromLogRecordExporter(
+  exporter: LogRecordExporter,
+  options: ExporterAdapterOptions = {},
+): SignalConsumer {
   // The SDK types records as a mutable array; exporters only read it.
   return fromItemExporter(exporter as ItemExporter<ReadableLogRecord>, 'logs', options);
 }

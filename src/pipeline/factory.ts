@@ -48,12 +48,19 @@ export interface ExporterFactory<C = unknown> {
 export interface ReceiverComponent {
   /** Returns quickly; reading happens in background loops. A start that fails half-way cleans up. */
   start(): Promise<void>;
-  /** Stops claiming, drains in-flight batches, writes final checkpoints, releases leases. Idempotent, safe without start. */
+  /**
+   * Stops claiming, drains in-flight batches, writes final checkpoints, releases leases. Idempotent, safe without
+   * start.
+   */
   shutdown(): Promise<void>;
 }
 
 /** The receiver factory triple; `create` wires the receiver to the next consumer in the pipeline. */
-export interface ReceiverFactory<C = unknown, R extends ReceiverComponent = ReceiverComponent, S extends CreateSettings = CreateSettings> {
+export interface ReceiverFactory<
+  C = unknown,
+  R extends ReceiverComponent = ReceiverComponent,
+  S extends CreateSettings = CreateSettings,
+> {
   readonly type: string;
   /** Other names the type is registered under (e.g. `azureeventhub`). */
   readonly aliases: readonly string[];

@@ -46,7 +46,10 @@ export function fanOut(consumers: readonly SignalConsumer[]): SignalConsumer {
         if (errors.length === 1) throw errors[0];
         // Each consumer refused only some records: together they refused the union, the rest went everywhere.
         if (errors.every(isPartialRefusal)) {
-          throw new PartialRefusalError(errors.flatMap((e) => e.refusals), Math.min(...errors.map((e) => e.delivered)));
+          throw new PartialRefusalError(
+            errors.flatMap((e) => e.refusals),
+            Math.min(...errors.map((e) => e.delivered)),
+          );
         }
         throw new PermanentError(summary, { cause: errors[0] });
       }

@@ -26,7 +26,9 @@ export interface MemoryTotal {
 const NO_LIMIT_BYTES = 2 ** 60;
 
 /** The container's memory limit: cgroup v2 `memory.max`, else cgroup v1 `memory.limit_in_bytes`. */
-export function readCgroupLimitBytes(readFile: (path: string) => string = (p) => readFileSync(p, 'utf8')): number | undefined {
+export function readCgroupLimitBytes(
+  readFile: (path: string) => string = (p) => readFileSync(p, 'utf8'),
+): number | undefined {
   const fromNode = (process as { constrainedMemory?: () => number | undefined }).constrainedMemory?.();
   if (typeof fromNode === 'number' && fromNode > 0 && fromNode < NO_LIMIT_BYTES) return fromNode;
   for (const path of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {

@@ -33,7 +33,6 @@ export interface RequestBytesLimitOptions<S extends Signal = 'logs'> {
   readonly logger?: Logger;
 }
 
-
 /**
  * Bounds the requests `next` sends by bytes (below a retry: wrap `withRetry(exporter)` with it). A batch
  * whose request would exceed `maxBytes` is split in halves, recursively, and the parts are sent one after

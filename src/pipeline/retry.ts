@@ -30,7 +30,10 @@ export interface RetryOptions {
   readonly initialIntervalMs?: number;
   /** The longest wait, jitter included (the jitter window is cut here). Default 30 000 ms. */
   readonly maxIntervalMs?: number;
-  /** Give up once the next wait would end later than this after the first attempt. Default 300 000 ms; 0 = never give up. */
+  /**
+   * Give up once the next wait would end later than this after the first attempt. Default 300 000 ms; 0 = never give
+   * up.
+   */
   readonly maxElapsedTimeMs?: number;
   /** Growth of the wait per attempt. Default 1.5. */
   readonly multiplier?: number;
@@ -55,7 +58,7 @@ export interface RetryOptions {
 /** How one attempt of a retried export ended (RetryOptions.onAttempt). */
 export type ExportAttempt =
   | { readonly ok: true }
-  | { readonly ok: false; readonly error: unknown; /** Another attempt follows. */ readonly retrying: boolean };
+  | { readonly ok: false; readonly error: unknown /** Another attempt follows. */; readonly retrying: boolean };
 
 /**
  * Raised when retries ran out (max elapsed time reached): a `PermanentError`, so the caller dead-letters
@@ -65,7 +68,10 @@ export class RetriesExhaustedError extends PermanentError {
   readonly attempts: number;
   readonly elapsedMs: number;
   constructor(attempts: number, elapsedMs: number, lastError: unknown) {
-    super(`gave up after ${attempts} attempts in ${formatDurationMs(Math.round(elapsedMs))}: ${describeError(lastError)}`, { cause: lastError });
+    super(
+      `gave up after ${attempts} attempts in ${formatDurationMs(Math.round(elapsedMs))}: ${describeError(lastError)}`,
+      { cause: lastError },
+    );
     this.attempts = attempts;
     this.elapsedMs = elapsedMs;
   }

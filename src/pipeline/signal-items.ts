@@ -4,9 +4,11 @@ import type { Refusal } from './partial-refusal.ts';
 import type { MetricPoint, Signal, SpanRecord } from './signals.ts';
 
 /** The items of one signal: log records, metric points or spans. */
-export type SignalItem<S extends Signal> = S extends 'logs' ? ReadableLogRecord
-  : S extends 'metrics' ? MetricPoint
-  : SpanRecord;
+export type SignalItem<S extends Signal> = S extends 'logs'
+  ? ReadableLogRecord
+  : S extends 'metrics'
+    ? MetricPoint
+    : SpanRecord;
 
 /** What a single item of each signal is called in messages. */
 export const ITEM_NAMES: Readonly<Record<Signal, string>> = { logs: 'record', metrics: 'metric point', traces: 'span' };

@@ -27,7 +27,9 @@ export interface MetricPoint {
   readonly description: string;
   /** Only gauges today (what the Go receiver produces from Azure metrics); sums would be added here. */
   readonly kind: 'gauge';
-  /** Start of the aggregation interval, if known (Azure metrics: `time` minus `timeGrain`, as the Go receiver sets it). */
+  /**
+   * Start of the aggregation interval, if known (Azure metrics: `time` minus `timeGrain`, as the Go receiver sets it).
+   */
   readonly startTime?: HrTime;
   /** The point's time (Azure metrics: the record's `time`). */
   readonly time: HrTime;

@@ -1,4 +1,8 @@
-import { batchProcessorConfigSchema, createBatchProcessor, type BatchProcessorConfig } from './batch-processor-config.ts';
+import {
+  batchProcessorConfigSchema,
+  createBatchProcessor,
+  type BatchProcessorConfig,
+} from './batch-processor-config.ts';
 import {
   DEFAULT_BATCH_TIMEOUT_MS,
   DEFAULT_MAX_CONCURRENT_EXPORTS,

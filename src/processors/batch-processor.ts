@@ -1,6 +1,12 @@
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { SignalConsumer } from '../pipeline/consumer.ts';
-import { batchItemCount, concatEncodedLogs, type BatchSource, type EncodedLogs, type SignalBatch } from '../pipeline/signal-batch.ts';
+import {
+  batchItemCount,
+  concatEncodedLogs,
+  type BatchSource,
+  type EncodedLogs,
+  type SignalBatch,
+} from '../pipeline/signal-batch.ts';
 import type { MetricPoint, SpanRecord } from '../pipeline/signals.ts';
 import { abortReason } from '../component/abort.ts';
 import { combineSources } from './internal/combine-sources.ts';
@@ -137,7 +143,9 @@ export class BatchProcessor implements SignalConsumer {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_BATCH_TIMEOUT_MS;
     this.#maxConcurrent = options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS;
     if (this.#sendBatchMaxSize > 0 && this.#sendBatchMaxSize < this.#sendBatchSize) {
-      throw new RangeError(`sendBatchMaxSize (${this.#sendBatchMaxSize}) must be 0 or at least sendBatchSize (${this.#sendBatchSize})`);
+      throw new RangeError(
+        `sendBatchMaxSize (${this.#sendBatchMaxSize}) must be 0 or at least sendBatchSize (${this.#sendBatchSize})`,
+      );
     }
     if (!Number.isInteger(this.#maxConcurrent) || this.#maxConcurrent < 1) {
       throw new RangeError(`maxConcurrentExports (${this.#maxConcurrent}) must be an integer of at least 1`);
@@ -172,7 +180,11 @@ export class BatchProcessor implements SignalConsumer {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiting++;
       this.#pending.push({
-        caller, source: batch.source, records: batch.records, metrics: batch.metrics ?? [], spans: batch.spans ?? [],
+        caller,
+        source: batch.source,
+        records: batch.records,
+        metrics: batch.metrics ?? [],
+        spans: batch.spans ?? [],
         ...(batch.encodedLogs ? { encoded: batch.encodedLogs } : {}),
       });
       this.#pendingCount += items;

@@ -39,13 +39,19 @@ export const memoryLimiterConfigSchema = z
       issue('min_gc_interval_when_soft_limited', 'must be at least min_gc_interval_when_hard_limited');
     }
     if (c.limit_mib === 0 && c.limit_percentage === 0) {
-      issue('limit_mib', 'limit_mib or limit_percentage must be greater than zero; set one (e.g. limit_percentage: 80)');
+      issue(
+        'limit_mib',
+        'limit_mib or limit_percentage must be greater than zero; set one (e.g. limit_percentage: 80)',
+      );
     }
     for (const key of ['limit_percentage', 'spike_limit_percentage'] as const) {
       if (c[key] > 100) issue(key, `(${c[key]}) must be at most 100`);
     }
     if (c.limit_mib > 0 && c.spike_limit_mib >= c.limit_mib) {
-      issue('spike_limit_mib', `(${c.spike_limit_mib}) must be smaller than limit_mib (${c.limit_mib}); about 20 % of it is usual`);
+      issue(
+        'spike_limit_mib',
+        `(${c.spike_limit_mib}) must be smaller than limit_mib (${c.limit_mib}); about 20 % of it is usual`,
+      );
     }
     if (c.limit_mib === 0 && c.limit_percentage > 0 && c.spike_limit_percentage >= c.limit_percentage) {
       issue(
@@ -66,7 +72,10 @@ export interface MemoryLimits {
 }
 
 /** Resolves the configured limits to bytes: fixed MiB first, else percentages of the memory total. */
-export function resolveMemoryLimits(config: MemoryLimiterConfig, total: () => MemoryTotal = () => readMemoryTotal()): MemoryLimits {
+export function resolveMemoryLimits(
+  config: MemoryLimiterConfig,
+  total: () => MemoryTotal = () => readMemoryTotal(),
+): MemoryLimits {
   if (config.limit_mib > 0) {
     const hard = config.limit_mib * MIB;
     const spike = config.spike_limit_mib > 0 ? config.spike_limit_mib * MIB : hard * DEFAULT_SPIKE_FRACTION;
@@ -74,6 +83,7 @@ export function resolveMemoryLimits(config: MemoryLimiterConfig, total: () => Me
   }
   const t = total();
   const hard = (t.bytes * config.limit_percentage) / 100;
-  const spike = config.spike_limit_percentage > 0 ? (t.bytes * config.spike_limit_percentage) / 100 : hard * DEFAULT_SPIKE_FRACTION;
+  const spike =
+    config.spike_limit_percentage > 0 ? (t.bytes * config.spike_limit_percentage) / 100 : hard * DEFAULT_SPIKE_FRACTION;
   return { hardLimitBytes: hard, softLimitBytes: hard - spike, total: t };
 }

@@ -67,7 +67,8 @@ export class MemoryLimiter implements SignalConsumer {
 
   constructor(next: SignalConsumer, options: MemoryLimiterOptions) {
     if (!(options.checkIntervalMs > 0)) throw new RangeError('checkIntervalMs must be greater than zero');
-    if (!(options.softLimitBytes <= options.hardLimitBytes)) throw new RangeError('softLimitBytes must not exceed hardLimitBytes');
+    if (!(options.softLimitBytes <= options.hardLimitBytes))
+      throw new RangeError('softLimitBytes must not exceed hardLimitBytes');
     this.#next = next;
     this.#o = options;
     this.#read = options.readUsage ?? readMemoryUsageBytes;

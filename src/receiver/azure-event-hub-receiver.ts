@@ -20,7 +20,13 @@ import { alternateNamespaces } from '../ownership/namespace-spellings.ts';
 import { MemoryCheckpointStore } from '../ownership/memory-checkpoint-store.ts';
 import type { StorageError } from '../ownership/storage-errors.ts';
 import type { OwnershipCoordinator, OwnershipEvent } from '../ownership/coordinator.ts';
-import { checkpointContainer, ensureCheckpointContainer, proxyForLog, receiverCredential, storageOptions } from './internal/receiver-connections.ts';
+import {
+  checkpointContainer,
+  ensureCheckpointContainer,
+  proxyForLog,
+  receiverCredential,
+  storageOptions,
+} from './internal/receiver-connections.ts';
 import { tellOwnershipEvent } from './internal/tell-ownership-event.ts';
 import { PartitionStarter } from './partition-starter.ts';
 import { createOwnership, usesLeases } from '../ownership/create-ownership.ts';
@@ -102,7 +108,9 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   }
 
   /** With `capture`: the hub as pumps read it, filling retention gaps from Capture files. */
-  #captureBackfill(credential: TokenCredential | undefined): { hub: HubClient; progress: BackfillProgress } | undefined {
+  #captureBackfill(
+    credential: TokenCredential | undefined,
+  ): { hub: HubClient; progress: BackfillProgress } | undefined {
     const location = captureLocation(this.#config, this.#hub!, credential, storageOptions(this.#config));
     if (!location) return undefined;
     const progress = new BackfillProgress();
@@ -136,7 +144,10 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   }
 
   /** Connections: the hub client (per backend), the checkpoint scope and the checkpoint store. */
-  #connect(credential: TokenCredential | undefined): { container: ContainerClient | undefined; blobStore: BlobCheckpointStore | undefined } {
+  #connect(credential: TokenCredential | undefined): {
+    container: ContainerClient | undefined;
+    blobStore: BlobCheckpointStore | undefined;
+  } {
     const c = this.#config;
     const created = createHubClient(this.backendKind(), {
       connectionString: c.connection,
@@ -175,10 +186,10 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     this.#deadLetter =
       c.dead_letter && !c.dead_letter.drop
         ? await createDeadLetterStore(c.dead_letter, {
-          fallback: c.blob_checkpoint_store,
-          credential,
-          storageOptions: storageOptions(c),
-        })
+            fallback: c.blob_checkpoint_store,
+            credential,
+            storageOptions: storageOptions(c),
+          })
         : undefined;
     this.#memory = this.#memoryGuard();
     const memory = this.#memory;
@@ -225,7 +236,11 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
    * Ownership: the coordinator (blob leases, or static), the hub-wide lag monitor, and the bring-up that
    * creates the checkpoint container (retried in the background) and then starts claiming partitions.
    */
-  #buildOwnership(container: ContainerClient | undefined, blobStore: BlobCheckpointStore | undefined, starter: PartitionStarter): void {
+  #buildOwnership(
+    container: ContainerClient | undefined,
+    blobStore: BlobCheckpointStore | undefined,
+    starter: PartitionStarter,
+  ): void {
     const c = this.#config;
     const hub = this.#hub!;
     const scope = this.#scope!;
@@ -282,14 +297,19 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     // so one receiver's bad storage never fails the others in the same process.
     const onContainerFailure = (error: StorageError): void => {
       this.#emit({ type: 'storageFailing', error });
-      this.#logger.error('could not create the checkpoint container; retrying', { error: error.message, ...errorHints(error) });
+      this.#logger.error('could not create the checkpoint container; retrying', {
+        error: error.message,
+        ...errorHints(error),
+      });
     };
-    this.#bringUp = ensureCheckpointContainer(container, c, this.#closing.signal, onContainerFailure).then(async (ready) => {
-      if (!ready) return;
-      // After the container exists: its first refresh would otherwise warn about a missing container.
-      this.#hubLag?.start();
-      await coordinator.start(starter);
-    });
+    this.#bringUp = ensureCheckpointContainer(container, c, this.#closing.signal, onContainerFailure).then(
+      async (ready) => {
+        if (!ready) return;
+        // After the container exists: its first refresh would otherwise warn about a missing container.
+        this.#hubLag?.start();
+        await coordinator.start(starter);
+      },
+    );
   }
 
   /**

@@ -10,7 +10,11 @@ export const RECEIVER_TYPE = 'azure_event_hub';
 export const RECEIVER_ALIASES = ['azureeventhub'] as const;
 
 /** The factory triple the service registers: type, defaults, create. */
-export const azureEventHubReceiverFactory: ReceiverFactory<ReceiverConfig, AzureEventHubReceiver, ReceiverCreateSettings> = {
+export const azureEventHubReceiverFactory: ReceiverFactory<
+  ReceiverConfig,
+  AzureEventHubReceiver,
+  ReceiverCreateSettings
+> = {
   type: RECEIVER_TYPE,
   aliases: RECEIVER_ALIASES,
   stability: 'beta',

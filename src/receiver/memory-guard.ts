@@ -155,7 +155,10 @@ export class MemoryGuard {
       const promise = new Promise<void>((r) => (resolve = r));
       this.#resume = { promise, resolve };
       this.#pauses++;
-      this.#logger.warn('memory above the limit after a collection; pausing reading (the hub holds the events)', fields);
+      this.#logger.warn(
+        'memory above the limit after a collection; pausing reading (the hub holds the events)',
+        fields,
+      );
     } else {
       this.#resume!.resolve();
       this.#resume = undefined;

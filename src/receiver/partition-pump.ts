@@ -3,7 +3,11 @@ import type { PartitionEnd } from '../ownership/coordinator.ts';
 import type { PartitionState } from './receiver-status.ts';
 import { pause, raceAbort, settleWithin } from '../component/abort.ts';
 import { classifyReaderFailure } from './internal/reader-failure.ts';
-import { DEFAULT_BYTES_IN_FLIGHT, DEFAULT_STALL_TIMEOUT_MS, type PartitionPumpOptions } from './partition-pump-options.ts';
+import {
+  DEFAULT_BYTES_IN_FLIGHT,
+  DEFAULT_STALL_TIMEOUT_MS,
+  type PartitionPumpOptions,
+} from './partition-pump-options.ts';
 import { DEFAULT_MAX_BATCHES_IN_FLIGHT } from '../config/receiver-defaults.ts';
 import { BatchPreparer, type PreparedBatch } from './internal/batch-preparer.ts';
 import { BatchExporter } from './internal/batch-exporter.ts';
@@ -259,7 +263,13 @@ export class PartitionPump {
             // Decoding (here or on a decode thread) overlaps the exports of the batches before it.
             const prepared = this.#preparer.prepare(events);
             if (!(await this.#window.room(bytes))) return { reason: 'stopped' };
-            this.#window.add(prepared, bytes, (p) => this.#export(p), (p) => this.#mark(p), () => this.#fitProducers());
+            this.#window.add(
+              prepared,
+              bytes,
+              (p) => this.#export(p),
+              (p) => this.#mark(p),
+              () => this.#fitProducers(),
+            );
             quietSince = Date.now();
           } else if (Date.now() - quietSince >= (o.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS)) {
             // Judged by what the consumer resolved: every batch in flight is delivered first.
@@ -327,7 +337,11 @@ export class PartitionPump {
  * - A partition whose backlog ends on a full batch is caught up too: judged by the batch, the pump stayed a
  *   producer through its next receive (up to `poll_rate`), and the others' last batches waited on the timer.
  */
-export function hasBacklog(events: readonly ReceivedEvent[], maxBatchSize: number, lastEnqueued: number | undefined): boolean {
+export function hasBacklog(
+  events: readonly ReceivedEvent[],
+  maxBatchSize: number,
+  lastEnqueued: number | undefined,
+): boolean {
   const last = events[events.length - 1];
   if (last === undefined) return false;
   if (lastEnqueued !== undefined && lastEnqueued >= last.sequenceNumber) return lastEnqueued > last.sequenceNumber;

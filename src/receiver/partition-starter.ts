@@ -7,7 +7,12 @@ import { raceAbort } from '../component/abort.ts';
 import type { Decoder } from '../decode/decoder.ts';
 import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { DeadLetterStore } from '../pipeline/dead-letter.ts';
-import { UnusableCheckpointError, type Checkpoint, type CheckpointScope, type CheckpointStore } from '../ownership/checkpoint.ts';
+import {
+  UnusableCheckpointError,
+  type Checkpoint,
+  type CheckpointScope,
+  type CheckpointStore,
+} from '../ownership/checkpoint.ts';
 import type { PartitionClaim, PartitionHandle, PartitionLifecycle, StopReason } from '../ownership/coordinator.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { chooseStartPosition } from './start-position.ts';
@@ -192,7 +197,11 @@ export class PartitionStarter implements PartitionLifecycle {
       this.#released.set(partitionId, { reason, at: Date.now() });
       const written = checkpointer.writtenSequenceNumber() ?? -1;
       if (pump.lastSequenceNumber > written && pump.lastOffset !== undefined)
-        this.#exported.set(partitionId, { partitionId, sequenceNumber: pump.lastSequenceNumber, offset: pump.lastOffset });
+        this.#exported.set(partitionId, {
+          partitionId,
+          sequenceNumber: pump.lastSequenceNumber,
+          offset: pump.lastOffset,
+        });
       else this.#exported.delete(partitionId);
       this.#d.emit({ type: 'partitionState', partitionId, state: 'released', since: Date.now() });
       this.#d.emit({ type: 'partitionClosed', partitionId, reason, error: end.error });
@@ -224,17 +233,24 @@ export class PartitionStarter implements PartitionLifecycle {
    * Where this instance's own earlier reader of the partition got to, when that is beyond `stored` and still in
    * the partition: everything up to it was exported here, so reading on from it re-reads nothing. Used once.
    */
-  #resumeAfter(partitionId: string, stored: Checkpoint | undefined, props: PartitionProperties): Checkpoint | undefined {
+  #resumeAfter(
+    partitionId: string,
+    stored: Checkpoint | undefined,
+    props: PartitionProperties,
+  ): Checkpoint | undefined {
     const exported = this.#exported.get(partitionId);
     this.#exported.delete(partitionId);
     if (!exported || props.isEmpty) return undefined;
     if (exported.sequenceNumber <= (stored?.sequenceNumber ?? -1)) return undefined;
     if (exported.sequenceNumber > props.lastEnqueuedSequenceNumber) return undefined;
-    this.#d.logger.info('reading on from what this instance exported before it lost the lease (not the older checkpoint)', {
-      partitionId,
-      checkpoint: stored?.sequenceNumber,
-      exported: exported.sequenceNumber,
-    });
+    this.#d.logger.info(
+      'reading on from what this instance exported before it lost the lease (not the older checkpoint)',
+      {
+        partitionId,
+        checkpoint: stored?.sequenceNumber,
+        exported: exported.sequenceNumber,
+      },
+    );
     return exported;
   }
 
@@ -243,7 +259,12 @@ export class PartitionStarter implements PartitionLifecycle {
    * `fail` throws (the partition stays unread, health says `invalidCheckpoint`); `earliest` / `latest`
    * rewrite it under the lease, as `checkpoints reset` would, and say so. Never a silent jump.
    */
-  async #checkpointToUse(claim: PartitionClaim, stored: Checkpoint | UnusableCheckpointError | undefined, props: PartitionProperties, signal: AbortSignal): Promise<Checkpoint | undefined> {
+  async #checkpointToUse(
+    claim: PartitionClaim,
+    stored: Checkpoint | UnusableCheckpointError | undefined,
+    props: PartitionProperties,
+    signal: AbortSignal,
+  ): Promise<Checkpoint | undefined> {
     const invalid =
       stored instanceof UnusableCheckpointError
         ? new InvalidCheckpointError(claim.partitionId, undefined, props.lastEnqueuedSequenceNumber, stored.message)
@@ -255,7 +276,11 @@ export class PartitionStarter implements PartitionLifecycle {
     if (policy === 'fail') throw invalid;
     const reset: Checkpoint =
       policy === 'latest' && !props.isEmpty
-        ? { partitionId: claim.partitionId, sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset }
+        ? {
+            partitionId: claim.partitionId,
+            sequenceNumber: props.lastEnqueuedSequenceNumber,
+            offset: props.lastEnqueuedOffset,
+          }
         : { partitionId: claim.partitionId, sequenceNumber: -1, offset: '-1' };
     logger.error('checkpoint that cannot be right: reset by on_invalid_checkpoint', {
       partitionId: claim.partitionId,
@@ -269,7 +294,8 @@ export class PartitionStarter implements PartitionLifecycle {
   }
 
   #noteRetentionGap(partitionId: string, checkpoint: Checkpoint | undefined, props: PartitionProperties): void {
-    // Sequence number -1 (offset "-1") is the "before the first event" marker that `earliest` and resets write: not a gap.
+    // Sequence number -1 (offset "-1") is the "before the first event" marker that `earliest` and resets write: not a
+    // gap.
     if (
       !checkpoint ||
       checkpoint.sequenceNumber < 0 ||
@@ -353,7 +379,10 @@ export class PartitionStarter implements PartitionLifecycle {
 function backfillOf(r: BackfillRange | undefined): Pick<PartitionStats, 'backfill' | 'backfillRemainingEvents'> {
   if (!r) return {};
   const { fromSequenceNumber, toSequenceNumber, remainingEvents } = r;
-  return { backfill: { fromSequenceNumber, toSequenceNumber, remainingEvents }, backfillRemainingEvents: remainingEvents };
+  return {
+    backfill: { fromSequenceNumber, toSequenceNumber, remainingEvents },
+    backfillRemainingEvents: remainingEvents,
+  };
 }
 
 function describe(p: StartPosition): string {
@@ -371,7 +400,11 @@ function describe(p: StartPosition): string {
 }
 
 /** The stored checkpoint; an unusable blob comes back as its error, for `on_invalid_checkpoint` to decide. */
-async function readUsable(store: CheckpointStore, scope: CheckpointScope, partitionId: string): Promise<Checkpoint | UnusableCheckpointError | undefined> {
+async function readUsable(
+  store: CheckpointStore,
+  scope: CheckpointScope,
+  partitionId: string,
+): Promise<Checkpoint | UnusableCheckpointError | undefined> {
   try {
     return await store.read(scope, partitionId);
   } catch (error) {

@@ -74,7 +74,12 @@ export type ReceiverStatus =
       readonly firstRetainedSequenceNumber: number;
     }
   /** Capture backfill: the partition's next events expired from the hub and are read from Capture files. */
-  | { readonly type: 'backfillStarted'; readonly partitionId: string; readonly fromSequenceNumber: number; readonly toSequenceNumber: number }
+  | {
+      readonly type: 'backfillStarted';
+      readonly partitionId: string;
+      readonly fromSequenceNumber: number;
+      readonly toSequenceNumber: number;
+    }
   /** The backfill reached the hub's first retained event; `events` came from Capture. */
   | { readonly type: 'backfillFinished'; readonly partitionId: string; readonly events: number }
   /** Expired events Capture does not hold (a deleted file, a window not written yet): lost, with their exact range. */
@@ -111,7 +116,11 @@ export interface PartitionStats {
   /** Reading or retrying (and why); see PartitionState. */
   readonly state: PartitionState['state'];
   /** While the partition reads expired events from Capture: the range and what is left of it. */
-  readonly backfill?: { readonly fromSequenceNumber: number; readonly toSequenceNumber: number; readonly remainingEvents: number };
+  readonly backfill?: {
+    readonly fromSequenceNumber: number;
+    readonly toSequenceNumber: number;
+    readonly remainingEvents: number;
+  };
   /** `backfill.remainingEvents`, as a gauge. */
   readonly backfillRemainingEvents?: number;
   readonly stateSeconds: number;
@@ -166,9 +175,18 @@ export interface ReceiverCounters {
   readonly claimPauses: number;
 }
 
-/** Restarts of partition readers by reason: `transient`, `permanent`, `stalled` (reopened by the pump), `ownershipLost`, `error`, `startFailed` (by the owner). */
+/**
+ * Restarts of partition readers by reason: `transient`, `permanent`, `stalled` (reopened by the pump), `ownershipLost`,
+ * `error`, `startFailed` (by the owner).
+ */
 export type RestartReason =
-  'transient' | 'permanent' | 'stalled' | 'ownershipLost' | 'fenced' | 'error' | 'startFailed';
+  | 'transient'
+  | 'permanent'
+  | 'stalled'
+  | 'ownershipLost'
+  | 'fenced'
+  | 'error'
+  | 'startFailed';
 
 export interface ReceiverStats {
   readonly counters: ReceiverCounters;

@@ -20,14 +20,32 @@ export type StartSource = 'checkpoint' | 'partition_start' | 'offset' | 'start_p
  * Chooses where a partition's reader starts. A checkpoint always wins (resume right after it);
  * then a per-partition override, then the Go receiver's partition+offset, then `start_position`.
  */
-export function chooseStartPosition(partitionId: string, checkpoint: Checkpoint | undefined, config: StartConfig, now: Date = new Date()): { position: StartPosition; source: StartSource } {
-  if (checkpoint) return { position: { kind: 'sequenceNumber', sequenceNumber: checkpoint.sequenceNumber, inclusive: false }, source: 'checkpoint' };
+export function chooseStartPosition(
+  partitionId: string,
+  checkpoint: Checkpoint | undefined,
+  config: StartConfig,
+  now: Date = new Date(),
+): { position: StartPosition; source: StartSource } {
+  if (checkpoint)
+    return {
+      position: { kind: 'sequenceNumber', sequenceNumber: checkpoint.sequenceNumber, inclusive: false },
+      source: 'checkpoint',
+    };
   const override = config.partitionStart[partitionId];
   if (override) {
-    if (override.sequence_number !== undefined) return { position: { kind: 'sequenceNumber', sequenceNumber: override.sequence_number, inclusive: override.inclusive }, source: 'partition_start' };
-    if (override.offset !== undefined) return { position: { kind: 'offset', offset: override.offset, inclusive: override.inclusive }, source: 'partition_start' };
+    if (override.sequence_number !== undefined)
+      return {
+        position: { kind: 'sequenceNumber', sequenceNumber: override.sequence_number, inclusive: override.inclusive },
+        source: 'partition_start',
+      };
+    if (override.offset !== undefined)
+      return {
+        position: { kind: 'offset', offset: override.offset, inclusive: override.inclusive },
+        source: 'partition_start',
+      };
   }
-  if (config.offset && config.partition === partitionId) return { position: { kind: 'offset', offset: config.offset, inclusive: false }, source: 'offset' };
+  if (config.offset && config.partition === partitionId)
+    return { position: { kind: 'offset', offset: config.offset, inclusive: false }, source: 'offset' };
   return { position: resolveStartPosition(config.startPosition, now), source: 'start_position' };
 }
 

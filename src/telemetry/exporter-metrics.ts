@@ -47,13 +47,17 @@ export class ExporterMetrics {
   constructor(meter: Meter) {
     const counter = (signal: Signal, kind: 'sent' | 'failed') => {
       const c = COUNTERS[signal];
-      const description = kind === 'sent'
-        ? `Number of ${c.what} successfully sent to destination.`
-        : `Number of ${c.what} in failed attempts to send to destination.`;
+      const description =
+        kind === 'sent'
+          ? `Number of ${c.what} successfully sent to destination.`
+          : `Number of ${c.what} in failed attempts to send to destination.`;
       return meter.createCounter(c[kind], { description, unit: c.unit });
     };
-    const counters = (kind: 'sent' | 'failed') =>
-      ({ logs: counter('logs', kind), metrics: counter('metrics', kind), traces: counter('traces', kind) });
+    const counters = (kind: 'sent' | 'failed') => ({
+      logs: counter('logs', kind),
+      metrics: counter('metrics', kind),
+      traces: counter('traces', kind),
+    });
     this.#sent = counters('sent');
     this.#failed = counters('failed');
     this.#failedAttempts = meter.createCounter(FAILED_ATTEMPTS_METRIC, {

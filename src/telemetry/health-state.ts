@@ -46,7 +46,9 @@ export interface ReceiverHealth {
    * Partitions reading expired events from Capture (`capture`), with the range and since when (seconds);
    * only while there are some. A backfilling receiver is `ready` with reason `backfilling`: it works.
    */
-  readonly backfilling?: Readonly<Record<string, { readonly fromSequenceNumber: number; readonly toSequenceNumber: number; readonly seconds: number }>>;
+  readonly backfilling?: Readonly<
+    Record<string, { readonly fromSequenceNumber: number; readonly toSequenceNumber: number; readonly seconds: number }>
+  >;
 }
 
 export interface HealthReport {
@@ -92,7 +94,13 @@ class ReceiverTracker {
 function failureOf(error: Error, since: number, previous?: Failure): Failure {
   const { permanent, configKey } = failureHints(error);
   const code = (error as { code?: unknown }).code;
-  return { since: previous?.since ?? since, error: error.message, permanent, configKey, ...(typeof code === 'string' ? { code } : {}) };
+  return {
+    since: previous?.since ?? since,
+    error: error.message,
+    permanent,
+    configKey,
+    ...(typeof code === 'string' ? { code } : {}),
+  };
 }
 
 /**
@@ -103,7 +111,8 @@ function failureOf(error: Error, since: number, previous?: Failure): Failure {
  * after `unhealthyAfterMs` when the hub, the checkpoint writes or the checkpoint store keep failing. It is
  * `degraded` while a partition it holds has been retrying (its reader failing, or its batch refused by the
  * pipeline) or waiting for its batch to be delivered (an exporter retrying, a stage holding it) for longer than
- * `degradedAfterMs`; a waiting partition names the exporter whose attempts fail (exportAttempt). Every status but `ready` answers non-200. Time is only read
+ * `degradedAfterMs`; a waiting partition names the exporter whose attempts fail (exportAttempt). Every status but
+ * `ready` answers non-200. Time is only read
  * at evaluation, so no timers are involved.
  */
 export class HealthState {
@@ -167,7 +176,11 @@ export class HealthState {
         t.backfilling.delete(status.partitionId);
         break;
       case 'backfillStarted':
-        t.backfilling.set(status.partitionId, { fromSequenceNumber: status.fromSequenceNumber, toSequenceNumber: status.toSequenceNumber, since: now });
+        t.backfilling.set(status.partitionId, {
+          fromSequenceNumber: status.fromSequenceNumber,
+          toSequenceNumber: status.toSequenceNumber,
+          since: now,
+        });
         break;
       case 'backfillFinished':
         t.backfilling.delete(status.partitionId);
@@ -226,7 +239,9 @@ export class HealthState {
         const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
         t.memory = {
           since: t.memory?.since ?? now,
-          error: `reading paused: memory in use ${mib(status.usageBytes)} MiB is above memory.limit_mib ${mib(status.limitBytes)}`,
+          error:
+            `reading paused: memory in use ${mib(status.usageBytes)} MiB is above memory.limit_mib ` +
+            `${mib(status.limitBytes)}`,
           permanent: false,
           configKey: 'memory.limit_mib',
         };
@@ -289,7 +304,10 @@ export class HealthState {
       const error = exporter
         ? `${exporter[0]}: ${exporter[1].attempts} failed attempts in a row: ${exporter[1].error}`
         : `a batch handed to the pipeline ${Math.round((now - stuck.since) / 1000)}s ago is not delivered yet`;
-      return { ...failed('exportStalled', { ...stuck, error }, 'degraded'), ...(exporter ? { exporter: exporter[0] } : {}) };
+      return {
+        ...failed('exportStalled', { ...stuck, error }, 'degraded'),
+        ...(exporter ? { exporter: exporter[0] } : {}),
+      };
     }
     if (stuck) return failed('partitionRetrying', stuck, 'degraded');
     // Paused partitions are leased and unread: brief pauses are the limit working, a lasting one is not.
@@ -304,7 +322,14 @@ export class HealthState {
         };
       return { status: 'starting', reason: 'noPartitionsOwned', ownedPartitions, ...withPartitions };
     }
-    if (t.backfilling.size > 0) return { status: 'ready', reason: 'backfilling', ownedPartitions, ...withPartitions, backfilling: this.#backfilling(t, now) };
+    if (t.backfilling.size > 0)
+      return {
+        status: 'ready',
+        reason: 'backfilling',
+        ownedPartitions,
+        ...withPartitions,
+        backfilling: this.#backfilling(t, now),
+      };
     return { status: 'ready', ownedPartitions, ...withPartitions };
   }
 
@@ -318,7 +343,11 @@ export class HealthState {
   #backfilling(t: ReceiverTracker, now: number): NonNullable<ReceiverHealth['backfilling']> {
     const out: Record<string, { fromSequenceNumber: number; toSequenceNumber: number; seconds: number }> = {};
     for (const [pid, b] of t.backfilling) {
-      out[pid] = { fromSequenceNumber: b.fromSequenceNumber, toSequenceNumber: b.toSequenceNumber, seconds: Math.round((now - b.since) / 1000) };
+      out[pid] = {
+        fromSequenceNumber: b.fromSequenceNumber,
+        toSequenceNumber: b.toSequenceNumber,
+        seconds: Math.round((now - b.since) / 1000),
+      };
     }
     return out;
   }

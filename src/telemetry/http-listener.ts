@@ -24,7 +24,10 @@ export interface HttpListener {
  * Starts a small HTTP server for the self-telemetry endpoints (metrics, health). The server does not
  * hold the process open (unref), and `close` never hangs on keep-alive connections.
  */
-export async function listenHttp(address: string, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<HttpListener> {
+export async function listenHttp(
+  address: string,
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<HttpListener> {
   const { host, port } = parseHostPort(address);
   const server: Server = createServer(handler);
   server.keepAliveTimeout = 1_000;

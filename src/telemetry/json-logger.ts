@@ -9,7 +9,9 @@ const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, er
 export interface JsonLoggerOptions {
   /** Lowest level written. Default info. */
   readonly level?: LogLevel;
-  /** `json`: one object per line (`level`, `ts`, `msg`, then fields); `console`: `ts LEVEL msg {fields}`. Default json. */
+  /**
+   * `json`: one object per line (`level`, `ts`, `msg`, then fields); `console`: `ts LEVEL msg {fields}`. Default json.
+   */
   readonly encoding?: LogEncoding;
   /** Where lines go, each ending with a newline. Default process.stderr. */
   readonly write?: (line: string) => void;

@@ -39,7 +39,12 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
     '{datapoints}',
   ],
   ['otelcol_receiver_accepted_spans', 'spansAccepted', 'Spans the pipeline accepted.', '{spans}'],
-  ['otelcol_receiver_refused_spans', 'spansRefused', 'Spans the pipeline refused (dead-lettered or dropped).', '{spans}'],
+  [
+    'otelcol_receiver_refused_spans',
+    'spansRefused',
+    'Spans the pipeline refused (dead-lettered or dropped).',
+    '{spans}',
+  ],
   [`${RECEIVER_METRIC_PREFIX}events_received`, 'eventsReceived', 'Events received from the hub.', '{events}'],
   [`${RECEIVER_METRIC_PREFIX}received_bytes`, 'bytesReceived', 'Event body bytes received from the hub.', 'By'],
   [`${RECEIVER_METRIC_PREFIX}records_decoded`, 'recordsDecoded', 'Log records decoded from events.', '{records}'],
@@ -119,7 +124,8 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
   [
     `${RECEIVER_METRIC_PREFIX}invalid_checkpoints`,
     'invalidCheckpoints',
-    'Partition starts that found a checkpoint beyond the last event of the partition (recreated hub, reused container).',
+    'Partition starts that found a checkpoint beyond the last event of the partition (recreated hub, reused ' +
+      'container).',
     '{checkpoints}',
   ],
   [
@@ -149,19 +155,26 @@ const COUNTERS: readonly (readonly [string, keyof ReceiverCounters, string, stri
 type StateValue = (stats: ReceiverStats) => number | undefined;
 const STATE_INSTRUMENTS: readonly (readonly [string, 'gauge' | 'counter', StateValue, string, string])[] = [
   [
-    `${RECEIVER_METRIC_PREFIX}memory_paused`, 'gauge', (s) => s.memory && (s.memory.paused ? 1 : 0),
+    `${RECEIVER_METRIC_PREFIX}memory_paused`,
+    'gauge',
+    (s) => s.memory && (s.memory.paused ? 1 : 0),
     'memory.limit_mib: 1 while every partition of the receiver waits because memory is above the limit, else 0.',
     '1',
   ],
   [
-    `${RECEIVER_METRIC_PREFIX}memory_pauses`, 'counter', (s) => s.memory?.pauses,
-    'memory.limit_mib: times reading paused because memory stayed above the limit after a collection.', '{pauses}',
+    `${RECEIVER_METRIC_PREFIX}memory_pauses`,
+    'counter',
+    (s) => s.memory?.pauses,
+    'memory.limit_mib: times reading paused because memory stayed above the limit after a collection.',
+    '{pauses}',
   ],
   [
     // Lease ownership: partitions this instance would claim wait while its renewals are late.
-    `${RECEIVER_METRIC_PREFIX}claims_paused`, 'gauge',
+    `${RECEIVER_METRIC_PREFIX}claims_paused`,
+    'gauge',
     (s) => (s.claimsPaused === undefined ? undefined : s.claimsPaused ? 1 : 0),
-    'Lease ownership: 1 while no new partition is claimed because lease renewals are late, else 0.', '1',
+    'Lease ownership: 1 while no new partition is claimed because lease renewals are late, else 0.',
+    '1',
   ],
 ];
 
@@ -269,14 +282,16 @@ export class ReceiverMetrics {
     meter
       .createObservableGauge(`${RECEIVER_METRIC_PREFIX}partition_state`, {
         description:
-          'State of each partition this instance holds or handed back: 1 for the current state (reading, retrying, waiting, released), 0 for the others.',
+          'State of each partition this instance holds or handed back: 1 for the current state (reading, retrying, ' +
+          'waiting, released), 0 for the others.',
         unit: '1',
       })
       .addCallback((result) => this.#observeStates(result));
     meter
       .createObservableCounter(`${RECEIVER_METRIC_PREFIX}partition_restarts`, {
         description:
-          'Partition readers restarted, by reason: transient, permanent, stalled (reopened in place), ownershipLost, fenced, error (handed back), startFailed.',
+          'Partition readers restarted, by reason: transient, permanent, stalled (reopened in place), ownershipLost, ' +
+          'fenced, error (handed back), startFailed.',
         unit: '{restarts}',
       })
       .addCallback((result) => {
@@ -286,9 +301,10 @@ export class ReceiverMetrics {
         }
       });
     for (const [name, kind, read, description, unit] of STATE_INSTRUMENTS) {
-      const instrument = kind === 'gauge'
-        ? meter.createObservableGauge(name, { description, unit })
-        : meter.createObservableCounter(name, { description, unit });
+      const instrument =
+        kind === 'gauge'
+          ? meter.createObservableGauge(name, { description, unit })
+          : meter.createObservableCounter(name, { description, unit });
       instrument.addCallback((result) => {
         for (const e of this.#entries) {
           const stats = safeStats(e.receiver);

@@ -43,9 +43,13 @@ const LOGS_HUB = 'logs';
  * (0 for none, as diagnostic settings send).
  */
 const LOGS_PROPERTIES = Number(process.env.BENCH_LOGS_PROPERTIES ?? 3);
-const logsProperties = (index: number): Record<string, unknown> => Object.fromEntries(
-  Array.from({ length: LOGS_PROPERTIES }, (_, k) => [`property${k}`, k % 2 === 0 ? `value-${index % 97}` : index % 1000]),
-);
+const logsProperties = (index: number): Record<string, unknown> =>
+  Object.fromEntries(
+    Array.from({ length: LOGS_PROPERTIES }, (_, k) => [
+      `property${k}`,
+      k % 2 === 0 ? `value-${index % 97}` : index % 1000,
+    ]),
+  );
 type LibrarySide = `${BackendKind}+azure`;
 type Side = 'sdk' | BackendKind | 'sdk-logs' | LibrarySide;
 const ALL_SIDES: readonly Side[] = ['sdk', 'polling', 'streaming', 'sdk-logs', 'polling+azure', 'streaming+azure'];
@@ -53,9 +57,17 @@ const ALL_SIDES: readonly Side[] = ['sdk', 'polling', 'streaming', 'sdk-logs', '
 const SIDES = (process.env.BENCH_SIDES ?? ALL_SIDES.join(',')).split(',') as Side[];
 /** Each measured side's baseline: the bare SDK on the same hub. */
 const BASELINE: Record<Exclude<Side, 'sdk' | 'sdk-logs'>, 'sdk' | 'sdk-logs'> = {
-  polling: 'sdk', streaming: 'sdk', 'polling+azure': 'sdk-logs', 'streaming+azure': 'sdk-logs',
+  polling: 'sdk',
+  streaming: 'sdk',
+  'polling+azure': 'sdk-logs',
+  'streaming+azure': 'sdk-logs',
 };
-const GOALS: Record<keyof typeof BASELINE, number> = { polling: 0.9, streaming: 1.4, 'polling+azure': 0.85, 'streaming+azure': 1.0 };
+const GOALS: Record<keyof typeof BASELINE, number> = {
+  polling: 0.9,
+  streaming: 1.4,
+  'polling+azure': 0.85,
+  'streaming+azure': 1.0,
+};
 
 const collectGarbage = (): void => (globalThis as { gc?: () => void }).gc?.();
 
@@ -81,13 +93,21 @@ async function startChild(): Promise<Child> {
   // process itself with `node --cpu-prof`).
   const profileDir = process.env.BENCH_EMULATOR_PROFILE_DIR;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--emulator-child'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_EVENTS: String(EVENTS) } });
+  const child = spawn(
+    process.execPath,
+    [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--emulator-child'],
+    { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_EVENTS: String(EVENTS) } },
+  );
   const lines = createInterface({ input: child.stdout });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`emulator child exited with ${code}`)));
   });
-  const { connectionString, logsConnectionString, logsRecords } = JSON.parse(first) as { connectionString: string; logsConnectionString: string; logsRecords: number };
+  const { connectionString, logsConnectionString, logsRecords } = JSON.parse(first) as {
+    connectionString: string;
+    logsConnectionString: string;
+    logsRecords: number;
+  };
   // Every later line is the answer to one `stats` request, in order.
   const waiting: ((stats: ChildStats) => void)[] = [];
   lines.on('line', (line) => waiting.shift()?.(JSON.parse(line) as ChildStats));
@@ -95,17 +115,28 @@ async function startChild(): Promise<Child> {
     connectionString,
     logsConnectionString,
     logsRecords,
-    stats: () => new Promise((resolve) => {
-      waiting.push(resolve);
-      child.stdin.write('stats\n');
-    }),
-    stop: () => { child.stdin.end(); setTimeout(() => child.kill(), 5_000).unref(); },
+    stats: () =>
+      new Promise((resolve) => {
+        waiting.push(resolve);
+        child.stdin.write('stats\n');
+      }),
+    stop: () => {
+      child.stdin.end();
+      setTimeout(() => child.kill(), 5_000).unref();
+    },
   };
 }
 
 /** Bare SDK: one single-partition subscription per partition, a no-op handler; ms until all events arrived. */
 function drainSdk(connectionString: string): Promise<number> {
-  return drainWithSdk({ connectionString, partitions: PARTITIONS, eventsPerPartition: EVENTS / PARTITIONS, prefetchCount: PREFETCH, maxBatchSize: BATCH, timeoutMs: DRAIN_TIMEOUT_MS });
+  return drainWithSdk({
+    connectionString,
+    partitions: PARTITIONS,
+    eventsPerPartition: EVENTS / PARTITIONS,
+    prefetchCount: PREFETCH,
+    maxBatchSize: BATCH,
+    timeoutMs: DRAIN_TIMEOUT_MS,
+  });
 }
 
 /** One backend: a receive() loop per partition with a no-op consumer; ms until all events arrived. */
@@ -114,11 +145,17 @@ async function drainBackend(kind: BackendKind, connectionString: string): Promis
   const perPartition = EVENTS / PARTITIONS;
   const signal = AbortSignal.timeout(DRAIN_TIMEOUT_MS);
   const started = performance.now();
-  await Promise.all(Array.from({ length: PARTITIONS }, async (_, p) => {
-    const reader = await client.openPartition(String(p), { startPosition: { kind: 'earliest' }, prefetchCount: PREFETCH, maxBatchSize: BATCH });
-    let count = 0;
-    while (count < perPartition) count += (await reader.receive(BATCH, 1_000, signal)).length;
-  }));
+  await Promise.all(
+    Array.from({ length: PARTITIONS }, async (_, p) => {
+      const reader = await client.openPartition(String(p), {
+        startPosition: { kind: 'earliest' },
+        prefetchCount: PREFETCH,
+        maxBatchSize: BATCH,
+      });
+      let count = 0;
+      while (count < perPartition) count += (await reader.receive(BATCH, 1_000, signal)).length;
+    }),
+  );
   const elapsed = performance.now() - started;
   await client.close();
   return elapsed;
@@ -137,11 +174,20 @@ function drain(side: Side, child: Child): Promise<number> {
   if (side === 'sdk-logs') return drainSdk(child.logsConnectionString);
   if (side === 'polling' || side === 'streaming') return drainBackend(side, child.connectionString);
   const backend = side.replace('+azure', '') as BackendKind;
-  return drainWithReceiver({ connectionString: child.logsConnectionString, backend, format: 'azure', records: child.logsRecords, timeoutMs: DRAIN_TIMEOUT_MS });
+  return drainWithReceiver({
+    connectionString: child.logsConnectionString,
+    backend,
+    format: 'azure',
+    records: child.logsRecords,
+    timeoutMs: DRAIN_TIMEOUT_MS,
+  });
 }
 
 async function main(): Promise<void> {
-  console.log(`preloading ${EVENTS} events of ${EVENT_BYTES} B and ${EVENTS} sample resource-log events over ${PARTITIONS} partitions in a child emulator...`);
+  console.log(
+    `preloading ${EVENTS} events of ${EVENT_BYTES} B and ${EVENTS} sample resource-log events over ${PARTITIONS} ` +
+      `partitions in a child emulator...`,
+  );
   const child = await startChild();
   try {
     const times = Object.fromEntries(SIDES.map((s) => [s, [] as number[]])) as Record<Side, number[]>;
@@ -168,9 +214,13 @@ async function main(): Promise<void> {
         times[side].push(ms);
         cpu[side].push(cpuPerEventUs);
         emulatorCpu[side].push(emulatorCpuUs);
-        console.log(`round ${round} ${side.padEnd(15)} ${ms.toFixed(0).padStart(6)} ms  ${Math.round(EVENTS / (ms / 1000)).toLocaleString('en-US').padStart(9)} events/s  `
-          + `CPU µs/event client ${cpuPerEventUs.toFixed(1)} emulator ${emulatorCpuUs.toFixed(1)}  `
-          + `busy: client loop ${pct(elu)} emulator loop ${pct(emulatorElu)}  load ${loadavg()[0]!.toFixed(2)}`);
+        console.log(
+          `round ${round} ${side.padEnd(15)} ${ms.toFixed(0).padStart(6)} ms  ${Math.round(EVENTS / (ms / 1000))
+            .toLocaleString('en-US')
+            .padStart(9)} events/s  ` +
+            `CPU µs/event client ${cpuPerEventUs.toFixed(1)} emulator ${emulatorCpuUs.toFixed(1)}  ` +
+            `busy: client loop ${pct(elu)} emulator loop ${pct(emulatorElu)}  load ${loadavg()[0]!.toFixed(2)}`,
+        );
       }
     }
     const rate = (ms: number): number => Math.round(EVENTS / (ms / 1000));
@@ -178,7 +228,10 @@ async function main(): Promise<void> {
     const ratios: Record<string, unknown> = {};
     for (const side of SIDES) {
       if (side === 'sdk' || side === 'sdk-logs') {
-        console.log(`${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s (best of ${ROUNDS}), client CPU ${Math.min(...cpu[side]).toFixed(2)} µs/event`);
+        console.log(
+          `${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s (best of ${ROUNDS}), client CPU ` +
+            `${Math.min(...cpu[side]).toFixed(2)} µs/event`,
+        );
         continue;
       }
       const base = BASELINE[side];
@@ -187,8 +240,11 @@ async function main(): Promise<void> {
       const ofMedians = Number((median(times[base]) / median(times[side])).toFixed(3));
       const cpuRatio = Number((Math.min(...cpu[side]) / Math.min(...cpu[base])).toFixed(2));
       ratios[side] = { ratio, ratioOfMedians: ofMedians, cpuRatio };
-      console.log(`${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s, ratio ${ratio} to ${base} (goal ≥ ${GOALS[side]}; ratio of medians ${ofMedians}); `
-        + `client CPU ${Math.min(...cpu[side]).toFixed(2)} µs/event, ${cpuRatio}x ${base}'s`);
+      console.log(
+        `${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s, ratio ${ratio} to ${base} (goal ≥ ` +
+          `${GOALS[side]}; ratio of medians ${ofMedians}); ` +
+          `client CPU ${Math.min(...cpu[side]).toFixed(2)} µs/event, ${cpuRatio}x ${base}'s`,
+      );
     }
     const result = {
       events: EVENTS,
@@ -217,27 +273,46 @@ async function main(): Promise<void> {
 async function runEmulatorChild(): Promise<void> {
   const { startEmulator } = await import('../../src/emulator/index.ts');
   const { SAMPLE_CATEGORIES, sampleResourceLogBody } = await import('../../scripts/local/samples.ts');
-  const emulator = await startEmulator({ port: 0, hubs: [{ name: HUB, partitions: PARTITIONS }, { name: LOGS_HUB, partitions: PARTITIONS }] });
+  const emulator = await startEmulator({
+    port: 0,
+    hubs: [
+      { name: HUB, partitions: PARTITIONS },
+      { name: LOGS_HUB, partitions: PARTITIONS },
+    ],
+  });
   const body = Buffer.alloc(EVENT_BYTES, 'x');
   const perPartition = EVENTS / PARTITIONS;
   for (let p = 0; p < PARTITIONS; p++) {
-    for (let i = 0; i < perPartition; i += 1000) emulator.append(HUB, String(p), Array.from({ length: Math.min(1000, perPartition - i) }, () => ({ body })));
+    for (let i = 0; i < perPartition; i += 1000)
+      emulator.append(
+        HUB,
+        String(p),
+        Array.from({ length: Math.min(1000, perPartition - i) }, () => ({ body })),
+      );
   }
   // The pipeline bench's mix: every category in turn, one event in six holding two records.
   let logsRecords = 0;
   const time = new Date();
   for (let p = 0; p < PARTITIONS; p++) {
     for (let i = 0; i < perPartition; i += 1000) {
-      emulator.append(LOGS_HUB, String(p), Array.from({ length: Math.min(1000, perPartition - i) }, (_, k) => {
-        const index = p * perPartition + i + k;
-        const records = index % 6 === 5 ? 2 : 1;
-        logsRecords += records;
-        const body = Buffer.from(sampleResourceLogBody(SAMPLE_CATEGORIES[index % SAMPLE_CATEGORIES.length]!, { records, index, time }));
-        return LOGS_PROPERTIES > 0 ? { body, properties: logsProperties(index) } : { body };
-      }));
+      emulator.append(
+        LOGS_HUB,
+        String(p),
+        Array.from({ length: Math.min(1000, perPartition - i) }, (_, k) => {
+          const index = p * perPartition + i + k;
+          const records = index % 6 === 5 ? 2 : 1;
+          logsRecords += records;
+          const body = Buffer.from(
+            sampleResourceLogBody(SAMPLE_CATEGORIES[index % SAMPLE_CATEGORIES.length]!, { records, index, time }),
+          );
+          return LOGS_PROPERTIES > 0 ? { body, properties: logsProperties(index) } : { body };
+        }),
+      );
     }
   }
-  process.stdout.write(`${JSON.stringify({ connectionString: emulator.connectionString(HUB), logsConnectionString: emulator.connectionString(LOGS_HUB), logsRecords })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ connectionString: emulator.connectionString(HUB), logsConnectionString: emulator.connectionString(LOGS_HUB), logsRecords })}\n`,
+  );
   const stdinLines = createInterface({ input: process.stdin });
   stdinLines.on('line', () => {
     const cpu = process.cpuUsage();

@@ -37,7 +37,18 @@ async function round(side: 'live' | 'backfill'): Promise<{ eventsPerSec: number;
   const emulator = await startEmulator({
     port: 0,
     retentionMs: side === 'live' ? 3_600_000 : RETENTION_MS,
-    hubs: [{ name: hubName, partitions: PARTITIONS, capture: { storageConnectionString: azurite.connectionString, blobContainer: captureContainer, intervalMs: 60_000, sizeLimitBytes: 8 * 1024 * 1024 } }],
+    hubs: [
+      {
+        name: hubName,
+        partitions: PARTITIONS,
+        capture: {
+          storageConnectionString: azurite.connectionString,
+          blobContainer: captureContainer,
+          intervalMs: 60_000,
+          sizeLimitBytes: 8 * 1024 * 1024,
+        },
+      },
+    ],
   });
   try {
     const checkpoints = randomName('ckpt');
@@ -45,31 +56,40 @@ async function round(side: 'live' | 'backfill'): Promise<{ eventsPerSec: number;
     const scope = { fullyQualifiedNamespace: '127.0.0.1', eventHubName: hubName, consumerGroup: '$Default' };
     const store = new BlobCheckpointStore(service.getContainerClient(checkpoints));
     for (let p = 0; p < PARTITIONS; p++) {
-      for (let i = 0; i < EVENTS; i += 500) emulator.append(hubName, String(p), Array.from({ length: Math.min(500, EVENTS - i) }, () => ({ body })));
+      for (let i = 0; i < EVENTS; i += 500)
+        emulator.append(
+          hubName,
+          String(p),
+          Array.from({ length: Math.min(500, EVENTS - i) }, () => ({ body })),
+        );
       // Sequence number -1 is "before the first event": both sides start from a checkpoint.
       await store.write(scope, { partitionId: String(p), sequenceNumber: -1, offset: '-1' });
     }
     await emulator.flushCapture(hubName);
     if (side === 'backfill') await new Promise((r) => setTimeout(r, RETENTION_MS + 1_200));
     const consumer = new InMemorySignalConsumer();
-    const receiver = createAzureEventHubReceiver({
-      connection: emulator.connectionString(hubName),
-      backend: BACKEND,
-      format: 'azure',
-      start_position: 'earliest',
-      max_poll_events: 500,
-      blob_checkpoint_store: { connection: azurite.connectionString, container_name: checkpoints },
-      ownership: { strategy: 'greedy', update_interval: '500ms' },
-      capture: { container_name: captureContainer, namespace: 'emulatorNs1' },
-    }, consumer);
-    const expected = await recordsPerEvent() * EVENTS * PARTITIONS;
+    const receiver = createAzureEventHubReceiver(
+      {
+        connection: emulator.connectionString(hubName),
+        backend: BACKEND,
+        format: 'azure',
+        start_position: 'earliest',
+        max_poll_events: 500,
+        blob_checkpoint_store: { connection: azurite.connectionString, container_name: checkpoints },
+        ownership: { strategy: 'greedy', update_interval: '500ms' },
+        capture: { container_name: captureContainer, namespace: 'emulatorNs1' },
+      },
+      consumer,
+    );
+    const expected = (await recordsPerEvent()) * EVENTS * PARTITIONS;
     const started = performance.now();
     await receiver.start();
     await consumer.waitFor(expected, 600_000);
     const seconds = (performance.now() - started) / 1000;
     const backfilled = receiver.stats().counters.eventsBackfilled;
     await receiver.shutdown();
-    if (side === 'backfill' && backfilled !== EVENTS * PARTITIONS) throw new Error(`expected ${EVENTS * PARTITIONS} events from Capture, got ${backfilled}`);
+    if (side === 'backfill' && backfilled !== EVENTS * PARTITIONS)
+      throw new Error(`expected ${EVENTS * PARTITIONS} events from Capture, got ${backfilled}`);
     if (side === 'live' && backfilled !== 0) throw new Error('the live side read from Capture');
     return { eventsPerSec: Math.round((EVENTS * PARTITIONS) / seconds), records: expected };
   } finally {
@@ -89,9 +109,18 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const side of ['live', 'backfill'] as const) {
     const result = await round(side);
     best[side] = Math.max(best[side] ?? 0, result.eventsPerSec);
-    console.log(`round ${r + 1} ${side.padEnd(8)} ${result.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s (${result.records} records)`);
+    console.log(
+      `round ${r + 1} ${side.padEnd(8)} ${result.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s ` +
+        `(${result.records} records)`,
+    );
   }
 }
-console.log(`backend ${BACKEND}, ${PARTITIONS} partitions x ${EVENTS} events, ${availableParallelism()} cores, load ${load} -> ${loadavg()[0]!.toFixed(2)} (shared machine)`);
-console.log(`best: live ${best.live!.toLocaleString('en-US')} events/s, backfill ${best.backfill!.toLocaleString('en-US')} events/s, backfill/live ${(best.backfill! / best.live!).toFixed(2)}`);
+console.log(
+  `backend ${BACKEND}, ${PARTITIONS} partitions x ${EVENTS} events, ${availableParallelism()} cores, load ${load} ` +
+    `-> ${loadavg()[0]!.toFixed(2)} (shared machine)`,
+);
+console.log(
+  `best: live ${best.live!.toLocaleString('en-US')} events/s, backfill ${best.backfill!.toLocaleString('en-US')} ` +
+    `events/s, backfill/live ${(best.backfill! / best.live!).toFixed(2)}`,
+);
 await azurite.stop();

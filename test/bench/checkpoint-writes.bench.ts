@@ -1,6 +1,7 @@
 /**
  * Checkpoint blob writes per partition per minute at 100 and at 10,000 events/s (issue: they must be bound
- * by the checkpoint interval, not by the event rate; with the default 10 s interval, expect about 6; 12 at the 5 s default before 2026-11-23).
+ * by the checkpoint interval, not by the event rate; with the default 10 s interval, expect about 6; 12 at the 5 s
+ * default before 2026-11-23).
  * Azurite (behind a counting proxy) + the emulator + one in-process receiver with blob_checkpoint_store and
  * default checkpoint settings; a producer appends at the target rate over 4 partitions for a fixed window.
  * Writes are counted from the receiver's `checkpointWritten` status events and, as a cross-check, from the
@@ -48,7 +49,9 @@ const proxy = await startCountingProxy(azurite.port);
 const emulator = await startEmulator({ port: 0 });
 const results: RateResult[] = [];
 try {
-  const storage = `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
+  const storage =
+    `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};` +
+    `BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
   for (const rate of RATES_PER_SECOND) {
     const hub = randomName('hub');
     emulator.addHub({ name: hub, partitions: PARTITIONS });
@@ -88,7 +91,12 @@ try {
         const owed = Math.floor(((performance.now() - started) / 1000) * rate) - produced;
         for (let p = 0; p < PARTITIONS && owed > 0; p++) {
           const n = Math.floor(owed / PARTITIONS) + (p < owed % PARTITIONS ? 1 : 0);
-          if (n > 0) emulator.append(hub, String(p), Array.from({ length: n }, () => ({ body: EVENT_BODY })));
+          if (n > 0)
+            emulator.append(
+              hub,
+              String(p),
+              Array.from({ length: n }, () => ({ body: EVENT_BODY })),
+            );
         }
         if (owed > 0) produced += owed;
         await sleep(PRODUCE_TICK_MS);
@@ -112,19 +120,33 @@ try {
       };
       results.push(r);
       console.log(
-        `${String(rate).padStart(6)} ev/s target (${r.producedEventsPerSecond} produced, ${consumedInWindow} consumed in the window): ` +
-          `${fromStatus} checkpointWritten over ${r.windowSeconds} s = ${r.writesPerPartitionPerMinute} writes/partition/min ` +
-          `(storage saw ${puts} checkpoint PUTs = ${r.writesPerPartitionPerMinuteStorage}/partition/min); per partition ${JSON.stringify(r.perPartition)}`,
+        `${String(rate).padStart(6)} ev/s target (${r.producedEventsPerSecond} produced, ${consumedInWindow} ` +
+          `consumed in the window): ` +
+          `${fromStatus} checkpointWritten over ${r.windowSeconds} s = ${r.writesPerPartitionPerMinute} writes/` +
+          `partition/min ` +
+          `(storage saw ${puts} checkpoint PUTs = ${r.writesPerPartitionPerMinuteStorage}/partition/min); per ` +
+          `partition ${JSON.stringify(r.perPartition)}`,
       );
-      await until(() => consumed >= produced, DRAIN_TIMEOUT_MS, 'the receiver to catch up').catch((e: Error) => console.log(`note: ${e.message}`));
+      await until(() => consumed >= produced, DRAIN_TIMEOUT_MS, 'the receiver to catch up').catch((e: Error) =>
+        console.log(`note: ${e.message}`),
+      );
     } finally {
       await receiver.shutdown();
       emulator.removeHub(hub);
     }
   }
-  const ratio = results.length === 2 ? Math.round((results[1]!.writesPerPartitionPerMinute / results[0]!.writesPerPartitionPerMinute) * 100) / 100 : NaN;
-  console.log(`writes per partition per minute, ${RATES_PER_SECOND[1]} ev/s ÷ ${RATES_PER_SECOND[0]} ev/s: ${ratio} (bound by the interval: ≈ 1; expected ≈ 6/min at the default 10 s)`);
-  console.log(`BENCH_RESULT ${JSON.stringify({ partitions: PARTITIONS, checkpointIntervalMs: 5000, ratioHighToLow: ratio, rates: results })}`);
+  const ratio =
+    results.length === 2
+      ? Math.round((results[1]!.writesPerPartitionPerMinute / results[0]!.writesPerPartitionPerMinute) * 100) / 100
+      : NaN;
+  console.log(
+    `writes per partition per minute, ${RATES_PER_SECOND[1]} ev/s ÷ ${RATES_PER_SECOND[0]} ev/s: ${ratio} (bound by ` +
+      `the interval: ≈ 1; expected ≈ 6/min at the default 10 s)`,
+  );
+  console.log(
+    `BENCH_RESULT ` +
+      `${JSON.stringify({ partitions: PARTITIONS, checkpointIntervalMs: 5000, ratioHighToLow: ratio, rates: results })}`,
+  );
 } finally {
   await emulator.stop();
   await proxy.stop();

@@ -14,7 +14,12 @@ const EVENTS = 1_500;
 const ROUNDS = 15;
 /** Events per decode call, as the partition pump hands them over (the Go receiver's max_poll_events default). */
 const BATCH_EVENTS = 100;
-const context = { namespace: 'bench.servicebus.windows.net', eventHubName: 'insights-logs', consumerGroup: '$Default', partitionId: '0' };
+const context = {
+  namespace: 'bench.servicebus.windows.net',
+  eventHubName: 'insights-logs',
+  consumerGroup: '$Default',
+  partitionId: '0',
+};
 const start = Date.parse('2024-05-14T09:30:00Z');
 /** BENCH_DECODE_SEMCONV=1 measures `apply_semantic_conventions: true` (the Go azurelogs layout) instead. */
 const SEMCONV = process.env.BENCH_DECODE_SEMCONV === '1';
@@ -25,12 +30,20 @@ function makeEvents(categories: readonly string[]): ReceivedEvent[] {
     const category = categories[n % categories.length] as (typeof SAMPLE_CATEGORIES)[number];
     const records = 1 + ((n * 7) % 40);
     const body = sampleResourceLogBody(category, { time: new Date(start + n * 1000), records, index: n });
-    events.push({ body: Buffer.from(body), sequenceNumber: n, offset: String(n * 4096), enqueuedTime: new Date(start + n * 1000 + 500) });
+    events.push({
+      body: Buffer.from(body),
+      sequenceNumber: n,
+      offset: String(n * 4096),
+      enqueuedTime: new Date(start + n * 1000 + 500),
+    });
   }
   return events;
 }
 
-/** Starts each timed section from a collected heap (run-all passes --expose-gc), so neither side pays the other's GC debt. */
+/**
+ * Starts each timed section from a collected heap (run-all passes --expose-gc), so neither side pays the other's GC
+ * debt.
+ */
 const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
 
 /**
@@ -64,10 +77,16 @@ function measure(events: ReceivedEvent[], format: 'azure' | 'azure_encoding' = '
   const decodeRuns: number[] = [];
   const parseRuns: number[] = [];
   const parseStringRuns: number[] = [];
-  for (let round = -2; round < ROUNDS; round++) { // two warm-up rounds
+  for (let round = -2; round < ROUNDS; round++) {
+    // two warm-up rounds
     collect();
     let t = performance.now();
-    for (const e of events) sink += (JSON.parse(Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength).toString('utf8')) as { records: unknown[] }).records.length;
+    for (const e of events)
+      sink += (
+        JSON.parse(Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength).toString('utf8')) as {
+          records: unknown[];
+        }
+      ).records.length;
     const parseMs = performance.now() - t;
     collect();
     t = performance.now();
@@ -76,7 +95,8 @@ function measure(events: ReceivedEvent[], format: 'azure' | 'azure_encoding' = '
     collect();
     t = performance.now();
     records = 0;
-    for (let b = 0; b < events.length; b += BATCH_EVENTS) records += decode(events.slice(b, b + BATCH_EVENTS), context).records.length;
+    for (let b = 0; b < events.length; b += BATCH_EVENTS)
+      records += decode(events.slice(b, b + BATCH_EVENTS), context).records.length;
     const decodeMs = performance.now() - t;
     if (round >= 0) {
       parseRuns.push(parseMs);
@@ -102,17 +122,29 @@ const valid = SAMPLE_CATEGORIES.filter((c) => c !== 'functions'); // JSON.parse 
 const mix = measure(makeEvents(valid));
 const ratio = mix.parseMs / mix.decodeMs;
 const ratioString = mix.parseStringMs / mix.decodeMs;
-console.log(`azure format${SEMCONV ? ' (apply_semantic_conventions)' : ''}, realistic mix of ${valid.length} categories: ${EVENTS} events, ${mix.records} records, ${(mix.bytes / 1e6).toFixed(1)} MB`);
+console.log(
+  `azure format${SEMCONV ? ' (apply_semantic_conventions)' : ''}, realistic mix of ${valid.length} categories: ` +
+    `${EVENTS} events, ${mix.records} records, ${(mix.bytes / 1e6).toFixed(1)} MB`,
+);
 console.log(`  JSON.parse(bytes → string):  ${mbps(mix.bytes, mix.parseMs).toFixed(1)} MB/s`);
 console.log(`  JSON.parse(string) only:     ${mbps(mix.bytes, mix.parseStringMs).toFixed(1)} MB/s`);
-console.log(`  azure decoder:               ${mbps(mix.bytes, mix.decodeMs).toFixed(1)} MB/s, ${Math.round(mix.records / (mix.decodeMs / 1000)).toLocaleString('en')} records/s`);
-console.log(`  ratio to JSON.parse of the same bytes: ${ratio.toFixed(2)} (goal ≥ 0.5); to JSON.parse of pre-decoded strings: ${ratioString.toFixed(2)}`);
+console.log(
+  `  azure decoder:               ${mbps(mix.bytes, mix.decodeMs).toFixed(1)} MB/s, ` +
+    `${Math.round(mix.records / (mix.decodeMs / 1000)).toLocaleString('en')} records/s`,
+);
+console.log(
+  `  ratio to JSON.parse of the same bytes: ${ratio.toFixed(2)} (goal ≥ 0.5); to JSON.parse of pre-decoded strings: ` +
+    `${ratioString.toFixed(2)}`,
+);
 console.log(`  (medians instead of fastest rounds: ratio ${mix.medianRatio.toFixed(2)})`);
 
 // The same mix through the azure_encoding format (the Go azure_encoding extension's mappings).
 const encoding = measure(makeEvents(valid), 'azure_encoding');
 const encodingRatio = encoding.parseMs / encoding.decodeMs;
-console.log(`  azure_encoding decoder:      ${mbps(encoding.bytes, encoding.decodeMs).toFixed(1)} MB/s, ratio to JSON.parse ${encodingRatio.toFixed(2)} (medians ${encoding.medianRatio.toFixed(2)})`);
+console.log(
+  `  azure_encoding decoder:      ${mbps(encoding.bytes, encoding.decodeMs).toFixed(1)} MB/s, ratio to JSON.parse ` +
+    `${encodingRatio.toFixed(2)} (medians ${encoding.medianRatio.toFixed(2)})`,
+);
 
 // Azure Functions' single-quoted bodies take the sanitizer path: parse fails, repair, parse again.
 const functionsEvents = makeEvents(['functions']);
@@ -123,27 +155,33 @@ for (let round = -1; round < 5; round++) {
   collect();
   const t = performance.now();
   fnRecords = 0;
-  for (let b = 0; b < functionsEvents.length; b += BATCH_EVENTS) fnRecords += decodeFunctions(functionsEvents.slice(b, b + BATCH_EVENTS), context).records.length;
+  for (let b = 0; b < functionsEvents.length; b += BATCH_EVENTS)
+    fnRecords += decodeFunctions(functionsEvents.slice(b, b + BATCH_EVENTS), context).records.length;
   if (round >= 0) fnRuns.push(performance.now() - t);
 }
 const fnBytes = functionsEvents.reduce((sum, e) => sum + e.body.length, 0);
 const fnMs = best(fnRuns);
-console.log(`  Functions (sanitizer path):  ${mbps(fnBytes, fnMs).toFixed(1)} MB/s, ${Math.round(fnRecords / (fnMs / 1000)).toLocaleString('en')} records/s`);
+console.log(
+  `  Functions (sanitizer path):  ${mbps(fnBytes, fnMs).toFixed(1)} MB/s, ` +
+    `${Math.round(fnRecords / (fnMs / 1000)).toLocaleString('en')} records/s`,
+);
 
-console.log(`BENCH_RESULT ${JSON.stringify({
-  semanticConventions: SEMCONV,
-  events: EVENTS,
-  records: mix.records,
-  megabytes: round2(mix.bytes / 1e6),
-  decodeMBps: round2(mbps(mix.bytes, mix.decodeMs)),
-  decodeRecordsPerSecond: Math.round(mix.records / (mix.decodeMs / 1000)),
-  jsonParseMBps: round2(mbps(mix.bytes, mix.parseMs)),
-  jsonParseStringOnlyMBps: round2(mbps(mix.bytes, mix.parseStringMs)),
-  ratioToJsonParse: round2(ratio),
-  ratioToJsonParseStringOnly: round2(ratioString),
-  ratioOfMedians: round2(mix.medianRatio),
-  goalRatio: 0.5,
-  functionsSanitizerMBps: round2(mbps(fnBytes, fnMs)),
-  azureEncodingMBps: round2(mbps(encoding.bytes, encoding.decodeMs)),
-  azureEncodingRatioToJsonParse: round2(encodingRatio),
-})}`);
+console.log(
+  `BENCH_RESULT ${JSON.stringify({
+    semanticConventions: SEMCONV,
+    events: EVENTS,
+    records: mix.records,
+    megabytes: round2(mix.bytes / 1e6),
+    decodeMBps: round2(mbps(mix.bytes, mix.decodeMs)),
+    decodeRecordsPerSecond: Math.round(mix.records / (mix.decodeMs / 1000)),
+    jsonParseMBps: round2(mbps(mix.bytes, mix.parseMs)),
+    jsonParseStringOnlyMBps: round2(mbps(mix.bytes, mix.parseStringMs)),
+    ratioToJsonParse: round2(ratio),
+    ratioToJsonParseStringOnly: round2(ratioString),
+    ratioOfMedians: round2(mix.medianRatio),
+    goalRatio: 0.5,
+    functionsSanitizerMBps: round2(mbps(fnBytes, fnMs)),
+    azureEncodingMBps: round2(mbps(encoding.bytes, encoding.decodeMs)),
+    azureEncodingRatioToJsonParse: round2(encodingRatio),
+  })}`,
+);

@@ -30,11 +30,19 @@ async function rheaReceive(port: number, count: number, filter: boolean): Promis
   return new Promise<number>((resolve, reject) => {
     let received = 0;
     let started = 0;
-    const timer = setTimeout(() => reject(new Error(`rhea receiver got ${received} of ${count} in ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`rhea receiver got ${received} of ${count} in ${TIMEOUT_MS} ms`)),
+      TIMEOUT_MS,
+    );
     const connection = container.connect({ host: '127.0.0.1', port, reconnect: false });
     const source: Record<string, unknown> = { address: ADDRESS };
     if (filter) {
-      source.filter = { 'apache.org:selector-filter:string': (rhea as any).types.wrap_described("amqp.annotation.x-opt-offset > '-1'", 0x468c00000004) };
+      source.filter = {
+        'apache.org:selector-filter:string': (rhea as any).types.wrap_described(
+          "amqp.annotation.x-opt-offset > '-1'",
+          0x468c00000004,
+        ),
+      };
     }
     connection.open_receiver({ source, credit_window: CREDIT_WINDOW, autoaccept: true });
     container.on('receiver_open', () => (started = performance.now()));
@@ -75,20 +83,27 @@ async function sdkReceive(connectionString: string, count: number): Promise<numb
   let started = 0;
   try {
     return await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`SDK got ${received} of ${count} in ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`SDK got ${received} of ${count} in ${TIMEOUT_MS} ms`)),
+        TIMEOUT_MS,
+      );
       started = performance.now();
-      const sub = consumer.subscribe('0', {
-        processEvents: async (events) => {
-          received += events.length;
-          if (received >= count) {
-            clearTimeout(timer);
-            const rate = count / ((performance.now() - started) / 1000);
-            await sub.close();
-            resolve(rate);
-          }
+      const sub = consumer.subscribe(
+        '0',
+        {
+          processEvents: async (events) => {
+            received += events.length;
+            if (received >= count) {
+              clearTimeout(timer);
+              const rate = count / ((performance.now() - started) / 1000);
+              await sub.close();
+              resolve(rate);
+            }
+          },
+          processError: async (err) => reject(err),
         },
-        processError: async (err) => reject(err),
-      }, { startPosition: earliestEventPosition, maxBatchSize: 1_000, prefetchCount: 3_000, maxWaitTimeInSeconds: 1 });
+        { startPosition: earliestEventPosition, maxBatchSize: 1_000, prefetchCount: 3_000, maxWaitTimeInSeconds: 1 },
+      );
     });
   } finally {
     await consumer.close();
@@ -104,18 +119,37 @@ async function serve(role: string): Promise<void> {
     const emulator = await startEmulator({ port: 0, hubs: [{ name: HUB, partitions: 1 }] });
     const started = performance.now();
     for (let i = 0; i < EVENTS; i += 1_000) {
-      emulator.append(HUB, '0', Array.from({ length: Math.min(1_000, EVENTS - i) }, (_, j) => ({ body: body(i + j), properties: { n: i + j } })));
+      emulator.append(
+        HUB,
+        '0',
+        Array.from({ length: Math.min(1_000, EVENTS - i) }, (_, j) => ({
+          body: body(i + j),
+          properties: { n: i + j },
+        })),
+      );
     }
     const rate = EVENTS / ((performance.now() - started) / 1000);
-    console.log(JSON.stringify({ port: emulator.port, connectionString: emulator.connectionString(HUB), preloadEventsPerSec: Math.round(rate) }));
+    console.log(
+      JSON.stringify({
+        port: emulator.port,
+        connectionString: emulator.connectionString(HUB),
+        preloadEventsPerSec: Math.round(rate),
+      }),
+    );
     process.on('SIGUSR2', () => console.log(JSON.stringify({ cpuMicros: cpuMicros() })));
     process.once('SIGTERM', () => void emulator.stop().then(() => process.exit(0)));
   } else {
-    const encoded = Array.from({ length: EVENTS }, (_, i) => (rhea as any).message.encode({
-      body: (rhea as any).message.data_section(body(i)),
-      application_properties: { n: i },
-      message_annotations: { 'x-opt-sequence-number': i, 'x-opt-offset': String(i * 1100), 'x-opt-enqueued-time': new Date() },
-    }));
+    const encoded = Array.from({ length: EVENTS }, (_, i) =>
+      (rhea as any).message.encode({
+        body: (rhea as any).message.data_section(body(i)),
+        application_properties: { n: i },
+        message_annotations: {
+          'x-opt-sequence-number': i,
+          'x-opt-offset': String(i * 1100),
+          'x-opt-enqueued-time': new Date(),
+        },
+      }),
+    );
     const server = await baselineServer(encoded);
     console.log(JSON.stringify({ port: server.port }));
     process.on('SIGUSR2', () => console.log(JSON.stringify({ cpuMicros: cpuMicros() })));
@@ -166,10 +200,11 @@ async function startChild(role: string): Promise<Child> {
   });
   return {
     info,
-    cpuMicros: () => new Promise<number>((resolve) => {
-      waiter = resolve;
-      child.kill('SIGUSR2');
-    }),
+    cpuMicros: () =>
+      new Promise<number>((resolve) => {
+        waiter = resolve;
+        child.kill('SIGUSR2');
+      }),
     stop: () => child.kill('SIGTERM'),
   };
 }
@@ -180,7 +215,10 @@ if (role) {
 } else {
   const emulator = await startChild('emulator');
   const baseline = await startChild('baseline');
-  console.log(`preloaded ${fmt(EVENTS)} events of ${EVENT_BYTES} B at ${fmt(emulator.info.preloadEventsPerSec)} events/s (append)`);
+  console.log(
+    `preloaded ${fmt(EVENTS)} events of ${EVENT_BYTES} B at ${fmt(emulator.info.preloadEventsPerSec)} events/s ` +
+      `(append)`,
+  );
   const rheaRates: number[] = [];
   const baseRates: number[] = [];
   const sdkRates: number[] = [];
@@ -194,8 +232,14 @@ if (role) {
     rheaRates.push(await rheaReceive(emulator.info.port, EVENTS, true));
     emulatorCpuPerEvent.push(((await emulator.cpuMicros()) - cpu0) / EVENTS);
     sdkRates.push(await sdkReceive(emulator.info.connectionString, EVENTS));
-    console.log(`run ${run + 1}: server CPU per event: emulator ${emulatorCpuPerEvent[run]!.toFixed(2)} µs, bare rhea server ${baselineCpuPerEvent[run]!.toFixed(2)} µs`);
-    console.log(`run ${run + 1}: baseline rhea server → rhea ${fmt(baseRates[run]!)}/s, emulator → rhea ${fmt(rheaRates[run]!)}/s, emulator → SDK ${fmt(sdkRates[run]!)}/s`);
+    console.log(
+      `run ${run + 1}: server CPU per event: emulator ${emulatorCpuPerEvent[run]!.toFixed(2)} µs, bare rhea server ` +
+        `${baselineCpuPerEvent[run]!.toFixed(2)} µs`,
+    );
+    console.log(
+      `run ${run + 1}: baseline rhea server → rhea ${fmt(baseRates[run]!)}/s, emulator → rhea ` +
+        `${fmt(rheaRates[run]!)}/s, emulator → SDK ${fmt(sdkRates[run]!)}/s`,
+    );
   }
   baseline.stop();
   emulator.stop();
@@ -212,8 +256,16 @@ if (role) {
     emulatorServerEventsPerCpuSecond: Math.round(1e6 / median(emulatorCpuPerEvent)),
     targetEventsPerSec: 50_000,
   };
-  console.log(`emulator server capacity: ${fmt(result.emulatorServerEventsPerCpuSecond)} events per CPU-second (${result.emulatorServerCpuMicrosPerEvent} µs/event; bare rhea server ${result.baselineServerCpuMicrosPerEvent} µs/event)`);
-  console.log(`median of ${RUNS}: emulator → rhea ${fmt(result.emulatorToRheaEventsPerSec)}/s (${result.emulatorVsBaselineRatio}× the bare rhea server), emulator → SDK ${fmt(result.emulatorToSdkEventsPerSec)}/s`);
+  console.log(
+    `emulator server capacity: ${fmt(result.emulatorServerEventsPerCpuSecond)} events per CPU-second ` +
+      `(${result.emulatorServerCpuMicrosPerEvent} µs/event; bare rhea server ` +
+      `${result.baselineServerCpuMicrosPerEvent} µs/event)`,
+  );
+  console.log(
+    `median of ${RUNS}: emulator → rhea ${fmt(result.emulatorToRheaEventsPerSec)}/s ` +
+      `(${result.emulatorVsBaselineRatio}× the bare rhea server), emulator → SDK ` +
+      `${fmt(result.emulatorToSdkEventsPerSec)}/s`,
+  );
   console.log(`BENCH_RESULT ${JSON.stringify(result)}`);
   process.exit(0);
 }

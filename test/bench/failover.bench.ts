@@ -70,7 +70,9 @@ try {
       return instance;
     };
     const fleet: Instance[] = Array.from({ length: INSTANCES }, spawn);
-    const balanced = (): boolean => fleet.every((i) => i.owned.size === PARTITIONS / INSTANCES) && new Set(fleet.flatMap((i) => [...i.owned])).size === PARTITIONS;
+    const balanced = (): boolean =>
+      fleet.every((i) => i.owned.size === PARTITIONS / INSTANCES) &&
+      new Set(fleet.flatMap((i) => [...i.owned])).size === PARTITIONS;
     await waitUntil(balanced, balanceTimeoutMs(updateMs), `${INSTANCES} instances balanced`, fleet);
     for (let run = 0; run < RUNS * KINDS.length; run++) {
       const kind = KINDS[run % KINDS.length]!;
@@ -78,22 +80,40 @@ try {
       const lost = [...victim.owned];
       // A random point of the balancing cycle: the fleet settled right after someone's round.
       await new Promise((r) => setTimeout(r, Math.random() * updateMs));
-      const openedAfter = (since: number) => (pid: string) => fleet.flatMap((i) => i.statuses).find((s) => s.type === 'partitionOpened' && s.partitionId === pid && (s.at ?? 0) >= since);
+      const openedAfter = (since: number) => (pid: string) =>
+        fleet
+          .flatMap((i) => i.statuses)
+          .find((s) => s.type === 'partitionOpened' && s.partitionId === pid && (s.at ?? 0) >= since);
       const signalledAt = Date.now();
       if (kind === 'graceful') void victim.stop();
       else void victim.crash();
-      await waitUntil(() => lost.every((pid) => fleet.some((i) => i.owned.has(pid)) && openedAfter(signalledAt)(pid)), takeoverTimeoutMs(updateMs), `the partitions of ${victim.name} taken over`, fleet);
+      await waitUntil(
+        () => lost.every((pid) => fleet.some((i) => i.owned.has(pid)) && openedAfter(signalledAt)(pid)),
+        takeoverTimeoutMs(updateMs),
+        `the partitions of ${victim.name} taken over`,
+        fleet,
+      );
       const ms = Math.max(...lost.map((pid) => openedAfter(signalledAt)(pid)!.at!)) - signalledAt;
       await victim.exited;
-      const closes = victim.statuses.filter((s) => s.type === 'partitionClosed' && (s.at ?? 0) >= signalledAt).map((s) => s.at!);
+      const closes = victim.statuses
+        .filter((s) => s.type === 'partitionClosed' && (s.at ?? 0) >= signalledAt)
+        .map((s) => s.at!);
       const victimClosedMs = kind === 'graceful' && closes.length > 0 ? Math.max(...closes) - signalledAt : undefined;
-      const closedAt = (pid: string) => victim.statuses.find((s) => s.type === 'partitionClosed' && s.partitionId === pid && (s.at ?? 0) >= signalledAt)?.at;
+      const closedAt = (pid: string) =>
+        victim.statuses.find((s) => s.type === 'partitionClosed' && s.partitionId === pid && (s.at ?? 0) >= signalledAt)
+          ?.at;
       const gaps = lost.map((pid) => openedAfter(signalledAt)(pid)!.at! - (closedAt(pid) ?? signalledAt));
       const gapMs = kind === 'graceful' ? Math.max(...gaps) : undefined;
       timings.push({ kind, updateIntervalMs: updateMs, ms, partitions: lost.length, victimClosedMs, gapMs });
-      const closedNote = victimClosedMs === undefined ? '' :
-        ` (the victim had closed its partitions after ${(victimClosedMs / 1000).toFixed(2)} s; unread for at most ${(gapMs! / 1000).toFixed(2)} s)`;
-      console.log(`update ${updateMs / 1000} s, ${kind.padEnd(8)} run ${Math.floor(run / KINDS.length) + 1}: ${lost.length} partitions taken over in ${(ms / 1000).toFixed(2)} s${closedNote}`);
+      const closedNote =
+        victimClosedMs === undefined
+          ? ''
+          : ` (the victim had closed its partitions after ${(victimClosedMs / 1000).toFixed(2)} s; unread for at ` +
+            `most ${(gapMs! / 1000).toFixed(2)} s)`;
+      console.log(
+        `update ${updateMs / 1000} s, ${kind.padEnd(8)} run ${Math.floor(run / KINDS.length) + 1}: ${lost.length} ` +
+          `partitions taken over in ${(ms / 1000).toFixed(2)} s${closedNote}`,
+      );
       fleet.push(spawn());
       await waitUntil(balanced, balanceTimeoutMs(updateMs), 'the fleet rebalanced after a replacement joined', fleet);
     }
@@ -102,18 +122,35 @@ try {
   const summary = UPDATE_INTERVALS_MS.flatMap((updateMs) =>
     KINDS.map((kind) => {
       const ms = timings.filter((t) => t.kind === kind && t.updateIntervalMs === updateMs).map((t) => t.ms);
-      const closed = timings.filter((t) => t.kind === kind && t.updateIntervalMs === updateMs && t.victimClosedMs !== undefined).map((t) => t.victimClosedMs!);
-      const gaps = timings.filter((t) => t.kind === kind && t.updateIntervalMs === updateMs && t.gapMs !== undefined).map((t) => t.gapMs!);
+      const closed = timings
+        .filter((t) => t.kind === kind && t.updateIntervalMs === updateMs && t.victimClosedMs !== undefined)
+        .map((t) => t.victimClosedMs!);
+      const gaps = timings
+        .filter((t) => t.kind === kind && t.updateIntervalMs === updateMs && t.gapMs !== undefined)
+        .map((t) => t.gapMs!);
       return {
-        kind, updateIntervalMs: updateMs, leaseDurationMs: LEASE_DURATION_MS, runs: ms.length, medianMs: median(ms), maxMs: Math.max(...ms), allMs: ms,
+        kind,
+        updateIntervalMs: updateMs,
+        leaseDurationMs: LEASE_DURATION_MS,
+        runs: ms.length,
+        medianMs: median(ms),
+        maxMs: Math.max(...ms),
+        allMs: ms,
         ...(closed.length > 0 ? { victimClosedMedianMs: median(closed) } : {}),
         ...(gaps.length > 0 ? { unreadGapMedianMs: median(gaps), unreadGapMaxMs: Math.max(...gaps) } : {}),
       };
     }),
   );
   for (const s of summary) {
-    const gap = 'unreadGapMedianMs' in s ? `; unread gap median ${(s.unreadGapMedianMs! / 1000).toFixed(2)} s, max ${(s.unreadGapMaxMs! / 1000).toFixed(2)} s` : '';
-    console.log(`update ${s.updateIntervalMs / 1000} s, lease ${s.leaseDurationMs / 1000} s, ${s.kind.padEnd(8)}: median ${(s.medianMs / 1000).toFixed(2)} s, max ${(s.maxMs / 1000).toFixed(2)} s over ${s.runs} runs${gap}`);
+    const gap =
+      'unreadGapMedianMs' in s
+        ? `; unread gap median ${(s.unreadGapMedianMs! / 1000).toFixed(2)} s, max ` +
+          `${(s.unreadGapMaxMs! / 1000).toFixed(2)} s`
+        : '';
+    console.log(
+      `update ${s.updateIntervalMs / 1000} s, lease ${s.leaseDurationMs / 1000} s, ${s.kind.padEnd(8)}: median ` +
+        `${(s.medianMs / 1000).toFixed(2)} s, max ${(s.maxMs / 1000).toFixed(2)} s over ${s.runs} runs${gap}`,
+    );
   }
   console.log(`BENCH_RESULT ${JSON.stringify({ instances: INSTANCES, partitions: PARTITIONS, summary })}`);
 } finally {

@@ -38,8 +38,13 @@ const SCENARIOS: Record<string, (ctx: Context, azurite: DiskAzurite) => Promise<
   'wrong-cg': wrongCg,
 };
 
-const chosen = (process.env.FLEET_FAULTS ?? Object.keys(SCENARIOS).join(',')).split(',').map((s) => s.trim()).filter(Boolean);
-for (const name of chosen) if (!(name in SCENARIOS)) throw new Error(`FLEET_FAULTS: unknown scenario '${name}' (known: ${Object.keys(SCENARIOS).join(', ')})`);
+const chosen = (process.env.FLEET_FAULTS ?? Object.keys(SCENARIOS).join(','))
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const name of chosen)
+  if (!(name in SCENARIOS))
+    throw new Error(`FLEET_FAULTS: unknown scenario '${name}' (known: ${Object.keys(SCENARIOS).join(', ')})`);
 const settings = settingsFromEnv();
 let seed = settings.seed;
 const dir = mkdtempSync(join(tmpdir(), 'fleet-faults-'));
@@ -52,8 +57,11 @@ const ctx: Context = {
   random: () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31,
   ms: (seconds) => Math.round(seconds * 1000 * settings.scale),
 };
-log(`fleet-faults: ${chosen.join(', ')}; backends ${settings.backends.join(', ')}; scale ${settings.scale}; ` +
-  `${settings.eventsPerSecond} events/s over ${settings.partitions} partitions; checkpoint.interval ${settings.checkpointInterval ?? 'default'}`);
+log(
+  `fleet-faults: ${chosen.join(', ')}; backends ${settings.backends.join(', ')}; scale ${settings.scale}; ` +
+    `${settings.eventsPerSecond} events/s over ${settings.partitions} partitions; checkpoint.interval ` +
+    `${settings.checkpointInterval ?? 'default'}`,
+);
 const results: Record<string, unknown> = {};
 let failed = false;
 try {

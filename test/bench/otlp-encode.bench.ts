@@ -4,8 +4,8 @@
  * (src/exporters/internal/otlp-proto-encoder.ts) on the same batches, in one run, rounds interleaved,
  * each from a collected heap; each side's fastest round (and the ratio of medians). Times are process CPU
  * time (user + system), steadier than wall time on a machine shared with other jobs. Then gzip at level 1
- * (`compression_level: 1`) and level 6 (zlib's default: the otlphttp exporter's default, as the OTLP JS
- * exporters and the Go collector's confighttp) on the encoded bodies: bytes and time.
+ * (the otlphttp exporter's default) and level 6 (zlib's default, the OTLP JS exporters' and the Go
+ * collector's confighttp's; `compression_level: 6`) on the encoded bodies: bytes and time.
  *
  * Records: Azure resource logs of every sample category except `functions` decoded by the `azure` format
  * (1–40 records per event, 100 events per decode call as the partition pump does), then exported in
@@ -34,7 +34,12 @@ const EVENTS = 1_500;
 const ROUNDS = 15;
 const BATCH_EVENTS = 100;
 const BATCH_RECORDS = Number(process.env.BENCH_OTLP_BATCH_RECORDS ?? 8192);
-const context = { namespace: 'bench.servicebus.windows.net', eventHubName: 'insights-logs', consumerGroup: '$Default', partitionId: '0' };
+const context = {
+  namespace: 'bench.servicebus.windows.net',
+  eventHubName: 'insights-logs',
+  consumerGroup: '$Default',
+  partitionId: '0',
+};
 const start = Date.parse('2024-05-14T09:30:00Z');
 
 function makeRecords(): ReadableLogRecord[] {
@@ -42,15 +47,25 @@ function makeRecords(): ReadableLogRecord[] {
   const events: ReceivedEvent[] = [];
   for (let n = 0; n < EVENTS; n++) {
     const category = categories[n % categories.length]!;
-    const body = sampleResourceLogBody(category, { time: new Date(start + n * 1000), records: 1 + ((n * 7) % 40), index: n });
-    events.push({ body: Buffer.from(body), sequenceNumber: n, offset: String(n * 4096), enqueuedTime: new Date(start + n * 1000 + 500) });
+    const body = sampleResourceLogBody(category, {
+      time: new Date(start + n * 1000),
+      records: 1 + ((n * 7) % 40),
+      index: n,
+    });
+    events.push({
+      body: Buffer.from(body),
+      sequenceNumber: n,
+      offset: String(n * 4096),
+      enqueuedTime: new Date(start + n * 1000 + 500),
+    });
   }
   // The event metadata as before issue 25 (record sizes comparable with earlier runs); the attributes copied
   // without the marks of Go's float64 numbers (pipeline/double-values.ts), which upstream does not know: the
   // two encoders must write the same bytes for the comparison to mean anything.
   const decode = createDecoder({ format: 'azure', eventMetadata: 'messaging' });
   const records: ReadableLogRecord[] = [];
-  for (let b = 0; b < events.length; b += BATCH_EVENTS) records.push(...decode(events.slice(b, b + BATCH_EVENTS), context).records);
+  for (let b = 0; b < events.length; b += BATCH_EVENTS)
+    records.push(...decode(events.slice(b, b + BATCH_EVENTS), context).records);
   return withoutDoubleMarks(records);
 }
 
@@ -86,7 +101,8 @@ function time(encode: (batch: ReadableLogRecord[]) => Uint8Array | undefined): [
 const upstreamRuns: number[] = [];
 const oursRuns: number[] = [];
 let totalBytes = 0;
-for (let round = -3; round < ROUNDS; round++) { // three warm-up rounds
+for (let round = -3; round < ROUNDS; round++) {
+  // three warm-up rounds
   const [upstreamMs] = time((b) => ProtobufLogsSerializer.serializeRequest(b));
   const [oursMs, bytes] = time(encodeLogsRequest);
   totalBytes = bytes;
@@ -100,9 +116,18 @@ const oursMs = best(oursRuns);
 const speedup = upstreamMs / oursMs;
 const medianSpeedup = median(upstreamRuns) / median(oursRuns);
 const perRecord = (ms: number): number => (ms * 1000) / records.length;
-console.log(`${records.length} azure-decoded records in ${batches.length} batches of up to ${BATCH_RECORDS}; ${(totalBytes / 1e6).toFixed(1)} MB of OTLP protobuf`);
-console.log(`  upstream ProtobufLogsSerializer: ${upstreamMs.toFixed(1)} ms CPU, ${perRecord(upstreamMs).toFixed(2)} µs/record, ${(totalBytes / 1e3 / upstreamMs).toFixed(0)} MB/s`);
-console.log(`  one-pass encoder:                ${oursMs.toFixed(1)} ms CPU, ${perRecord(oursMs).toFixed(2)} µs/record, ${(totalBytes / 1e3 / oursMs).toFixed(0)} MB/s`);
+console.log(
+  `${records.length} azure-decoded records in ${batches.length} batches of up to ${BATCH_RECORDS}; ` +
+    `${(totalBytes / 1e6).toFixed(1)} MB of OTLP protobuf`,
+);
+console.log(
+  `  upstream ProtobufLogsSerializer: ${upstreamMs.toFixed(1)} ms CPU, ${perRecord(upstreamMs).toFixed(2)} µs/` +
+    `record, ${(totalBytes / 1e3 / upstreamMs).toFixed(0)} MB/s`,
+);
+console.log(
+  `  one-pass encoder:                ${oursMs.toFixed(1)} ms CPU, ${perRecord(oursMs).toFixed(2)} µs/record, ` +
+    `${(totalBytes / 1e3 / oursMs).toFixed(0)} MB/s`,
+);
 console.log(`  speedup ${speedup.toFixed(2)}× (fastest rounds), ${medianSpeedup.toFixed(2)}× (medians)`);
 
 // gzip of the encoded bodies, one batch at a time as the exporter sends them.
@@ -119,10 +144,21 @@ for (const level of [1, 6]) {
     if (round >= 0) runs.push(cpuMs() - t);
   }
   const ms = best(runs);
-  gzip[`level${level}`] = { bytes, ms: round2(ms), usPerRecord: round2(perRecord(ms)), ratio: round2(totalBytes / bytes) };
-  console.log(`  gzip level ${level}: ${(bytes / 1e6).toFixed(2)} MB (${(totalBytes / bytes).toFixed(1)}:1), ${ms.toFixed(1)} ms, ${perRecord(ms).toFixed(2)} µs/record`);
+  gzip[`level${level}`] = {
+    bytes,
+    ms: round2(ms),
+    usPerRecord: round2(perRecord(ms)),
+    ratio: round2(totalBytes / bytes),
+  };
+  console.log(
+    `  gzip level ${level}: ${(bytes / 1e6).toFixed(2)} MB (${(totalBytes / bytes).toFixed(1)}:1), ${ms.toFixed(1)} ` +
+      `ms, ${perRecord(ms).toFixed(2)} µs/record`,
+  );
 }
-console.log(`  gzip level 1 vs 6: ${(gzip.level6!.ms / gzip.level1!.ms).toFixed(2)}× faster, ${(gzip.level1!.bytes / gzip.level6!.bytes).toFixed(2)}× the bytes`);
+console.log(
+  `  gzip level 1 vs 6: ${(gzip.level6!.ms / gzip.level1!.ms).toFixed(2)}× faster, ` +
+    `${(gzip.level1!.bytes / gzip.level6!.bytes).toFixed(2)}× the bytes`,
+);
 
 // End to end through the otlphttp exporter (encode, gzip at the level, HTTP to an in-process sink that
 // reads and drops the body): process CPU per record, all threads (gzip runs on libuv's pool).
@@ -130,13 +166,26 @@ const sink = createServer((req, res) => req.on('data', () => {}).on('end', () =>
 await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
 const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
 const endToEnd: Record<string, { usPerRecord: number; wireBytes: number }> = {};
-const source = { partitionId: '0', firstSequenceNumber: 0, lastSequenceNumber: 0, lastOffset: '0', lastEnqueuedTime: new Date() };
+const source = {
+  partitionId: '0',
+  firstSequenceNumber: 0,
+  lastSequenceNumber: 0,
+  lastOffset: '0',
+  lastEnqueuedTime: new Date(),
+};
 const exporters = new Map<number, Awaited<ReturnType<typeof createOtlpHttpExporter>>>();
 for (const level of [1, 6]) {
-  const config = otlpHttpExporterConfigSchema.parse({ endpoint: sinkUrl, compression_level: level, retry_on_failure: { enabled: false } });
+  const config = otlpHttpExporterConfigSchema.parse({
+    endpoint: sinkUrl,
+    compression_level: level,
+    retry_on_failure: { enabled: false },
+  });
   exporters.set(level, await createOtlpHttpExporter(config));
 }
-const e2eRuns = new Map<number, number[]>([[1, []], [6, []]]);
+const e2eRuns = new Map<number, number[]>([
+  [1, []],
+  [6, []],
+]);
 for (let round = -1; round < 5; round++) {
   for (const level of [1, 6]) {
     collect();
@@ -148,29 +197,60 @@ for (let round = -1; round < 5; round++) {
 for (const level of [1, 6]) {
   const ms = best(e2eRuns.get(level)!);
   endToEnd[`level${level}`] = { usPerRecord: round2(perRecord(ms)), wireBytes: gzip[`level${level}`]!.bytes };
-  console.log(`  otlphttp end to end, compression_level ${level}: ${perRecord(ms).toFixed(2)} µs CPU/record (all threads)`);
+  console.log(
+    `  otlphttp end to end, compression_level ${level}: ${perRecord(ms).toFixed(2)} µs CPU/record (all threads)`,
+  );
   await exporters.get(level)!.shutdown?.();
 }
-console.log(`  end to end level 1 vs 6: ${(endToEnd.level6!.usPerRecord / endToEnd.level1!.usPerRecord).toFixed(2)}× less CPU`);
+console.log(
+  `  end to end level 1 vs 6: ${(endToEnd.level6!.usPerRecord / endToEnd.level1!.usPerRecord).toFixed(2)}× less CPU`,
+);
 sink.closeAllConnections();
 sink.close();
 
 // Metrics and traces: BATCH_RECORDS metric points (50 resources, 5 aggregations of 20 metric names each, as
 // Azure platform metrics decode) and as many spans (server spans with 8 attributes), protobuf and JSON.
 const scope = Object.freeze({ name: 'otelcol/azureeventhubreceiver', version: '0.1.0' });
-const resources = Array.from({ length: 50 }, (_, i) => resourceFromAttributes({
-  'azure.resource.id': `/SUBSCRIPTIONS/0000/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.WEB/SITES/APP${i}`, 'cloud.provider': 'azure' }));
+const resources = Array.from({ length: 50 }, (_, i) =>
+  resourceFromAttributes({
+    'azure.resource.id': `/SUBSCRIPTIONS/0000/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.WEB/SITES/APP${i}`,
+    'cloud.provider': 'azure',
+  }),
+);
 const aggregations = ['total', 'count', 'minimum', 'maximum', 'average'];
 const points: MetricPoint[] = Array.from({ length: BATCH_RECORDS }, (_, i) => ({
-  resource: resources[i % 50]!, scope, name: `azure_metric_${(i >> 3) % 20}_${aggregations[i % 5]}`, unit: 'Count', description: '',
-  kind: 'gauge', startTime: [1_715_679_000, 0], time: [1_715_679_060, 0], value: i * 1.5, attributes: { 'azure.timegrain': 'PT1M' },
+  resource: resources[i % 50]!,
+  scope,
+  name: `azure_metric_${(i >> 3) % 20}_${aggregations[i % 5]}`,
+  unit: 'Count',
+  description: '',
+  kind: 'gauge',
+  startTime: [1_715_679_000, 0],
+  time: [1_715_679_060, 0],
+  value: i * 1.5,
+  attributes: { 'azure.timegrain': 'PT1M' },
 }));
 const spans: SpanRecord[] = Array.from({ length: BATCH_RECORDS }, (_, i) => ({
-  resource: resources[i % 50]!, scope, traceId: (i + 1).toString(16).padStart(32, '0'), spanId: (i + 1).toString(16).padStart(16, '0'),
-  parentSpanId: '', name: `GET /api/orders/${i % 40}`, kind: 2, startTime: [1_715_679_000, i * 1000], endTime: [1_715_679_000, i * 1000 + 5_000_000],
+  resource: resources[i % 50]!,
+  scope,
+  traceId: (i + 1).toString(16).padStart(32, '0'),
+  spanId: (i + 1).toString(16).padStart(16, '0'),
+  parentSpanId: '',
+  name: `GET /api/orders/${i % 40}`,
+  kind: 2,
+  startTime: [1_715_679_000, i * 1000],
+  endTime: [1_715_679_000, i * 1000 + 5_000_000],
   status: { code: i % 17 === 0 ? 2 : 0 },
-  attributes: { 'http.request.method': 'GET', 'http.response.status_code': 200, 'url.path': `/api/orders/${i % 40}`,
-    'server.address': 'shop.example.net', 'client.address': '10.0.0.1', 'user_agent.original': 'Mozilla/5.0', 'app.role': 'api', 'app.sample_rate': 100 },
+  attributes: {
+    'http.request.method': 'GET',
+    'http.response.status_code': 200,
+    'url.path': `/api/orders/${i % 40}`,
+    'server.address': 'shop.example.net',
+    'client.address': '10.0.0.1',
+    'user_agent.original': 'Mozilla/5.0',
+    'app.role': 'api',
+    'app.sample_rate': 100,
+  },
 }));
 const signals: Record<string, { protoUsPerItem: number; jsonUsPerItem: number; protoBytesPerItem: number }> = {};
 for (const [label, items, proto, json] of [
@@ -194,21 +274,30 @@ for (const [label, items, proto, json] of [
     }
   }
   const us = (ms: number) => round2((ms * 1000) / items.length);
-  signals[label] = { protoUsPerItem: us(best(runs.proto)), jsonUsPerItem: us(best(runs.json)), protoBytesPerItem: round2(bytes / items.length) };
-  console.log(`  ${label}: ${items.length} items, protobuf ${signals[label]!.protoUsPerItem} µs/item (${signals[label]!.protoBytesPerItem} B/item), JSON ${signals[label]!.jsonUsPerItem} µs/item`);
+  signals[label] = {
+    protoUsPerItem: us(best(runs.proto)),
+    jsonUsPerItem: us(best(runs.json)),
+    protoBytesPerItem: round2(bytes / items.length),
+  };
+  console.log(
+    `  ${label}: ${items.length} items, protobuf ${signals[label]!.protoUsPerItem} µs/item ` +
+      `(${signals[label]!.protoBytesPerItem} B/item), JSON ${signals[label]!.jsonUsPerItem} µs/item`,
+  );
 }
 
-console.log(`BENCH_RESULT ${JSON.stringify({
-  records: records.length,
-  batchRecords: BATCH_RECORDS,
-  protobufMegabytes: round2(totalBytes / 1e6),
-  upstreamMs: round2(upstreamMs),
-  oursMs: round2(oursMs),
-  upstreamUsPerRecord: round2(perRecord(upstreamMs)),
-  oursUsPerRecord: round2(perRecord(oursMs)),
-  speedup: round2(speedup),
-  medianSpeedup: round2(medianSpeedup),
-  gzip,
-  endToEnd,
-  signals,
-})}`);
+console.log(
+  `BENCH_RESULT ${JSON.stringify({
+    records: records.length,
+    batchRecords: BATCH_RECORDS,
+    protobufMegabytes: round2(totalBytes / 1e6),
+    upstreamMs: round2(upstreamMs),
+    oursMs: round2(oursMs),
+    upstreamUsPerRecord: round2(perRecord(upstreamMs)),
+    oursUsPerRecord: round2(perRecord(oursMs)),
+    speedup: round2(speedup),
+    medianSpeedup: round2(medianSpeedup),
+    gzip,
+    endToEnd,
+    signals,
+  })}`,
+);

@@ -21,19 +21,34 @@ const proxy = await startCountingProxy(azurite.port);
 const names = Array.from({ length: INSTANCES }, (_, i) => `member-${i}`);
 const coordinators: LeaseOwnershipCoordinator[] = [];
 try {
-  const storage = `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
+  const storage =
+    `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};` +
+    `BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
   const container = BlobServiceClient.fromConnectionString(storage).getContainerClient(randomName('traffic'));
   await container.create();
-  const scope = { fullyQualifiedNamespace: 'ns.servicebus.windows.net', eventHubName: randomName('hub'), consumerGroup: '$default' };
+  const scope = {
+    fullyQualifiedNamespace: 'ns.servicebus.windows.net',
+    eventHubName: randomName('hub'),
+    consumerGroup: '$default',
+  };
   const timeline = new Timeline();
   for (const name of names) {
-    coordinators.push(new LeaseOwnershipCoordinator({
-      containerClient: container, scope, ownerId: name, startDelayMs: 0,
-      getPartitionIds: async () => Array.from({ length: PARTITIONS }, (_, i) => String(i)),
-    }));
+    coordinators.push(
+      new LeaseOwnershipCoordinator({
+        containerClient: container,
+        scope,
+        ownerId: name,
+        startDelayMs: 0,
+        getPartitionIds: async () => Array.from({ length: PARTITIONS }, (_, i) => String(i)),
+      }),
+    );
   }
   await Promise.all(coordinators.map((c, i) => c.start(timeline.lifecycle(names[i]!))));
-  await waitFor('a balanced fleet', () => names.every((n) => timeline.count(n) === PARTITIONS / INSTANCES), BALANCE_TIMEOUT_MS);
+  await waitFor(
+    'a balanced fleet',
+    () => names.every((n) => timeline.count(n) === PARTITIONS / INSTANCES),
+    BALANCE_TIMEOUT_MS,
+  );
   // Let any catch-up round settle before counting.
   await new Promise((r) => setTimeout(r, 6_000));
   type Kind = 'list' | 'renew' | 'metadata' | 'other';
@@ -48,13 +63,24 @@ try {
   const startedAt = performance.now();
   await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
   const minutes = (performance.now() - startedAt) / 60_000;
-  const perMinute = Object.fromEntries(kinds.map((k) => [k, Math.round(((proxy.countWhere((r) => kindOf(r) === k) - before[k]!) / minutes) * 10) / 10]));
+  const perMinute = Object.fromEntries(
+    kinds.map((k) => [k, Math.round(((proxy.countWhere((r) => kindOf(r) === k) - before[k]!) / minutes) * 10) / 10]),
+  );
   const total = Math.round(kinds.reduce((sum, k) => sum + perMinute[k]!, 0) * 10) / 10;
   const stable = names.every((n) => timeline.count(n) === PARTITIONS / INSTANCES);
-  console.log(`${INSTANCES} coordinators, ${PARTITIONS} partitions, ${Math.round(minutes * 600) / 10} s window, fleet stayed balanced: ${stable}`);
-  console.log(`requests per minute: total ${total} (${JSON.stringify(perMinute)}); per partition ${Math.round((total / PARTITIONS) * 10) / 10}`);
+  console.log(
+    `${INSTANCES} coordinators, ${PARTITIONS} partitions, ${Math.round(minutes * 600) / 10} s window, fleet stayed ` +
+      `balanced: ${stable}`,
+  );
+  console.log(
+    `requests per minute: total ${total} (${JSON.stringify(perMinute)}); per partition ` +
+      `${Math.round((total / PARTITIONS) * 10) / 10}`,
+  );
   if (timeline.violations.length > 0) console.log(`VIOLATIONS: ${timeline.violations.join('; ')}`);
-  console.log(`BENCH_RESULT ${JSON.stringify({ instances: INSTANCES, partitions: PARTITIONS, windowSeconds: Math.round(minutes * 60), stable, requestsPerMinute: total, perMinute })}`);
+  console.log(
+    `BENCH_RESULT ` +
+      `${JSON.stringify({ instances: INSTANCES, partitions: PARTITIONS, windowSeconds: Math.round(minutes * 60), stable, requestsPerMinute: total, perMinute })}`,
+  );
 } finally {
   await Promise.all(coordinators.map((c) => c.shutdown()));
   await proxy.stop();

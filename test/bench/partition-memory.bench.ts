@@ -107,9 +107,11 @@ const kib = (bytes: number): number => Math.round(bytes / KIB);
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 const mib = (bytes: number): number => Math.round((bytes / KIB / KIB) * 10) / 10;
 const show = (p: Point): string =>
-  `RSS ${kib(p.idleRss)} KiB, CPU ${p.idleCpuPercent.toFixed(1)} % of a core, heap used ${kib(p.idle.heapUsed)} / total ${kib(p.idle.heapTotal)} (young ${kib(p.idle.youngCommitted)}), ` +
+  `RSS ${kib(p.idleRss)} KiB, CPU ${p.idleCpuPercent.toFixed(1)} % of a core, heap used ${kib(p.idle.heapUsed)} / ` +
+  `total ${kib(p.idle.heapTotal)} (young ${kib(p.idle.youngCommitted)}), ` +
   `external ${kib(p.idle.external)}, ` +
-  `array buffers ${kib(p.idle.arrayBuffers)}; after GC: RSS ${kib(p.afterGc.rss)}, heap used ${kib(p.afterGc.heapUsed)} / ` +
+  `array buffers ${kib(p.idle.arrayBuffers)}; after GC: RSS ${kib(p.afterGc.rss)}, heap used ` +
+  `${kib(p.afterGc.heapUsed)} / ` +
   `total ${kib(p.afterGc.heapTotal)} (young ${kib(p.afterGc.youngCommitted)}), external ${kib(p.afterGc.external)}`;
 
 class Child {
@@ -138,7 +140,10 @@ class Child {
   /** The next line that starts with `prefix` (after `command`, if given). */
   next(prefix: string, command?: string, timeoutMs = OPEN_TIMEOUT_MS): Promise<string> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no '${prefix}' from the child in ${timeoutMs} ms: ${this.#stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no '${prefix}' from the child in ${timeoutMs} ms: ${this.#stderr}`)),
+        timeoutMs,
+      );
       const onExit = (): void => reject(new Error(`the child exited: ${this.#stderr}`));
       this.process.once('exit', onExit);
       this.#waiters.push({
@@ -154,8 +159,13 @@ class Child {
   }
 
   async measure(command: 'M' | 'GC'): Promise<Measure> {
-    type Reply = Record<'vmRss' | 'cpuMicros' | 'heapUsed' | 'heapTotal' | 'external' | 'arrayBuffers' | 'mallocedMemory', number>;
-    const m = JSON.parse((await this.next('M ', command)).slice(2)) as Reply & { spaces: Record<string, [number, number]> };
+    type Reply = Record<
+      'vmRss' | 'cpuMicros' | 'heapUsed' | 'heapTotal' | 'external' | 'arrayBuffers' | 'mallocedMemory',
+      number
+    >;
+    const m = JSON.parse((await this.next('M ', command)).slice(2)) as Reply & {
+      spaces: Record<string, [number, number]>;
+    };
     return { ...m, rss: m.vmRss, youngCommitted: m.spaces.new_space?.[1] ?? NaN };
   }
 
@@ -172,13 +182,35 @@ class Child {
  * One child owning `partitions` partitions. Blob store: of the big hub (a foreign claim on every other
  * partition), or with `ownHub` of a hub that has only those. Static: it reads the whole of a hub of that size.
  */
-async function measurePoint(partitions: number, backend: Backend, runtime: Runtime, variant: Variant, label: string, ownHub = false): Promise<Point> {
+async function measurePoint(
+  partitions: number,
+  backend: Backend,
+  runtime: Runtime,
+  variant: Variant,
+  label: string,
+  ownHub = false,
+): Promise<Point> {
   const blob = variant.store !== 'static';
   const hub = blob && !ownHub ? 'big' : partitions === 1 ? 'one' : 'many';
-  const store = blob ? { blob_checkpoint_store: await foreignClaimsStore(hub === 'big' ? partitions : HUB_PARTITIONS) } : {};
+  const store = blob
+    ? { blob_checkpoint_store: await foreignClaimsStore(hub === 'big' ? partitions : HUB_PARTITIONS) }
+    : {};
   const ownership = blob ? { ownership: { strategy: 'greedy', foreign_ownership_expiry: '1h' } } : {};
-  const config = { connection: emulator.connectionString(hub), format: 'raw', start_position: 'earliest', backend, ...store, ...ownership, ...variant.receiver };
-  const env = { RECEIVER_CONFIG: JSON.stringify(config), EXPECT_PARTITIONS: String(partitions), RUNTIME: runtime, ...variant.env };
+  const config = {
+    connection: emulator.connectionString(hub),
+    format: 'raw',
+    start_position: 'earliest',
+    backend,
+    ...store,
+    ...ownership,
+    ...variant.receiver,
+  };
+  const env = {
+    RECEIVER_CONFIG: JSON.stringify(config),
+    EXPECT_PARTITIONS: String(partitions),
+    RUNTIME: runtime,
+    ...variant.env,
+  };
   const child = new Child(['--expose-gc', ...CHILD_FLAGS, ...(variant.nodeFlags ?? []), CHILD], env);
   try {
     const started = performance.now();
@@ -200,10 +232,13 @@ async function measurePoint(partitions: number, backend: Backend, runtime: Runti
       await child.next('PROFILED', `PROF ${path}`);
       const summary = summariseCpuProfile(path, 8);
       const top = summary.topFunctions.map((f) => `${f.name} ${f.percent} %`).join(', ');
-      console.log(`${label} ${partitions} partition(s)${ownHub ? ' of a 1-partition hub' : ''}, idle: busy ${Math.round(summary.busyMs)} ms of ` +
-        `${IDLE_SECONDS} s: ${summary.categories.map((c) => `${c.category} ${c.percent} %`).join(', ')}; top: ${top}`);
+      console.log(
+        `${label} ${partitions} partition(s)${ownHub ? ' of a 1-partition hub' : ''}, idle: busy ` +
+          `${Math.round(summary.busyMs)} ms of ` +
+          `${IDLE_SECONDS} s: ${summary.categories.map((c) => `${c.category} ${c.percent} %`).join(', ')}; top: ${top}`,
+      );
     }
-    const idleCpuPercent = ((idle.cpuMicros - before.cpuMicros) / 10) / (performance.now() - idleStarted);
+    const idleCpuPercent = (idle.cpuMicros - before.cpuMicros) / 10 / (performance.now() - idleStarted);
     const afterGc = await child.measure('GC');
     if (SNAPSHOT_DIR) {
       mkdirSync(SNAPSHOT_DIR, { recursive: true });
@@ -253,30 +288,50 @@ let azurite: Azurite | undefined;
 async function foreignClaimsStore(owned: number): Promise<{ connection: string; container_name: string }> {
   azurite ??= await startAzurite();
   const container = await containerWithForeignClaims({
-    storageConnection: azurite.connectionString, fullyQualifiedNamespace, hub: 'big', hubPartitions: HUB_PARTITIONS, owned,
+    storageConnection: azurite.connectionString,
+    fullyQualifiedNamespace,
+    hub: 'big',
+    hubPartitions: HUB_PARTITIONS,
+    owned,
   });
   return { connection: azurite.connectionString, container_name: container };
 }
 
-if (!existsSync(COMPILED)) throw new Error('partition-memory measures the compiled package: run `npm run build` first (npm run bench does)');
+if (!existsSync(COMPILED))
+  throw new Error('partition-memory measures the compiled package: run `npm run build` first (npm run bench does)');
 const emulator = await startEmulator({
   port: 0,
   tier: 'dedicated',
-  hubs: [{ name: 'big', partitions: HUB_PARTITIONS }, { name: 'one', partitions: 1 }, { name: 'many', partitions: MANY }],
+  hubs: [
+    { name: 'big', partitions: HUB_PARTITIONS },
+    { name: 'one', partitions: 1 },
+    { name: 'many', partitions: MANY },
+  ],
 });
 // The namespace as the receiver names it in blob names (the SDK's reading of the endpoint).
 const fullyQualifiedNamespace = await namespaceOf(emulator.connectionString('big'));
 try {
-  for (const [hub, count] of [['big', HUB_PARTITIONS], ['one', 1], ['many', MANY]] as const) {
+  for (const [hub, count] of [
+    ['big', HUB_PARTITIONS],
+    ['one', 1],
+    ['many', MANY],
+  ] as const) {
     for (let p = 0; p < count; p++) emulator.append(hub, String(p), [{ body: 'x' }]);
   }
-  const plan = (process.env.BENCH_PARTITION_MEMORY_PLAN ?? 'polling:embedded,streaming:embedded').split(',').map((entry) => {
-    const [backend, runtime = 'embedded', variant = 'default'] = entry.split(':');
-    if (backend !== 'polling' && backend !== 'streaming') throw new Error(`BENCH_PARTITION_MEMORY_PLAN: unknown backend ${backend}`);
-    if (runtime !== 'embedded' && runtime !== 'cli') throw new Error(`BENCH_PARTITION_MEMORY_PLAN: unknown runtime ${runtime}`);
-    if (!VARIANTS[variant]) throw new Error(`BENCH_PARTITION_MEMORY_PLAN: unknown variant ${variant} (${Object.keys(VARIANTS).join(', ')})`);
-    return { backend: backend as Backend, runtime: runtime as Runtime, variant };
-  });
+  const plan = (process.env.BENCH_PARTITION_MEMORY_PLAN ?? 'polling:embedded,streaming:embedded')
+    .split(',')
+    .map((entry) => {
+      const [backend, runtime = 'embedded', variant = 'default'] = entry.split(':');
+      if (backend !== 'polling' && backend !== 'streaming')
+        throw new Error(`BENCH_PARTITION_MEMORY_PLAN: unknown backend ${backend}`);
+      if (runtime !== 'embedded' && runtime !== 'cli')
+        throw new Error(`BENCH_PARTITION_MEMORY_PLAN: unknown runtime ${runtime}`);
+      if (!VARIANTS[variant])
+        throw new Error(
+          `BENCH_PARTITION_MEMORY_PLAN: unknown variant ${variant} (${Object.keys(VARIANTS).join(', ')})`,
+        );
+      return { backend: backend as Backend, runtime: runtime as Runtime, variant };
+    });
   const runs: RunResult[] = [];
   for (const { backend, runtime, variant } of plan) {
     const label = `${backend}-${runtime}-${variant}`;
@@ -288,7 +343,10 @@ try {
       ones.push(await measurePoint(1, backend, runtime, v, label));
       manys.push(await measurePoint(MANY, backend, runtime, v, label));
       console.log(`${label} round ${round + 1}:   1 partition:  ${show(ones.at(-1)!)}`);
-      console.log(`${label} round ${round + 1}: ${String(MANY).padStart(3)} partitions: ${show(manys.at(-1)!)} (all delivered after ${manys.at(-1)!.openSeconds.toFixed(1)} s)`);
+      console.log(
+        `${label} round ${round + 1}: ${String(MANY).padStart(3)} partitions: ${show(manys.at(-1)!)} (all delivered ` +
+          `after ${manys.at(-1)!.openSeconds.toFixed(1)} s)`,
+      );
     }
     const ownHub = v.store === 'static' ? undefined : await measurePoint(1, backend, runtime, v, label, true);
     if (ownHub) console.log(`${label}: 1 partition of a 1-partition hub: ${show(ownHub)}`);
@@ -316,14 +374,21 @@ try {
     };
     runs.push(r);
     console.log(
-      `${label}: per owned partition: idle RSS ${r.rssKibPerPartition} KiB (rounds ${rounds.join(', ')}; goal ≤ ${GOAL_KIB}: ` +
-        `${r.rssKibPerPartition <= GOAL_KIB ? 'met' : 'NOT met'}); V8 heap used ${r.heapUsedKibPerPartition}, heap total ` +
-        `${r.heapTotalKibPerPartition}, live heap after GC ${r.liveHeapKibPerPartition}, external ${r.externalKibPerPartition}, ` +
-        `RSS after GC ${r.rssAfterGcKibPerPartition} KiB. Idle RSS: 1 partition ${r.oneRssMiB} MiB, ${MANY} partitions ${r.manyRssMiB} MiB` +
+      `${label}: per owned partition: idle RSS ${r.rssKibPerPartition} KiB (rounds ${rounds.join(', ')}; goal ≤ ` +
+        `${GOAL_KIB}: ` +
+        `${r.rssKibPerPartition <= GOAL_KIB ? 'met' : 'NOT met'}); V8 heap used ${r.heapUsedKibPerPartition}, heap ` +
+        `total ` +
+        `${r.heapTotalKibPerPartition}, live heap after GC ${r.liveHeapKibPerPartition}, external ` +
+        `${r.externalKibPerPartition}, ` +
+        `RSS after GC ${r.rssAfterGcKibPerPartition} KiB. Idle RSS: 1 partition ${r.oneRssMiB} MiB, ${MANY} ` +
+        `partitions ${r.manyRssMiB} MiB` +
         (ownHub ? `, 1 partition of a 1-partition hub ${r.ownHubRssMiB} MiB` : ''),
     );
   }
-  console.log(`BENCH_RESULT ${JSON.stringify({ partitions: MANY, idleSeconds: IDLE_SECONDS, rounds: ROUNDS, hubPartitions: HUB_PARTITIONS, goalKibPerPartition: GOAL_KIB, runs })}`);
+  console.log(
+    `BENCH_RESULT ` +
+      `${JSON.stringify({ partitions: MANY, idleSeconds: IDLE_SECONDS, rounds: ROUNDS, hubPartitions: HUB_PARTITIONS, goalKibPerPartition: GOAL_KIB, runs })}`,
+  );
 } finally {
   await emulator.stop();
   await azurite?.stop();

@@ -24,7 +24,8 @@
  * Node could use and the load average before and after (the machine may be shared).
  *
  * Env: BENCH_PIPELINE_EVENTS (200000), BENCH_PIPELINE_ROUNDS (2; the default bench takes about 5 minutes),
- * BENCH_PIPELINE_PARTITIONS (8), BENCH_PIPELINE_SIDES (sdk,polling,streaming,polling+w,streaming+w), BENCH_PIPELINE_PROFILE (streaming;
+ * BENCH_PIPELINE_PARTITIONS (8), BENCH_PIPELINE_SIDES (sdk,polling,streaming,polling+w,streaming+w),
+ * BENCH_PIPELINE_PROFILE (streaming;
  * `none`, or a list of sides).
  */
 import { spawn } from 'node:child_process';
@@ -44,7 +45,9 @@ import { readThreadCpu, threadCpuDelta, type ThreadCpu } from './internal/thread
 const EVENTS = Number(process.env.BENCH_PIPELINE_EVENTS ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_PIPELINE_ROUNDS ?? 2);
 const SIDES = (process.env.BENCH_PIPELINE_SIDES ?? 'sdk,polling,streaming,polling+w,streaming+w').split(',') as Side[];
-const PROFILED = (process.env.BENCH_PIPELINE_PROFILE ?? 'streaming').split(',').filter((s) => s !== 'none' && s !== '') as CliSide[];
+const PROFILED = (process.env.BENCH_PIPELINE_PROFILE ?? 'streaming')
+  .split(',')
+  .filter((s) => s !== 'none' && s !== '') as CliSide[];
 /** BENCH_PIPELINE_PARTITIONS (8): the hub's partitions; the backlog is spread evenly over them. */
 const PARTITIONS = Number(process.env.BENCH_PIPELINE_PARTITIONS ?? 8);
 /** BENCH_PIPELINE_SET: more `--set key=value` for the CLI runs, separated by spaces (for experiments). */
@@ -100,14 +103,24 @@ const cpuOf = (pid: number): number => sum(readThreadCpu(pid).map((t) => t.cpuUs
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 async function startBacklog(): Promise<Backlog> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--emulator-child'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_PIPELINE_EVENTS: String(EVENTS) } });
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--emulator-child'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_PIPELINE_EVENTS: String(EVENTS) },
+  });
   const lines = createInterface({ input: child.stdout });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`emulator child exited with ${code}`)));
   });
   const info = JSON.parse(first) as { connectionString: string; records: number; bytes: number };
-  return { ...info, pid: child.pid!, stop: () => { child.stdin.end(); setTimeout(() => child.kill(), 5_000).unref(); } };
+  return {
+    ...info,
+    pid: child.pid!,
+    stop: () => {
+      child.stdin.end();
+      setTimeout(() => child.kill(), 5_000).unref();
+    },
+  };
 }
 
 /** The non-main thread that had used the most CPU when the first export arrived: the CLI's worker (its
@@ -120,7 +133,14 @@ async function runSdk(backlog: Backlog): Promise<RoundResult> {
   collectGarbage();
   const before = readThreadCpu(process.pid);
   const emulatorBefore = cpuOf(backlog.pid);
-  const ms = await drainWithSdk({ connectionString: backlog.connectionString, partitions: PARTITIONS, eventsPerPartition: EVENTS / PARTITIONS, prefetchCount: PREFETCH, maxBatchSize: BATCH, timeoutMs: DRAIN_TIMEOUT_MS });
+  const ms = await drainWithSdk({
+    connectionString: backlog.connectionString,
+    partitions: PARTITIONS,
+    eventsPerPartition: EVENTS / PARTITIONS,
+    prefetchCount: PREFETCH,
+    maxBatchSize: BATCH,
+    timeoutMs: DRAIN_TIMEOUT_MS,
+  });
   const delta = threadCpuDelta(before, readThreadCpu(process.pid));
   const main = delta.get(process.pid) ?? 0;
   const all = sum(delta.values());
@@ -128,20 +148,40 @@ async function runSdk(backlog: Backlog): Promise<RoundResult> {
     side: 'sdk',
     eventsPerSec: Math.round(EVENTS / (ms / 1000)),
     recordsPerSec: Math.round(backlog.records / (ms / 1000)),
-    cpuUsPerEvent: { main: round1(main / EVENTS), worker: 0, otherThreads: round1((all - main) / EVENTS), client: round1(all / EVENTS), emulator: round1((cpuOf(backlog.pid) - emulatorBefore) / EVENTS), sink: 0 },
+    cpuUsPerEvent: {
+      main: round1(main / EVENTS),
+      worker: 0,
+      otherThreads: round1((all - main) / EVENTS),
+      client: round1(all / EVENTS),
+      emulator: round1((cpuOf(backlog.pid) - emulatorBefore) / EVENTS),
+      sink: 0,
+    },
     peakRssMiB: mib(readRss(process.pid)?.hwmBytes ?? NaN),
   };
 }
 
 /** One CLI drain of the whole backlog; with `profileDir`, under `--cpu-prof` writing there. */
-async function runCli(kind: CliSide, backlog: Backlog, sink: OtlpSink, storage: string, profileDir?: string): Promise<RoundResult> {
+async function runCli(
+  kind: CliSide,
+  backlog: Backlog,
+  sink: OtlpSink,
+  storage: string,
+  profileDir?: string,
+): Promise<RoundResult> {
   const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const args = [
-    ...nodeFlags, join(ROOT, 'bin', 'otelcol-azure-eventhub.js'), '--config', join(ROOT, 'config', 'azure.yaml'),
-    '--set', 'receivers.azure_event_hub.start_position=earliest',
-    '--set', `receivers.azure_event_hub.backend=${backendOf(kind)}`,
-    '--set', `receivers.azure_event_hub.decode_workers=${workersOf(kind)}`,
-    '--set', 'service.pipelines.logs.exporters=[otlphttp]',
+    ...nodeFlags,
+    join(ROOT, 'bin', 'otelcol-azure-eventhub.js'),
+    '--config',
+    join(ROOT, 'config', 'azure.yaml'),
+    '--set',
+    'receivers.azure_event_hub.start_position=earliest',
+    '--set',
+    `receivers.azure_event_hub.backend=${backendOf(kind)}`,
+    '--set',
+    `receivers.azure_event_hub.decode_workers=${workersOf(kind)}`,
+    '--set',
+    'service.pipelines.logs.exporters=[otlphttp]',
     ...EXTRA_SETS.flatMap((s) => ['--set', s]),
   ];
   const env = {
@@ -170,8 +210,18 @@ async function runCli(kind: CliSide, backlog: Backlog, sink: OtlpSink, storage: 
   let at90: { records: number; at: number } | undefined;
   let atStart: { threads: ThreadCpu[]; emulator: number; sink: number } | undefined;
   const done = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${kind}: drain timed out with ${records} of ${backlog.records} records at the sink; CLI stderr: ${stderr}`)), DRAIN_TIMEOUT_MS);
-    void exited.then((code) => reject(new Error(`${kind}: the CLI exited with ${code} before the drain ended; stderr: ${stderr}`)));
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${kind}: drain timed out with ${records} of ${backlog.records} records at the sink; CLI stderr: ${stderr}`,
+          ),
+        ),
+      DRAIN_TIMEOUT_MS,
+    );
+    void exited.then((code) =>
+      reject(new Error(`${kind}: the CLI exited with ${code} before the drain ended; stderr: ${stderr}`)),
+    );
     const stopListening = sink.onRequest((request) => {
       if (request.records < 0) malformed++;
       if (!first) {
@@ -180,7 +230,11 @@ async function runCli(kind: CliSide, backlog: Backlog, sink: OtlpSink, storage: 
       }
       records += Math.max(0, request.records);
       requests++;
-      if (TRACE) console.log(`  ${kind} +${Math.round(request.arrivedAt - first.arrivedAt)} ms: ${request.records} records, ${request.bytes} B`);
+      if (TRACE)
+        console.log(
+          `  ${kind} +${Math.round(request.arrivedAt - first.arrivedAt)} ms: ${request.records} records, ` +
+            `${request.bytes} B`,
+        );
       last = request;
       if (!at10 && records >= backlog.records * 0.1) at10 = { records, at: request.arrivedAt };
       if (!at90 && records >= backlog.records * 0.9) at90 = { records, at: request.arrivedAt };
@@ -237,31 +291,50 @@ async function runCli(kind: CliSide, backlog: Backlog, sink: OtlpSink, storage: 
 
 function describe(r: RoundResult): string {
   const c = r.cpuUsPerEvent;
-  const threads = r.side === 'sdk' ? `main ${c.main}, other threads ${c.otherThreads}` : `main ${c.main}, worker ${c.worker}, other threads ${c.otherThreads}`;
-  const extra = r.side === 'sdk' ? '' : `; steady (10–90 %) ${r.steadyRecordsPerSec?.toLocaleString('en-US')} records/s; sink ${c.sink}; ${r.requests} requests of ${r.recordsPerRequest} records; first export ${((r.firstExportMs ?? 0) / 1000).toFixed(1)} s after spawn`;
-  return `${r.side.padEnd(11)} ${r.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s ${r.recordsPerSec.toLocaleString('en-US').padStart(7)} records/s  ` +
-    `client CPU ${c.client} µs/event (${threads}); emulator ${c.emulator}${extra}; peak RSS ${r.peakRssMiB} MiB`;
+  const threads =
+    r.side === 'sdk'
+      ? `main ${c.main}, other threads ${c.otherThreads}`
+      : `main ${c.main}, worker ${c.worker}, other threads ${c.otherThreads}`;
+  const extra =
+    r.side === 'sdk'
+      ? ''
+      : `; steady (10–90 %) ${r.steadyRecordsPerSec?.toLocaleString('en-US')} records/s; sink ${c.sink}; ` +
+        `${r.requests} requests of ${r.recordsPerRequest} records; first export ` +
+        `${((r.firstExportMs ?? 0) / 1000).toFixed(1)} s after spawn`;
+  return (
+    `${r.side.padEnd(11)} ${r.eventsPerSec.toLocaleString('en-US').padStart(7)} events/s ` +
+    `${r.recordsPerSec.toLocaleString('en-US').padStart(7)} records/s  ` +
+    `client CPU ${c.client} µs/event (${threads}); emulator ${c.emulator}${extra}; peak RSS ${r.peakRssMiB} MiB`
+  );
 }
 
 function printProfile(kind: CliSide, thread: string, s: ProfileSummary): void {
   console.log(`profile ${kind}, ${thread}: busy ${s.busyMs} ms, idle ${s.idleMs} ms`);
-  for (const c of s.categories.filter((c) => c.percent >= 0.5)) console.log(`  ${String(c.percent).padStart(5)} %  ${c.category}`);
+  for (const c of s.categories.filter((c) => c.percent >= 0.5))
+    console.log(`  ${String(c.percent).padStart(5)} %  ${c.category}`);
   console.log('  top self time:');
   for (const f of s.topFunctions) console.log(`  ${String(f.percent).padStart(5)} %  ${f.name}  [${f.category}]`);
 }
 
 async function main(): Promise<void> {
-  console.log(`preloading ${EVENTS.toLocaleString('en-US')} sample Azure resource-log events over ${PARTITIONS} partitions in a child emulator...`);
+  console.log(
+    `preloading ${EVENTS.toLocaleString('en-US')} sample Azure resource-log events over ${PARTITIONS} partitions in ` +
+      `a child emulator...`,
+  );
   const backlog = await startBacklog();
   const azurite = await startAzurite();
   const sink = await startOtlpSink();
   try {
-    console.log(`backlog: ${backlog.records.toLocaleString('en-US')} records, ${Math.round(backlog.bytes / EVENTS)} B per event on average`);
+    console.log(
+      `backlog: ${backlog.records.toLocaleString('en-US')} records, ${Math.round(backlog.bytes / EVENTS)} B per ` +
+        `event on average`,
+    );
     const cores = availableParallelism();
     const loadBefore = loadavg().map((l) => Number(l.toFixed(2)));
     console.log(`cores available to Node: ${cores}; load average before: ${loadBefore.join(' ')}`);
     const results = Object.fromEntries(SIDES.map((s) => [s, [] as RoundResult[]])) as Record<Side, RoundResult[]>;
-    const run = (side: Side): Promise<RoundResult> => side === 'sdk' ? runSdk(backlog) : runCli(side, backlog, sink, azurite.connectionString);
+    const run = (side: Side): Promise<RoundResult> =>
+      side === 'sdk' ? runSdk(backlog) : runCli(side, backlog, sink, azurite.connectionString);
     // Warms the emulator (and this process) so the first side measured is not the slower for it.
     if (SIDES.includes('sdk')) await runSdk(backlog);
     for (let round = 1; round <= ROUNDS; round++) {
@@ -271,13 +344,21 @@ async function main(): Promise<void> {
         console.log(`round ${round} ${describe(r)}`);
       }
     }
-    const best = (side: Side): RoundResult | undefined => [...(results[side] ?? [])].sort((a, b) => b.eventsPerSec - a.eventsPerSec)[0];
+    const best = (side: Side): RoundResult | undefined =>
+      [...(results[side] ?? [])].sort((a, b) => b.eventsPerSec - a.eventsPerSec)[0];
     const sdk = best('sdk');
     const loadAfter = loadavg().map((l) => Number(l.toFixed(2)));
     console.log(`load average after the rounds: ${loadAfter.join(' ')}`);
     const summary: Record<string, unknown> = {
-      events: EVENTS, records: backlog.records, bytesPerEvent: Math.round(backlog.bytes / EVENTS), partitions: PARTITIONS, rounds: ROUNDS,
-      cores, loadBefore, loadAfter, goals: { streaming: 0.6, polling: 0.5, workersVsOne: 1.6 },
+      events: EVENTS,
+      records: backlog.records,
+      bytesPerEvent: Math.round(backlog.bytes / EVENTS),
+      partitions: PARTITIONS,
+      rounds: ROUNDS,
+      cores,
+      loadBefore,
+      loadAfter,
+      goals: { streaming: 0.6, polling: 0.5, workersVsOne: 1.6 },
     };
     for (const side of SIDES) {
       const b = best(side);
@@ -286,15 +367,28 @@ async function main(): Promise<void> {
       // The steady rate against the SDK's whole drain (the SDK's own ramp and tail are a few ms).
       const steadyBest = Math.max(...results[side].map((r) => r.steadyRecordsPerSec ?? 0));
       const steadyRatio = sdk && side !== 'sdk' ? Number((steadyBest / sdk.recordsPerSec).toFixed(3)) : undefined;
-      summary[side] = { ...b, ...(ratio === undefined ? {} : { ratio, steadyRatio }), cpuRange: cpuRange(results[side]) };
+      summary[side] = {
+        ...b,
+        ...(ratio === undefined ? {} : { ratio, steadyRatio }),
+        cpuRange: cpuRange(results[side]),
+      };
       const goal = side === 'sdk' ? 0 : backendOf(side) === 'streaming' ? 0.6 : 0.5;
       // Client CPU per event (all the process's threads) against the bare SDK's: issue 24's goals are
       // ≤ 2.0× (streaming) and ≤ 2.4× (polling). Least-CPU rounds of each, the least disturbed by other jobs.
       const leastCpu = (s: Side): number => Math.min(...results[s].map((r) => r.cpuUsPerEvent.client));
       const cpuRatio = sdk && side !== 'sdk' ? Number((leastCpu(side) / leastCpu('sdk')).toFixed(2)) : undefined;
-      if (cpuRatio !== undefined) summary[side] = { ...(summary[side] as object), cpuRatio, cpuGoal: backendOf(side as CliSide) === 'streaming' ? 2.0 : 2.4 };
-      const ratios = ratio === undefined ? '' : `; ratio to the bare SDK ${ratio}, steady ${steadyRatio} (goal ≥ ${goal}); `
-        + `client CPU ${leastCpu(side)} µs/event against the SDK's ${leastCpu('sdk')}: ${cpuRatio}× (goal ≤ ${backendOf(side as CliSide) === 'streaming' ? 2.0 : 2.4})`;
+      if (cpuRatio !== undefined)
+        summary[side] = {
+          ...(summary[side] as object),
+          cpuRatio,
+          cpuGoal: backendOf(side as CliSide) === 'streaming' ? 2.0 : 2.4,
+        };
+      const ratios =
+        ratio === undefined
+          ? ''
+          : `; ratio to the bare SDK ${ratio}, steady ${steadyRatio} (goal ≥ ${goal}); ` +
+            `client CPU ${leastCpu(side)} µs/event against the SDK's ${leastCpu('sdk')}: ${cpuRatio}× (goal ≤ ` +
+            `${backendOf(side as CliSide) === 'streaming' ? 2.0 : 2.4})`;
       console.log(`best ${describe(b)}${ratios}`);
     }
     for (const kind of ['polling', 'streaming'] as const) {
@@ -303,7 +397,10 @@ async function main(): Promise<void> {
       if (!one || !many) continue;
       const ratio = Number((many.eventsPerSec / one.eventsPerSec).toFixed(3));
       summary[`${kind} workers vs one`] = ratio;
-      console.log(`${kind}: decode workers (auto: ${Math.max(0, cores - 1)} on ${cores} cores) vs one thread: ${ratio}x (goal ≥ 1.6 when CPU-bound)`);
+      console.log(
+        `${kind}: decode workers (auto: ${Math.max(0, cores - 1)} on ${cores} cores) vs one thread: ${ratio}x (goal ` +
+          `≥ 1.6 when CPU-bound)`,
+      );
     }
     const profiles: Record<string, unknown> = {};
     for (const kind of PROFILED) {
@@ -313,7 +410,9 @@ async function main(): Promise<void> {
       const r = await runCli(kind, backlog, sink, azurite.connectionString, dir);
       console.log(`profiled run (not a result; the profiler slows it) ${describe(r)}`);
       // Node names each thread's profile CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; thread 0 is main.
-      for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+      for (const file of readdirSync(dir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .sort()) {
         // Thread 1 is the CLI's pipeline thread; higher ids are decode threads (`+w` sides).
         const id = file.split('.')[4];
         const thread = id === '0' ? 'main thread' : id === '1' ? 'worker thread' : `decode thread ${id}`;
@@ -351,7 +450,9 @@ async function runEmulatorChild(): Promise<void> {
         // One event in six holds two records, as diagnostic settings batch a few records per event.
         const count = index % 6 === 5 ? 2 : 1;
         records += count;
-        const body = Buffer.from(sampleResourceLogBody(SAMPLE_CATEGORIES[index % SAMPLE_CATEGORIES.length]!, { records: count, index, time }));
+        const body = Buffer.from(
+          sampleResourceLogBody(SAMPLE_CATEGORIES[index % SAMPLE_CATEGORIES.length]!, { records: count, index, time }),
+        );
         bytes += body.length;
         return { body };
       });

@@ -90,7 +90,15 @@ const CHILD_FLAGS = (process.env.BENCH_MEMORY_CHILD_FLAGS ?? '').split(' ').filt
 function startChild(
   env: Record<string, string>,
   args: string[] = [...CHILD_FLAGS, CHILD],
-): { child: ChildProcess; ready: Promise<void>; drained: () => number; peaks: () => MemoryUsageLine; guard: () => GuardLine | undefined; cpuMicrosPerEvent: () => number; exited: Promise<void> } {
+): {
+  child: ChildProcess;
+  ready: Promise<void>;
+  drained: () => number;
+  peaks: () => MemoryUsageLine;
+  guard: () => GuardLine | undefined;
+  cpuMicrosPerEvent: () => number;
+  exited: Promise<void>;
+} {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let drained = 0;
   const peaks: MemoryUsageLine = { heapUsed: 0, external: 0 };
@@ -103,7 +111,10 @@ function startChild(
   let onReady!: () => void;
   const ready = new Promise<void>((resolve, reject) => {
     onReady = resolve;
-    const timer = setTimeout(() => reject(new Error(`child not ready within ${START_TIMEOUT_MS} ms: ${stderr.slice(-2000)}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`child not ready within ${START_TIMEOUT_MS} ms: ${stderr.slice(-2000)}`)),
+      START_TIMEOUT_MS,
+    );
     timer.unref();
     child.once('exit', (code) => reject(new Error(`child exited with ${code}: ${stderr.slice(-2000)}`)));
   });
@@ -147,7 +158,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** Peak RSS of an idle child: one that imported the compiled receiver, or (bare) plain Node. */
 async function baselineRss(bare = false): Promise<number> {
-  const c = startChild({ IDLE: '1' }, bare ? ['-e', "process.stdout.write('READY\\n'); setInterval(() => undefined, 60000);"] : undefined);
+  const c = startChild(
+    { IDLE: '1' },
+    bare ? ['-e', "process.stdout.write('READY\\n'); setInterval(() => undefined, 60000);"] : undefined,
+  );
   try {
     await c.ready;
     await sleep(2_000);
@@ -157,9 +171,29 @@ async function baselineRss(bare = false): Promise<number> {
   }
 }
 
-async function drainRun(connection: string, backend: 'polling' | 'streaming', delayMs: number, seconds: number, runtime: Runtime, heapLimitMiB?: number, memoryLimitMiB?: number): Promise<RunResult> {
-  const config = { connection, format: 'raw', start_position: 'earliest', backend, ...(memoryLimitMiB ? { memory: { limit_mib: memoryLimitMiB } } : {}), ...EXTRA_CONFIG };
-  const c = startChild({ RECEIVER_CONFIG: JSON.stringify(config), CONSUMER_DELAY_MS: String(delayMs), RUNTIME: runtime, ...(heapLimitMiB ? { HEAP_LIMIT_MIB: String(heapLimitMiB) } : {}) });
+async function drainRun(
+  connection: string,
+  backend: 'polling' | 'streaming',
+  delayMs: number,
+  seconds: number,
+  runtime: Runtime,
+  heapLimitMiB?: number,
+  memoryLimitMiB?: number,
+): Promise<RunResult> {
+  const config = {
+    connection,
+    format: 'raw',
+    start_position: 'earliest',
+    backend,
+    ...(memoryLimitMiB ? { memory: { limit_mib: memoryLimitMiB } } : {}),
+    ...EXTRA_CONFIG,
+  };
+  const c = startChild({
+    RECEIVER_CONFIG: JSON.stringify(config),
+    CONSUMER_DELAY_MS: String(delayMs),
+    RUNTIME: runtime,
+    ...(heapLimitMiB ? { HEAP_LIMIT_MIB: String(heapLimitMiB) } : {}),
+  });
   const pid = c.child.pid!;
   let maxSampled = 0;
   let hwm = 0;
@@ -204,7 +238,8 @@ async function drainRun(connection: string, backend: 'polling' | 'streaming', de
   }
 }
 
-if (!existsSync(COMPILED)) throw new Error('receiver-memory measures the compiled package: run `npm run build` first (npm run bench does)');
+if (!existsSync(COMPILED))
+  throw new Error('receiver-memory measures the compiled package: run `npm run build` first (npm run bench does)');
 const emulator = await startEmulator({ port: 0, hubs: [{ name: 'memory', partitions: PARTITIONS }] });
 try {
   const preloadStarted = performance.now();
@@ -213,45 +248,77 @@ try {
   for (let p = 0; p < PARTITIONS; p++) {
     for (let n = 0; n < perPartition; n += APPEND_CHUNK_EVENTS) {
       const count = Math.min(APPEND_CHUNK_EVENTS, perPartition - n);
-      emulator.append('memory', String(p), Array.from({ length: count }, () => ({ body })));
+      emulator.append(
+        'memory',
+        String(p),
+        Array.from({ length: count }, () => ({ body })),
+      );
     }
   }
   const total = perPartition * PARTITIONS;
-  console.log(`preloaded ${total.toLocaleString('en-US')} events of ${EVENT_BYTES} B over ${PARTITIONS} partitions in ${((performance.now() - preloadStarted) / 1000).toFixed(1)} s (bench process RSS ${mib(process.memoryUsage().rss)} MiB)`);
+  console.log(
+    `preloaded ${total.toLocaleString('en-US')} events of ${EVENT_BYTES} B over ${PARTITIONS} partitions in ` +
+      `${((performance.now() - preloadStarted) / 1000).toFixed(1)} s (bench process RSS ` +
+      `${mib(process.memoryUsage().rss)} MiB)`,
+  );
 
   const baseline = await baselineRss();
   const bareNode = await baselineRss(true);
-  console.log(`baseline: idle child that imported the compiled receiver (as the CLI runs): ${mib(baseline)} MiB RSS; bare idle Node: ${mib(bareNode)} MiB`);
+  console.log(
+    `baseline: idle child that imported the compiled receiver (as the CLI runs): ${mib(baseline)} MiB RSS; bare ` +
+      `idle Node: ${mib(bareNode)} MiB`,
+  );
   const connection = emulator.connectionString('memory');
   const runs: RunResult[] = [];
   const slow = SLOW_CONSUMER_DELAY_MS;
-  const defaultPlan = `polling:${slow}:cli,streaming:${slow}:cli,polling:0:cli,streaming:0:cli,polling:${slow}:embedded,streaming:${slow}:embedded`;
+  const defaultPlan =
+    `polling:${slow}:cli,streaming:${slow}:cli,polling:0:cli,streaming:0:cli,` +
+    `polling:${slow}:embedded,streaming:${slow}:embedded`;
   const plan = (process.env.BENCH_MEMORY_PLAN ?? defaultPlan).split(',').map((entry) => {
     const [backend, delay, runtimeSpec = 'cli'] = entry.split(':');
     const [runtime, cap] = runtimeSpec.split('=');
-    if (backend !== 'polling' && backend !== 'streaming') throw new Error(`BENCH_MEMORY_PLAN: unknown backend ${backend}`);
+    if (backend !== 'polling' && backend !== 'streaming')
+      throw new Error(`BENCH_MEMORY_PLAN: unknown backend ${backend}`);
     if (runtime !== 'cli' && runtime !== 'embedded') throw new Error(`BENCH_MEMORY_PLAN: unknown runtime ${runtime}`);
     const limit = cap === undefined ? undefined : Number(cap);
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 64)) throw new Error(`BENCH_MEMORY_PLAN: bad limit in ${entry}`);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 64))
+      throw new Error(`BENCH_MEMORY_PLAN: bad limit in ${entry}`);
     // `cli=N`: the worker's heap cap; `embedded=N`: the receiver's memory.limit_mib.
     const heapLimitMiB = runtime === 'cli' ? limit : undefined;
     const memoryLimitMiB = runtime === 'embedded' ? limit : undefined;
     const delayMs = Number(delay ?? SLOW_CONSUMER_DELAY_MS);
-    return [backend, delayMs, delayMs > 0 ? RUN_SECONDS : FAST_RUN_SECONDS, runtime, heapLimitMiB, memoryLimitMiB] as const;
+    return [
+      backend,
+      delayMs,
+      delayMs > 0 ? RUN_SECONDS : FAST_RUN_SECONDS,
+      runtime,
+      heapLimitMiB,
+      memoryLimitMiB,
+    ] as const;
   });
   for (const [backend, delay, seconds, runtime, heapLimitMiB, memoryLimitMiB] of plan) {
     const r = await drainRun(connection, backend, delay, seconds, runtime, heapLimitMiB, memoryLimitMiB);
     runs.push(r);
     const limit = heapLimitMiB ?? memoryLimitMiB;
     const label = limit ? `${runtime}=${limit}` : runtime;
-    const guard = memoryLimitMiB ? `; memory guard: ${r.memoryPauses ?? '?'} pauses, ${r.forcedGcs ?? '?'} forced GCs` : '';
+    const guard = memoryLimitMiB
+      ? `; memory guard: ${r.memoryPauses ?? '?'} pauses, ${r.forcedGcs ?? '?'} forced GCs`
+      : '';
     console.log(
-      `${backend.padEnd(9)} ${label.padEnd(8)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
-        `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline; V8 heap used ≤ ${r.peakHeapUsedMiB} MiB, external ≤ ${r.peakExternalMiB} MiB), drained ${r.eventsDrained.toLocaleString('en-US')} events in ${r.drainSeconds} s ` +
-        `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s, ${r.cpuMicrosPerEvent} µs CPU/event)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}${guard}`,
+      `${backend.padEnd(9)} ${label.padEnd(8)} consumer ${String(delay).padStart(2)} ms/batch: peak RSS ` +
+        `${r.peakRssMiB} MiB (max sampled ${r.maxSampledRssMiB}, at end ${r.finalRssMiB}; ` +
+        `${mib(r.peakRssMiB * MIB - baseline)} MiB above baseline; V8 heap used ≤ ${r.peakHeapUsedMiB} MiB, ` +
+        `external ≤ ${r.peakExternalMiB} MiB), drained ${r.eventsDrained.toLocaleString('en-US')} events in ` +
+        `${r.drainSeconds} s ` +
+        `(${r.eventsPerSecond.toLocaleString('en-US')} ev/s, ${r.cpuMicrosPerEvent} µs CPU/` +
+        `event)${r.drainedAll ? '' : ' — time limit reached'}; goal ≤ 256 MiB: ` +
+        `${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}${guard}`,
     );
   }
-  console.log(`BENCH_RESULT ${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), bareNodeRssMiB: mib(bareNode), childFlags: CHILD_FLAGS, goalMiB: 256, runs })}`);
+  console.log(
+    `BENCH_RESULT ` +
+      `${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), bareNodeRssMiB: mib(bareNode), childFlags: CHILD_FLAGS, goalMiB: 256, runs })}`,
+  );
 } finally {
   await emulator.stop();
 }

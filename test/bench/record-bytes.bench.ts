@@ -11,14 +11,21 @@ import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../scripts/local/sa
 import { encodeLogsRequest } from '../../src/exporters/internal/otlp-proto-encoder.ts';
 import { encodeLogsRequestJson } from '../../src/exporters/internal/otlp-json-encoder.ts';
 
-const context = { namespace: 'evhns-logs.servicebus.windows.net', eventHubName: 'insights-logs', consumerGroup: '$Default', partitionId: '3' };
-const events = SAMPLE_CATEGORIES.filter((c) => c !== 'functions').flatMap((category) => Array.from({ length: 20 }, (_, i) => ({
-  body: Buffer.from(sampleResourceLogBody(category, { records: 5, index: i })),
-  sequenceNumber: 100_000 + i,
-  offset: String(4_294_967_296 + i * 1024),
-  enqueuedTime: new Date(Date.UTC(2024, 4, 14, 9, 30, i)),
-  partitionKey: 'shop',
-})));
+const context = {
+  namespace: 'evhns-logs.servicebus.windows.net',
+  eventHubName: 'insights-logs',
+  consumerGroup: '$Default',
+  partitionId: '3',
+};
+const events = SAMPLE_CATEGORIES.filter((c) => c !== 'functions').flatMap((category) =>
+  Array.from({ length: 20 }, (_, i) => ({
+    body: Buffer.from(sampleResourceLogBody(category, { records: 5, index: i })),
+    sequenceNumber: 100_000 + i,
+    offset: String(4_294_967_296 + i * 1024),
+    enqueuedTime: new Date(Date.UTC(2024, 4, 14, 9, 30, i)),
+    partitionKey: 'shop',
+  })),
+);
 const inputBytes = events.reduce((n, e) => n + e.body.length, 0);
 
 const results: Record<string, { protobuf: number; json: number }> = {};
@@ -29,8 +36,10 @@ for (const extra of [{}, { eventMetadata: 'messaging' }, { recordUid: true }] as
     const protobuf = per(encodeLogsRequest(records).length);
     const json = per(encodeLogsRequestJson(records).length);
     results[`${format} ${JSON.stringify(extra)}`] = { protobuf, json };
-    console.log(`${format} ${JSON.stringify(extra)}: ${records.length} records, input ${per(inputBytes)} B/record, `
-      + `protobuf ${protobuf} B/record, JSON ${json} B/record`);
+    console.log(
+      `${format} ${JSON.stringify(extra)}: ${records.length} records, input ${per(inputBytes)} B/record, ` +
+        `protobuf ${protobuf} B/record, JSON ${json} B/record`,
+    );
   }
 }
 console.log(`BENCH_RESULT ${JSON.stringify(results)}`);

@@ -25,14 +25,19 @@ let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);
   const code = await new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, file)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, file)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let tail = '';
     child.stdout.on('data', (chunk: Buffer) => {
       process.stdout.write(chunk);
       tail = (tail + chunk.toString()).slice(-200_000);
     });
     child.on('exit', (c) => {
-      const line = tail.split('\n').reverse().find((l) => l.startsWith('BENCH_RESULT '));
+      const line = tail
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('BENCH_RESULT '));
       if (line) results[file.replace(/\.bench\.ts$/, '')] = JSON.parse(line.slice('BENCH_RESULT '.length));
       resolve(c ?? 1);
     });

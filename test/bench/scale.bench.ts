@@ -35,7 +35,10 @@ import type { SeenRequest } from './internal/counting-proxy.ts';
 import { startCountingProxyProcess, type RemoteCountingProxy } from './internal/counting-proxy-process.ts';
 import { readRss, mib } from './internal/child-rss.ts';
 import { parseDurationMs } from '../../src/component/duration.ts';
-import { DEFAULT_LEASE_DURATION_MS, DEFAULT_UPDATE_INTERVAL_MS } from '../../src/ownership/internal/coordinator-timings.ts';
+import {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_UPDATE_INTERVAL_MS,
+} from '../../src/ownership/internal/coordinator-timings.ts';
 
 const PARTITIONS = Number(process.env.BENCH_SCALE_PARTITIONS ?? 1024);
 const INSTANCES = Number(process.env.BENCH_SCALE_INSTANCES ?? 8);
@@ -53,10 +56,15 @@ const RECEIVER_OVERRIDES = JSON.parse(process.env.BENCH_SCALE_RECEIVER ?? '{}') 
 /** One event per partition this often, in the steady window: at most the checkpoint interval, so each has progress. */
 const PRODUCE_TICK_MS = Number(process.env.BENCH_SCALE_PRODUCE_EVERY_MS ?? 1_000);
 type DurationSetting = string | number;
-const ownershipOverrides = (RECEIVER_OVERRIDES.ownership ?? {}) as { lease_duration?: DurationSetting; update_interval?: DurationSetting };
+const ownershipOverrides = (RECEIVER_OVERRIDES.ownership ?? {}) as {
+  lease_duration?: DurationSetting;
+  update_interval?: DurationSetting;
+};
 /** The crash failover bound is the lease duration plus one update interval (docs/ownership.md). */
-const LEASE_MS = parseDurationMs(ownershipOverrides.lease_duration ?? DEFAULT_LEASE_DURATION_MS) ?? DEFAULT_LEASE_DURATION_MS;
-const UPDATE_MS = parseDurationMs(ownershipOverrides.update_interval ?? DEFAULT_UPDATE_INTERVAL_MS) ?? DEFAULT_UPDATE_INTERVAL_MS;
+const LEASE_MS =
+  parseDurationMs(ownershipOverrides.lease_duration ?? DEFAULT_LEASE_DURATION_MS) ?? DEFAULT_LEASE_DURATION_MS;
+const UPDATE_MS =
+  parseDurationMs(ownershipOverrides.update_interval ?? DEFAULT_UPDATE_INTERVAL_MS) ?? DEFAULT_UPDATE_INTERVAL_MS;
 const KIB = 1024;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -68,7 +76,13 @@ const round1 = (x: number): number => Math.round(x * 10) / 10;
 
 /** What a storage request is for, from its path, `comp` and lease action. */
 function kindOf(r: SeenRequest): string {
-  const area = r.path.includes('/ownership/') ? 'ownership' : r.path.includes('/checkpoint/') ? 'checkpoint' : r.path.includes('/members/') ? 'membership' : 'container';
+  const area = r.path.includes('/ownership/')
+    ? 'ownership'
+    : r.path.includes('/checkpoint/')
+      ? 'checkpoint'
+      : r.path.includes('/members/')
+        ? 'membership'
+        : 'container';
   if (r.comp === 'list') return 'list';
   if (r.comp === 'lease') return `${area} lease ${r.leaseAction || '?'}`;
   if (r.comp === 'metadata') return `${area} ${r.method === 'PUT' ? 'metadata write' : 'metadata read'}`;
@@ -123,7 +137,9 @@ async function storageWindow(
     seconds: round1(elapsed),
     requests: window.length,
     perPartitionPerMinute: perPartitionPerMinute(window.length),
-    byKindPerPartitionPerMinute: Object.fromEntries(Object.entries(tallyKinds(window)).map(([k, n]) => [k, perPartitionPerMinute(n)])),
+    byKindPerPartitionPerMinute: Object.fromEntries(
+      Object.entries(tallyKinds(window)).map(([k, n]) => [k, perPartitionPerMinute(n)]),
+    ),
     renewLatency: renewLatency(window),
   };
 }
@@ -133,7 +149,9 @@ process.env.RECEIVER_LOOP_DELAY_MS = '5000';
 const azurite = await startAzurite();
 // Azurite is a child process already; the proxy gets one of its own, away from the emulator's event loop.
 const proxy = await startCountingProxyProcess(azurite.port);
-const storage = `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
+const storage =
+  `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT};AccountKey=${AZURITE_KEY};` +
+  `BlobEndpoint=http://127.0.0.1:${proxy.port}/${AZURITE_ACCOUNT};`;
 const hub = randomName('scale');
 const baselineHub = randomName('baseline');
 /**
@@ -142,7 +160,13 @@ const baselineHub = randomName('baseline');
  */
 const BASELINE_GROUP = 'baseline';
 const emulator = await startEmulator({
-  port: 0, tier: 'dedicated', consumerGroups: [BASELINE_GROUP], hubs: [{ name: hub, partitions: PARTITIONS }, { name: baselineHub, partitions: 1 }],
+  port: 0,
+  tier: 'dedicated',
+  consumerGroups: [BASELINE_GROUP],
+  hubs: [
+    { name: hub, partitions: PARTITIONS },
+    { name: baselineHub, partitions: 1 },
+  ],
 });
 let producing = false;
 const producer = setInterval(() => {
@@ -166,7 +190,13 @@ interface BaselineSettings {
   readonly ownership: Record<string, unknown>;
 }
 
-function spawnInstance(name: string, hubName: string, container: string, strategy: 'balanced' | 'greedy', baseline?: BaselineSettings): Instance {
+function spawnInstance(
+  name: string,
+  hubName: string,
+  container: string,
+  strategy: 'balanced' | 'greedy',
+  baseline?: BaselineSettings,
+): Instance {
   const instance = new Instance(name, {
     connection: emulator.connectionString(hubName),
     ...(baseline ? { group: baseline.group } : {}),
@@ -184,24 +214,40 @@ function spawnInstance(name: string, hubName: string, container: string, strateg
 try {
   // The baselines talk to Azurite directly: the proxy counts the fleet's storage requests only.
   const direct = { storage: azurite.connectionString, ownership: {} };
-  const oneHubBaseline = spawnInstance('baseline-1p-hub', baselineHub, await newContainer('baseline'), 'balanced', { ...direct, group: '$Default' });
+  const oneHubBaseline = spawnInstance('baseline-1p-hub', baselineHub, await newContainer('baseline'), 'balanced', {
+    ...direct,
+    group: '$Default',
+  });
   const sameHubContainer = await containerWithForeignClaims({
-    storageConnection: azurite.connectionString, fullyQualifiedNamespace: await namespaceOf(emulator.connectionString(hub)),
-    hub, consumerGroup: BASELINE_GROUP, hubPartitions: PARTITIONS, owned: 1, namePrefix: 'baseline-same-hub',
+    storageConnection: azurite.connectionString,
+    fullyQualifiedNamespace: await namespaceOf(emulator.connectionString(hub)),
+    hub,
+    consumerGroup: BASELINE_GROUP,
+    hubPartitions: PARTITIONS,
+    owned: 1,
+    namePrefix: 'baseline-same-hub',
   });
   // The foreign claims are written once: they must count as held for the whole bench.
   const baseline = spawnInstance('baseline', hub, sameHubContainer, 'balanced', {
-    ...direct, group: BASELINE_GROUP, ownership: { foreign_ownership_expiry: '24h' },
+    ...direct,
+    group: BASELINE_GROUP,
+    ownership: { foreign_ownership_expiry: '24h' },
   });
-  await waitUntil(() => baseline.owned.size === 1 && oneHubBaseline.owned.size === 1, 60_000, 'the baseline instances to open their partition',
-    [baseline, oneHubBaseline]);
+  await waitUntil(
+    () => baseline.owned.size === 1 && oneHubBaseline.owned.size === 1,
+    60_000,
+    'the baseline instances to open their partition',
+    [baseline, oneHubBaseline],
+  );
 
   for (const strategy of STRATEGIES) {
     producing = false;
     const container = await newContainer(`scale-${strategy}`);
     const fair = PARTITIONS / INSTANCES;
     const spawnedAt = Date.now();
-    const fleet = Array.from({ length: INSTANCES }, (_, i) => spawnInstance(`${strategy}-${i}`, hub, container, strategy));
+    const fleet = Array.from({ length: INSTANCES }, (_, i) =>
+      spawnInstance(`${strategy}-${i}`, hub, container, strategy),
+    );
     const coldRequestsFrom = await proxy.length();
     const allOwned = (): boolean => new Set(fleet.flatMap((i) => [...i.owned])).size === PARTITIONS;
     const isBalanced = (): boolean => allOwned() && fleet.every((i) => Math.abs(i.owned.size - fair) <= 1);
@@ -234,18 +280,31 @@ try {
       maxMs: Math.max(...loopDelays.map((d) => d.max)),
       perInstanceMaxMs: loopDelays.map((d) => d.max),
     };
-    const coldLine = `event-loop delay in the instances (worst 5 s p99 ${coldLoopDelay.worstP99Ms} ms, max per instance ` +
-      `${coldLoopDelay.perInstanceMaxMs.join('/')} ms); partitions closed meanwhile, by reason: ${JSON.stringify(closed)}; storage requests ${JSON.stringify(coldKinds)}; ` +
-      `lease renewal latency at the proxy: median ${coldRenewLatency.medianMs} ms, p95 ${coldRenewLatency.p95Ms} ms, max ${coldRenewLatency.maxMs} ms`;
+    const coldLine =
+      `event-loop delay in the instances (worst 5 s p99 ${coldLoopDelay.worstP99Ms} ms, max per instance ` +
+      `${coldLoopDelay.perInstanceMaxMs.join('/')} ms); partitions closed meanwhile, by reason: ` +
+      `${JSON.stringify(closed)}; storage requests ${JSON.stringify(coldKinds)}; ` +
+      `lease renewal latency at the proxy: median ${coldRenewLatency.medianMs} ms, p95 ${coldRenewLatency.p95Ms} ms,` +
+      ` max ${coldRenewLatency.maxMs} ms`;
     if (!isBalanced()) {
       const opened = new Set(fleet.flatMap((i) => [...i.owned])).size;
       console.log(
-        `${strategy}: NOT balanced after ${(balanceMs / 1000).toFixed(0)} s: ${opened} of ${PARTITIONS} partitions opened, shares ${fleet.map((i) => i.owned.size).join('/')}; ` +
-          `opened over time ${progress.map((p) => `${Math.round(p.atMs / 1000)} s: ${p.opened}`).join(', ')}; ${coldRequests} storage requests`,
+        `${strategy}: NOT balanced after ${(balanceMs / 1000).toFixed(0)} s: ${opened} of ${PARTITIONS} partitions ` +
+          `opened, shares ${fleet.map((i) => i.owned.size).join('/')}; ` +
+          `opened over time ${progress.map((p) => `${Math.round(p.atMs / 1000)} s: ${p.opened}`).join(', ')}; ` +
+          `${coldRequests} storage requests`,
       );
       console.log(`${strategy}: ${coldLine}`);
       results.push({
-        strategy, balanced: false, afterMs: balanceMs, opened, progress, closed, coldStorageRequests: coldRequests, coldKinds, coldRenewLatency,
+        strategy,
+        balanced: false,
+        afterMs: balanceMs,
+        opened,
+        progress,
+        closed,
+        coldStorageRequests: coldRequests,
+        coldKinds,
+        coldRenewLatency,
         coldLoopDelay,
       });
       await Promise.all(fleet.map((i) => i.crash()));
@@ -253,7 +312,8 @@ try {
     }
     console.log(
       `${strategy}: balanced ${(balanceMs / 1000).toFixed(1)} s after spawning ${INSTANCES} processes ` +
-        `(the first partition opened after ${(((firstOwnedAt ?? spawnedAt) - spawnedAt) / 1000).toFixed(1)} s: process start + the first round's delay); ` +
+        `(the first partition opened after ${(((firstOwnedAt ?? spawnedAt) - spawnedAt) / 1000).toFixed(1)} s: ` +
+        `process start + the first round's delay); ` +
         `${coldRequests} storage requests to get there; shares ${fleet.map((i) => i.owned.size).join('/')}`,
     );
     console.log(`${strategy}: cold start: ${coldLine}`);
@@ -273,22 +333,30 @@ try {
     const idle = await storageWindow(proxy, IDLE_SECONDS, sampleRss);
     // A baseline that took more than its one partition (the foreign claims not seen) would measure nothing.
     if (baseline.owned.size !== 1 || oneHubBaseline.owned.size !== 1) {
-      throw new Error(`the baselines own ${baseline.owned.size} and ${oneHubBaseline.owned.size} partitions, not 1 each`);
+      throw new Error(
+        `the baselines own ${baseline.owned.size} and ${oneHubBaseline.owned.size} partitions, not 1 each`,
+      );
     }
     const baselineRss = median(rss.get(baseline.name)!);
     const oneHubBaselineRss = median(rss.get(oneHubBaseline.name)!);
-    const perPartitionKiB = (base: number): number[] => fleet.map((i) => (median(rss.get(i.name)!) - base) / (i.owned.size - 1) / KIB);
+    const perPartitionKiB = (base: number): number[] =>
+      fleet.map((i) => (median(rss.get(i.name)!) - base) / (i.owned.size - 1) / KIB);
     const sameHubKiB = perPartitionKiB(baselineRss);
     const oneHubKiB = perPartitionKiB(oneHubBaselineRss);
-    const kibRange = (xs: number[]): string => `${Math.round(median(xs))} KiB (range ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))})`;
+    const kibRange = (xs: number[]): string =>
+      `${Math.round(median(xs))} KiB (range ${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))})`;
     const instanceRssMiB = fleet.map((i) => mib(median(rss.get(i.name)!)));
     console.log(
-      `${strategy}: idle ${idle.perPartitionPerMinute} storage ops/partition/min over ${idle.seconds} s ${JSON.stringify(idle.byKindPerPartitionPerMinute)}`,
+      `${strategy}: idle ${idle.perPartitionPerMinute} storage ops/partition/min over ${idle.seconds} s ` +
+        `${JSON.stringify(idle.byKindPerPartitionPerMinute)}`,
     );
     console.log(
-      `${strategy}: idle RSS per instance ${instanceRssMiB.join('/')} MiB; baseline owning 1 partition of the same hub ` +
-        `${mib(baselineRss)} MiB: ${kibRange(sameHubKiB)} per owned partition above it; baseline of a 1-partition hub ` +
-        `${mib(oneHubBaselineRss)} MiB (the hub's size not counted out, as earlier releases measured): ${kibRange(oneHubKiB)}`,
+      `${strategy}: idle RSS per instance ${instanceRssMiB.join('/')} MiB; baseline owning 1 partition of the same ` +
+        `hub ` +
+        `${mib(baselineRss)} MiB: ${kibRange(sameHubKiB)} per owned partition above it; baseline of a 1-partition ` +
+        `hub ` +
+        `${mib(oneHubBaselineRss)} MiB (the hub's size not counted out, as earlier releases measured): ` +
+        `${kibRange(oneHubKiB)}`,
     );
 
     // Steady: one event per partition per PRODUCE_TICK_MS.
@@ -296,8 +364,10 @@ try {
     await sleep(2 * PRODUCE_TICK_MS);
     const steady = await storageWindow(proxy, STEADY_SECONDS);
     console.log(
-      `${strategy}: steady ${steady.perPartitionPerMinute} storage ops/partition/min over ${steady.seconds} s at 1 event/partition per ${PRODUCE_TICK_MS / 1000} s ` +
-        `${JSON.stringify(steady.byKindPerPartitionPerMinute)}; lease renewal latency median ${steady.renewLatency.medianMs} ms, ` +
+      `${strategy}: steady ${steady.perPartitionPerMinute} storage ops/partition/min over ${steady.seconds} s at 1 ` +
+        `event/partition per ${PRODUCE_TICK_MS / 1000} s ` +
+        `${JSON.stringify(steady.byKindPerPartitionPerMinute)}; lease renewal latency median ` +
+        `${steady.renewLatency.medianMs} ms, ` +
         `p95 ${steady.renewLatency.p95Ms} ms`,
     );
 
@@ -308,32 +378,43 @@ try {
     const killedAt = Date.now();
     await victim.crash();
     const openedAt = (pid: string): number | undefined =>
-      survivors.flatMap((i) => i.statuses).find((s) => s.type === 'partitionOpened' && s.partitionId === pid && (s.at ?? 0) >= killedAt)?.at;
+      survivors
+        .flatMap((i) => i.statuses)
+        .find((s) => s.type === 'partitionOpened' && s.partitionId === pid && (s.at ?? 0) >= killedAt)?.at;
     const readAt = (pid: string): number | undefined => {
       let first: number | undefined;
-      for (const i of survivors) for (const [p, , at] of i.records) if (p === pid && at >= killedAt && (first === undefined || at < first)) first = at;
+      for (const i of survivors)
+        for (const [p, , at] of i.records)
+          if (p === pid && at >= killedAt && (first === undefined || at < first)) first = at;
       return first;
     };
     // Not a throw on timeout: a fleet too loaded to take the partitions over is a result, reported with why.
     const within = (cond: () => boolean): Promise<boolean> =>
-      waitUntil(cond, FAILOVER_TIMEOUT_MS, '').then(() => true, () => false);
+      waitUntil(cond, FAILOVER_TIMEOUT_MS, '').then(
+        () => true,
+        () => false,
+      );
     const reopenedInTime = await within(() => lost.every((pid) => openedAt(pid) !== undefined));
     const readInTime = reopenedInTime && (await within(() => lost.every((pid) => readAt(pid) !== undefined)));
     const reopened = lost.filter((pid) => openedAt(pid) !== undefined);
     const openedMs = reopenedInTime ? Math.max(...lost.map((pid) => openedAt(pid)!)) - killedAt : undefined;
     const readMs = readInTime ? Math.max(...lost.map((pid) => readAt(pid)!)) - killedAt : undefined;
-    const firstOpenedMs = reopened.length > 0 ? Math.min(...reopened.map((pid) => openedAt(pid)!)) - killedAt : undefined;
+    const firstOpenedMs =
+      reopened.length > 0 ? Math.min(...reopened.map((pid) => openedAt(pid)!)) - killedAt : undefined;
     const closedSinceKill: Record<string, number> = {};
     for (const st of survivors.flatMap((i) => i.statuses)) {
       if (st.type !== 'partitionClosed' || (st.at ?? 0) < killedAt) continue;
       closedSinceKill[st.reason ?? '?'] = (closedSinceKill[st.reason ?? '?'] ?? 0) + 1;
     }
-    const secs = (ms: number | undefined): string => (ms === undefined ? 'not within the timeout' : `after ${(ms / 1000).toFixed(1)} s`);
+    const secs = (ms: number | undefined): string =>
+      ms === undefined ? 'not within the timeout' : `after ${(ms / 1000).toFixed(1)} s`;
     console.log(
       `${strategy}: kill -9 of ${victim.name} (${lost.length} partitions): first reopened ${secs(firstOpenedMs)}, ` +
         `all reopened ${secs(openedMs)} (${reopened.length} of ${lost.length}), all read again ${secs(readMs)} ` +
-        `(lease ${LEASE_MS / 1000} s + update ${UPDATE_MS / 1000} s = ${(LEASE_MS + UPDATE_MS) / 1000} s bound); survivors' partitions ` +
-        `closed since the kill, by reason: ${JSON.stringify(closedSinceKill)}; shares now ${survivors.map((i) => i.owned.size).join('/')}`,
+        `(lease ${LEASE_MS / 1000} s + update ${UPDATE_MS / 1000} s = ${(LEASE_MS + UPDATE_MS) / 1000} s bound); ` +
+        `survivors' partitions ` +
+        `closed since the kill, by reason: ${JSON.stringify(closedSinceKill)}; shares now ` +
+        `${survivors.map((i) => i.owned.size).join('/')}`,
     );
     results.push({
       strategy,
@@ -356,14 +437,25 @@ try {
         perOwnedPartitionKiBMedianVsOnePartitionHub: Math.round(median(oneHubKiB)),
       },
       failover: {
-        partitions: lost.length, reopened: reopened.length, firstOpenedMs, allOpenedMs: openedMs, allReadMs: readMs, closedSinceKill,
+        partitions: lost.length,
+        reopened: reopened.length,
+        firstOpenedMs,
+        allOpenedMs: openedMs,
+        allReadMs: readMs,
+        closedSinceKill,
         survivorShares: survivors.map((i) => i.owned.size),
       },
     });
     producing = false;
     await Promise.all(fleet.map((i) => i.crash()));
   }
-  const summary = { partitions: PARTITIONS, instances: INSTANCES, backend: BACKEND, overrides: RECEIVER_OVERRIDES, results };
+  const summary = {
+    partitions: PARTITIONS,
+    instances: INSTANCES,
+    backend: BACKEND,
+    overrides: RECEIVER_OVERRIDES,
+    results,
+  };
   console.log(`BENCH_RESULT ${JSON.stringify(summary)}`);
 } finally {
   clearInterval(producer);

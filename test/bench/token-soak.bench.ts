@@ -76,7 +76,9 @@ try {
       env: {
         ...process.env,
         TOKEN_SOAK_KIND: kind,
-        TOKEN_SOAK_CONNECTION_STRING: emulator.connectionString(hub).replace(/SharedAccessKey=[^;]*/, `SharedAccessKey=${KEY}`),
+        TOKEN_SOAK_CONNECTION_STRING: emulator
+          .connectionString(hub)
+          .replace(/SharedAccessKey=[^;]*/, `SharedAccessKey=${KEY}`),
         TOKEN_SOAK_LIFETIME_MS: String(LIFETIME_MS),
         TOKEN_SOAK_PARTITIONS: String(PARTITIONS),
       },
@@ -87,7 +89,10 @@ try {
     load.start();
     runs.push({ kind, hub, load, child, rss: [] });
   }
-  console.log(`token soak: ${KINDS.join(' + ')} for ${MINUTES} min, tokens living ${LIFETIME_MS / 1000} s, ${RATE} events/s each, ${PARTITIONS} partitions`);
+  console.log(
+    `token soak: ${KINDS.join(' + ')} for ${MINUTES} min, tokens living ${LIFETIME_MS / 1000} s, ${RATE} events/s ` +
+      `each, ${PARTITIONS} partitions`,
+  );
   let nextPrint = 60_000;
   while (Date.now() - started < DURATION_MS) {
     await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
@@ -99,8 +104,13 @@ try {
     emulatorRss.push([t, process.memoryUsage().rss]);
     if (t >= nextPrint) {
       nextPrint += 60_000;
-      const line = runs.map((r) => `${r.kind} rss ${mib(r.rss.at(-1)?.[1] ?? NaN)} MiB, sent ${r.load.total}`).join('; ');
-      console.log(`  ${Math.round(t / 60_000)} min: ${line}; renewals so far ${claimsPerAudience(emulator).reduce((s, c) => s + c.renewals, 0)}`);
+      const line = runs
+        .map((r) => `${r.kind} rss ${mib(r.rss.at(-1)?.[1] ?? NaN)} MiB, sent ${r.load.total}`)
+        .join('; ');
+      console.log(
+        `  ${Math.round(t / 60_000)} min: ${line}; renewals so far ` +
+          `${claimsPerAudience(emulator).reduce((s, c) => s + c.renewals, 0)}`,
+      );
     }
   }
   for (const run of runs) run.load.stop();
@@ -109,7 +119,11 @@ try {
   let failed = false;
   for (const run of runs) {
     // Let the readers catch up with the last events (at most 30 s).
-    let report = await ask<{ missing: number; counts: Array<{ unique: number; duplicates: number }>; errors: string[] }>(run.child, { type: 'report', sent: run.load.sent }, 'report');
+    let report = await ask<{
+      missing: number;
+      counts: Array<{ unique: number; duplicates: number }>;
+      errors: string[];
+    }>(run.child, { type: 'report', sent: run.load.sent }, 'report');
     for (const deadline = Date.now() + 30_000; report.missing > 0 && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       report = await ask(run.child, { type: 'report', sent: run.load.sent }, 'report');
@@ -118,9 +132,15 @@ try {
     const ofHub = new RegExp(`/${run.hub}(/|$)`, 'i');
     const claims = claimsPerAudience(emulator).filter((c) => ofHub.test(c.audience));
     const partitionClaims = claims.filter((c) => PARTITION_AUDIENCE.test(c.audience));
-    const expired = emulator.claims.expiredLinks.filter((l) => l.entityPath.toLowerCase().startsWith(run.hub.toLowerCase()));
-    const detached = emulator.audit.records.filter((r) => r.hub === run.hub && r.detachedAt !== undefined && r.detachedAt < started + DURATION_MS);
-    const afterWarmup = run.rss.filter(([t]) => t >= WARMUP_MS).map(([t, b]) => [t / 3_600_000, b / (1024 * 1024)] as const);
+    const expired = emulator.claims.expiredLinks.filter((l) =>
+      l.entityPath.toLowerCase().startsWith(run.hub.toLowerCase()),
+    );
+    const detached = emulator.audit.records.filter(
+      (r) => r.hub === run.hub && r.detachedAt !== undefined && r.detachedAt < started + DURATION_MS,
+    );
+    const afterWarmup = run.rss
+      .filter(([t]) => t >= WARMUP_MS)
+      .map(([t, b]) => [t / 3_600_000, b / (1024 * 1024)] as const);
     const result = {
       sent: run.load.total,
       lost: report.missing,
@@ -146,10 +166,18 @@ try {
     console.log(`${run.kind} RSS samples (MiB, every ${SAMPLE_MS / 1000} s): ${rssSamplesMiB.join(' ')}`);
     if (report.errors.length) console.log(`${run.kind} reader errors: ${report.errors.slice(0, 5).join(' | ')}`);
   }
-  const emulatorAfterWarmup = emulatorRss.filter(([t]) => t >= WARMUP_MS).map(([t, b]) => [t / 3_600_000, b / (1024 * 1024)] as const);
-  const emulatorSummary = { rssEndMiB: mib(emulatorRss.at(-1)?.[1] ?? NaN), rssSlopeMiBPerHour: Math.round(slope(emulatorAfterWarmup) * 10) / 10 };
+  const emulatorAfterWarmup = emulatorRss
+    .filter(([t]) => t >= WARMUP_MS)
+    .map(([t, b]) => [t / 3_600_000, b / (1024 * 1024)] as const);
+  const emulatorSummary = {
+    rssEndMiB: mib(emulatorRss.at(-1)?.[1] ?? NaN),
+    rssSlopeMiBPerHour: Math.round(slope(emulatorAfterWarmup) * 10) / 10,
+  };
   console.log(`emulator (bench process): ${JSON.stringify(emulatorSummary)}`);
-  console.log(`BENCH_RESULT ${JSON.stringify({ minutes: MINUTES, tokenLifetimeMs: LIFETIME_MS, eventsPerSecond: RATE, partitions: PARTITIONS, ...results, emulator: emulatorSummary })}`);
+  console.log(
+    `BENCH_RESULT ` +
+      `${JSON.stringify({ minutes: MINUTES, tokenLifetimeMs: LIFETIME_MS, eventsPerSecond: RATE, partitions: PARTITIONS, ...results, emulator: emulatorSummary })}`,
+  );
   process.exitCode = failed ? 1 : 0;
 } finally {
   for (const run of runs) {

@@ -60,19 +60,46 @@ service:
     const code = await p.exited(60_000);
     return { code, out: p.stdout(), err: p.stderr() };
   };
-  eh.emulator.append(eh.hubName, '0', ['a', 'b', 'c'].map((body) => ({ body })));
-  eh.emulator.append(eh.hubName, '1', ['d', 'e'].map((body) => ({ body })));
+  eh.emulator.append(
+    eh.hubName,
+    '0',
+    ['a', 'b', 'c'].map((body) => ({ body })),
+  );
+  eh.emulator.append(
+    eh.hubName,
+    '1',
+    ['d', 'e'].map((body) => ({ body })),
+  );
 
   const run = startCli(t, ['--config', configPath], env);
   await waitUntil(async () => ((await recordCount(out)) >= 5 ? true : undefined), 30_000, '5 records exported');
 
-  const listed = await waitUntil(async () => {
-    const r = await cli(['checkpoints', 'list', '--config', configPath, '--output', 'json']);
-    assert.equal(r.code, 0, r.err);
-    const doc = JSON.parse(r.out) as { partitions: { partition: string; owner: string | null; lease: string; checkpoint: number | null; lastEnqueued: number; lagEvents: number }[] };
-    return doc.partitions.every((p) => p.lagEvents === 0) ? doc : undefined;
-  }, 30_000, 'checkpoints to catch up');
-  assert.deepEqual(listed.partitions.map((p) => [p.partition, p.checkpoint, p.lastEnqueued, p.lease]), [['0', 2, 2, 'leased'], ['1', 1, 1, 'leased']]);
+  const listed = await waitUntil(
+    async () => {
+      const r = await cli(['checkpoints', 'list', '--config', configPath, '--output', 'json']);
+      assert.equal(r.code, 0, r.err);
+      const doc = JSON.parse(r.out) as {
+        partitions: {
+          partition: string;
+          owner: string | null;
+          lease: string;
+          checkpoint: number | null;
+          lastEnqueued: number;
+          lagEvents: number;
+        }[];
+      };
+      return doc.partitions.every((p) => p.lagEvents === 0) ? doc : undefined;
+    },
+    30_000,
+    'checkpoints to catch up',
+  );
+  assert.deepEqual(
+    listed.partitions.map((p) => [p.partition, p.checkpoint, p.lastEnqueued, p.lease]),
+    [
+      ['0', 2, 2, 'leased'],
+      ['1', 1, 1, 'leased'],
+    ],
+  );
   assert.ok(listed.partitions.every((p) => typeof p.owner === 'string'));
 
   const table = await cli(['checkpoints', '--config', configPath]);
@@ -90,8 +117,13 @@ service:
   assert.equal(reset.code, 0, reset.err);
   assert.match(reset.out, /partition 0: checkpoint set to sequence number 0/);
 
-  const after = JSON.parse((await cli(['checkpoints', 'list', '--config', configPath, '--output', 'json'])).out) as { partitions: { checkpoint: number; lagEvents: number; lease: string }[] };
-  assert.deepEqual(after.partitions.map((p) => p.checkpoint), [0, 1]);
+  const after = JSON.parse((await cli(['checkpoints', 'list', '--config', configPath, '--output', 'json'])).out) as {
+    partitions: { checkpoint: number; lagEvents: number; lease: string }[];
+  };
+  assert.deepEqual(
+    after.partitions.map((p) => p.checkpoint),
+    [0, 1],
+  );
   assert.equal(after.partitions[0]!.lagEvents, 2);
 
   // The next run reads partition 0 again from event 1: two records replayed, nothing else.
@@ -100,5 +132,9 @@ service:
   replay.child.kill('SIGTERM');
   assert.equal(await replay.exited(60_000), 0);
   assert.equal(await recordCount(out), 7);
-  for (const r of [table, refused, reset]) assert.ok(!`${r.out}${r.err}`.includes('Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq'), 'no account key printed');
+  for (const r of [table, refused, reset])
+    assert.ok(
+      !`${r.out}${r.err}`.includes('Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq'),
+      'no account key printed',
+    );
 });

@@ -36,7 +36,12 @@ export interface CliSpawnOptions {
   readonly gid?: number;
 }
 
-export function startCli(t: TestContext, args: readonly string[], env: Record<string, string> = {}, how: CliSpawnOptions = {}): CliProcess {
+export function startCli(
+  t: TestContext,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  how: CliSpawnOptions = {},
+): CliProcess {
   const child = spawn(process.execPath, [how.bin ?? BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: how.cwd,
@@ -52,7 +57,9 @@ export function startCli(t: TestContext, args: readonly string[], env: Record<st
     err += c.toString();
     for (const w of waiters) w();
   });
-  const exit = new Promise<number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGKILL' ? 137 : 128))));
+  const exit = new Promise<number>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGKILL' ? 137 : 128))),
+  );
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -98,7 +105,10 @@ export function startCli(t: TestContext, args: readonly string[], env: Record<st
     },
     exited(timeoutMs) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the CLI did not exit within ${timeoutMs} ms; stderr:\n${err.slice(-4000)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`the CLI did not exit within ${timeoutMs} ms; stderr:\n${err.slice(-4000)}`)),
+          timeoutMs,
+        );
         void exit.then((code) => {
           clearTimeout(timer);
           resolve(code);
@@ -137,7 +147,12 @@ export async function httpGet(url: string, timeoutMs = 5_000): Promise<{ status:
 }
 
 /** Polls `probe` every `intervalMs` until it returns a value other than undefined; rejects after `timeoutMs`. */
-export async function waitUntil<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string, intervalMs = 100): Promise<T> {
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -147,7 +162,8 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined>, timeoutM
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs).unref());
   }
 }

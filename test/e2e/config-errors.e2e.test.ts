@@ -13,10 +13,14 @@ const FIXTURES = join(import.meta.dirname, '../fixtures/config');
 /** Child processes run at once; each is a Node process compiling TypeScript, the machine has few cores. */
 const PARALLEL = 3;
 
-test('invalid fixtures fail validate and start with exit 2, their paths, and no secrets', { timeout: 180_000 }, async (t) => {
+test('invalid fixtures fail validate and start with exit 2, their paths, and no secrets', {
+  timeout: 180_000,
+}, async (t) => {
   const fixtures = readdirSync(FIXTURES).filter((f) => f.startsWith('invalid_') && f.endsWith('.yaml'));
   assert.ok(fixtures.length >= 10);
-  const jobs = fixtures.flatMap((name) => [['validate', '--config'], ['--config']].map((args) => ({ name, args: [...args, join(FIXTURES, name)] })));
+  const jobs = fixtures.flatMap((name) =>
+    [['validate', '--config'], ['--config']].map((args) => ({ name, args: [...args, join(FIXTURES, name)] })),
+  );
   const failures: string[] = [];
   for (let i = 0; i < jobs.length; i += PARALLEL) {
     await Promise.all(
@@ -30,9 +34,11 @@ test('invalid fixtures fail validate and start with exit 2, their paths, and no 
         const output = p.stdout() + p.stderr();
         const what = `${args[0]} ${name}`;
         if (code !== 2) failures.push(`${what}: exit ${code}\n${output}`);
-        for (const e of expects) if (!output.includes(e)) failures.push(`${what}: missing ${JSON.stringify(e)} in\n${output}`);
+        for (const e of expects)
+          if (!output.includes(e)) failures.push(`${what}: missing ${JSON.stringify(e)} in\n${output}`);
         for (const s of secrets) if (output.includes(s)) failures.push(`${what}: leaked a secret`);
-        if (/SharedAccessKey=(?!\*\*\*)|AccountKey=(?!\*\*\*)/.test(output)) failures.push(`${what}: a key value in\n${output}`);
+        if (/SharedAccessKey=(?!\*\*\*)|AccountKey=(?!\*\*\*)/.test(output))
+          failures.push(`${what}: a key value in\n${output}`);
       }),
     );
   }

@@ -40,7 +40,8 @@ async function startSink() {
       }
       const request = JSON.parse(text) as OtlpJsonRequest;
       for (const rl of request.resourceLogs ?? [])
-        for (const sl of rl.scopeLogs ?? []) for (const r of sl.logRecords ?? []) bodies.push(r.body?.stringValue ?? '');
+        for (const sl of rl.scopeLogs ?? [])
+          for (const r of sl.logRecords ?? []) bodies.push(r.body?.stringValue ?? '');
       res.setHeader('content-type', 'application/json');
       res.end('{}');
     });
@@ -59,13 +60,13 @@ async function startSink() {
 
 /** The value of a Prometheus counter series whose labels include `exporter="<id>"`, 0 when absent. */
 function counter(metrics: string, name: string, exporter: string): number {
-  const line = metrics
-    .split('\n')
-    .find((l) => l.startsWith(`${name}_total{`) && l.includes(`exporter="${exporter}"`));
+  const line = metrics.split('\n').find((l) => l.startsWith(`${name}_total{`) && l.includes(`exporter="${exporter}"`));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-test('health: an exporter retrying inside retry_on_failure turns the receiver degraded, naming it; ready again after', { timeout: 120_000 }, async (t) => {
+test('health: an exporter retrying inside retry_on_failure turns the receiver degraded, naming it; ready again after', {
+  timeout: 120_000,
+}, async (t) => {
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
   const emulator = await startEmulator({ port: 0 });
@@ -79,7 +80,9 @@ test('health: an exporter retrying inside retry_on_failure turns the receiver de
     const sink = await startSink();
     t.after(() => sink.close());
     const configPath = join(dir, `${backend}.yaml`);
-    await writeFile(configPath, `receivers:
+    await writeFile(
+      configPath,
+      `receivers:
   azure_event_hub:
     connection: \${env:EH_CONNECTION}
     backend: ${backend}
@@ -114,39 +117,71 @@ service:
   telemetry:
     metrics:
       address: 127.0.0.1:0
-`);
+`,
+    );
     const cli = startCli(t, ['--config', configPath], {
       EH_CONNECTION: emulator.connectionString(hub),
       STORAGE_CONNECTION: azurite.connectionString,
     });
     const health = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/`;
-    const metrics = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/metrics`;
+    const metrics =
+      `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
+      `metrics`;
     const sent = ['0', '1'].flatMap((pid) => [1, 2, 3].map((i) => `${backend}-${pid}-${i}`));
-    for (const pid of ['0', '1']) emulator.append(hub, pid, sent.filter((b) => b.startsWith(`${backend}-${pid}-`)).map((body) => ({ body })));
+    for (const pid of ['0', '1'])
+      emulator.append(
+        hub,
+        pid,
+        sent.filter((b) => b.startsWith(`${backend}-${pid}-`)).map((body) => ({ body })),
+      );
 
     // The exporter retries inside one export: the failed-attempt counter rises from the first refusal,
     // while the final-failure counter waits for a give-up that max_elapsed_time 0 never brings.
-    await waitUntil(async () => (counter((await httpGet(metrics)).body, 'otelcol_exporter_failed_attempts', 'otlphttp/backend') >= 2 ? true : undefined),
-      30_000, `${backend}: failed attempts counted`);
-    assert.equal(counter((await httpGet(metrics)).body, 'otelcol_exporter_send_failed_log_records', 'otlphttp/backend'), 0);
+    await waitUntil(
+      async () =>
+        counter((await httpGet(metrics)).body, 'otelcol_exporter_failed_attempts', 'otlphttp/backend') >= 2
+          ? true
+          : undefined,
+      30_000,
+      `${backend}: failed attempts counted`,
+    );
+    assert.equal(
+      counter((await httpGet(metrics)).body, 'otelcol_exporter_send_failed_log_records', 'otlphttp/backend'),
+      0,
+    );
 
-    const degraded = await waitUntil(async () => {
-      const r = await httpGet(health);
-      const body = JSON.parse(r.body);
-      return r.status === 503 && body.status === 'degraded' ? body : undefined;
-    }, 30_000, `${backend}: degraded while the exporter retries`);
+    const degraded = await waitUntil(
+      async () => {
+        const r = await httpGet(health);
+        const body = JSON.parse(r.body);
+        return r.status === 503 && body.status === 'degraded' ? body : undefined;
+      },
+      30_000,
+      `${backend}: degraded while the exporter retries`,
+    );
     const receiver = degraded.receivers.azure_event_hub;
     assert.equal(receiver.reason, 'exportStalled');
     assert.equal(receiver.exporter, 'otlphttp/backend');
     assert.match(receiver.error, /otlphttp\/backend: \d+ failed attempts in a row: .*503/);
     const waiting = Object.values(receiver.partitions as Record<string, { state: string; exporter?: string }>);
-    assert.ok(waiting.some((p) => p.state === 'waiting' && p.exporter === 'otlphttp/backend'), JSON.stringify(receiver));
+    assert.ok(
+      waiting.some((p) => p.state === 'waiting' && p.exporter === 'otlphttp/backend'),
+      JSON.stringify(receiver),
+    );
     assert.ok(sink.refused() >= 2);
     assert.equal(sink.bodies.length, 0);
 
     sink.recover();
-    await waitUntil(async () => ((await httpGet(health)).status === 200 ? true : undefined), 30_000, `${backend}: ready after recovery`);
-    await waitUntil(async () => (sent.every((b) => sink.bodies.includes(b)) ? true : undefined), 30_000, `${backend}: every event delivered`);
+    await waitUntil(
+      async () => ((await httpGet(health)).status === 200 ? true : undefined),
+      30_000,
+      `${backend}: ready after recovery`,
+    );
+    await waitUntil(
+      async () => (sent.every((b) => sink.bodies.includes(b)) ? true : undefined),
+      30_000,
+      `${backend}: every event delivered`,
+    );
     cli.child.kill('SIGTERM');
     assert.equal(await cli.exited(60_000), 0, cli.stderr().slice(-2000));
   }

@@ -14,7 +14,13 @@ import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
 import { startCli, waitUntil } from './cli-process.ts';
 import {
-  allPartitionsOwned, logRecordsByEvent, metricPoints, MixedStream, readSignalFile, spans, tally,
+  allPartitionsOwned,
+  logRecordsByEvent,
+  metricPoints,
+  MixedStream,
+  readSignalFile,
+  spans,
+  tally,
 } from './signal-files.ts';
 
 const CONFIG = join(import.meta.dirname, '../fixtures/config/go_all_signals.yaml');
@@ -22,8 +28,9 @@ const PARTITIONS = 2;
 /** Events sent: a third of each signal, every partition gets every signal. */
 const EVENTS = 24;
 
-const NAME = 'a Go config with logs, metrics and traces pipelines on one receiver runs unchanged: each signal to its file, '
-  + 'strictly valid OTLP';
+const NAME =
+  'a Go config with logs, metrics and traces pipelines on one receiver runs unchanged: each signal to its file, ' +
+  'strictly valid OTLP';
 
 test(NAME, { timeout: 180_000 }, async (t) => {
   const azurite = await startAzurite();
@@ -60,14 +67,18 @@ test(NAME, { timeout: 180_000 }, async (t) => {
   });
   const expectedLogRecords = stream.logRecordCount();
   // Waits for the counts only; the assertions below judge, and name what is missing when the wait ran out.
-  await waitUntil(async () => {
-    const f = await read();
-    const done = [...logRecordsByEvent(f.logs.requests).values()].reduce((a, b) => a + b, 0) >= expectedLogRecords
-      && metricPoints(f.metrics.requests).length >= stream.metrics.size
-      && spans(f.traces.requests).length >= stream.spans.size;
-    return done ? true : undefined;
-  }, 60_000, `${expectedLogRecords} log records, ${stream.metrics.size} points and ${stream.spans.size} spans in the files`)
-    .catch((error: unknown) => t.diagnostic(String(error)));
+  await waitUntil(
+    async () => {
+      const f = await read();
+      const done =
+        [...logRecordsByEvent(f.logs.requests).values()].reduce((a, b) => a + b, 0) >= expectedLogRecords &&
+        metricPoints(f.metrics.requests).length >= stream.metrics.size &&
+        spans(f.traces.requests).length >= stream.spans.size;
+      return done ? true : undefined;
+    },
+    60_000,
+    `${expectedLogRecords} log records, ${stream.metrics.size} points and ${stream.spans.size} spans in the files`,
+  ).catch((error: unknown) => t.diagnostic(String(error)));
   // Stop gracefully first, so nothing is still being written when the files are read for the assertions.
   cli.child.kill('SIGTERM');
   assert.equal(await cli.exited(60_000), 0, cli.stderr().slice(-3000));
@@ -75,22 +86,50 @@ test(NAME, { timeout: 180_000 }, async (t) => {
 
   // Logs: exactly the log events' records, none from a metric or trace event.
   const sorted = (m: Map<string, number>) => Object.fromEntries([...m].sort());
-  assert.deepEqual(sorted(logRecordsByEvent(files.logs.requests)), sorted(stream.logs), 'log records per event (partition/sequence)');
+  assert.deepEqual(
+    sorted(logRecordsByEvent(files.logs.requests)),
+    sorted(stream.logs),
+    'log records per event (partition/sequence)',
+  );
 
   // Metrics: one gauge point per record and aggregation, with the record's value, nothing else.
   const points = metricPoints(files.metrics.requests);
   const pointCounts = tally(points.map((p) => p.key));
-  assert.deepEqual([...stream.metrics.keys()].filter((k) => !pointCounts.has(k)), [], 'every metric point present');
-  assert.deepEqual([...pointCounts.keys()].filter((k) => !stream.metrics.has(k)), [], 'no unexpected metric point');
-  assert.deepEqual([...pointCounts].filter(([, n]) => n > 1), [], 'no duplicate metric point');
+  assert.deepEqual(
+    [...stream.metrics.keys()].filter((k) => !pointCounts.has(k)),
+    [],
+    'every metric point present',
+  );
+  assert.deepEqual(
+    [...pointCounts.keys()].filter((k) => !stream.metrics.has(k)),
+    [],
+    'no unexpected metric point',
+  );
+  assert.deepEqual(
+    [...pointCounts].filter(([, n]) => n > 1),
+    [],
+    'no duplicate metric point',
+  );
   for (const p of points) assert.equal(p.value, stream.metrics.get(p.key), `value of ${p.key}`);
 
   // Traces: one span per Application Insights record, with its ids, name and start.
   const exported = spans(files.traces.requests);
   const spanCounts = tally(exported.map((s) => s.spanId));
-  assert.deepEqual([...stream.spans.keys()].filter((id) => !spanCounts.has(id)), [], 'every span present');
-  assert.deepEqual([...spanCounts.keys()].filter((id) => !stream.spans.has(id)), [], 'no unexpected span');
-  assert.deepEqual([...spanCounts].filter(([, n]) => n > 1), [], 'no duplicate span');
+  assert.deepEqual(
+    [...stream.spans.keys()].filter((id) => !spanCounts.has(id)),
+    [],
+    'every span present',
+  );
+  assert.deepEqual(
+    [...spanCounts.keys()].filter((id) => !stream.spans.has(id)),
+    [],
+    'no unexpected span',
+  );
+  assert.deepEqual(
+    [...spanCounts].filter(([, n]) => n > 1),
+    [],
+    'no duplicate span',
+  );
   for (const s of exported) {
     const want = stream.spans.get(s.spanId)!;
     assert.equal(s.traceId, want.traceId, `trace id of span ${s.spanId}`);
@@ -99,8 +138,10 @@ test(NAME, { timeout: 180_000 }, async (t) => {
     if (want.parentSpanId !== undefined) assert.equal(s.parentSpanId, want.parentSpanId, `parent of span ${s.spanId}`);
   }
   const requests = files.logs.requests.length + files.metrics.requests.length + files.traces.requests.length;
-  t.diagnostic(`${requests} requests accepted by the strict decoder: ${expectedLogRecords} log records, `
-    + `${points.length} metric points, ${exported.length} spans`);
+  t.diagnostic(
+    `${requests} requests accepted by the strict decoder: ${expectedLogRecords} log records, ` +
+      `${points.length} metric points, ${exported.length} spans`,
+  );
   const accountKey = azurite.connectionString.match(/AccountKey=([^;]+)/)![1]!;
   assert.ok(!cli.stderr().includes(accountKey), 'no account key in the logs');
 });

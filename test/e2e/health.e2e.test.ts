@@ -12,7 +12,9 @@ import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startEmulator } from '../../src/emulator/index.ts';
 import { endpointOf, httpGet, startCli, waitUntil } from './cli-process.ts';
 
-test('health: unhealthy naming the key while the hub does not exist → ready → unhealthy when it disappears', { timeout: 120_000 }, async (t) => {
+test('health: unhealthy naming the key while the hub does not exist → ready → unhealthy when it disappears', {
+  timeout: 120_000,
+}, async (t) => {
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
   const emulator = await startEmulator({ port: 0 });
@@ -51,30 +53,53 @@ service:
       level: none
 `,
   );
-  const cli = startCli(t, ['--config', configPath], { EH_CONNECTION: emulator.connectionString(hubName), STORAGE_CONNECTION: azurite.connectionString });
-  const url = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/ready`;
+  const cli = startCli(t, ['--config', configPath], {
+    EH_CONNECTION: emulator.connectionString(hubName),
+    STORAGE_CONNECTION: azurite.connectionString,
+  });
+  const url =
+    `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/` +
+    `ready`;
 
   // The hub does not exist yet: a permanent failure, reported at once with the key to fix.
-  const missing = await waitUntil(async () => {
-    const r = await httpGet(url);
-    return r.status === 503 && JSON.parse(r.body).receivers.azure_event_hub.reason === 'misconfigured' ? r : undefined;
-  }, 20_000, 'not ready because the hub does not exist');
+  const missing = await waitUntil(
+    async () => {
+      const r = await httpGet(url);
+      return r.status === 503 && JSON.parse(r.body).receivers.azure_event_hub.reason === 'misconfigured'
+        ? r
+        : undefined;
+    },
+    20_000,
+    'not ready because the hub does not exist',
+  );
   assert.equal(JSON.parse(missing.body).status, 'unhealthy');
-  assert.equal(JSON.parse(missing.body).receivers.azure_event_hub.configKey, 'connection', 'the hub comes from the EntityPath');
+  assert.equal(
+    JSON.parse(missing.body).receivers.azure_event_hub.configKey,
+    'connection',
+    'the hub comes from the EntityPath',
+  );
 
   emulator.addHub({ name: hubName, partitions: 2 });
-  const ready = await waitUntil(async () => {
-    const r = await httpGet(url);
-    return r.status === 200 ? r : undefined;
-  }, 30_000, 'ready');
+  const ready = await waitUntil(
+    async () => {
+      const r = await httpGet(url);
+      return r.status === 200 ? r : undefined;
+    },
+    30_000,
+    'ready',
+  );
   assert.equal(JSON.parse(ready.body).status, 'ready');
   assert.equal((await httpGet(url.replace('/ready', '/health'))).status, 200);
 
   emulator.removeHub(hubName);
-  const unhealthy = await waitUntil(async () => {
-    const r = await httpGet(url);
-    return r.status === 503 && JSON.parse(r.body).status === 'unhealthy' ? r : undefined;
-  }, 30_000, 'unhealthy');
+  const unhealthy = await waitUntil(
+    async () => {
+      const r = await httpGet(url);
+      return r.status === 503 && JSON.parse(r.body).status === 'unhealthy' ? r : undefined;
+    },
+    30_000,
+    'unhealthy',
+  );
   const body = JSON.parse(unhealthy.body);
   assert.equal(body.receivers.azure_event_hub.reason, 'misconfigured', 'a hub that no longer exists');
   assert.ok(!unhealthy.body.includes('SharedAccessKey='), 'no connection string in the reason');

@@ -30,7 +30,9 @@ async function records(path: string): Promise<number> {
   return (await fileRecords(path)).length;
 }
 
-test('misconfigured receivers are reported, rate-limited and isolated, on both backends', { timeout: 150_000 }, async (t) => {
+test('misconfigured receivers are reported, rate-limited and isolated, on both backends', {
+  timeout: 150_000,
+}, async (t) => {
   const hub = randomName('good');
   // The bad key and the bad offset read hubs of their own: two receivers on one hub and consumer group would
   // read the same partitions twice, which validate refuses.
@@ -48,7 +50,9 @@ test('misconfigured receivers are reported, rate-limited and isolated, on both b
     const out = join(dir, `${backend}.jsonl`);
     const configPath = join(dir, `${backend}.yaml`);
     const common = `backend: ${backend}\n    format: raw\n    poll_rate: 0.5`;
-    await writeFile(configPath, `receivers:
+    await writeFile(
+      configPath,
+      `receivers:
   azure_event_hub/good:
     connection: \${env:GOOD}
     start_position: earliest
@@ -85,24 +89,39 @@ service:
   telemetry:
     metrics:
       level: none
-`);
+`,
+    );
     const started = Date.now();
     const cli: CliProcess = startCli(t, ['--config', configPath], {
-      GOOD: good, NO_ENTITY: emulator.connectionString(), WRONG_KEY: emulator.connectionString(keyHub).replace(KEY, WRONG_KEY),
+      GOOD: good,
+      NO_ENTITY: emulator.connectionString(),
+      WRONG_KEY: emulator.connectionString(keyHub).replace(KEY, WRONG_KEY),
       OFFSET_HUB: emulator.connectionString(offsetHub),
     });
     const url = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/`;
 
     // Health says which receiver is misconfigured and which key to fix, well within 15 s.
     const firstSeen = new Map<string, number>();
-    const report = await waitUntil(async () => {
-      const r = await httpGet(url);
-      const body = JSON.parse(r.body) as { status: string; receivers: Record<string, { reason?: string; configKey?: string }> };
-      for (const id of Object.keys(BAD)) if (body.receivers[id]?.reason === 'misconfigured' && !firstSeen.has(id)) firstSeen.set(id, Date.now() - started);
-      const all = Object.keys(BAD).every((id) => body.receivers[id]?.reason === 'misconfigured');
-      return r.status !== 200 && all ? body : undefined;
-    }, 15_000, `${backend}: every misconfigured receiver reported`);
-    t.diagnostic(`${backend}: health non-200 naming every bad receiver ${Date.now() - started} ms after start (${[...firstSeen].map(([id, ms]) => `${id.split('/')[1]} ${ms} ms`).join(', ')})`);
+    const report = await waitUntil(
+      async () => {
+        const r = await httpGet(url);
+        const body = JSON.parse(r.body) as {
+          status: string;
+          receivers: Record<string, { reason?: string; configKey?: string }>;
+        };
+        for (const id of Object.keys(BAD))
+          if (body.receivers[id]?.reason === 'misconfigured' && !firstSeen.has(id))
+            firstSeen.set(id, Date.now() - started);
+        const all = Object.keys(BAD).every((id) => body.receivers[id]?.reason === 'misconfigured');
+        return r.status !== 200 && all ? body : undefined;
+      },
+      15_000,
+      `${backend}: every misconfigured receiver reported`,
+    );
+    t.diagnostic(
+      `${backend}: health non-200 naming every bad receiver ${Date.now() - started} ms after start ` +
+        `(${[...firstSeen].map(([id, ms]) => `${id.split('/')[1]} ${ms} ms`).join(', ')})`,
+    );
     for (const [id, { configKey }] of Object.entries(BAD)) {
       assert.equal(report.receivers[id]!.configKey, configKey, `${backend} ${id}: the key to fix`);
     }
@@ -110,14 +129,24 @@ service:
 
     // The correct receiver exports meanwhile, and keeps exporting.
     emulator.append(hub, '1', [{ body: `${backend}-a` }, { body: `${backend}-b` }]);
-    await waitUntil(async () => ((await records(out)) >= 4 ? true : undefined), 20_000, `${backend}: the good receiver exports`);
-    await waitUntil(async () => (Date.now() - started >= WINDOW_MS ? true : undefined), WINDOW_MS + 5_000, 'the window');
+    await waitUntil(
+      async () => ((await records(out)) >= 4 ? true : undefined),
+      20_000,
+      `${backend}: the good receiver exports`,
+    );
+    await waitUntil(
+      async () => (Date.now() - started >= WINDOW_MS ? true : undefined),
+      WINDOW_MS + 5_000,
+      'the window',
+    );
     emulator.append(hub, '0', [{ body: `${backend}-c` }]);
     await waitUntil(async () => ((await records(out)) >= 5 ? true : undefined), 20_000, `${backend}: still exporting`);
 
     const logs = cli.logs().filter((l) => Date.parse(String(l.ts)) - started <= WINDOW_MS);
     for (const id of Object.keys(BAD)) {
-      const lines = logs.filter((l) => (l.level === 'warn' || l.level === 'error') && l.component === `receivers/${id}`);
+      const lines = logs.filter(
+        (l) => (l.level === 'warn' || l.level === 'error') && l.component === `receivers/${id}`,
+      );
       t.diagnostic(`${backend} ${id}: ${lines.length} warn/error lines in ${WINDOW_MS / 1000} s`);
       assert.ok(lines.length >= 1, `${backend} ${id}: the failure is logged`);
       assert.ok(lines.length <= 10, `${backend} ${id}: ${lines.length} lines: ${lines.map((l) => l.msg).join(' | ')}`);

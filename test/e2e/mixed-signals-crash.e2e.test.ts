@@ -16,7 +16,14 @@ import { randomName, startAzurite } from '../helpers/azurite.ts';
 import { startTestEmulator } from '../helpers/emulator.ts';
 import { startCli, waitUntil, type CliProcess } from './cli-process.ts';
 import {
-  allPartitionsOwned, logRecordsByEvent, logRecordUids, metricPoints, MixedStream, readSignalFile, spans, tally,
+  allPartitionsOwned,
+  logRecordsByEvent,
+  logRecordUids,
+  metricPoints,
+  MixedStream,
+  readSignalFile,
+  spans,
+  tally,
 } from './signal-files.ts';
 
 const CONFIG = join(import.meta.dirname, '../fixtures/config/go_all_signals.yaml');
@@ -47,10 +54,17 @@ test(NAME, { timeout: 240_000 }, async (t) => {
   });
   // The shortest lease: the successor waits for the dead instance's leases to lapse (the default 30 s).
   const args = [
-    '--config', CONFIG, '--set', 'service.telemetry.metrics.address=127.0.0.1:0',
-    '--set', 'receivers.azure_event_hub.ownership.lease_duration=15s',
+    '--config',
+    CONFIG,
+    '--set',
+    'service.telemetry.metrics.address=127.0.0.1:0',
+    '--set',
+    'receivers.azure_event_hub.ownership.lease_duration=15s',
     // The event metadata names each log record's event; the uid is what a backend would de-duplicate on.
-    '--set', 'receivers.azure_event_hub.event_metadata=messaging', '--set', 'receivers.azure_event_hub.record_uid=true',
+    '--set',
+    'receivers.azure_event_hub.event_metadata=messaging',
+    '--set',
+    'receivers.azure_event_hub.record_uid=true',
   ];
   const start = (run: string): CliProcess => startCli(t, args, env(run));
 
@@ -70,11 +84,15 @@ test(NAME, { timeout: 240_000 }, async (t) => {
     metrics: await readSignalFile(join(dir, run, 'metrics.jsonl'), 'metrics', { allowTornTail }),
     traces: await readSignalFile(join(dir, run, 'traces.jsonl'), 'traces', { allowTornTail }),
   });
-  await waitUntil(async () => {
-    const f = await readRun('run1', true);
-    const some = f.logs.requests.length > 0 && f.metrics.requests.length > 0 && f.traces.requests.length > 0;
-    return some && stream.events.length >= EVENTS_BEFORE_KILL ? true : undefined;
-  }, 60_000, `the first instance to export some of every signal, ${EVENTS_BEFORE_KILL} events sent`);
+  await waitUntil(
+    async () => {
+      const f = await readRun('run1', true);
+      const some = f.logs.requests.length > 0 && f.metrics.requests.length > 0 && f.traces.requests.length > 0;
+      return some && stream.events.length >= EVENTS_BEFORE_KILL ? true : undefined;
+    },
+    60_000,
+    `the first instance to export some of every signal, ${EVENTS_BEFORE_KILL} events sent`,
+  );
   first.child.kill('SIGKILL');
   assert.equal(await first.exited(10_000), 137);
   const killedAt = stream.events.length;
@@ -101,55 +119,99 @@ test(NAME, { timeout: 240_000 }, async (t) => {
     const logs = logRecordsByEvent(u.logs);
     const points = new Set(metricPoints(u.metrics).map((p) => p.key));
     const ids = new Set(spans(u.traces).map((s) => s.spanId));
-    return [...stream.logs].every(([k, n]) => (logs.get(k) ?? 0) >= n)
-      && [...stream.metrics.keys()].every((k) => points.has(k))
-      && [...stream.spans.keys()].every((id) => ids.has(id));
+    return (
+      [...stream.logs].every(([k, n]) => (logs.get(k) ?? 0) >= n) &&
+      [...stream.metrics.keys()].every((k) => points.has(k)) &&
+      [...stream.spans.keys()].every((id) => ids.has(id))
+    );
   };
   const allExported = async () => (complete(await union()) ? true : undefined);
   // The assertions below judge, and name what is missing when this wait ran out.
-  await waitUntil(allExported, 120_000, `every item of the ${sent} events exported by the two instances`)
-    .catch((error: unknown) => t.diagnostic(String(error)));
+  await waitUntil(allExported, 120_000, `every item of the ${sent} events exported by the two instances`).catch(
+    (error: unknown) => t.diagnostic(String(error)),
+  );
   second.child.kill('SIGTERM');
   assert.equal(await second.exited(60_000), 0, second.stderr().slice(-3000));
 
   const u = await union();
   // Logs: every event's records, at least once each; a duplicate event comes whole (its batch again).
   const logs = logRecordsByEvent(u.logs);
-  assert.deepEqual([...stream.logs].filter(([k, n]) => (logs.get(k) ?? 0) < n), [], 'log events with records missing');
-  assert.deepEqual([...logs.keys()].filter((k) => !stream.logs.has(k)), [], 'no log record from another signal\'s event');
+  assert.deepEqual(
+    [...stream.logs].filter(([k, n]) => (logs.get(k) ?? 0) < n),
+    [],
+    'log events with records missing',
+  );
+  assert.deepEqual(
+    [...logs.keys()].filter((k) => !stream.logs.has(k)),
+    [],
+    "no log record from another signal's event",
+  );
   const logDuplicates = [...stream.logs].filter(([k, n]) => logs.get(k)! > n).length;
 
   // log.record.uid: one per expected record, whichever instance exported it and however often.
   const uids = logRecordUids(u.logs);
-  assert.deepEqual(uids.filter((r) => typeof r.uid !== 'string'), [], 'every log record has a uid');
+  assert.deepEqual(
+    uids.filter((r) => typeof r.uid !== 'string'),
+    [],
+    'every log record has a uid',
+  );
   const eventOfUid = new Map<unknown, string>();
   for (const r of uids) {
     const seen = eventOfUid.get(r.uid);
-    assert.ok(seen === undefined || seen === r.event, `uid ${String(r.uid)} on records of events ${seen} and ${r.event}`);
+    assert.ok(
+      seen === undefined || seen === r.event,
+      `uid ${String(r.uid)} on records of events ${seen} and ${r.event}`,
+    );
     eventOfUid.set(r.uid, r.event);
   }
-  assert.equal(eventOfUid.size, stream.logRecordCount(), 'distinct uids = records sent: a re-exported record kept its uid');
+  assert.equal(
+    eventOfUid.size,
+    stream.logRecordCount(),
+    'distinct uids = records sent: a re-exported record kept its uid',
+  );
   const reExported = uids.length - eventOfUid.size;
 
   const points = metricPoints(u.metrics);
   const pointCounts = tally(points.map((p) => p.key));
-  assert.deepEqual([...stream.metrics.keys()].filter((k) => !pointCounts.has(k)), [], 'metric points missing');
-  assert.deepEqual([...pointCounts.keys()].filter((k) => !stream.metrics.has(k)), [], 'no unexpected metric point');
+  assert.deepEqual(
+    [...stream.metrics.keys()].filter((k) => !pointCounts.has(k)),
+    [],
+    'metric points missing',
+  );
+  assert.deepEqual(
+    [...pointCounts.keys()].filter((k) => !stream.metrics.has(k)),
+    [],
+    'no unexpected metric point',
+  );
   for (const p of points) assert.equal(p.value, stream.metrics.get(p.key), `value of ${p.key}`);
 
   const exported = spans(u.traces);
   const spanCounts = tally(exported.map((s) => s.spanId));
-  assert.deepEqual([...stream.spans.keys()].filter((id) => !spanCounts.has(id)), [], 'spans missing');
-  assert.deepEqual([...spanCounts.keys()].filter((id) => !stream.spans.has(id)), [], 'no unexpected span');
-  for (const s of exported) assert.equal(s.traceId, stream.spans.get(s.spanId)!.traceId, `trace id of span ${s.spanId}`);
+  assert.deepEqual(
+    [...stream.spans.keys()].filter((id) => !spanCounts.has(id)),
+    [],
+    'spans missing',
+  );
+  assert.deepEqual(
+    [...spanCounts.keys()].filter((id) => !stream.spans.has(id)),
+    [],
+    'no unexpected span',
+  );
+  for (const s of exported)
+    assert.equal(s.traceId, stream.spans.get(s.spanId)!.traceId, `trace id of span ${s.spanId}`);
 
   // The successor did real work: events sent after the kill were exported by it, not before.
   const successor = [u.b.logs, u.b.metrics, u.b.traces];
-  assert.ok(successor.every((f) => f.requests.length > 0), 'the successor exported every signal');
+  assert.ok(
+    successor.every((f) => f.requests.length > 0),
+    'the successor exported every signal',
+  );
   const torn = [u.a.logs, u.a.metrics, u.a.traces].filter((f) => f.tornTail).length;
-  t.diagnostic(`${sent} events (${killedAt} before the kill); duplicates: ${logDuplicates} log events `
-    + `(${reExported} records, each with the uid of its first export), `
-    + `${[...pointCounts.values()].filter((n) => n > 1).length} metric points, `
-    + `${[...spanCounts.values()].filter((n) => n > 1).length} spans; `
-    + `${torn} file(s) with a line cut by the kill`);
+  t.diagnostic(
+    `${sent} events (${killedAt} before the kill); duplicates: ${logDuplicates} log events ` +
+      `(${reExported} records, each with the uid of its first export), ` +
+      `${[...pointCounts.values()].filter((n) => n > 1).length} metric points, ` +
+      `${[...spanCounts.values()].filter((n) => n > 1).length} spans; ` +
+      `${torn} file(s) with a line cut by the kill`,
+  );
 });

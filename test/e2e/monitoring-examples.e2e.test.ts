@@ -24,12 +24,17 @@ function expressions(node: unknown, key = ''): string[] {
   return [];
 }
 
-/** Metric names in PromQL: identifiers not followed by `(` or inside `{...}`/`by (...)`, starting otelcol_ or target_info. */
+/**
+ * Metric names in PromQL: identifiers not followed by `(` or inside `{...}`/`by (...)`, starting otelcol_ or
+ * target_info.
+ */
 function metricNames(exprs: readonly string[]): Set<string> {
   const names = new Set<string>();
   for (const e of exprs) {
     // Label matchers and grouping clauses hold label names, not metrics.
-    const stripped = e.replace(/\{[^}]*\}/g, '{}').replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
+    const stripped = e
+      .replace(/\{[^}]*\}/g, '{}')
+      .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
     for (const m of stripped.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)) {
       const name = m[1]!;
       if (name.startsWith('otelcol_') || name === 'target_info') names.add(name);
@@ -38,17 +43,35 @@ function metricNames(exprs: readonly string[]): Set<string> {
   return names;
 }
 
-test('every metric the example dashboard and alert rules use is on a running collector\'s /metrics', { timeout: 120_000 }, async (t) => {
-  const rules = parseYaml(await readFile(join(EXAMPLES, 'alert-rules.yaml'), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
-  const dashboard = JSON.parse(await readFile(join(EXAMPLES, 'grafana-dashboard.json'), 'utf8')) as { panels: unknown[] };
+test("every metric the example dashboard and alert rules use is on a running collector's /metrics", {
+  timeout: 120_000,
+}, async (t) => {
+  const rules = parseYaml(await readFile(join(EXAMPLES, 'alert-rules.yaml'), 'utf8')) as {
+    groups: { rules: { alert: string; expr: string }[] }[];
+  };
+  const dashboard = JSON.parse(await readFile(join(EXAMPLES, 'grafana-dashboard.json'), 'utf8')) as {
+    panels: unknown[];
+  };
   const ruleNames = metricNames(expressions(rules));
   const dashboardNames = metricNames(expressions(dashboard));
   const alerts = rules.groups.flatMap((g) => g.rules.map((r) => r.alert));
-  for (const required of ['EventHubLagHalfOfRetention', 'EventHubPartitionStuck', 'EventHubCheckpointStale', 'EventHubDeadLetters', 'CollectorExporterFailures']) {
+  for (const required of [
+    'EventHubLagHalfOfRetention',
+    'EventHubPartitionStuck',
+    'EventHubCheckpointStale',
+    'EventHubDeadLetters',
+    'CollectorExporterFailures',
+  ]) {
     assert.ok(alerts.includes(required), `alert ${required} is shipped`);
   }
-  assert.ok(ruleNames.size >= 10 && dashboardNames.size >= 15, `names found: rules ${ruleNames.size}, dashboard ${dashboardNames.size}`);
-  assert.ok(dashboardNames.has('otelcol_receiver_azureeventhub_export_duration_seconds_bucket'), 'the extraction sees histogram buckets');
+  assert.ok(
+    ruleNames.size >= 10 && dashboardNames.size >= 15,
+    `names found: rules ${ruleNames.size}, dashboard ${dashboardNames.size}`,
+  );
+  assert.ok(
+    dashboardNames.has('otelcol_receiver_azureeventhub_export_duration_seconds_bucket'),
+    'the extraction sees histogram buckets',
+  );
   assert.ok(!dashboardNames.has('otelcol_receiver_azureeventhub_partition_lag_secondsx'));
 
   const azurite = await startAzurite();
@@ -59,7 +82,9 @@ test('every metric the example dashboard and alert rules use is on a running col
   const dir = await mkdtemp(join(tmpdir(), 'otelcol-monitoring-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const configPath = join(dir, 'config.yaml');
-  await writeFile(configPath, `receivers:
+  await writeFile(
+    configPath,
+    `receivers:
   azure_event_hub:
     connection: \${env:EH_CONNECTION}
     format: json
@@ -96,25 +121,46 @@ service:
   telemetry:
     metrics:
       address: 127.0.0.1:0
-`);
+`,
+  );
   emulator.append(hub, '0', [{ body: '{"a":1}' }, { body: '{"a":2}' }]);
   emulator.append(hub, '1', [{ body: '{"a":3}' }]);
-  const cli = startCli(t, ['--config', configPath], { EH_CONNECTION: emulator.connectionString(hub), STORAGE_CONNECTION: azurite.connectionString });
-  const url = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/metrics`;
+  const cli = startCli(t, ['--config', configPath], {
+    EH_CONNECTION: emulator.connectionString(hub),
+    STORAGE_CONNECTION: azurite.connectionString,
+  });
+  const url =
+    `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
+    `metrics`;
 
   const wanted = [...new Set([...ruleNames, ...dashboardNames])].sort();
-  const sampleNames = (text: string) => new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(l)![0]));
-  // Exports, checkpoints and a hub-wide refresh have to happen first: wait until nothing is missing (or time out and say what).
+  const sampleNames = (text: string) =>
+    new Set(
+      text
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(l)![0]),
+    );
+  // Exports, checkpoints and a hub-wide refresh have to happen first: wait until nothing is missing (or time out and
+  // say what).
   let missing: string[] = wanted;
   let text = '';
-  await waitUntil(async () => {
-    text = (await httpGet(url)).body;
-    const present = sampleNames(text);
-    missing = wanted.filter((n) => !present.has(n));
-    return missing.length === 0 ? true : undefined;
-  }, 60_000, 'every metric of the examples on /metrics').catch(() => undefined);
+  await waitUntil(
+    async () => {
+      text = (await httpGet(url)).body;
+      const present = sampleNames(text);
+      missing = wanted.filter((n) => !present.has(n));
+      return missing.length === 0 ? true : undefined;
+    },
+    60_000,
+    'every metric of the examples on /metrics',
+  ).catch(() => undefined);
   assert.deepEqual(missing, [], `missing on /metrics:\n${missing.join('\n')}`);
-  assert.match(text, /^otelcol_exporter_sent_log_records_total\{exporter="file"\} 3$/m, 'the three records were sent by the file exporter');
+  assert.match(
+    text,
+    /^otelcol_exporter_sent_log_records_total\{exporter="file"\} 3$/m,
+    'the three records were sent by the file exporter',
+  );
   assert.match(text, /^target_info\{[^}]*service_instance_id="[0-9a-f-]{36}"/m);
   assert.match(text, /^target_info\{[^}]*service_version="\d+\.\d+\.\d+[^"]*"/m);
   t.diagnostic(`${wanted.length} metric names checked: ${wanted.join(', ')}`);

@@ -15,10 +15,18 @@ async function bodies(path: string): Promise<string[]> {
   return (await fileRecords(path)).map((r) => r.body?.stringValue ?? '');
 }
 
-test('azure_event_hub/audit and azure_event_hub/metrics read different hubs in one process', { timeout: 90_000 }, async (t) => {
+test('azure_event_hub/audit and azure_event_hub/metrics read different hubs in one process', {
+  timeout: 90_000,
+}, async (t) => {
   const audit = randomName('audit');
   const platform = randomName('metrics');
-  const emulator = await startEmulator({ port: 0, hubs: [{ name: audit, partitions: 1 }, { name: platform, partitions: 2 }] });
+  const emulator = await startEmulator({
+    port: 0,
+    hubs: [
+      { name: audit, partitions: 1 },
+      { name: platform, partitions: 2 },
+    ],
+  });
   t.after(() => emulator.stop());
   const dir = await mkdtemp(join(tmpdir(), 'otelcol-e2e-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
@@ -56,17 +64,38 @@ service:
   );
   emulator.append(audit, '0', [{ body: '"audit-1"' }, { body: '"audit-2"' }]);
   emulator.append(platform, '1', [{ body: '"metric-1"' }]);
-  const cli = startCli(t, ['--config', configPath], { AUDIT_CONNECTION: emulator.connectionString(audit), METRICS_CONNECTION: emulator.connectionString(platform) });
-  const metricsUrl = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/metrics`;
+  const cli = startCli(t, ['--config', configPath], {
+    AUDIT_CONNECTION: emulator.connectionString(audit),
+    METRICS_CONNECTION: emulator.connectionString(platform),
+  });
+  const metricsUrl =
+    `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
+    `metrics`;
 
-  await waitUntil(async () => ((await bodies(join(dir, 'audit.jsonl'))).length >= 2 && (await bodies(join(dir, 'metrics.jsonl'))).length >= 1 ? true : undefined), 30_000, 'both files written');
+  await waitUntil(
+    async () =>
+      (await bodies(join(dir, 'audit.jsonl'))).length >= 2 && (await bodies(join(dir, 'metrics.jsonl'))).length >= 1
+        ? true
+        : undefined,
+    30_000,
+    'both files written',
+  );
   assert.deepEqual((await bodies(join(dir, 'audit.jsonl'))).sort(), ['audit-1', 'audit-2']);
   assert.deepEqual(await bodies(join(dir, 'metrics.jsonl')), ['metric-1']);
 
   const text = (await httpGet(metricsUrl)).body;
-  assert.match(text, /otelcol_receiver_accepted_log_records_total\{receiver="azure_event_hub\/audit",transport="amqp"\} 2/);
-  assert.match(text, /otelcol_receiver_accepted_log_records_total\{receiver="azureeventhub\/metrics",transport="amqp"\} 1/);
-  assert.match(text, /otelcol_receiver_azureeventhub_owned_partitions\{receiver="azureeventhub\/metrics",transport="amqp"\} 2/);
+  assert.match(
+    text,
+    /otelcol_receiver_accepted_log_records_total\{receiver="azure_event_hub\/audit",transport="amqp"\} 2/,
+  );
+  assert.match(
+    text,
+    /otelcol_receiver_accepted_log_records_total\{receiver="azureeventhub\/metrics",transport="amqp"\} 1/,
+  );
+  assert.match(
+    text,
+    /otelcol_receiver_azureeventhub_owned_partitions\{receiver="azureeventhub\/metrics",transport="amqp"\} 2/,
+  );
 
   cli.child.kill('SIGTERM');
   assert.equal(await cli.exited(60_000), 0, cli.stderr().slice(-2000));

@@ -23,26 +23,47 @@ const ROOT = dirname(realpathSync(join(import.meta.dirname, '../../package.json'
 /** The image's numeric user (Dockerfile `USER 10001:10001`); used when the tests run as root, as in CI. */
 const IMAGE_UID = 10001;
 
-test('packed tarball, production dependencies only, run as a non-root user: exports and stops cleanly', { timeout: 240_000 }, async (t) => {
+test('packed tarball, production dependencies only, run as a non-root user: exports and stops cleanly', {
+  timeout: 240_000,
+}, async (t) => {
   assert.ok(existsSync(join(ROOT, 'dist', 'index.js')), 'dist/ is built (npm test builds before the tests)');
   const dir = await mkdtemp(join(tmpdir(), 'otelcol-packed-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await chmod(dir, 0o755);
 
   // npm pack without scripts: `prepare` would rebuild dist/, which `npm test` has just built.
-  await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir, '--silent'], { cwd: ROOT, maxBuffer: 16 << 20 });
+  await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir, '--silent'], {
+    cwd: ROOT,
+    maxBuffer: 16 << 20,
+  });
   const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
   assert.ok(tarball, 'npm pack wrote a tarball');
   const app = join(dir, 'app');
   // --prefer-offline: the clean install before the tests filled npm's cache with every dependency.
-  await run('npm', ['install', '--prefix', app, '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', join(dir, tarball)], {
-    cwd: dir,
-    maxBuffer: 16 << 20,
-  });
+  await run(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      app,
+      '--omit=dev',
+      '--ignore-scripts',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      join(dir, tarball),
+    ],
+    {
+      cwd: dir,
+      maxBuffer: 16 << 20,
+    },
+  );
   const installed = join(app, 'node_modules', 'otelcol-azure-eventhub');
   // The bins are linked as a user's `npx otelcol-azure-eventhub` finds them (npm drops bin entries it
   // considers invalid when publishing: `npm pkg fix` must have nothing to fix).
-  const { stdout: version } = await run(join(app, 'node_modules', '.bin', 'otelcol-azure-eventhub'), ['--version'], { cwd: dir });
+  const { stdout: version } = await run(join(app, 'node_modules', '.bin', 'otelcol-azure-eventhub'), ['--version'], {
+    cwd: dir,
+  });
   assert.match(version.trim(), /\d+\.\d+\.\d+/);
   assert.ok(existsSync(join(app, 'node_modules', '.bin', 'eventhubs-emulator')), 'the emulator bin is linked');
   for (const dev of ['typescript', 'tsx', 'azurite', 'eslint']) {
@@ -84,21 +105,37 @@ service:
 `,
   );
   await chmod(configPath, 0o644);
-  for (const p of ['0', '1']) eh.emulator.append(eh.hubName, p, Array.from({ length: 3 }, (_, i) => ({ body: JSON.stringify({ p, i }) })));
+  for (const p of ['0', '1'])
+    eh.emulator.append(
+      eh.hubName,
+      p,
+      Array.from({ length: 3 }, (_, i) => ({ body: JSON.stringify({ p, i }) })),
+    );
 
   const asRoot = process.getuid?.() === 0;
   const cli = startCli(
     t,
     ['--config', configPath],
     { EH_CONNECTION: eh.connectionString, STORAGE_CONNECTION: azurite.connectionString, HOME: outDir },
-    { bin: join(installed, 'bin', 'otelcol-azure-eventhub.js'), cwd: outDir, ...(asRoot ? { uid: IMAGE_UID, gid: IMAGE_UID } : {}) },
+    {
+      bin: join(installed, 'bin', 'otelcol-azure-eventhub.js'),
+      cwd: outDir,
+      ...(asRoot ? { uid: IMAGE_UID, gid: IMAGE_UID } : {}),
+    },
   );
-  const bodies = await waitUntil(async () => {
-    const b = (await fileRecords(out)).map((r) => r.body);
-    return b.length >= 6 ? b : undefined;
-  }, 60_000, 'six exported records from the installed package');
+  const bodies = await waitUntil(
+    async () => {
+      const b = (await fileRecords(out)).map((r) => r.body);
+      return b.length >= 6 ? b : undefined;
+    },
+    60_000,
+    'six exported records from the installed package',
+  );
   assert.equal(bodies.length, 6);
   cli.child.kill('SIGTERM');
   assert.equal(await cli.exited(60_000), 0, cli.stderr().slice(-3000));
-  assert.ok(cli.logs().some((l) => l.msg === 'shutdown complete'), 'the graceful shutdown completed');
+  assert.ok(
+    cli.logs().some((l) => l.msg === 'shutdown complete'),
+    'the graceful shutdown completed',
+  );
 });

@@ -11,7 +11,10 @@
 import { readFile } from 'node:fs/promises';
 import type { CliProcess } from './cli-process.ts';
 import {
-  SAMPLE_CATEGORIES, sampleMetricRecords, sampleResourceLogBody, sampleTraceRecords,
+  SAMPLE_CATEGORIES,
+  sampleMetricRecords,
+  sampleResourceLogBody,
+  sampleTraceRecords,
 } from '../../scripts/local/samples.ts';
 import type { Signal } from '../../src/pipeline/signals.ts';
 import { strictDecodeJson } from '../helpers/otlp-strict.ts';
@@ -78,7 +81,8 @@ export class MixedStream {
       for (const r of records) {
         const base = (r.metricName as string).replace(/ /g, '_').toLowerCase();
         const time = isoToNanos(r.time as string);
-        for (const agg of AGGREGATIONS) this.metrics.set(metricKey(r.resourceId as string, `${base}_${agg}`, time), r[agg] as number);
+        for (const agg of AGGREGATIONS)
+          this.metrics.set(metricKey(r.resourceId as string, `${base}_${agg}`, time), r[agg] as number);
       }
       body = JSON.stringify({ records });
     } else {
@@ -129,7 +133,9 @@ export interface SignalFile {
  * newline (the process was killed during the write) is set aside. Missing file: no requests.
  */
 export async function readSignalFile(
-  path: string, signal: Signal, options: { allowTornTail?: boolean } = {},
+  path: string,
+  signal: Signal,
+  options: { allowTornTail?: boolean } = {},
 ): Promise<SignalFile> {
   const text = await readFile(path, 'utf8').catch(() => '');
   const lines = text.split('\n');
@@ -150,7 +156,6 @@ export async function readSignalFile(
   });
   return { requests, tornTail };
 }
-
 
 type KeyValue = { key: string; value: Record<string, unknown> };
 const attr = (attributes: KeyValue[] | undefined, key: string): unknown => {
@@ -189,7 +194,8 @@ export function logRecordUids(requests: any[]): { uid: unknown; event: string }[
   for (const req of requests) {
     for (const rl of req.resourceLogs ?? []) {
       for (const sl of rl.scopeLogs ?? []) {
-        for (const lr of sl.logRecords ?? []) out.push({ uid: attr(lr.attributes, 'log.record.uid'), event: eventKeyOf(lr) });
+        for (const lr of sl.logRecords ?? [])
+          out.push({ uid: attr(lr.attributes, 'log.record.uid'), event: eventKeyOf(lr) });
       }
     }
   }
@@ -263,6 +269,13 @@ export function tally(keys: Iterable<string>): Map<string, number> {
 
 /** Resolves once `cli` logged every partition of the hub as owned; rejects at once, with its stderr, if it exits. */
 export async function allPartitionsOwned(cli: CliProcess, partitions: number, timeoutMs: number): Promise<void> {
-  await Promise.all(Array.from({ length: partitions }, (_, p) =>
-    cli.waitForLog((l) => l.msg === 'partition owned' && l.partition === String(p), timeoutMs, `partition ${p} owned`)));
+  await Promise.all(
+    Array.from({ length: partitions }, (_, p) =>
+      cli.waitForLog(
+        (l) => l.msg === 'partition owned' && l.partition === String(p),
+        timeoutMs,
+        `partition ${p} owned`,
+      ),
+    ),
+  );
 }

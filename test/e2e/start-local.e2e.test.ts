@@ -6,17 +6,30 @@ import { waitUntil } from './cli-process.ts';
 // `npm start` runs this script; here with a short --duration so it stops by itself.
 test('npm start shows decoded Azure resource logs within 30 s, then stops cleanly', { timeout: 90_000 }, async (t) => {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts', '--duration', '25', '--rate', '10'], {
-    env: { ...process.env, METRICS_ADDRESS: '127.0.0.1:0', HEALTH_ENDPOINT: '127.0.0.1:0', DEBUG_VERBOSITY: 'normal' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/start-local.ts', '--duration', '25', '--rate', '10'],
+    {
+      env: {
+        ...process.env,
+        METRICS_ADDRESS: '127.0.0.1:0',
+        HEALTH_ENDPOINT: '127.0.0.1:0',
+        DEBUG_VERBOSITY: 'normal',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   let firstRecordAt: number | undefined;
   const onData = (chunk: Buffer) => {
     out += chunk.toString();
     // A decoded record line from the debug exporter carries the decoded attributes.
-    if (firstRecordAt === undefined && /azure\.category=.*cloud\.provider=azure|cloud\.provider=azure.*azure\.category=/.test(out)) firstRecordAt = Date.now();
+    if (
+      firstRecordAt === undefined &&
+      /azure\.category=.*cloud\.provider=azure|cloud\.provider=azure.*azure\.category=/.test(out)
+    )
+      firstRecordAt = Date.now();
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
@@ -35,7 +48,9 @@ test('npm start shows decoded Azure resource logs within 30 s, then stops cleanl
   assert.doesNotMatch(out, /AccountKey=/, 'no storage key printed');
 });
 
-test('npm start with the metrics port taken names the variable that moves it, without a stack trace', { timeout: 90_000 }, async (t) => {
+test('npm start with the metrics port taken names the variable that moves it, without a stack trace', {
+  timeout: 90_000,
+}, async (t) => {
   const { createServer } = await import('node:net');
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -55,8 +70,9 @@ test('npm start with the metrics port taken names the variable that moves it, wi
   assert.doesNotMatch(out, /\n\s+at /, 'no stack trace');
 });
 
-const SIGNALS_TEST = 'npm start -- --signals logs,metrics,traces: one receiver feeds logs, metrics and traces pipelines to the '
-  + 'debug exporter';
+const SIGNALS_TEST =
+  'npm start -- --signals logs,metrics,traces: one receiver feeds logs, metrics and traces pipelines to the ' +
+  'debug exporter';
 
 test(SIGNALS_TEST, { timeout: 150_000 }, async (t) => {
   const flags = ['--signals', 'logs,metrics,traces', '--duration', '100', '--rate', '12', '--verbosity', 'basic'];
@@ -85,16 +101,29 @@ test(SIGNALS_TEST, { timeout: 150_000 }, async (t) => {
   ];
   let text = '';
   try {
-    await Promise.race([early, waitUntil(async () => {
-      text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
-      return wanted.every((re) => re.test(text)) ? true : undefined;
-    }, 90_000, 'every signal accepted and exported')]);
+    await Promise.race([
+      early,
+      waitUntil(
+        async () => {
+          text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
+          return wanted.every((re) => re.test(text)) ? true : undefined;
+        },
+        90_000,
+        'every signal accepted and exported',
+      ),
+    ]);
   } catch (error) {
     const missing = wanted.filter((re) => !re.test(text)).join(', ');
-    const counters = text.split('\n').filter((l) => /^otelcol_(receiver_accepted|exporter_sent)/.test(l)).join('\n');
+    const counters = text
+      .split('\n')
+      .filter((l) => /^otelcol_(receiver_accepted|exporter_sent)/.test(l))
+      .join('\n');
     assert.fail(`${(error as Error).message}\nmissing: ${missing}\n${counters}\n${out.slice(-3000)}`);
   }
-  const perSignal = /status: [\d.]+ records\/s, [\d.]+ points\/s, [\d.]+ spans\/s \| events sent \d+ \(logs [1-9]\d*, metrics [1-9]\d*, traces [1-9]\d*\)/;
+  const perSignal = new RegExp(
+    String.raw`status: [\d.]+ records\/s, [\d.]+ points\/s, [\d.]+ spans\/s \| events sent \d+ \(logs` +
+      String.raw` [1-9]\d*, metrics [1-9]\d*, traces [1-9]\d*\)`,
+  );
   const statusLine = async () => (perSignal.test(out) ? true : undefined);
   await Promise.race([early, waitUntil(statusLine, 30_000, 'a status line with events sent per signal')]);
   child.kill('SIGINT');
@@ -105,7 +134,9 @@ test(SIGNALS_TEST, { timeout: 150_000 }, async (t) => {
   assert.doesNotMatch(out, /AccountKey=/, 'no storage key printed');
 });
 
-test('npm start -- --signals with an unknown signal says which ones exist and starts nothing', { timeout: 60_000 }, async (t) => {
+test('npm start -- --signals with an unknown signal says which ones exist and starts nothing', {
+  timeout: 60_000,
+}, async (t) => {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts', '--signals', 'logs,profiles'], {
     env: process.env,
     stdio: ['ignore', 'pipe', 'pipe'],

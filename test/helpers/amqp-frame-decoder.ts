@@ -11,7 +11,11 @@
 export type AmqpValue =
   | { type: 'null'; code: number; value: null }
   | { type: 'boolean'; code: number; value: boolean }
-  | { type: 'ubyte' | 'ushort' | 'uint' | 'byte' | 'short' | 'int' | 'float' | 'double' | 'char'; code: number; value: number }
+  | {
+      type: 'ubyte' | 'ushort' | 'uint' | 'byte' | 'short' | 'int' | 'float' | 'double' | 'char';
+      code: number;
+      value: number;
+    }
   | { type: 'ulong' | 'long'; code: number; value: bigint }
   /** Milliseconds since the Unix epoch. */
   | { type: 'timestamp'; code: number; value: bigint }
@@ -79,7 +83,8 @@ function formatUuid(bytes: Buffer): string {
 }
 
 function need(b: Buffer, at: number, bytes: number, what: string): void {
-  if (at + bytes > b.length) throw new AmqpDecodeError(`truncated ${what}: needs ${bytes} bytes at ${at}, ${b.length - at} left`);
+  if (at + bytes > b.length)
+    throw new AmqpDecodeError(`truncated ${what}: needs ${bytes} bytes at ${at}, ${b.length - at} left`);
 }
 
 function readSize(b: Buffer, at: number, width: 1 | 4, what: string): number {
@@ -146,12 +151,14 @@ function readCompound(b: Buffer, at: number, code: number, width: 1 | 4, type: '
   const items: AmqpValue[] = [];
   let next = at + 2 * width;
   for (let i = 0; i < count; i++) {
-    if (next >= end) throw new AmqpDecodeError(`${type} at byte ${at} declares ${count} elements but its ${size} bytes hold ${i}`);
+    if (next >= end)
+      throw new AmqpDecodeError(`${type} at byte ${at} declares ${count} elements but its ${size} bytes hold ${i}`);
     const [item, after] = decodeValue(b, next);
     items.push(item);
     next = after;
   }
-  if (next !== end) throw new AmqpDecodeError(`${type} at byte ${at}: size says ${size} bytes, elements used ${next - at - width}`);
+  if (next !== end)
+    throw new AmqpDecodeError(`${type} at byte ${at}: size says ${size} bytes, elements used ${next - at - width}`);
   if (type === 'list') return [{ type, code, value: items }, end];
   if (count % 2 !== 0) throw new AmqpDecodeError(`map at byte ${at} has an odd element count ${count}`);
   const pairs: Array<[AmqpValue, AmqpValue]> = [];
@@ -173,7 +180,8 @@ function readArray(b: Buffer, at: number, code: number, width: 1 | 4): [AmqpValu
     items.push(item);
     next = after;
   }
-  if (next !== end) throw new AmqpDecodeError(`array at byte ${at}: size says ${size} bytes, elements used ${next - at - width}`);
+  if (next !== end)
+    throw new AmqpDecodeError(`array at byte ${at}: size says ${size} bytes, elements used ${next - at - width}`);
   return [{ type: 'array', code, value: items }, end];
 }
 
@@ -279,17 +287,42 @@ export function decodeFrame(bytes: Buffer): AmqpFrame {
   const type = bytes.readUInt8(5);
   const channel = bytes.readUInt16BE(6);
   if (size !== bytes.length) throw new AmqpDecodeError(`frame size field ${size} but ${bytes.length} bytes given`);
-  if (doff < 2 || doff * 4 > size) throw new AmqpDecodeError(`frame data offset ${doff} (×4 bytes) outside a frame of ${size} bytes`);
+  if (doff < 2 || doff * 4 > size)
+    throw new AmqpDecodeError(`frame data offset ${doff} (×4 bytes) outside a frame of ${size} bytes`);
   if (type !== 0 && type !== 1) throw new AmqpDecodeError(`unknown frame type ${type}`);
   const body = bytes.subarray(doff * 4);
-  if (body.length === 0) return { kind: 'frame', type, channel, performative: undefined, body: undefined, fields: [], payload: Buffer.alloc(0), size };
+  if (body.length === 0)
+    return {
+      kind: 'frame',
+      type,
+      channel,
+      performative: undefined,
+      body: undefined,
+      fields: [],
+      payload: Buffer.alloc(0),
+      size,
+    };
   const [performative, end] = decodeValue(body, 0);
-  if (performative.type !== 'described') throw new AmqpDecodeError(`frame body starts with a ${performative.type}, not a described performative`);
+  if (performative.type !== 'described')
+    throw new AmqpDecodeError(`frame body starts with a ${performative.type}, not a described performative`);
   const name = descriptorName(performative.descriptor);
-  if (name === undefined) throw new AmqpDecodeError(`unknown performative descriptor ${JSON.stringify(plain(performative.descriptor), bigintJson)}`);
-  if (performative.value.type !== 'list') throw new AmqpDecodeError(`${name} is a described ${performative.value.type}, not a list`);
+  if (name === undefined)
+    throw new AmqpDecodeError(
+      `unknown performative descriptor ${JSON.stringify(plain(performative.descriptor), bigintJson)}`,
+    );
+  if (performative.value.type !== 'list')
+    throw new AmqpDecodeError(`${name} is a described ${performative.value.type}, not a list`);
   const fields = performative.value.value;
-  return { kind: 'frame', type, channel, performative: name, body: performative, fields, payload: Buffer.from(body.subarray(end)), size };
+  return {
+    kind: 'frame',
+    type,
+    channel,
+    performative: name,
+    body: performative,
+    fields,
+    payload: Buffer.from(body.subarray(end)),
+    size,
+  };
 }
 
 function bigintJson(_key: string, value: unknown): unknown {

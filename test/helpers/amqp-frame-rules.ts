@@ -12,8 +12,23 @@ import { descriptorName, type AmqpFrame, type AmqpValue } from './amqp-frame-dec
 
 /** Field types as the spec names them; `symbols` is `symbol multiple="true"`, `fields` a symbol-keyed map. */
 type FieldType =
-  | 'string' | 'uint' | 'ushort' | 'ubyte' | 'ulong' | 'boolean' | 'binary' | 'symbol' | 'symbols' | 'fields' | 'map'
-  | 'source' | 'target' | 'error' | 'delivery-state' | 'outcome' | 'any';
+  | 'string'
+  | 'uint'
+  | 'ushort'
+  | 'ubyte'
+  | 'ulong'
+  | 'boolean'
+  | 'binary'
+  | 'symbol'
+  | 'symbols'
+  | 'fields'
+  | 'map'
+  | 'source'
+  | 'target'
+  | 'error'
+  | 'delivery-state'
+  | 'outcome'
+  | 'any';
 
 interface FieldSpec {
   name: string;
@@ -23,39 +38,84 @@ interface FieldSpec {
   default?: string;
 }
 
-const f = (name: string, type: FieldType, extra: Omit<FieldSpec, 'name' | 'type'> = {}): FieldSpec => ({ name, type, ...extra });
+const f = (name: string, type: FieldType, extra: Omit<FieldSpec, 'name' | 'type'> = {}): FieldSpec => ({
+  name,
+  type,
+  ...extra,
+});
 
 export const COMPOSITE_FIELDS: Record<string, FieldSpec[]> = {
   open: [
-    f('container-id', 'string', { mandatory: true }), f('hostname', 'string'), f('max-frame-size', 'uint', { default: '4294967295' }),
-    f('channel-max', 'ushort', { default: '65535' }), f('idle-time-out', 'uint'), f('outgoing-locales', 'symbols'),
-    f('incoming-locales', 'symbols'), f('offered-capabilities', 'symbols'), f('desired-capabilities', 'symbols'), f('properties', 'fields'),
+    f('container-id', 'string', { mandatory: true }),
+    f('hostname', 'string'),
+    f('max-frame-size', 'uint', { default: '4294967295' }),
+    f('channel-max', 'ushort', { default: '65535' }),
+    f('idle-time-out', 'uint'),
+    f('outgoing-locales', 'symbols'),
+    f('incoming-locales', 'symbols'),
+    f('offered-capabilities', 'symbols'),
+    f('desired-capabilities', 'symbols'),
+    f('properties', 'fields'),
   ],
   begin: [
-    f('remote-channel', 'ushort'), f('next-outgoing-id', 'uint', { mandatory: true }), f('incoming-window', 'uint', { mandatory: true }),
-    f('outgoing-window', 'uint', { mandatory: true }), f('handle-max', 'uint', { default: '4294967295' }), f('offered-capabilities', 'symbols'),
-    f('desired-capabilities', 'symbols'), f('properties', 'fields'),
+    f('remote-channel', 'ushort'),
+    f('next-outgoing-id', 'uint', { mandatory: true }),
+    f('incoming-window', 'uint', { mandatory: true }),
+    f('outgoing-window', 'uint', { mandatory: true }),
+    f('handle-max', 'uint', { default: '4294967295' }),
+    f('offered-capabilities', 'symbols'),
+    f('desired-capabilities', 'symbols'),
+    f('properties', 'fields'),
   ],
   attach: [
-    f('name', 'string', { mandatory: true }), f('handle', 'uint', { mandatory: true }), f('role', 'boolean', { mandatory: true }),
-    f('snd-settle-mode', 'ubyte', { default: '2 (mixed)' }), f('rcv-settle-mode', 'ubyte', { default: '0 (first)' }), f('source', 'source'),
-    f('target', 'target'), f('unsettled', 'map'), f('incomplete-unsettled', 'boolean', { default: 'false' }),
-    f('initial-delivery-count', 'uint'), f('max-message-size', 'ulong'), f('offered-capabilities', 'symbols'),
-    f('desired-capabilities', 'symbols'), f('properties', 'fields'),
+    f('name', 'string', { mandatory: true }),
+    f('handle', 'uint', { mandatory: true }),
+    f('role', 'boolean', { mandatory: true }),
+    f('snd-settle-mode', 'ubyte', { default: '2 (mixed)' }),
+    f('rcv-settle-mode', 'ubyte', { default: '0 (first)' }),
+    f('source', 'source'),
+    f('target', 'target'),
+    f('unsettled', 'map'),
+    f('incomplete-unsettled', 'boolean', { default: 'false' }),
+    f('initial-delivery-count', 'uint'),
+    f('max-message-size', 'ulong'),
+    f('offered-capabilities', 'symbols'),
+    f('desired-capabilities', 'symbols'),
+    f('properties', 'fields'),
   ],
   flow: [
-    f('next-incoming-id', 'uint'), f('incoming-window', 'uint', { mandatory: true }), f('next-outgoing-id', 'uint', { mandatory: true }),
-    f('outgoing-window', 'uint', { mandatory: true }), f('handle', 'uint'), f('delivery-count', 'uint'), f('link-credit', 'uint'),
-    f('available', 'uint'), f('drain', 'boolean', { default: 'false' }), f('echo', 'boolean', { default: 'false' }), f('properties', 'fields'),
+    f('next-incoming-id', 'uint'),
+    f('incoming-window', 'uint', { mandatory: true }),
+    f('next-outgoing-id', 'uint', { mandatory: true }),
+    f('outgoing-window', 'uint', { mandatory: true }),
+    f('handle', 'uint'),
+    f('delivery-count', 'uint'),
+    f('link-credit', 'uint'),
+    f('available', 'uint'),
+    f('drain', 'boolean', { default: 'false' }),
+    f('echo', 'boolean', { default: 'false' }),
+    f('properties', 'fields'),
   ],
   transfer: [
-    f('handle', 'uint', { mandatory: true }), f('delivery-id', 'uint'), f('delivery-tag', 'binary'), f('message-format', 'uint'),
-    f('settled', 'boolean'), f('more', 'boolean', { default: 'false' }), f('rcv-settle-mode', 'ubyte'), f('state', 'delivery-state'),
-    f('resume', 'boolean', { default: 'false' }), f('aborted', 'boolean', { default: 'false' }), f('batchable', 'boolean', { default: 'false' }),
+    f('handle', 'uint', { mandatory: true }),
+    f('delivery-id', 'uint'),
+    f('delivery-tag', 'binary'),
+    f('message-format', 'uint'),
+    f('settled', 'boolean'),
+    f('more', 'boolean', { default: 'false' }),
+    f('rcv-settle-mode', 'ubyte'),
+    f('state', 'delivery-state'),
+    f('resume', 'boolean', { default: 'false' }),
+    f('aborted', 'boolean', { default: 'false' }),
+    f('batchable', 'boolean', { default: 'false' }),
   ],
   disposition: [
-    f('role', 'boolean', { mandatory: true }), f('first', 'uint', { mandatory: true }), f('last', 'uint'),
-    f('settled', 'boolean', { default: 'false' }), f('state', 'delivery-state'), f('batchable', 'boolean', { default: 'false' }),
+    f('role', 'boolean', { mandatory: true }),
+    f('first', 'uint', { mandatory: true }),
+    f('last', 'uint'),
+    f('settled', 'boolean', { default: 'false' }),
+    f('state', 'delivery-state'),
+    f('batchable', 'boolean', { default: 'false' }),
   ],
   detach: [f('handle', 'uint', { mandatory: true }), f('closed', 'boolean', { default: 'false' }), f('error', 'error')],
   end: [f('error', 'error')],
@@ -69,20 +129,39 @@ export const COMPOSITE_FIELDS: Record<string, FieldSpec[]> = {
   released: [],
   modified: [f('delivery-failed', 'boolean'), f('undeliverable-here', 'boolean'), f('message-annotations', 'fields')],
   source: [
-    f('address', 'any'), f('durable', 'uint', { default: '0 (none)' }), f('expiry-policy', 'symbol', { default: 'session-end' }),
-    f('timeout', 'uint', { default: '0' }), f('dynamic', 'boolean', { default: 'false' }), f('dynamic-node-properties', 'fields'),
-    f('distribution-mode', 'symbol'), f('filter', 'map'), f('default-outcome', 'outcome'), f('outcomes', 'symbols'), f('capabilities', 'symbols'),
+    f('address', 'any'),
+    f('durable', 'uint', { default: '0 (none)' }),
+    f('expiry-policy', 'symbol', { default: 'session-end' }),
+    f('timeout', 'uint', { default: '0' }),
+    f('dynamic', 'boolean', { default: 'false' }),
+    f('dynamic-node-properties', 'fields'),
+    f('distribution-mode', 'symbol'),
+    f('filter', 'map'),
+    f('default-outcome', 'outcome'),
+    f('outcomes', 'symbols'),
+    f('capabilities', 'symbols'),
   ],
   target: [
-    f('address', 'any'), f('durable', 'uint', { default: '0 (none)' }), f('expiry-policy', 'symbol', { default: 'session-end' }),
-    f('timeout', 'uint', { default: '0' }), f('dynamic', 'boolean', { default: 'false' }), f('dynamic-node-properties', 'fields'),
+    f('address', 'any'),
+    f('durable', 'uint', { default: '0 (none)' }),
+    f('expiry-policy', 'symbol', { default: 'session-end' }),
+    f('timeout', 'uint', { default: '0' }),
+    f('dynamic', 'boolean', { default: 'false' }),
+    f('dynamic-node-properties', 'fields'),
     f('capabilities', 'symbols'),
   ],
 };
 
 /** Described types below the performatives (part 1, 1.4 error; part 3, 3.4 delivery states, 3.5 terminus). */
 const DESCRIBED: Record<number, string> = {
-  0x1d: 'error', 0x23: 'received', 0x24: 'accepted', 0x25: 'rejected', 0x26: 'released', 0x27: 'modified', 0x28: 'source', 0x29: 'target',
+  0x1d: 'error',
+  0x23: 'received',
+  0x24: 'accepted',
+  0x25: 'rejected',
+  0x26: 'released',
+  0x27: 'modified',
+  0x28: 'source',
+  0x29: 'target',
 };
 
 export function describedName(v: AmqpValue): string | undefined {
@@ -128,11 +207,23 @@ function typeFinding(v: AmqpValue, spec: FieldSpec): string | undefined {
   const isFieldsMap = v.type === 'map' && v.value.every(([k]) => k.type === 'symbol');
   const described = describedName(v);
   const ok: Record<FieldType, boolean> = {
-    string: v.type === 'string', uint: v.type === 'uint', ushort: v.type === 'ushort', ubyte: v.type === 'ubyte', ulong: v.type === 'ulong',
-    boolean: v.type === 'boolean', binary: v.type === 'binary', symbol: v.type === 'symbol', symbols: v.type === 'symbol' || isSymbolArray,
-    fields: isFieldsMap, map: v.type === 'map', source: described === 'source', target: described === 'target', error: described === 'error',
+    string: v.type === 'string',
+    uint: v.type === 'uint',
+    ushort: v.type === 'ushort',
+    ubyte: v.type === 'ubyte',
+    ulong: v.type === 'ulong',
+    boolean: v.type === 'boolean',
+    binary: v.type === 'binary',
+    symbol: v.type === 'symbol',
+    symbols: v.type === 'symbol' || isSymbolArray,
+    fields: isFieldsMap,
+    map: v.type === 'map',
+    source: described === 'source',
+    target: described === 'target',
+    error: described === 'error',
     'delivery-state': ['received', 'accepted', 'rejected', 'released', 'modified'].includes(described ?? ''),
-    outcome: ['accepted', 'rejected', 'released', 'modified'].includes(described ?? ''), any: true,
+    outcome: ['accepted', 'rejected', 'released', 'modified'].includes(described ?? ''),
+    any: true,
   };
   if (ok[spec.type]) return undefined;
   return `is a ${described ?? v.type}, the spec says ${spec.type}`;
@@ -147,23 +238,35 @@ function checkComposite(name: string, fields: AmqpValue[], path: string, finding
     findings.push({
       kind: fields.length > specs.length ? 'spec' : 'complete',
       path,
-      message: `${path} has ${fields.length} fields, not ${specs.length}${missing.length ? ` (missing ${missing.join(', ')})` : ''}`,
+      message:
+        `${path} has ${fields.length} fields, not ` +
+        `${specs.length}${missing.length ? ` (missing ${missing.join(', ')})` : ''}`,
     });
   }
   specs.forEach((spec, i) => {
     const v = fields[i];
     const at = `${path}.${spec.name}`;
     if (isNull(v)) {
-      if (spec.mandatory) findings.push({ kind: 'spec', path: at, message: `${at} is mandatory but ${v === undefined ? 'omitted' : 'null'}` });
+      if (spec.mandatory)
+        findings.push({
+          kind: 'spec',
+          path: at,
+          message: `${at} is mandatory but ${v === undefined ? 'omitted' : 'null'}`,
+        });
       else if (spec.default !== undefined) {
-        findings.push({ kind: 'complete', path: at, message: `${at} is ${v === undefined ? 'omitted' : 'null'}, not its default ${spec.default}` });
+        findings.push({
+          kind: 'complete',
+          path: at,
+          message: `${at} is ${v === undefined ? 'omitted' : 'null'}, not its default ${spec.default}`,
+        });
       }
       return;
     }
     const wrong = typeFinding(v!, spec);
     if (wrong) findings.push({ kind: 'spec', path: at, message: `${at} ${wrong}` });
     const nested = describedName(v!);
-    if (nested && v!.type === 'described' && v!.value.type === 'list') checkComposite(nested, v!.value.value, at, findings);
+    if (nested && v!.type === 'described' && v!.value.type === 'list')
+      checkComposite(nested, v!.value.value, at, findings);
   });
 }
 
@@ -185,6 +288,10 @@ export function summarize(findings: readonly Finding[]): string {
     group.count++;
     groups.set(f.message, group);
   }
-  const lines = [...groups].sort((a, b) => b[1].count - a[1].count).map(([m, g]) => `${g.count}× ${m}${g.first ? ` (first: ${g.first})` : ''}`);
-  return lines.length > SUMMARY_LINES ? [...lines.slice(0, SUMMARY_LINES), `… and ${lines.length - SUMMARY_LINES} more`].join('\n') : lines.join('\n');
+  const lines = [...groups]
+    .sort((a, b) => b[1].count - a[1].count)
+    .map(([m, g]) => `${g.count}× ${m}${g.first ? ` (first: ${g.first})` : ''}`);
+  return lines.length > SUMMARY_LINES
+    ? [...lines.slice(0, SUMMARY_LINES), `… and ${lines.length - SUMMARY_LINES} more`].join('\n')
+    : lines.join('\n');
 }

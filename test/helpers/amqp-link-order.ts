@@ -23,7 +23,12 @@ export function checkSentOrder(frames: readonly AmqpFrame[]): Finding[] {
   const findings: Finding[] = [];
   const sessions = new Map<number, Map<number, LinkState>>();
   const say = (kind: Finding['kind'], frame: AmqpFrame, index: number, message: string): void => {
-    findings.push({ kind, path: `${frame.performative}`, message, where: `frame ${index} (${frame.performative}, channel ${frame.channel})` });
+    findings.push({
+      kind,
+      path: `${frame.performative}`,
+      message,
+      where: `frame ${index} (${frame.performative}, channel ${frame.channel})`,
+    });
   };
   frames.forEach((frame, index) => {
     if (frame.type !== 0 || frame.performative === undefined) return;
@@ -49,11 +54,15 @@ export function checkSentOrder(frames: readonly AmqpFrame[]): Finding[] {
       links.set(handle, { midDelivery: false });
       return;
     }
-    if (!link) return say('order', frame, index, `${name} with handle ${handle} before its attach (or after its detach)`);
+    if (!link)
+      return say('order', frame, index, `${name} with handle ${handle} before its attach (or after its detach)`);
     if (name === 'detach') return void links.delete(handle);
     if (name === 'transfer') {
       const aborted = field(frame, 'aborted')?.value === true;
-      if (!link.midDelivery && (uintOf(frame, 'delivery-id') === undefined || field(frame, 'delivery-tag')?.type !== 'binary')) {
+      if (
+        !link.midDelivery &&
+        (uintOf(frame, 'delivery-id') === undefined || field(frame, 'delivery-tag')?.type !== 'binary')
+      ) {
         say('spec', frame, index, 'the first transfer of a delivery has no delivery-id or delivery-tag');
       }
       link.midDelivery = field(frame, 'more')?.value === true && !aborted;

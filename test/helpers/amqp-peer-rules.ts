@@ -50,7 +50,9 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
   const earlyFlows = new Map<string, { deliveryCount: number | undefined; credit: number }>();
   let serverIndex = -1; // index of the current frame among the server's frames
   const say = (frame: AmqpFrame, message: string, detail?: string): void => {
-    const where = `server frame ${serverIndex} (${frame.performative ?? 'empty'}, channel ${frame.channel})${detail ? `: ${detail}` : ''}`;
+    const where =
+      `server frame ${serverIndex} (${frame.performative ?? 'empty'}, channel ` +
+      `${frame.channel})${detail ? `: ${detail}` : ''}`;
     findings.push({ kind: 'spec', path: `${frame.performative}`, message, where });
   };
 
@@ -62,7 +64,11 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
     // Until the client's first flow, its window counts from the server's initial next-outgoing-id.
     const base = window.nextIncomingId ?? initialOutgoing.get(frame.channel) ?? 0;
     if (id >= base + window.incomingWindow) {
-      say(frame, "a transfer beyond the client's session incoming window", `transfer-id ${id}, next-incoming-id ${base}, window ${window.incomingWindow}`);
+      say(
+        frame,
+        "a transfer beyond the client's session incoming window",
+        `transfer-id ${id}, next-incoming-id ${base}, window ${window.incomingWindow}`,
+      );
     }
     outgoing.set(frame.channel, id + 1);
   };
@@ -77,28 +83,41 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
         channelMax = Math.min(channelMax, num(frame, 'channel-max') ?? USHORT_MAX);
       } else if (name === 'begin') {
         clientChannels.add(frame.channel);
-        clientWindows.set(frame.channel, { nextIncomingId: undefined, incomingWindow: num(frame, 'incoming-window') ?? 0 });
-      } else if (name === 'attach') clientLinks.set(`${frame.channel}/${num(frame, 'handle')}`, String(field(frame, 'name')?.value));
-      if (name === 'flow') clientWindows.set(frame.channel, { nextIncomingId: num(frame, 'next-incoming-id'), incomingWindow: num(frame, 'incoming-window') ?? 0 });
+        clientWindows.set(frame.channel, {
+          nextIncomingId: undefined,
+          incomingWindow: num(frame, 'incoming-window') ?? 0,
+        });
+      } else if (name === 'attach')
+        clientLinks.set(`${frame.channel}/${num(frame, 'handle')}`, String(field(frame, 'name')?.value));
+      if (name === 'flow')
+        clientWindows.set(frame.channel, {
+          nextIncomingId: num(frame, 'next-incoming-id'),
+          incomingWindow: num(frame, 'incoming-window') ?? 0,
+        });
       if (name === 'flow' || name === 'detach') {
         const key = `${frame.channel}/${num(frame, 'handle')}`;
         const link = clientLinks.get(key);
-        if (typeof link === 'string' && name === 'flow') earlyFlows.set(key, { deliveryCount: num(frame, 'delivery-count'), credit: num(frame, 'link-credit') ?? 0 });
+        if (typeof link === 'string' && name === 'flow')
+          earlyFlows.set(key, { deliveryCount: num(frame, 'delivery-count'), credit: num(frame, 'link-credit') ?? 0 });
         if (typeof link !== 'object') continue;
         if (name === 'detach') link.clientClosed ||= field(frame, 'closed')?.value === true;
-        else if (link.serverSends) link.limit = (num(frame, 'delivery-count') ?? link.deliveryCount) + (num(frame, 'link-credit') ?? 0);
+        else if (link.serverSends)
+          link.limit = (num(frame, 'delivery-count') ?? link.deliveryCount) + (num(frame, 'link-credit') ?? 0);
       }
       continue;
     }
     serverIndex++;
-    if (serverClosed) say(frame, 'sent after the server\'s close');
-    if (frame.size > clientMaxFrame) say(frame, "a frame above the client's max-frame-size", `${frame.size} > ${clientMaxFrame} bytes`);
-    if (frame.channel > channelMax) say(frame, 'a channel above the negotiated channel-max', `${frame.channel} > ${channelMax}`);
+    if (serverClosed) say(frame, "sent after the server's close");
+    if (frame.size > clientMaxFrame)
+      say(frame, "a frame above the client's max-frame-size", `${frame.size} > ${clientMaxFrame} bytes`);
+    if (frame.channel > channelMax)
+      say(frame, 'a channel above the negotiated channel-max', `${frame.channel} > ${channelMax}`);
     if (name === 'open') channelMax = Math.min(channelMax, num(frame, 'channel-max') ?? USHORT_MAX);
     else if (name === 'close') serverClosed = true;
     else if (name === 'begin') {
       const remote = num(frame, 'remote-channel');
-      if (remote === undefined || !clientChannels.has(remote)) say(frame, 'a begin that answers no client begin', `remote-channel ${remote ?? 'null'}`);
+      if (remote === undefined || !clientChannels.has(remote))
+        say(frame, 'a begin that answers no client begin', `remote-channel ${remote ?? 'null'}`);
       else serverToClient.set(frame.channel, remote);
       outgoing.set(frame.channel, num(frame, 'next-outgoing-id') ?? 0);
       initialOutgoing.set(frame.channel, num(frame, 'next-outgoing-id') ?? 0);
@@ -109,8 +128,15 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
       const entry = [...clientLinks].find(([key, v]) => v === linkName && key.startsWith(`${clientChannel}/`));
       if (!entry) say(frame, 'an attach that answers no client attach on its session', `'${linkName}'`);
       const initial = num(frame, 'initial-delivery-count');
-      if (serverSends && initial === undefined) say(frame, 'a sender\'s attach without initial-delivery-count');
-      const link: Link = { name: linkName, serverSends, deliveryCount: initial ?? 0, limit: initial ?? 0, clientClosed: false, midDelivery: false };
+      if (serverSends && initial === undefined) say(frame, "a sender's attach without initial-delivery-count");
+      const link: Link = {
+        name: linkName,
+        serverSends,
+        deliveryCount: initial ?? 0,
+        limit: initial ?? 0,
+        clientClosed: false,
+        midDelivery: false,
+      };
       const early = entry && earlyFlows.get(entry[0]);
       if (early) link.limit = (early.deliveryCount ?? link.deliveryCount) + early.credit;
       if (entry) clientLinks.set(entry[0], link);
@@ -122,14 +148,20 @@ export function checkServerAgainstClient(units: readonly RecordedUnit[]): Findin
       if (name === 'detach' && link.clientClosed && field(frame, 'closed')?.value !== true) {
         say(frame, "a detach answering the client's closing detach without closed=true", `'${link.name}'`);
       }
-      if (name === 'flow' && link.serverSends && num(frame, 'delivery-count') !== undefined) link.deliveryCount = num(frame, 'delivery-count')!;
+      if (name === 'flow' && link.serverSends && num(frame, 'delivery-count') !== undefined)
+        link.deliveryCount = num(frame, 'delivery-count')!;
       if (name === 'transfer' && !link.midDelivery) {
         if (link.deliveryCount >= link.limit) {
-          say(frame, "a delivery beyond the client's link credit", `'${link.name}', delivery-count ${link.deliveryCount}, limit ${link.limit}`);
+          say(
+            frame,
+            "a delivery beyond the client's link credit",
+            `'${link.name}', delivery-count ${link.deliveryCount}, limit ${link.limit}`,
+          );
         }
         link.deliveryCount++;
       }
-      if (name === 'transfer') link.midDelivery = field(frame, 'more')?.value === true && field(frame, 'aborted')?.value !== true;
+      if (name === 'transfer')
+        link.midDelivery = field(frame, 'more')?.value === true && field(frame, 'aborted')?.value !== true;
     }
   }
   return findings;

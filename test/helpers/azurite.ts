@@ -6,7 +6,12 @@
  * do not see each other's blobs. A test that needs storage to itself (one that stops it, restarts it on
  * its data, or tests the launcher) asks for `own: true`.
  */
-import { azuriteAt, startAzurite as launchAzurite, type Azurite, type AzuriteOptions } from '../../scripts/local/azurite.ts';
+import {
+  azuriteAt,
+  startAzurite as launchAzurite,
+  type Azurite,
+  type AzuriteOptions,
+} from '../../scripts/local/azurite.ts';
 
 export { randomName, AZURITE_ACCOUNT, AZURITE_KEY, type Azurite } from '../../scripts/local/azurite.ts';
 

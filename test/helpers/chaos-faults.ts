@@ -47,9 +47,12 @@ export const DEFAULT_FAULT_SCHEDULE: FaultSchedule = {
 export function faultScheduleFromEnv(env: NodeJS.ProcessEnv = process.env): FaultSchedule {
   const schedule = { ...DEFAULT_FAULT_SCHEDULE, weights: { ...DEFAULT_FAULT_SCHEDULE.weights } };
   if (env.CHAOS_FAULTS !== undefined) {
-    const chosen = env.CHAOS_FAULTS.split(',').map((s) => s.trim()).filter((s) => s && s !== 'none');
+    const chosen = env.CHAOS_FAULTS.split(',')
+      .map((s) => s.trim())
+      .filter((s) => s && s !== 'none');
     for (const name of chosen) if (!(name in FAULT_KINDS)) throw new Error(`CHAOS_FAULTS: unknown fault '${name}'`);
-    for (const kind of Object.keys(schedule.weights) as FaultKind[]) if (!chosen.includes(kind)) delete schedule.weights[kind];
+    for (const kind of Object.keys(schedule.weights) as FaultKind[])
+      if (!chosen.includes(kind)) delete schedule.weights[kind];
   }
   if (env.CHAOS_FAULT_SEED !== undefined) schedule.seed = Number(env.CHAOS_FAULT_SEED);
   return schedule;
@@ -74,7 +77,12 @@ export interface FaultInjector {
 }
 
 /** Injects faults into the readers of `hub` (partitions `0`..`partitions-1`) until stopped. */
-export function startFaultInjector(emulator: Emulator, hub: string, partitions: number, schedule: FaultSchedule): FaultInjector {
+export function startFaultInjector(
+  emulator: Emulator,
+  hub: string,
+  partitions: number,
+  schedule: FaultSchedule,
+): FaultInjector {
   let seed = schedule.seed;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const kinds = (Object.entries(schedule.weights) as [FaultKind, number][]).filter(([, w]) => w > 0);
@@ -106,7 +114,10 @@ export function startFaultInjector(emulator: Emulator, hub: string, partitions: 
       return;
     }
     const partitionIds = readers.filter((r) => r.connectionId === victim.connectionId).map((r) => r.partitionId);
-    const options = fault.drop === undefined ? { containerId: victim.connectionId } : { containerId: victim.connectionId, condition: fault.drop };
+    const options =
+      fault.drop === undefined
+        ? { containerId: victim.connectionId }
+        : { containerId: victim.connectionId, condition: fault.drop };
     const affected = emulator.faults.dropConnections(options);
     injected.push({ kind, partitionIds, affected, at: Date.now() });
   };

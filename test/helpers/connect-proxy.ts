@@ -35,8 +35,11 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
   const expected = options.credentials
     ? `Basic ${Buffer.from(`${options.credentials.username}:${options.credentials.password}`).toString('base64')}`
     : undefined;
-  const authorized = (req: IncomingMessage): boolean => expected === undefined || req.headers['proxy-authorization'] === expected;
-  const server: Server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createServer();
+  const authorized = (req: IncomingMessage): boolean =>
+    expected === undefined || req.headers['proxy-authorization'] === expected;
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key })
+    : createServer();
   const proxy: TestProxy = {
     url: '',
     port: 0,
@@ -57,7 +60,10 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     if (!authorized(req)) {
       proxy.refused++;
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: ' +
+          '0\r\n\r\n',
+      );
       return;
     }
     const target = String(req.url);

@@ -9,7 +9,12 @@
  * the emulator stops.
  */
 import { after, type TestContext } from 'node:test';
-import { startEmulator, type Emulator, type EmulatorCaptureConfig, type EmulatorOptions } from '../../src/emulator/index.ts';
+import {
+  startEmulator,
+  type Emulator,
+  type EmulatorCaptureConfig,
+  type EmulatorOptions,
+} from '../../src/emulator/index.ts';
 import { randomName } from './azurite.ts';
 import { unrefSdkTokenRenewalTimers } from './sdk-token-renewal-timers.ts';
 
@@ -41,7 +46,10 @@ const CLIENT_CLOSE_TIMEOUT_MS = 10_000;
  * Starts a test emulator. Pass the test context to clean up in that test's `after`; without it (only
  * options), cleanup is registered with node:test's `after` of the enclosing suite or file.
  */
-export async function startTestEmulator(t?: TestContext | TestEmulatorOptions, opts: TestEmulatorOptions = {}): Promise<TestEmulator> {
+export async function startTestEmulator(
+  t?: TestContext | TestEmulatorOptions,
+  opts: TestEmulatorOptions = {},
+): Promise<TestEmulator> {
   const context = t !== undefined && typeof (t as TestContext).after === 'function' ? (t as TestContext) : undefined;
   if (!context && t !== undefined) opts = t as TestEmulatorOptions;
   // The SDK's known token-renewal timer leak (see the helper) must not keep test processes alive.

@@ -25,7 +25,10 @@ export class Instance extends LineChild {
   readonly statuses: StatusLine[] = [];
 
   constructor(name: string, config: ReceiverConfigInput) {
-    super(name, process.execPath, [...RUNNER.execArgv, RUNNER.path], { ...process.env, RECEIVER_CONFIG: JSON.stringify(config) });
+    super(name, process.execPath, [...RUNNER.execArgv, RUNNER.path], {
+      ...process.env,
+      RECEIVER_CONFIG: JSON.stringify(config),
+    });
   }
 
   protected onLine(line: string): void {
@@ -42,9 +45,16 @@ export class Instance extends LineChild {
 }
 
 /** Waits for `cond`; on timeout, throws naming `what` (a function is called then, to describe the state at the end). */
-export function waitUntil(cond: () => boolean, timeoutMs: number, what: string | (() => string), instances: readonly Instance[] = []): Promise<number> {
+export function waitUntil(
+  cond: () => boolean,
+  timeoutMs: number,
+  what: string | (() => string),
+  instances: readonly Instance[] = [],
+): Promise<number> {
   const describe = () => {
-    const detail = instances.map((i) => `${i.name}: owns [${[...i.owned].join(',')}] stderr: ${i.stderr.slice(-800)}`).join('\n');
+    const detail = instances
+      .map((i) => `${i.name}: owns [${[...i.owned].join(',')}] stderr: ${i.stderr.slice(-800)}`)
+      .join('\n');
     return `${typeof what === 'function' ? what() : what}\n${detail}`;
   };
   return waitOnState(cond, timeoutMs, describe, 25);
@@ -53,7 +63,8 @@ export function waitUntil(cond: () => boolean, timeoutMs: number, what: string |
 /** Count of records per (partition, sequence number) over all instances. */
 export function tally(instances: readonly Instance[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const i of instances) for (const [pid, seq] of i.records) counts.set(`${pid}/${seq}`, (counts.get(`${pid}/${seq}`) ?? 0) + 1);
+  for (const i of instances)
+    for (const [pid, seq] of i.records) counts.set(`${pid}/${seq}`, (counts.get(`${pid}/${seq}`) ?? 0) + 1);
   return counts;
 }
 
@@ -82,10 +93,22 @@ export async function startFleetWorld(t: TestContext, partitions: number, perTic
     for (let p = 0; p < partitions; p++) {
       const pid = String(p);
       const n = produced.get(pid) ?? 0;
-      emulator.append(hubName, pid, Array.from({ length: perTick }, (_, i) => ({ body: `p${pid}-${n + i}` })));
+      emulator.append(
+        hubName,
+        pid,
+        Array.from({ length: perTick }, (_, i) => ({ body: `p${pid}-${n + i}` })),
+      );
       produced.set(pid, n + perTick);
     }
   }, 100);
   t.after(() => clearInterval(producer));
-  return { connectionString, storageConnectionString: azurite.connectionString, container, emulator, hubName, produced, stopProducing: () => clearInterval(producer) };
+  return {
+    connectionString,
+    storageConnectionString: azurite.connectionString,
+    container,
+    emulator,
+    hubName,
+    produced,
+    stopProducing: () => clearInterval(producer),
+  };
 }

@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { MetricPoint } from '../../src/pipeline/signals.ts';
 import { attributesJson } from '../../src/exporters/internal/otlp-json-values.ts';
-import { compareMaps, fromOtlpList, GO_PARITY_DIR, patternOf, type Diff, type DiffKind, type Typed } from './go-parity.ts';
+import {
+  compareMaps,
+  fromOtlpList,
+  GO_PARITY_DIR,
+  patternOf,
+  type Diff,
+  type DiffKind,
+  type Typed,
+} from './go-parity.ts';
 
 export const METRICS_PARITY_DIR = join(GO_PARITY_DIR, 'metrics');
 
@@ -54,7 +62,9 @@ export function flattenExpectedMetrics(doc: { resourceMetrics?: any[] }): FlatPo
     const resource = fromOtlpList(rm.resource?.attributes);
     for (const sm of rm.scopeMetrics ?? []) {
       for (const m of sm.metrics ?? []) {
-        const kind = m.gauge ? 'gauge' : Object.keys(m).find((k) => !['name', 'unit', 'description', 'metadata'].includes(k)) ?? '';
+        const kind = m.gauge
+          ? 'gauge'
+          : (Object.keys(m).find((k) => !['name', 'unit', 'description', 'metadata'].includes(k)) ?? '');
         for (const dp of m.gauge?.dataPoints ?? m.sum?.dataPoints ?? []) {
           out.push({
             resource,
@@ -94,15 +104,18 @@ export function flattenActualMetrics(points: readonly MetricPoint[]): FlatPoint[
 }
 
 function scalar(path: string, e: unknown, a: unknown, out: Diff[]): void {
-  if (!Object.is(e, a)) out.push({ path, kind: e === undefined ? 'extra' : a === undefined ? 'missing' : 'value', expected: e, actual: a });
+  if (!Object.is(e, a))
+    out.push({ path, kind: e === undefined ? 'extra' : a === undefined ? 'missing' : 'value', expected: e, actual: a });
 }
 
 /** Every difference, point by point in order (Go writes one ResourceMetrics per record, in record order). */
 export function comparePoints(expected: readonly FlatPoint[], actual: readonly FlatPoint[]): Diff[] {
   const out: Diff[] = [];
-  if (expected.length !== actual.length) out.push({ path: 'points.length', kind: 'count', expected: expected.length, actual: actual.length });
+  if (expected.length !== actual.length)
+    out.push({ path: 'points.length', kind: 'count', expected: expected.length, actual: actual.length });
   for (let i = 0; i < Math.min(expected.length, actual.length); i++) {
-    const e = expected[i]!, a = actual[i]!;
+    const e = expected[i]!,
+      a = actual[i]!;
     const p = `points[${i}]`;
     compareMaps(`${p}.resource`, e.resource, a.resource, out);
     scalar(`${p}.scope.name`, e.scopeName, a.scopeName, out);
@@ -122,13 +135,16 @@ const readJsonIf = (file: string) => (existsSync(file) ? JSON.parse(readFileSync
 
 export function loadMetricCases(root = METRICS_PARITY_DIR): MetricParityCase[] {
   if (!existsSync(root)) return [];
-  return readdirSync(root).sort().filter((name) => existsSync(join(root, name, 'input.json'))).map((name) => ({
-    name,
-    input: new Uint8Array(readFileSync(join(root, name, 'input.json'))),
-    expected: flattenExpectedMetrics(parseYaml(readFileSync(join(root, name, 'expected.yaml'), 'utf8'))),
-    source: JSON.parse(readFileSync(join(root, name, 'source.json'), 'utf8')),
-    options: readJsonIf(join(root, name, 'options.json')) ?? {},
-  }));
+  return readdirSync(root)
+    .sort()
+    .filter((name) => existsSync(join(root, name, 'input.json')))
+    .map((name) => ({
+      name,
+      input: new Uint8Array(readFileSync(join(root, name, 'input.json'))),
+      expected: flattenExpectedMetrics(parseYaml(readFileSync(join(root, name, 'expected.yaml'), 'utf8'))),
+      source: JSON.parse(readFileSync(join(root, name, 'source.json'), 'utf8')),
+      options: readJsonIf(join(root, name, 'options.json')) ?? {},
+    }));
 }
 
 export function loadMetricDifferences(root = METRICS_PARITY_DIR): MetricDifference[] {
@@ -138,10 +154,17 @@ export function loadMetricDifferences(root = METRICS_PARITY_DIR): MetricDifferen
 
 /** The differences.yaml entry accepting this diff, if any. */
 export function metricDiffAcceptedBy(
-  diff: Diff, caseName: string, differences: readonly MetricDifference[], packageVersion: string,
+  diff: Diff,
+  caseName: string,
+  differences: readonly MetricDifference[],
+  packageVersion: string,
 ): MetricDifference | undefined {
-  return differences.find((d) => (d.case === '*' || d.case === caseName)
-    && (d.kind === undefined || d.kind === diff.kind) && patternOf(d.path).test(diff.path)
-    && (d.actual === undefined
-      || JSON.stringify(d.actual === '$packageVersion' ? packageVersion : d.actual) === JSON.stringify(diff.actual)));
+  return differences.find(
+    (d) =>
+      (d.case === '*' || d.case === caseName) &&
+      (d.kind === undefined || d.kind === diff.kind) &&
+      patternOf(d.path).test(diff.path) &&
+      (d.actual === undefined ||
+        JSON.stringify(d.actual === '$packageVersion' ? packageVersion : d.actual) === JSON.stringify(diff.actual)),
+  );
 }

@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { SpanRecord } from '../../src/pipeline/signals.ts';
 import { attributesJson } from '../../src/exporters/internal/otlp-json-values.ts';
-import { compareMaps, fromOtlpList, GO_PARITY_DIR, patternOf, type Diff, type DiffKind, type Typed } from './go-parity.ts';
+import {
+  compareMaps,
+  fromOtlpList,
+  GO_PARITY_DIR,
+  patternOf,
+  type Diff,
+  type DiffKind,
+  type Typed,
+} from './go-parity.ts';
 
 export const TRACE_PARITY_DIR = join(GO_PARITY_DIR, 'traces');
 
@@ -99,7 +107,15 @@ export function flattenActualSpans(spans: readonly SpanRecord[]): FlatSpan[] {
 }
 
 const SCALARS = [
-  'scopeName', 'traceId', 'spanId', 'parentSpanId', 'name', 'kind', 'startTimeUnixNano', 'endTimeUnixNano', 'statusCode',
+  'scopeName',
+  'traceId',
+  'spanId',
+  'parentSpanId',
+  'name',
+  'kind',
+  'startTimeUnixNano',
+  'endTimeUnixNano',
+  'statusCode',
   'statusMessage',
 ] as const;
 
@@ -110,10 +126,12 @@ export function compareSpans(expected: readonly FlatSpan[], actual: readonly Fla
     out.push({ path: 'spans.length', kind: 'count', expected: expected.length, actual: actual.length });
   }
   for (let i = 0; i < Math.min(expected.length, actual.length); i++) {
-    const e = expected[i]!, a = actual[i]!;
+    const e = expected[i]!,
+      a = actual[i]!;
     compareMaps(`spans[${i}].resource`, e.resource, a.resource, out);
     for (const field of SCALARS) {
-      if (e[field] !== a[field]) out.push({ path: `spans[${i}].${field}`, kind: 'value', expected: e[field], actual: a[field] });
+      if (e[field] !== a[field])
+        out.push({ path: `spans[${i}].${field}`, kind: 'value', expected: e[field], actual: a[field] });
     }
     compareMaps(`spans[${i}].attributes`, e.attributes, a.attributes, out);
   }
@@ -124,19 +142,22 @@ const readJsonIf = (file: string) => (existsSync(file) ? JSON.parse(readFileSync
 
 export function loadTraceParityCases(root = TRACE_PARITY_DIR): TraceParityCase[] {
   if (!existsSync(root)) return [];
-  return readdirSync(root).sort().filter((name) => existsSync(join(root, name, 'input.json'))).map((name) => {
-    const dir = join(root, name);
-    const input = new Uint8Array(readFileSync(join(dir, 'input.json')));
-    const body = JSON.parse(Buffer.from(input).toString('utf8')) as { records?: unknown[] };
-    return {
-      name,
-      input,
-      inputRecords: body.records?.length ?? 0,
-      expected: flattenExpectedSpans(parseYaml(readFileSync(join(dir, 'expected.yaml'), 'utf8'))),
-      source: JSON.parse(readFileSync(join(dir, 'source.json'), 'utf8')),
-      options: readJsonIf(join(dir, 'options.json')) ?? {},
-    };
-  });
+  return readdirSync(root)
+    .sort()
+    .filter((name) => existsSync(join(root, name, 'input.json')))
+    .map((name) => {
+      const dir = join(root, name);
+      const input = new Uint8Array(readFileSync(join(dir, 'input.json')));
+      const body = JSON.parse(Buffer.from(input).toString('utf8')) as { records?: unknown[] };
+      return {
+        name,
+        input,
+        inputRecords: body.records?.length ?? 0,
+        expected: flattenExpectedSpans(parseYaml(readFileSync(join(dir, 'expected.yaml'), 'utf8'))),
+        source: JSON.parse(readFileSync(join(dir, 'source.json'), 'utf8')),
+        options: readJsonIf(join(dir, 'options.json')) ?? {},
+      };
+    });
 }
 
 export function loadTraceDifferences(root = TRACE_PARITY_DIR): TraceDifference[] {
@@ -148,11 +169,18 @@ const SPAN_INDEX = /^spans\[(\d+)\]/;
 
 /** The differences.yaml entry accepting this diff in this case (`actual`: our spans), if any. */
 export function traceDifferenceFor(
-  diff: Diff, caseName: string, actual: readonly FlatSpan[], differences: readonly TraceDifference[],
+  diff: Diff,
+  caseName: string,
+  actual: readonly FlatSpan[],
+  differences: readonly TraceDifference[],
 ): TraceDifference | undefined {
   const index = SPAN_INDEX.exec(diff.path)?.[1];
   const kind = index === undefined ? undefined : actual[Number(index)]?.kind;
-  return differences.find((d) => (d.case === '*' || d.case === caseName)
-    && (d.kind === undefined || d.kind === diff.kind) && patternOf(d.path).test(diff.path)
-    && (d.spanKinds === undefined || (kind !== undefined && d.spanKinds.includes(kind))));
+  return differences.find(
+    (d) =>
+      (d.case === '*' || d.case === caseName) &&
+      (d.kind === undefined || d.kind === diff.kind) &&
+      patternOf(d.path).test(diff.path) &&
+      (d.spanKinds === undefined || (kind !== undefined && d.spanKinds.includes(kind))),
+  );
 }

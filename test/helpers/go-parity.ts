@@ -22,15 +22,24 @@ export type Oracle = keyof typeof ORACLES;
 
 /** Fixed Event Hubs context, enqueued time and clock for every parity decode. */
 export const PARITY_CONTEXT = {
-  namespace: 'ns.servicebus.windows.net', eventHubName: 'insights-logs', consumerGroup: '$Default', partitionId: '0',
+  namespace: 'ns.servicebus.windows.net',
+  eventHubName: 'insights-logs',
+  consumerGroup: '$Default',
+  partitionId: '0',
 } as const;
 export const PARITY_ENQUEUED = new Date('2030-01-01T00:00:00Z');
 export const PARITY_NOW_MS = Date.parse('2030-01-01T00:00:05Z');
 
 /** A value in OTLP AnyValue terms: each kind tagged, ints as decimal strings (int64 does not fit a double). */
 export type Typed =
-  | { s: string } | { i: string } | { d: number } | { b: boolean } | { bytes: string }
-  | { a: Typed[] } | { m: Record<string, Typed> } | { empty: true };
+  | { s: string }
+  | { i: string }
+  | { d: number }
+  | { b: boolean }
+  | { bytes: string }
+  | { a: Typed[] }
+  | { m: Record<string, Typed> }
+  | { empty: true };
 
 /** One log record flattened with its resource and scope. */
 export interface FlatRecord {
@@ -211,9 +220,16 @@ const plain = (t: Typed | undefined): unknown => {
 
 export function compareTyped(path: string, e: Typed | undefined, a: Typed | undefined, out: Diff[]): void {
   if (e === undefined && a === undefined) return;
-  if (e === undefined) { out.push({ path, kind: 'extra', actual: plain(a) }); return; }
-  if (a === undefined) { out.push({ path, kind: 'missing', expected: plain(e) }); return; }
-  const ek = kindOf(e), ak = kindOf(a);
+  if (e === undefined) {
+    out.push({ path, kind: 'extra', actual: plain(a) });
+    return;
+  }
+  if (a === undefined) {
+    out.push({ path, kind: 'missing', expected: plain(e) });
+    return;
+  }
+  const ek = kindOf(e),
+    ak = kindOf(a);
   if ((ek === 'i' || ek === 'd') && (ak === 'i' || ak === 'd')) {
     const ev = 'i' in e ? Number(e.i) : (e as { d: number }).d;
     const av = 'i' in a ? Number(a.i) : (a as { d: number }).d;
@@ -222,9 +238,15 @@ export function compareTyped(path: string, e: Typed | undefined, a: Typed | unde
     else if (ek !== ak) out.push({ path, kind: 'int-vs-double', expected: plain(e), actual: plain(a) });
     return;
   }
-  if ('m' in e && 'm' in a) { compareMaps(path, e.m, a.m, out); return; }
+  if ('m' in e && 'm' in a) {
+    compareMaps(path, e.m, a.m, out);
+    return;
+  }
   if ('a' in e && 'a' in a) {
-    if (e.a.length !== a.a.length) { out.push({ path, kind: 'value', expected: plain(e), actual: plain(a) }); return; }
+    if (e.a.length !== a.a.length) {
+      out.push({ path, kind: 'value', expected: plain(e), actual: plain(a) });
+      return;
+    }
     e.a.forEach((x, i) => compareTyped(`${path}[${i}]`, x, a.a[i], out));
     return;
   }
@@ -242,7 +264,8 @@ function compareScalar(path: string, e: unknown, a: unknown, out: Diff[]): void 
 }
 
 /** Canonical text of a resource's attributes, keys sorted. */
-const resourceKey = (r: FlatRecord) => JSON.stringify(Object.entries(r.resource).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const resourceKey = (r: FlatRecord) =>
+  JSON.stringify(Object.entries(r.resource).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /**
  * Records grouped by resource in one canonical order (by the resource's attributes), input order kept
@@ -250,13 +273,17 @@ const resourceKey = (r: FlatRecord) => JSON.stringify(Object.entries(r.resource)
  * plogtest.IgnoreResourceLogsOrder(), so the golden files list resources in whatever order they were written.
  */
 function byResource(records: readonly FlatRecord[]): FlatRecord[] {
-  return records.map((r, i) => [resourceKey(r), i, r] as const)
+  return records
+    .map((r, i) => [resourceKey(r), i, r] as const)
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]))
     .map(([, , r]) => r);
 }
 
 /** Every difference between the Go expectation and our records, each with a path naming where. */
-export function compareRecords(expectedAsWritten: readonly FlatRecord[], actualAsWritten: readonly FlatRecord[]): Diff[] {
+export function compareRecords(
+  expectedAsWritten: readonly FlatRecord[],
+  actualAsWritten: readonly FlatRecord[],
+): Diff[] {
   const expected = byResource(expectedAsWritten);
   const actual = byResource(actualAsWritten);
   const out: Diff[] = [];
@@ -265,12 +292,14 @@ export function compareRecords(expectedAsWritten: readonly FlatRecord[], actualA
   }
   const n = Math.min(expected.length, actual.length);
   for (let i = 0; i < n; i++) {
-    const e = expected[i]!, a = actual[i]!;
+    const e = expected[i]!,
+      a = actual[i]!;
     const p = `records[${i}]`;
     compareMaps(`${p}.resource`, e.resource, a.resource, out);
     compareScalar(`${p}.scope.name`, e.scopeName, a.scopeName, out);
     // Go's extension tags the scope with encoding.format since early 2026; older golden files have no attributes.
-    if (e.scopeAttributes !== undefined) compareMaps(`${p}.scope.attributes`, e.scopeAttributes, a.scopeAttributes ?? {}, out);
+    if (e.scopeAttributes !== undefined)
+      compareMaps(`${p}.scope.attributes`, e.scopeAttributes, a.scopeAttributes ?? {}, out);
     compareScalar(`${p}.timeUnixNano`, e.timeUnixNano, a.timeUnixNano, out);
     if (e.observedTimeUnixNano !== undefined) {
       compareScalar(`${p}.observedTimeUnixNano`, e.observedTimeUnixNano, a.observedTimeUnixNano, out);
@@ -319,7 +348,10 @@ export function loadDifferences(root = GO_PARITY_DIR): Difference[] {
 
 export function patternOf(path: string): RegExp {
   const escaped = path.replace(/[.+?^${}()|[\]\\*]/g, (c) => (c === '*' ? '*' : `\\${c}`));
-  const body = escaped.split('**').map((part) => part.replace(/\*/g, '[^\\[\\]]*')).join('.*');
+  const body = escaped
+    .split('**')
+    .map((part) => part.replace(/\*/g, '[^\\[\\]]*'))
+    .join('.*');
   return new RegExp(`^${body}$`);
 }
 
@@ -335,11 +367,16 @@ function isInputField(diff: Diff, input: Uint8Array | undefined): boolean {
   } catch {
     return false;
   }
-  const records = Array.isArray(doc) ? doc : (doc as { records?: unknown })?.records ?? [doc];
+  const records = Array.isArray(doc) ? doc : ((doc as { records?: unknown })?.records ?? [doc]);
   // The value as sent: a number counts whatever its wire type (Go's rule makes kept numbers doubles).
   const want = JSON.stringify(numbersAlike(diff.actual));
-  return (Array.isArray(records) ? records : []).some((r) => r !== null && typeof r === 'object'
-    && Object.hasOwn(r, field) && JSON.stringify(numbersAlike(plain(fromJs((r as Record<string, unknown>)[field])))) === want);
+  return (Array.isArray(records) ? records : []).some(
+    (r) =>
+      r !== null &&
+      typeof r === 'object' &&
+      Object.hasOwn(r, field) &&
+      JSON.stringify(numbersAlike(plain(fromJs((r as Record<string, unknown>)[field])))) === want,
+  );
 }
 
 /** A plain() value with `{int}` and `{double}` both written as the number. */
@@ -354,7 +391,9 @@ function numbersAlike(v: unknown): unknown {
 
 const RECORD_PATH_ATTRIBUTE = /^records\[\d+\]\.attributes\["azure\.record\.(.*)"\]$/;
 
-/** The values at a dotted path in `value`; keys may hold dots themselves (identity claim URLs), so every split is tried. */
+/**
+ * The values at a dotted path in `value`; keys may hold dots themselves (identity claim URLs), so every split is tried.
+ */
 function valuesAtPath(value: unknown, path: string): unknown[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
   const out: unknown[] = [];
@@ -375,10 +414,11 @@ function isInputPath(diff: Diff, input: Uint8Array | undefined): boolean {
   } catch {
     return false;
   }
-  const records = Array.isArray(doc) ? doc : (doc as { records?: unknown })?.records ?? [doc];
+  const records = Array.isArray(doc) ? doc : ((doc as { records?: unknown })?.records ?? [doc]);
   const want = JSON.stringify(diff.actual);
   return (Array.isArray(records) ? records : []).some((r) =>
-    valuesAtPath(r, path).some((v) => JSON.stringify(plain(fromJs(v))) === want));
+    valuesAtPath(r, path).some((v) => JSON.stringify(plain(fromJs(v))) === want),
+  );
 }
 
 /** The differences.yaml entry accepting this diff, if any. */
@@ -387,8 +427,13 @@ export function acceptedBy(
   c: Pick<ParityCase, 'oracle' | 'name'> & { input?: Uint8Array },
   differences: readonly Difference[],
 ): Difference | undefined {
-  return differences.find((d) => d.oracle === c.oracle && (d.case === '*' || d.case === c.name)
-    && (d.kind === undefined || d.kind === diff.kind) && patternOf(d.path).test(diff.path)
-    && (d.when !== 'input-field' || isInputField(diff, c.input))
-    && (d.when !== 'input-path' || isInputPath(diff, c.input)));
+  return differences.find(
+    (d) =>
+      d.oracle === c.oracle &&
+      (d.case === '*' || d.case === c.name) &&
+      (d.kind === undefined || d.kind === diff.kind) &&
+      patternOf(d.path).test(diff.path) &&
+      (d.when !== 'input-field' || isInputField(diff, c.input)) &&
+      (d.when !== 'input-path' || isInputPath(diff, c.input)),
+  );
 }

@@ -13,10 +13,18 @@ const descriptor = {
   nested: {
     ExportLogsServiceRequest: { fields: { resourceLogs: field(1, 'ResourceLogs', 'repeated') } },
     ResourceLogs: {
-      fields: { resource: field(1, 'Resource'), scopeLogs: field(2, 'ScopeLogs', 'repeated'), schemaUrl: field(3, 'string') },
+      fields: {
+        resource: field(1, 'Resource'),
+        scopeLogs: field(2, 'ScopeLogs', 'repeated'),
+        schemaUrl: field(3, 'string'),
+      },
     },
     ScopeLogs: {
-      fields: { scope: field(1, 'InstrumentationScope'), logRecords: field(2, 'LogRecord', 'repeated'), schemaUrl: field(3, 'string') },
+      fields: {
+        scope: field(1, 'InstrumentationScope'),
+        logRecords: field(2, 'LogRecord', 'repeated'),
+        schemaUrl: field(3, 'string'),
+      },
     },
     LogRecord: {
       fields: {
@@ -43,7 +51,11 @@ const descriptor = {
       },
     },
     AnyValue: {
-      oneofs: { value: { oneof: ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'] } },
+      oneofs: {
+        value: {
+          oneof: ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'],
+        },
+      },
       fields: {
         stringValue: field(1, 'string'),
         boolValue: field(2, 'bool'),

@@ -18,9 +18,21 @@ import protobuf from 'protobufjs';
 export type OtlpSignal = 'logs' | 'metrics' | 'traces';
 
 const SCHEMAS: Record<OtlpSignal, { file: string; pkg: string; request: string }> = {
-  logs: { file: 'logs-service.proto', pkg: 'opentelemetry.proto.collector.logs.v1', request: 'ExportLogsServiceRequest' },
-  metrics: { file: 'metrics-service.proto', pkg: 'opentelemetry.proto.collector.metrics.v1', request: 'ExportMetricsServiceRequest' },
-  traces: { file: 'trace-service.proto', pkg: 'opentelemetry.proto.collector.trace.v1', request: 'ExportTraceServiceRequest' },
+  logs: {
+    file: 'logs-service.proto',
+    pkg: 'opentelemetry.proto.collector.logs.v1',
+    request: 'ExportLogsServiceRequest',
+  },
+  metrics: {
+    file: 'metrics-service.proto',
+    pkg: 'opentelemetry.proto.collector.metrics.v1',
+    request: 'ExportMetricsServiceRequest',
+  },
+  traces: {
+    file: 'trace-service.proto',
+    pkg: 'opentelemetry.proto.collector.trace.v1',
+    request: 'ExportTraceServiceRequest',
+  },
 };
 
 const protoPath = (signal: OtlpSignal) => new URL(`../fixtures/otlp/${SCHEMAS[signal].file}`, import.meta.url);
@@ -43,13 +55,24 @@ function schema(signal: OtlpSignal): Schema {
   const source = readFileSync(protoPath(signal), 'utf8');
   const root = protobuf.parse(source).root.resolveAll();
   const rawRoot = protobuf.parse(source.replace(/^(\s*(?:repeated\s+)?)string(\s)/gm, '$1bytes$2')).root.resolveAll();
-  known = { requestType: root.lookupType(`${pkg}.${request}`), rawRequestType: rawRoot.lookupType(`${pkg}.${request}`) };
+  known = {
+    requestType: root.lookupType(`${pkg}.${request}`),
+    rawRequestType: rawRoot.lookupType(`${pkg}.${request}`),
+  };
   schemas.set(signal, known);
   return known;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const ANY_VALUE_VARIANTS = new Set(['stringValue', 'boolValue', 'intValue', 'doubleValue', 'bytesValue', 'arrayValue', 'kvlistValue']);
+const ANY_VALUE_VARIANTS = new Set([
+  'stringValue',
+  'boolValue',
+  'intValue',
+  'doubleValue',
+  'bytesValue',
+  'arrayValue',
+  'kvlistValue',
+]);
 const HEX_ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
 
 /** A strict decoder's refusal: the path of the offending value and why. */
@@ -109,12 +132,14 @@ const INTEGER = /^-?(0|[1-9]\d*)$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function checkJson(value: unknown, type: protobuf.Type, path: string): void {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new OtlpStrictError(`${path}: expected an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new OtlpStrictError(`${path}: expected an object`);
   const oneofsSet = new Map<string, string>();
   for (const [key, v] of Object.entries(value)) {
     const at = `${path}.${key}`;
     const field = type.fields[key];
-    if (field === undefined) throw new OtlpStrictError(`${at}: no such field in ${type.name} (lowerCamelCase names only)`);
+    if (field === undefined)
+      throw new OtlpStrictError(`${at}: no such field in ${type.name} (lowerCamelCase names only)`);
     if (field.partOf) {
       const other = oneofsSet.get(field.partOf.name);
       if (other !== undefined) throw new OtlpStrictError(`${at}: oneof ${field.partOf.name} already set by ${other}`);
@@ -136,7 +161,8 @@ function checkJsonValue(v: unknown, field: protobuf.Field, at: string): void {
   if (v === null) fail('null');
   if (field.resolvedType instanceof protobuf.Type) return checkJson(v, field.resolvedType, at);
   if (field.resolvedType instanceof protobuf.Enum) {
-    if (!Number.isInteger(v) || !Object.values(field.resolvedType.values).includes(v as number)) fail('expected an enum integer');
+    if (!Number.isInteger(v) || !Object.values(field.resolvedType.values).includes(v as number))
+      fail('expected an enum integer');
     return;
   }
   switch (field.type) {
@@ -159,14 +185,17 @@ function checkJsonValue(v: unknown, field: protobuf.Field, at: string): void {
     case 'uint32':
     case 'fixed32':
     case 'int32':
-      if (!Number.isInteger(v) || (v as number) < (field.type === 'int32' ? -(2 ** 31) : 0) || (v as number) >= 2 ** 32) fail(`expected ${field.type}`);
+      if (!Number.isInteger(v) || (v as number) < (field.type === 'int32' ? -(2 ** 31) : 0) || (v as number) >= 2 ** 32)
+        fail(`expected ${field.type}`);
       return;
     case 'double':
-      if (typeof v === 'number' ? !Number.isFinite(v) : !['NaN', 'Infinity', '-Infinity'].includes(v as string)) fail('expected a double');
+      if (typeof v === 'number' ? !Number.isFinite(v) : !['NaN', 'Infinity', '-Infinity'].includes(v as string))
+        fail('expected a double');
       return;
     case 'bytes':
       if (typeof v !== 'string') fail('expected a string');
-      if (HEX_ID_FIELDS.has(field.name) ? !/^(?:[0-9a-f]{2})*$/i.test(v as string) : !BASE64.test(v as string)) fail('bad encoding');
+      if (HEX_ID_FIELDS.has(field.name) ? !/^(?:[0-9a-f]{2})*$/i.test(v as string) : !BASE64.test(v as string))
+        fail('bad encoding');
       return;
     default:
       fail(`unhandled type ${field.type}`);
@@ -179,9 +208,11 @@ function checkJsonValue(v: unknown, field: protobuf.Field, at: string): void {
  */
 function hexIdsToBase64(value: any): any {
   const convert = (item: any) => {
-    for (const k of HEX_ID_FIELDS) if (typeof item[k] === 'string') item[k] = Buffer.from(item[k], 'hex').toString('base64');
+    for (const k of HEX_ID_FIELDS)
+      if (typeof item[k] === 'string') item[k] = Buffer.from(item[k], 'hex').toString('base64');
   };
-  for (const rl of value.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) for (const lr of sl.logRecords ?? []) convert(lr);
+  for (const rl of value.resourceLogs ?? [])
+    for (const sl of rl.scopeLogs ?? []) for (const lr of sl.logRecords ?? []) convert(lr);
   for (const rs of value.resourceSpans ?? []) {
     for (const ss of rs.scopeSpans ?? []) {
       for (const span of ss.spans ?? []) {

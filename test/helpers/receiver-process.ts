@@ -12,7 +12,10 @@ const config = JSON.parse(process.env.RECEIVER_CONFIG ?? '{}');
 const consumer: SignalConsumer = {
   async consume(batch) {
     let out = '';
-    for (const r of batch.records) out += `R ${r.attributes['messaging.destination.partition.id']} ${r.attributes['azure.eventhubs.message.sequence_number']}\n`;
+    for (const r of batch.records)
+      out +=
+        `R ${r.attributes['messaging.destination.partition.id']} ` +
+        `${r.attributes['azure.eventhubs.message.sequence_number']}\n`;
     process.stdout.write(out);
   },
 };
@@ -20,7 +23,13 @@ const consumer: SignalConsumer = {
 const receiver = createAzureEventHubReceiver({ event_metadata: 'messaging', ...config }, consumer);
 receiver.onStatus((s) => {
   const { type } = s;
-  if (type === 'partitionOpened' || type === 'partitionClosed' || type === 'checkpointWritten' || type === 'standby' || type === 'hubReached') {
+  if (
+    type === 'partitionOpened' ||
+    type === 'partitionClosed' ||
+    type === 'checkpointWritten' ||
+    type === 'standby' ||
+    type === 'hubReached'
+  ) {
     process.stdout.write(`S ${JSON.stringify({ ...s, error: undefined, at: Date.now() })}\n`);
   } else if (type === 'foreignOwners') {
     const partitions = Object.fromEntries(s.partitions);
@@ -44,7 +53,9 @@ if (process.env.RECEIVER_LOOP_DELAY_MS) {
   delay.enable();
   setInterval(() => {
     const ms = (ns: number): number => Math.round(ns / 1e6);
-    process.stdout.write(`S ${JSON.stringify({ type: 'loopDelay', p99: ms(delay.percentile(99)), max: ms(delay.max), at: Date.now() })}\n`);
+    process.stdout.write(
+      `S ${JSON.stringify({ type: 'loopDelay', p99: ms(delay.percentile(99)), max: ms(delay.max), at: Date.now() })}\n`,
+    );
     delay.reset();
   }, Number(process.env.RECEIVER_LOOP_DELAY_MS)).unref();
 }

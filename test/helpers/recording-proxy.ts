@@ -79,7 +79,9 @@ export async function startRecordingProxy(target: { host?: string; port: number 
     const connection = connections++;
     track(client);
     client.pause();
-    const upstream = connect({ host: target.host ?? '127.0.0.1', port: target.port, noDelay: true }, () => client.resume());
+    const upstream = connect({ host: target.host ?? '127.0.0.1', port: target.port, noDelay: true }, () =>
+      client.resume(),
+    );
     track(upstream);
     pipe('client', connection, client, upstream);
     pipe('server', connection, upstream, client);
@@ -97,7 +99,10 @@ export async function startRecordingProxy(target: { host?: string; port: number 
     },
     frames(from, connection) {
       return units
-        .filter((r) => r.from === from && (connection === undefined || r.connection === connection) && r.unit.kind === 'frame')
+        .filter(
+          (r) =>
+            r.from === from && (connection === undefined || r.connection === connection) && r.unit.kind === 'frame',
+        )
         .map((r) => r.unit as AmqpFrame);
     },
     waitFor(predicate, timeoutMs = 10_000, what = 'a matching frame') {

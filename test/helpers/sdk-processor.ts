@@ -5,7 +5,10 @@
  */
 import { BlobCheckpointStore } from '@azure/eventhubs-checkpointstore-blob';
 import {
-  EventHubConsumerClient, earliestEventPosition, type PartitionOwnership, type Subscription,
+  EventHubConsumerClient,
+  earliestEventPosition,
+  type PartitionOwnership,
+  type Subscription,
 } from '@azure/event-hubs';
 import type { ContainerClient } from '@azure/storage-blob';
 import { siblingModule } from './sibling-module.ts';

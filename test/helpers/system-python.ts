@@ -40,7 +40,10 @@ export function systemPython(modules: string[]): SystemPython {
     }
   }
   const packages = [...new Set(modules.map((m) => PACKAGE_OF_MODULE[m] ?? m))].join(' ');
-  return { ok: false, skip: `needs the system Python with ${modules.join(', ')}: apt-get install ${packages} (as .ci/run does)` };
+  return {
+    ok: false,
+    skip: `needs the system Python with ${modules.join(', ')}: apt-get install ${packages} (as .ci/run does)`,
+  };
 }
 
 export interface PythonRun {
@@ -62,7 +65,11 @@ export function runPython(
       [script, ...args],
       { env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
-        const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : null) : 0;
+        const code = error
+          ? typeof (error as { code?: unknown }).code === 'number'
+            ? (error as { code: number }).code
+            : null
+          : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );

@@ -6,7 +6,10 @@
 import type { HubClient, PartitionReader } from '../../src/backends/consumer.ts';
 import type { Emulator } from '../../src/emulator/index.ts';
 
-/** Appends `eventsPerSecond` events (bodies `<partition>:<n>`, n from 0) spread over the partitions, in 10 ticks a second. */
+/**
+ * Appends `eventsPerSecond` events (bodies `<partition>:<n>`, n from 0) spread over the partitions, in 10 ticks a
+ * second.
+ */
 export class SteadyLoad {
   readonly sent: number[];
   #timer: NodeJS.Timeout | undefined;
@@ -76,7 +79,9 @@ export class CountingReaders {
     while (!signal.aborted) {
       let reader: PartitionReader | undefined;
       try {
-        reader = await this.client.openPartition(String(p), { startPosition: { kind: 'sequenceNumber', sequenceNumber: next, inclusive: true } });
+        reader = await this.client.openPartition(String(p), {
+          startPosition: { kind: 'sequenceNumber', sequenceNumber: next, inclusive: true },
+        });
         this.#readers.push(reader);
         while (!signal.aborted) {
           for (const event of await reader.receive(100, 500, signal)) {

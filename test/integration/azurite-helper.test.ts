@@ -18,19 +18,33 @@ test('Azurite starts from node_modules on a free loopback port and serves blobs 
   await lease.releaseLease();
 });
 
-test('Azurite runs loose: a write carrying x-ms-encryption-algorithm (as the Python SDK\'s blob client sends) is accepted', async (t) => {
-  // Strict Azurite answers 500 FeatureNotSupported, which stopped the Python SDK's checkpoint store.
-  const azurite = await startAzurite({ own: true });
-  t.after(() => azurite.stop());
-  const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(randomName('c'));
-  await container.create();
-  const blob = container.getBlockBlobClient('127.0.0.1/hub/$default/checkpoint/0');
-  await blob.upload('', 0);
-  const url = await blob.generateSasUrl({ permissions: BlobSASPermissions.parse('rw'), expiresOn: new Date(Date.now() + 60_000) });
-  const response = await fetch(`${url}&comp=metadata`, {
-    method: 'PUT',
-    headers: { 'x-ms-version': '2021-08-06', 'x-ms-meta-sequencenumber': '1', 'x-ms-meta-offset': '10', 'x-ms-encryption-algorithm': 'AES256' },
-  });
-  assert.equal(response.status, 200, await response.text());
-  assert.deepEqual((await blob.getProperties()).metadata, { sequencenumber: '1', offset: '10' });
-});
+test(
+  "Azurite runs loose: a write carrying x-ms-encryption-algorithm (as the Python SDK's blob client sends) is " +
+    'accepted',
+  async (t) => {
+    // Strict Azurite answers 500 FeatureNotSupported, which stopped the Python SDK's checkpoint store.
+    const azurite = await startAzurite({ own: true });
+    t.after(() => azurite.stop());
+    const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(
+      randomName('c'),
+    );
+    await container.create();
+    const blob = container.getBlockBlobClient('127.0.0.1/hub/$default/checkpoint/0');
+    await blob.upload('', 0);
+    const url = await blob.generateSasUrl({
+      permissions: BlobSASPermissions.parse('rw'),
+      expiresOn: new Date(Date.now() + 60_000),
+    });
+    const response = await fetch(`${url}&comp=metadata`, {
+      method: 'PUT',
+      headers: {
+        'x-ms-version': '2021-08-06',
+        'x-ms-meta-sequencenumber': '1',
+        'x-ms-meta-offset': '10',
+        'x-ms-encryption-algorithm': 'AES256',
+      },
+    });
+    assert.equal(response.status, 200, await response.text());
+    assert.deepEqual((await blob.getProperties()).metadata, { sequencenumber: '1', offset: '10' });
+  },
+);

@@ -57,20 +57,27 @@ function configFor(kind: keyof Components, factory: Factory): unknown {
 function handles(): Map<string, number> {
   const counts = new Map<string, number>();
   for (const kind of process.getActiveResourcesInfo()) {
-    if (kind === 'Timeout' || kind.startsWith('TCP') || kind === 'Immediate') counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    if (kind === 'Timeout' || kind.startsWith('TCP') || kind === 'Immediate')
+      counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
   return counts;
 }
 
 function leftOver(baseline: Map<string, number>): string[] {
-  return [...handles()].filter(([kind, n]) => n > (baseline.get(kind) ?? 0)).map(([kind, n]) => `${kind} ×${n - (baseline.get(kind) ?? 0)}`);
+  return [...handles()]
+    .filter(([kind, n]) => n > (baseline.get(kind) ?? 0))
+    .map(([kind, n]) => `${kind} ×${n - (baseline.get(kind) ?? 0)}`);
 }
 
 /** Runs `body`, then waits until every handle it opened is closed again. */
 async function leavesNothingBehind(what: string, body: () => Promise<void>): Promise<void> {
   const baseline = handles();
   await body();
-  await waitUntil(() => leftOver(baseline).length === 0, 5_000, () => `${what} to release ${leftOver(baseline).join(', ')}`);
+  await waitUntil(
+    () => leftOver(baseline).length === 0,
+    5_000,
+    () => `${what} to release ${leftOver(baseline).join(', ')}`,
+  );
 }
 
 interface Lifecycle {
@@ -89,7 +96,8 @@ const kinds: { kind: keyof Components; create(factory: any, config: unknown, id:
   },
   {
     kind: 'processors',
-    create: async (f, config, id) => asLifecycle(await f.create(settings('processors', id), config, new InMemorySignalConsumer())),
+    create: async (f, config, id) =>
+      asLifecycle(await f.create(settings('processors', id), config, new InMemorySignalConsumer())),
   },
   {
     kind: 'exporters',

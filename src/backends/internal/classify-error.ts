@@ -75,10 +75,21 @@ const OWN_CODES: Readonly<Record<string, ErrorKind>> = {
 };
 /** Retryable even when a library leaves `retryable` unset (e.g. an abrupt socket close). */
 const TRANSIENT_CODES = new Set([
-  'ServerBusyError', 'ServiceUnavailableError', 'DetachForcedError', 'ConnectionForcedError', 'ConnectionLostError',
-  'OperationTimeoutError', 'InternalServerError', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT',
+  'ServerBusyError',
+  'ServiceUnavailableError',
+  'DetachForcedError',
+  'ConnectionForcedError',
+  'ConnectionLostError',
+  'OperationTimeoutError',
+  'InternalServerError',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
   // The socket ended under a write, or the peer broke the framing: the connection is gone, a new one is fine.
-  'ERR_STREAM_WRITE_AFTER_END', 'ERR_STREAM_DESTROYED', 'ProtocolError',
+  'ERR_STREAM_WRITE_AFTER_END',
+  'ERR_STREAM_DESTROYED',
+  'ProtocolError',
 ]);
 
 /**
@@ -141,7 +152,13 @@ function notFoundKind(text: string): ErrorKind {
   return /\/consumergroups\//i.test(entity) || /\|[^|]+$/.test(entity) ? 'consumerGroupNotFound' : 'hubNotFound';
 }
 
-function kindOf(error: unknown, code: string | undefined, condition: string | undefined, text: string, keys: ConfigKeys): ErrorKind {
+function kindOf(
+  error: unknown,
+  code: string | undefined,
+  condition: string | undefined,
+  text: string,
+  keys: ConfigKeys,
+): ErrorKind {
   if ((code && OWNERSHIP_CODES.has(code)) || (condition && OWNERSHIP_CONDITIONS.has(condition))) return 'ownershipLost';
   if ((code && AUTH_CODES.has(code)) || (condition && AUTH_CONDITIONS.has(condition))) return 'unauthorized';
   if (code && Object.hasOwn(OWN_CODES, code)) return OWN_CODES[code]!;
@@ -156,7 +173,8 @@ function kindOf(error: unknown, code: string | undefined, condition: string | un
   const argument = outOfRange || (code && ARGUMENT_CODES.has(code)) || condition === ARGUMENT_CONDITION;
   if (argument && keys.startPosition !== undefined) return 'invalidStartPosition';
   const retryable = field(error, 'retryable');
-  if (retryable === true || (retryable === undefined && code !== undefined && TRANSIENT_CODES.has(code))) return 'transient';
+  if (retryable === true || (retryable === undefined && code !== undefined && TRANSIENT_CODES.has(code)))
+    return 'transient';
   if (retryable !== false && PEER_PROTOCOL_ERRORS.test(text)) return 'transient';
   return 'fatal';
 }
@@ -187,8 +205,10 @@ function hintOf(kind: ErrorKind, configKey: string | undefined): string | undefi
         ? 'Give the identity in auth the "Azure Event Hubs Data Receiver" role on the hub or its namespace.'
         : 'Check the key name and key (or renew the SAS token) in connection; it needs the Listen right on the hub.';
     case 'proxyAuthenticationRequired':
-      return `Give the proxy's user name and password in ${configKey} ` +
-        '(http://user:password@host:port; percent-encode special characters).';
+      return (
+        `Give the proxy's user name and password in ${configKey} ` +
+        '(http://user:password@host:port; percent-encode special characters).'
+      );
     case 'hubNotFound':
       return configKey === 'connection'
         ? 'Set EntityPath in connection (or event_hub.name) to an event hub that exists in the namespace.'
@@ -199,8 +219,10 @@ function hintOf(kind: ErrorKind, configKey: string | undefined): string | undefi
       return 'Set partition to one of the ids the hub lists (0 to partition count - 1), or remove it.';
     case 'invalidStartPosition':
       return configKey === 'checkpoint'
-        ? 'The checkpoint lies past the end of the partition (was the hub recreated?); reset it with the checkpoints tool.'
-        : `Set ${configKey} to a position the partition holds (an offset or sequence number it reported), or remove it.`;
+        ? 'The checkpoint lies past the end of the partition (was the hub recreated?); reset it with the checkpoints ' +
+            'tool.'
+        : `Set ${configKey} to a position the partition holds (an offset or sequence number it reported), or remove ` +
+            `it.`;
     default:
       return undefined;
   }
@@ -215,13 +237,28 @@ function classifyOne(error: unknown, keys: ConfigKeys): Classified {
   const permanent = PERMANENT_CODES[kind] !== undefined;
   const configKey = permanent ? configKeyOf(kind, keys) : undefined;
   const hint = permanent ? hintOf(kind, configKey) : undefined;
-  return { kind, permanent, configKey, hint, condition: kind === 'ownershipLost' ? (condition ?? 'amqp:link:stolen') : condition, code, message };
+  return {
+    kind,
+    permanent,
+    configKey,
+    hint,
+    condition: kind === 'ownershipLost' ? (condition ?? 'amqp:link:stolen') : condition,
+    code,
+    message,
+  };
 }
 
 /** Ownership lost outranks a permanent failure, which outranks a fatal, then a transient one. */
 const SEVERITY: Record<ErrorKind, number> = {
-  transient: 0, fatal: 1, invalidStartPosition: 2, partitionNotFound: 2, consumerGroupNotFound: 2, hubNotFound: 2,
-  unauthorized: 3, proxyAuthenticationRequired: 3, ownershipLost: 4,
+  transient: 0,
+  fatal: 1,
+  invalidStartPosition: 2,
+  partitionNotFound: 2,
+  consumerGroupNotFound: 2,
+  hubNotFound: 2,
+  unauthorized: 3,
+  proxyAuthenticationRequired: 3,
+  ownershipLost: 4,
 };
 
 /** Classifies an error; for an AggregateError the most severe inner error decides. */

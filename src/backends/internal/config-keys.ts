@@ -34,11 +34,17 @@ export function startPositionKeyOf(options: OpenOptions): string {
 /** The error a HubClient constructor throws for settings it cannot use (a bad connection string, ...). */
 export function invalidConfiguration(backend: string, error: unknown, options: HubClientOptions): BackendError {
   const configKey = options.connectionString ? 'connection' : 'auth';
-  const hint = configKey === 'connection'
-    ? 'Give connection as Endpoint=sb://<namespace>/;SharedAccessKeyName=...;SharedAccessKey=... with EntityPath, or set event_hub.name.'
-    : 'Give auth with event_hub.namespace and event_hub.name, or give connection.';
+  const hint =
+    configKey === 'connection'
+      ? 'Give connection as Endpoint=sb://<namespace>/;SharedAccessKeyName=...;SharedAccessKey=... with EntityPath, ' +
+        'or set event_hub.name.'
+      : 'Give auth with event_hub.namespace and event_hub.name, or give connection.';
   const text = redact(error instanceof Error ? error.message : String(error));
   return new BackendError(`${backend} backend: ${text} (check ${configKey})`, {
-    retryable: false, permanent: true, configKey, hint, code: 'InvalidConfiguration',
+    retryable: false,
+    permanent: true,
+    configKey,
+    hint,
+    code: 'InvalidConfiguration',
   });
 }

@@ -26,7 +26,10 @@ export function resolveRetry(retry: HubClientOptions['retry']): ResolvedRetry {
 }
 
 /** Prefetch and batch size of a reader: prefetch at least 1, batch within [1, prefetch]. */
-export function resolveWindow(prefetchCount: number | undefined, maxBatchSize: number | undefined): { prefetch: number; batch: number } {
+export function resolveWindow(
+  prefetchCount: number | undefined,
+  maxBatchSize: number | undefined,
+): { prefetch: number; batch: number } {
   const prefetch = Math.max(1, Math.floor(prefetchCount ?? DEFAULT_PREFETCH_COUNT));
   // A third of the window per batch keeps two batches queued while one is handed over, so fetching
   // overlaps consuming (the SDK's own default prefetch is three batches).

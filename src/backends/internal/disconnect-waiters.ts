@@ -39,7 +39,13 @@ export async function settleOnDisconnect(connection: DisconnectEmitter, closing:
     cancel = onNextDisconnect(connection, () => resolve(true));
   });
   try {
-    return await Promise.race([closing.then(() => false, () => false), disconnected]);
+    return await Promise.race([
+      closing.then(
+        () => false,
+        () => false,
+      ),
+      disconnected,
+    ]);
   } finally {
     cancel?.();
   }

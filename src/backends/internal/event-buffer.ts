@@ -80,8 +80,12 @@ export class EventBuffer {
   receive(maxEvents: number, maxWaitMs: number, signal: AbortSignal): Promise<ReceivedEvent[]> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.#failure) return Promise.reject(this.#failure);
-    if (this.#closed) return Promise.reject(new BackendError('the partition reader is closed', { retryable: false, code: 'ReaderClosed' }));
-    if (this.#waiter) return Promise.reject(new Error('receive() is already pending on this reader; call it one at a time'));
+    if (this.#closed)
+      return Promise.reject(
+        new BackendError('the partition reader is closed', { retryable: false, code: 'ReaderClosed' }),
+      );
+    if (this.#waiter)
+      return Promise.reject(new Error('receive() is already pending on this reader; call it one at a time'));
     const max = Math.max(1, Math.floor(maxEvents));
     if (this.length > 0) return Promise.resolve(this.#take(max));
     return new Promise<ReceivedEvent[]>((resolve, reject) => {

@@ -20,7 +20,10 @@ export function datesToNumbers(value: unknown): unknown {
  * that are objects (timestamps, binary, lists, maps): when every value is a string, number or boolean, it
  * is the same map, already copied, and is taken as it is instead of copying the raw map once more per event.
  */
-export function pollingProperties(raw: Record<string, unknown>, sdkCopy: Record<string, unknown> | undefined): Record<string, unknown> {
+export function pollingProperties(
+  raw: Record<string, unknown>,
+  sdkCopy: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   if (sdkCopy !== undefined) {
     let primitive = true;
     for (const key in raw) {

@@ -21,7 +21,10 @@ export function renewalMarginMs(lifetimeMs: number): number {
 export function resolveSasTokenLifetimeMs(lifetimeMs: number | undefined): number {
   if (lifetimeMs === undefined) return DEFAULT_SAS_TOKEN_LIFETIME_MS;
   if (!Number.isFinite(lifetimeMs) || lifetimeMs < MIN_SAS_TOKEN_LIFETIME_MS) {
-    throw new RangeError(`sasTokenLifetimeMs (${lifetimeMs}) must be at least ${MIN_SAS_TOKEN_LIFETIME_MS} ms; omit it for the default hour`);
+    throw new RangeError(
+      `sasTokenLifetimeMs (${lifetimeMs}) must be at least ${MIN_SAS_TOKEN_LIFETIME_MS} ms; omit it for the default ` +
+        `hour`,
+    );
   }
   return Math.floor(lifetimeMs);
 }

@@ -36,7 +36,10 @@ export function namespaceHost(options: HubClientOptions): string | undefined {
 
 function proxyError(backend: string, message: string, configKey: string): BackendError {
   return new BackendError(`${backend} backend: ${redact(message)} (check ${configKey})`, {
-    retryable: false, permanent: true, configKey, code: 'InvalidConfiguration',
+    retryable: false,
+    permanent: true,
+    configKey,
+    code: 'InvalidConfiguration',
   });
 }
 

@@ -6,7 +6,14 @@
  */
 import { EventHubConsumerClient, RetryMode, parseEventHubConnectionString } from '@azure/event-hubs';
 import type { RetryOptions } from '@azure/event-hubs';
-import type { BackendKind, HubClient, HubProperties, OpenOptions, PartitionProperties, PartitionReader } from '../consumer.ts';
+import type {
+  BackendKind,
+  HubClient,
+  HubProperties,
+  OpenOptions,
+  PartitionProperties,
+  PartitionReader,
+} from '../consumer.ts';
 import { BackendError } from '../consumer.ts';
 import type { HubClientOptions } from '../hub-client-options.ts';
 import type { ConfigKeys } from '../internal/classify-error.ts';
@@ -24,7 +31,13 @@ import { PollingPartitionReader } from './polling-partition-reader.ts';
 export const CONNECTION_WATCH_INTERVAL_MS = 1_000;
 
 function toSdkRetry(retry: ResolvedRetry): RetryOptions {
-  return { maxRetries: retry.maxRetries, retryDelayInMs: retry.retryDelayMs, maxRetryDelayInMs: retry.maxRetryDelayMs, timeoutInMs: retry.timeoutMs, mode: RetryMode.Exponential };
+  return {
+    maxRetries: retry.maxRetries,
+    retryDelayInMs: retry.retryDelayMs,
+    maxRetryDelayInMs: retry.maxRetryDelayMs,
+    timeoutInMs: retry.timeoutMs,
+    mode: RetryMode.Exponential,
+  };
 }
 
 export class PollingHubClient implements HubClient {
@@ -44,7 +57,10 @@ export class PollingHubClient implements HubClient {
   readonly #tuning: { readonly sdkMaxWaitS?: number; readonly idleRecycleRounds?: number };
 
   /** `tuning` is for tests (short SDK rounds); production uses the defaults of PollingPartitionReader. */
-  constructor(options: HubClientOptions, tuning: { readonly sdkMaxWaitS?: number; readonly idleRecycleRounds?: number } = {}) {
+  constructor(
+    options: HubClientOptions,
+    tuning: { readonly sdkMaxWaitS?: number; readonly idleRecycleRounds?: number } = {},
+  ) {
     this.#options = options;
     this.#tuning = tuning;
     this.#retry = resolveRetry(options.retry);
@@ -58,11 +74,22 @@ export class PollingHubClient implements HubClient {
     try {
       if (options.connectionString) {
         this.#client = options.eventHubName
-          ? new EventHubConsumerClient(this.consumerGroup, options.connectionString, options.eventHubName, clientOptions)
+          ? new EventHubConsumerClient(
+              this.consumerGroup,
+              options.connectionString,
+              options.eventHubName,
+              clientOptions,
+            )
           : new EventHubConsumerClient(this.consumerGroup, options.connectionString, clientOptions);
       } else if (options.credential && options.fullyQualifiedNamespace && options.eventHubName) {
         const credential = withTimelyRenewal(options.credential);
-        this.#client = new EventHubConsumerClient(this.consumerGroup, options.fullyQualifiedNamespace, options.eventHubName, credential, clientOptions);
+        this.#client = new EventHubConsumerClient(
+          this.consumerGroup,
+          options.fullyQualifiedNamespace,
+          options.eventHubName,
+          credential,
+          clientOptions,
+        );
       } else {
         throw new TypeError('give connectionString, or credential with fullyQualifiedNamespace and eventHubName');
       }
@@ -83,8 +110,15 @@ export class PollingHubClient implements HubClient {
     const parts = parseEventHubConnectionString(options.connectionString);
     if (!parts.sharedAccessKeyName || !parts.sharedAccessKey) return;
     const resource = `sb://${this.#client.fullyQualifiedNamespace}/${this.#client.eventHubName}`;
-    if (!replaceSdkCredential(this.#client, sasKeyCredential(parts.sharedAccessKeyName, parts.sharedAccessKey, resource, lifetimeMs))) {
-      throw new TypeError(`sasTokenLifetimeMs needs @azure/event-hubs' private _context.tokenCredential, which this version lacks`);
+    if (
+      !replaceSdkCredential(
+        this.#client,
+        sasKeyCredential(parts.sharedAccessKeyName, parts.sharedAccessKey, resource, lifetimeMs),
+      )
+    ) {
+      throw new TypeError(
+        `sasTokenLifetimeMs needs @azure/event-hubs' private _context.tokenCredential, which this version lacks`,
+      );
     }
   }
 
@@ -138,7 +172,11 @@ export class PollingHubClient implements HubClient {
       };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw toBackendError(error, `reading properties of partition ${partitionId} of hub '${this.eventHubName}'`, this.#keys);
+      throw toBackendError(
+        error,
+        `reading properties of partition ${partitionId} of hub '${this.eventHubName}'`,
+        this.#keys,
+      );
     }
   }
 

@@ -7,7 +7,14 @@
  */
 import type { EventHubConsumerClient, PartitionContext, ReceivedEventData, Subscription } from '@azure/event-hubs';
 import { CloseReason } from '@azure/event-hubs';
-import type { BackendStatus, LastEnqueuedInfo, OpenOptions, PartitionReader, ReceivedEvent, StartPosition } from '../consumer.ts';
+import type {
+  BackendStatus,
+  LastEnqueuedInfo,
+  OpenOptions,
+  PartitionReader,
+  ReceivedEvent,
+  StartPosition,
+} from '../consumer.ts';
 import { BackendError, OwnershipLostError } from '../consumer.ts';
 import { EventBuffer } from '../internal/event-buffer.ts';
 import type { ConfigKeys } from '../internal/classify-error.ts';
@@ -63,7 +70,12 @@ export class PollingPartitionReader implements PartitionReader {
   #restartTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(client: EventHubConsumerClient, partitionId: string, options: OpenOptions, settings: PollingReaderSettings) {
+  constructor(
+    client: EventHubConsumerClient,
+    partitionId: string,
+    options: OpenOptions,
+    settings: PollingReaderSettings,
+  ) {
     this.#client = client;
     this.partitionId = partitionId;
     this.#options = options;
@@ -103,7 +115,14 @@ export class PollingPartitionReader implements PartitionReader {
     if (this.#buffer.isClosed || this.#buffer.failure || this.#closing) return;
     if (!this.#disconnected) {
       this.#disconnected = true;
-      this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: new BackendError(`partition ${this.partitionId}: the connection was lost; subscribing again`, { retryable: true, code: 'ConnectionLost' }) });
+      this.#settings.onStatus?.({
+        type: 'disconnected',
+        partitionId: this.partitionId,
+        error: new BackendError(`partition ${this.partitionId}: the connection was lost; subscribing again`, {
+          retryable: true,
+          code: 'ConnectionLost',
+        }),
+      });
     }
     this.#resubscribe(0);
   }
@@ -137,7 +156,12 @@ export class PollingPartitionReader implements PartitionReader {
   #onEvents(events: ReceivedEventData[], context: PartitionContext): Promise<void> {
     const info = context.lastEnqueuedEventProperties;
     if (info?.sequenceNumber !== undefined && info.enqueuedOn && info.retrievedOn) {
-      this.#lastEnqueued = { sequenceNumber: info.sequenceNumber, offset: String(info.offset ?? ''), enqueuedOn: info.enqueuedOn, retrievedOn: info.retrievedOn };
+      this.#lastEnqueued = {
+        sequenceNumber: info.sequenceNumber,
+        offset: String(info.offset ?? ''),
+        enqueuedOn: info.enqueuedOn,
+        retrievedOn: info.retrievedOn,
+      };
     }
     // A call at all (even with no events) means the SDK's receive succeeded: the link is up.
     if (this.#disconnected) {
@@ -172,12 +196,21 @@ export class PollingPartitionReader implements PartitionReader {
     const classified = classifyError(error, this.#keys);
     const context = `partition ${this.partitionId}`;
     if (classified.kind === 'ownershipLost') {
-      this.#fail(new OwnershipLostError(`${context}: ownership lost to a reader with a higher owner level: ${classified.message}`, error));
+      this.#fail(
+        new OwnershipLostError(
+          `${context}: ownership lost to a reader with a higher owner level: ${classified.message}`,
+          error,
+        ),
+      );
     } else if (classified.kind === 'transient') {
       // The SDK retried the operation already; it goes on with a new link (or stops the pump, see #onClose).
       if (!this.#disconnected) {
         this.#disconnected = true;
-        this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: toBackendError(error, context, this.#keys) });
+        this.#settings.onStatus?.({
+          type: 'disconnected',
+          partitionId: this.partitionId,
+          error: toBackendError(error, context, this.#keys),
+        });
       }
     } else {
       this.#fail(toBackendError(error, context, this.#keys));
@@ -186,7 +219,9 @@ export class PollingPartitionReader implements PartitionReader {
 
   #onClose(reason: CloseReason): void {
     if (reason === CloseReason.OwnershipLost) {
-      this.#fail(new OwnershipLostError(`partition ${this.partitionId}: ownership lost to a reader with a higher owner level`));
+      this.#fail(
+        new OwnershipLostError(`partition ${this.partitionId}: ownership lost to a reader with a higher owner level`),
+      );
       return;
     }
     // The pump stopped although nobody asked (its retries ran out). The SDK would start a new one in
@@ -194,7 +229,11 @@ export class PollingPartitionReader implements PartitionReader {
     // subscription instead, after the last event handed over.
     if (!this.#disconnected) {
       this.#disconnected = true;
-      this.#settings.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: new BackendError(`partition ${this.partitionId}: the SDK stopped reading`, { retryable: true }) });
+      this.#settings.onStatus?.({
+        type: 'disconnected',
+        partitionId: this.partitionId,
+        error: new BackendError(`partition ${this.partitionId}: the SDK stopped reading`, { retryable: true }),
+      });
     }
     const { retryDelayMs, maxRetryDelayMs } = this.#settings.retry;
     this.#resubscribe(backoffDelayMs(++this.#restartAttempt, retryDelayMs, maxRetryDelayMs));
@@ -212,9 +251,10 @@ export class PollingPartitionReader implements PartitionReader {
         await old?.close().catch(() => undefined);
         this.#replacing = false;
         if (this.#buffer.isClosed || this.#buffer.failure) return;
-        const resume: StartPosition = this.#lastSequenceNumber !== undefined
-          ? { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false }
-          : this.#options.startPosition;
+        const resume: StartPosition =
+          this.#lastSequenceNumber !== undefined
+            ? { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false }
+            : this.#options.startPosition;
         this.#subscribe(resume);
       })();
     }, delayMs);

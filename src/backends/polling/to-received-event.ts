@@ -22,6 +22,7 @@ export function toReceivedEvent(data: ReceivedEventData): ReceivedEvent {
   if (properties) event.properties = properties;
   if (data.systemProperties) event.systemProperties = data.systemProperties;
   if (data.contentType != null) event.contentType = data.contentType;
-  if (data.messageId != null && (typeof data.messageId === 'string' || typeof data.messageId === 'number')) event.messageId = data.messageId;
+  if (data.messageId != null && (typeof data.messageId === 'string' || typeof data.messageId === 'number'))
+    event.messageId = data.messageId;
   return event;
 }

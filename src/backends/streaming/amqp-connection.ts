@@ -102,7 +102,17 @@ export class AmqpConnection {
       if (notified || this.#closed) return;
       notified = true;
       const raw = context.error ?? context.connection?.error;
-      const error = raw instanceof Error ? raw : Object.assign(new Error(describe(raw) ?? 'the AMQP connection was lost'), { name: 'ConnectionLostError', code: 'ConnectionLostError', retryable: true, ...(raw && typeof raw === 'object' && 'condition' in raw ? { condition: (raw as { condition: unknown }).condition } : {}) });
+      const error =
+        raw instanceof Error
+          ? raw
+          : Object.assign(new Error(describe(raw) ?? 'the AMQP connection was lost'), {
+              name: 'ConnectionLostError',
+              code: 'ConnectionLostError',
+              retryable: true,
+              ...(raw && typeof raw === 'object' && 'condition' in raw
+                ? { condition: (raw as { condition: unknown }).condition }
+                : {}),
+            });
       for (const listener of [...this.#listeners]) listener(connection, error);
     };
     connection.on(ConnectionEvents.disconnected, notify);

@@ -11,7 +11,9 @@ import type { AmqpConnection } from './amqp-connection.ts';
 import type { TokenTiming } from './token-refresh.ts';
 import { MIN_TOKEN_REFRESH_DELAY_MS, tokenRefreshDelayMs } from './token-refresh.ts';
 
-export type TokenSource = { readonly kind: 'sas'; readonly provider: SasTokenProvider } | { readonly kind: 'jwt'; readonly credential: TokenCredential };
+export type TokenSource =
+  | { readonly kind: 'sas'; readonly provider: SasTokenProvider }
+  | { readonly kind: 'jwt'; readonly credential: TokenCredential };
 
 interface Token extends TokenTiming {
   readonly token: string;
@@ -31,15 +33,26 @@ export class CbsAuthorizer {
     this.#timeoutMs = timeoutMs;
   }
 
-  /** A token for `audience` (SAS) or the Event Hubs scope (Entra ID), e.g. for a management request's `security_token`. */
+  /**
+   * A token for `audience` (SAS) or the Event Hubs scope (Entra ID), e.g. for a management request's `security_token`.
+   */
   async getToken(audience: string): Promise<Token> {
     if (this.#source.kind === 'sas') {
       const t = await this.#source.provider.getToken(audience);
       return { type: 'sas', token: t.token, expiresOnTimestamp: t.expiresOnTimestamp * 1000 };
     }
     const t = await this.#source.credential.getToken(Constants.aadEventHubsScope);
-    if (!t) throw Object.assign(new Error('the TokenCredential returned no token'), { code: 'UnauthorizedError', retryable: false });
-    return { type: 'jwt', token: t.token, expiresOnTimestamp: t.expiresOnTimestamp, refreshAfterTimestamp: t.refreshAfterTimestamp };
+    if (!t)
+      throw Object.assign(new Error('the TokenCredential returned no token'), {
+        code: 'UnauthorizedError',
+        retryable: false,
+      });
+    return {
+      type: 'jwt',
+      token: t.token,
+      expiresOnTimestamp: t.expiresOnTimestamp,
+      refreshAfterTimestamp: t.refreshAfterTimestamp,
+    };
   }
 
   /** Puts a claim for `audience` on the connection's `$cbs` node. Rejects with the service's refusal. */
@@ -49,7 +62,11 @@ export class CbsAuthorizer {
     const lockOptions = { abortSignal: signal, timeoutInMs: this.#timeoutMs };
     await defaultCancellableLock.acquire(connection.cbsLock, () => connection.cbs.init(lockOptions), lockOptions);
     const type = token.type === 'sas' ? TokenType.CbsTokenTypeSas : TokenType.CbsTokenTypeJwt;
-    await defaultCancellableLock.acquire(connection.negotiateClaimLock, () => connection.cbs.negotiateClaim(audience, token.token, type, lockOptions), lockOptions);
+    await defaultCancellableLock.acquire(
+      connection.negotiateClaimLock,
+      () => connection.cbs.negotiateClaim(audience, token.token, type, lockOptions),
+      lockOptions,
+    );
     return token;
   }
 

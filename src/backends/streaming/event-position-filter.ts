@@ -20,11 +20,13 @@ export function toSelectorFilter(position: StartPosition): string {
     case 'latest':
       return `${OFFSET} > '@latest'`;
     case 'sequenceNumber':
-      if (!Number.isSafeInteger(position.sequenceNumber)) throw new RangeError(`sequence number must be an integer, got ${position.sequenceNumber}`);
+      if (!Number.isSafeInteger(position.sequenceNumber))
+        throw new RangeError(`sequence number must be an integer, got ${position.sequenceNumber}`);
       return `${SEQUENCE_NUMBER} ${position.inclusive ? '>=' : '>'} '${position.sequenceNumber}'`;
     case 'offset':
       // The value sits inside single quotes; anything but a plain token would change the expression.
-      if (!/^[-@\w.:]+$/.test(position.offset)) throw new RangeError(`offset must be a plain token such as '1024', got '${position.offset}'`);
+      if (!/^[-@\w.:]+$/.test(position.offset))
+        throw new RangeError(`offset must be a plain token such as '1024', got '${position.offset}'`);
       return `${OFFSET} ${position.inclusive ? '>=' : '>'} '${position.offset}'`;
     case 'enqueuedTime': {
       const ms = position.enqueuedTime.getTime();

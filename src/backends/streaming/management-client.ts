@@ -15,7 +15,13 @@ import type { CbsAuthorizer, ClaimRenewal } from './cbs-authorizer.ts';
 const MANAGEMENT_ADDRESS = '$management';
 
 export function toCoreAmqpRetry(retry: ResolvedRetry): RetryOptions {
-  return { maxRetries: retry.maxRetries, retryDelayInMs: retry.retryDelayMs, maxRetryDelayInMs: retry.maxRetryDelayMs, timeoutInMs: retry.timeoutMs, mode: RetryMode.Exponential };
+  return {
+    maxRetries: retry.maxRetries,
+    retryDelayInMs: retry.retryDelayMs,
+    maxRetryDelayInMs: retry.maxRetryDelayMs,
+    timeoutInMs: retry.timeoutMs,
+    mode: RetryMode.Exponential,
+  };
 }
 
 /**
@@ -51,7 +57,11 @@ export class ManagementClient {
   }
 
   /** One READ; resolves with the reply body (an AMQP map as a plain object). */
-  async read(properties: Record<string, string>, requestName: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async read(
+    properties: Record<string, string>,
+    requestName: string,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const operation = async (): Promise<Record<string, unknown>> => {
       try {
         const link = await this.#ensureLink(signal);

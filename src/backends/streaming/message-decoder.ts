@@ -23,8 +23,19 @@ const DATA_SECTION_TYPECODE = SECTION_DATA;
 
 /** The `properties` section's fields, in list order (AMQP 1.0 part 3, §3.2.4), as rhea names them. */
 const PROPERTY_FIELDS = [
-  'message_id', 'user_id', 'to', 'subject', 'reply_to', 'correlation_id', 'content_type', 'content_encoding',
-  'absolute_expiry_time', 'creation_time', 'group_id', 'group_sequence', 'reply_to_group_id',
+  'message_id',
+  'user_id',
+  'to',
+  'subject',
+  'reply_to',
+  'correlation_id',
+  'content_type',
+  'content_encoding',
+  'absolute_expiry_time',
+  'creation_time',
+  'group_id',
+  'group_sequence',
+  'reply_to_group_id',
 ] as const;
 
 /** 2^32; rhea turns a 64-bit integer into a number only when its high word is within ±2097152. */
@@ -86,25 +97,72 @@ function readScalar(c: Cursor): unknown {
   const code = c.buf[c.pos++]!;
   const b = c.buf;
   switch (code) {
-    case 0x40: return null;
-    case 0x41: return true;
-    case 0x42: return false;
-    case 0x43: case 0x44: return 0; // uint0, ulong0
-    case 0x50: case 0x52: case 0x53: need(c, 1); return b[c.pos++]!; // ubyte, smalluint, smallulong
-    case 0x51: case 0x54: case 0x55: need(c, 1); return b.readInt8(c.pos++); // byte, smallint, smalllong
-    case 0x60: need(c, 2); c.pos += 2; return b.readUInt16BE(c.pos - 2);
-    case 0x61: need(c, 2); c.pos += 2; return b.readInt16BE(c.pos - 2);
-    case 0x70: need(c, 4); c.pos += 4; return b.readUInt32BE(c.pos - 4);
-    case 0x71: need(c, 4); c.pos += 4; return b.readInt32BE(c.pos - 4);
-    case 0x72: need(c, 4); c.pos += 4; return b.readFloatBE(c.pos - 4);
-    case 0x80: return readUlong(c);
-    case 0x81: return readLong(c);
-    case 0x82: need(c, 8); c.pos += 8; return b.readDoubleBE(c.pos - 8);
-    case 0x83: return new Date(readLong(c));
-    case 0xa0: case 0xb0: { const [s, e] = readVariable(c, code); return b.subarray(s, e); }
-    case 0xa1: case 0xb1: { const [s, e] = readVariable(c, code); return b.toString('utf8', s, e); }
-    case 0xa3: case 0xb3: { const [s, e] = readVariable(c, code); return b.toString('ascii', s, e); }
-    default: throw UNSUPPORTED;
+    case 0x40:
+      return null;
+    case 0x41:
+      return true;
+    case 0x42:
+      return false;
+    case 0x43:
+    case 0x44:
+      return 0; // uint0, ulong0
+    case 0x50:
+    case 0x52:
+    case 0x53:
+      need(c, 1);
+      return b[c.pos++]!; // ubyte, smalluint, smallulong
+    case 0x51:
+    case 0x54:
+    case 0x55:
+      need(c, 1);
+      return b.readInt8(c.pos++); // byte, smallint, smalllong
+    case 0x60:
+      need(c, 2);
+      c.pos += 2;
+      return b.readUInt16BE(c.pos - 2);
+    case 0x61:
+      need(c, 2);
+      c.pos += 2;
+      return b.readInt16BE(c.pos - 2);
+    case 0x70:
+      need(c, 4);
+      c.pos += 4;
+      return b.readUInt32BE(c.pos - 4);
+    case 0x71:
+      need(c, 4);
+      c.pos += 4;
+      return b.readInt32BE(c.pos - 4);
+    case 0x72:
+      need(c, 4);
+      c.pos += 4;
+      return b.readFloatBE(c.pos - 4);
+    case 0x80:
+      return readUlong(c);
+    case 0x81:
+      return readLong(c);
+    case 0x82:
+      need(c, 8);
+      c.pos += 8;
+      return b.readDoubleBE(c.pos - 8);
+    case 0x83:
+      return new Date(readLong(c));
+    case 0xa0:
+    case 0xb0: {
+      const [s, e] = readVariable(c, code);
+      return b.subarray(s, e);
+    }
+    case 0xa1:
+    case 0xb1: {
+      const [s, e] = readVariable(c, code);
+      return b.toString('utf8', s, e);
+    }
+    case 0xa3:
+    case 0xb3: {
+      const [s, e] = readVariable(c, code);
+      return b.toString('ascii', s, e);
+    }
+    default:
+      throw UNSUPPORTED;
   }
 }
 

@@ -17,12 +17,20 @@ const PARTITION_KEY = 'x-opt-partition-key';
 
 /** AMQP message properties → the SDK's `systemProperties` names. */
 const MESSAGE_PROPERTIES: readonly (readonly [keyof Message, string])[] = [
-  ['message_id', 'messageId'], ['user_id', 'userId'], ['to', 'to'], ['subject', 'subject'], ['reply_to', 'replyTo'],
-  ['correlation_id', 'correlationId'], ['content_type', 'contentType'], ['content_encoding', 'contentEncoding'],
-  ['absolute_expiry_time', 'absoluteExpiryTime'], ['creation_time', 'creationTime'], ['group_id', 'groupId'],
-  ['group_sequence', 'groupSequence'], ['reply_to_group_id', 'replyToGroupId'],
+  ['message_id', 'messageId'],
+  ['user_id', 'userId'],
+  ['to', 'to'],
+  ['subject', 'subject'],
+  ['reply_to', 'replyTo'],
+  ['correlation_id', 'correlationId'],
+  ['content_type', 'contentType'],
+  ['content_encoding', 'contentEncoding'],
+  ['absolute_expiry_time', 'absoluteExpiryTime'],
+  ['creation_time', 'creationTime'],
+  ['group_id', 'groupId'],
+  ['group_sequence', 'groupSequence'],
+  ['reply_to_group_id', 'replyToGroupId'],
 ];
-
 
 function toDate(value: unknown): Date {
   return value instanceof Date ? value : new Date(Number(value));
@@ -32,7 +40,8 @@ export function messageToEvent(message: Message): ReceivedEvent {
   const annotations = (message.message_annotations ?? {}) as Record<string, unknown>;
   const systemProperties: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(annotations)) {
-    if (key !== SEQUENCE_NUMBER && key !== OFFSET && key !== ENQUEUED_TIME && key !== PARTITION_KEY) systemProperties[key] = datesToNumbers(value);
+    if (key !== SEQUENCE_NUMBER && key !== OFFSET && key !== ENQUEUED_TIME && key !== PARTITION_KEY)
+      systemProperties[key] = datesToNumbers(value);
   }
   for (const [amqpName, name] of MESSAGE_PROPERTIES) {
     const value = message[amqpName];
@@ -47,7 +56,8 @@ export function messageToEvent(message: Message): ReceivedEvent {
   };
   const partitionKey = annotations[PARTITION_KEY];
   if (typeof partitionKey === 'string') event.partitionKey = partitionKey;
-  if (message.application_properties) event.properties = datesToNumbers(message.application_properties) as Record<string, unknown>;
+  if (message.application_properties)
+    event.properties = datesToNumbers(message.application_properties) as Record<string, unknown>;
   if (message.content_type != null) event.contentType = String(message.content_type);
   const id = message.message_id;
   if (typeof id === 'string' || typeof id === 'number') event.messageId = id;

@@ -5,8 +5,19 @@
  */
 import type { ConnectionConfig } from '@azure/core-amqp';
 import type { SasTokenProvider } from '@azure/core-amqp';
-import { ConnectionConfig as ConnectionConfigFactory, createSasTokenProvider, parseConnectionString } from '@azure/core-amqp';
-import type { BackendKind, HubClient, HubProperties, OpenOptions, PartitionProperties, PartitionReader } from '../consumer.ts';
+import {
+  ConnectionConfig as ConnectionConfigFactory,
+  createSasTokenProvider,
+  parseConnectionString,
+} from '@azure/core-amqp';
+import type {
+  BackendKind,
+  HubClient,
+  HubProperties,
+  OpenOptions,
+  PartitionProperties,
+  PartitionReader,
+} from '../consumer.ts';
 import { BackendError } from '../consumer.ts';
 import type { HubClientOptions } from '../hub-client-options.ts';
 import type { ConfigKeys } from '../internal/classify-error.ts';
@@ -43,21 +54,32 @@ function parseTarget(options: HubClientOptions): ParsedTarget {
   if (options.connectionString) {
     const config = ConnectionConfigFactory.create(options.connectionString, options.eventHubName);
     if (!config.entityPath) throw new TypeError('the connection string has no EntityPath; set eventHubName');
-    if (options.eventHubName && config.entityPath !== options.eventHubName) throw new TypeError(`EntityPath '${config.entityPath}' differs from eventHubName '${options.eventHubName}'`);
+    if (options.eventHubName && config.entityPath !== options.eventHubName)
+      throw new TypeError(`EntityPath '${config.entityPath}' differs from eventHubName '${options.eventHubName}'`);
     ConnectionConfigFactory.validate(config, { isEntityPathRequired: true });
-    const parsed = parseConnectionString<{ SharedAccessKeyName?: string; SharedAccessKey?: string; SharedAccessSignature?: string }>(options.connectionString);
+    const parsed = parseConnectionString<{
+      SharedAccessKeyName?: string;
+      SharedAccessKey?: string;
+      SharedAccessSignature?: string;
+    }>(options.connectionString);
     const lifetimeMs = resolveSasTokenLifetimeMs(options.sasTokenLifetimeMs);
     const provider = parsed.SharedAccessSignature
       ? createSasTokenProvider({ sharedAccessSignature: parsed.SharedAccessSignature })
       : lifetimeMs === DEFAULT_SAS_TOKEN_LIFETIME_MS
-        ? createSasTokenProvider({ sharedAccessKeyName: parsed.SharedAccessKeyName ?? '', sharedAccessKey: parsed.SharedAccessKey ?? '' })
+        ? createSasTokenProvider({
+            sharedAccessKeyName: parsed.SharedAccessKeyName ?? '',
+            sharedAccessKey: parsed.SharedAccessKey ?? '',
+          })
         : sasProviderWithLifetime(parsed.SharedAccessKeyName ?? '', parsed.SharedAccessKey ?? '', lifetimeMs);
     return { config, source: { kind: 'sas', provider } };
   }
   if (options.credential && options.fullyQualifiedNamespace && options.eventHubName) {
     // As the SDK does: a placeholder key satisfies the config validation; the credential does the auth.
     const host = options.fullyQualifiedNamespace.replace(/^[a-z]+:\/\//i, '').replace(/\/+$/, '');
-    const config = ConnectionConfigFactory.create(`Endpoint=sb://${host}/;SharedAccessKeyName=defaultKeyName;SharedAccessKey=defaultKeyValue;EntityPath=${options.eventHubName}`);
+    const config = ConnectionConfigFactory.create(
+      `Endpoint=sb://${host}/;SharedAccessKeyName=defaultKeyName;SharedAccessKey=defaultKeyValue;` +
+        `EntityPath=${options.eventHubName}`,
+    );
     return { config, source: { kind: 'jwt', credential: options.credential } };
   }
   throw new TypeError('give connectionString, or credential with fullyQualifiedNamespace and eventHubName');
@@ -121,7 +143,11 @@ export class StreamingHubClient implements HubClient {
   async getPartitionProperties(partitionId: string, signal?: AbortSignal): Promise<PartitionProperties> {
     this.#assertOpen();
     try {
-      const body = await this.#management.read({ type: 'com.microsoft:partition', partition: String(partitionId) }, 'getPartitionInformation', signal);
+      const body = await this.#management.read(
+        { type: 'com.microsoft:partition', partition: String(partitionId) },
+        'getPartitionInformation',
+        signal,
+      );
       return {
         hubName: String(body.name),
         partitionId: String(body.partition),
@@ -133,7 +159,11 @@ export class StreamingHubClient implements HubClient {
       };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw toBackendError(error, `reading properties of partition ${partitionId} of hub '${this.eventHubName}'`, this.#keys);
+      throw toBackendError(
+        error,
+        `reading properties of partition ${partitionId} of hub '${this.eventHubName}'`,
+        this.#keys,
+      );
     }
   }
 

@@ -9,7 +9,14 @@
 import type { Receiver, ReceiverOptions } from 'rhea-promise';
 import { generate_uuid, types } from 'rhea-promise';
 import { Constants, RetryOperationType, retry } from '@azure/core-amqp';
-import type { BackendStatus, LastEnqueuedInfo, OpenOptions, PartitionReader, ReceivedEvent, StartPosition } from '../consumer.ts';
+import type {
+  BackendStatus,
+  LastEnqueuedInfo,
+  OpenOptions,
+  PartitionReader,
+  ReceivedEvent,
+  StartPosition,
+} from '../consumer.ts';
 import { EventBuffer } from '../internal/event-buffer.ts';
 import type { ConfigKeys } from '../internal/classify-error.ts';
 import { classifyError, toBackendError } from '../internal/classify-error.ts';
@@ -25,7 +32,10 @@ import { toCoreAmqpRetry, translateForRetry } from './management-client.ts';
 import { lastEnqueuedFromMessage, messageToEvent } from './message-to-event.ts';
 import { decodeMessage } from './message-decoder.ts';
 import {
-  UNDECODED_FORMAT, createReceiverOrRefusal, deliverUndecoded, settledByDisconnect,
+  UNDECODED_FORMAT,
+  createReceiverOrRefusal,
+  deliverUndecoded,
+  settledByDisconnect,
 } from './internal/rhea-promise-internals.ts';
 
 /** Link properties and capabilities the SDK sends (docs/EVENT-HUBS-PROTOCOL.md, "Receiving"). */
@@ -133,13 +143,16 @@ export class StreamingPartitionReader implements PartitionReader {
     if (this.#isDone()) return;
     const timing = await this.#s.authorizer.authorize(this.#s.connection, this.#audience, signal);
     const connection = await this.#s.connection.open();
-    const position: StartPosition = this.#lastSequenceNumber !== undefined
-      ? { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false }
-      : this.#options.startPosition;
+    const position: StartPosition =
+      this.#lastSequenceNumber !== undefined
+        ? { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false }
+        : this.#options.startPosition;
     const properties: Record<string, unknown> = { [RECEIVER_NAME_PROPERTY]: this.#name };
-    if (this.#options.ownerLevel !== undefined) properties[Constants.attachEpoch] = types.wrap_long(this.#options.ownerLevel);
+    if (this.#options.ownerLevel !== undefined)
+      properties[Constants.attachEpoch] = types.wrap_long(this.#options.ownerLevel);
     const capabilities = [GEO_REPLICATION_CAPABILITY];
-    if (this.#options.trackLastEnqueuedEventProperties ?? true) capabilities.push(Constants.enableReceiverRuntimeMetricName);
+    if (this.#options.trackLastEnqueuedEventProperties ?? true)
+      capabilities.push(Constants.enableReceiverRuntimeMetricName);
     const filter = selectorFilterOf(position);
     // Handlers are bound to this attach: events of a link already replaced or dropped are ignored.
     const ref: { link?: Receiver } = {};
@@ -149,7 +162,10 @@ export class StreamingPartitionReader implements PartitionReader {
     };
     const options: ReceiverOptions = {
       name: `${this.#address}-${generate_uuid()}`,
-      source: { address: this.#address, filter: { [SELECTOR_FILTER_NAME]: types.wrap_described(filter, SELECTOR_FILTER_DESCRIPTOR) } },
+      source: {
+        address: this.#address,
+        filter: { [SELECTOR_FILTER_NAME]: types.wrap_described(filter, SELECTOR_FILTER_DESCRIPTOR) },
+      },
       credit_window: 0,
       autoaccept: true,
       properties,
@@ -158,9 +174,10 @@ export class StreamingPartitionReader implements PartitionReader {
         const delivered: unknown = context.message;
         if (!delivered || !current()) return;
         // Marked by deliverUndecoded: the message's bytes, decoded here in one pass instead of by rhea.
-        const message = Buffer.isBuffer(delivered) && (context as { format?: number }).format === UNDECODED_FORMAT
-          ? decodeMessage(delivered)
-          : context.message!;
+        const message =
+          Buffer.isBuffer(delivered) && (context as { format?: number }).format === UNDECODED_FORMAT
+            ? decodeMessage(delivered)
+            : context.message!;
         const event = messageToEvent(message);
         this.#lastSequenceNumber = event.sequenceNumber;
         const info = lastEnqueuedFromMessage(message);
@@ -172,7 +189,10 @@ export class StreamingPartitionReader implements PartitionReader {
       onClose: (context) => ended(context.receiver?.error ?? ref.link?.error),
       onSessionClose: (context) => ended(context.session?.error),
     };
-    const { link, refusal } = await createReceiverOrRefusal(connection, { ...options, ...(signal ? { abortSignal: signal } : {}) });
+    const { link, refusal } = await createReceiverOrRefusal(connection, {
+      ...options,
+      ...(signal ? { abortSignal: signal } : {}),
+    });
     if (refusal !== undefined) {
       // Unknown hub or consumer group, a start position the hub rejects, a missing claim: the error of the
       // detach that answered the attach. Transient ones (server busy) are retried by the caller.
@@ -202,7 +222,9 @@ export class StreamingPartitionReader implements PartitionReader {
   /** A detach or session end on the current link (with or without an error). */
   #onLinkError(raw: unknown): void {
     if (this.#isDone()) return;
-    const error = raw ?? Object.assign(new Error('the service closed the receiver link'), { code: 'DetachForcedError', retryable: true });
+    const error =
+      raw ??
+      Object.assign(new Error('the service closed the receiver link'), { code: 'DetachForcedError', retryable: true });
     const kind = classifyError(translateForRetry(error)).kind;
     if (kind === 'transient') this.#onTransient(translateForRetry(error));
     else this.#failWith(translateForRetry(error));
@@ -211,7 +233,11 @@ export class StreamingPartitionReader implements PartitionReader {
   #onTransient(error: Error): void {
     if (this.#isDone() || this.#reconnecting) return;
     this.#reconnecting = true;
-    this.#s.onStatus?.({ type: 'disconnected', partitionId: this.partitionId, error: toBackendError(error, `partition ${this.partitionId}`, this.#keys) });
+    this.#s.onStatus?.({
+      type: 'disconnected',
+      partitionId: this.partitionId,
+      error: toBackendError(error, `partition ${this.partitionId}`, this.#keys),
+    });
     // The old link's close runs on in the background (it may wait for a peer that is gone); the new
     // attach does not depend on it.
     void this.#teardown(false);
@@ -221,22 +247,25 @@ export class StreamingPartitionReader implements PartitionReader {
   /** Re-attaches after the last received event; transient failures retry with capped backoff, for ever. */
   #reconnect(attempt: number): void {
     if (this.#isDone()) return;
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = undefined;
-      this.#attach().then(
-        () => {
-          if (this.#isDone()) return;
-          this.#reconnecting = false;
-          this.#s.onStatus?.({ type: 'recovered', partitionId: this.partitionId });
-          this.#grantCredit();
-        },
-        (error: unknown) => {
-          const translated = translateForRetry(error);
-          if (classifyError(translated).kind === 'transient') this.#reconnect(attempt + 1);
-          else this.#failWith(translated);
-        },
-      );
-    }, backoffDelayMs(attempt, this.#s.retry.retryDelayMs, this.#s.retry.maxRetryDelayMs));
+    this.#reconnectTimer = setTimeout(
+      () => {
+        this.#reconnectTimer = undefined;
+        this.#attach().then(
+          () => {
+            if (this.#isDone()) return;
+            this.#reconnecting = false;
+            this.#s.onStatus?.({ type: 'recovered', partitionId: this.partitionId });
+            this.#grantCredit();
+          },
+          (error: unknown) => {
+            const translated = translateForRetry(error);
+            if (classifyError(translated).kind === 'transient') this.#reconnect(attempt + 1);
+            else this.#failWith(translated);
+          },
+        );
+      },
+      backoffDelayMs(attempt, this.#s.retry.retryDelayMs, this.#s.retry.maxRetryDelayMs),
+    );
     this.#reconnectTimer.unref();
   }
 

@@ -41,10 +41,20 @@ const PROPERTIES = 7;
 const TIME_BASE = 100;
 
 /** Timestamp fields in the order they are tried. */
-export const TIMESTAMP_FIELDS = ['time', 'timeStamp', 'TimeGenerated', 'EventTimeString', 'EventTimestamp', 'startTime'] as const;
+export const TIMESTAMP_FIELDS = [
+  'time',
+  'timeStamp',
+  'TimeGenerated',
+  'EventTimeString',
+  'EventTimestamp',
+  'startTime',
+] as const;
 
 /** Lower-cased field name → kind and the AzureNames entry it maps to. Case-insensitive like Go's encoding/json. */
-const FIELDS: ReadonlyMap<string, readonly [number, keyof AzureNames | undefined]> = new Map<string, readonly [number, keyof AzureNames | undefined]>([
+const FIELDS: ReadonlyMap<string, readonly [number, keyof AzureNames | undefined]> = new Map<
+  string,
+  readonly [number, keyof AzureNames | undefined]
+>([
   ['resourceid', [RESOURCE_ID, 'resourceId']],
   ['tenantid', [AS_STRING, 'tenantId']],
   ['operationname', [ALWAYS_STRING, 'operationName']],
@@ -60,7 +70,10 @@ const FIELDS: ReadonlyMap<string, readonly [number, keyof AzureNames | undefined
   ['level', [LEVEL, undefined]],
   ['location', [AS_STRING, 'location']],
   ['properties', [PROPERTIES, undefined]],
-  ...TIMESTAMP_FIELDS.map((f, i): [string, readonly [number, undefined]] => [f.toLowerCase(), [TIME_BASE + i, undefined]]),
+  ...TIMESTAMP_FIELDS.map((f, i): [string, readonly [number, undefined]] => [
+    f.toLowerCase(),
+    [TIME_BASE + i, undefined],
+  ]),
 ]);
 
 const MAX_KEY_CACHE_ENTRIES = 10_000;
@@ -124,13 +137,18 @@ export function markGoNumbers(attributes: LogAttributes, key: string, value: unk
 }
 
 /** Whether a value is or may hold a number (strings and booleans need no mark). */
-const holdsNumbers = (value: unknown): boolean => typeof value === 'number' || (typeof value === 'object' && value !== null);
+const holdsNumbers = (value: unknown): boolean =>
+  typeof value === 'number' || (typeof value === 'object' && value !== null);
+
+/** Whether a value Go decodes into `any` needs a double mark (see markGoNumbers): it is or may hold a number. */
+export const holdsGoNumbers = holdsNumbers;
 
 const asText = (value: unknown) =>
   (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value) as LogBody;
 
 /**
- * Maps one resource-log record. A record whose timestamp fell back to the enqueued time carries ATTR_TIMESTAMP_FALLBACK.
+ * Maps one resource-log record. A record whose timestamp fell back to the enqueued time carries
+ * ATTR_TIMESTAMP_FALLBACK.
  *
  * Default mode (`semanticConventions` false) writes what the Go receiver's default translator
  * (pkg/translator/azure) writes: no body, empty common fields left out, `properties` as sent, severity from
@@ -200,7 +218,9 @@ export function mapAzureRecord(
           attributes[info.extraName] = value as LogBody;
         }
         break;
-      case PROPERTIES: properties = value; break;
+      case PROPERTIES:
+        properties = value;
+        break;
       default:
         if (firstTimeKey === undefined) {
           firstTimeKey = key;
@@ -219,7 +239,8 @@ export function mapAzureRecord(
   if (times === undefined) {
     if (firstTimeKey !== undefined) {
       hrTime = parseTime(source[firstTimeKey], m.timeParsers);
-      if (hrTime === undefined) attributes[keyInfo(m.keys, firstTimeKey, names).extraName] = source[firstTimeKey] as LogBody;
+      if (hrTime === undefined)
+        attributes[keyInfo(m.keys, firstTimeKey, names).extraName] = source[firstTimeKey] as LogBody;
     }
   } else {
     for (let slot = 0; slot < times.length; slot++) {
@@ -248,5 +269,16 @@ export function mapAzureRecord(
   attributes[ATTR_CLOUD_PROVIDER] = CLOUD_PROVIDER_AZURE;
   const severity = goSeverity(level);
   const resource = m.resources.get(resourceId);
-  return makeRecord(hrTime, observed, undefined, attributes, resource, severity?.number, severity?.text, undefined, m.scope, doubles);
+  return makeRecord(
+    hrTime,
+    observed,
+    undefined,
+    attributes,
+    resource,
+    severity?.number,
+    severity?.text,
+    undefined,
+    m.scope,
+    doubles,
+  );
 }

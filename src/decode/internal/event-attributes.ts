@@ -49,8 +49,14 @@ function metadataValues(event: ReceivedEvent, context: DecodeContext, enqueuedMs
   const key = event.partitionKey;
   const id = event.messageId;
   return [
-    MESSAGING_SYSTEM_EVENTHUBS, context.eventHubName, context.consumerGroup, context.partitionId, context.namespace,
-    event.sequenceNumber, event.offset, Math.floor(enqueuedMs / 1000),
+    MESSAGING_SYSTEM_EVENTHUBS,
+    context.eventHubName,
+    context.consumerGroup,
+    context.partitionId,
+    context.namespace,
+    event.sequenceNumber,
+    event.offset,
+    Math.floor(enqueuedMs / 1000),
     key === undefined || key === null ? undefined : String(key),
     id === undefined || id === null ? undefined : String(id),
   ];
@@ -62,8 +68,12 @@ function metadataValues(event: ReceivedEvent, context: DecodeContext, enqueuedMs
  * keeps its own); an `eventhubs` name the content uses (a kept field `eventhubs.message.offset`) is left alone.
  */
 export function addEventMetadata(
-  records: readonly { readonly attributes: LogAttributes }[], from: number, event: ReceivedEvent, context: DecodeContext,
-  enqueuedMs: number, mode: EventMetadataMode,
+  records: readonly { readonly attributes: LogAttributes }[],
+  from: number,
+  event: ReceivedEvent,
+  context: DecodeContext,
+  enqueuedMs: number,
+  mode: EventMetadataMode,
 ): void {
   if (mode === 'none' || from >= records.length) return;
   const values = metadataValues(event, context, enqueuedMs);

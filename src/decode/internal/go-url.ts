@@ -62,7 +62,8 @@ export function parseGoUrlParts(raw: string): GoUrlParts {
   const rawFragment = hash === -1 ? '' : raw.slice(hash + 1);
   const fragment = unescape(rawFragment, raw);
   const parts = { opaque: '', userinfo: undefined, forceQuery: false, rawFragment, omitHost: false };
-  if (beforeFragment === '*') return { ...parts, scheme: '', host: '', path: '*', rawPath: '*', rawQuery: '', fragment };
+  if (beforeFragment === '*')
+    return { ...parts, scheme: '', host: '', path: '*', rawPath: '*', rawQuery: '', fragment };
 
   let scheme = '';
   let rest = beforeFragment;
@@ -177,7 +178,9 @@ function unescape(s: string, raw: string): string {
 }
 
 /** net.SplitHostPort's outcome: host and port, or Go's error reason. */
-export type HostPort = { host: string; port: string; error?: undefined } | { error: string; host?: undefined; port?: undefined };
+export type HostPort =
+  | { host: string; port: string; error?: undefined }
+  | { error: string; host?: undefined; port?: undefined };
 
 /** Go's reason when an address has no port, which callers treat as "the whole address is the host". */
 export const MISSING_PORT = 'missing port in address';

@@ -87,8 +87,17 @@ export function rawErrorRecord(
 ): ReadableLogRecord {
   const attributes: LogAttributes = { [ATTR_ERROR_TYPE]: errorType };
   if (errorMessage) attributes[ATTR_ERROR_MESSAGE] = errorMessage;
-  return makeRecord(hrTimeFromMs(enqueuedMs), state.observed, text ?? bytesOf(event), attributes, resource, undefined, undefined,
-    undefined, scope);
+  return makeRecord(
+    hrTimeFromMs(enqueuedMs),
+    state.observed,
+    text ?? bytesOf(event),
+    attributes,
+    resource,
+    undefined,
+    undefined,
+    undefined,
+    scope,
+  );
 }
 
 /** The body bytes as a plain Uint8Array (exporters base64 them as OTLP bytesValue). */

@@ -10,12 +10,18 @@ const BACKSLASH = 92;
 /** JSON escape for a control character (U+0000–U+001F), which JSON forbids raw inside strings. */
 function escapeControl(c: number): string {
   switch (c) {
-    case 10: return '\\n';
-    case 13: return '\\r';
-    case 9: return '\\t';
-    case 8: return '\\b';
-    case 12: return '\\f';
-    default: return `\\u${c.toString(16).padStart(4, '0')}`;
+    case 10:
+      return '\\n';
+    case 13:
+      return '\\r';
+    case 9:
+      return '\\t';
+    case 8:
+      return '\\b';
+    case 12:
+      return '\\f';
+    default:
+      return `\\u${c.toString(16).padStart(4, '0')}`;
   }
 }
 
@@ -132,7 +138,8 @@ export function buildSanitizers(
   const chain: Sanitizer[] = [];
   for (const name of builtins) {
     const fn = BUILTIN[name];
-    if (!fn) throw new Error(`unknown built-in sanitizer "${String(name)}" (known: ${Object.keys(BUILTIN).join(', ')})`);
+    if (!fn)
+      throw new Error(`unknown built-in sanitizer "${String(name)}" (known: ${Object.keys(BUILTIN).join(', ')})`);
     chain.push(fn);
   }
   regexes.forEach(({ pattern, replacement }, index) => {
@@ -140,7 +147,9 @@ export function buildSanitizers(
     try {
       regex = new RegExp(pattern, 'g');
     } catch (error) {
-      throw new Error(`sanitizers[${index}].pattern is not a valid regular expression: ${(error as Error).message}`, { cause: error });
+      throw new Error(`sanitizers[${index}].pattern is not a valid regular expression: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     chain.push((text) => text.replace(regex, replacement));
   });

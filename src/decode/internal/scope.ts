@@ -22,13 +22,15 @@ export const INSTRUMENTATION_SCOPE: Scope = Object.freeze({ name: SCOPE_NAME, ve
  */
 /** pkg/translator/azure (the Go receiver's default translator). */
 export const GO_AZURE_SCOPE: Scope = Object.freeze({
-  name: 'github.com/open-telemetry/opentelemetry-collector-contrib/pkg/translator/azure', version: VERSION,
+  name: 'github.com/open-telemetry/opentelemetry-collector-contrib/pkg/translator/azure',
+  version: VERSION,
 });
 /** pkg/translator/azurelogs (`apply_semantic_conventions`): its metadata.ScopeName. */
 export const GO_AZURELOGS_SCOPE: Scope = Object.freeze({ name: 'otelcol/azureresourcelogs', version: VERSION });
 
 /** extension/encoding/azureencodingextension's scope name. */
-export const GO_ENCODING_SCOPE_NAME = 'github.com/open-telemetry/opentelemetry-collector-contrib/extension/encoding/azureencodingextension';
+export const GO_ENCODING_SCOPE_NAME =
+  'github.com/open-telemetry/opentelemetry-collector-contrib/extension/encoding/azureencodingextension';
 /** The scope attribute naming the log family (the extension's constants.FormatIdentificationTag). */
 export const ATTR_ENCODING_FORMAT = 'encoding.format';
 /** The extension's scope for a record it stored as text (no mapping applied): no `encoding.format`. */
@@ -41,7 +43,9 @@ export function encodingScope(format: string): Scope {
   let scope = encodingScopes.get(format);
   if (scope === undefined) {
     scope = Object.freeze({
-      name: GO_ENCODING_SCOPE_NAME, version: VERSION, attributes: Object.freeze({ [ATTR_ENCODING_FORMAT]: format }),
+      name: GO_ENCODING_SCOPE_NAME,
+      version: VERSION,
+      attributes: Object.freeze({ [ATTR_ENCODING_FORMAT]: format }),
     });
     encodingScopes.set(format, scope);
   }

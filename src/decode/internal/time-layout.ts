@@ -9,8 +9,21 @@ import { composeHrTime, isRepresentableTime } from './timestamp.ts';
 export type TimeLayoutParser = (value: string) => HrTime | undefined;
 
 type Field =
-  | 'year4' | 'year2' | 'month' | 'monthName' | 'day' | 'yearDay' | 'hour24' | 'hour12' | 'minute' | 'second'
-  | 'fraction' | 'meridiem' | 'zone' | 'zoneName' | 'ignore';
+  | 'year4'
+  | 'year2'
+  | 'month'
+  | 'monthName'
+  | 'day'
+  | 'yearDay'
+  | 'hour24'
+  | 'hour12'
+  | 'minute'
+  | 'second'
+  | 'fraction'
+  | 'meridiem'
+  | 'zone'
+  | 'zoneName'
+  | 'ignore';
 
 interface Token {
   readonly field?: Field;
@@ -78,9 +91,11 @@ function tokenizeGo(layout: string): Token[] {
       if (j >= layout.length || !/\d/.test(layout[j]!)) {
         const count = j - i - 1;
         // `.000` needs exactly that many digits; `.999` is optional and takes any number (Go's rules).
-        tokens.push(digit === '0'
-          ? { field: 'fraction', pattern: `[.,](\\d{${count}})` }
-          : { field: 'fraction', pattern: '(?:[.,](\\d+))?' });
+        tokens.push(
+          digit === '0'
+            ? { field: 'fraction', pattern: `[.,](\\d{${count}})` }
+            : { field: 'fraction', pattern: '(?:[.,](\\d+))?' },
+        );
         i = j;
         continue;
       }
@@ -173,7 +188,9 @@ export function compileTimeLayout(layout: string): TimeLayoutParser {
   }
   source += '$';
   if (!fields.some((f) => f !== 'ignore' && f !== 'fraction')) {
-    throw new Error(`time format "${layout}" has no date or time element (Go layouts use the reference time 2006-01-02 15:04:05)`);
+    throw new Error(
+      `time format "${layout}" has no date or time element (Go layouts use the reference time 2006-01-02 15:04:05)`,
+    );
   }
   const regex = new RegExp(source);
   return (value: string) => {
@@ -193,21 +210,53 @@ export function compileTimeLayout(layout: string): TimeLayoutParser {
       const text = m[g + 1];
       if (text === undefined) continue;
       switch (fields[g]) {
-        case 'year4': year = Number(text); break;
-        case 'year2': { const yy = Number(text); year = yy >= 69 ? 1900 + yy : 2000 + yy; break; } // Go's pivot
-        case 'month': month = Number(text); break;
-        case 'monthName': month = MONTHS.indexOf(text.slice(0, 3).toLowerCase()) + 1; break;
-        case 'day': day = Number(text); break;
-        case 'yearDay': yearDay = Number(text); break;
-        case 'hour24': hour = Number(text); break;
-        case 'hour12': hour = Number(text); if (hour < 1 || hour > 12) return undefined; break;
-        case 'minute': minute = Number(text); break;
-        case 'second': second = Number(text); break;
-        case 'fraction': nanos = Math.floor(Number(`0.${text.slice(0, 9)}`) * 1e9 + 1e-6); break;
-        case 'meridiem': pm = text.toUpperCase() === 'PM'; break;
-        case 'zone': offset = zoneOffsetMinutes(text); break;
-        case 'zoneName': offset = /^[+-]\d/.test(text) ? zoneOffsetMinutes(text) : 0; break; // abbreviations: UTC
-        default: break;
+        case 'year4':
+          year = Number(text);
+          break;
+        case 'year2': {
+          const yy = Number(text);
+          year = yy >= 69 ? 1900 + yy : 2000 + yy;
+          break;
+        } // Go's pivot
+        case 'month':
+          month = Number(text);
+          break;
+        case 'monthName':
+          month = MONTHS.indexOf(text.slice(0, 3).toLowerCase()) + 1;
+          break;
+        case 'day':
+          day = Number(text);
+          break;
+        case 'yearDay':
+          yearDay = Number(text);
+          break;
+        case 'hour24':
+          hour = Number(text);
+          break;
+        case 'hour12':
+          hour = Number(text);
+          if (hour < 1 || hour > 12) return undefined;
+          break;
+        case 'minute':
+          minute = Number(text);
+          break;
+        case 'second':
+          second = Number(text);
+          break;
+        case 'fraction':
+          nanos = Math.floor(Number(`0.${text.slice(0, 9)}`) * 1e9 + 1e-6);
+          break;
+        case 'meridiem':
+          pm = text.toUpperCase() === 'PM';
+          break;
+        case 'zone':
+          offset = zoneOffsetMinutes(text);
+          break;
+        case 'zoneName':
+          offset = /^[+-]\d/.test(text) ? zoneOffsetMinutes(text) : 0;
+          break; // abbreviations: UTC
+        default:
+          break;
       }
     }
     if (pm !== undefined) hour = (hour % 12) + (pm ? 12 : 0);

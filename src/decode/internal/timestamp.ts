@@ -29,7 +29,8 @@ const MAX_NANOS_AT_MAX_SECONDS = 854_775_807;
  */
 export function isRepresentableTime(time: HrTime): boolean {
   const [seconds, nanos] = time;
-  if (seconds > 0) return seconds < MAX_UNIX_SECONDS || (seconds === MAX_UNIX_SECONDS && nanos <= MAX_NANOS_AT_MAX_SECONDS);
+  if (seconds > 0)
+    return seconds < MAX_UNIX_SECONDS || (seconds === MAX_UNIX_SECONDS && nanos <= MAX_NANOS_AT_MAX_SECONDS);
   return seconds === 0 && nanos > 0;
 }
 
@@ -102,9 +103,17 @@ function validDate(year: number, month: number, day: number): boolean {
  * invalid date or one outside the representable range (isRepresentableTime).
  */
 export function composeHrTime(
-  year: number, month: number, day: number, hour: number, minute: number, second: number, nanos: number, offsetMinutes: number,
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  nanos: number,
+  offsetMinutes: number,
 ): HrTime | undefined {
-  if (!validDate(year, month, day) || hour > 24 || minute > 59 || second > 60 || nanos >= NANOS_PER_SECOND) return undefined;
+  if (!validDate(year, month, day) || hour > 24 || minute > 59 || second > 60 || nanos >= NANOS_PER_SECOND)
+    return undefined;
   let ms: number;
   if (year >= 100) ms = Date.UTC(year, month - 1, day, hour, minute, second);
   else {
@@ -158,7 +167,10 @@ function readZone(s: string, at: number): [number, number] | undefined {
 }
 
 /** Reads `hh:mm[:ss[.fff]]` at `at`; hours may have one digit. Returns fields and the next index. */
-function readClock(s: string, at: number): { h: number; m: number; sec: number; nanos: number; next: number } | undefined {
+function readClock(
+  s: string,
+  at: number,
+): { h: number; m: number; sec: number; nanos: number; next: number } | undefined {
   let i = at;
   let h = digits(s, i, 2);
   if (h >= 0 && s.charCodeAt(i + 2) === 58) i += 3;

@@ -43,14 +43,21 @@ const OPTIONS = {
 
 /** `checkpoints [list|reset]`: operator view and replay tool over the checkpoint store of a receiver. */
 export async function checkpointsCommand(args: readonly string[], io: CliIo, components: Components): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...args], options: OPTIONS, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: OPTIONS,
+    strict: true,
+    allowPositionals: true,
+  });
   if (values.help) {
     io.out(CHECKPOINTS_HELP);
     return EXIT_OK;
   }
   const action = positionals[0] ?? 'list';
-  if (positionals.length > 1 || (action !== 'list' && action !== 'reset')) throw new UsageError(`expected 'list' or 'reset', got '${positionals.join(' ')}'`);
-  if (values.output !== undefined && values.output !== 'table' && values.output !== 'json') throw new UsageError(`--output '${values.output}': use table or json`);
+  if (positionals.length > 1 || (action !== 'list' && action !== 'reset'))
+    throw new UsageError(`expected 'list' or 'reset', got '${positionals.join(' ')}'`);
+  if (values.output !== undefined && values.output !== 'table' && values.output !== 'json')
+    throw new UsageError(`--output '${values.output}': use table or json`);
   const target = action === 'reset' ? parseResetTarget(values.to) : undefined;
   const config = await loadFromFlags(values, io.env, components);
   const stores = await openReceiverStores(config, values.receiver);
@@ -62,7 +69,10 @@ export async function checkpointsCommand(args: readonly string[], io: CliIo, com
         force: values.force ?? false,
         resolve: hubResolver(stores.hub),
       });
-      for (const c of written) io.out(`partition ${c.partitionId}: checkpoint set to sequence number ${c.sequenceNumber} (offset ${c.offset})`);
+      for (const c of written)
+        io.out(
+          `partition ${c.partitionId}: checkpoint set to sequence number ${c.sequenceNumber} (offset ${c.offset})`,
+        );
       io.out(`reset ${written.length} checkpoint${written.length === 1 ? '' : 's'} of ${describe(stores)}`);
       return EXIT_OK;
     } catch (error) {
@@ -78,7 +88,10 @@ export async function checkpointsCommand(args: readonly string[], io: CliIo, com
 }
 
 function describe(s: ReceiverStores): string {
-  return `${s.scope.fullyQualifiedNamespace}/${s.scope.eventHubName}, consumer group ${s.scope.consumerGroup} (container ${s.containerName})`;
+  return (
+    `${s.scope.fullyQualifiedNamespace}/${s.scope.eventHubName}, consumer group ${s.scope.consumerGroup} ` +
+    `(container ${s.containerName})`
+  );
 }
 
 interface Row {
@@ -95,7 +108,11 @@ interface Row {
 }
 
 async function list(stores: ReceiverStores, io: CliIo, json: boolean): Promise<number> {
-  const [hub, ownership, checkpoints] = await Promise.all([stores.hub.getHubProperties(), listOwnership(stores.container, stores.scope), listCheckpoints(stores.container, stores.scope)]);
+  const [hub, ownership, checkpoints] = await Promise.all([
+    stores.hub.getHubProperties(),
+    listOwnership(stores.container, stores.scope),
+    listCheckpoints(stores.container, stores.scope),
+  ]);
   const props = new Map<string, PartitionProperties>();
   await Promise.all(hub.partitionIds.map(async (id) => props.set(id, await stores.hub.getPartitionProperties(id))));
   const rows: Row[] = hub.partitionIds.map((pid) => {
@@ -119,13 +136,45 @@ async function list(stores: ReceiverStores, io: CliIo, json: boolean): Promise<n
     };
   });
   if (json) {
-    io.out(JSON.stringify({ receiver: stores.receiverId, ...stores.scope, container: stores.containerName, partitions: rows }, null, 2));
+    io.out(
+      JSON.stringify(
+        { receiver: stores.receiverId, ...stores.scope, container: stores.containerName, partitions: rows },
+        null,
+        2,
+      ),
+    );
     return EXIT_OK;
   }
   io.out(`receiver ${stores.receiverId}: ${describe(stores)}`);
-  const header = ['PARTITION', 'OWNER', 'LEASE', 'EPOCH', 'CHECKPOINT', 'LAST ENQUEUED', 'LAG (EVENTS)', 'CHECKPOINT UPDATED'];
-  const cells = rows.map((r) => [r.partition, r.owner ?? '-', r.lease, r.epoch ?? '-', r.checkpoint ?? (r.problem ? `invalid: ${r.problem}` : '-'), r.lastEnqueued ?? 'empty', r.lagEvents ?? '-', r.checkpointUpdated ?? '-'].map(String));
+  const header = [
+    'PARTITION',
+    'OWNER',
+    'LEASE',
+    'EPOCH',
+    'CHECKPOINT',
+    'LAST ENQUEUED',
+    'LAG (EVENTS)',
+    'CHECKPOINT UPDATED',
+  ];
+  const cells = rows.map((r) =>
+    [
+      r.partition,
+      r.owner ?? '-',
+      r.lease,
+      r.epoch ?? '-',
+      r.checkpoint ?? (r.problem ? `invalid: ${r.problem}` : '-'),
+      r.lastEnqueued ?? 'empty',
+      r.lagEvents ?? '-',
+      r.checkpointUpdated ?? '-',
+    ].map(String),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  for (const line of [header, ...cells]) io.out(line.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const line of [header, ...cells])
+    io.out(
+      line
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
   return EXIT_OK;
 }

@@ -39,8 +39,14 @@ export async function componentsCommand(args: readonly string[], io: CliIo, comp
       receivers: list(components.receivers),
       processors: list(components.processors),
       exporters: list(components.exporters),
-      extensions: components.extensions.map((f) => ({ name: f.type, ...(f.aliases?.length ? { aliases: [...f.aliases] } : {}), stability: { extension: f.stability } })),
-      feature_gates: gates.list().map((g) => ({ id: g.id, stage: g.stage, enabled: g.enabled, description: g.description })),
+      extensions: components.extensions.map((f) => ({
+        name: f.type,
+        ...(f.aliases?.length ? { aliases: [...f.aliases] } : {}),
+        stability: { extension: f.stability },
+      })),
+      feature_gates: gates
+        .list()
+        .map((g) => ({ id: g.id, stage: g.stage, enabled: g.enabled, description: g.description })),
     }).trimEnd(),
   );
   return EXIT_OK;

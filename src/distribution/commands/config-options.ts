@@ -30,14 +30,21 @@ export interface ConfigFlags {
 }
 
 /** Reads, merges, expands and validates the config the flags name. Throws ConfigError or UsageError. */
-export async function loadFromFlags(flags: ConfigFlags, env: Readonly<Record<string, string | undefined>>, components: Components): Promise<ResolvedConfig> {
+export async function loadFromFlags(
+  flags: ConfigFlags,
+  env: Readonly<Record<string, string | undefined>>,
+  components: Components,
+): Promise<ResolvedConfig> {
   if (!flags.config || flags.config.length === 0) throw new UsageError('--config is required');
   const loaded = await loadConfig({ configs: flags.config, sets: flags.set ?? [], env });
   return resolveConfig(loaded.raw, components, loaded.unset);
 }
 
 /** The feature gate registry with OTELCOL_FEATURE_GATES, then every `--feature-gates` flag, applied. */
-export function gatesFromFlags(flags: ConfigFlags, env: Readonly<Record<string, string | undefined>>): FeatureGateRegistry {
+export function gatesFromFlags(
+  flags: ConfigFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): FeatureGateRegistry {
   try {
     const gates = createFeatureGates(env);
     for (const spec of flags['feature-gates'] ?? []) gates.apply(spec);

@@ -38,27 +38,45 @@ const OPTIONS = {
 } as const;
 
 function parseTime(flag: string, text: string | undefined): Date {
-  if (text === undefined) throw new UsageError(`${flag}: required, an RFC 3339 time with a zone (2026-01-02T03:00:00Z)`);
+  if (text === undefined)
+    throw new UsageError(`${flag}: required, an RFC 3339 time with a zone (2026-01-02T03:00:00Z)`);
   const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
   const time = new Date(text);
-  if (!ok || Number.isNaN(time.getTime())) throw new UsageError(`${flag}: '${text}' is not an RFC 3339 time with a zone (2026-01-02T03:00:00Z)`);
+  if (!ok || Number.isNaN(time.getTime()))
+    throw new UsageError(`${flag}: '${text}' is not an RFC 3339 time with a zone (2026-01-02T03:00:00Z)`);
   return time;
 }
 
 /** The config with one receiver reading Capture for the range, without checkpoint store or leases. */
 function replayConfig(
-  config: ResolvedConfig, receiverId: string, partition: string | undefined, progress: (p: ReplayProgress) => void,
-  range: { from: Date; to: Date }, onHub: (partitionIds: Promise<readonly string[]>) => void,
+  config: ResolvedConfig,
+  receiverId: string,
+  partition: string | undefined,
+  progress: (p: ReplayProgress) => void,
+  range: { from: Date; to: Date },
+  onHub: (partitionIds: Promise<readonly string[]>) => void,
 ): ResolvedConfig {
   const r = config.receivers.get(receiverId)!;
   const c = r.config as ReceiverConfig;
-  if (!c.capture) throw new UsageError(`receivers.${receiverId}.capture: required for replay (where the Capture files are; docs/capture.md)`);
+  if (!c.capture)
+    throw new UsageError(
+      `receivers.${receiverId}.capture: required for replay (where the Capture files are; docs/capture.md)`,
+    );
   const store = c.blob_checkpoint_store;
   const ownAccount = c.capture.connection || c.capture.storage_account_url;
-  const capture = ownAccount || !store ? c.capture : { ...c.capture, connection: store.connection, storage_account_url: store.storage_account_url };
+  const capture =
+    ownAccount || !store
+      ? c.capture
+      : { ...c.capture, connection: store.connection, storage_account_url: store.storage_account_url };
   // No blob_checkpoint_store: positions live in memory, so no live checkpoint or lease is read or written.
   const { blob_checkpoint_store: _dropped, ...rest } = c;
-  const replay: ReceiverConfig = { ...rest, capture, start_position: { kind: 'earliest' } as ReceiverConfig['start_position'], partition: partition ?? '', hub_lag_interval: 0 };
+  const replay: ReceiverConfig = {
+    ...rest,
+    capture,
+    start_position: { kind: 'earliest' } as ReceiverConfig['start_position'],
+    partition: partition ?? '',
+    hub_lag_interval: 0,
+  };
   const factory = {
     ...r.factory,
     create: (settings: ReceiverCreateSettings, cfg: unknown, next: Parameters<typeof r.factory.create>[2]) => {
@@ -91,10 +109,18 @@ export async function replayCommand(args: readonly string[], io: CliIo, componen
   const ids = [...config.receivers.keys()];
   const receiverId = values.receiver ?? (ids.length === 1 ? ids[0]! : undefined);
   if (receiverId === undefined || !config.receivers.has(receiverId)) {
-    throw new UsageError(values.receiver ? `--receiver: '${values.receiver}' is not configured; receivers: ${ids.join(', ')}` : `the config has ${ids.length} receivers (${ids.join(', ')}); name one with --receiver`);
+    throw new UsageError(
+      values.receiver
+        ? `--receiver: '${values.receiver}' is not configured; receivers: ${ids.join(', ')}`
+        : `the config has ${ids.length} receivers (${ids.join(', ')}); name one with --receiver`,
+    );
   }
   const logs = config.service.telemetry.logs;
-  const logger = createJsonLogger({ level: logs.level === 'debug' ? 'debug' : 'warn', encoding: logs.encoding, write: (line) => io.err(line.replace(/\n$/, '')) });
+  const logger = createJsonLogger({
+    level: logs.level === 'debug' ? 'debug' : 'warn',
+    encoding: logs.encoding,
+    write: (line) => io.err(line.replace(/\n$/, '')),
+  });
   const partitions = new Map<string, ReplayProgress>();
   let allDone: () => void = () => {};
   const finished = new Promise<void>((resolve) => (allDone = resolve));
@@ -106,7 +132,14 @@ export async function replayCommand(args: readonly string[], io: CliIo, componen
     if (expected !== undefined && done >= expected) allDone();
   };
   let partitionIds: Promise<readonly string[]> | undefined;
-  const replay = replayConfig(config, receiverId, values.partition, onProgress, { from, to }, (ids) => (partitionIds = ids));
+  const replay = replayConfig(
+    config,
+    receiverId,
+    values.partition,
+    onProgress,
+    { from, to },
+    (ids) => (partitionIds = ids),
+  );
   const started = Date.now();
   const service = await Service.start(replay, { logger, featureGates: gatesFromFlags(values, io.env) });
   try {
@@ -122,6 +155,9 @@ export async function replayCommand(args: readonly string[], io: CliIo, componen
   for (const p of [...partitions.values()].sort((a, b) => Number(a.partitionId) - Number(b.partitionId))) {
     io.out(`partition ${p.partitionId}: ${p.events} events from ${p.filesTotal} capture files`);
   }
-  io.out(`replayed ${total} events enqueued from ${from.toISOString()} to ${to.toISOString()} in ${((Date.now() - started) / 1000).toFixed(1)} s; no checkpoint was read or written`);
+  io.out(
+    `replayed ${total} events enqueued from ${from.toISOString()} to ${to.toISOString()} in ` +
+      `${((Date.now() - started) / 1000).toFixed(1)} s; no checkpoint was read or written`,
+  );
   return EXIT_OK;
 }

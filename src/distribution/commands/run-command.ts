@@ -53,7 +53,11 @@ export async function runCommand(args: readonly string[], io: CliIo, components:
   const featureGates = gatesFromFlags(values, io.env);
   const config = await loadFromFlags(values, io.env, components);
   const logs = config.service.telemetry.logs;
-  const logger = createJsonLogger({ level: logs.level, encoding: logs.encoding, write: (line) => io.err(line.replace(/\n$/, '')) });
+  const logger = createJsonLogger({
+    level: logs.level,
+    encoding: logs.encoding,
+    write: (line) => io.err(line.replace(/\n$/, '')),
+  });
   const signals = io.signals ?? process;
 
   // Listen before starting, so a signal during start is not the default "die at once".
@@ -82,7 +86,10 @@ export async function runCommand(args: readonly string[], io: CliIo, components:
     const first = await received;
     const firstAt = Date.now();
     const budgetMs = shutdownBudgetMs(config);
-    logger.info('shutting down gracefully; send the signal again to exit at once', { signal: first, timeout_ms: budgetMs });
+    logger.info('shutting down gracefully; send the signal again to exit at once', {
+      signal: first,
+      timeout_ms: budgetMs,
+    });
     const forced = new Promise<number>((resolve) => {
       onSignal = (second) => {
         // A terminal's Ctrl-C reaches the whole process group, and wrappers (npm, npx, tsx) relay it

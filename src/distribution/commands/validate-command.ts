@@ -27,8 +27,10 @@ export async function validateCommand(args: readonly string[], io: CliIo, compon
   for (const w of resolved.warnings) io.err(`warning: ${w}`);
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   io.out(
-    `the configuration is valid: ${count(resolved.receivers.size, 'receiver')}, ${count(resolved.exporters.size, 'exporter')}, ` +
-      `${count(resolved.processors.size, 'processor')}, ${count(resolved.extensions.size, 'extension')}, ${count(resolved.service.pipelines.length, 'pipeline')}`,
+    `the configuration is valid: ${count(resolved.receivers.size, 'receiver')}, ` +
+      `${count(resolved.exporters.size, 'exporter')}, ` +
+      `${count(resolved.processors.size, 'processor')}, ${count(resolved.extensions.size, 'extension')}, ` +
+      `${count(resolved.service.pipelines.length, 'pipeline')}`,
   );
   return EXIT_OK;
 }

@@ -30,7 +30,8 @@ function pickReceiver(config: ResolvedConfig, receiverId: string | undefined): {
     if (!r) throw new UsageError(`--receiver: '${receiverId}' is not configured; receivers: ${ids.join(', ')}`);
     return { id: receiverId, config: r.config as ReceiverConfig };
   }
-  if (ids.length !== 1) throw new UsageError(`the config has ${ids.length} receivers (${ids.join(', ')}); name one with --receiver`);
+  if (ids.length !== 1)
+    throw new UsageError(`the config has ${ids.length} receivers (${ids.join(', ')}); name one with --receiver`);
   return { id: ids[0]!, config: config.receivers.get(ids[0]!)!.config as ReceiverConfig };
 }
 
@@ -48,15 +49,25 @@ async function credentialFor(config: ResolvedConfig, receiver: ReceiverConfig): 
 }
 
 /** Opens (lazily: nothing connects until the first call) the hub and the checkpoint container of a receiver. */
-export async function openReceiverStores(config: ResolvedConfig, receiverId: string | undefined): Promise<ReceiverStores> {
+export async function openReceiverStores(
+  config: ResolvedConfig,
+  receiverId: string | undefined,
+): Promise<ReceiverStores> {
   const picked = pickReceiver(config, receiverId);
   const r = picked.config;
   const b = r.blob_checkpoint_store;
-  if (!b) throw new UsageError(`receivers.${picked.id} has no blob_checkpoint_store: its checkpoints live in memory only, there is nothing to list or reset`);
+  if (!b)
+    throw new UsageError(
+      `receivers.${picked.id} has no blob_checkpoint_store: its checkpoints live in memory only, there is nothing ` +
+        `to list or reset`,
+    );
   const credential = await credentialFor(config, r);
   const proxyOptions = storageProxySettings(r.proxy_url);
   const container = checkpointContainerClient(b, credential, proxyOptions ? { proxyOptions } : undefined);
-  if (!container) throw new UsageError(`receivers.${picked.id}.blob_checkpoint_store.storage_account_url needs auth (an Entra ID credential)`);
+  if (!container)
+    throw new UsageError(
+      `receivers.${picked.id}.blob_checkpoint_store.storage_account_url needs auth (an Entra ID credential)`,
+    );
   const hub = createHubClient(r.backend ?? 'polling', {
     connectionString: r.connection,
     credential: r.connection ? undefined : credential,

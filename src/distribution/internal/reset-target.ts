@@ -7,7 +7,10 @@ export const RESET_READ_TIMEOUT_MS = 10_000;
 
 /** `--to`: `earliest`, `latest`, an RFC 3339 time, or a sequence number (`-1` = before the first event). */
 export function parseResetTarget(text: string | undefined): ResetTarget {
-  if (!text) throw new UsageError('--to is required: earliest, latest, an RFC 3339 time (2026-01-02T03:04:05Z) or a sequence number');
+  if (!text)
+    throw new UsageError(
+      '--to is required: earliest, latest, an RFC 3339 time (2026-01-02T03:04:05Z) or a sequence number',
+    );
   if (text === 'earliest') return { kind: 'earliest' };
   if (text === 'latest') return { kind: 'latest' };
   if (/^-?\d+$/.test(text)) {
@@ -19,12 +22,24 @@ export function parseResetTarget(text: string | undefined): ResetTarget {
     const time = new Date(text);
     if (!Number.isNaN(time.getTime())) return { kind: 'time', time };
   }
-  throw new UsageError(`--to '${text}': expected earliest, latest, an RFC 3339 time with a zone (2026-01-02T03:04:05Z) or a sequence number`);
+  throw new UsageError(
+    `--to '${text}': expected earliest, latest, an RFC 3339 time with a zone (2026-01-02T03:04:05Z) or a sequence ` +
+      `number`,
+  );
 }
 
 /** Reads the single event at `position` (or undefined when none arrives in time). */
-async function readOne(hub: HubClient, partitionId: string, position: Parameters<HubClient['openPartition']>[1]['startPosition']) {
-  const reader = await hub.openPartition(partitionId, { startPosition: position, prefetchCount: 1, maxBatchSize: 1, trackLastEnqueuedEventProperties: false });
+async function readOne(
+  hub: HubClient,
+  partitionId: string,
+  position: Parameters<HubClient['openPartition']>[1]['startPosition'],
+) {
+  const reader = await hub.openPartition(partitionId, {
+    startPosition: position,
+    prefetchCount: 1,
+    maxBatchSize: 1,
+    trackLastEnqueuedEventProperties: false,
+  });
   try {
     const events = await reader.receive(1, RESET_READ_TIMEOUT_MS, AbortSignal.timeout(RESET_READ_TIMEOUT_MS + 5_000));
     return events[0];
@@ -44,21 +59,30 @@ export function hubResolver(hub: HubClient): ResolveCheckpoint {
     const props = await hub.getPartitionProperties(partitionId);
     const previous = sequenceNumber - 1;
     if (props.isEmpty || previous < props.beginningSequenceNumber) return { sequenceNumber: -1, offset: '-1' };
-    if (previous >= props.lastEnqueuedSequenceNumber) return { sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset };
-    const event = await readOne(hub, partitionId, { kind: 'sequenceNumber', sequenceNumber: previous, inclusive: true });
+    if (previous >= props.lastEnqueuedSequenceNumber)
+      return { sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset };
+    const event = await readOne(hub, partitionId, {
+      kind: 'sequenceNumber',
+      sequenceNumber: previous,
+      inclusive: true,
+    });
     if (!event) throw new Error(`partition ${partitionId}: could not read event ${previous} to learn its offset`);
     return { sequenceNumber: event.sequenceNumber, offset: event.offset };
   };
   return async (partitionId, target) => {
     if (target.kind === 'latest') {
       const props = await hub.getPartitionProperties(partitionId);
-      return props.isEmpty ? { sequenceNumber: -1, offset: '-1' } : { sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset };
+      return props.isEmpty
+        ? { sequenceNumber: -1, offset: '-1' }
+        : { sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset };
     }
     if (target.kind === 'sequenceNumber') return checkpointBefore(partitionId, target.sequenceNumber);
     if (target.kind === 'time') {
       const props = await hub.getPartitionProperties(partitionId);
       if (props.isEmpty || props.lastEnqueuedOnUtc.getTime() < target.time.getTime()) {
-        return props.isEmpty ? { sequenceNumber: -1, offset: '-1' } : { sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset };
+        return props.isEmpty
+          ? { sequenceNumber: -1, offset: '-1' }
+          : { sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset };
       }
       const first = await readOne(hub, partitionId, { kind: 'enqueuedTime', enqueuedTime: target.time });
       if (!first) return { sequenceNumber: props.lastEnqueuedSequenceNumber, offset: props.lastEnqueuedOffset };

@@ -24,7 +24,8 @@ export function parseAddress(raw: unknown): ParsedAddress {
   if (parts.length === 5 && parts[1]!.toLowerCase() === 'consumergroups' && parts[3]!.toLowerCase() === 'partitions') {
     return { kind: 'consumer', hub: parts[0]!, consumerGroup: parts[2]!, partitionId: parts[4]! };
   }
-  if (parts.length === 3 && parts[1]!.toLowerCase() === 'partitions') return { kind: 'producer', hub: parts[0]!, partitionId: parts[2]! };
+  if (parts.length === 3 && parts[1]!.toLowerCase() === 'partitions')
+    return { kind: 'producer', hub: parts[0]!, partitionId: parts[2]! };
   if (parts.length === 1 && parts[0]) return { kind: 'producer', hub: parts[0] };
   return { kind: 'invalid' };
 }

@@ -31,7 +31,8 @@ function captureMap(source: Record<string, unknown> | undefined): Record<string,
 function bodyBytes(body: unknown): Buffer | null {
   if (body === null || body === undefined) return null;
   // rhea hands a data section (0x75) or an amqp-value section (0x77) back as { typecode, content }.
-  if (typeof body === 'object' && 'typecode' in body && 'content' in body) return bodyBytes((body as { content: unknown }).content);
+  if (typeof body === 'object' && 'typecode' in body && 'content' in body)
+    return bodyBytes((body as { content: unknown }).content);
   if (Buffer.isBuffer(body)) return Buffer.from(body);
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
   return Buffer.from(JSON.stringify(body), 'utf8');

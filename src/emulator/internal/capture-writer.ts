@@ -49,12 +49,22 @@ export class CaptureWriter {
     private readonly config: EmulatorCaptureConfig,
     private readonly onError: (message: string) => void = () => undefined,
   ) {
-    this.#container = BlobServiceClient.fromConnectionString(config.storageConnectionString).getContainerClient(config.blobContainer);
+    this.#container = BlobServiceClient.fromConnectionString(config.storageConnectionString).getContainerClient(
+      config.blobContainer,
+    );
     this.#format = config.archiveNameFormat ?? DEFAULT_ARCHIVE_NAME_FORMAT;
     this.#intervalMs = config.intervalMs ?? DEFAULT_CAPTURE_INTERVAL_MS;
     this.#sizeLimit = config.sizeLimitBytes ?? DEFAULT_CAPTURE_SIZE_LIMIT_BYTES;
     const now = Date.now();
-    this.#windows = logs.map((log) => ({ log, startMs: now, next: log.endSequenceNumber, records: [], bytes: 0, lastNameMs: 0, writing: Promise.resolve() }));
+    this.#windows = logs.map((log) => ({
+      log,
+      startMs: now,
+      next: log.endSequenceNumber,
+      records: [],
+      bytes: 0,
+      lastNameMs: 0,
+      writing: Promise.resolve(),
+    }));
     for (const w of this.#windows) this.#unsubscribe.push(w.log.onAppend(() => this.#take(w)));
     this.#timer = setInterval(() => this.#tick(), Math.max(10, Math.min(1_000, Math.floor(this.#intervalMs / 4))));
     this.#timer.unref();

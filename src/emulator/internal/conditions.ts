@@ -34,18 +34,27 @@ export function statusCodeFor(condition: string): number {
 }
 
 export function entityNotFound(entity: string): string {
-  return `The messaging entity '${entity}' could not be found. To know more visit https://aka.ms/sbResourceMgrExceptions.`;
+  return (
+    `The messaging entity '${entity}' could not be found. To know more visit https://aka.ms/` +
+    `sbResourceMgrExceptions.`
+  );
 }
 
 /** The service's text when a receiver is disconnected by a newer one with a higher or equal epoch. */
 export function stolenByEpoch(newEpoch: number | undefined, oldEpoch: number | undefined): string {
-  return `New receiver 'nil' with higher epoch of '${newEpoch ?? 0}' is created hence current receiver 'nil' with epoch '${oldEpoch ?? 0}' is getting disconnected. If you are recreating the receiver, make sure a higher epoch is used.`;
+  return (
+    `New receiver 'nil' with higher epoch of '${newEpoch ?? 0}' is created hence current receiver 'nil' with ` +
+    `epoch '${oldEpoch ?? 0}' is getting disconnected. If you are recreating the receiver, make sure a higher epoch ` +
+    `is used.`
+  );
 }
 
 export function refusedByEpoch(requested: number | undefined, current: number): string {
   return requested === undefined
-    ? `At least one receiver for the endpoint is created with epoch of '${current}', and so non-epoch receiver is not allowed. Either reconnect with a higher epoch, or make sure all epoch receivers are closed or disconnected.`
-    : `Receiver 'nil' with epoch '${requested}' cannot be created because a receiver with higher epoch '${current}' already exists.`;
+    ? `At least one receiver for the endpoint is created with epoch of '${current}', and so non-epoch receiver is ` +
+        `not allowed. Either reconnect with a higher epoch, or make sure all epoch receivers are closed or disconnected.`
+    : `Receiver 'nil' with epoch '${requested}' cannot be created because a receiver with higher epoch '${current}' ` +
+        `already exists.`;
 }
 
 /**
@@ -55,5 +64,8 @@ export function refusedByEpoch(requested: number | undefined, current: number): 
  * 'Send' for a sender, dapr/components-contrib#809 and #984 with the `Code: RenewToken` form).
  */
 export function claimExpired(linkName: string, right: 'Listen' | 'Send', resource: string): string {
-  return `The link '${linkName}' is force detached. Code: RenewToken. Details: Unauthorized access. '${right}' claim(s) are required to perform this operation. Resource: '${resource}'.`;
+  return (
+    `The link '${linkName}' is force detached. Code: RenewToken. Details: Unauthorized access. '${right}' ` +
+    `claim(s) are required to perform this operation. Resource: '${resource}'.`
+  );
 }

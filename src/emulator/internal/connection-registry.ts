@@ -30,7 +30,8 @@ export class ConnectionState {
 
   addReplyLink(link: any, node: 'cbs' | 'management'): void {
     this.replyLinks.set(String(link.name), link);
-    for (let i = this.nodeReplyLinks.length - 1; i >= 0; i--) if (!this.nodeReplyLinks[i]!.link.is_open()) this.nodeReplyLinks.splice(i, 1);
+    for (let i = this.nodeReplyLinks.length - 1; i >= 0; i--)
+      if (!this.nodeReplyLinks[i]!.link.is_open()) this.nodeReplyLinks.splice(i, 1);
     this.nodeReplyLinks.push({ node, link });
   }
 
@@ -170,7 +171,10 @@ export class ConnectionRegistry {
    * Detaches every open link whose claim expired with no newer claim covering it, as the service does,
    * with the error `describe` gives; returns what was detached. Links already closed are forgotten.
    */
-  detachExpiredClaims(nowMs: number, describe: (expired: ExpiredClaimLink) => { condition: string; description: string }): ExpiredClaimLink[] {
+  detachExpiredClaims(
+    nowMs: number,
+    describe: (expired: ExpiredClaimLink) => { condition: string; description: string },
+  ): ExpiredClaimLink[] {
     const detached: ExpiredClaimLink[] = [];
     for (const state of this.states.values()) {
       for (const [link, entityPath] of [...state.claimedLinks]) {
@@ -222,7 +226,10 @@ export class ConnectionRegistry {
       count++;
       this.forget(state.connection, options.condition ?? 'amqp:connection:forced');
       if (options.condition) {
-        state.connection.close({ condition: options.condition, description: options.description ?? 'Injected fault: connection closed.' });
+        state.connection.close({
+          condition: options.condition,
+          description: options.description ?? 'Injected fault: connection closed.',
+        });
         setTimeout(() => abortConnection(state.connection), CLOSE_FRAME_GRACE_MS).unref();
       } else {
         abortConnection(state.connection);

@@ -126,8 +126,14 @@ export class ConsumerLink {
     const last = this.log.lastEnqueuedPosition;
     const now = Date.now();
     const cached = this.runtimeSection;
-    if (cached && cached.retrievalTimeMs === now && cached.sequenceNumber === last.sequenceNumber
-      && cached.offset === last.offset && cached.enqueuedTimeMs === last.enqueuedTimeMs) return cached.section;
+    if (
+      cached &&
+      cached.retrievalTimeMs === now &&
+      cached.sequenceNumber === last.sequenceNumber &&
+      cached.offset === last.offset &&
+      cached.enqueuedTimeMs === last.enqueuedTimeMs
+    )
+      return cached.section;
     const section = runtimeInfoSection({
       lastSequenceNumber: last.sequenceNumber,
       lastOffset: this.log.offsets.text(last.offset),

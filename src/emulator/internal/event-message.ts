@@ -6,8 +6,17 @@
  * carries delivery annotations about the partition's last enqueued event (EVENT-HUBS-PROTOCOL.md).
  */
 import {
-  SECTION_DATA, SECTION_DELIVERY_ANNOTATIONS, SECTION_HEADER, SECTION_MESSAGE_ANNOTATIONS,
-  encodeInt64, encodeMapSection, encodeString, encodeSymbol, readValueAt, scanMapEntries, scanSections,
+  SECTION_DATA,
+  SECTION_DELIVERY_ANNOTATIONS,
+  SECTION_HEADER,
+  SECTION_MESSAGE_ANNOTATIONS,
+  encodeInt64,
+  encodeMapSection,
+  encodeString,
+  encodeSymbol,
+  readValueAt,
+  scanMapEntries,
+  scanSections,
 } from './amqp-codec.ts';
 
 const SEQUENCE_NUMBER = 'x-opt-sequence-number';
@@ -126,9 +135,12 @@ export function stampEvent(message: Buffer, stamp: EventStamp): StampedMessage {
     pairs++;
   }
   kept.push(
-    KEY_SEQUENCE_NUMBER, encodeInt64(0x81, stamp.sequenceNumber),
-    KEY_OFFSET, encodeString(stamp.offset),
-    KEY_ENQUEUED_TIME, encodeInt64(0x83, stamp.enqueuedTimeMs),
+    KEY_SEQUENCE_NUMBER,
+    encodeInt64(0x81, stamp.sequenceNumber),
+    KEY_OFFSET,
+    encodeString(stamp.offset),
+    KEY_ENQUEUED_TIME,
+    encodeInt64(0x83, stamp.enqueuedTimeMs),
   );
   pairs += 3;
   parts.splice(insertAt, 0, encodeMapSection(SECTION_MESSAGE_ANNOTATIONS, kept, pairs));
@@ -148,10 +160,18 @@ export interface RuntimeInfo {
 
 /** The delivery-annotations section carrying the receiver runtime metrics. */
 export function runtimeInfoSection(info: RuntimeInfo): Buffer {
-  return encodeMapSection(SECTION_DELIVERY_ANNOTATIONS, [
-    KEY_LAST_SEQUENCE, encodeInt64(0x81, info.lastSequenceNumber),
-    KEY_LAST_OFFSET, encodeString(info.lastOffset),
-    KEY_LAST_TIME, encodeInt64(0x83, info.lastEnqueuedTimeMs),
-    KEY_RETRIEVAL_TIME, encodeInt64(0x83, info.retrievalTimeMs),
-  ], 4);
+  return encodeMapSection(
+    SECTION_DELIVERY_ANNOTATIONS,
+    [
+      KEY_LAST_SEQUENCE,
+      encodeInt64(0x81, info.lastSequenceNumber),
+      KEY_LAST_OFFSET,
+      encodeString(info.lastOffset),
+      KEY_LAST_TIME,
+      encodeInt64(0x83, info.lastEnqueuedTimeMs),
+      KEY_RETRIEVAL_TIME,
+      encodeInt64(0x83, info.retrievalTimeMs),
+    ],
+    4,
+  );
 }

@@ -5,7 +5,13 @@ import type { PartitionLog } from './partition-log.ts';
 
 export interface FaultHost {
   dropConnections(options: { containerId?: string; condition?: string; description?: string }): number;
-  detachReceivers(options: { hub: string; partitionId: string; consumerGroup?: string; condition: string; description?: string }): number;
+  detachReceivers(options: {
+    hub: string;
+    partitionId: string;
+    consumerGroup?: string;
+    condition: string;
+    description?: string;
+  }): number;
   /** Wakes the receivers of a partition (after a resume or a delay change). */
   pumpPartition(hub: string, partitionId: string): void;
   pumpAll(): void;
@@ -32,12 +38,19 @@ export class FaultController implements EmulatorFaults, DeliveryControl {
     return this.host.dropConnections(options);
   }
 
-  detachReceivers(options: { hub: string; partitionId: string; consumerGroup?: string; condition: FaultCondition; description?: string }): number {
+  detachReceivers(options: {
+    hub: string;
+    partitionId: string;
+    consumerGroup?: string;
+    condition: FaultCondition;
+    description?: string;
+  }): number {
     return this.host.detachReceivers(options);
   }
 
   slowDelivery(delayMs: number, target?: { hub: string; partitionId: string }): void {
-    if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError(`delayMs must be a non-negative number, got ${delayMs}`);
+    if (!Number.isFinite(delayMs) || delayMs < 0)
+      throw new RangeError(`delayMs must be a non-negative number, got ${delayMs}`);
     if (target) {
       if (delayMs === 0) this.delays.delete(partitionKey(target.hub, target.partitionId));
       else this.delays.set(partitionKey(target.hub, target.partitionId), delayMs);
@@ -57,7 +70,8 @@ export class FaultController implements EmulatorFaults, DeliveryControl {
   }
 
   failNextRequests(kind: 'management' | 'cbs', count: number, condition: FaultCondition, description?: string): void {
-    if (kind !== 'management' && kind !== 'cbs') throw new RangeError(`kind must be 'management' or 'cbs', got ${String(kind)}`);
+    if (kind !== 'management' && kind !== 'cbs')
+      throw new RangeError(`kind must be 'management' or 'cbs', got ${String(kind)}`);
     for (let i = 0; i < count; i++) {
       this.failures[kind].push({ condition, description: description ?? `Injected fault: ${condition}` });
     }

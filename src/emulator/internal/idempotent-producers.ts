@@ -19,8 +19,8 @@ export const PRODUCER_SEQUENCE_NUMBER = 'com.microsoft:producer-sequence-number'
 export const PRODUCER_EPOCH_STOLEN = 'com.microsoft:producer-epoch-stolen';
 export const OUT_OF_ORDER_SEQUENCE = 'com.microsoft:out-of-order-sequence';
 
-const INVALID_RANGE = 'Invalid range for idempotent producer state. '
-  + 'Producer Id, Epoch, and Sequence Number must be zero or positive.';
+const INVALID_RANGE =
+  'Invalid range for idempotent producer state. ' + 'Producer Id, Epoch, and Sequence Number must be zero or positive.';
 const ADMIT: ProducerAdmission = { ok: true, duplicate: false, commit: () => undefined };
 
 const { types } = rhea as any;
@@ -54,8 +54,9 @@ function optionalNumber(value: unknown): number | undefined {
 function epochStolen(producerId: number, received: number, current: number): Refusal {
   return {
     condition: PRODUCER_EPOCH_STOLEN,
-    description: `Producer ${producerId} has a newer owner on this partition: its epoch is higher than the one `
-      + `this producer uses. Received:${received} Current:${current}`,
+    description:
+      `Producer ${producerId} has a newer owner on this partition: its epoch is higher than the one ` +
+      `this producer uses. Received:${received} Current:${current}`,
   };
 }
 
@@ -113,7 +114,10 @@ export class IdempotentProducers {
    * events are in the log. Transfers without the annotations (a plain producer) are admitted as they are.
    */
   admit(
-    hub: string, partitionId: string, annotations: Record<string, unknown> | undefined, count: number,
+    hub: string,
+    partitionId: string,
+    annotations: Record<string, unknown> | undefined,
+    count: number,
   ): ProducerAdmission {
     const producerId = optionalNumber(annotations?.[PRODUCER_ID]);
     const epoch = optionalNumber(annotations?.[PRODUCER_EPOCH]);
@@ -133,8 +137,9 @@ export class IdempotentProducers {
         ok: false,
         error: {
           condition: OUT_OF_ORDER_SEQUENCE,
-          description: `Producer ${producerId} sent an old sequence number: ${first} is not above the last `
-            + `published ${state.lastSequenceNumber}.`,
+          description:
+            `Producer ${producerId} sent an old sequence number: ${first} is not above the last ` +
+            `published ${state.lastSequenceNumber}.`,
         },
       };
     }

@@ -19,7 +19,12 @@ export class Hub {
   readonly consumerGroups = new Map<string, string>(); // lower-cased → as configured
   private roundRobin = 0;
 
-  constructor(readonly name: string, partitionCount: number, consumerGroups: string[], offsets: OffsetFormat = NUMERIC_OFFSETS) {
+  constructor(
+    readonly name: string,
+    partitionCount: number,
+    consumerGroups: string[],
+    offsets: OffsetFormat = NUMERIC_OFFSETS,
+  ) {
     this.partitionIds = Array.from({ length: partitionCount }, (_, i) => String(i));
     this.logs = this.partitionIds.map((id) => new PartitionLog(name, id, offsets));
     for (const cg of [DEFAULT_CONSUMER_GROUP, ...consumerGroups]) this.consumerGroups.set(cg.toLowerCase(), cg);
@@ -45,12 +50,18 @@ export class Hub {
 /** Checks one hub's own settings against the per-hub quotas (default: the Docker emulator's 1–32 partitions). */
 export function validateHubConfig(config: EmulatorHubConfig, quotas: TierQuotas = tierQuotas()): void {
   if (typeof config.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/.test(config.name)) {
-    throw new Error(`hub name '${String(config.name)}' is not valid: use letters, digits, '.', '_' and '-', starting with a letter or digit`);
+    throw new Error(
+      `hub name '${String(config.name)}' is not valid: use letters, digits, '.', '_' and '-', starting with a ` +
+        `letter or digit`,
+    );
   }
   const max = quotas.partitionsPerHub;
   if (!Number.isInteger(config.partitions) || config.partitions < 1 || config.partitions > max) {
     const hint = quotas.tier === 'emulator' && Number.isInteger(config.partitions) ? tierHint(config.partitions) : '';
-    throw new Error(`hub '${config.name}': partitions must be an integer from 1 to ${max} (tier ${quotas.tier}), got ${String(config.partitions)}${hint}`);
+    throw new Error(
+      `hub '${config.name}': partitions must be an integer from 1 to ${max} (tier ${quotas.tier}), got ` +
+        `${String(config.partitions)}${hint}`,
+    );
   }
   if (config.capture) validateCaptureConfig(config.name, config.capture);
   for (const cg of config.consumerGroups ?? []) {
@@ -75,7 +86,12 @@ export class Namespace {
     const key = config.name.toLowerCase();
     if (this.hubs.has(key)) throw new Error(`hub '${config.name}' already exists`);
     this.checkNamespaceQuotas(config);
-    const hub = new Hub(config.name, config.partitions, [...this.sharedConsumerGroups, ...(config.consumerGroups ?? [])], this.offsets);
+    const hub = new Hub(
+      config.name,
+      config.partitions,
+      [...this.sharedConsumerGroups, ...(config.consumerGroups ?? [])],
+      this.offsets,
+    );
     this.hubs.set(key, hub);
     return hub;
   }
@@ -89,12 +105,22 @@ export class Namespace {
       let total = config.partitions;
       for (const hub of this.hubs.values()) total += hub.partitionIds.length;
       if (total > partitionsPerNamespace) {
-        throw new Error(`hub '${config.name}': a ${tier} namespace holds at most ${partitionsPerNamespace} partitions over all hubs, this hub makes ${total}`);
+        throw new Error(
+          `hub '${config.name}': a ${tier} namespace holds at most ${partitionsPerNamespace} partitions over all ` +
+            `hubs, this hub makes ${total}`,
+        );
       }
     }
-    const groups = new Set([DEFAULT_CONSUMER_GROUP, ...this.sharedConsumerGroups, ...(config.consumerGroups ?? [])].map((g) => g.toLowerCase()));
+    const groups = new Set(
+      [DEFAULT_CONSUMER_GROUP, ...this.sharedConsumerGroups, ...(config.consumerGroups ?? [])].map((g) =>
+        g.toLowerCase(),
+      ),
+    );
     if (consumerGroupsPerHub !== undefined && groups.size > consumerGroupsPerHub) {
-      throw new Error(`hub '${config.name}': a ${tier} hub has at most ${consumerGroupsPerHub} consumer groups ($Default included), got ${groups.size}`);
+      throw new Error(
+        `hub '${config.name}': a ${tier} hub has at most ${consumerGroupsPerHub} consumer groups ($Default ` +
+          `included), got ${groups.size}`,
+      );
     }
   }
 

@@ -16,18 +16,31 @@ function hashLittle2(bytes: Uint8Array): { c: number; b: number } {
   let b = a;
   let c = a;
   let i = 0;
-  const word = (at: number): number => bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+  const word = (at: number): number =>
+    bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
   while (length > 12) {
     a = (a + word(i)) | 0;
     b = (b + word(i + 4)) | 0;
     c = (c + word(i + 8)) | 0;
     // mix(a, b, c)
-    a = (a - c) | 0; a ^= rotl(c, 4); c = (c + b) | 0;
-    b = (b - a) | 0; b ^= rotl(a, 6); a = (a + c) | 0;
-    c = (c - b) | 0; c ^= rotl(b, 8); b = (b + a) | 0;
-    a = (a - c) | 0; a ^= rotl(c, 16); c = (c + b) | 0;
-    b = (b - a) | 0; b ^= rotl(a, 19); a = (a + c) | 0;
-    c = (c - b) | 0; c ^= rotl(b, 4); b = (b + a) | 0;
+    a = (a - c) | 0;
+    a ^= rotl(c, 4);
+    c = (c + b) | 0;
+    b = (b - a) | 0;
+    b ^= rotl(a, 6);
+    a = (a + c) | 0;
+    c = (c - b) | 0;
+    c ^= rotl(b, 8);
+    b = (b + a) | 0;
+    a = (a - c) | 0;
+    a ^= rotl(c, 16);
+    c = (c + b) | 0;
+    b = (b - a) | 0;
+    b ^= rotl(a, 19);
+    a = (a + c) | 0;
+    c = (c - b) | 0;
+    c ^= rotl(b, 4);
+    b = (b + a) | 0;
     length -= 12;
     i += 12;
   }
@@ -40,13 +53,20 @@ function hashLittle2(bytes: Uint8Array): { c: number; b: number } {
   }
   [a, b, c] = lanes as [number, number, number];
   // final(a, b, c)
-  c ^= b; c = (c - rotl(b, 14)) | 0;
-  a ^= c; a = (a - rotl(c, 11)) | 0;
-  b ^= a; b = (b - rotl(a, 25)) | 0;
-  c ^= b; c = (c - rotl(b, 16)) | 0;
-  a ^= c; a = (a - rotl(c, 4)) | 0;
-  b ^= a; b = (b - rotl(a, 14)) | 0;
-  c ^= b; c = (c - rotl(b, 24)) | 0;
+  c ^= b;
+  c = (c - rotl(b, 14)) | 0;
+  a ^= c;
+  a = (a - rotl(c, 11)) | 0;
+  b ^= a;
+  b = (b - rotl(a, 25)) | 0;
+  c ^= b;
+  c = (c - rotl(b, 16)) | 0;
+  a ^= c;
+  a = (a - rotl(c, 4)) | 0;
+  b ^= a;
+  b = (b - rotl(a, 14)) | 0;
+  c ^= b;
+  c = (c - rotl(b, 24)) | 0;
   return { c: c >>> 0, b: b >>> 0 };
 }
 

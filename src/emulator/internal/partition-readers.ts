@@ -10,9 +10,7 @@ import type { ConsumerLink } from './consumer-link.ts';
 /** Non-epoch receivers allowed per partition and consumer group, as on the service. */
 export const MAX_NON_EPOCH_RECEIVERS = 5;
 
-export type Admission =
-  | { ok: true; stolen: ConsumerLink[] }
-  | { ok: false; condition: string; description: string };
+export type Admission = { ok: true; stolen: ConsumerLink[] } | { ok: false; condition: string; description: string };
 
 function readerKey(hub: string, consumerGroup: string, partitionId: string): string {
   return `${hub.toLowerCase()}\u0000${consumerGroup.toLowerCase()}\u0000${partitionId}`;
@@ -30,7 +28,8 @@ export class PartitionReaders {
     const current = this.readers.get(readerKey(hub, consumerGroup, partitionId));
     if (!current || current.size === 0) return { ok: true, stolen: [] };
     let highest: number | undefined;
-    for (const l of current) if (l.epoch !== undefined && (highest === undefined || l.epoch > highest)) highest = l.epoch;
+    for (const l of current)
+      if (l.epoch !== undefined && (highest === undefined || l.epoch > highest)) highest = l.epoch;
     if (highest !== undefined && (epoch === undefined || epoch < highest)) {
       return { ok: false, condition: LINK_STOLEN, description: refusedByEpoch(epoch, highest) };
     }
@@ -39,7 +38,9 @@ export class PartitionReaders {
         return {
           ok: false,
           condition: RESOURCE_LIMIT_EXCEEDED,
-          description: `Exceeded the maximum number of allowed receivers per partition in a consumer group which is ${MAX_NON_EPOCH_RECEIVERS}.`,
+          description:
+            `Exceeded the maximum number of allowed receivers per partition in a consumer group which is ` +
+            `${MAX_NON_EPOCH_RECEIVERS}.`,
         };
       }
       return { ok: true, stolen: [] };

@@ -22,19 +22,29 @@ export type TransferContents =
 
 /** The service's refusal of an oversize transfer, e.g. for delivery-id 0 of 289349 bytes. */
 export function oversizeDescription(deliveryId: number, size: number): string {
-  return `The received message (delivery-id:${deliveryId}, size:${size} bytes) exceeds the limit `
-    + `(${MAX_MESSAGE_SIZE_BYTES} bytes) currently allowed on the link.`;
+  return (
+    `The received message (delivery-id:${deliveryId}, size:${size} bytes) exceeds the limit ` +
+    `(${MAX_MESSAGE_SIZE_BYTES} bytes) currently allowed on the link.`
+  );
 }
 
 function oversize(deliveryId: number | undefined, size: number): TransferContents {
-  return { ok: false, error: { condition: MESSAGE_SIZE_EXCEEDED, description: oversizeDescription(deliveryId ?? 0, size) } };
+  return {
+    ok: false,
+    error: { condition: MESSAGE_SIZE_EXCEEDED, description: oversizeDescription(deliveryId ?? 0, size) },
+  };
 }
 
 /**
  * Reads a rhea message context (`ctx.message` is raw bytes when the format is not 0; `ctx.delivery.id` is
  * the transfer's delivery-id).
  */
-export function readTransfer(ctx: { message: unknown; format?: number; delivery?: { id?: number }; receiver?: unknown }): TransferContents {
+export function readTransfer(ctx: {
+  message: unknown;
+  format?: number;
+  delivery?: { id?: number };
+  receiver?: unknown;
+}): TransferContents {
   const deliveryId = ctx.delivery?.id;
   try {
     if (ctx.format === BATCH_MESSAGE_FORMAT || Buffer.isBuffer(ctx.message)) {
@@ -55,6 +65,9 @@ export function readTransfer(ctx: { message: unknown; format?: number; delivery?
       ...(producer.length > 0 ? { producerAnnotations: Object.fromEntries(producer) } : {}),
     };
   } catch (err) {
-    return { ok: false, error: { condition: DECODE_ERROR, description: `The message could not be decoded: ${(err as Error).message}` } };
+    return {
+      ok: false,
+      error: { condition: DECODE_ERROR, description: `The message could not be decoded: ${(err as Error).message}` },
+    };
   }
 }

@@ -6,7 +6,14 @@
  * turns those into errors); the body of a management reply is an AMQP map (managementClient.ts fields).
  */
 import rhea from 'rhea';
-import { ARGUMENT_OUT_OF_RANGE, NOT_FOUND, NOT_IMPLEMENTED, UNAUTHORIZED, entityNotFound, statusCodeFor } from './conditions.ts';
+import {
+  ARGUMENT_OUT_OF_RANGE,
+  NOT_FOUND,
+  NOT_IMPLEMENTED,
+  UNAUTHORIZED,
+  entityNotFound,
+  statusCodeFor,
+} from './conditions.ts';
 import type { RequestFailure } from './fault-controller.ts';
 import type { Namespace } from './namespace.ts';
 import { expiredTokenReason, sasTokenExpiryMs, verifySasToken } from './sas-token.ts';
@@ -59,7 +66,9 @@ export function looksLikeJwt(token: string): boolean {
 /** A JWT's `exp` claim (RFC 7519 §4.1.4, s since the epoch) in ms; undefined if it has none. */
 export function jwtExpiryMs(token: string): number | undefined {
   try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      exp?: unknown;
+    };
     return typeof payload.exp === 'number' && Number.isFinite(payload.exp) ? payload.exp * 1000 : undefined;
   } catch {
     return undefined;
@@ -79,17 +88,26 @@ export function handlePutToken(
 ): { reply: Reply; granted?: Authorization } {
   if (injected) return { reply: failure(injected.condition, injected.description) };
   const props = request.application_properties ?? {};
-  if (props.operation !== 'put-token') return { reply: failure(NOT_IMPLEMENTED, `The operation '${String(props.operation)}' is not supported on $cbs.`) };
+  if (props.operation !== 'put-token')
+    return { reply: failure(NOT_IMPLEMENTED, `The operation '${String(props.operation)}' is not supported on $cbs.`) };
   const audience = typeof props.name === 'string' ? props.name : '';
   const type = String(props.type ?? '');
-  const token = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
+  const token =
+    typeof request.body === 'string'
+      ? request.body
+      : Buffer.isBuffer(request.body)
+        ? request.body.toString('utf8')
+        : '';
   const refuse = (reason: string) => ({ reply: failure(UNAUTHORIZED, reason) });
   // A claim lasts as long as its token: the service refuses a token past its expiry (401) and later
   // detaches the links that relied on a claim once it expires (emulator-server.ts expireClaims).
   const grant = (expiresAtMs: number | undefined) =>
     expiresAtMs !== undefined && expiresAtMs <= nowMs
       ? refuse(expiredTokenReason(expiresAtMs))
-      : { reply: { application_properties: status(202, 'Accepted') }, granted: { audience, expiresAtMs: expiresAtMs ?? Number.POSITIVE_INFINITY } };
+      : {
+          reply: { application_properties: status(202, 'Accepted') },
+          granted: { audience, expiresAtMs: expiresAtMs ?? Number.POSITIVE_INFINITY },
+        };
   const isSas = token.startsWith(SAS_PREFIX);
   const isJwt = !isSas && looksLikeJwt(token);
   // Without keys nothing is verified but the expiry a token states.
@@ -106,7 +124,12 @@ export function handlePutToken(
   return grant(verdict.expiresAtMs);
 }
 
-export function handleManagement(request: any, namespace: Namespace, endpoint: string, injected: RequestFailure | undefined): Reply {
+export function handleManagement(
+  request: any,
+  namespace: Namespace,
+  endpoint: string,
+  injected: RequestFailure | undefined,
+): Reply {
   if (injected) return failure(injected.condition, injected.description);
   const props = request.application_properties ?? {};
   if (String(props.operation).toUpperCase() !== 'READ') {
@@ -133,7 +156,8 @@ export function handleManagement(request: any, namespace: Namespace, endpoint: s
     if (!log) {
       return failure(
         ARGUMENT_OUT_OF_RANGE,
-        `The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 and ${hub.partitionIds.length - 1}.`,
+        `The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 ` +
+          `and ${hub.partitionIds.length - 1}.`,
       );
     }
     const last = log.lastEnqueuedPosition;

@@ -36,7 +36,12 @@ export function sasTokenExpiryMs(token: string): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-export function verifySasToken(token: string, keys: Record<string, string>, audience: string, nowMs = Date.now()): SasVerdict {
+export function verifySasToken(
+  token: string,
+  keys: Record<string, string>,
+  audience: string,
+  nowMs = Date.now(),
+): SasVerdict {
   const prefix = 'SharedAccessSignature ';
   if (!token.startsWith(prefix)) return { ok: false, reason: 'The token is not a SharedAccessSignature.' };
   const fields = new Map<string, string>();
@@ -68,6 +73,7 @@ export function verifySasToken(token: string, keys: Record<string, string>, audi
   const expiresAtMs = Number(se) * 1000;
   if (!Number.isFinite(expiresAtMs)) return { ok: false, reason: 'The token expiry is not a number.' };
   if (expiresAtMs <= nowMs) return { ok: false, reason: expiredTokenReason(expiresAtMs) };
-  if (!scopeCovers(resource, audience)) return { ok: false, reason: `InvalidAudience: the token does not grant access to '${audience}'.` };
+  if (!scopeCovers(resource, audience))
+    return { ok: false, reason: `InvalidAudience: the token does not grant access to '${audience}'.` };
   return { ok: true, resource, expiresAtMs };
 }

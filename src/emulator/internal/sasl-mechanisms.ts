@@ -64,7 +64,10 @@ class PlainKey implements ServerMechanism {
       this.outcome = false;
       return;
     }
-    const key = this.sasKeys && Object.prototype.hasOwnProperty.call(this.sasKeys, fields.user) ? this.sasKeys[fields.user] : undefined;
+    const key =
+      this.sasKeys && Object.prototype.hasOwnProperty.call(this.sasKeys, fields.user)
+        ? this.sasKeys[fields.user]
+        : undefined;
     this.outcome = !this.sasKeys || (key !== undefined && sameText(key, fields.password));
     this.username = fields.user;
   }

@@ -32,7 +32,10 @@ type FieldDefault = (() => Typed) | null;
  * A default value, made once and shared by every frame: rhea's encoder only reads a typed leaf value, so
  * sharing them saves an allocation per field on every Transfer (the emulator sends tens of thousands a second).
  */
-const shared = (typed: Typed): FieldDefault => () => typed;
+const shared =
+  (typed: Typed): FieldDefault =>
+  () =>
+    typed;
 const uint = (v: number): FieldDefault => shared(types.wrap_uint(v));
 const ushort = (v: number): FieldDefault => shared(types.wrap_ushort(v));
 const ubyte = (v: number): FieldDefault => shared(types.wrap_ubyte(v));
@@ -129,7 +132,12 @@ function isNull(value: unknown): boolean {
 
 function descriptorCode(descriptor: unknown): number | undefined {
   const raw = (descriptor as Typed | undefined)?.value ?? descriptor;
-  const code = typeof raw === 'number' ? raw : typeof raw === 'bigint' ? Number(raw) : Number((raw as { toString(): string } | undefined)?.toString?.());
+  const code =
+    typeof raw === 'number'
+      ? raw
+      : typeof raw === 'bigint'
+        ? Number(raw)
+        : Number((raw as { toString(): string } | undefined)?.toString?.());
   return Number.isFinite(code) ? code : undefined;
 }
 
@@ -144,7 +152,8 @@ function completeFields(code: number, fields: unknown[], options: CompletionOpti
   }
   if (code === DESCRIPTOR.attach) {
     if (isNull(fields[ATTACH_PROPERTIES])) fields[ATTACH_PROPERTIES] = types.wrap_symbolic_map({});
-    if (isNull(fields[ATTACH_MAX_MESSAGE_SIZE])) fields[ATTACH_MAX_MESSAGE_SIZE] = types.wrap_ulong(options.maxMessageSizeBytes);
+    if (isNull(fields[ATTACH_MAX_MESSAGE_SIZE]))
+      fields[ATTACH_MAX_MESSAGE_SIZE] = types.wrap_ulong(options.maxMessageSizeBytes);
   }
   for (const index of NESTED[code] ?? []) completeDescribed(fields[index], options);
 }
@@ -263,7 +272,11 @@ class LinkOrder {
 const installed = new WeakSet<object>();
 
 /** Gives one transport the completing, ordering `encode`; completes frames it already queued. */
-function serveTransport(transport: RheaTransport | undefined, options: CompletionOptions, order: LinkOrder | undefined): boolean {
+function serveTransport(
+  transport: RheaTransport | undefined,
+  options: CompletionOptions,
+  order: LinkOrder | undefined,
+): boolean {
   if (!transport || !Array.isArray(transport.pending) || typeof transport.encode !== 'function') return false;
   if (installed.has(transport)) return true;
   installed.add(transport);

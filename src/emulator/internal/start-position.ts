@@ -77,12 +77,18 @@ export function pastEndRefusal(position: StartPosition, log: PartitionLog): stri
     const offset = log.offsets.parse(position.offset);
     if (offset === undefined) return `The offset '${position.offset}' is not valid.`;
     if (offset <= last.offset || (position.inclusive && offset <= log.nextOffsetValue)) return undefined;
-    return `The supplied offset '${position.offset}' is invalid. The last offset in the system is '${log.offsets.text(last.offset)}'.`;
+    return (
+      `The supplied offset '${position.offset}' is invalid. The last offset in the system is ` +
+      `'${log.offsets.text(last.offset)}'.`
+    );
   }
   if (position.kind === 'sequence') {
     const first = position.inclusive ? position.sequenceNumber : position.sequenceNumber + 1;
     if (first <= last.sequenceNumber + 1) return undefined;
-    return `The supplied sequence number '${position.sequenceNumber}' is invalid. The last sequence number in the system is '${last.sequenceNumber}'.`;
+    return (
+      `The supplied sequence number '${position.sequenceNumber}' is invalid. The last sequence number in the ` +
+      `system is '${last.sequenceNumber}'.`
+    );
   }
   return undefined;
 }

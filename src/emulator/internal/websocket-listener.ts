@@ -61,8 +61,10 @@ export class WebSocketStream {
   }
 
   removeAllListeners(event?: 'data' | 'end' | 'error'): this {
-    const wsEvent = event === undefined ? undefined : event === 'data' ? 'message' : event === 'end' ? 'close' : 'error';
-    for (const [name, handler] of this.#handlers) if (wsEvent === undefined || name === wsEvent) this.#ws.off(name, handler);
+    const wsEvent =
+      event === undefined ? undefined : event === 'data' ? 'message' : event === 'end' ? 'close' : 'error';
+    for (const [name, handler] of this.#handlers)
+      if (wsEvent === undefined || name === wsEvent) this.#ws.off(name, handler);
     return this;
   }
 
@@ -99,7 +101,9 @@ export class WebSocketListener {
       res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' });
       res.end(`AMQP over WebSockets: upgrade GET ${WEBSOCKET_PATH} with subprotocol ${AMQP_WEBSOCKET_PROTOCOL}\n`);
     });
-    this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#upgrade(req, socket, head));
+    this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.#upgrade(req, socket, head),
+    );
   }
 
   get port(): number {
@@ -132,7 +136,9 @@ export class WebSocketListener {
   #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = new URL(req.url ?? '/', 'http://emulator').pathname;
     if (path !== WEBSOCKET_PATH) return refuse(socket, 404, 'Not Found');
-    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim());
     if (!AMQP_WEBSOCKET_PROTOCOLS.some((p) => offered.includes(p))) return refuse(socket, 400, 'Bad Request');
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       const id = `ws ${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}`;

@@ -30,7 +30,9 @@ export function formatMetricsBasic(points: readonly MetricPoint[], partitionId: 
 export function formatMetricsNormal(points: readonly MetricPoint[], partitionId: string): string {
   let out = formatMetricsBasic(points, partitionId);
   for (const p of points) {
-    const attrs = Object.entries(p.attributes).map(([k, v]) => `${k}=${plain(v)}`).join(',');
+    const attrs = Object.entries(p.attributes)
+      .map(([k, v]) => `${k}=${plain(v)}`)
+      .join(',');
     out += `${p.name}{${attrs}} ${p.value}\n`;
   }
   return out;
@@ -47,12 +49,14 @@ export function formatMetricsDetailed(points: readonly MetricPoint[], partitionI
       out += scopeHeader('ScopeMetrics', si++, scope);
       groupByMetric(list).forEach((metric, mi) => {
         const first = metric[0]!;
-        out += `Metric #${mi}\nDescriptor:\n     -> Name: ${first.name}\n     -> Description: ${first.description}\n`
-          + `     -> Unit: ${first.unit}\n     -> DataType: Gauge\n`;
+        out +=
+          `Metric #${mi}\nDescriptor:\n     -> Name: ${first.name}\n     -> Description: ${first.description}\n` +
+          `     -> Unit: ${first.unit}\n     -> DataType: Gauge\n`;
         metric.forEach((p, pi) => {
-          out += `NumberDataPoints #${pi}\nData point attributes:\n${attributes(p.attributes)}`
-            + `StartTimestamp: ${p.startTime ? timestamp(p.startTime) : timestamp([0, 0])}\n`
-            + `Timestamp: ${timestamp(p.time)}\nValue: ${p.value}\n`;
+          out +=
+            `NumberDataPoints #${pi}\nData point attributes:\n${attributes(p.attributes)}` +
+            `StartTimestamp: ${p.startTime ? timestamp(p.startTime) : timestamp([0, 0])}\n` +
+            `Timestamp: ${timestamp(p.time)}\nValue: ${p.value}\n`;
         });
       });
     }
@@ -87,24 +91,28 @@ export function formatTracesDetailed(spans: readonly SpanRecord[], partitionId: 
     for (const [scope, list] of scopes) {
       out += scopeHeader('ScopeSpans', si++, scope);
       list.forEach((s, i) => {
-        out += `Span #${i}\n`
-          + `    Trace ID       : ${s.traceId}\n`
-          + `    Parent ID      : ${s.parentSpanId}\n`
-          + `    ID             : ${s.spanId}\n`
-          + `    Name           : ${s.name}\n`
-          + `    Kind           : ${SPAN_KINDS[s.kind] ?? 'Unspecified'}\n`
-          + `    Start time     : ${timestamp(s.startTime)}\n`
-          + `    End time       : ${timestamp(s.endTime)}\n`
-          + `    Status code    : ${STATUS_CODES[s.status.code] ?? 'Unset'}\n`
-          + `    Status message : ${s.status.message ?? ''}\n`
-          + `Attributes:\n${attributes(s.attributes)}`;
+        out +=
+          `Span #${i}\n` +
+          `    Trace ID       : ${s.traceId}\n` +
+          `    Parent ID      : ${s.parentSpanId}\n` +
+          `    ID             : ${s.spanId}\n` +
+          `    Name           : ${s.name}\n` +
+          `    Kind           : ${SPAN_KINDS[s.kind] ?? 'Unspecified'}\n` +
+          `    Start time     : ${timestamp(s.startTime)}\n` +
+          `    End time       : ${timestamp(s.endTime)}\n` +
+          `    Status code    : ${STATUS_CODES[s.status.code] ?? 'Unset'}\n` +
+          `    Status message : ${s.status.message ?? ''}\n` +
+          `Attributes:\n${attributes(s.attributes)}`;
         (s.events ?? []).forEach((e, ei) => {
-          out += `SpanEvent #${ei}\n     -> Name: ${e.name}\n     -> Timestamp: ${timestamp(e.time)}\n`
-            + `     -> DroppedAttributesCount: 0\n${nestedAttributes(e.attributes)}`;
+          out +=
+            `SpanEvent #${ei}\n     -> Name: ${e.name}\n     -> Timestamp: ${timestamp(e.time)}\n` +
+            `     -> DroppedAttributesCount: 0\n${nestedAttributes(e.attributes)}`;
         });
         (s.links ?? []).forEach((l, li) => {
-          out += `SpanLink #${li}\n     -> Trace ID: ${l.traceId}\n     -> ID: ${l.spanId}\n`
-            + `     -> TraceState: ${l.traceState ?? ''}\n     -> DroppedAttributesCount: 0\n${nestedAttributes(l.attributes)}`;
+          out +=
+            `SpanLink #${li}\n     -> Trace ID: ${l.traceId}\n     -> ID: ${l.spanId}\n` +
+            `     -> TraceState: ${l.traceState ?? ''}\n     -> DroppedAttributesCount: ` +
+            `0\n${nestedAttributes(l.attributes)}`;
         });
       });
     }
@@ -116,7 +124,9 @@ export function formatTracesDetailed(spans: readonly SpanRecord[], partitionId: 
 export function formatMetricsCompact(points: readonly MetricPoint[], width: number): string {
   let out = '';
   for (const p of points) {
-    const attrs = Object.entries(p.attributes).map(([k, v]) => `${k}=${plain(v)}`).join(',');
+    const attrs = Object.entries(p.attributes)
+      .map(([k, v]) => `${k}=${plain(v)}`)
+      .join(',');
     const labels = attrs ? ` {${attrs}}` : '';
     out += `${cut(`${clock(p.time)} METRIC ${p.name.padEnd(24)} ${p.value}${labels}`, width)}\n`;
   }
@@ -145,11 +155,17 @@ function clock(time: HrTime): string {
 }
 
 function resourceHeader(kind: string, index: number, resource: Resource): string {
-  return `${kind} #${index}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource attributes:\n${attributes(resource.attributes)}`;
+  return (
+    `${kind} #${index}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource ` +
+    `attributes:\n${attributes(resource.attributes)}`
+  );
 }
 
 function scopeHeader(kind: string, index: number, scope: Scope): string {
-  return `${kind} #${index}\n${kind} SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ${scope.version ?? ''}\n`;
+  return (
+    `${kind} #${index}\n${kind} SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ` +
+    `${scope.version ?? ''}\n`
+  );
 }
 
 /** An event's or link's attributes, under the collector's `-> Attributes::` line; nothing when there are none. */

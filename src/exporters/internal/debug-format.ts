@@ -9,11 +9,42 @@ import { int64String, isInt64, wireTime } from './otlp-wire-values.ts';
  * (basic: one summary line; normal: one line per record; detailed: every field, typed values).
  */
 
-const SEVERITY_NAMES = ['Unspecified', 'Trace', 'Trace2', 'Trace3', 'Trace4', 'Debug', 'Debug2', 'Debug3', 'Debug4', 'Info', 'Info2', 'Info3', 'Info4', 'Warn', 'Warn2', 'Warn3', 'Warn4', 'Error', 'Error2', 'Error3', 'Error4', 'Fatal', 'Fatal2', 'Fatal3', 'Fatal4'];
+const SEVERITY_NAMES = [
+  'Unspecified',
+  'Trace',
+  'Trace2',
+  'Trace3',
+  'Trace4',
+  'Debug',
+  'Debug2',
+  'Debug3',
+  'Debug4',
+  'Info',
+  'Info2',
+  'Info3',
+  'Info4',
+  'Warn',
+  'Warn2',
+  'Warn3',
+  'Warn4',
+  'Error',
+  'Error2',
+  'Error3',
+  'Error4',
+  'Fatal',
+  'Fatal2',
+  'Fatal3',
+  'Fatal4',
+];
 
 /** Groups records by resource, then scope, keeping first-seen order (as the OTLP transformer does). */
-function group(records: readonly ReadableLogRecord[]): Map<ReadableLogRecord['resource'], Map<ReadableLogRecord['instrumentationScope'], ReadableLogRecord[]>> {
-  const byResource = new Map<ReadableLogRecord['resource'], Map<ReadableLogRecord['instrumentationScope'], ReadableLogRecord[]>>();
+function group(
+  records: readonly ReadableLogRecord[],
+): Map<ReadableLogRecord['resource'], Map<ReadableLogRecord['instrumentationScope'], ReadableLogRecord[]>> {
+  const byResource = new Map<
+    ReadableLogRecord['resource'],
+    Map<ReadableLogRecord['instrumentationScope'], ReadableLogRecord[]>
+  >();
   for (const r of records) {
     let byScope = byResource.get(r.resource);
     if (!byScope) byResource.set(r.resource, (byScope = new Map()));
@@ -45,10 +76,14 @@ export function formatDetailed(batch: SignalBatch): string {
   let out = formatBasic(batch);
   let ri = 0;
   for (const [resource, scopes] of group(batch.records)) {
-    out += `ResourceLog #${ri++}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource attributes:\n${attributes(resource.attributes)}`;
+    out +=
+      `ResourceLog #${ri++}\nResource SchemaURL: ${resource.schemaUrl ?? ''}\nResource ` +
+      `attributes:\n${attributes(resource.attributes)}`;
     let si = 0;
     for (const [scope, records] of scopes) {
-      out += `ScopeLogs #${si++}\nScopeLogs SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ${scope.version ?? ''}\n`;
+      out +=
+        `ScopeLogs #${si++}\nScopeLogs SchemaURL: ${scope.schemaUrl ?? ''}\nInstrumentationScope ${scope.name} ` +
+        `${scope.version ?? ''}\n`;
       if (scope.attributes) out += `InstrumentationScope attributes:\n${attributes(scope.attributes)}`;
       records.forEach((r, i) => {
         const severity = r.severityNumber ?? 0;
@@ -88,7 +123,9 @@ export function plain(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-  return JSON.stringify(value, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('base64') : typeof v === 'bigint' ? v.toString() : v));
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v instanceof Uint8Array ? Buffer.from(v).toString('base64') : typeof v === 'bigint' ? v.toString() : v,
+  );
 }
 
 /**
@@ -99,13 +136,40 @@ export function typed(value: unknown, doubles = false): string {
   if (value === undefined || value === null) return 'Empty()';
   if (typeof value === 'string') return `Str(${value})`;
   if (typeof value === 'boolean') return `Bool(${value})`;
-  if (typeof value === 'number') return !doubles && isInt64(value) ? `Int(${int64String(value)})` : `Double(${value})`; // as on the wire
+  // as on the wire
+  if (typeof value === 'number') return !doubles && isInt64(value) ? `Int(${int64String(value)})` : `Double(${value})`;
   if (value instanceof Uint8Array) return `Bytes(${Buffer.from(value).toString('base64')})`;
   if (Array.isArray(value)) return `Slice(${plain(value)})`;
   return `Map(${plain(value)})`;
 }
 
-const SHORT_SEVERITY = ['', 'TRACE', 'TRACE', 'TRACE', 'TRACE', 'DEBUG', 'DEBUG', 'DEBUG', 'DEBUG', 'INFO', 'INFO', 'INFO', 'INFO', 'WARN', 'WARN', 'WARN', 'WARN', 'ERROR', 'ERROR', 'ERROR', 'ERROR', 'FATAL', 'FATAL', 'FATAL', 'FATAL'];
+const SHORT_SEVERITY = [
+  '',
+  'TRACE',
+  'TRACE',
+  'TRACE',
+  'TRACE',
+  'DEBUG',
+  'DEBUG',
+  'DEBUG',
+  'DEBUG',
+  'INFO',
+  'INFO',
+  'INFO',
+  'INFO',
+  'WARN',
+  'WARN',
+  'WARN',
+  'WARN',
+  'ERROR',
+  'ERROR',
+  'ERROR',
+  'ERROR',
+  'FATAL',
+  'FATAL',
+  'FATAL',
+  'FATAL',
+];
 const CATEGORY_KEYS = ['azure.category', 'category', 'event.name'];
 const OPERATION_KEYS = ['azure.operation.name', 'operation.name'];
 
@@ -121,17 +185,31 @@ export function formatCompact(batch: SignalBatch, width: number): string {
     const time = Number.isFinite(ms) ? new Date(ms).toISOString().slice(11, 23) : '??:??:??.???';
     const severity = (SHORT_SEVERITY[r.severityNumber ?? 0] || r.severityText || '-').slice(0, 5).padEnd(5);
     const body = r.body as unknown;
-    const map = typeof body === 'object' && body !== null && !Array.isArray(body) && !(body instanceof Uint8Array) ? (body as Record<string, unknown>) : undefined;
-    const what = firstString(r.attributes, CATEGORY_KEYS) ?? firstString(map, CATEGORY_KEYS) ?? firstString(r.attributes, OPERATION_KEYS) ?? firstString(map, OPERATION_KEYS) ?? r.eventName ?? '-';
+    const map =
+      typeof body === 'object' && body !== null && !Array.isArray(body) && !(body instanceof Uint8Array)
+        ? (body as Record<string, unknown>)
+        : undefined;
+    const what =
+      firstString(r.attributes, CATEGORY_KEYS) ??
+      firstString(map, CATEGORY_KEYS) ??
+      firstString(r.attributes, OPERATION_KEYS) ??
+      firstString(map, OPERATION_KEYS) ??
+      r.eventName ??
+      '-';
     // Go's default layout leaves most bodies empty: show the operation and the properties instead.
-    const shown = plain(map?.message ?? body) || [firstString(r.attributes, OPERATION_KEYS), plain(r.attributes['azure.properties'])].filter(Boolean).join(' ');
+    const shown =
+      plain(map?.message ?? body) ||
+      [firstString(r.attributes, OPERATION_KEYS), plain(r.attributes['azure.properties'])].filter(Boolean).join(' ');
     const text = shown.replace(/\s+/g, ' ');
     out += cut(`${time} ${severity} ${what.padEnd(24)} ${text}`, width) + '\n';
   }
   return out;
 }
 
-function firstString(attrs: Readonly<Record<string, unknown>> | undefined, keys: readonly string[]): string | undefined {
+function firstString(
+  attrs: Readonly<Record<string, unknown>> | undefined,
+  keys: readonly string[],
+): string | undefined {
   if (!attrs) return undefined;
   for (const k of keys) {
     const v = attrs[k];

@@ -57,8 +57,10 @@ export function withEncodedLogs(
         await bytesPath.consume({ records: carrier, source: batch.source }, signal);
       } catch (error) {
         if (!isRequestTooLarge(error)) throw error;
-        throw new EncodedLogsRefusedError(`${options.name}: the server refused encoded logs for their size; `
-          + 'sending them as records', { cause: error });
+        throw new EncodedLogsRefusedError(
+          `${options.name}: the server refused encoded logs for their size; ` + 'sending them as records',
+          { cause: error },
+        );
       }
     }
   }
@@ -89,8 +91,10 @@ export function splitRequest(encoded: EncodedLogs, maxBytes: number, name: strin
   while (pos < bytes.byteLength) {
     const entryEnd = entryEndAt(bytes, pos);
     if (entryEnd - pos > maxBytes) {
-      throw new EncodedLogsRefusedError(`${name}: a resource's log records encoded ahead take ${entryEnd - pos} `
-        + `bytes, more than max_request_bytes (${maxBytes} bytes); sending them as records`);
+      throw new EncodedLogsRefusedError(
+        `${name}: a resource's log records encoded ahead take ${entryEnd - pos} ` +
+          `bytes, more than max_request_bytes (${maxBytes} bytes); sending them as records`,
+      );
     }
     if (entryEnd - start > maxBytes) {
       pieces.push({ bytes: bytes.subarray(start, pos), records: share(pos - start) });

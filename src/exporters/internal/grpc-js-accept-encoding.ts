@@ -50,7 +50,14 @@ export function trimGrpcAcceptEncoding(): AcceptEncodingPatchResult {
   proto.receiveMetadata = function receiveMetadata(this: unknown, metadata: MetadataLike) {
     const value = metadata?.get?.(HEADER)?.[0];
     if (typeof value === 'string' && /\s/.test(value)) {
-      metadata.set(HEADER, value.split(',').map((name) => name.trim()).filter(Boolean).join(','));
+      metadata.set(
+        HEADER,
+        value
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+          .join(','),
+      );
     }
     return original.call(this, metadata);
   };

@@ -6,7 +6,12 @@ import type { CreateSettings } from '../../pipeline/factory.ts';
 import type { SignalConsumer } from '../../pipeline/consumer.ts';
 import { fromItemExporter, type ItemExporter } from '../../pipeline/exporter-adapter.ts';
 import { limitRequestBytes } from '../../pipeline/request-bytes-limit.ts';
-import { retryOnFailureSchema, retryOptionsFromConfig, withRetry, type RetryOnFailureConfig } from '../../pipeline/retry.ts';
+import {
+  retryOnFailureSchema,
+  retryOptionsFromConfig,
+  withRetry,
+  type RetryOnFailureConfig,
+} from '../../pipeline/retry.ts';
 import type { SignalItem } from '../../pipeline/signal-items.ts';
 import type { Signal } from '../../pipeline/signals.ts';
 import { withEncodedLogs } from './encoded-logs-sender.ts';
@@ -16,20 +21,28 @@ import type { MeasuredSerializer } from './measured-serializer.ts';
 export const DEFAULT_OTLP_TIMEOUT_MS = 30_000;
 
 /** The collector's client `tls` settings (configtls), the subset Node's HTTP and gRPC clients can honour. */
-export const tlsSchema = z.strictObject({
-  /** gRPC (`otlp`): plaintext instead of TLS. HTTP (`otlphttp`): no effect, the endpoint scheme decides. Default false. */
-  insecure: z.boolean().default(false),
-  /** Accept any server certificate (testing only). Default false. */
-  insecure_skip_verify: z.boolean().default(false),
-  /** PEM file of CA certificates to trust instead of the system roots. */
-  ca_file: z.string().min(1).optional(),
-  /** PEM client certificate for mutual TLS (with key_file). */
-  cert_file: z.string().min(1).optional(),
-  /** PEM client key for mutual TLS (with cert_file). */
-  key_file: z.string().min(1).optional(),
-  /** Server name to verify instead of the endpoint's host. */
-  server_name_override: z.string().min(1).optional(),
-}).refine((t) => !!t.cert_file === !!t.key_file, { message: 'cert_file and key_file go together; set both or neither', path: ['cert_file'] });
+export const tlsSchema = z
+  .strictObject({
+    /**
+     * gRPC (`otlp`): plaintext instead of TLS. HTTP (`otlphttp`): no effect, the endpoint scheme decides. Default
+     * false.
+     */
+    insecure: z.boolean().default(false),
+    /** Accept any server certificate (testing only). Default false. */
+    insecure_skip_verify: z.boolean().default(false),
+    /** PEM file of CA certificates to trust instead of the system roots. */
+    ca_file: z.string().min(1).optional(),
+    /** PEM client certificate for mutual TLS (with key_file). */
+    cert_file: z.string().min(1).optional(),
+    /** PEM client key for mutual TLS (with cert_file). */
+    key_file: z.string().min(1).optional(),
+    /** Server name to verify instead of the endpoint's host. */
+    server_name_override: z.string().min(1).optional(),
+  })
+  .refine((t) => !!t.cert_file === !!t.key_file, {
+    message: 'cert_file and key_file go together; set both or neither',
+    path: ['cert_file'],
+  });
 
 export type TlsConfig = z.output<typeof tlsSchema>;
 
@@ -104,20 +117,32 @@ export function sendingQueueWarnings(config: { sending_queue?: Record<string, un
   if (!q) return [];
   const others = Object.keys(q).filter((k) => k !== 'enabled');
   if (q.enabled === false && others.length === 0) return [];
-  return ['sending_queue: ignored; there is no sending queue here (the hub is the buffer, batches are checkpointed after export)'];
+  return [
+    'sending_queue: ignored; there is no sending queue here (the hub is the buffer, batches are checkpointed after ' +
+      'export)',
+  ];
 }
 
 /** The PEM material a TLS section names, read from disk. A missing file is a ConfigError naming the key. */
-export async function readTlsFiles(tls: TlsConfig, path: string): Promise<{ ca?: Buffer; cert?: Buffer; key?: Buffer }> {
+export async function readTlsFiles(
+  tls: TlsConfig,
+  path: string,
+): Promise<{ ca?: Buffer; cert?: Buffer; key?: Buffer }> {
   const read = async (file: string | undefined, key: string) => {
     if (!file) return undefined;
     try {
       return await readFile(file);
     } catch (error) {
-      throw new ConfigError([`${path}.tls.${key}: cannot read '${file}': ${(error as NodeJS.ErrnoException).code ?? String(error)}`]);
+      throw new ConfigError([
+        `${path}.tls.${key}: cannot read '${file}': ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      ]);
     }
   };
-  const [ca, cert, key] = await Promise.all([read(tls.ca_file, 'ca_file'), read(tls.cert_file, 'cert_file'), read(tls.key_file, 'key_file')]);
+  const [ca, cert, key] = await Promise.all([
+    read(tls.ca_file, 'ca_file'),
+    read(tls.cert_file, 'cert_file'),
+    read(tls.key_file, 'key_file'),
+  ]);
   return { ca, cert, key };
 }
 
@@ -133,7 +158,11 @@ export function otlpSignalSender<S extends Signal>(
   exporter: ItemExporter<SignalItem<S>>,
   signal: S,
   serializer: MeasuredSerializer<unknown, SignalItem<S>>,
-  config: { readonly timeout: number; readonly max_request_bytes: number; readonly retry_on_failure: RetryOnFailureConfig },
+  config: {
+    readonly timeout: number;
+    readonly max_request_bytes: number;
+    readonly retry_on_failure: RetryOnFailureConfig;
+  },
   name: string,
   settings: Pick<CreateSettings, 'logger' | 'onExportAttempt'> | undefined,
   options: { readonly encodedLogs?: boolean } = {},
@@ -145,7 +174,11 @@ export function otlpSignalSender<S extends Signal>(
     retryOptionsFromConfig(config.retry_on_failure, { logger, onAttempt: settings?.onExportAttempt }),
   );
   const bounded = limitRequestBytes(retrying, {
-    maxBytes: config.max_request_bytes, measure: serializer.measure, signal, name, logger,
+    maxBytes: config.max_request_bytes,
+    measure: serializer.measure,
+    signal,
+    name,
+    logger,
   });
   if (!options.encodedLogs || signal !== 'logs') return bounded;
   const logsSerializer = serializer as MeasuredSerializer<unknown, SignalItem<'logs'>>;

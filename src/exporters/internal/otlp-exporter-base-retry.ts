@@ -67,7 +67,8 @@ class SingleAttemptTransport implements IExporterTransport {
     if (response.status !== 'retryable') return response;
     // The library parses Retry-After into `retryInMillis` (-1 or 0 for "now"). A network error or a
     // timeout comes with `error` and no Retry-After: passed on as is (our retry treats it as retryable).
-    const after = response.retryInMillis !== undefined && response.retryInMillis > 0 ? response.retryInMillis : undefined;
+    const after =
+      response.retryInMillis !== undefined && response.retryInMillis > 0 ? response.retryInMillis : undefined;
     if (response.error && after === undefined) return response;
     const message = response.error?.message || 'the OTLP server answered a retryable status (429, 502, 503 or 504)';
     const wait = after !== undefined ? `; Retry-After ${Math.ceil(after / 1000)} s` : '';

@@ -38,7 +38,11 @@ function logsRequest(records: readonly ReadableLogRecord[]): object {
   for (const [resource, scopes] of groups) {
     const scopeLogs = [];
     for (const [scope, list] of scopes) {
-      scopeLogs.push({ scope: scopeJson(scope), logRecords: list.map(logRecordJson), schemaUrl: optionalString(scope.schemaUrl) });
+      scopeLogs.push({
+        scope: scopeJson(scope),
+        logRecords: list.map(logRecordJson),
+        schemaUrl: optionalString(scope.schemaUrl),
+      });
     }
     resourceLogs.push({
       resource: resourceJson(resource),

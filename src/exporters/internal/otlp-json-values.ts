@@ -52,10 +52,13 @@ export function scopeJson(scope: Scope): object {
 export function attributesJson(attributes: LogAttributes, doubles = false, markedKeys?: Set<string>): JsonKeyValue[] {
   const keys = Object.keys(attributes);
   const out = new Array<JsonKeyValue>(keys.length);
-  const mark = doubles ? true : markedKeys ?? (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES];
+  const mark = doubles ? true : (markedKeys ?? (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES]);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    out[i] = { key: wellFormed(key), value: anyValueJson(attributes[key], mark === true || (mark !== undefined && mark.has(key))) };
+    out[i] = {
+      key: wellFormed(key),
+      value: anyValueJson(attributes[key], mark === true || (mark !== undefined && mark.has(key))),
+    };
   }
   return out;
 }
@@ -72,7 +75,8 @@ export function anyValueJson(value: AnyValue, doubles = false): JsonAnyValue {
       return { doubleValue: doubleJson(value) };
     case 'object': {
       if (value === null) return {};
-      if (value instanceof Uint8Array) return { bytesValue: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+      if (value instanceof Uint8Array)
+        return { bytesValue: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
       if (Array.isArray(value)) {
         const inner = doublesIn(value, doubles);
         return { arrayValue: { values: value.map((v: AnyValue) => anyValueJson(v, inner)) } };

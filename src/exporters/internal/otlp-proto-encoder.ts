@@ -11,7 +11,11 @@
  * logs/v1/logs.proto, common/v1/common.proto, resource/v1/resource.proto).
  */
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { ProtobufLogsSerializer, type ISerializer, type IExportLogsServiceResponse } from '@opentelemetry/otlp-transformer';
+import {
+  ProtobufLogsSerializer,
+  type ISerializer,
+  type IExportLogsServiceResponse,
+} from '@opentelemetry/otlp-transformer';
 import {
   resourceField,
   scopeField,

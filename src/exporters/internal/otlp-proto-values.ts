@@ -90,13 +90,19 @@ const PLAIN_MAX_SECONDS = 9_223_372_036;
 export function writeHrTime(w: ProtoWriter, time: HrTime): void {
   let seconds = time[0];
   let nanos = time[1];
-  const plain = seconds > 0 && seconds < PLAIN_MAX_SECONDS && Number.isInteger(seconds) && nanos >= 0 && nanos < 1e9
-    && Number.isInteger(nanos);
+  const plain =
+    seconds > 0 &&
+    seconds < PLAIN_MAX_SECONDS &&
+    Number.isInteger(seconds) &&
+    nanos >= 0 &&
+    nanos < 1e9 &&
+    Number.isInteger(nanos);
   if (!plain) [seconds, nanos] = wireTime(time);
   const lowSecondsNanos = (seconds & 0xffff) * 1e9; // < 2^46
   const highSecondsNanos = ((seconds / 0x10000) >>> 0) * 1e9; // to be shifted left 16 bits; < 2^62
   const low = (lowSecondsNanos >>> 0) + (((highSecondsNanos & 0xffff) * 0x10000) >>> 0) + nanos;
-  const high = Math.floor(lowSecondsNanos / 0x100000000) + ((highSecondsNanos / 0x10000) >>> 0) + Math.floor(low / 0x100000000);
+  const high =
+    Math.floor(lowSecondsNanos / 0x100000000) + ((highSecondsNanos / 0x10000) >>> 0) + Math.floor(low / 0x100000000);
   w.fixed64(low >>> 0, high >>> 0);
 }
 
@@ -110,7 +116,8 @@ export function writeHexBytes(w: ProtoWriter, tag: number, hex: string): void {
   w.uint32(length);
   w.ensure(length);
   const buf = w.buf;
-  for (let i = 0; i < length; i++) buf[w.pos++] = (hexDigit(hex.charCodeAt(2 * i)) << 4) | hexDigit(hex.charCodeAt(2 * i + 1));
+  for (let i = 0; i < length; i++)
+    buf[w.pos++] = (hexDigit(hex.charCodeAt(2 * i)) << 4) | hexDigit(hex.charCodeAt(2 * i + 1));
 }
 
 function hexDigit(c: number): number {
@@ -124,14 +131,18 @@ function hexDigit(c: number): number {
  * inside is a double_value (a map inside one marked so, see pipeline/double-values.ts).
  */
 export function writeAttributes(
-  w: ProtoWriter, attributes: LogAttributes, field: number, doubles = false, markedKeys?: Set<string>,
+  w: ProtoWriter,
+  attributes: LogAttributes,
+  field: number,
+  doubles = false,
+  markedKeys?: Set<string>,
 ): void {
   const tag = (field << 3) | 2;
   // Keys and values as two arrays (own enumerable properties, in for-in order): no keyed property loads,
   // which are slow on the many shapes of parsed JSON.
   const keys = Object.keys(attributes);
   const values = Object.values(attributes);
-  const mark = doubles ? true : markedKeys ?? (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES];
+  const mark = doubles ? true : (markedKeys ?? (attributes as { [DOUBLES]?: true | Set<string> })[DOUBLES]);
   for (let i = 0; i < keys.length; i++) {
     w.byte(tag);
     const key = keys[i]!;

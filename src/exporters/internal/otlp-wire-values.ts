@@ -44,9 +44,10 @@ export function wireTime(time: HrTime): [seconds: number, nanos: number] {
     seconds += carry;
     nanos -= carry * NANOS_PER_SECOND;
   }
-  const inRange = seconds > 0
-    ? seconds < MAX_SECONDS || (seconds === MAX_SECONDS && nanos <= MAX_NANOS_AT_MAX_SECONDS)
-    : seconds === 0 && nanos > 0;
+  const inRange =
+    seconds > 0
+      ? seconds < MAX_SECONDS || (seconds === MAX_SECONDS && nanos <= MAX_NANOS_AT_MAX_SECONDS)
+      : seconds === 0 && nanos > 0;
   return inRange ? [seconds, nanos] : [0, 0];
 }
 

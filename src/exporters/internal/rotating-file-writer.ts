@@ -89,7 +89,10 @@ export class RotatingFileWriter {
     const stem = basename(this.path, ext);
     // Two rotations within one millisecond would reuse a name and overwrite a backup: keep stamps unique.
     this.#lastStampMs = Math.max(Date.now(), this.#lastStampMs + 1);
-    await rename(this.path, join(dirname(this.path), `${stem}-${backupStamp(new Date(this.#lastStampMs), rotation.localTime)}${ext}`));
+    await rename(
+      this.path,
+      join(dirname(this.path), `${stem}-${backupStamp(new Date(this.#lastStampMs), rotation.localTime)}${ext}`),
+    );
     await this.#prune(rotation, stem, ext);
   }
 
@@ -97,7 +100,10 @@ export class RotatingFileWriter {
     const dir = dirname(this.path);
     const pattern = new RegExp(`^${escape(stem)}-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3}${escape(ext)}$`);
     // The stamp sorts chronologically as text; newest first.
-    const backups = (await readdir(dir)).filter((n) => pattern.test(n)).sort().reverse();
+    const backups = (await readdir(dir))
+      .filter((n) => pattern.test(n))
+      .sort()
+      .reverse();
     const doomed = new Set<string>(rotation.maxBackups > 0 ? backups.slice(rotation.maxBackups) : []);
     if (rotation.maxDays > 0) {
       const cutoff = Date.now() - rotation.maxDays * DAY_MS;

@@ -17,9 +17,14 @@ export const healthCheckConfigSchema = z.strictObject({
   liveness_path: z.string().startsWith('/', 'must start with /').default(DEFAULT_LIVENESS_PATH),
   /** How long a partition may be reading without any progress before liveness fails. Default 2m. */
   wedged_after: durationMs.default(DEFAULT_WEDGED_AFTER_MS),
-  /** How long the hub may stay unreachable (or checkpoints keep failing) before the probe says unhealthy. Default 30s. */
+  /**
+   * How long the hub may stay unreachable (or checkpoints keep failing) before the probe says unhealthy. Default 30s.
+   */
   unhealthy_after: durationMs.default(DEFAULT_UNHEALTHY_AFTER_MS),
-  /** How long a partition may keep retrying (a failing reader, a refused batch) before the probe says degraded. Default 30s. */
+  /**
+   * How long a partition may keep retrying (a failing reader, a refused batch) before the probe says degraded. Default
+   * 30s.
+   */
   degraded_after: durationMs.default(DEFAULT_DEGRADED_AFTER_MS),
   /** Go collector keys, accepted and ignored: pipeline checks are replaced by the receiver status above. */
   check_collector_pipeline: z.looseObject({}).optional(),

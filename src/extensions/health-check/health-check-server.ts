@@ -26,7 +26,10 @@ export const DEFAULT_LIVENESS_PATH = '/livez';
  * `/health` and `/readyz` answer it. `livenessPath` (`/livez`) answers liveness: `200 {"status":"live"}` unless
  * the process is wedged (liveness.ts), never for an outage outside it. Error texts pass through `redact`.
  */
-export async function startHealthCheckServer(state: HealthState, options: HealthCheckServerOptions = {}): Promise<HttpListener> {
+export async function startHealthCheckServer(
+  state: HealthState,
+  options: HealthCheckServerOptions = {},
+): Promise<HttpListener> {
   const livenessPath = options.livenessPath ?? DEFAULT_LIVENESS_PATH;
   const paths = new Set([options.path ?? '/', '/health', '/readyz']);
   paths.delete(livenessPath);

@@ -16,7 +16,8 @@ export async function startCpuProfile(): Promise<{ stop(): Promise<CpuProfile> }
   session.connect();
   const post = <T = unknown>(method: string, params?: object) =>
     new Promise<T>((resolve, reject) =>
-      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as T))));
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as T))),
+    );
   try {
     await post('Profiler.enable');
     await post('Profiler.setSamplingInterval', { interval: CPU_SAMPLING_INTERVAL_US });

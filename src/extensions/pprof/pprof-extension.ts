@@ -23,7 +23,8 @@ export const pprofConfigSchema = z.strictObject({
     .min(1)
     .default(DEFAULT_PPROF_ENDPOINT)
     .refine(isLoopbackEndpoint, {
-      message: 'must be a loopback address (localhost, 127.0.0.1 or [::1]) because a heap snapshot holds every ' +
+      message:
+        'must be a loopback address (localhost, 127.0.0.1 or [::1]) because a heap snapshot holds every ' +
         'secret in memory; reach it with `kubectl port-forward` or `ssh -L`',
     }),
   /** Go runtime settings; Node has no block or mutex profiles, so a non-zero value is warned about. Default 0. */
@@ -48,7 +49,11 @@ export const pprofExtensionFactory: ExtensionFactory<PprofConfig> = {
   type: 'pprof',
   stability: 'alpha',
   configSchema: pprofConfigSchema,
-  createDefaultConfig: () => ({ endpoint: DEFAULT_PPROF_ENDPOINT, block_profile_fraction: 0, mutex_profile_fraction: 0 }),
+  createDefaultConfig: () => ({
+    endpoint: DEFAULT_PPROF_ENDPOINT,
+    block_profile_fraction: 0,
+    mutex_profile_fraction: 0,
+  }),
   async create(settings, config): Promise<PprofExtension> {
     const stopping = new AbortController();
     let listener: HttpListener | undefined;
@@ -63,7 +68,9 @@ export const pprofExtensionFactory: ExtensionFactory<PprofConfig> = {
         listener = await startPprofServer(config.endpoint, settings.logger, stopping.signal);
         if (config.save_to_file) whole = await startCpuProfile();
         settings.logger.info('pprof endpoint listening', {
-          endpoint: listener.host.includes(':') ? `[${listener.host}]:${listener.port}` : `${listener.host}:${listener.port}`,
+          endpoint: listener.host.includes(':')
+            ? `[${listener.host}]:${listener.port}`
+            : `${listener.host}:${listener.port}`,
           paths: '/debug/pprof/profile,/debug/pprof/heap',
           ...(config.save_to_file ? { saveToFile: config.save_to_file } : {}),
         });

@@ -130,10 +130,15 @@ function errorOf(s: ReceiverStatus): string | undefined {
     case 'deadLettered':
       return `${s.events} events dead-lettered: ${s.error.message}`;
     case 'retentionGap':
-      return `${s.eventsLost} events expired before they were read (checkpoint ${s.checkpointSequenceNumber}, ` +
-        `first retained ${s.firstRetainedSequenceNumber})`;
+      return (
+        `${s.eventsLost} events expired before they were read (checkpoint ${s.checkpointSequenceNumber}, ` +
+        `first retained ${s.firstRetainedSequenceNumber})`
+      );
     case 'captureGap':
-      return `${s.events} expired events are not in Capture either: sequence numbers ${s.fromSequenceNumber} to ${s.toSequenceNumber} lost`;
+      return (
+        `${s.events} expired events are not in Capture either: sequence numbers ${s.fromSequenceNumber} to ` +
+        `${s.toSequenceNumber} lost`
+      );
     case 'partitionClosed':
       return s.error ? `closed (${s.reason}): ${s.error.message}` : undefined;
     case 'partitionState':

@@ -30,8 +30,7 @@ export interface Html {
 
 export const raw = (html: string): Html => ({ html });
 
-const cell = (v: unknown): string =>
-  typeof v === 'object' && v !== null && 'html' in v ? (v as Html).html : esc(v);
+const cell = (v: unknown): string => (typeof v === 'object' && v !== null && 'html' in v ? (v as Html).html : esc(v));
 
 /**
  * A table whose cells carry their column name (`data-label`): on a narrow screen each row becomes a card
@@ -95,8 +94,9 @@ svg{display:block}
 
 /** A complete page: the navigation, a heading and `body` (HTML). `refreshS` adds a meta refresh. */
 export function page(title: string, path: string, body: string, refreshS?: number): string {
-  const nav = ZPAGES.map(([href, name]) =>
-    `<a href="${href}"${href === path ? ' aria-current="page"' : ''}>${name}</a>`).join(' ');
+  const nav = ZPAGES.map(
+    ([href, name]) => `<a href="${href}"${href === path ? ' aria-current="page"' : ''}>${name}</a>`,
+  ).join(' ');
   const refresh = refreshS ? `<meta http-equiv="refresh" content="${Math.max(1, Math.floor(refreshS))}">` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

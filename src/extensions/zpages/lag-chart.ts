@@ -35,33 +35,49 @@ export function lagChart(samples: readonly LagSample[], now: number, label: stri
   let area = '';
   if (events.length > 0) {
     // A single sample is drawn as a short step so that it is visible.
-    const drawn = events.length === 1 ? [events[0]!, { ...events[0]!, at: Math.min(now, events[0]!.at + 20_000) }] : events;
+    const drawn =
+      events.length === 1 ? [events[0]!, { ...events[0]!, at: Math.min(now, events[0]!.at + 20_000) }] : events;
     const pts = drawn.map((s) => `${x(s.at)},${y(s.lagEvents!, scaleEvents)}`).join(' ');
-    area = `<polygon points="${x(drawn[0]!.at)},${base} ${pts} ${x(drawn[drawn.length - 1]!.at)},${base}" ` +
+    area =
+      `<polygon points="${x(drawn[0]!.at)},${base} ${pts} ${x(drawn[drawn.length - 1]!.at)},${base}" ` +
       'fill="#2f6fdf33" stroke="#2f6fdf" stroke-width="1.5"/>';
   }
-  const line = seconds.length > 1
-    ? `<polyline points="${seconds.map((s) => `${x(s.at)},${y(s.lagSeconds!, scaleSeconds)}`).join(' ')}" ` +
-      'fill="none" stroke="#d9731a" stroke-width="1.5" stroke-dasharray="4 2"/>'
-    : '';
-  const ticks = [0, 0.5, 1].map((f) => {
-    const tx = ((1 - f) * WIDTH).toFixed(1);
-    const anchor = f === 0 ? 'end' : f === 1 ? 'start' : 'middle';
-    const text = f === 0 ? 'now' : `-${spanLabel(span * f)}`;
-    return `<line x1="${tx}" y1="${plotH}" x2="${tx}" y2="${plotH + 2}" stroke="#8a94a6"/>` +
-      `<text x="${tx}" y="${HEIGHT - 1}" font-size="8" fill="#5b6577" text-anchor="${anchor}">${esc(text)}</text>`;
-  }).join('');
-  const title = `${label}: lag over the last ${duration(span / 1000)}; max ${count(maxEvents)} events (area), ` +
+  const line =
+    seconds.length > 1
+      ? `<polyline points="${seconds.map((s) => `${x(s.at)},${y(s.lagSeconds!, scaleSeconds)}`).join(' ')}" ` +
+        'fill="none" stroke="#d9731a" stroke-width="1.5" stroke-dasharray="4 2"/>'
+      : '';
+  const ticks = [0, 0.5, 1]
+    .map((f) => {
+      const tx = ((1 - f) * WIDTH).toFixed(1);
+      const anchor = f === 0 ? 'end' : f === 1 ? 'start' : 'middle';
+      const text = f === 0 ? 'now' : `-${spanLabel(span * f)}`;
+      return (
+        `<line x1="${tx}" y1="${plotH}" x2="${tx}" y2="${plotH + 2}" stroke="#8a94a6"/>` +
+        `<text x="${tx}" y="${HEIGHT - 1}" font-size="8" fill="#5b6577" text-anchor="${anchor}">${esc(text)}</text>`
+      );
+    })
+    .join('');
+  const title =
+    `${label}: lag over the last ${duration(span / 1000)}; max ${count(maxEvents)} events (area), ` +
     `max ${duration(maxSeconds)} (dashed)`;
-  const maxima = events.length === 0 ? '' : `<text x="3" y="9" font-size="8" fill="#1d2430">` +
-    `max ${esc(count(maxEvents))} ev${seconds.length > 1 ? ` · ${esc(duration(maxSeconds))}` : ''}</text>`;
-  const empty = events.length === 0
-    ? `<text x="${WIDTH / 2}" y="${plotH / 2 + 3}" font-size="9" fill="#8a94a6" text-anchor="middle">no samples yet</text>` : '';
-  return `<svg class="lag-chart" role="img" aria-label="${esc(title)}" width="${WIDTH}" height="${HEIGHT}" ` +
+  const maxima =
+    events.length === 0
+      ? ''
+      : `<text x="3" y="9" font-size="8" fill="#1d2430">` +
+        `max ${esc(count(maxEvents))} ev${seconds.length > 1 ? ` · ${esc(duration(maxSeconds))}` : ''}</text>`;
+  const empty =
+    events.length === 0
+      ? `<text x="${WIDTH / 2}" y="${plotH / 2 + 3}" font-size="9" fill="#8a94a6" text-anchor="middle">no samples ` +
+        `yet</text>`
+      : '';
+  return (
+    `<svg class="lag-chart" role="img" aria-label="${esc(title)}" width="${WIDTH}" height="${HEIGHT}" ` +
     `viewBox="0 0 ${WIDTH} ${HEIGHT}" data-samples="${inWindow.length}"><title>${esc(title)}</title>` +
     `<rect x="0" y="0" width="${WIDTH}" height="${plotH}" fill="#f7f9fc"/>` +
     `<line x1="0" y1="${plotH - 0.5}" x2="${WIDTH}" y2="${plotH - 0.5}" stroke="#c3cad6"/>` +
-    `${area}${line}${maxima}${empty}${ticks}</svg>`;
+    `${area}${line}${maxima}${empty}${ticks}</svg>`
+  );
 }
 
 /** `30s`, `7m30s`, `15m`: short enough for an axis label. */

@@ -24,16 +24,22 @@ export function ownershipMap(cells: readonly MapCell[], colours: ReadonlyMap<str
   const rows = Math.ceil(cells.length / perRow);
   const w = perRow * (CELL + GAP) - GAP;
   const h = Math.max(1, rows) * (CELL + GAP) - GAP;
-  const rects = cells.map((c, i) => {
-    const x = (i % perRow) * (CELL + GAP);
-    const y = Math.floor(i / perRow) * (CELL + GAP);
-    const fill = colours.get(c.owner) ?? FREE;
-    const who = c.owner === '' ? 'free (no lease held)' : `owned by ${c.owner}`;
-    return `<g><title>partition ${esc(c.partitionId)}: ${esc(who)}</title>` +
-      `<rect x="${x}" y="${y}" width="${CELL}" height="${CELL}" rx="5" fill="${fill}"/>` +
-      `<text x="${x + CELL / 2}" y="${y + CELL / 2 + 5}" font-size="14" font-weight="600" fill="#fff" ` +
-      `text-anchor="middle">${esc(c.partitionId)}</text></g>`;
-  }).join('');
-  return `<svg class="ownership-map" role="img" aria-label="ownership map" width="${w}" height="${h}" ` +
-    `viewBox="0 0 ${w} ${h}" style="max-width:100%;height:auto">${rects}</svg>`;
+  const rects = cells
+    .map((c, i) => {
+      const x = (i % perRow) * (CELL + GAP);
+      const y = Math.floor(i / perRow) * (CELL + GAP);
+      const fill = colours.get(c.owner) ?? FREE;
+      const who = c.owner === '' ? 'free (no lease held)' : `owned by ${c.owner}`;
+      return (
+        `<g><title>partition ${esc(c.partitionId)}: ${esc(who)}</title>` +
+        `<rect x="${x}" y="${y}" width="${CELL}" height="${CELL}" rx="5" fill="${fill}"/>` +
+        `<text x="${x + CELL / 2}" y="${y + CELL / 2 + 5}" font-size="14" font-weight="600" fill="#fff" ` +
+        `text-anchor="middle">${esc(c.partitionId)}</text></g>`
+      );
+    })
+    .join('');
+  return (
+    `<svg class="ownership-map" role="img" aria-label="ownership map" width="${w}" height="${h}" ` +
+    `viewBox="0 0 ${w} ${h}" style="max-width:100%;height:auto">${rects}</svg>`
+  );
 }

@@ -25,8 +25,11 @@ export function servicezBody(info: ServiceInfo | undefined, facts: ProcessFacts)
     ['Uptime', duration(process.uptime())],
     ['Resident memory', bytes(mem.rss)],
     ['JS heap', `${bytes(mem.heapUsed)} used of ${bytes(mem.heapTotal)}`],
-    ['CPU time', `${duration((cpu.user + cpu.system) / 1e6)} (user ${(cpu.user / 1e6).toFixed(1)} s, ` +
-      `system ${(cpu.system / 1e6).toFixed(1)} s)`],
+    [
+      'CPU time',
+      `${duration((cpu.user + cpu.system) / 1e6)} (user ${(cpu.user / 1e6).toFixed(1)} s, ` +
+        `system ${(cpu.system / 1e6).toFixed(1)} s)`,
+    ],
     ['Self-metrics', metrics ? raw(`<code>http://${esc(hostPort(metrics.host, metrics.port))}/metrics</code>`) : 'off'],
     ['Pipelines', info ? info.pipelines.length : '—'],
     ['Components', info ? info.components.length : '—'],
@@ -40,12 +43,19 @@ export function pipelinezBody(info: ServiceInfo | undefined): string {
   const list = (kind: string, ids: readonly string[]) =>
     ids.length === 0
       ? raw('<span class="muted">none</span>')
-      : raw(ids.map((id) => `<code>${esc(id)}</code> <span class="muted">${esc(byId(kind, id)?.stability ?? '')}</span>`)
-        .join('<br>'));
+      : raw(
+          ids
+            .map((id) => `<code>${esc(id)}</code> <span class="muted">${esc(byId(kind, id)?.stability ?? '')}</span>`)
+            .join('<br>'),
+        );
   return table(
     ['Pipeline', 'Receivers', '→ Processors', '→ Exporters'],
-    info.pipelines.map((p) => [p.id, list('receivers', p.receivers), list('processors', p.processors),
-      list('exporters', p.exporters)]),
+    info.pipelines.map((p) => [
+      p.id,
+      list('receivers', p.receivers),
+      list('processors', p.processors),
+      list('exporters', p.exporters),
+    ]),
   );
 }
 
@@ -54,17 +64,26 @@ export function extensionzBody(info: ServiceInfo | undefined): string {
   if (!info) return NOT_BUILT;
   const ext = info.components.filter((c) => c.kind === 'extensions');
   if (ext.length === 0) return '<p>No extensions are configured.</p>';
-  return table(['Extension', 'Type', 'Stability'], ext.map((e) => [e.id, e.type, e.stability]));
+  return table(
+    ['Extension', 'Type', 'Stability'],
+    ext.map((e) => [e.id, e.type, e.stability]),
+  );
 }
 
 /** `/debug/featurez`: every feature gate, its stage and whether it is on. */
 export function featurezBody(info: ServiceInfo | undefined): string {
   if (!info) return NOT_BUILT;
-  return table(
-    ['Gate', 'Enabled', 'Stage', 'Description'],
-    info.featureGates.map((g) => [g.id, g.enabled ? 'yes' : 'no', g.stage,
-      raw(`<span class="wrap">${esc(g.description)}</span>`)]),
-  ) + '<p class="muted">Set with <code>--feature-gates=+id,-id</code> or <code>OTELCOL_FEATURE_GATES</code>.</p>';
+  return (
+    table(
+      ['Gate', 'Enabled', 'Stage', 'Description'],
+      info.featureGates.map((g) => [
+        g.id,
+        g.enabled ? 'yes' : 'no',
+        g.stage,
+        raw(`<span class="wrap">${esc(g.description)}</span>`),
+      ]),
+    ) + '<p class="muted">Set with <code>--feature-gates=+id,-id</code> or <code>OTELCOL_FEATURE_GATES</code>.</p>'
+  );
 }
 
 function hostPort(host: string, port: number): string {

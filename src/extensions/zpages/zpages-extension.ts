@@ -54,7 +54,8 @@ export const zpagesExtensionFactory: ExtensionFactory<ZPagesConfig> = {
     let timer: NodeJS.Timeout | undefined;
     let stopped: Promise<void> | undefined;
     const version = await packageVersion();
-    if (config.expvar?.enabled) settings.logger.warn('zpages.expvar is a Go feature and is ignored here; use /debug/servicez');
+    if (config.expvar?.enabled)
+      settings.logger.warn('zpages.expvar is a Go feature and is ignored here; use /debug/servicez');
     // A page load samples too (cheap, no I/O), so the page shows the monitor's latest refresh.
     const receivers = (): EventHubzReceiver[] =>
       [...recorders].map(([id, recorder]) => {
@@ -77,7 +78,9 @@ export const zpagesExtensionFactory: ExtensionFactory<ZPagesConfig> = {
         }, config.sample_interval);
         timer.unref();
         settings.logger.info('zpages endpoint listening', {
-          endpoint: listener.host.includes(':') ? `[${listener.host}]:${listener.port}` : `${listener.host}:${listener.port}`,
+          endpoint: listener.host.includes(':')
+            ? `[${listener.host}]:${listener.port}`
+            : `${listener.host}:${listener.port}`,
           paths: ZPAGES.map(([href]) => href).join(','),
         });
       },

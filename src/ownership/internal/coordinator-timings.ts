@@ -50,16 +50,28 @@ export type CoordinatorTimings = Required<CoordinatorTimingOptions>;
 /** Applies defaults and checks the relations between the timings; throws a RangeError that says what to do. */
 export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): CoordinatorTimings {
   const leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
-  if (!(leaseDurationMs >= MIN_LEASE_DURATION_MS && leaseDurationMs <= MAX_LEASE_DURATION_MS) || leaseDurationMs % 1000 !== 0) {
-    throw new RangeError(`leaseDurationMs (${leaseDurationMs}) must be whole seconds between ${MIN_LEASE_DURATION_MS} and ${MAX_LEASE_DURATION_MS} (blob lease limits)`);
+  if (
+    !(leaseDurationMs >= MIN_LEASE_DURATION_MS && leaseDurationMs <= MAX_LEASE_DURATION_MS) ||
+    leaseDurationMs % 1000 !== 0
+  ) {
+    throw new RangeError(
+      `leaseDurationMs (${leaseDurationMs}) must be whole seconds between ${MIN_LEASE_DURATION_MS} and ` +
+        `${MAX_LEASE_DURATION_MS} (blob lease limits)`,
+    );
   }
   const renewIntervalMs = options.renewIntervalMs ?? Math.round(leaseDurationMs / 3);
   if (!(renewIntervalMs > 0 && renewIntervalMs <= leaseDurationMs / 2)) {
-    throw new RangeError(`renewIntervalMs (${renewIntervalMs}) must be positive and at most half of leaseDurationMs (${leaseDurationMs}); set it to about a third (${Math.round(leaseDurationMs / 3)})`);
+    throw new RangeError(
+      `renewIntervalMs (${renewIntervalMs}) must be positive and at most half of leaseDurationMs ` +
+        `(${leaseDurationMs}); set it to about a third (${Math.round(leaseDurationMs / 3)})`,
+    );
   }
   const safetyMarginMs = options.safetyMarginMs ?? DEFAULT_SAFETY_MARGIN_MS;
   if (!(safetyMarginMs >= 0 && leaseDurationMs - safetyMarginMs > renewIntervalMs)) {
-    throw new RangeError(`safetyMarginMs (${safetyMarginMs}) must leave more than one renew interval (${renewIntervalMs} ms) of the lease duration (${leaseDurationMs} ms)`);
+    throw new RangeError(
+      `safetyMarginMs (${safetyMarginMs}) must leave more than one renew interval (${renewIntervalMs} ms) of the ` +
+        `lease duration (${leaseDurationMs} ms)`,
+    );
   }
   const updateIntervalMs = options.updateIntervalMs ?? DEFAULT_UPDATE_INTERVAL_MS;
   if (!(updateIntervalMs > 0)) throw new RangeError(`updateIntervalMs (${updateIntervalMs}) must be positive`);
@@ -69,8 +81,10 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
   if (!(requestTimeoutMs > 0)) throw new RangeError(`requestTimeoutMs (${requestTimeoutMs}) must be positive`);
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   if (!(startTimeoutMs > 0)) throw new RangeError(`startTimeoutMs (${startTimeoutMs}) must be positive`);
-  const leaveNoticeMaxMs = options.leaveNoticeMaxMs ?? Math.min(updateIntervalMs, MAX_DEFAULT_LEAVE_NOTICE_MS) + LEAVE_NOTICE_MARGIN_MS;
-  if (!(leaveNoticeMaxMs >= 0)) throw new RangeError(`leaveNoticeMaxMs (${leaveNoticeMaxMs}) must not be negative; 0 turns the leave notice off`);
+  const leaveNoticeMaxMs =
+    options.leaveNoticeMaxMs ?? Math.min(updateIntervalMs, MAX_DEFAULT_LEAVE_NOTICE_MS) + LEAVE_NOTICE_MARGIN_MS;
+  if (!(leaveNoticeMaxMs >= 0))
+    throw new RangeError(`leaveNoticeMaxMs (${leaveNoticeMaxMs}) must not be negative; 0 turns the leave notice off`);
   const foreignOwnershipExpiryMs = options.foreignOwnershipExpiryMs ?? DEFAULT_FOREIGN_OWNERSHIP_EXPIRY_MS;
   if (!(foreignOwnershipExpiryMs >= 0)) {
     throw new RangeError(
@@ -83,9 +97,19 @@ export function resolveCoordinatorTimings(options: CoordinatorTimingOptions): Co
     throw new RangeError(`renewalLatencyLimitMs (${renewalLatencyLimitMs}) must be positive`);
   }
   const strategy = options.strategy ?? 'balanced';
-  if (strategy !== 'balanced' && strategy !== 'greedy') throw new RangeError(`strategy (${String(strategy)}) must be 'balanced' or 'greedy'`);
+  if (strategy !== 'balanced' && strategy !== 'greedy')
+    throw new RangeError(`strategy (${String(strategy)}) must be 'balanced' or 'greedy'`);
   return {
-    leaseDurationMs, renewIntervalMs, updateIntervalMs, startDelayMs, safetyMarginMs, requestTimeoutMs, startTimeoutMs,
-    leaveNoticeMaxMs, foreignOwnershipExpiryMs, renewalLatencyLimitMs, strategy,
+    leaseDurationMs,
+    renewIntervalMs,
+    updateIntervalMs,
+    startDelayMs,
+    safetyMarginMs,
+    requestTimeoutMs,
+    startTimeoutMs,
+    leaveNoticeMaxMs,
+    foreignOwnershipExpiryMs,
+    renewalLatencyLimitMs,
+    strategy,
   };
 }

@@ -28,7 +28,11 @@ export async function acquireBlobLease(
       if (!isNotFound(error) || attempt > 0) throw error;
     }
     try {
-      await blob.upload('', 0, { metadata: initialMetadata, conditions: { ifNoneMatch: '*' }, abortSignal: AbortSignal.timeout(timeoutMs) });
+      await blob.upload('', 0, {
+        metadata: initialMetadata,
+        conditions: { ifNoneMatch: '*' },
+        abortSignal: AbortSignal.timeout(timeoutMs),
+      });
     } catch (error) {
       // Someone else created it meanwhile: fine, acquire it (or find it leased) on the next attempt.
       if (!isConflict(error)) throw error;

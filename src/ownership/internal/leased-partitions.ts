@@ -106,7 +106,16 @@ export class LeasedPartitions {
       const onExpire = (c: PartitionLease): void =>
         this.lose(c, new Error(`lease not renewed for ${timings.leaseDurationMs - timings.safetyMarginMs} ms`));
       const leaseId = this.#leaseIds.get(partitionId);
-      claim = await PartitionLease.acquire(containerClient, scope, partitionId, ownerId, leaseId, timings, onExpire, guard);
+      claim = await PartitionLease.acquire(
+        containerClient,
+        scope,
+        partitionId,
+        ownerId,
+        leaseId,
+        timings,
+        onExpire,
+        guard,
+      );
     } catch (error) {
       this.#options.emit({ type: 'storageError', error: toStorageError(error) });
       return false;
@@ -155,7 +164,11 @@ export class LeasedPartitions {
       await claim.handle.stop(reason);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.#options.logger.error('stopping the partition failed', { partitionId: claim.partitionId, reason, error: message });
+      this.#options.logger.error('stopping the partition failed', {
+        partitionId: claim.partitionId,
+        reason,
+        error: message,
+      });
     }
     if (claim.state !== 'stopping') return; // lost meanwhile: the lease is not ours to release
     await this.#release(claim, reason);
@@ -213,7 +226,8 @@ export class LeasedPartitions {
     } catch (error) {
       const message = toStorageError(error).message;
       this.#options.logger.warn('could not release a partition lease; it lapses by itself', {
-        partitionId: claim.partitionId, error: message,
+        partitionId: claim.partitionId,
+        error: message,
       });
     }
     this.#forget(claim);

@@ -33,12 +33,14 @@ export async function announceLeaving(membership: MembershipLease, notice: Leave
     await membership.markLeaving();
   } catch (error) {
     const message = toStorageError(error).message;
-    logger.warn('could not mark the membership as leaving; peers see the releases at their next round', { error: message });
+    logger.warn('could not mark the membership as leaving; peers see the releases at their next round', {
+      error: message,
+    });
     return;
   }
   // The tick must come after the mark is stored, or the peers would not see it.
   const waitMs = notice.msToNextTick(LEAVE_NOTICE_MARGIN_MS) - RELEASE_LEAD_MS;
   if (waitMs <= 0 || performance.now() - began + waitMs > maxMs) return;
-  logger.info('leaving: partitions are released at the peers\' next round', { waitMs: Math.round(waitMs) });
+  logger.info("leaving: partitions are released at the peers' next round", { waitMs: Math.round(waitMs) });
   await new Promise((resolve) => setTimeout(resolve, waitMs));
 }

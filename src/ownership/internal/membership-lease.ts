@@ -29,7 +29,13 @@ export class MembershipLease {
   #announcing: Promise<void> | undefined;
   #announceAgain = false;
 
-  constructor(container: ContainerClient, scope: CheckpointScope, ownerId: string, leaseDurationMs: number, requestTimeoutMs: number) {
+  constructor(
+    container: ContainerClient,
+    scope: CheckpointScope,
+    ownerId: string,
+    leaseDurationMs: number,
+    requestTimeoutMs: number,
+  ) {
     this.#blob = container.getBlockBlobClient(memberBlobName(scope, ownerId));
     this.#lease = this.#blob.getBlobLeaseClient(randomUUID());
     this.#durationMs = leaseDurationMs;
@@ -40,13 +46,19 @@ export class MembershipLease {
     return this.#held;
   }
 
-  /** Acquires the lease unless held. Resolves false while another holder (a previous incarnation with the same owner id) has it. */
+  /**
+   * Acquires the lease unless held. Resolves false while another holder (a previous incarnation with the same owner id)
+   * has it.
+   */
   async ensure(): Promise<boolean> {
     if (this.#held) return true;
     const sentAt = performance.now();
     if (!(await acquireBlobLease(this.#blob, this.#lease, this.#durationMs / 1000, this.#timeoutMs, {}))) return false;
     // One write per acquisition (never in steady state): an earlier incarnation may have left `leaving` set.
-    await this.#blob.setMetadata({}, { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) });
+    await this.#blob.setMetadata(
+      {},
+      { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) },
+    );
     this.#held = true;
     this.#leaving = false;
     this.#lastRenewSentAt = sentAt;
@@ -58,7 +70,10 @@ export class MembershipLease {
     if (!this.#held) return;
     this.#leaving = true;
     const metadata = { [LEAVING_METADATA_KEY]: 'true' };
-    await this.#blob.setMetadata(metadata, { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) });
+    await this.#blob.setMetadata(metadata, {
+      conditions: { leaseId: this.#lease.leaseId },
+      abortSignal: AbortSignal.timeout(this.#timeoutMs),
+    });
   }
 
   /**
@@ -75,7 +90,10 @@ export class MembershipLease {
       return;
     }
     this.#announcing = this.#blob
-      .setMetadata({}, { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) })
+      .setMetadata(
+        {},
+        { conditions: { leaseId: this.#lease.leaseId }, abortSignal: AbortSignal.timeout(this.#timeoutMs) },
+      )
       .then(() => undefined, onError)
       .finally(() => {
         this.#announcing = undefined;

@@ -88,8 +88,15 @@ export async function readOwnershipSnapshot(
   // every checkpoint blob (as many entries again, with their metadata) at every round.
   const { members, leaving, known, memberVersions } = membership ?? (await readMembership(container, scope, signal));
   const snapshot: OwnershipSnapshot = {
-    members: [...members], leaving: [...leaving], known: new Set(known), memberVersions: new Map(memberVersions),
-    holders: new Map(), lastOwners: new Map(), epochs: new Map(), foreign: new Map(), etags: new Map(),
+    members: [...members],
+    leaving: [...leaving],
+    known: new Set(known),
+    memberVersions: new Map(memberVersions),
+    holders: new Map(),
+    lastOwners: new Map(),
+    epochs: new Map(),
+    foreign: new Map(),
+    etags: new Map(),
   };
   const views = new Map<string, OwnershipBlobView>();
   let serviceNowMs = Date.now();

@@ -78,7 +78,14 @@ export class PartitionLease {
   #deadline: NodeJS.Timeout | undefined;
 
   private constructor(
-    init: { partitionId: string; leaseId: string; ownerLevel: number; blob: BlockBlobClient; lease: BlobLeaseClient; sentAt: number },
+    init: {
+      partitionId: string;
+      leaseId: string;
+      ownerLevel: number;
+      blob: BlockBlobClient;
+      lease: BlobLeaseClient;
+      sentAt: number;
+    },
     timings: PartitionLeaseTimings,
     onExpire: (lease: PartitionLease) => void,
   ) {
@@ -139,7 +146,10 @@ export class PartitionLease {
         epoch = parseEpoch(props.metadata?.epoch) ?? 0;
       }
       const ownerLevel = epoch + 1;
-      await blob.setMetadata({ ownerid: ownerId, epoch: String(ownerLevel) }, { conditions: { leaseId: id }, abortSignal: timeout() });
+      await blob.setMetadata(
+        { ownerid: ownerId, epoch: String(ownerLevel) },
+        { conditions: { leaseId: id }, abortSignal: timeout() },
+      );
       return new PartitionLease({ partitionId, leaseId: id, ownerLevel, blob, lease, sentAt }, timings, onExpire);
     } catch (error) {
       await lease.releaseLease({ abortSignal: timeout() }).catch(() => undefined);
@@ -153,7 +163,10 @@ export class PartitionLease {
   }
 
   isValid(): boolean {
-    return this.active && performance.now() - this.#lastRenewSentAt < this.#timings.leaseDurationMs - this.#timings.safetyMarginMs;
+    return (
+      this.active &&
+      performance.now() - this.#lastRenewSentAt < this.#timings.leaseDurationMs - this.#timings.safetyMarginMs
+    );
   }
 
   /** Time left, in ms, before the lease could lapse without a renewal (less the safety margin); 0 once inactive. */
@@ -232,7 +245,10 @@ export class PartitionLease {
     this.state = 'released';
     clearTimeout(this.#deadline);
     const conditions = { leaseId: this.leaseId };
-    await this.#blob.setMetadata({ ownerid: '', epoch: String(this.ownerLevel) }, { conditions, abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
+    await this.#blob.setMetadata(
+      { ownerid: '', epoch: String(this.ownerLevel) },
+      { conditions, abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) },
+    );
     await this.#lease.releaseLease({ abortSignal: AbortSignal.timeout(this.#timings.requestTimeoutMs) });
   }
 
@@ -257,12 +273,14 @@ export class PartitionLease {
    */
   #expireUnlessRenewed(): void {
     if (this.#renewing === 0) return this.#onExpire(this);
-    setImmediate(() => setImmediate(() => {
-      if (!this.active) return;
-      // Renewed meanwhile: the deadline was re-armed. A timer may also fire a fraction of a ms early: re-arm.
-      if (this.remainingMs() > 0) return this.#armDeadline();
-      this.#onExpire(this);
-    }));
+    setImmediate(() =>
+      setImmediate(() => {
+        if (!this.active) return;
+        // Renewed meanwhile: the deadline was re-armed. A timer may also fire a fraction of a ms early: re-arm.
+        if (this.remainingMs() > 0) return this.#armDeadline();
+        this.#onExpire(this);
+      }),
+    );
   }
 }
 
@@ -271,7 +289,10 @@ export class PartitionLease {
  * the blob exists already (created by someone since the listing). Saves a claim of a new partition the
  * failed acquire (404) that would otherwise come first.
  */
-async function createEmpty(blob: BlockBlobClient, timeoutMs: number): Promise<{ etag: string; epoch: number } | undefined> {
+async function createEmpty(
+  blob: BlockBlobClient,
+  timeoutMs: number,
+): Promise<{ etag: string; epoch: number } | undefined> {
   try {
     const created = await blob.upload('', 0, {
       metadata: { ownerid: '' },

@@ -46,10 +46,15 @@ function asRequestTooLarge(error: unknown, context: string): RequestTooLargeErro
   if (typeof error !== 'object' || error === null) return undefined;
   const tooLarge = looksLikeGrpcError(error)
     ? error.code === GRPC_RESOURCE_EXHAUSTED && !hasRetryInfo(error)
-    : (error as { name?: unknown }).name === 'OTLPExporterError' && (error as { code?: unknown }).code === HTTP_CONTENT_TOO_LARGE;
+    : (error as { name?: unknown }).name === 'OTLPExporterError' &&
+      (error as { code?: unknown }).code === HTTP_CONTENT_TOO_LARGE;
   if (!tooLarge) return undefined;
   const description = describeError(error);
-  return new RequestTooLargeError(`${context}: request too large for the server: ${description}`, { limitBytes: limitNamedIn(description) }, { cause: error });
+  return new RequestTooLargeError(
+    `${context}: request too large for the server: ${description}`,
+    { limitBytes: limitNamedIn(description) },
+    { cause: error },
+  );
 }
 
 function looksLikeGrpcError(error: object): error is { code: number; details: unknown; metadata: unknown } {
@@ -59,7 +64,8 @@ function looksLikeGrpcError(error: object): error is { code: number; details: un
 /**
  * Decides whether an exporter failure will ever succeed. Permanent: a `PermanentError`; an
  * `OTLPExporterError` carrying an HTTP 4xx other than 408/429 (the server refused the payload itself);
- * a gRPC status outside the retryable list (and RESOURCE_EXHAUSTED without RetryInfo: see asRequestTooLarge). Everything else (network errors, 5xx, 408, 429, timeouts,
+ * a gRPC status outside the retryable list (and RESOURCE_EXHAUSTED without RetryInfo: see asRequestTooLarge).
+ * Everything else (network errors, 5xx, 408, 429, timeouts,
  * the OTLP exporter's "retryable status" error, unknown errors) is retryable.
  */
 function isPermanentExportFailure(error: unknown): boolean {
@@ -91,7 +97,9 @@ export function toConsumerError(error: unknown, context: string): unknown {
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return code === undefined || error.message.includes(String(code)) ? error.message || error.name : `${error.message || error.name} (code ${String(code)})`;
+    return code === undefined || error.message.includes(String(code))
+      ? error.message || error.name
+      : `${error.message || error.name} (code ${String(code)})`;
   }
   return String(error);
 }

@@ -6,7 +6,10 @@ import { abortReason } from '../../component/abort.ts';
  * race) while a call is in flight; nine exporters listening on the caller's one signal passed Node's
  * limit of 10 listeners per event and printed a MaxListenersExceededWarning on every batch.
  */
-export function linkSignals(signal: AbortSignal | undefined, count: number): { signals: (AbortSignal | undefined)[]; release(): void } {
+export function linkSignals(
+  signal: AbortSignal | undefined,
+  count: number,
+): { signals: (AbortSignal | undefined)[]; release(): void } {
   if (!signal) return { signals: Array.from({ length: count }, () => undefined), release: () => {} };
   const controllers = Array.from({ length: count }, () => new AbortController());
   const onAbort = () => {

@@ -8,7 +8,11 @@ import type { BatchSource } from '../../pipeline/signal-batch.ts';
 export function combineSources(sources: readonly BatchSource[]): BatchSource {
   const first = sources[0]!;
   const samePartition = sources.every(
-    (s) => s.partitionId === first.partitionId && s.eventHubName === first.eventHubName && s.namespace === first.namespace && s.consumerGroup === first.consumerGroup,
+    (s) =>
+      s.partitionId === first.partitionId &&
+      s.eventHubName === first.eventHubName &&
+      s.namespace === first.namespace &&
+      s.consumerGroup === first.consumerGroup,
   );
   if (samePartition) {
     return {

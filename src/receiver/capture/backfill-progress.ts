@@ -20,7 +20,12 @@ export class BackfillProgress {
 
   begin(partitionId: string, from: number, to: number): void {
     const current = this.#active.get(partitionId);
-    this.#active.set(partitionId, { from: current?.from ?? from, to, next: current?.next ?? from, since: current?.since ?? Date.now() });
+    this.#active.set(partitionId, {
+      from: current?.from ?? from,
+      to,
+      next: current?.next ?? from,
+      since: current?.since ?? Date.now(),
+    });
   }
 
   advance(partitionId: string, next: number): void {

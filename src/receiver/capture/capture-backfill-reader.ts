@@ -10,7 +10,14 @@
  * the reader was away). A stretch Capture does not hold (a deleted file, a window not written yet) is
  * logged and counted with its exact range, and reading goes on after it.
  */
-import type { HubClient, LastEnqueuedInfo, OpenOptions, PartitionProperties, PartitionReader, ReceivedEvent } from '../../backends/consumer.ts';
+import type {
+  HubClient,
+  LastEnqueuedInfo,
+  OpenOptions,
+  PartitionProperties,
+  PartitionReader,
+  ReceivedEvent,
+} from '../../backends/consumer.ts';
 import type { CaptureChunk, CapturePartitionReader } from '../../capture/capture-reader.ts';
 import type { Logger } from '../../component/logger.ts';
 import { raceAbort } from '../../component/abort.ts';
@@ -83,7 +90,11 @@ class CaptureBackfillReader implements PartitionReader {
       }
       if (this.#held.length > 0) return this.#handOver(this.#held.splice(0, maxEvents));
       // A stop must not wait for an open the backend keeps retrying; a reader opened too late is closed.
-      this.#live ??= await raceAbort(this.hub.openPartition(this.partitionId, this.#liveOptions()), signal, (late) => void late.close().catch(() => undefined));
+      this.#live ??= await raceAbort(
+        this.hub.openPartition(this.partitionId, this.#liveOptions()),
+        signal,
+        (late) => void late.close().catch(() => undefined),
+      );
       const events = await this.#live.receive(maxEvents, maxWaitMs, signal);
       const first = events[0];
       if (first && this.#next !== undefined && first.sequenceNumber > this.#next) {
@@ -187,7 +198,11 @@ class CaptureBackfillReader implements PartitionReader {
     if (!progress.isActive(this.partitionId)) return;
     progress.end(this.partitionId);
     emit({ type: 'backfillFinished', partitionId: this.partitionId, events: this.#backfilled });
-    logger.info('backfill from Capture finished; reading the hub', { partitionId: this.partitionId, events: this.#backfilled, next: this.#next });
+    logger.info('backfill from Capture finished; reading the hub', {
+      partitionId: this.partitionId,
+      events: this.#backfilled,
+      next: this.#next,
+    });
     this.#backfilled = 0;
   }
 
@@ -196,7 +211,12 @@ class CaptureBackfillReader implements PartitionReader {
     if (live) return live;
     const p = this.#props;
     if (!p || p.lastEnqueuedSequenceNumber < 0) return undefined;
-    return { sequenceNumber: p.lastEnqueuedSequenceNumber, offset: p.lastEnqueuedOffset, enqueuedOn: p.lastEnqueuedOnUtc, retrievedOn: new Date() };
+    return {
+      sequenceNumber: p.lastEnqueuedSequenceNumber,
+      offset: p.lastEnqueuedOffset,
+      enqueuedOn: p.lastEnqueuedOnUtc,
+      retrievedOn: new Date(),
+    };
   }
 
   async close(): Promise<void> {

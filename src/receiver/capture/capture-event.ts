@@ -7,7 +7,12 @@ const CONTENT_TYPE = 'content-type';
 const MESSAGE_ID = 'message-id';
 
 export function receivedEventOf(record: CaptureRecord): ReceivedEvent {
-  const { [PARTITION_KEY]: partitionKey, [CONTENT_TYPE]: contentType, [MESSAGE_ID]: messageId, ...system } = record.systemProperties;
+  const {
+    [PARTITION_KEY]: partitionKey,
+    [CONTENT_TYPE]: contentType,
+    [MESSAGE_ID]: messageId,
+    ...system
+  } = record.systemProperties;
   return {
     body: record.body ?? new Uint8Array(0),
     sequenceNumber: record.sequenceNumber,

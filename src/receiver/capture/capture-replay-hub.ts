@@ -37,7 +37,10 @@ class ReplayReader implements PartitionReader {
   #done = false;
   readonly #reader: CapturePartitionReader;
 
-  constructor(readonly partitionId: string, private readonly o: CaptureReplayOptions) {
+  constructor(
+    readonly partitionId: string,
+    private readonly o: CaptureReplayOptions,
+  ) {
     this.#reader = o.capture(partitionId);
   }
 

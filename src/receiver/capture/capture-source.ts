@@ -26,9 +26,20 @@ export function captureLocation(
   const own = c.connection || c.storage_account_url;
   const account = own ? c : config.blob_checkpoint_store;
   const container = account
-    ? checkpointContainerClient({ connection: account.connection, storage_account_url: account.storage_account_url, container_name: c.container_name }, credential, storageOptions)
+    ? checkpointContainerClient(
+        {
+          connection: account.connection,
+          storage_account_url: account.storage_account_url,
+          container_name: c.container_name,
+        },
+        credential,
+        storageOptions,
+      )
     : undefined;
-  if (!container) throw new ConfigError(['capture.connection: required (or storage_account_url with a credential) to read Capture files']);
+  if (!container)
+    throw new ConfigError([
+      'capture.connection: required (or storage_account_url with a credential) to read Capture files',
+    ]);
   return {
     container,
     archiveNameFormat: c.archive_name_format,

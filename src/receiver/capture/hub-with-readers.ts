@@ -1,7 +1,10 @@
 /** A hub that is the given one except for how partitions are opened (the capture readers wrap it this way). */
 import type { HubClient, OpenOptions, PartitionReader } from '../../backends/consumer.ts';
 
-export function hubWithReaders(hub: HubClient, open: (partitionId: string, options: OpenOptions) => PartitionReader): HubClient {
+export function hubWithReaders(
+  hub: HubClient,
+  open: (partitionId: string, options: OpenOptions) => PartitionReader,
+): HubClient {
   return {
     kind: hub.kind,
     fullyQualifiedNamespace: hub.fullyQualifiedNamespace,

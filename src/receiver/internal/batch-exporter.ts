@@ -159,7 +159,11 @@ export class BatchExporter {
           }
           this.#count('Refused', counts);
           const signals = batchSignals(pending);
-          return deadLetterRefused(o, events.map((event) => ({ event, error: err, signals })), d.kill);
+          return deadLetterRefused(
+            o,
+            events.map((event) => ({ event, error: err, signals })),
+            d.kill,
+          );
         }
         if (partial && isPartialRefusal(err)) {
           this.#count('Accepted', minus(counts, partial.refused));

@@ -13,7 +13,16 @@ export interface PreparedBatch {
 /** What the decode step reads of the pump's options. */
 export type BatchPreparerOptions = Pick<
   PartitionPumpOptions,
-  'partitionId' | 'decode' | 'context' | 'offload' | 'signals' | 'receiverId' | 'counters' | 'logger' | 'emit' | 'gapsAccounted'
+  | 'partitionId'
+  | 'decode'
+  | 'context'
+  | 'offload'
+  | 'signals'
+  | 'receiverId'
+  | 'counters'
+  | 'logger'
+  | 'emit'
+  | 'gapsAccounted'
 >;
 
 /**

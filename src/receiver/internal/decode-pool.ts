@@ -4,6 +4,7 @@ import type { DecodeContext, DecoderOptions, DecodeStats } from '../../decode/de
 import type { Logger } from '../../component/logger.ts';
 import type { EncodedLogs } from '../../pipeline/signal-batch.ts';
 import { usableCores } from '../../component/usable-cores.ts';
+import { packDecodeJob } from './decode-job.ts';
 
 /**
  * Heap of each decode thread. A job holds one batch (its events, records and bytes), so the old generation
@@ -17,26 +18,15 @@ const DECODE_THREAD_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSi
 /** Consecutive worker deaths (no job answered in between) after which the pool stops restarting them. 5. */
 export const MAX_CONSECUTIVE_WORKER_FAILURES = 5;
 
-/** The fields of an event the decoders read; the rest stays in the pump (dead letters use the whole event). */
-export type JobEvent = Pick<
-  ReceivedEvent, 'body' | 'sequenceNumber' | 'offset' | 'enqueuedTime' | 'partitionKey' | 'properties' | 'messageId'
->;
-
-export interface DecodeJob {
-  readonly id: number;
-  readonly events: readonly JobEvent[];
-  readonly context: DecodeContext;
-}
-
 export type DecodeJobResult =
   | {
-    readonly id: number;
-    readonly bytes: Uint8Array;
-    readonly records: number;
-    readonly metricPoints: number;
-    readonly spans: number;
-    readonly stats: DecodeStats;
-  }
+      readonly id: number;
+      readonly bytes: Uint8Array;
+      readonly records: number;
+      readonly metricPoints: number;
+      readonly spans: number;
+      readonly stats: DecodeStats;
+    }
   | { readonly id: number; readonly error: string };
 
 /** What a job gives back: the log records as an OTLP request, and what the receiver counts. */
@@ -117,13 +107,13 @@ export class DecodePool {
     const index = this.#leastBusy();
     const slot = (this.#slots[index] ??= this.#spawn(index));
     const id = this.#nextId++;
-    const job: DecodeJob = { id, events: events.map(jobEvent), context };
     return new Promise<EncodedDecode>((resolve, reject) => {
       slot.jobs.set(id, { resolve, reject });
       // A thread with work holds the process open until it answers; an idle one does not.
       if (slot.jobs.size === 1) slot.worker.ref();
       try {
-        slot.worker.postMessage(job);
+        const { job, transfer } = packDecodeJob(id, events, context);
+        slot.worker.postMessage(job, transfer);
       } catch (error) {
         // e.g. a property value that cannot be cloned: this batch is decoded by the caller.
         slot.jobs.delete(id);
@@ -137,10 +127,12 @@ export class DecodePool {
   async close(): Promise<void> {
     this.#closed = true;
     const slots = this.#slots.splice(0).filter((s): s is Slot => s !== undefined);
-    await Promise.all(slots.map(async (slot) => {
-      this.#failAll(slot, new Error('decode workers closed'));
-      await slot.worker.terminate();
-    }));
+    await Promise.all(
+      slots.map(async (slot) => {
+        this.#failAll(slot, new Error('decode workers closed'));
+        await slot.worker.terminate();
+      }),
+    );
   }
 
   #leastBusy(): number {
@@ -199,18 +191,6 @@ export class DecodePool {
     slot.jobs.clear();
     for (const job of jobs) job.reject(error);
   }
-}
-
-function jobEvent(e: ReceivedEvent): JobEvent {
-  return {
-    body: e.body,
-    sequenceNumber: e.sequenceNumber,
-    offset: e.offset,
-    enqueuedTime: e.enqueuedTime,
-    ...(e.partitionKey !== undefined ? { partitionKey: e.partitionKey } : {}),
-    ...(e.properties !== undefined ? { properties: e.properties } : {}),
-    ...(e.messageId !== undefined ? { messageId: e.messageId } : {}),
-  };
 }
 
 /**

@@ -7,7 +7,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createDecoder } from '../../decode/create-decoder.ts';
 import type { DecoderOptions } from '../../decode/decoder.ts';
 import { encodeLogsRequest } from '../../exporters/otlp-logs-encoding.ts';
-import type { DecodeJob, DecodeJobResult } from './decode-pool.ts';
+import type { DecodeJobResult } from './decode-pool.ts';
+import { unpackDecodeJob, type DecodeJob } from './decode-job.ts';
 
 const port = parentPort;
 if (!port) throw new Error('decode-worker.ts runs as a worker thread');
@@ -17,12 +18,11 @@ port.on('message', (job: DecodeJob) => {
   let result: DecodeJobResult;
   let transfer: ArrayBuffer[] = [];
   try {
-    const decoded = decode(job.events, job.context);
+    const decoded = decode(unpackDecodeJob(job), job.context);
     const encoded = encodeLogsRequest(decoded.records);
     // A view of a pooled or oversized buffer is copied to a buffer of its own, which is then moved.
-    const own = encoded.byteOffset === 0 && encoded.buffer.byteLength === encoded.byteLength
-      ? encoded
-      : new Uint8Array(encoded);
+    const own =
+      encoded.byteOffset === 0 && encoded.buffer.byteLength === encoded.byteLength ? encoded : new Uint8Array(encoded);
     transfer = [own.buffer as ArrayBuffer];
     result = {
       id: job.id,

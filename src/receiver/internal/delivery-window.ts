@@ -75,10 +75,12 @@ export class DeliveryWindow {
     );
     this.#unsettled++;
     const exported = handed.then(async (b) => ({ batch: b, ok: await exportIt(b) }));
-    void exported.finally(() => {
-      this.#unsettled--;
-      onExported?.();
-    }).catch(() => undefined);
+    void exported
+      .finally(() => {
+        this.#unsettled--;
+        onExported?.();
+      })
+      .catch(() => undefined);
     const before = this.#last;
     const done = Promise.all([before, exported]).then(([earlierOk, { batch: b, ok }]) => {
       if (!earlierOk || !ok) return false;

@@ -214,7 +214,8 @@ export class HubLagMonitor {
     try {
       return new Map((await this.#deadline(read)).map((c) => [c.partitionId, c]));
     } catch (error) {
-      if (!this.#stopping.signal.aborted) this.#logFailure('checkpoints unavailable; hub lag keeps the last known ones', error);
+      if (!this.#stopping.signal.aborted)
+        this.#logFailure('checkpoints unavailable; hub lag keeps the last known ones', error);
       return 'failed';
     }
   }

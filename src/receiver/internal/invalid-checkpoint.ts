@@ -31,18 +31,25 @@ export class InvalidCheckpointError extends Error {
     super(
       checkpointSequenceNumber === undefined
         ? `partition ${partitionId}: the checkpoint cannot be used (${detail ?? 'no sequence number'})`
-        : `partition ${partitionId}: the checkpoint (sequence number ${checkpointSequenceNumber}) is beyond the last event ` +
-            `in the partition (${lastSequenceNumber < 0 ? 'the partition has never held an event' : `sequence number ${lastSequenceNumber}`}); ` +
+        : `partition ${partitionId}: the checkpoint (sequence number ${checkpointSequenceNumber}) is beyond the ` +
+            `last event ` +
+            `in the partition ` +
+            `(${lastSequenceNumber < 0 ? 'the partition has never held an event' : `sequence number ${lastSequenceNumber}`}); ` +
             'was the hub recreated, or is the checkpoint container shared with another hub?',
     );
     this.hint =
-      `reset it (otelcol-azure-eventhub checkpoints reset --config <file> --partition ${partitionId} --to earliest|latest), ` +
+      `reset it (otelcol-azure-eventhub checkpoints reset --config <file> --partition ${partitionId} --to ` +
+      `earliest|latest), ` +
       'or set on_invalid_checkpoint: earliest | latest to let the receiver do so';
   }
 }
 
 /** The invalid checkpoint error for this start, or undefined when the checkpoint is plausible (or absent). */
-export function invalidCheckpoint(partitionId: string, checkpoint: Checkpoint | undefined, props: PartitionProperties): InvalidCheckpointError | undefined {
+export function invalidCheckpoint(
+  partitionId: string,
+  checkpoint: Checkpoint | undefined,
+  props: PartitionProperties,
+): InvalidCheckpointError | undefined {
   if (!checkpoint || checkpoint.sequenceNumber <= props.lastEnqueuedSequenceNumber) return undefined;
   return new InvalidCheckpointError(partitionId, checkpoint.sequenceNumber, props.lastEnqueuedSequenceNumber);
 }

@@ -34,11 +34,7 @@ export function reportReaderFailure(
 ): number {
   o.counters.backendReconnects++;
   o.counters.restarts[
-    failure.permanent
-      ? 'permanent'
-      : err instanceof BackendError && err.code === 'Stalled'
-        ? 'stalled'
-        : 'transient'
+    failure.permanent ? 'permanent' : err instanceof BackendError && err.code === 'Stalled' ? 'stalled' : 'transient'
   ]++;
   const delayMs = failure.permanent
     ? backoffDelayMs(attempt, PERMANENT_INITIAL_MS, PERMANENT_MAX_MS)

@@ -16,7 +16,8 @@ import type { ReceiverCreateSettings } from '../receiver.ts';
 
 /** The credential for `auth` (inline, or an auth extension's id) or the one the settings give; throws ConfigError. */
 export function receiverCredential(
-  config: ReceiverConfig, settings: Pick<ReceiverCreateSettings, 'credential' | 'resolveAuth'>,
+  config: ReceiverConfig,
+  settings: Pick<ReceiverCreateSettings, 'credential' | 'resolveAuth'>,
 ): TokenCredential | undefined {
   if (settings.credential) return settings.credential;
   const auth = config.auth;
@@ -27,8 +28,7 @@ export function receiverCredential(
     return resolved;
   }
   const parsed = authConfigSchema.safeParse(auth);
-  if (!parsed.success)
-    throw new ConfigError(parsed.error.issues.map((i) => `auth.${i.path.join('.')}: ${i.message}`));
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `auth.${i.path.join('.')}: ${i.message}`));
   return createTokenCredential(parsed.data);
 }
 
@@ -39,7 +39,10 @@ export function storageOptions(config: ReceiverConfig): { proxyOptions?: ReturnT
 }
 
 /** The checkpoint container of `blob_checkpoint_store`, undefined without one; throws ConfigError. */
-export function checkpointContainer(config: ReceiverConfig, credential: TokenCredential | undefined): ContainerClient | undefined {
+export function checkpointContainer(
+  config: ReceiverConfig,
+  credential: TokenCredential | undefined,
+): ContainerClient | undefined {
   const b = config.blob_checkpoint_store;
   if (!b) return undefined;
   const container = checkpointContainerClient(b, credential, storageOptions(config));
@@ -63,7 +66,10 @@ export function proxyForLog(namespace: string, proxyUrl: string | undefined): st
  * and calling `onFailure` for each failed attempt; false when `signal` aborted first.
  */
 export async function ensureCheckpointContainer(
-  container: ContainerClient | undefined, config: ReceiverConfig, signal: AbortSignal, onFailure: (error: StorageError) => void,
+  container: ContainerClient | undefined,
+  config: ReceiverConfig,
+  signal: AbortSignal,
+  onFailure: (error: StorageError) => void,
 ): Promise<boolean> {
   if (!container || !config.blob_checkpoint_store?.create_container) return true;
   for (let attempt = 1; ; attempt++) {

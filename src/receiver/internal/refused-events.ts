@@ -68,7 +68,9 @@ export function refusedEvents(
     for (const [kind, signal, items] of lists) {
       for (const item of items) {
         if (!inBatch.has(item)) return undefined;
-        const event = bySequence.get(itemEventSequenceNumber(item) ?? Number(item.attributes[ATTR_EVENTHUBS_SEQUENCE_NUMBER]));
+        const event = bySequence.get(
+          itemEventSequenceNumber(item) ?? Number(item.attributes[ATTR_EVENTHUBS_SEQUENCE_NUMBER]),
+        );
         if (!event) return undefined;
         seen[kind].add(item);
         if (!reasons.has(event)) reasons.set(event, refusal.error);

@@ -43,14 +43,20 @@ const URL_CATEGORIES: ReadonlyArray<readonly [RegExp, string]> = [
   [/\/node_modules\/@azure\//, 'Azure storage and core (leases, checkpoints)'],
   // Before the dist|src patterns below: its files live under node_modules/fast-xml-parser/src/.
   [/\/node_modules\/fast-xml-parser\//, 'XML parsing (storage responses)'],
-  [/\/node_modules\/(@opentelemetry\/otlp-transformer|protobufjs|@protobufjs)\//, 'OTLP serialisation (otlp-transformer, protobufjs)'],
+  [
+    /\/node_modules\/(@opentelemetry\/otlp-transformer|protobufjs|@protobufjs)\//,
+    'OTLP serialisation (otlp-transformer, protobufjs)',
+  ],
   [/\/node_modules\/@opentelemetry\//, 'OpenTelemetry SDK and exporter (other)'],
   [/\/(dist|src)\/decode\//, 'decode (azure format)'],
   [/\/(dist|src)\/(pipeline|exporters)\//, 'our pipeline and exporter adapters'],
   [/\/(dist|src)\/backends\//, 'our backends'],
   [/\/(dist|src)\//, 'our receiver and other code'],
   [/^node:(zlib|internal\/zlib)/, 'zlib (JavaScript side)'],
-  [/^node:(_http|http|https|net|stream|internal\/streams|internal\/http|internal\/stream_base)/, 'HTTP, sockets, streams'],
+  [
+    /^node:(_http|http|https|net|stream|internal\/streams|internal\/http|internal\/stream_base)/,
+    'HTTP, sockets, streams',
+  ],
   [/^node:/, 'Node internals (other)'],
   [/\/node_modules\//, 'other dependencies'],
 ];
@@ -74,7 +80,9 @@ export function summariseCpuProfile(path: string, top = 12): ProfileSummary {
   // Categories flow from caller to callee for frames without a script.
   const category = new Map<number, string>();
   const childIds = new Set(profile.nodes.flatMap((n) => n.children ?? []));
-  const stack: Array<[number, string]> = profile.nodes.filter((n) => !childIds.has(n.id)).map((n) => [n.id, 'V8 and native, unattributed (program)']);
+  const stack: Array<[number, string]> = profile.nodes
+    .filter((n) => !childIds.has(n.id))
+    .map((n) => [n.id, 'V8 and native, unattributed (program)']);
   while (stack.length > 0) {
     const [id, inherited] = stack.pop()!;
     const node = byId.get(id)!;
@@ -96,7 +104,9 @@ export function summariseCpuProfile(path: string, top = 12): ProfileSummary {
     busyUs += us;
     perCategory.set(cat, (perCategory.get(cat) ?? 0) + us);
     const { functionName, url, lineNumber } = node.callFrame;
-    const where = url ? `${url.replace(/^.*\/node_modules\//, '').replace(/^.*\/(dist|src)\//, '$1/')}:${lineNumber + 1}` : 'native';
+    const where = url
+      ? `${url.replace(/^.*\/node_modules\//, '').replace(/^.*\/(dist|src)\//, '$1/')}:${lineNumber + 1}`
+      : 'native';
     const name = `${functionName || '(anonymous)'} ${where}`;
     const entry = perFunction.get(name) ?? { category: cat, us: 0 };
     entry.us += us;
@@ -107,6 +117,9 @@ export function summariseCpuProfile(path: string, top = 12): ProfileSummary {
     busyMs: Math.round(busyUs / 1000),
     idleMs: Math.round(idleUs / 1000),
     categories: [...perCategory].sort((a, b) => b[1] - a[1]).map(([c, us]) => ({ category: c, percent: percent(us) })),
-    topFunctions: [...perFunction].sort((a, b) => b[1].us - a[1].us).slice(0, top).map(([name, e]) => ({ name, category: e.category, percent: percent(e.us) })),
+    topFunctions: [...perFunction]
+      .sort((a, b) => b[1].us - a[1].us)
+      .slice(0, top)
+      .map(([name, e]) => ({ name, category: e.category, percent: percent(e.us) })),
   };
 }

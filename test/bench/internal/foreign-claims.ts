@@ -44,8 +44,13 @@ export async function containerWithForeignClaims(options: ForeignClaimsOptions):
   const prefix = `${options.fullyQualifiedNamespace}/${options.hub}/${group}/ownership/`.toLowerCase();
   const ids = Array.from({ length: options.hubPartitions - options.owned }, (_, i) => String(options.owned + i));
   for (let i = 0; i < ids.length; i += UPLOADS_IN_FLIGHT) {
-    await Promise.all(ids.slice(i, i + UPLOADS_IN_FLIGHT).map((pid) =>
-      container.getBlockBlobClient(prefix + pid).upload('', 0, { metadata: { ownerid: FOREIGN_OWNER } })));
+    await Promise.all(
+      ids
+        .slice(i, i + UPLOADS_IN_FLIGHT)
+        .map((pid) =>
+          container.getBlockBlobClient(prefix + pid).upload('', 0, { metadata: { ownerid: FOREIGN_OWNER } }),
+        ),
+    );
   }
   return name;
 }

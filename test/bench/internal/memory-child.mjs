@@ -3,7 +3,8 @@
  * its backlog live in the parent). Plain JavaScript on the compiled package (dist/, `npm run build`): the
  * receiver is measured as it ships, without the TypeScript loader. Config comes as JSON in
  * RECEIVER_CONFIG; CONSUMER_DELAY_MS is how long each batch takes to "export". Every second it prints
- * `N <events drained>` and `M <process.memoryUsage() JSON, plus the process's CPU time and the count>`; at the end, with `memory.limit_mib` set,
+ * `N <events drained>` and `M <process.memoryUsage() JSON, plus the process's CPU time and the count>`; at the end,
+ * with `memory.limit_mib` set,
  * `G <the memory guard's pauses and forced collections>`. With IDLE=1 it only imports the same modules
  * and waits, for the baseline RSS. SIGTERM: graceful shutdown, then exit 0.
  *
@@ -47,7 +48,9 @@ if (process.env.IDLE === '1') {
   const receiver = createAzureEventHubReceiver(JSON.parse(process.env.RECEIVER_CONFIG ?? '{}'), consumer);
   const report = setInterval(() => {
     const { user, system } = process.cpuUsage();
-    process.stdout.write(`N ${drained}\nM ${JSON.stringify({ ...process.memoryUsage(), cpuMicros: user + system, drained })}\n`);
+    process.stdout.write(
+      `N ${drained}\nM ${JSON.stringify({ ...process.memoryUsage(), cpuMicros: user + system, drained })}\n`,
+    );
   }, REPORT_INTERVAL_MS);
   const guardLine = () => {
     const m = receiver.stats().memory;

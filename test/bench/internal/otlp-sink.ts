@@ -39,7 +39,9 @@ export interface OtlpSink {
 
 /** Starts the sink in a child process (this file under tsx); resolves once it listens. */
 export async function startOtlpSink(): Promise<OtlpSink> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const listeners = new Set<(request: SinkRequest) => void>();
   const lines = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {
@@ -47,7 +49,8 @@ export async function startOtlpSink(): Promise<OtlpSink> {
     lines.on('line', (line) => {
       const [kind, a, b, c] = line.split(' ');
       if (kind === 'PORT') resolve(Number(a));
-      else if (kind === 'R') for (const l of listeners) l({ records: Number(a), arrivedAt: Number(b), bytes: Number(c) });
+      else if (kind === 'R')
+        for (const l of listeners) l({ records: Number(a), arrivedAt: Number(b), bytes: Number(c) });
     });
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -82,7 +85,12 @@ function varint(buf: Uint8Array, pos: number): [number, number] {
  * Calls `onField(field, start, end)` for each length-delimited field of the message in buf[start, end),
  * and skips the others. Wire types per https://protobuf.dev/programming-guides/encoding/.
  */
-function eachLengthDelimited(buf: Uint8Array, start: number, end: number, onField: (field: number, s: number, e: number) => void): void {
+function eachLengthDelimited(
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  onField: (field: number, s: number, e: number) => void,
+): void {
   let pos = start;
   while (pos < end) {
     const [tag, afterTag] = varint(buf, pos);

@@ -4,7 +4,8 @@
  * the parent). The consumer notes each partition it got a record from; once every one of
  * EXPECT_PARTITIONS delivered, it prints `ALL`, so the parent knows every link is attached and has
  * delivered. Then it idles and answers commands on stdin, one per line:
- *   `M`      prints `M <json>`: process.memoryUsage(), V8 heap statistics, VmRSS, each heap space's use and size, the process's CPU time;
+ * `M`      prints `M <json>`: process.memoryUsage(), V8 heap statistics, VmRSS, each heap space's use and size, the
+ * process's CPU time;
  *   `GC`     runs full collections (needs --expose-gc), then answers as `M`;
  *   `SNAP p` writes a heap snapshot to the path p, then prints `SNAPPED`;
  *   `PROF`   starts V8's CPU profiler (this thread); `PROF p` stops it, writes the profile to p, prints `PROFILED`.
@@ -28,7 +29,9 @@ const status = () => {
 const measure = () => {
   const h = getHeapStatistics();
   // Per space: [used, committed] bytes; a young generation grown under load and kept shows here.
-  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_used_size, s.space_size]]));
+  const spaces = Object.fromEntries(
+    getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_used_size, s.space_size]]),
+  );
   const { user, system } = process.cpuUsage();
   return {
     ...process.memoryUsage(),
@@ -68,7 +71,10 @@ if (isMainThread && process.env.RUNTIME === 'cli') {
     },
   };
   // The records name their partition through the event metadata (off by default for the azure format).
-  const receiver = createAzureEventHubReceiver({ event_metadata: 'messaging', ...JSON.parse(process.env.RECEIVER_CONFIG ?? '{}') }, consumer);
+  const receiver = createAzureEventHubReceiver(
+    { event_metadata: 'messaging', ...JSON.parse(process.env.RECEIVER_CONFIG ?? '{}') },
+    consumer,
+  );
   const profiler = new Session();
   profiler.connect();
   let stopping = false;

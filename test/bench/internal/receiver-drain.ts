@@ -32,17 +32,29 @@ export async function drainWithReceiver(options: ReceiverDrainOptions): Promise<
       return Promise.resolve();
     },
   };
-  const receiver = createAzureEventHubReceiver({
-    connection: options.connectionString, backend: options.backend, format: options.format, start_position: 'earliest',
-    ...options.settings,
-  }, consumer);
+  const receiver = createAzureEventHubReceiver(
+    {
+      connection: options.connectionString,
+      backend: options.backend,
+      format: options.format,
+      start_position: 'earliest',
+      ...options.settings,
+    },
+    consumer,
+  );
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
     await receiver.start();
-    await Promise.race([drained, new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`receiver drain timed out with ${counted} of ${options.records} records`)), options.timeoutMs);
-    })]);
+    await Promise.race([
+      drained,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`receiver drain timed out with ${counted} of ${options.records} records`)),
+          options.timeoutMs,
+        );
+      }),
+    ]);
     return performance.now() - started;
   } finally {
     clearTimeout(timer);

@@ -42,14 +42,16 @@ export async function drainWithSdk(options: SdkDrainOptions): Promise<number> {
           },
           processError: async () => {},
         };
-        subscriptions.push(client.subscribe(String(p), handlers, {
-          startPosition: { offset: '-1' },
-          prefetchCount: options.prefetchCount,
-          maxBatchSize: options.maxBatchSize,
-          maxWaitTimeInSeconds: 60,
-          skipParsingBodyAsJson: true,
-          trackLastEnqueuedEventProperties: true,
-        }));
+        subscriptions.push(
+          client.subscribe(String(p), handlers, {
+            startPosition: { offset: '-1' },
+            prefetchCount: options.prefetchCount,
+            maxBatchSize: options.maxBatchSize,
+            maxWaitTimeInSeconds: 60,
+            skipParsingBodyAsJson: true,
+            trackLastEnqueuedEventProperties: true,
+          }),
+        );
       }
     });
     return performance.now() - started;

@@ -18,7 +18,12 @@ await readers.start();
 
 process.on('message', (message: { type: 'report' | 'finish'; sent?: number[] }) => {
   if (message.type === 'report') {
-    process.send!({ type: 'report', counts: readers.counts(), errors: readers.errors, ...(message.sent ? { missing: readers.missing(message.sent) } : {}) });
+    process.send!({
+      type: 'report',
+      counts: readers.counts(),
+      errors: readers.errors,
+      ...(message.sent ? { missing: readers.missing(message.sent) } : {}),
+    });
     return;
   }
   void (async () => {

@@ -40,7 +40,8 @@ class RecordingCredential implements TokenCredential {
 async function collect(reader: PartitionReader, count: number, timeoutMs = 8_000): Promise<ReceivedEvent[]> {
   const out: ReceivedEvent[] = [];
   const deadline = Date.now() + timeoutMs;
-  while (out.length < count && Date.now() < deadline) out.push(...(await reader.receive(count - out.length, 300, AbortSignal.timeout(timeoutMs))));
+  while (out.length < count && Date.now() < deadline)
+    out.push(...(await reader.receive(count - out.length, 300, AbortSignal.timeout(timeoutMs))));
   return out;
 }
 
@@ -59,47 +60,75 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       const { emulator, hubName, consumerGroup } = await startTestEmulator(t, { sasKeys: { [KEY_NAME]: KEY }, tls });
       emulator.append(hubName, '1', [{ body: 'hello' }, { body: 'world' }]);
       const credential = new RecordingCredential(3_600_000);
-      const client = createHubClient(kind, { credential, fullyQualifiedNamespace: `localhost:${emulator.port}`, eventHubName: hubName, consumerGroup, retry: RETRY });
+      const client = createHubClient(kind, {
+        credential,
+        fullyQualifiedNamespace: `localhost:${emulator.port}`,
+        eventHubName: hubName,
+        consumerGroup,
+        retry: RETRY,
+      });
       clients.push(client);
       assert.equal((await client.getHubProperties()).name, hubName);
       const reader = await client.openPartition('1', { startPosition: { kind: 'earliest' } });
       const events = await collect(reader, 2);
-      assert.deepEqual(events.map((e) => Buffer.from(e.body).toString()), ['hello', 'world']);
+      assert.deepEqual(
+        events.map((e) => Buffer.from(e.body).toString()),
+        ['hello', 'world'],
+      );
       assert.ok(credential.scopes.length >= 2, 'a token for management and one for the receiver');
-      assert.ok(credential.scopes.every((s) => s === EVENT_HUBS_SCOPE), credential.scopes.join());
+      assert.ok(
+        credential.scopes.every((s) => s === EVENT_HUBS_SCOPE),
+        credential.scopes.join(),
+      );
       await reader.close();
     });
 
-    test('a connection string with a SharedAccessSignature works; an expired one fails without leaking it', async (t) => {
-      const clients: HubClient[] = [];
-      t.after(() => Promise.all(clients.map((c) => c.close())));
-      const { emulator, hubName, consumerGroup } = await startTestEmulator(t, { sasKeys: { [KEY_NAME]: KEY } });
-      emulator.append(hubName, '0', [{ body: 'sas' }]);
-      const endpoint = `sb://127.0.0.1:${emulator.port}/`;
-      const cs = (token: string): string => `Endpoint=${endpoint};SharedAccessSignature=${token};EntityPath=${hubName};UseDevelopmentEmulator=true`;
-      const good = createHubClient(kind, { connectionString: cs(sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, 3600)), consumerGroup, retry: RETRY });
-      clients.push(good);
-      assert.equal((await good.getHubProperties()).name, hubName);
-      const reader = await good.openPartition('0', { startPosition: { kind: 'earliest' } });
-      assert.equal(Buffer.from((await collect(reader, 1))[0]!.body).toString(), 'sas');
-      await reader.close();
+    test(
+      'a connection string with a SharedAccessSignature works; an expired one fails without leaking ' + 'it',
+      async (t) => {
+        const clients: HubClient[] = [];
+        t.after(() => Promise.all(clients.map((c) => c.close())));
+        const { emulator, hubName, consumerGroup } = await startTestEmulator(t, { sasKeys: { [KEY_NAME]: KEY } });
+        emulator.append(hubName, '0', [{ body: 'sas' }]);
+        const endpoint = `sb://127.0.0.1:${emulator.port}/`;
+        const cs = (token: string): string =>
+          `Endpoint=${endpoint};SharedAccessSignature=${token};EntityPath=${hubName};UseDevelopmentEmulator=true`;
+        const good = createHubClient(kind, {
+          connectionString: cs(sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, 3600)),
+          consumerGroup,
+          retry: RETRY,
+        });
+        clients.push(good);
+        assert.equal((await good.getHubProperties()).name, hubName);
+        const reader = await good.openPartition('0', { startPosition: { kind: 'earliest' } });
+        assert.equal(Buffer.from((await collect(reader, 1))[0]!.body).toString(), 'sas');
+        await reader.close();
 
-      const expired = sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, -60);
-      const sig = /sig=([^&]+)/.exec(expired)![1]!;
-      const bad = createHubClient(kind, { connectionString: cs(expired), consumerGroup, retry: RETRY });
-      clients.push(bad);
-      await assert.rejects(bad.getHubProperties(), (e: unknown) => {
-        assert.ok(e instanceof BackendError && !e.retryable, String(e));
-        assert.ok(!`${e.message}${e.stack}`.includes(sig) && !`${e.message}`.includes(decodeURIComponent(sig)));
-        return true;
-      });
-    });
+        const expired = sasToken(`${endpoint}${hubName}`, KEY_NAME, KEY, -60);
+        const sig = /sig=([^&]+)/.exec(expired)![1]!;
+        const bad = createHubClient(kind, { connectionString: cs(expired), consumerGroup, retry: RETRY });
+        clients.push(bad);
+        await assert.rejects(bad.getHubProperties(), (e: unknown) => {
+          assert.ok(e instanceof BackendError && !e.retryable, String(e));
+          assert.ok(!`${e.message}${e.stack}`.includes(sig) && !`${e.message}`.includes(decodeURIComponent(sig)));
+          return true;
+        });
+      },
+    );
 
     test('a connection string the backend cannot use is refused without quoting the key', () => {
       const secret = 'c3VwZXItc2VjcmV0LWtleQ==';
       assert.throws(
-        () => createHubClient(kind, { connectionString: `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=${secret}` }),
-        (e: unknown) => e instanceof BackendError && !e.retryable && !e.message.includes(secret) && /EntityPath|eventHubName/.test(e.message),
+        () =>
+          createHubClient(kind, {
+            connectionString:
+              `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;` + `SharedAccessKey=${secret}`,
+          }),
+        (e: unknown) =>
+          e instanceof BackendError &&
+          !e.retryable &&
+          !e.message.includes(secret) &&
+          /EntityPath|eventHubName/.test(e.message),
       );
     });
   });

@@ -7,7 +7,13 @@ import { test, describe } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHubClient } from '../../../src/backends/create-hub-client.ts';
-import type { BackendKind, HubClient, PartitionReader, ReceivedEvent, StartPosition } from '../../../src/backends/consumer.ts';
+import type {
+  BackendKind,
+  HubClient,
+  PartitionReader,
+  ReceivedEvent,
+  StartPosition,
+} from '../../../src/backends/consumer.ts';
 import { BackendError, OwnershipLostError } from '../../../src/backends/consumer.ts';
 import type { HubClientOptions } from '../../../src/backends/hub-client-options.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
@@ -28,7 +34,11 @@ function clientsFor(t: TestContext): (kind: BackendKind, options: HubClientOptio
   };
 }
 
-async function setup(t: TestContext, kind: BackendKind, partitions = 2): Promise<TestEmulator & { client: HubClient; make: ReturnType<typeof clientsFor> }> {
+async function setup(
+  t: TestContext,
+  kind: BackendKind,
+  partitions = 2,
+): Promise<TestEmulator & { client: HubClient; make: ReturnType<typeof clientsFor> }> {
   const make = clientsFor(t);
   const env = await startTestEmulator(t, { partitions });
   const client = make(kind, { connectionString: env.connectionString, consumerGroup: env.consumerGroup });
@@ -42,17 +52,32 @@ function bodies(prefix: string, n: number, from = 0): { body: string; properties
 const text = (e: ReceivedEvent): string => Buffer.from(e.body).toString('utf8');
 
 /** Receives until `count` events arrived or the deadline passed. */
-async function collect(reader: PartitionReader, count: number, timeoutMs = 10_000, max = 100): Promise<ReceivedEvent[]> {
+async function collect(
+  reader: PartitionReader,
+  count: number,
+  timeoutMs = 10_000,
+  max = 100,
+): Promise<ReceivedEvent[]> {
   const out: ReceivedEvent[] = [];
   const deadline = Date.now() + timeoutMs;
   const signal = AbortSignal.timeout(timeoutMs + 1_000);
   while (out.length < count && Date.now() < deadline) {
-    out.push(...(await reader.receive(Math.min(max, count - out.length), Math.min(500, Math.max(1, deadline - Date.now())), signal)));
+    out.push(
+      ...(await reader.receive(
+        Math.min(max, count - out.length),
+        Math.min(500, Math.max(1, deadline - Date.now())),
+        signal,
+      )),
+    );
   }
   return out;
 }
 
-async function firstEvent(client: HubClient, partitionId: string, startPosition: StartPosition): Promise<ReceivedEvent | undefined> {
+async function firstEvent(
+  client: HubClient,
+  partitionId: string,
+  startPosition: StartPosition,
+): Promise<ReceivedEvent | undefined> {
   const reader = await client.openPartition(partitionId, { startPosition, prefetchCount: 10 });
   try {
     return (await collect(reader, 1, 5_000))[0];
@@ -82,7 +107,10 @@ for (const kind of KINDS) {
       assert.equal(p1.lastEnqueuedSequenceNumber, 4);
       assert.equal(typeof p1.lastEnqueuedOffset, 'string');
       assert.ok(p1.lastEnqueuedOnUtc instanceof Date && Math.abs(p1.lastEnqueuedOnUtc.getTime() - Date.now()) < 60_000);
-      await assert.rejects(client.getPartitionProperties('99'), (e) => e instanceof BackendError && e.retryable === false);
+      await assert.rejects(
+        client.getPartitionProperties('99'),
+        (e) => e instanceof BackendError && e.retryable === false,
+      );
     });
 
     test('each start position returns exactly the right first event', async (t) => {
@@ -96,10 +124,17 @@ for (const kind of KINDS) {
         await reader.close();
         return events;
       })();
-      assert.deepEqual(all.map((e) => e.sequenceNumber), [0, 1, 2, 3, 4, 5, 6, 7]);
-      assert.deepEqual(all.map(text), bodies('a', 8).map((b) => b.body));
+      assert.deepEqual(
+        all.map((e) => e.sequenceNumber),
+        [0, 1, 2, 3, 4, 5, 6, 7],
+      );
+      assert.deepEqual(
+        all.map(text),
+        bodies('a', 8).map((b) => b.body),
+      );
       const e3 = all[3]!;
-      const seqOf = async (p: StartPosition): Promise<number | undefined> => (await firstEvent(client, '0', p))?.sequenceNumber;
+      const seqOf = async (p: StartPosition): Promise<number | undefined> =>
+        (await firstEvent(client, '0', p))?.sequenceNumber;
       assert.equal(await seqOf({ kind: 'sequenceNumber', sequenceNumber: 3, inclusive: true }), 3);
       assert.equal(await seqOf({ kind: 'sequenceNumber', sequenceNumber: 3, inclusive: false }), 4);
       assert.equal(await seqOf({ kind: 'offset', offset: e3.offset, inclusive: true }), 3);
@@ -151,12 +186,26 @@ for (const kind of KINDS) {
         emulator.append(hubName, '0', bodies('x', 100, i * 100));
         emulator.append(hubName, '1', bodies('y', 60, i * 60));
       }
-      const [r0, r1] = await Promise.all(['0', '1'].map((p) => client.openPartition(p, { startPosition: { kind: 'earliest' }, prefetchCount: 64 })));
+      const [r0, r1] = await Promise.all(
+        ['0', '1'].map((p) => client.openPartition(p, { startPosition: { kind: 'earliest' }, prefetchCount: 64 })),
+      );
       const [e0, e1] = await Promise.all([collect(r0!, 500), collect(r1!, 300)]);
-      assert.deepEqual(e0.map((e) => e.sequenceNumber), Array.from({ length: 500 }, (_, i) => i));
-      assert.deepEqual(e1.map((e) => e.sequenceNumber), Array.from({ length: 300 }, (_, i) => i));
-      assert.deepEqual(e0.map(text), bodies('x', 500).map((b) => b.body));
-      assert.deepEqual(e1.map((e) => e.properties?.i), Array.from({ length: 300 }, (_, i) => i));
+      assert.deepEqual(
+        e0.map((e) => e.sequenceNumber),
+        Array.from({ length: 500 }, (_, i) => i),
+      );
+      assert.deepEqual(
+        e1.map((e) => e.sequenceNumber),
+        Array.from({ length: 300 }, (_, i) => i),
+      );
+      assert.deepEqual(
+        e0.map(text),
+        bodies('x', 500).map((b) => b.body),
+      );
+      assert.deepEqual(
+        e1.map((e) => e.properties?.i),
+        Array.from({ length: 300 }, (_, i) => i),
+      );
       await Promise.all([r0!.close(), r1!.close()]);
     });
 
@@ -164,10 +213,17 @@ for (const kind of KINDS) {
       const { emulator, hubName, client } = await setup(t, kind);
       const when = new Date('2026-11-28T01:02:03.456Z');
       emulator.append(hubName, '0', [
-        { body: Buffer.from([0, 1, 2, 255]), partitionKey: 'device-7', properties: { kind: 'binary', n: 3, bin: Buffer.from([9, 8, 7]), on: true, when } },
+        {
+          body: Buffer.from([0, 1, 2, 255]),
+          partitionKey: 'device-7',
+          properties: { kind: 'binary', n: 3, bin: Buffer.from([9, 8, 7]), on: true, when },
+        },
         { body: 'plain' },
       ]);
-      const reader = await client.openPartition('0', { startPosition: { kind: 'earliest' }, trackLastEnqueuedEventProperties: true });
+      const reader = await client.openPartition('0', {
+        startPosition: { kind: 'earliest' },
+        trackLastEnqueuedEventProperties: true,
+      });
       const [keyed, plain] = await collect(reader, 2);
       assert.deepEqual([...keyed!.body], [0, 1, 2, 255], 'body bytes untouched');
       assert.equal(keyed!.partitionKey, 'device-7');
@@ -195,53 +251,79 @@ for (const kind of KINDS) {
       const PREFETCH = 20;
       const OVERHEAD_BYTES = 24 * 1024; // open, SASL, CBS and management frames, framing of each transfer
       const body = 'z'.repeat(EVENT_BYTES);
-      emulator.append(hubName, '0', Array.from({ length: 400 }, () => ({ body })));
+      emulator.append(
+        hubName,
+        '0',
+        Array.from({ length: 400 }, () => ({ body })),
+      );
       const relay = await startByteCounter(emulator.port);
       t.after(() => relay.close());
-      const client = make(kind, { connectionString: connectionString.replace(`:${emulator.port}`, `:${relay.port}`), consumerGroup });
+      const client = make(kind, {
+        connectionString: connectionString.replace(`:${emulator.port}`, `:${relay.port}`),
+        consumerGroup,
+      });
       const reader = await client.openPartition('0', { startPosition: { kind: 'earliest' }, prefetchCount: PREFETCH });
       const first = await collect(reader, 1);
       assert.equal(first.length, 1, 'the link delivers');
       await new Promise((r) => setTimeout(r, 800));
       const idleBytes = relay.downstreamBytes;
-      assert.ok(idleBytes <= (1 + PREFETCH) * EVENT_BYTES + OVERHEAD_BYTES, `${idleBytes} bytes arrived while idle: ${(idleBytes / EVENT_BYTES).toFixed(1)} events, prefetch ${PREFETCH}`);
-      assert.ok(idleBytes >= PREFETCH / 2 * EVENT_BYTES, 'prefetching does happen');
+      assert.ok(
+        idleBytes <= (1 + PREFETCH) * EVENT_BYTES + OVERHEAD_BYTES,
+        `${idleBytes} bytes arrived while idle: ${(idleBytes / EVENT_BYTES).toFixed(1)} events, prefetch ${PREFETCH}`,
+      );
+      assert.ok(idleBytes >= (PREFETCH / 2) * EVENT_BYTES, 'prefetching does happen');
       const more = await collect(reader, 49);
       assert.equal(more.length, 49);
       await new Promise((r) => setTimeout(r, 800));
       const afterBytes = relay.downstreamBytes;
       // While events are being taken the SDK tops its credit up to the prefetch without counting what is
       // still in flight, so the polling backend can run up to about two windows ahead; still bounded.
-      assert.ok(afterBytes <= (50 + 2 * PREFETCH) * EVENT_BYTES + OVERHEAD_BYTES, `${(afterBytes / EVENT_BYTES).toFixed(1)} events delivered after 50 taken`);
+      assert.ok(
+        afterBytes <= (50 + 2 * PREFETCH) * EVENT_BYTES + OVERHEAD_BYTES,
+        `${(afterBytes / EVENT_BYTES).toFixed(1)} events delivered after 50 taken`,
+      );
       await reader.close();
     });
 
-    test('a reader with a higher owner level takes the partition; the first one fails with OwnershipLostError', async (t) => {
-      const { emulator, hubName, consumerGroup, connectionString, client, make } = await setup(t, kind);
-      emulator.append(hubName, '0', bodies('o', 200));
-      const first = await client.openPartition('0', { startPosition: { kind: 'earliest' }, ownerLevel: 1, prefetchCount: 10 });
-      assert.equal((await collect(first, 5)).length, 5);
-      const other = make(kind, { connectionString, consumerGroup });
-      const second = await other.openPartition('0', { startPosition: { kind: 'earliest' }, ownerLevel: 2, prefetchCount: 10 });
-      assert.equal((await collect(second, 5))[0]?.sequenceNumber, 0);
-      const deadline = Date.now() + 10_000;
-      let failure: unknown;
-      let drained = 0;
-      while (!failure && Date.now() < deadline) {
-        try {
-          drained += (await first.receive(10, 200, AbortSignal.timeout(5_000))).length;
-        } catch (error) {
-          failure = error;
+    test(
+      'a reader with a higher owner level takes the partition; the first one fails with ' + 'OwnershipLostError',
+      async (t) => {
+        const { emulator, hubName, consumerGroup, connectionString, client, make } = await setup(t, kind);
+        emulator.append(hubName, '0', bodies('o', 200));
+        const first = await client.openPartition('0', {
+          startPosition: { kind: 'earliest' },
+          ownerLevel: 1,
+          prefetchCount: 10,
+        });
+        assert.equal((await collect(first, 5)).length, 5);
+        const other = make(kind, { connectionString, consumerGroup });
+        const second = await other.openPartition('0', {
+          startPosition: { kind: 'earliest' },
+          ownerLevel: 2,
+          prefetchCount: 10,
+        });
+        assert.equal((await collect(second, 5))[0]?.sequenceNumber, 0);
+        const deadline = Date.now() + 10_000;
+        let failure: unknown;
+        let drained = 0;
+        while (!failure && Date.now() < deadline) {
+          try {
+            drained += (await first.receive(10, 200, AbortSignal.timeout(5_000))).length;
+          } catch (error) {
+            failure = error;
+          }
         }
-      }
-      assert.ok(failure instanceof OwnershipLostError, `expected OwnershipLostError, got ${String(failure)}`);
-      assert.equal(failure.retryable, false);
-      assert.ok(drained <= 20, `the old reader handed out only what it had prefetched (${drained})`);
-      await assert.rejects(first.receive(1, 10, AbortSignal.timeout(1_000)), OwnershipLostError);
-      const epochs = emulator.audit.records.filter((r) => r.hub === hubName && r.partitionId === '0').map((r) => r.epoch);
-      assert.ok(epochs.includes(1) && epochs.includes(2));
-      assert.equal((await collect(second, 10)).length, 10, 'the new owner keeps reading');
-    });
+        assert.ok(failure instanceof OwnershipLostError, `expected OwnershipLostError, got ${String(failure)}`);
+        assert.equal(failure.retryable, false);
+        assert.ok(drained <= 20, `the old reader handed out only what it had prefetched (${drained})`);
+        await assert.rejects(first.receive(1, 10, AbortSignal.timeout(1_000)), OwnershipLostError);
+        const epochs = emulator.audit.records
+          .filter((r) => r.hub === hubName && r.partitionId === '0')
+          .map((r) => r.epoch);
+        assert.ok(epochs.includes(1) && epochs.includes(2));
+        assert.equal((await collect(second, 10)).length, 10, 'the new owner keeps reading');
+      },
+    );
 
     for (const fault of ['server-busy detach', 'detach-forced', 'dropped connection', 'connection forced'] as const) {
       test(`recovers from ${fault} with nothing lost and no duplicates`, async (t) => {
@@ -252,13 +334,31 @@ for (const kind of KINDS) {
         const got = await collect(reader, 60, 10_000, 30);
         assert.equal(got.length, 60);
         let affected = 0;
-        if (fault === 'server-busy detach') affected = emulator.faults.detachReceivers({ hub: hubName, partitionId: '0', consumerGroup, condition: 'com.microsoft:server-busy', description: 'injected' });
-        if (fault === 'detach-forced') affected = emulator.faults.detachReceivers({ hub: hubName, partitionId: '0', consumerGroup, condition: 'amqp:link:detach-forced', description: 'injected' });
+        if (fault === 'server-busy detach')
+          affected = emulator.faults.detachReceivers({
+            hub: hubName,
+            partitionId: '0',
+            consumerGroup,
+            condition: 'com.microsoft:server-busy',
+            description: 'injected',
+          });
+        if (fault === 'detach-forced')
+          affected = emulator.faults.detachReceivers({
+            hub: hubName,
+            partitionId: '0',
+            consumerGroup,
+            condition: 'amqp:link:detach-forced',
+            description: 'injected',
+          });
         if (fault === 'dropped connection') affected = emulator.faults.dropConnections();
-        if (fault === 'connection forced') affected = emulator.faults.dropConnections({ condition: 'amqp:connection:forced', description: 'injected' });
+        if (fault === 'connection forced')
+          affected = emulator.faults.dropConnections({ condition: 'amqp:connection:forced', description: 'injected' });
         assert.ok(affected >= 1, 'the fault hit a link or connection');
         got.push(...(await collect(reader, TOTAL - got.length, 15_000, 30)));
-        assert.deepEqual(got.map((e) => e.sequenceNumber), Array.from({ length: TOTAL }, (_, i) => i));
+        assert.deepEqual(
+          got.map((e) => e.sequenceNumber),
+          Array.from({ length: TOTAL }, (_, i) => i),
+        );
         const links = emulator.audit.records.filter((r) => r.hub === hubName && r.partitionId === '0');
         assert.ok(links.length >= 2, 'the reader re-attached');
         await reader.close();
@@ -269,7 +369,9 @@ for (const kind of KINDS) {
       const make = clientsFor(t);
       const RIGHT_KEY = 'cmlnaHQta2V5LWZvci10ZXN0cw==';
       const WRONG_KEY = 'd3Jvbmcta2V5LXNob3VsZC1uZXZlci1sZWFr';
-      const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { sasKeys: { RootManageSharedAccessKey: RIGHT_KEY } });
+      const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, {
+        sasKeys: { RootManageSharedAccessKey: RIGHT_KEY },
+      });
       emulator.append(hubName, '0', bodies('s', 3));
       // The right key works (the emulator checks the signature)...
       const good = make(kind, { connectionString, consumerGroup });
@@ -277,11 +379,17 @@ for (const kind of KINDS) {
       const goodReader = await good.openPartition('0', { startPosition: { kind: 'earliest' } });
       assert.equal((await collect(goodReader, 3)).length, 3);
       // ...the wrong one fails, for management reads and for readers alike.
-      const bad = make(kind, { connectionString: connectionString.replace(RIGHT_KEY, WRONG_KEY), consumerGroup, retry: { maxRetries: 1, retryDelayMs: 20, timeoutMs: 5_000 } });
+      const bad = make(kind, {
+        connectionString: connectionString.replace(RIGHT_KEY, WRONG_KEY),
+        consumerGroup,
+        retry: { maxRetries: 1, retryDelayMs: 20, timeoutMs: 5_000 },
+      });
       const check = (e: unknown): boolean => {
         assert.ok(e instanceof BackendError, `a BackendError, got ${String(e)}`);
         assert.equal(e.retryable, false);
-        const all = `${e.message} ${String(e.stack)} ${JSON.stringify(e)} ${String((e.cause as Error | undefined)?.message ?? '')}`;
+        const all =
+          `${e.message} ${String(e.stack)} ${JSON.stringify(e)} ` +
+          `${String((e.cause as Error | undefined)?.message ?? '')}`;
         assert.ok(!all.includes(WRONG_KEY) && !all.includes(RIGHT_KEY), 'no key in the error');
         return true;
       };

@@ -52,7 +52,14 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       const eh = await startTestEmulator(t, sasKeys ? { sasKeys } : {});
       eh.emulator.append(eh.hubName, '0', [{ body: 'a' }, { body: 'b' }]);
       const client = (options: Partial<HubClientOptions>): HubClient =>
-        eh.track(createHubClient(kind, { connectionString: eh.connectionString, consumerGroup: eh.consumerGroup, retry: RETRY, ...options }));
+        eh.track(
+          createHubClient(kind, {
+            connectionString: eh.connectionString,
+            consumerGroup: eh.consumerGroup,
+            retry: RETRY,
+            ...options,
+          }),
+        );
       return { ...eh, client };
     }
 
@@ -93,7 +100,10 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
 
     test('an offset the hub refuses ("1234-5566", the Go README example) → InvalidStartPosition, offset', async (t) => {
       const { client } = await setup(t);
-      const e = await refusal(client({}), '0', { startPosition: { kind: 'offset', offset: '1234-5566', inclusive: false }, startPositionKey: 'offset' });
+      const e = await refusal(client({}), '0', {
+        startPosition: { kind: 'offset', offset: '1234-5566', inclusive: false },
+        startPositionKey: 'offset',
+      });
       assertPermanent(e, 'InvalidStartPosition', 'offset');
       assert.match(e.message, /1234-5566/);
     });
@@ -101,7 +111,11 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
     test('the config key named is the one the start position came from (startPositionKey)', async (t) => {
       const { client } = await setup(t);
       const bad = { kind: 'offset', offset: 'not-a-number', inclusive: true } as const;
-      assertPermanent(await refusal(client({}), '0', { startPosition: bad, startPositionKey: 'partition_start' }), 'InvalidStartPosition', 'partition_start');
+      assertPermanent(
+        await refusal(client({}), '0', { startPosition: bad, startPositionKey: 'partition_start' }),
+        'InvalidStartPosition',
+        'partition_start',
+      );
     });
 
     test('unknown partition → PartitionNotFound, partition', async (t) => {
@@ -114,13 +128,16 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       });
     });
 
-    test('a good configuration still reads (the refusals above are not the emulator refusing everything)', async (t) => {
-      const { client } = await setup(t);
-      const reader = await client({}).openPartition('0', EARLIEST);
-      const events = await reader.receive(2, RECEIVE_WAIT_MS, AbortSignal.timeout(2 * RECEIVE_WAIT_MS));
-      assert.ok(events.length >= 1);
-      assert.equal(Buffer.from(events[0]!.body).toString(), 'a');
-      await reader.close();
-    });
+    test(
+      'a good configuration still reads (the refusals above are not the emulator refusing ' + 'everything)',
+      async (t) => {
+        const { client } = await setup(t);
+        const reader = await client({}).openPartition('0', EARLIEST);
+        const events = await reader.receive(2, RECEIVE_WAIT_MS, AbortSignal.timeout(2 * RECEIVE_WAIT_MS));
+        assert.ok(events.length >= 1);
+        assert.equal(Buffer.from(events[0]!.body).toString(), 'a');
+        await reader.close();
+      },
+    );
   });
 }

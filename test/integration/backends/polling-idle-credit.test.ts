@@ -20,26 +20,37 @@ const BURST = 300;
 async function collect(reader: PartitionReader, count: number, timeoutMs: number): Promise<ReceivedEvent[]> {
   const out: ReceivedEvent[] = [];
   const deadline = Date.now() + timeoutMs;
-  while (out.length < count && Date.now() < deadline) out.push(...(await reader.receive(50, 300, AbortSignal.timeout(timeoutMs))));
+  while (out.length < count && Date.now() < deadline)
+    out.push(...(await reader.receive(50, 300, AbortSignal.timeout(timeoutMs))));
   return out;
 }
 
 /** Events' worth of bytes the service sends in a burst after `idleMs` of silence, while nobody reads. */
-async function burstAfterIdle(t: TestContext, idleRecycleRounds: number): Promise<{ burstEvents: number; reader: PartitionReader }> {
+async function burstAfterIdle(
+  t: TestContext,
+  idleRecycleRounds: number,
+): Promise<{ burstEvents: number; reader: PartitionReader }> {
   const clients: PollingHubClient[] = [];
   t.after(() => Promise.all(clients.map((c) => c.close())));
   const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { partitions: 1 });
   const relay = await startByteCounter(emulator.port);
   t.after(() => relay.close());
   emulator.append(hubName, '0', [{ body: 'first' }]);
-  const client = new PollingHubClient({ connectionString: connectionString.replace(`:${emulator.port}`, `:${relay.port}`), consumerGroup }, { sdkMaxWaitS: 0.1, idleRecycleRounds });
+  const client = new PollingHubClient(
+    { connectionString: connectionString.replace(`:${emulator.port}`, `:${relay.port}`), consumerGroup },
+    { sdkMaxWaitS: 0.1, idleRecycleRounds },
+  );
   clients.push(client);
   const reader = await client.openPartition('0', { startPosition: { kind: 'earliest' }, prefetchCount: PREFETCH });
   assert.equal((await collect(reader, 1, 5_000)).length, 1);
   await new Promise((r) => setTimeout(r, 1_500)); // about 15 empty SDK rounds
   const before = relay.downstreamBytes;
   const body = 'b'.repeat(EVENT_BYTES);
-  emulator.append(hubName, '0', Array.from({ length: BURST }, () => ({ body })));
+  emulator.append(
+    hubName,
+    '0',
+    Array.from({ length: BURST }, () => ({ body })),
+  );
   await new Promise((r) => setTimeout(r, 800));
   const burstEvents = (relay.downstreamBytes - before) / EVENT_BYTES;
   t.diagnostic(`${burstEvents.toFixed(1)} events of ${EVENT_BYTES} B arrived during the burst (prefetch ${PREFETCH})`);
@@ -48,7 +59,10 @@ async function burstAfterIdle(t: TestContext, idleRecycleRounds: number): Promis
 
 test('without replacing idle links, the SDK lets a burst overrun the prefetch (the trait being fixed)', async (t) => {
   const { burstEvents } = await burstAfterIdle(t, Number.MAX_SAFE_INTEGER);
-  assert.ok(burstEvents > 4 * PREFETCH, `${burstEvents.toFixed(1)} events arrived; expected the accumulated credit to let far more than ${PREFETCH} in`);
+  assert.ok(
+    burstEvents > 4 * PREFETCH,
+    `${burstEvents.toFixed(1)} events arrived; expected the accumulated credit to let far more than ${PREFETCH} in`,
+  );
 });
 
 test('replacing idle links keeps a burst within a few prefetch windows, and loses nothing', async (t) => {
@@ -56,5 +70,8 @@ test('replacing idle links keeps a burst within a few prefetch windows, and lose
   // Two rounds of credit plus the fresh link's, plus what the SDK over-grants while events are in flight.
   assert.ok(burstEvents <= 5 * PREFETCH, `${burstEvents.toFixed(1)} events arrived with prefetch ${PREFETCH}`);
   const events = await collect(reader, BURST, 15_000);
-  assert.deepEqual(events.map((e) => e.sequenceNumber), Array.from({ length: BURST }, (_, i) => i + 1));
+  assert.deepEqual(
+    events.map((e) => e.sequenceNumber),
+    Array.from({ length: BURST }, (_, i) => i + 1),
+  );
 });

@@ -38,11 +38,15 @@ class StaticCredential implements TokenCredential {
 async function collect(reader: PartitionReader, count: number, timeoutMs = 8_000): Promise<ReceivedEvent[]> {
   const out: ReceivedEvent[] = [];
   const deadline = Date.now() + timeoutMs;
-  while (out.length < count && Date.now() < deadline) out.push(...(await reader.receive(count - out.length, 300, AbortSignal.timeout(timeoutMs))));
+  while (out.length < count && Date.now() < deadline)
+    out.push(...(await reader.receive(count - out.length, 300, AbortSignal.timeout(timeoutMs))));
   return out;
 }
 
-async function proxyFor(t: { after(fn: () => Promise<void>): void }, credentials?: { username: string; password: string }): Promise<TestProxy> {
+async function proxyFor(
+  t: { after(fn: () => Promise<void>): void },
+  credentials?: { username: string; password: string },
+): Promise<TestProxy> {
   const proxy = await startTestProxy(credentials ? { credentials } : {});
   t.after(() => proxy.close());
   return proxy;
@@ -69,10 +73,15 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
     test('SAS through a CONNECT proxy: every connection is a tunnel to the wss port', async (t) => {
       const { emulator, hubName, consumerGroup, track } = await wsEmulator(t);
       const proxy = await proxyFor(t);
-      const client = track(createHubClient(kind, {
-        connectionString: emulator.connectionString(hubName, { websockets: true }),
-        consumerGroup, transport: 'amqp_websockets', proxyUrl: proxy.url, retry: RETRY,
-      }));
+      const client = track(
+        createHubClient(kind, {
+          connectionString: emulator.connectionString(hubName, { websockets: true }),
+          consumerGroup,
+          transport: 'amqp_websockets',
+          proxyUrl: proxy.url,
+          retry: RETRY,
+        }),
+      );
       assert.deepEqual(await readTwo(client, hubName), ['over', 'websockets']);
       assert.ok(proxy.tunnels.length >= 1, 'at least one tunnel');
       assert.deepEqual(new Set(proxy.tunnels), new Set([`127.0.0.1:${emulator.websocketPort}`]));
@@ -82,13 +91,23 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       const { emulator, hubName, consumerGroup, track } = await wsEmulator(t);
       const proxy = await proxyFor(t, { username: 'collector', password: PROXY_PASSWORD });
       const credential = new StaticCredential();
-      const client = track(createHubClient(kind, {
-        credential, fullyQualifiedNamespace: `localhost:${emulator.websocketPort}`, eventHubName: hubName,
-        consumerGroup, transport: 'amqp_websockets', proxyUrl: proxy.url, retry: RETRY,
-      }));
+      const client = track(
+        createHubClient(kind, {
+          credential,
+          fullyQualifiedNamespace: `localhost:${emulator.websocketPort}`,
+          eventHubName: hubName,
+          consumerGroup,
+          transport: 'amqp_websockets',
+          proxyUrl: proxy.url,
+          retry: RETRY,
+        }),
+      );
       assert.deepEqual(await readTwo(client, hubName), ['over', 'websockets']);
       assert.ok(credential.calls >= 2, 'jwt claims were put');
-      assert.ok(proxy.tunnels.length >= 1 && proxy.tunnels.every((x) => x === `localhost:${emulator.websocketPort}`), proxy.tunnels.join());
+      assert.ok(
+        proxy.tunnels.length >= 1 && proxy.tunnels.every((x) => x === `localhost:${emulator.websocketPort}`),
+        proxy.tunnels.join(),
+      );
       assert.equal(proxy.refused, 0);
     });
 
@@ -97,10 +116,15 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       const proxy = await startTestProxy({ tls, credentials: { username: 'collector', password: PROXY_PASSWORD } });
       t.after(() => proxy.close());
       assert.match(proxy.url, /^https:\/\//);
-      const client = track(createHubClient(kind, {
-        connectionString: emulator.connectionString(hubName, { websockets: true }),
-        consumerGroup, transport: 'amqp_websockets', proxyUrl: proxy.url, retry: RETRY,
-      }));
+      const client = track(
+        createHubClient(kind, {
+          connectionString: emulator.connectionString(hubName, { websockets: true }),
+          consumerGroup,
+          transport: 'amqp_websockets',
+          proxyUrl: proxy.url,
+          retry: RETRY,
+        }),
+      );
       assert.deepEqual(await readTwo(client, hubName), ['over', 'websockets']);
       assert.ok(proxy.tunnels.length >= 1);
     });
@@ -109,11 +133,15 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
       const { emulator, hubName, consumerGroup, track } = await wsEmulator(t);
       const proxy = await proxyFor(t, { username: 'collector', password: PROXY_PASSWORD });
       const wrong = 'wr0ng-Pa55word-x';
-      const client = track(createHubClient(kind, {
-        connectionString: emulator.connectionString(hubName, { websockets: true }), consumerGroup,
-        transport: 'amqp_websockets', proxyUrl: `http://collector:${wrong}@127.0.0.1:${proxy.port}`,
-        retry: { ...RETRY, maxRetries: 0 },
-      }));
+      const client = track(
+        createHubClient(kind, {
+          connectionString: emulator.connectionString(hubName, { websockets: true }),
+          consumerGroup,
+          transport: 'amqp_websockets',
+          proxyUrl: `http://collector:${wrong}@127.0.0.1:${proxy.port}`,
+          retry: { ...RETRY, maxRetries: 0 },
+        }),
+      );
       await assert.rejects(client.getHubProperties(), (e: unknown) => {
         assert.ok(e instanceof BackendError, String(e));
         assert.equal(e.code, 'ProxyAuthenticationRequired');
@@ -129,12 +157,22 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
     test('HTTPS_PROXY from the environment is used; NO_PROXY exempts the host', async (t) => {
       const { emulator, hubName, consumerGroup, track } = await wsEmulator(t);
       const proxy = await proxyFor(t);
-      const base = { connectionString: emulator.connectionString(hubName, { websockets: true }), consumerGroup, transport: 'amqp_websockets', retry: RETRY } as const;
+      const base = {
+        connectionString: emulator.connectionString(hubName, { websockets: true }),
+        consumerGroup,
+        transport: 'amqp_websockets',
+        retry: RETRY,
+      } as const;
       const viaEnv = track(createHubClient(kind, { ...base, proxyEnvironment: { https_proxy: proxy.url } }));
       assert.deepEqual(await readTwo(viaEnv, hubName), ['over', 'websockets']);
       const tunnels = proxy.tunnels.length;
       assert.ok(tunnels >= 1);
-      const exempt = track(createHubClient(kind, { ...base, proxyEnvironment: { HTTPS_PROXY: proxy.url, NO_PROXY: 'example.com, 127.0.0.1' } }));
+      const exempt = track(
+        createHubClient(kind, {
+          ...base,
+          proxyEnvironment: { HTTPS_PROXY: proxy.url, NO_PROXY: 'example.com, 127.0.0.1' },
+        }),
+      );
       assert.deepEqual(await readTwo(exempt, hubName), ['over', 'websockets']);
       assert.equal(proxy.tunnels.length, tunnels, 'NO_PROXY: a direct WebSocket, no new tunnel');
     });
@@ -142,8 +180,17 @@ for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendK
     test('a proxy with transport amqp is refused, naming transport', (t) => {
       t.diagnostic('AMQP over TCP cannot go through an HTTP proxy; the Azure SDKs require WebSockets for one');
       assert.throws(
-        () => createHubClient(kind, { connectionString: `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=${KEY};EntityPath=h`, proxyUrl: `http://u:${PROXY_PASSWORD}@proxy:3128` }),
-        (e: unknown) => e instanceof BackendError && e.configKey === 'transport' && !e.retryable && !e.message.includes(PROXY_PASSWORD),
+        () =>
+          createHubClient(kind, {
+            connectionString:
+              `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;` + `SharedAccessKey=${KEY};EntityPath=h`,
+            proxyUrl: `http://u:${PROXY_PASSWORD}@proxy:3128`,
+          }),
+        (e: unknown) =>
+          e instanceof BackendError &&
+          e.configKey === 'transport' &&
+          !e.retryable &&
+          !e.message.includes(PROXY_PASSWORD),
       );
     });
   });

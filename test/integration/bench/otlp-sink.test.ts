@@ -15,14 +15,19 @@ for (const compression of ['gzip', 'none'] as const) {
     t.after(() => sink.stop());
     const seen: SinkRequest[] = [];
     sink.onRequest((r) => seen.push(r));
-    const exporter = await createOtlpHttpExporter(otlpHttpExporterConfigSchema.parse({ endpoint: sink.endpoint, compression }));
+    const exporter = await createOtlpHttpExporter(
+      otlpHttpExporterConfigSchema.parse({ endpoint: sink.endpoint, compression }),
+    );
     t.after(() => exporter.shutdown?.());
     await exporter.consume(makeBatch(37, 'a'));
     await exporter.consume(makeBatch(1, 'b'));
     // The exporter resolves once the sink answered, and the sink writes its line before answering; the
     // line still has to cross the pipe.
     while (seen.length < 2) await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(seen.map((r) => r.records), [37, 1]);
+    assert.deepEqual(
+      seen.map((r) => r.records),
+      [37, 1],
+    );
     assert.ok(seen.every((r) => r.bytes > 0 && r.arrivedAt > 0));
   });
 }

@@ -30,31 +30,52 @@ async function firstLine(p: ReturnType<typeof run>, timeoutMs = 20_000): Promise
   return p.out().split('\n')[0]!;
 }
 
-test('the CLI serves hubs from a Docker emulator config and flags, prints its connection string and exits on SIGTERM', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'emulator-cli-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const config = join(dir, 'Config.json');
-  writeFileSync(config, JSON.stringify({
-    UserConfig: { NamespaceConfig: [{ Type: 'EventHub', Name: 'emulatorNs1', Entities: [{ Name: 'eh1', PartitionCount: '2', ConsumerGroups: [{ Name: 'cg1' }] }] }], LoggingConfig: { Type: 'File' } },
-  }));
-  const p = run(['--port', '0', '--config', config, '--hub', 'extra:3', '--retention', '10m']);
-  t.after(() => p.child.kill('SIGKILL'));
-  const line = await firstLine(p);
-  assert.match(line, /^Endpoint=sb:\/\/127\.0\.0\.1:\d+;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true$/);
+test(
+  'the CLI serves hubs from a Docker emulator config and flags, prints its connection string and exits on ' + 'SIGTERM',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'emulator-cli-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const config = join(dir, 'Config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        UserConfig: {
+          NamespaceConfig: [
+            {
+              Type: 'EventHub',
+              Name: 'emulatorNs1',
+              Entities: [{ Name: 'eh1', PartitionCount: '2', ConsumerGroups: [{ Name: 'cg1' }] }],
+            },
+          ],
+          LoggingConfig: { Type: 'File' },
+        },
+      }),
+    );
+    const p = run(['--port', '0', '--config', config, '--hub', 'extra:3', '--retention', '10m']);
+    t.after(() => p.child.kill('SIGKILL'));
+    const line = await firstLine(p);
+    assert.match(
+      line,
+      new RegExp(
+        String.raw`^Endpoint=sb:\/\/127\.0\.0\.1:\d+;SharedAccessKeyName=RootManageSharedAccessKey;Shar` +
+          String.raw`edAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true$`,
+      ),
+    );
 
-  const producer = new EventHubProducerClient(line, 'eh1');
-  const extra = new EventHubProducerClient(line, 'extra');
-  const consumer = new EventHubConsumerClient('cg1', line, 'eh1');
-  try {
-    assert.deepEqual((await producer.getEventHubProperties()).partitionIds, ['0', '1']);
-    assert.deepEqual((await extra.getEventHubProperties()).partitionIds, ['0', '1', '2']);
-    assert.equal((await consumer.getPartitionProperties('1')).partitionId, '1');
-  } finally {
-    await Promise.all([producer.close(), extra.close(), consumer.close()]);
-  }
-  p.child.kill('SIGTERM');
-  assert.equal(await p.exited, 0);
-});
+    const producer = new EventHubProducerClient(line, 'eh1');
+    const extra = new EventHubProducerClient(line, 'extra');
+    const consumer = new EventHubConsumerClient('cg1', line, 'eh1');
+    try {
+      assert.deepEqual((await producer.getEventHubProperties()).partitionIds, ['0', '1']);
+      assert.deepEqual((await extra.getEventHubProperties()).partitionIds, ['0', '1', '2']);
+      assert.equal((await consumer.getPartitionProperties('1')).partitionId, '1');
+    } finally {
+      await Promise.all([producer.close(), extra.close(), consumer.close()]);
+    }
+    p.child.kill('SIGTERM');
+    assert.equal(await p.exited, 0);
+  },
+);
 
 test('the CLI also exits cleanly on SIGINT', async (t) => {
   const p = run(['--port', '0', '--hub', 'a:1']);

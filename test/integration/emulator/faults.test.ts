@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventHubConsumerClient, EventHubProducerClient, earliestEventPosition, type Subscription } from '@azure/event-hubs';
+import {
+  EventHubConsumerClient,
+  EventHubProducerClient,
+  earliestEventPosition,
+  type Subscription,
+} from '@azure/event-hubs';
 import type { Emulator } from '../../../src/emulator/index.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { FAST_RETRY, waitFor } from './sdk-helpers.ts';
@@ -29,27 +34,39 @@ function read(consumer: EventHubConsumerClient, partitionId = '0'): Reader {
 }
 
 function append(emulator: Emulator, hub: string, from: number, count: number, partitionId = '0'): void {
-  emulator.append(hub, partitionId, Array.from({ length: count }, (_, i) => ({ body: JSON.stringify({ n: from + i }) })));
+  emulator.append(
+    hub,
+    partitionId,
+    Array.from({ length: count }, (_, i) => ({ body: JSON.stringify({ n: from + i }) })),
+  );
 }
 
 const seq = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 for (const condition of ['com.microsoft:server-busy', 'amqp:link:detach-forced', 'com.microsoft:timeout'] as const) {
-  test(`detaching a receiver with ${condition} is retried by the SDK, which resumes without gaps or duplicates`, async (t) => {
-    const { emulator, hubName, connectionString, track } = await startTestEmulator(t, { partitions: 1 });
-    append(emulator, hubName, 0, 3);
-    const reader = read(track(new EventHubConsumerClient('$Default', connectionString, { retryOptions: FAST_RETRY })));
-    track(reader.subscription);
-    await waitFor(() => reader.received.length === 3, 10_000, 'first events');
-    assert.equal(emulator.faults.detachReceivers({ hub: hubName, partitionId: '0', condition, description: 'injected' }), 1);
-    append(emulator, hubName, 3, 3);
-    await waitFor(() => reader.received.length === 6, 10_000, 'events after the reconnect');
-    assert.deepEqual(reader.received, seq(6));
-    const records = emulator.audit.records;
-    assert.equal(records.length, 2, 'the SDK attached a new link');
-    assert.equal(records[0]!.detachCondition, condition);
-    assert.deepEqual(emulator.audit.overlaps(), []);
-  });
+  test(
+    `detaching a receiver with ${condition} is retried by the SDK, which resumes without gaps or ` + `duplicates`,
+    async (t) => {
+      const { emulator, hubName, connectionString, track } = await startTestEmulator(t, { partitions: 1 });
+      append(emulator, hubName, 0, 3);
+      const reader = read(
+        track(new EventHubConsumerClient('$Default', connectionString, { retryOptions: FAST_RETRY })),
+      );
+      track(reader.subscription);
+      await waitFor(() => reader.received.length === 3, 10_000, 'first events');
+      assert.equal(
+        emulator.faults.detachReceivers({ hub: hubName, partitionId: '0', condition, description: 'injected' }),
+        1,
+      );
+      append(emulator, hubName, 3, 3);
+      await waitFor(() => reader.received.length === 6, 10_000, 'events after the reconnect');
+      assert.deepEqual(reader.received, seq(6));
+      const records = emulator.audit.records;
+      assert.equal(records.length, 2, 'the SDK attached a new link');
+      assert.equal(records[0]!.detachCondition, condition);
+      assert.deepEqual(emulator.audit.overlaps(), []);
+    },
+  );
 }
 
 test('dropping connections abruptly or with amqp:connection:forced: the SDK reconnects and continues', async (t) => {
@@ -94,10 +111,15 @@ test('slow delivery delays each event; pause holds a partition until resumed', a
 
 test('the next management or CBS requests fail with the injected condition', async (t) => {
   const { emulator, connectionString, track } = await startTestEmulator(t, { partitions: 1 });
-  const producer = track(new EventHubProducerClient(connectionString, { retryOptions: { ...FAST_RETRY, maxRetries: 0 } }));
+  const producer = track(
+    new EventHubProducerClient(connectionString, { retryOptions: { ...FAST_RETRY, maxRetries: 0 } }),
+  );
   await producer.getEventHubProperties(); // opens the links, so the next request is the one that fails
   emulator.faults.failNextRequests('management', 1, 'com.microsoft:server-busy', 'busy now');
-  await assert.rejects(producer.getPartitionProperties('0'), (err: any) => err.code === 'ServerBusyError' && /busy now/.test(err.message));
+  await assert.rejects(
+    producer.getPartitionProperties('0'),
+    (err: any) => err.code === 'ServerBusyError' && /busy now/.test(err.message),
+  );
   assert.equal((await producer.getPartitionProperties('0')).partitionId, '0', 'only the next request fails');
 
   const other = track(new EventHubProducerClient(connectionString, { retryOptions: { ...FAST_RETRY, maxRetries: 0 } }));
@@ -109,9 +131,14 @@ test('the next management or CBS requests fail with the injected condition', asy
 
 test('receivers for unknown consumer groups and partitions get the service errors', async (t) => {
   const { connectionString, consumerGroup, track } = await startTestEmulator(t, { partitions: 2 });
-  const unknownGroup = read(track(new EventHubConsumerClient('nosuchgroup', connectionString, { retryOptions: FAST_RETRY })));
+  const unknownGroup = read(
+    track(new EventHubConsumerClient('nosuchgroup', connectionString, { retryOptions: FAST_RETRY })),
+  );
   track(unknownGroup.subscription);
-  const unknownPartition = read(track(new EventHubConsumerClient('$Default', connectionString, { retryOptions: FAST_RETRY })), '7');
+  const unknownPartition = read(
+    track(new EventHubConsumerClient('$Default', connectionString, { retryOptions: FAST_RETRY })),
+    '7',
+  );
   track(unknownPartition.subscription);
   const known = read(track(new EventHubConsumerClient(consumerGroup, connectionString, { retryOptions: FAST_RETRY })));
   track(known.subscription);

@@ -34,7 +34,8 @@ export function serverFrames(proxy: RecordingProxy): Located[] {
   return located;
 }
 
-export const symbolOf = (v: AmqpValue | undefined): string | undefined => (v?.type === 'symbol' || v?.type === 'string' ? v.value : undefined);
+export const symbolOf = (v: AmqpValue | undefined): string | undefined =>
+  v?.type === 'symbol' || v?.type === 'string' ? v.value : undefined;
 
 /** The rule for the server's attach replies: `properties` (a map, empty is fine) and `max-message-size`. */
 function attachReplyFindings(frame: AmqpFrame): Finding[] {
@@ -44,7 +45,11 @@ function attachReplyFindings(frame: AmqpFrame): Finding[] {
     findings.push({ kind: 'complete', path: 'attach.properties', message: 'attach reply without a properties map' });
   }
   if (field(frame, 'max-message-size')?.type !== 'ulong') {
-    findings.push({ kind: 'complete', path: 'attach.max-message-size', message: 'attach reply without max-message-size' });
+    findings.push({
+      kind: 'complete',
+      path: 'attach.max-message-size',
+      message: 'attach reply without max-message-size',
+    });
   }
   return findings;
 }
@@ -55,7 +60,10 @@ export function serverFindings(proxy: RecordingProxy): Finding[] {
   for (let connection = 0; connection < proxy.connections; connection++) {
     const frames = proxy.frames('server', connection);
     for (const frame of frames) findings.push(...checkFrameFields(frame), ...attachReplyFindings(frame));
-    const inOrder = [...checkSentOrder(frames), ...checkServerAgainstClient(proxy.units.filter((r) => r.connection === connection))];
+    const inOrder = [
+      ...checkSentOrder(frames),
+      ...checkServerAgainstClient(proxy.units.filter((r) => r.connection === connection)),
+    ];
     findings.push(...inOrder.map((f) => ({ ...f, where: `connection ${connection}, ${f.where}` })));
   }
   return findings;
@@ -68,14 +76,23 @@ export function serverFindings(proxy: RecordingProxy): Finding[] {
 export async function checkServerFrames(t: TestContext, proxy: RecordingProxy): Promise<void> {
   await t.test('the proxy decoded every byte', () => assert.deepEqual(proxy.errors, []));
   const findings = serverFindings(proxy);
-  const only = (kind: Finding['kind'], path?: RegExp) => findings.filter((f) => f.kind === kind && (!path || path.test(f.path)));
-  await t.test('every server frame is valid AMQP 1.0 (field types, mandatory fields)', () => assert.equal(summarize(only('spec')), ''));
+  const only = (kind: Finding['kind'], path?: RegExp) =>
+    findings.filter((f) => f.kind === kind && (!path || path.test(f.path)));
+  await t.test('every server frame is valid AMQP 1.0 (field types, mandatory fields)', () =>
+    assert.equal(summarize(only('spec')), ''),
+  );
   await t.test('every server performative has all its fields, defaults written out', () =>
-    assert.equal(summarize(only('complete', /^(?!attach\.(properties|max-message-size)$)/)), ''));
+    assert.equal(summarize(only('complete', /^(?!attach\.(properties|max-message-size)$)/)), ''),
+  );
   await t.test('attach replies carry properties and max-message-size', () =>
-    assert.equal(summarize(only('complete', /^attach\.(properties|max-message-size)$/)), ''));
-  await t.test('per link: the server attach comes before its transfers and flows, its detach last', () => assert.equal(summarize(only('order')), ''));
-  await t.test('$cbs and $management replies come after the disposition settling their request', () => assert.deepEqual(repliesBeforeSettlement(proxy), []));
+    assert.equal(summarize(only('complete', /^attach\.(properties|max-message-size)$/)), ''),
+  );
+  await t.test('per link: the server attach comes before its transfers and flows, its detach last', () =>
+    assert.equal(summarize(only('order')), ''),
+  );
+  await t.test('$cbs and $management replies come after the disposition settling their request', () =>
+    assert.deepEqual(repliesBeforeSettlement(proxy), []),
+  );
 }
 
 /** A message's properties section (descriptor 0x73, AMQP 1.0 part 3, 3.2.4) field, if the payload has one. */
@@ -87,7 +104,8 @@ function messageProperty(payload: Buffer, index: 0 | 5): string | undefined {
     return undefined; // a frame of a multi-frame message: not a request or reply
   }
   const properties = sections.find((s) => s.type === 'described' && plain(s.descriptor) === 0x73n);
-  const v = properties?.type === 'described' && properties.value.type === 'list' ? properties.value.value[index] : undefined;
+  const v =
+    properties?.type === 'described' && properties.value.type === 'list' ? properties.value.value[index] : undefined;
   if (!v || v.type === 'null') return undefined;
   return `${v.type}:${Buffer.isBuffer(v.value) ? v.value.toString('hex') : String(v.value)}`;
 }
@@ -108,10 +126,12 @@ export function repliesBeforeSettlement(proxy: RecordingProxy): string[] {
       const frame = r.unit;
       if (r.from === 'client' && frame.performative === 'transfer' && field(frame, 'settled')?.value !== true) {
         const id = messageProperty(frame.payload, 0);
-        if (id !== undefined) requests.set(id, { channel: frame.channel, deliveryId: Number(field(frame, 'delivery-id')?.value) });
+        if (id !== undefined)
+          requests.set(id, { channel: frame.channel, deliveryId: Number(field(frame, 'delivery-id')?.value) });
       }
       if (r.from !== 'server') continue;
-      if (frame.performative === 'begin') serverToClient.set(frame.channel, Number(field(frame, 'remote-channel')?.value));
+      if (frame.performative === 'begin')
+        serverToClient.set(frame.channel, Number(field(frame, 'remote-channel')?.value));
       if (frame.performative === 'disposition' && field(frame, 'settled')?.value === true) {
         const first = Number(field(frame, 'first')?.value);
         const last = field(frame, 'last')?.type === 'uint' ? Number(field(frame, 'last')!.value) : first;
@@ -121,8 +141,14 @@ export function repliesBeforeSettlement(proxy: RecordingProxy): string[] {
       const correlation = messageProperty(frame.payload, 5);
       const request = correlation === undefined ? undefined : requests.get(correlation);
       if (!request) continue;
-      const done = settled.some((d) => d.channel === request.channel && d.first <= request.deliveryId && request.deliveryId <= d.last);
-      if (!done) problems.push(`connection ${connection}: the reply to ${correlation} (delivery ${request.deliveryId}) came before the request was settled`);
+      const done = settled.some(
+        (d) => d.channel === request.channel && d.first <= request.deliveryId && request.deliveryId <= d.last,
+      );
+      if (!done)
+        problems.push(
+          `connection ${connection}: the reply to ${correlation} (delivery ${request.deliveryId}) came before the ` +
+            `request was settled`,
+        );
     }
   }
   return problems;
@@ -132,7 +158,8 @@ export function repliesBeforeSettlement(proxy: RecordingProxy): string[] {
 export async function closed(proxy: RecordingProxy): Promise<void> {
   for (let connection = 0; connection < proxy.connections; connection++) {
     if (!proxy.frames('client', connection).some((f) => f.performative === 'close')) continue;
-    const isServerClose = (r: RecordedUnit) => r.connection === connection && r.from === 'server' && r.unit.kind === 'frame' && r.unit.performative === 'close';
+    const isServerClose = (r: RecordedUnit) =>
+      r.connection === connection && r.from === 'server' && r.unit.kind === 'frame' && r.unit.performative === 'close';
     await proxy.waitFor(isServerClose, 5_000, `the server's close on connection ${connection}`);
   }
 }
@@ -142,9 +169,18 @@ export function errorCondition(v: AmqpValue | undefined): string | undefined {
 }
 
 /** Waits for a server detach carrying `condition`, recorded at `proxy.units[since]` or later. */
-export function waitForDetach(proxy: RecordingProxy, condition: string, since = 0, timeoutMs = 10_000): Promise<unknown> {
+export function waitForDetach(
+  proxy: RecordingProxy,
+  condition: string,
+  since = 0,
+  timeoutMs = 10_000,
+): Promise<unknown> {
   return proxy.waitFor(
-    (r) => r.from === 'server' && r.unit.kind === 'frame' && r.unit.performative === 'detach' && errorCondition(field(r.unit, 'error')) === condition &&
+    (r) =>
+      r.from === 'server' &&
+      r.unit.kind === 'frame' &&
+      r.unit.performative === 'detach' &&
+      errorCondition(field(r.unit, 'error')) === condition &&
       proxy.units.indexOf(r) >= since,
     timeoutMs,
     `a server detach with ${condition}`,
@@ -152,8 +188,15 @@ export function waitForDetach(proxy: RecordingProxy, condition: string, since = 
 }
 
 /** The address of the client's own attach of link `name`: its source (client receiver) or target (client sender). */
-function clientAddress(proxy: RecordingProxy, connection: number, name: unknown, client: 'receiver' | 'sender'): string | undefined {
-  const attach = proxy.frames('client', connection).find((f) => f.performative === 'attach' && field(f, 'name')?.value === name);
+function clientAddress(
+  proxy: RecordingProxy,
+  connection: number,
+  name: unknown,
+  client: 'receiver' | 'sender',
+): string | undefined {
+  const attach = proxy
+    .frames('client', connection)
+    .find((f) => f.performative === 'attach' && field(f, 'name')?.value === name);
   if (!attach) return undefined;
   const terminus = client === 'receiver' ? 'source' : 'target';
   return symbolOf(compositeField(field(attach, terminus), terminus, 'address'));
@@ -165,14 +208,24 @@ function clientAddress(proxy: RecordingProxy, connection: number, name: unknown,
  * closed=true and an error with condition and description. Checks every detach with `condition`
  * recorded at `proxy.units[since]` or later on a link the client attached to `address`.
  */
-export function assertRefusal(proxy: RecordingProxy, condition: string, client: 'receiver' | 'sender', address: string, since = 0): void {
+export function assertRefusal(
+  proxy: RecordingProxy,
+  condition: string,
+  client: 'receiver' | 'sender',
+  address: string,
+  since = 0,
+): void {
   const detaches = serverFrames(proxy).filter(
-    (l) => l.unit >= since && l.frame.performative === 'detach' && errorCondition(field(l.frame, 'error')) === condition,
+    (l) =>
+      l.unit >= since && l.frame.performative === 'detach' && errorCondition(field(l.frame, 'error')) === condition,
   );
   let checked = 0;
   for (const { connection, index, frame: detach } of detaches) {
     const handle = field(detach, 'handle')?.value;
-    const sameChannel = proxy.frames('server', connection).slice(0, index).filter((f) => f.channel === detach.channel);
+    const sameChannel = proxy
+      .frames('server', connection)
+      .slice(0, index)
+      .filter((f) => f.channel === detach.channel);
     const attach = sameChannel.findLast((f) => f.performative === 'attach' && field(f, 'handle')?.value === handle);
     if (!attach || clientAddress(proxy, connection, field(attach, 'name')?.value, client) !== address) continue;
     checked++;
@@ -205,5 +258,7 @@ export function replyStatus(transfer: AmqpFrame): unknown {
   const sections = decodeAll(transfer.payload);
   // application-properties: descriptor 0x74 (AMQP 1.0 part 3, 3.2.5).
   const properties = sections.find((s) => s.type === 'described' && plain(s.descriptor) === 0x74n);
-  return properties?.type === 'described' ? (plain(properties.value) as Map<unknown, unknown>).get('status-code') : undefined;
+  return properties?.type === 'described'
+    ? (plain(properties.value) as Map<unknown, unknown>).get('status-code')
+    : undefined;
 }

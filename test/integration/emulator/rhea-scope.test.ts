@@ -46,10 +46,17 @@ function receive(port: number, hub: string, count: number): Promise<{ connection
 
 test('an emulator in the same process leaves client-side rhea connections on the stock frame writer', async (t) => {
   const { emulator, hubName } = await startTestEmulator(t, { partitions: 1 });
-  emulator.append(hubName, '0', Array.from({ length: EVENTS }, (_, i) => ({ body: `event ${i}`.padEnd(1500, '.') })));
+  emulator.append(
+    hubName,
+    '0',
+    Array.from({ length: EVENTS }, (_, i) => ({ body: `event ${i}`.padEnd(1500, '.') })),
+  );
   const { connection: client, bodies } = await receive(emulator.port, hubName, EVENTS);
   t.after(() => client.close());
-  assert.deepEqual(bodies.map((b) => b.split('.')[0]), Array.from({ length: EVENTS }, (_, i) => `event ${i}`));
+  assert.deepEqual(
+    bodies.map((b) => b.split('.')[0]),
+    Array.from({ length: EVENTS }, (_, i) => `event ${i}`),
+  );
 
   const promiseClient = new PromiseConnection({ host: '127.0.0.1', port: emulator.port, reconnect: false });
   await promiseClient.open();

@@ -19,7 +19,13 @@ export async function collectEvents(
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`received ${events.length} of ${count} events within ${options.timeoutMs ?? 10_000} ms; errors: ${errors.map((e) => e.message).join('; ')}`)),
+        () =>
+          reject(
+            new Error(
+              `received ${events.length} of ${count} events within ${options.timeoutMs ?? 10_000} ms; errors: ` +
+                `${errors.map((e) => e.message).join('; ')}`,
+            ),
+          ),
         options.timeoutMs ?? 10_000,
       );
       subscription = consumer.subscribe(

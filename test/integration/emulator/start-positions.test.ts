@@ -1,15 +1,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventHubConsumerClient, earliestEventPosition, latestEventPosition, type EventPosition } from '@azure/event-hubs';
+import {
+  EventHubConsumerClient,
+  earliestEventPosition,
+  latestEventPosition,
+  type EventPosition,
+} from '@azure/event-hubs';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { collectEvents } from './sdk-helpers.ts';
 
 test('every start position, inclusive and exclusive, starts where the service would', async (t) => {
   const { emulator, hubName, connectionString, track } = await startTestEmulator(t, { partitions: 1 });
-  emulator.append(hubName, '0', [0, 1, 2, 3, 4].map((i) => ({ body: JSON.stringify({ i }) })));
+  emulator.append(
+    hubName,
+    '0',
+    [0, 1, 2, 3, 4].map((i) => ({ body: JSON.stringify({ i }) })),
+  );
   const consumer = track(new EventHubConsumerClient('$Default', connectionString));
   const all = await collectEvents(consumer, '0', earliestEventPosition, 5);
-  assert.deepEqual(all.map((e) => e.sequenceNumber), [0, 1, 2, 3, 4]);
+  assert.deepEqual(
+    all.map((e) => e.sequenceNumber),
+    [0, 1, 2, 3, 4],
+  );
   const offsetOf2 = all[2]!.offset;
   assert.notEqual(offsetOf2, '2', 'offsets differ from sequence numbers, so mixing them up would fail below');
 
@@ -36,7 +48,10 @@ test('every start position, inclusive and exclusive, starts where the service wo
 });
 
 /** Waits until `count` receiver links are attached (open) in the audit. */
-async function waitForReceivers(emulator: { audit: { records: readonly { detachedAt?: number }[] } }, count: number): Promise<void> {
+async function waitForReceivers(
+  emulator: { audit: { records: readonly { detachedAt?: number }[] } },
+  count: number,
+): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (emulator.audit.records.filter((r) => r.detachedAt === undefined).length < count) {
     if (Date.now() > deadline) throw new Error('receiver did not attach');

@@ -43,16 +43,21 @@ function handshakeStatus(port: number, path: string, protocols: string[]): Promi
   });
 }
 
-test('the unmodified SDK produces and consumes over wss; the path and the subprotocol are the service\'s', async (t) => {
+test("the unmodified SDK produces and consumes over wss; the path and the subprotocol are the service's", async (t) => {
   const { emulator, hubName, track } = await startTestEmulator(t, { partitions: 2, tls, websocketPort: 0 });
   assert.ok(emulator.websocketPort! > 0 && emulator.websocketPort !== emulator.port);
   const cs = emulator.connectionString(hubName, { websockets: true });
   assert.ok(cs.includes(`:${emulator.websocketPort};`), cs);
   const producer = track(new EventHubProducerClient(cs, { webSocketOptions: WS, retryOptions: FAST_RETRY }));
   await producer.sendBatch([{ body: 'a' }, { body: 'b' }], { partitionId: '1' });
-  const consumer = track(new EventHubConsumerClient('$Default', cs, { webSocketOptions: WS, retryOptions: FAST_RETRY }));
+  const consumer = track(
+    new EventHubConsumerClient('$Default', cs, { webSocketOptions: WS, retryOptions: FAST_RETRY }),
+  );
   const events = await collectEvents(consumer, '1', earliestEventPosition, 2);
-  assert.deepEqual(events.map((e) => e.body), ['a', 'b']);
+  assert.deepEqual(
+    events.map((e) => e.body),
+    ['a', 'b'],
+  );
   assert.equal(emulator.audit.records.filter((r) => r.hub === hubName).length, 1);
 
   assert.equal(await handshakeStatus(emulator.websocketPort!, '/$servicebus/websocket', ['AMQPWSB10']), 101);
@@ -61,10 +66,15 @@ test('the unmodified SDK produces and consumes over wss; the path and the subpro
   // The binding's registered name, which the Go SDKs offer.
   assert.equal(await handshakeStatus(emulator.websocketPort!, '/$servicebus/websocket', ['amqp']), 101);
   const plain = await new Promise<number>((resolve, reject) => {
-    request({ host: '127.0.0.1', port: emulator.websocketPort, path: '/$servicebus/websocket', rejectUnauthorized: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject).end();
+    request(
+      { host: '127.0.0.1', port: emulator.websocketPort, path: '/$servicebus/websocket', rejectUnauthorized: false },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    )
+      .on('error', reject)
+      .end();
   });
   assert.equal(plain, 426, 'a plain GET is told to upgrade');
 });
@@ -87,7 +97,10 @@ test('stop() ends WebSocket connections and frees the port', async (t) => {
   assert.ok(emulator.connectionString(hubName, { websockets: true }));
   await emulator.stop();
   await closed;
-  await assert.rejects(handshakeStatus(emulator.websocketPort!, '/$servicebus/websocket', ['AMQPWSB10']), /ECONNREFUSED/);
+  await assert.rejects(
+    handshakeStatus(emulator.websocketPort!, '/$servicebus/websocket', ['AMQPWSB10']),
+    /ECONNREFUSED/,
+  );
 });
 
 test('an emulator without websocketPort has no WebSocket connection string', async (t) => {
@@ -101,7 +114,23 @@ test('the CLI with --websocket-port prints a second connection string, for WebSo
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'cert.pem'), tls.cert);
   writeFileSync(join(dir, 'key.pem'), tls.key);
-  const child = spawn(process.execPath, [BIN, '--port', '0', '--websocket-port', '0', '--hub', 'logs:1', '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      '--port',
+      '0',
+      '--websocket-port',
+      '0',
+      '--hub',
+      'logs:1',
+      '--tls-cert',
+      join(dir, 'cert.pem'),
+      '--tls-key',
+      join(dir, 'key.pem'),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));

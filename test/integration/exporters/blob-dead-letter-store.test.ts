@@ -17,7 +17,9 @@ describe('BlobDeadLetterStore against Azurite', () => {
   });
 
   async function readBlob(container: string, name: string): Promise<string> {
-    const blob = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(container).getBlobClient(name);
+    const blob = BlobServiceClient.fromConnectionString(azurite.connectionString)
+      .getContainerClient(container)
+      .getBlobClient(name);
     return (await blob.downloadToBuffer()).toString('utf8');
   }
 
@@ -29,10 +31,19 @@ describe('BlobDeadLetterStore against Azurite', () => {
     await store.write([makeEntry('0', 10, text), makeEntry('1', 3, binary)]);
     await store.write([makeEntry('0', 11, text)]);
 
-    const props = await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(container).getBlobClient(deadLetterPath(makeEntry('0', 0, text))).getProperties();
+    const props = await BlobServiceClient.fromConnectionString(azurite.connectionString)
+      .getContainerClient(container)
+      .getBlobClient(deadLetterPath(makeEntry('0', 0, text)))
+      .getProperties();
     assert.equal(props.blobType, 'AppendBlob');
-    const p0 = (await readBlob(container, deadLetterPath(makeEntry('0', 0, text)))).trimEnd().split('\n').map(parseDeadLetterLine);
-    assert.deepEqual(p0.map((l) => l.record.event.sequence_number), [10, 11]);
+    const p0 = (await readBlob(container, deadLetterPath(makeEntry('0', 0, text))))
+      .trimEnd()
+      .split('\n')
+      .map(parseDeadLetterLine);
+    assert.deepEqual(
+      p0.map((l) => l.record.event.sequence_number),
+      [10, 11],
+    );
     assert.deepEqual(p0[0]!.body, text);
     assert.equal(p0[0]!.record.event.body_utf8, '{"level":"error"}');
     const p1 = parseDeadLetterLine((await readBlob(container, deadLetterPath(makeEntry('1', 0, binary)))).trimEnd());
@@ -44,14 +55,22 @@ describe('BlobDeadLetterStore against Azurite', () => {
     const container = randomName('dlq');
     const store = await createDeadLetterStore({ container }, { fallback: { connection: azurite.connectionString } });
     const body = new Uint8Array(50_000).fill(0x62);
-    await Promise.all(Array.from({ length: 6 }, (_, i) => store.write([makeEntry('2', i, body), makeEntry('2', 100 + i, body)])));
-    const lines = (await readBlob(container, deadLetterPath(makeEntry('2', 0, body)))).trimEnd().split('\n').map(parseDeadLetterLine);
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => store.write([makeEntry('2', i, body), makeEntry('2', 100 + i, body)])),
+    );
+    const lines = (await readBlob(container, deadLetterPath(makeEntry('2', 0, body))))
+      .trimEnd()
+      .split('\n')
+      .map(parseDeadLetterLine);
     assert.equal(lines.length, 12);
     assert.ok(lines.every((l) => l.body.byteLength === 50_000));
   });
 
   test('a failure names the container but never the account key', async () => {
-    const badKey = azurite.connectionString.replace(/AccountKey=[^;]+/, `AccountKey=${Buffer.from('wrong-key-SECRET').toString('base64')}`);
+    const badKey = azurite.connectionString.replace(
+      /AccountKey=[^;]+/,
+      `AccountKey=${Buffer.from('wrong-key-SECRET').toString('base64')}`,
+    );
     const store = BlobDeadLetterStore.fromConnectionString(badKey, randomName('dlq'));
     const error = await store.write([makeEntry('0', 1, new Uint8Array([1]))]).catch((e: unknown) => e as Error);
     assert.ok(error instanceof Error);

@@ -1,6 +1,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData, type Metadata } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type ServerUnaryCall,
+  type sendUnaryData,
+  type Metadata,
+} from '@grpc/grpc-js';
 import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
@@ -28,7 +35,17 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
     server = new Server();
     // A raw-bytes service definition: the test reads the protobuf request as bytes.
     server.addService(
-      { Export: { path: EXPORT_PATH, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
+      {
+        Export: {
+          path: EXPORT_PATH,
+          requestStream: false,
+          responseStream: false,
+          requestSerialize: identity,
+          requestDeserialize: identity,
+          responseSerialize: identity,
+          responseDeserialize: identity,
+        },
+      },
       {
         Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
           requests.push({ body: call.request, metadata: call.metadata });
@@ -38,7 +55,9 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
         },
       },
     );
-    port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
   });
   after(async () => {
     for (const c of consumers) await c.shutdown?.();
@@ -46,7 +65,13 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
   });
 
   async function exporter(section: Record<string, unknown> = {}): Promise<SignalConsumer> {
-    const config = otlpGrpcExporterConfigSchema.parse({ endpoint: `127.0.0.1:${port}`, tls: { insecure: true }, timeout: '5s', retry_on_failure: { initial_interval: '10ms', max_interval: '20ms', max_elapsed_time: '5s' }, ...section });
+    const config = otlpGrpcExporterConfigSchema.parse({
+      endpoint: `127.0.0.1:${port}`,
+      tls: { insecure: true },
+      timeout: '5s',
+      retry_on_failure: { initial_interval: '10ms', max_interval: '20ms', max_elapsed_time: '5s' },
+      ...section,
+    });
     const c = await otlpGrpcExporterFactory.create({ id: 'otlp/test', logger: noopLogger }, config);
     consumers.push(c);
     return c;
@@ -60,13 +85,21 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
     assert.deepEqual(requests[0]!.metadata.get('x-api-key'), ['grpc-key']);
   });
 
-  test('the request bytes are upstream ProtobufLogsSerializer\'s for a sample batch (gzip and none)', async () => {
+  test("the request bytes are upstream ProtobufLogsSerializer's for a sample batch (gzip and none)", async () => {
     const decode = createDecoder({ format: 'azure' });
     const events = SAMPLE_CATEGORIES.map((category, n) => ({
       body: Buffer.from(sampleResourceLogBody(category, { records: 3, index: n })),
-      sequenceNumber: n, offset: String(n * 1024), enqueuedTime: new Date(), partitionKey: 'clé-😀',
+      sequenceNumber: n,
+      offset: String(n * 1024),
+      enqueuedTime: new Date(),
+      partitionKey: 'clé-😀',
     }));
-    const context = { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '2' };
+    const context = {
+      namespace: 'ns.servicebus.windows.net',
+      eventHubName: 'logs',
+      consumerGroup: '$Default',
+      partitionId: '2',
+    };
     // Upstream knows no double marks (Go's float64 numbers): compared on unmarked copies.
     const sent = withoutDoubleMarks(decode(events, context).records);
     const upstream = Buffer.from(ProtobufLogsSerializer.serializeRequest(sent)!);
@@ -88,7 +121,10 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
   test('UNAVAILABLE with retry_on_failure disabled → a retryable rejection after exactly one call', async () => {
     requests.length = 0;
     script.push(status.UNAVAILABLE);
-    await assert.rejects((await exporter({ retry_on_failure: { enabled: false } })).consume(makeBatch(1)), (e: unknown) => !isPermanentError(e));
+    await assert.rejects(
+      (await exporter({ retry_on_failure: { enabled: false } })).consume(makeBatch(1)),
+      (e: unknown) => !isPermanentError(e),
+    );
     assert.equal(requests.length, 1);
   });
 
@@ -99,8 +135,11 @@ describe('otlp (gRPC) exporter against a local gRPC server', () => {
     assert.equal(requests.length, 1);
   });
 
-  test('config: max_request_bytes defaults to 4 MiB − 64 KiB (gRPC servers\' 4 MiB limit with headroom)', () => {
-    assert.equal(otlpGrpcExporterConfigSchema.parse({ endpoint: 'h:1' }).max_request_bytes, 4 * 1024 * 1024 - 64 * 1024);
+  test("config: max_request_bytes defaults to 4 MiB − 64 KiB (gRPC servers' 4 MiB limit with headroom)", () => {
+    assert.equal(
+      otlpGrpcExporterConfigSchema.parse({ endpoint: 'h:1' }).max_request_bytes,
+      4 * 1024 * 1024 - 64 * 1024,
+    );
     assert.equal(otlpGrpcExporterConfigSchema.safeParse({ endpoint: 'h:1', max_request_bytes: 10 }).success, false);
   });
 

@@ -1,5 +1,6 @@
 /**
- * A tiny OTLP/HTTP server for tests (logs, metrics, traces), on loopback and port 0: records each request (path, headers,
+ * A tiny OTLP/HTTP server for tests (logs, metrics, traces), on loopback and port 0: records each request (path,
+ * headers,
  * decoded body) and answers with a scripted status sequence.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
@@ -54,23 +55,29 @@ export async function startOtlpServer(tls?: { cert: Buffer; key: Buffer }): Prom
       let body = Buffer.concat(chunks);
       const wireBytes = body.length;
       if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
-      const json = req.headers['content-type']?.startsWith('application/json') ? JSON.parse(body.toString('utf8')) : undefined;
+      const json = req.headers['content-type']?.startsWith('application/json')
+        ? JSON.parse(body.toString('utf8'))
+        : undefined;
       let proto: any;
       let invalid: string | undefined;
       if (req.headers['content-type'] === 'application/x-protobuf') {
         try {
           const path = req.url ?? '';
-          proto = path.endsWith('/v1/metrics') ? strictDecodeProto(body, 'metrics')
-            : path.endsWith('/v1/traces') ? strictDecodeProto(body, 'traces')
-            : decodeLogsRequest(body);
+          proto = path.endsWith('/v1/metrics')
+            ? strictDecodeProto(body, 'metrics')
+            : path.endsWith('/v1/traces')
+              ? strictDecodeProto(body, 'traces')
+              : decodeLogsRequest(body);
         } catch (error) {
           invalid = `not an OTLP request for ${req.url}: ${String(error)}`;
         }
       }
       requests.push({ path: req.url ?? '', headers: req.headers, body, wireBytes, json, proto });
-      const next = invalid !== undefined ? { status: 400, body: invalid }
-        : pathScripts.get(req.url ?? '')?.shift() ?? script.shift()
-          ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };
+      const next =
+        invalid !== undefined
+          ? { status: 400, body: invalid }
+          : (pathScripts.get(req.url ?? '')?.shift() ??
+            script.shift() ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' });
       res.writeHead(next.status, next.headers ?? {});
       res.end(next.body ?? '');
     });

@@ -30,16 +30,19 @@ const MEGABYTE_MESSAGE = 'x'.repeat(1024 * 1024);
 // The event texts are written by hand: JSON.stringify cannot write 1e20 or 9007199254740993 as literals,
 // and the lone surrogates must arrive as JSON escapes (the bytes on the hub are valid UTF-8).
 const HOSTILE_EVENTS = [
-  '{"records":[{"time":"2024-05-14T09:30:00Z","category":"Hostile","operationName":"values","properties":{'
-    + '"e20":100000000000000000000,"over":9223372036854776000,"exact":9007199254740993,"negExact":-9007199254740993,'
-    + '"nan":"NaN","inf":"Infinity","lone":"a\\ud83d","k\\udc00":"key with a lone low surrogate","pair":"\\ud83d\\ude00"}}]}',
+  '{"records":[{"time":"2024-05-14T09:30:00Z","category":"Hostile","operationName":"values","properties":{' +
+    '"e20":100000000000000000000,"over":9223372036854776000,"exact":9007199254740993,"negExact":-9007199254740993,' +
+    '"nan":"NaN","inf":"Infinity","lone":"a\\ud83d","k\\udc00":"key with a lone low ' +
+    'surrogate","pair":"\\ud83d\\ude00"}}]}',
   '{"records":[{"time":"1601-01-01T00:00:00Z","category":"Hostile","operationName":"windows-zero-filetime"}]}',
   '{"records":[{"time":"3000-01-01T00:00:00Z","category":"Hostile","operationName":"far-future"}]}',
-  `{"records":[{"time":"2024-05-14T09:30:01Z","category":"Hostile","operationName":"megabyte","resultDescription":"${MEGABYTE_MESSAGE}"}]}`,
+  `{"records":[{"time":"2024-05-14T09:30:01Z","category":"Hostile","operationName":"megabyte",` +
+    `"resultDescription":"${MEGABYTE_MESSAGE}"}]}`,
 ];
 
 /** Every log record of a canonical request, in order. */
-const recordsOf = (request: any): any[] => (request.resourceLogs ?? []).flatMap((rl: any) => (rl.scopeLogs ?? []).flatMap((sl: any) => sl.logRecords ?? []));
+const recordsOf = (request: any): any[] =>
+  (request.resourceLogs ?? []).flatMap((rl: any) => (rl.scopeLogs ?? []).flatMap((sl: any) => sl.logRecords ?? []));
 
 /** Every value named `key` anywhere in a record's attributes and body (key-value lists, nested). */
 function valuesNamed(record: any, key: string): any[] {
@@ -72,13 +75,25 @@ const stringValues = (record: any): string[] => {
 };
 
 describe('valid OTLP on every wire for hostile values', () => {
-  test('otlphttp json and proto, otlp gRPC and file: every request strict-valid, the same content in all', { timeout: 90_000 }, async (t) => {
+  test('otlphttp json and proto, otlp gRPC and file: every request strict-valid, the same content in all', {
+    timeout: 90_000,
+  }, async (t) => {
     const http = await startOtlpServer();
     t.after(() => http.close());
     const grpcBodies: Buffer[] = [];
     const grpcServer = new Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
     grpcServer.addService(
-      { Export: { path: EXPORT_PATH, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
+      {
+        Export: {
+          path: EXPORT_PATH,
+          requestStream: false,
+          responseStream: false,
+          requestSerialize: identity,
+          requestDeserialize: identity,
+          responseSerialize: identity,
+          responseDeserialize: identity,
+        },
+      },
       {
         Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
           grpcBodies.push(call.request);
@@ -91,35 +106,72 @@ describe('valid OTLP on every wire for hostile values', () => {
         },
       },
     );
-    const port = await new Promise<number>((resolve, reject) => grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    const port = await new Promise<number>((resolve, reject) =>
+      grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
     t.after(() => new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve())));
     const dir = await mkdtemp(join(tmpdir(), 'wire-validity-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
 
     const settings = (id: string) => ({ id, logger: noopLogger });
     const exporters: SignalConsumer[] = [
-      await otlpHttpExporterFactory.create(settings('otlphttp/json'),
-        otlpHttpExporterConfigSchema.parse({ endpoint: http.url, encoding: 'json', retry_on_failure: RETRY })),
-      await otlpHttpExporterFactory.create(settings('otlphttp/proto'),
-        otlpHttpExporterConfigSchema.parse({ endpoint: http.url, encoding: 'proto', compression: 'none', retry_on_failure: RETRY })),
-      await otlpGrpcExporterFactory.create(settings('otlp'),
-        otlpGrpcExporterConfigSchema.parse({ endpoint: `127.0.0.1:${port}`, tls: { insecure: true }, retry_on_failure: RETRY })),
-      await fileExporterFactory.create(settings('file/json'), fileExporterConfigSchema.parse({ path: join(dir, 'logs.jsonl'), sync: false })),
-      await fileExporterFactory.create(settings('file/proto'), fileExporterConfigSchema.parse({ path: join(dir, 'logs.bin'), format: 'proto', sync: false })),
+      await otlpHttpExporterFactory.create(
+        settings('otlphttp/json'),
+        otlpHttpExporterConfigSchema.parse({ endpoint: http.url, encoding: 'json', retry_on_failure: RETRY }),
+      ),
+      await otlpHttpExporterFactory.create(
+        settings('otlphttp/proto'),
+        otlpHttpExporterConfigSchema.parse({
+          endpoint: http.url,
+          encoding: 'proto',
+          compression: 'none',
+          retry_on_failure: RETRY,
+        }),
+      ),
+      await otlpGrpcExporterFactory.create(
+        settings('otlp'),
+        otlpGrpcExporterConfigSchema.parse({
+          endpoint: `127.0.0.1:${port}`,
+          tls: { insecure: true },
+          retry_on_failure: RETRY,
+        }),
+      ),
+      await fileExporterFactory.create(
+        settings('file/json'),
+        fileExporterConfigSchema.parse({ path: join(dir, 'logs.jsonl'), sync: false }),
+      ),
+      await fileExporterFactory.create(
+        settings('file/proto'),
+        fileExporterConfigSchema.parse({ path: join(dir, 'logs.bin'), format: 'proto', sync: false }),
+      ),
     ];
     t.after(async () => {
       for (const e of exporters) await e.shutdown?.();
     });
 
     const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 1 });
-    emulator.append(hubName, '0', HOSTILE_EVENTS.map((body) => ({ body })));
+    emulator.append(
+      hubName,
+      '0',
+      HOSTILE_EVENTS.map((body) => ({ body })),
+    );
     const startedMs = Date.now();
-    const receiver = startReceiver(t, { connection: connectionString, format: 'azure', start_position: 'earliest' }, fanOut(exporters));
+    const receiver = startReceiver(
+      t,
+      { connection: connectionString, format: 'azure', start_position: 'earliest' },
+      fanOut(exporters),
+    );
     await receiver.start();
     const expected = HOSTILE_EVENTS.length;
-    const isJson = (r: { headers: Record<string, unknown> }) => String(r.headers['content-type']).startsWith('application/json');
-    const count = (bodies: Buffer[], decode: (b: Buffer) => any) => bodies.reduce((n, b) => n + recordsOf(decode(b)).length, 0);
-    await until(() => receiver.stats().counters.recordsAccepted >= expected, 60_000, 'every record accepted by the fan-out');
+    const isJson = (r: { headers: Record<string, unknown> }) =>
+      String(r.headers['content-type']).startsWith('application/json');
+    const count = (bodies: Buffer[], decode: (b: Buffer) => any) =>
+      bodies.reduce((n, b) => n + recordsOf(decode(b)).length, 0);
+    await until(
+      () => receiver.stats().counters.recordsAccepted >= expected,
+      60_000,
+      'every record accepted by the fan-out',
+    );
     await receiver.shutdown();
     assert.equal(receiver.stats().counters.eventsDeadLettered, 0);
 
@@ -127,7 +179,10 @@ describe('valid OTLP on every wire for hostile values', () => {
     const httpJson = http.requests.filter(isJson).map((r) => strictDecodeJson(r.body));
     const httpProto = http.requests.filter((r) => !isJson(r)).map((r) => strictDecodeProto(r.body));
     const grpc = grpcBodies.map((b) => strictDecodeProto(b));
-    const fileJson = (await readFile(join(dir, 'logs.jsonl'))).toString('latin1').trimEnd().split('\n')
+    const fileJson = (await readFile(join(dir, 'logs.jsonl')))
+      .toString('latin1')
+      .trimEnd()
+      .split('\n')
       .map((line) => strictDecodeJson(Buffer.from(line, 'latin1')));
     const fileBytes = await readFile(join(dir, 'logs.bin'));
     const fileProto: any[] = [];
@@ -158,13 +213,22 @@ describe('valid OTLP on every wire for hostile values', () => {
     assert.deepEqual(only(values, 'lone'), { stringValue: 'a\ufffd' }, 'a lone surrogate becomes U+FFFD');
     assert.deepEqual(only(values, 'k\ufffd'), { stringValue: 'key with a lone low surrogate' }, 'in keys too');
     assert.deepEqual(only(values, 'pair'), { stringValue: '😀' }, 'a surrogate pair is kept');
-    for (const [record, text] of [[ancient, '1601-01-01T00:00:00Z'], [future, '3000-01-01T00:00:00Z']] as const) {
+    for (const [record, text] of [
+      [ancient, '1601-01-01T00:00:00Z'],
+      [future, '3000-01-01T00:00:00Z'],
+    ] as const) {
       const nanos = BigInt(record.timeUnixNano);
-      assert.ok(nanos >= BigInt(startedMs - 60_000) * 1_000_000n && nanos <= BigInt(Date.now()) * 1_000_000n, `${text}: the enqueued time`);
+      assert.ok(
+        nanos >= BigInt(startedMs - 60_000) * 1_000_000n && nanos <= BigInt(Date.now()) * 1_000_000n,
+        `${text}: the enqueued time`,
+      );
       assert.deepEqual(only(record, 'azure.timestamp.fallback'), { stringValue: 'unparsable' });
       assert.ok(stringValues(record).includes(text), `${text}: the original text is kept`);
     }
     assert.equal(values.timeUnixNano, String(BigInt(Date.parse('2024-05-14T09:30:00Z')) * 1_000_000n));
-    assert.ok(stringValues(megabyte).some((s) => s === MEGABYTE_MESSAGE), 'the 1 MB text arrives whole');
+    assert.ok(
+      stringValues(megabyte).some((s) => s === MEGABYTE_MESSAGE),
+      'the 1 MB text arrives whole',
+    );
   });
 });

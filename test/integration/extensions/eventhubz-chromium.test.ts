@@ -36,12 +36,23 @@ function outputDir(): string {
 }
 
 /** Collects log lines (message + fields) so the test can read the bound endpoint from the log. */
-function recordingLogger(lines: { message: string; fields: Record<string, unknown> }[], base: Record<string, unknown> = {}): Logger {
-  const log = (message: string, fields: Record<string, unknown> = {}) => lines.push({ message, fields: { ...base, ...fields } });
+function recordingLogger(
+  lines: { message: string; fields: Record<string, unknown> }[],
+  base: Record<string, unknown> = {},
+): Logger {
+  const log = (message: string, fields: Record<string, unknown> = {}) =>
+    lines.push({ message, fields: { ...base, ...fields } });
   return { debug: log, info: log, warn: log, error: log, child: (f) => recordingLogger(lines, { ...base, ...f }) };
 }
 
-function config(owner: string, connection: string, storage: string, container: string, dir: string, zpages: boolean): string {
+function config(
+  owner: string,
+  connection: string,
+  storage: string,
+  container: string,
+  dir: string,
+  zpages: boolean,
+): string {
   return JSON.stringify({
     receivers: {
       azure_event_hub: {
@@ -65,7 +76,9 @@ function config(owner: string, connection: string, storage: string, container: s
   });
 }
 
-test('eventhubz in headless Chromium shows every partition of a 2-instance fleet with its owner and lag charts', { timeout: 180_000 }, async (t) => {
+test('eventhubz in headless Chromium shows every partition of a 2-instance fleet with its owner and lag charts', {
+  timeout: 180_000,
+}, async (t) => {
   const executablePath = findChromium();
   if (!executablePath) assert.fail(noChromiumMessage());
 
@@ -75,7 +88,12 @@ test('eventhubz in headless Chromium shows every partition of a 2-instance fleet
   const container = randomName('zpages');
   await BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(container).create();
   const dir = outputDir();
-  for (let p = 0; p < PARTITIONS; p++) emulator.append(hubName, String(p), Array.from({ length: 20 }, (_, i) => ({ body: `e${i}` })));
+  for (let p = 0; p < PARTITIONS; p++)
+    emulator.append(
+      hubName,
+      String(p),
+      Array.from({ length: 20 }, (_, i) => ({ body: `e${i}` })),
+    );
 
   const components = await builtinComponents();
   const lines: { message: string; fields: Record<string, unknown> }[] = [];
@@ -87,7 +105,9 @@ test('eventhubz in headless Chromium shows every partition of a 2-instance fleet
     const zpages = owner === OWNERS[0];
     const yaml = config(owner, connectionString, azurite.connectionString, container, dir, zpages);
     const loaded = await loadConfig({ configs: [`yaml:${yaml}`], env: {} });
-    const service = await Service.start(resolveConfig(loaded.raw, components), { logger: zpages ? recordingLogger(lines) : noopLogger });
+    const service = await Service.start(resolveConfig(loaded.raw, components), {
+      logger: zpages ? recordingLogger(lines) : noopLogger,
+    });
     services.push(service);
   }
   const zpages = services[0]!.extension('zpages') as ZPagesExtension;
@@ -102,7 +122,11 @@ test('eventhubz in headless Chromium shows every partition of a 2-instance fleet
     tick++;
     for (let p = 0; p < PARTITIONS; p++) {
       const n = (tick * (p + 3)) % 11;
-      emulator.append(hubName, String(p), Array.from({ length: n }, () => ({ body: 'more' })));
+      emulator.append(
+        hubName,
+        String(p),
+        Array.from({ length: n }, () => ({ body: 'more' })),
+      );
     }
   }, 300);
   t.after(() => clearInterval(traffic));
@@ -137,11 +161,18 @@ test('eventhubz in headless Chromium shows every partition of a 2-instance fleet
     rows = await readRows();
     samples = await page.$$eval('svg.lag-chart', (svgs) => svgs.map((s) => Number(s.getAttribute('data-samples'))));
     const balanced = OWNERS.every((o) => rows.filter((r) => r.owner === o).length === PARTITIONS / 2);
-    why = rows.length !== PARTITIONS ? 'not every partition listed'
-      : !balanced ? 'not balanced'
-        : !rows.every((r) => r.cells[3] === 'leased') ? 'a lease not held'
-          : !rows.every((r) => /^\d/.test(r.cells[6] ?? '') && !/stale/.test(r.cells[4] ?? '')) ? 'lag not read'
-            : !(samples.length === PARTITIONS && samples.every((n) => n >= 15)) ? 'charts not filled' : '';
+    why =
+      rows.length !== PARTITIONS
+        ? 'not every partition listed'
+        : !balanced
+          ? 'not balanced'
+          : !rows.every((r) => r.cells[3] === 'leased')
+            ? 'a lease not held'
+            : !rows.every((r) => /^\d/.test(r.cells[6] ?? '') && !/stale/.test(r.cells[4] ?? ''))
+              ? 'lag not read'
+              : !(samples.length === PARTITIONS && samples.every((n) => n >= 15))
+                ? 'charts not filled'
+                : '';
     if (why === '') break;
     if (Date.now() > deadline) {
       assert.fail(`the page never showed the settled fleet (${why}); rows ${JSON.stringify(rows)}, samples ${samples}`);
@@ -150,7 +181,11 @@ test('eventhubz in headless Chromium shows every partition of a 2-instance fleet
   }
   clearInterval(traffic);
 
-  assert.deepEqual(rows.map((r) => r.partition), ['0', '1', '2', '3'], 'every partition, in order');
+  assert.deepEqual(
+    rows.map((r) => r.partition),
+    ['0', '1', '2', '3'],
+    'every partition, in order',
+  );
   for (const r of rows) {
     assert.ok(OWNERS.includes(r.owner), `partition ${r.partition} has an owner of the fleet: ${r.owner}`);
     assert.match(r.cells[1]!, new RegExp(r.owner), 'the owner column names it');

@@ -24,12 +24,17 @@ function lossReport(produced: Map<string, number>, counts: Map<string, number>, 
     }
     if (missing === 0) continue;
     const hits = faults.injected.filter((f) => f.affected > 0 && f.partitionIds.includes(pid)).map((f) => f.kind);
-    lines.push(`partition ${pid}: ${missing} of ${n} missing from ${first}; faults on it: ${hits.join(', ') || 'none'}`);
+    lines.push(
+      `partition ${pid}: ${missing} of ${n} missing from ${first}; faults on it: ${hits.join(', ') || 'none'}`,
+    );
   }
   return lines.join('\n');
 }
 
-test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, restart, graceful stop and protocol faults for ${CHAOS_SECONDS} s`, { timeout: (CHAOS_SECONDS + 90) * 1000 }, async (t) => {
+test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, restart, graceful stop and protocol ` +
+  `faults for ${CHAOS_SECONDS} s`, {
+  timeout: (CHAOS_SECONDS + 90) * 1000,
+}, async (t) => {
   // Continuous production: 3 events per partition every 100 ms.
   const world = await startFleetWorld(t, PARTITIONS, 3);
   const { emulator, hubName, connectionString, storageConnectionString, container, produced, stopProducing } = world;
@@ -56,7 +61,7 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
   try {
     const slots: (Instance | undefined)[] = Array.from({ length: SLOTS }, (_, i) => spawn(i));
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const actions = { crash: 0, stop: 0, restart: 0 };
     // Besides the kills and stops: receivers detached with the service's conditions and connections
     // dropped, at random (test/helpers/chaos-faults.ts holds the schedule; CHAOS_FAULTS narrows it).
@@ -88,7 +93,12 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
     const total = [...produced.values()].reduce((x, y) => x + y, 0);
     const injected = JSON.stringify(faults.counts());
     try {
-      await waitUntil(() => tally(all).size === total, 60_000, 'every produced event exported at least once', slots.filter((s): s is Instance => !!s));
+      await waitUntil(
+        () => tally(all).size === total,
+        60_000,
+        'every produced event exported at least once',
+        slots.filter((s): s is Instance => !!s),
+      );
     } catch (err) {
       const report = lossReport(produced, tally(all), faults);
       throw new Error(`${(err as Error).message}\nfaults that hit a reader: ${injected}\n${report}`, { cause: err });
@@ -96,9 +106,13 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
     await Promise.all(slots.map((s) => s?.stop()));
 
     const counts = tally(all);
-    for (const [pid, n] of produced) for (let s = 0; s < n; s++) assert.ok(counts.has(`${pid}/${s}`), `event ${pid}/${s} was lost`);
+    for (const [pid, n] of produced)
+      for (let s = 0; s < n; s++) assert.ok(counts.has(`${pid}/${s}`), `event ${pid}/${s} was lost`);
     const duplicates = [...counts.values()].reduce((sum, n) => sum + (n - 1), 0);
-    t.diagnostic(`chaos: ${total} events, ${actions.crash} crashes, ${actions.stop} graceful stops, ${actions.restart} restarts; ${duplicates} duplicate deliveries (${((100 * duplicates) / total).toFixed(2)}%)`);
+    t.diagnostic(
+      `chaos: ${total} events, ${actions.crash} crashes, ${actions.stop} graceful stops, ${actions.restart} ` +
+        `restarts; ${duplicates} duplicate deliveries (${((100 * duplicates) / total).toFixed(2)}%)`,
+    );
     t.diagnostic(`chaos faults that hit a reader: ${injected} (${faults.injected.length} injected)`);
     assert.deepEqual(emulator.audit.overlaps(), [], 'never two readers on one partition');
   } finally {

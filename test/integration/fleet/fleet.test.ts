@@ -6,9 +6,12 @@ const PARTITIONS = 12;
 const UPDATE_INTERVAL_MS = 1_000;
 const LEASE_MS = 15_000;
 
-test('a fleet shares partitions, hands them over cleanly, and fails over after a crash', { timeout: 240_000 }, async (t) => {
+test('a fleet shares partitions, hands them over cleanly, and fails over after a crash', {
+  timeout: 240_000,
+}, async (t) => {
   // Continuous production: 5 events per partition every 100 ms.
-  const { emulator, connectionString, storageConnectionString, container, produced, stopProducing } = await startFleetWorld(t, PARTITIONS, 5);
+  const { emulator, connectionString, storageConnectionString, container, produced, stopProducing } =
+    await startFleetWorld(t, PARTITIONS, 5);
 
   const config = (owner: string) => ({
     connection: connectionString,
@@ -27,13 +30,22 @@ test('a fleet shares partitions, hands them over cleanly, and fails over after a
     t.after(() => i.crash());
     return i;
   };
-  const owns = (instances: Instance[]) => instances.map((i) => i.owned.size).sort((a, b) => b - a).join('/');
+  const owns = (instances: Instance[]) =>
+    instances
+      .map((i) => i.owned.size)
+      .sort((a, b) => b - a)
+      .join('/');
 
   // 1. Three instances on 12 partitions own 4/4/4 within 3 update intervals of the first claim (the
   //    first round waits one interval so that instances started together count each other; process
   //    start-up, which compiles TypeScript, is not part of balancing and is not counted).
   const [a, b, c] = [spawn('a'), spawn('b'), spawn('c')];
-  await waitUntil(() => [a, b, c].every((i) => i.statuses.some((s) => s.type === 'started')), 60_000, 'instances started', all);
+  await waitUntil(
+    () => [a, b, c].every((i) => i.statuses.some((s) => s.type === 'started')),
+    60_000,
+    'instances started',
+    all,
+  );
   await waitUntil(() => owns([a, b, c]) === '4/4/4', 30_000, '4/4/4', all);
   const opened = [a, b, c].flatMap((i) => i.statuses.filter((s) => s.type === 'partitionOpened').map((s) => s.at!));
   const balancedIn = Math.max(...opened) - Math.min(...opened);
@@ -49,8 +61,16 @@ test('a fleet shares partitions, hands them over cleanly, and fails over after a
   const stoppedParts = [...b.owned];
   const stopAt = Date.now();
   assert.equal(await b.stop(), 0);
-  const handoffIn = await waitUntil(() => stoppedParts.every((p) => [a, c, d].some((i) => i.owned.has(p))), 10_000, 'hand-off after graceful stop', all);
-  t.diagnostic(`graceful stop: partitions ${stoppedParts.join(',')} reopened ${Date.now() - stopAt} ms after SIGTERM (${handoffIn} ms after exit)`);
+  const handoffIn = await waitUntil(
+    () => stoppedParts.every((p) => [a, c, d].some((i) => i.owned.has(p))),
+    10_000,
+    'hand-off after graceful stop',
+    all,
+  );
+  t.diagnostic(
+    `graceful stop: partitions ${stoppedParts.join(',')} reopened ${Date.now() - stopAt} ms after SIGTERM ` +
+      `(${handoffIn} ms after exit)`,
+  );
   const gracefulDuplicates = [...tally(all)].filter(([, n]) => n > 1).length;
   assert.equal(gracefulDuplicates, 0, 'no duplicates after cooperative hand-off');
 
@@ -60,10 +80,20 @@ test('a fleet shares partitions, hands them over cleanly, and fails over after a
   const lastCheckpoint = new Map<string, number>();
   await d.crash();
   const crashAt = Date.now();
-  for (const s of d.statuses) if (s.type === 'checkpointWritten') lastCheckpoint.set(s.partitionId!, Math.max(lastCheckpoint.get(s.partitionId!) ?? -1, s.sequenceNumber!));
-  await waitUntil(() => crashedParts.every((p) => [a, c].some((i) => i.owned.has(p))), LEASE_MS + 3 * UPDATE_INTERVAL_MS + 10_000, 'failover after crash', all);
+  for (const s of d.statuses)
+    if (s.type === 'checkpointWritten')
+      lastCheckpoint.set(s.partitionId!, Math.max(lastCheckpoint.get(s.partitionId!) ?? -1, s.sequenceNumber!));
+  await waitUntil(
+    () => crashedParts.every((p) => [a, c].some((i) => i.owned.has(p))),
+    LEASE_MS + 3 * UPDATE_INTERVAL_MS + 10_000,
+    'failover after crash',
+    all,
+  );
   const failoverMs = Date.now() - crashAt;
-  t.diagnostic(`crash: partitions ${crashedParts.join(',')} reopened after ${failoverMs} ms (lease ${LEASE_MS} ms + update ${UPDATE_INTERVAL_MS} ms)`);
+  t.diagnostic(
+    `crash: partitions ${crashedParts.join(',')} reopened after ${failoverMs} ms (lease ${LEASE_MS} ms + update ` +
+      `${UPDATE_INTERVAL_MS} ms)`,
+  );
 
   // 5. Stop producing; let the survivors drain; stop them gracefully.
   stopProducing();
@@ -73,14 +103,20 @@ test('a fleet shares partitions, hands them over cleanly, and fails over after a
 
   // Nothing lost; duplicates only from the crashed instance's last checkpoint interval.
   const counts = tally(all);
-  for (const [pid, n] of produced) for (let s = 0; s < n; s++) assert.ok(counts.has(`${pid}/${s}`), `event ${pid}/${s} was lost`);
+  for (const [pid, n] of produced)
+    for (let s = 0; s < n; s++) assert.ok(counts.has(`${pid}/${s}`), `event ${pid}/${s} was lost`);
   const duplicates = [...counts].filter(([, n]) => n > 1).map(([k]) => k);
   for (const key of duplicates) {
     const [pid, seq] = key.split('/');
     assert.ok(crashedParts.includes(pid!), `duplicate ${key} is not from a crashed partition`);
-    assert.ok(Number(seq) > (lastCheckpoint.get(pid!) ?? -1), `duplicate ${key} is at or before the crashed instance's last checkpoint`);
+    assert.ok(
+      Number(seq) > (lastCheckpoint.get(pid!) ?? -1),
+      `duplicate ${key} is at or before the crashed instance's last checkpoint`,
+    );
   }
-  t.diagnostic(`${total()} events produced, ${duplicates.length} duplicates (all after the crashed instance's last checkpoints)`);
+  t.diagnostic(
+    `${total()} events produced, ${duplicates.length} duplicates (all after the crashed instance's last checkpoints)`,
+  );
 
   // The hub saw at most one reader per partition at any time.
   assert.deepEqual(emulator.audit.overlaps(), []);

@@ -15,12 +15,16 @@ export function steals(records: readonly ReceiverLinkRecord[]): { crossFleet: st
   let sdkOnly = 0;
   for (const r of records) {
     if (r.detachCondition !== 'amqp:link:stolen') continue;
-    const by = records.find((n) =>
-      n !== r && n.partitionId === r.partitionId && n.consumerGroup === r.consumerGroup && n.attachedAt >= r.attachedAt);
+    const by = records.find(
+      (n) =>
+        n !== r &&
+        n.partitionId === r.partitionId &&
+        n.consumerGroup === r.consumerGroup &&
+        n.attachedAt >= r.attachedAt,
+    );
     if (isOurs(r) || (by && isOurs(by))) {
       crossFleet.push(`partition ${r.partitionId}: epoch ${r.epoch} displaced by epoch ${by?.epoch}`);
-    }
-    else sdkOnly++;
+    } else sdkOnly++;
   }
   return { crossFleet, sdkOnly };
 }

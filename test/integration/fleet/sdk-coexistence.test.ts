@@ -52,7 +52,9 @@ async function mixedFleet(t: TestContext) {
   /** An SDK processor in a child process, for a real crash. */
   const spawnSdk = (name: string) => {
     const s = new SdkProcessorProcess(name, {
-      connectionString: w.connectionString, storageConnectionString: w.storageConnectionString, container: w.container,
+      connectionString: w.connectionString,
+      storageConnectionString: w.storageConnectionString,
+      container: w.container,
       ...sdkOptions,
     });
     sdks.push(s);
@@ -81,8 +83,10 @@ async function drainAndCheck(t: TestContext, f: Awaited<ReturnType<typeof mixedF
   const moved = moves(records);
   const { crossFleet, sdkOnly } = steals(records);
   const json = (m: Map<string, number>) => JSON.stringify(Object.fromEntries(m));
-  t.diagnostic(`${total} events, ${lost.length} lost, duplicates per partition ${json(duplicates)}, ` +
-    `hand-overs per partition ${json(moved)}, SDK-to-SDK steals ${sdkOnly}`);
+  t.diagnostic(
+    `${total} events, ${lost.length} lost, duplicates per partition ${json(duplicates)}, ` +
+      `hand-overs per partition ${json(moved)}, SDK-to-SDK steals ${sdkOnly}`,
+  );
   assert.deepEqual(lost, [], 'no event lost');
   assert.deepEqual(w.emulator.audit.overlaps(), [], 'never two readers on a partition at once');
   // A displacement across the fleets is reported, not failed: what the issue asks is no loss, no two readers
@@ -97,7 +101,8 @@ async function drainAndCheck(t: TestContext, f: Awaited<ReturnType<typeof mixedF
   }
 }
 
-const MIXED = 'mixed fleet: ours never read a partition an SDK processor holds, the SDK never takes ours, ' +
+const MIXED =
+  'mixed fleet: ours never read a partition an SDK processor holds, the SDK never takes ours, ' +
   'checkpoints carry over both ways';
 test(MIXED, { timeout: 180_000 }, async (t) => {
   const f = await mixedFleet(t);
@@ -112,11 +117,18 @@ test(MIXED, { timeout: 180_000 }, async (t) => {
   const [o1, o2] = [f.spawnOurs('ours-1'), f.spawnOurs('ours-2')];
   const foreignCount = (s: { partitions?: object }) => Object.keys(s.partitions ?? {}).length;
   const sawAllForeign = (i: Instance) =>
-    i.statuses.findIndex((s) => s.type === 'foreignOwners' && foreignCount(s as { partitions?: object }) === PARTITIONS);
+    i.statuses.findIndex(
+      (s) => s.type === 'foreignOwners' && foreignCount(s as { partitions?: object }) === PARTITIONS,
+    );
   const roundsAfter = (i: Instance) =>
     i.statuses.slice(Math.max(0, sawAllForeign(i))).filter((s) => s.type === 'standby').length;
   const threeRounds = () => [o1, o2].every((i) => sawAllForeign(i) >= 0 && roundsAfter(i) >= 3);
-  await waitUntil(threeRounds, 60_000, () => `three rounds of ours beside the live SDK processors (${f.describe()})`, f.ours);
+  await waitUntil(
+    threeRounds,
+    60_000,
+    () => `three rounds of ours beside the live SDK processors (${f.describe()})`,
+    f.ours,
+  );
   assert.equal(o1.owned.size + o2.owned.size, 0, 'ours claimed nothing an SDK processor holds');
   assert.ok(f.covered([sdkA, sdkB, sdkC]), `the SDK processors still read every partition (${f.describe()})`);
   assert.equal(w.emulator.audit.records.filter(isOurs).length, 0, 'no reader of ours ever opened');
@@ -133,8 +145,10 @@ test(MIXED, { timeout: 180_000 }, async (t) => {
   await sdkC.crash();
   const readAgain = () => f.covered([sdkB, o1, o2]);
   await waitUntil(readAgain, SDK_EXPIRY_MS + 30_000, `sdk-c's partitions read (${f.describe()})`, f.ours);
-  t.diagnostic(`sdk-c crashed: partitions [${crashed}] read again after ${Date.now() - crashedAt} ms ` +
-    `(expiry ${SDK_EXPIRY_MS} ms): ${f.describe()}`);
+  t.diagnostic(
+    `sdk-c crashed: partitions [${crashed}] read again after ${Date.now() - crashedAt} ms ` +
+      `(expiry ${SDK_EXPIRY_MS} ms): ${f.describe()}`,
+  );
 
   // 5. The last SDK processor stops: ours read everything.
   await sdkB.stop();
@@ -176,8 +190,9 @@ test(ROLLING, { timeout: 240_000 }, async (t) => {
     live.splice(live.indexOf(remove), 1);
     await waitUntil(() => f.covered(live), 60_000, `every partition read again (${f.describe()})`, f.ours);
     waits.push(Date.now() - stoppedAt);
-    t.diagnostic(`replaced: partitions [${moving}] read again ${Date.now() - stoppedAt} ms after the stop began; ` +
-      f.describe());
+    t.diagnostic(
+      `replaced: partitions [${moving}] read again ${Date.now() - stoppedAt} ms after the stop began; ` + f.describe(),
+    );
   };
 
   // Migration: start one of ours (it sees every partition held by a foreign owner), then stop one SDK processor.
@@ -185,7 +200,11 @@ test(ROLLING, { timeout: 240_000 }, async (t) => {
     const i = f.spawnOurs(`ours-${n}`);
     await replace(i, () => i.statuses.some((s) => s.type === 'foreignOwners'), sdks[n]!);
   }
-  assert.equal(f.ours.reduce((a, i) => a + i.owned.size, 0), PARTITIONS, 'ours read every partition');
+  assert.equal(
+    f.ours.reduce((a, i) => a + i.owned.size, 0),
+    PARTITIONS,
+    'ours read every partition',
+  );
 
   // Roll back: start an SDK processor, then stop one of ours.
   const back: SdkProcessor[] = [];

@@ -52,8 +52,23 @@ export interface ClientArgs {
 }
 
 export async function runInteropClient(python: string, script: string, args: ClientArgs): Promise<ClientRun> {
-  const argv = ['--host', args.emulator.host, '--port', String(args.emulator.port), '--hub', args.hub,
-    '--missing-hub', args.missingHub, '--key-name', args.keyName, '--key', args.key, '--run', args.run, ...(args.extra ?? [])];
+  const argv = [
+    '--host',
+    args.emulator.host,
+    '--port',
+    String(args.emulator.port),
+    '--hub',
+    args.hub,
+    '--missing-hub',
+    args.missingHub,
+    '--key-name',
+    args.keyName,
+    '--key',
+    args.key,
+    '--run',
+    args.run,
+    ...(args.extra ?? []),
+  ];
   // No __pycache__ next to the scripts in the checkout.
   const env = { PYTHONDONTWRITEBYTECODE: '1' };
   const result = await runPython(python, join(PYTHON_DIR, script), argv, { env, timeoutMs: CLIENT_TIMEOUT_MS });
@@ -69,7 +84,10 @@ export async function runInteropClient(python: string, script: string, args: Cli
 /** The result of one step; fails with the client's own exception when that step threw. */
 export function step(run: ClientRun, name: string): Record<string, any> {
   const result = run.steps[name];
-  assert.ok(result, `the client never finished step '${name}' (exit code ${String(run.code)}):\n${run.stderr.slice(-3000)}`);
+  assert.ok(
+    result,
+    `the client never finished step '${name}' (exit code ${String(run.code)}):\n${run.stderr.slice(-3000)}`,
+  );
   if (typeof result.error === 'string') {
     assert.fail(`step '${name}' failed in the client: ${result.error}\n${String(result.trace ?? '')}`);
   }
@@ -97,7 +115,10 @@ export function assertTyped(typed: Typed | undefined, type: string, what: string
 }
 
 /** Status code and description of a $cbs or $management reply. */
-export function replyStatus(reply: Reply, types: TypeNames): { status: number; description: string; condition?: string } {
+export function replyStatus(
+  reply: Reply,
+  types: TypeNames,
+): { status: number; description: string; condition?: string } {
   const status = assertTyped(reply.application_properties['status-code'], types.statusCode, 'status-code') as number;
   const description = String(valueOf(reply.application_properties['status-description'], 'status-description'));
   const condition = reply.application_properties['error-condition'];
@@ -108,18 +129,27 @@ export function replyStatus(reply: Reply, types: TypeNames): { status: number; d
  * Checks one partition's events as a client received them from the start: sequence numbers 0..n-1, offsets
  * as increasing decimal strings, enqueued times near now. Returns the bodies in order.
  */
-export function assertPartitionEvents(events: ReceivedEvent[], types: TypeNames, since: number, what: string): string[] {
+export function assertPartitionEvents(
+  events: ReceivedEvent[],
+  types: TypeNames,
+  since: number,
+  what: string,
+): string[] {
   let previousOffset = -1;
   events.forEach((event, i) => {
     const label = `${what} event ${i}`;
-    const annotation = (name: string, type: string): unknown => assertTyped(event.annotations[name], type, `${label} ${name}`);
+    const annotation = (name: string, type: string): unknown =>
+      assertTyped(event.annotations[name], type, `${label} ${name}`);
     assert.equal(annotation('x-opt-sequence-number', types.long), i);
     const offset = annotation('x-opt-offset', types.string) as string;
     assert.match(offset, /^\d+$/, `${label} x-opt-offset is a decimal string`);
     assert.ok(Number(offset) > previousOffset, `${label} offsets increase`);
     previousOffset = Number(offset);
     const enqueued = Number(annotation('x-opt-enqueued-time', types.timestamp));
-    assert.ok(enqueued >= since - 1000 && enqueued <= Date.now() + 1000, `${label} enqueued at ${enqueued}, since ${since}`);
+    assert.ok(
+      enqueued >= since - 1000 && enqueued <= Date.now() + 1000,
+      `${label} enqueued at ${enqueued}, since ${since}`,
+    );
   });
   return events.map((e) => String(e.body));
 }

@@ -136,7 +136,10 @@ export function interopSuite(stack: InteropStack): void {
         assert.equal(field(body, 'partition', 'string'), id);
         assert.equal(field(body, 'begin_sequence_number', 'long'), 0);
         assert.equal(field(body, 'last_enqueued_sequence_number', 'long'), events[id]!.length - 1);
-        assert.equal(field(body, 'last_enqueued_offset', 'string'), valueOf(last.annotations['x-opt-offset'], 'x-opt-offset'));
+        assert.equal(
+          field(body, 'last_enqueued_offset', 'string'),
+          valueOf(last.annotations['x-opt-offset'], 'x-opt-offset'),
+        );
         const lastTime = Number(valueOf(last.annotations['x-opt-enqueued-time'], 'x-opt-enqueued-time'));
         assert.equal(Number(field(body, 'last_enqueued_time_utc', 'timestamp')), lastTime);
         assert.equal(body.is_partition_empty, false);
@@ -150,7 +153,11 @@ export function interopSuite(stack: InteropStack): void {
       const sent = [appended, ...sentToHub, ...sentToPartition];
       assert.deepEqual([...bodies0, ...bodies1].sort(), sent.sort(), 'each event exactly once');
       assert.equal(bodies0[0], appended);
-      assert.deepEqual(bodies0.filter((b) => b.includes('-p0-')), sentToPartition, 'partition sends in order, in partition 0');
+      assert.deepEqual(
+        bodies0.filter((b) => b.includes('-p0-')),
+        sentToPartition,
+        'partition sends in order, in partition 0',
+      );
       const first = events['0']![0]!;
       assert.equal(field(first.annotations, 'x-opt-partition-key', 'string'), PARTITION_KEY);
       assert.equal(valueOf(first.application_properties.source, 'source'), 'emulator-append');
@@ -161,14 +168,22 @@ export function interopSuite(stack: InteropStack): void {
       }
     });
 
-    it('receives only the events after a given offset (offset filter > first event\'s offset)', () => {
+    it("receives only the events after a given offset (offset filter > first event's offset)", () => {
       const all = received()['0']!;
       const after = step(run, 'receive_after_first');
       assert.equal(after.from_offset, valueOf(all[0]!.annotations['x-opt-offset'], 'x-opt-offset'));
       const events = after.events as ReceivedEvent[];
-      assert.deepEqual(events.map((e) => e.body), all.slice(1).map((e) => e.body));
-      const sequenceNumbers = events.map((e) => valueOf(e.annotations['x-opt-sequence-number'], 'x-opt-sequence-number'));
-      assert.deepEqual(sequenceNumbers, all.slice(1).map((_, i) => i + 1));
+      assert.deepEqual(
+        events.map((e) => e.body),
+        all.slice(1).map((e) => e.body),
+      );
+      const sequenceNumbers = events.map((e) =>
+        valueOf(e.annotations['x-opt-sequence-number'], 'x-opt-sequence-number'),
+      );
+      assert.deepEqual(
+        sequenceNumbers,
+        all.slice(1).map((_, i) => i + 1),
+      );
     });
 
     it('gets amqp:not-found "… could not be found" reading a hub that does not exist', () => {

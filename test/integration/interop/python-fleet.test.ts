@@ -45,7 +45,10 @@ async function mixedWorld(t: TestContext) {
     return i;
   };
   const startPython = (name: string) => {
-    const p = new PythonProcessor(name, world, { PROCESSOR_LB_SECONDS: String(LB_SECONDS), PROCESSOR_EXPIRY_SECONDS: String(EXPIRY_SECONDS) });
+    const p = new PythonProcessor(name, world, {
+      PROCESSOR_LB_SECONDS: String(LB_SECONDS),
+      PROCESSOR_EXPIRY_SECONDS: String(EXPIRY_SECONDS),
+    });
     pythons.push(p);
     return p;
   };
@@ -64,41 +67,77 @@ async function mixedWorld(t: TestContext) {
       }
       return c;
     };
-    await waitUntil(() => counts().size === total, 60_000, () => `all ${total} events read (${describe()})`, ours);
+    await waitUntil(
+      () => counts().size === total,
+      60_000,
+      () => `all ${total} events read (${describe()})`,
+      ours,
+    );
     await Promise.all([...ours, ...pythons].map((c) => c.stop()));
     const c = counts();
-    const lost = [...produced].flatMap(([pid, n]) => Array.from({ length: n }, (_, s) => `${pid}/${s}`)).filter((k) => !c.has(k));
+    const lost = [...produced]
+      .flatMap(([pid, n]) => Array.from({ length: n }, (_, s) => `${pid}/${s}`))
+      .filter((k) => !c.has(k));
     const duplicated = [...c].filter(([, n]) => n > 1).map(([k, n]) => `${k}×${n}`);
-    t.diagnostic(`${total} events: ${lost.length} lost, ${duplicated.length} read twice ${duplicated.slice(0, 10).join(' ')}`);
+    t.diagnostic(
+      `${total} events: ${lost.length} lost, ${duplicated.length} read twice ${duplicated.slice(0, 10).join(' ')}`,
+    );
     assert.deepEqual(lost, [], 'no event lost');
     const perPartition = new Map<string, number>();
-    for (const [k, n] of c) if (n > 1) perPartition.set(k.split('/')[0]!, (perPartition.get(k.split('/')[0]!) ?? 0) + n - 1);
-    for (const [pid, n] of perPartition) assert.ok(n <= maxDuplicatesPerPartition, `partition ${pid}: ${n} read twice (${duplicated.join(' ')})`);
+    for (const [k, n] of c)
+      if (n > 1) perPartition.set(k.split('/')[0]!, (perPartition.get(k.split('/')[0]!) ?? 0) + n - 1);
+    for (const [pid, n] of perPartition)
+      assert.ok(n <= maxDuplicatesPerPartition, `partition ${pid}: ${n} read twice (${duplicated.join(' ')})`);
     assert.deepEqual(world.emulator.audit.overlaps(), [], 'never two readers on a partition at once');
   };
   /** Accepted receiver links per side: ours attach with an owner level ≥ 1, the Python processor with 0. */
   const attaches = () => {
     const records = world.emulator.audit.records;
-    return { ours: records.filter((r) => (r.epoch ?? 0) >= 1).length, python: records.filter((r) => r.epoch === 0).length };
+    return {
+      ours: records.filter((r) => (r.epoch ?? 0) >= 1).length,
+      python: records.filter((r) => r.epoch === 0).length,
+    };
   };
   return { world, ours, pythons, spawnOurs, startPython, describe, drainAndCheck, attaches };
 }
 
-test('mixed fleet, Python processor first: ours stands by beside it, takes over from its checkpoints when it stops', { skip: SKIP, timeout: 120_000 }, async (t) => {
+test('mixed fleet, Python processor first: ours stands by beside it, takes over from its checkpoints when it stops', {
+  skip: SKIP,
+  timeout: 120_000,
+}, async (t) => {
   const f = await mixedWorld(t);
   const python = f.startPython('python');
-  await waitUntil(() => python.owned.size === PARTITIONS, 60_000, () => `the Python processor owns every partition (${python.stderr})`);
+  await waitUntil(
+    () => python.owned.size === PARTITIONS,
+    60_000,
+    () => `the Python processor owns every partition (${python.stderr})`,
+  );
 
   const ours = f.spawnOurs('ours');
-  const foreignAll = () => ours.statuses.findIndex((s) => s.type === 'foreignOwners' && Object.keys((s as { partitions?: object }).partitions ?? {}).length === PARTITIONS);
+  const foreignAll = () =>
+    ours.statuses.findIndex(
+      (s) =>
+        s.type === 'foreignOwners' &&
+        Object.keys((s as { partitions?: object }).partitions ?? {}).length === PARTITIONS,
+    );
   const standbyRounds = () => ours.statuses.slice(Math.max(0, foreignAll())).filter((s) => s.type === 'standby').length;
-  await waitUntil(() => foreignAll() >= 0 && standbyRounds() >= 2, 60_000, () => `two standby rounds of ours (${f.describe()})`, [ours]);
+  await waitUntil(
+    () => foreignAll() >= 0 && standbyRounds() >= 2,
+    60_000,
+    () => `two standby rounds of ours (${f.describe()})`,
+    [ours],
+  );
   assert.equal(ours.owned.size, 0, 'ours claimed nothing the Python processor holds');
   assert.equal(python.owned.size, PARTITIONS, 'the Python processor still reads every partition');
 
   const stoppedAt = Date.now();
   await python.stop();
-  await waitUntil(() => ours.owned.size === PARTITIONS, 30_000, () => `ours reads every partition (${f.describe()})`, [ours]);
+  await waitUntil(
+    () => ours.owned.size === PARTITIONS,
+    30_000,
+    () => `ours reads every partition (${f.describe()})`,
+    [ours],
+  );
   t.diagnostic(`ours read every partition ${Date.now() - stoppedAt} ms after the Python processor began to stop`);
   // The Python processor's close cancels its partition tasks, also a handler awaiting its checkpoint: the
   // batch in hand is read again by ours. At most one Python batch (max_batch_size 50) per partition.
@@ -109,10 +148,19 @@ test('mixed fleet, Python processor first: ours stands by beside it, takes over 
   assert.equal(pythonAttaches, PARTITIONS, 'one Python reader per partition: no reconnect loop');
 });
 
-test('mixed fleet, ours first: the Python processor cannot take our leased partitions, then takes over from our checkpoints', { skip: SKIP, timeout: 120_000 }, async (t) => {
+test('mixed fleet, ours first: the Python processor cannot take our leased partitions, then takes over from our ' +
+  'checkpoints', {
+  skip: SKIP,
+  timeout: 120_000,
+}, async (t) => {
   const f = await mixedWorld(t);
   const ours = f.spawnOurs('ours');
-  await waitUntil(() => ours.owned.size === PARTITIONS, 60_000, () => `ours reads every partition (${f.describe()})`, [ours]);
+  await waitUntil(
+    () => ours.owned.size === PARTITIONS,
+    60_000,
+    () => `ours reads every partition (${f.describe()})`,
+    [ours],
+  );
 
   // The Python processor joins. Our claims are leases: its ETag claim (set metadata, If-Match) on a leased
   // blob is refused with 412 LeaseIdMissing, which its BlobCheckpointStore 5.11 does not count as a lost
@@ -125,9 +173,12 @@ test('mixed fleet, ours first: the Python processor cannot take our leased parti
   const attempts = window.filter((l) => l.t === 'open').length;
   const errors = window.filter((l) => l.t === 'err');
   const perMinute = Math.round((attempts * 60_000) / WATCH_MS);
-  t.diagnostic(`Python processor beside ours for ${WATCH_MS} ms (load balancing every ${LB_SECONDS} s, expiry ${EXPIRY_SECONDS} s): ` +
-    `${attempts} readers started and refused (${perMinute} per minute for ${PARTITIONS} partitions), errors: ` +
-    `${[...new Set(errors.map((e) => `${e.type}: ${String(e.message).split('\n')[0]}`))].join(' | ')}`);
+  t.diagnostic(
+    `Python processor beside ours for ${WATCH_MS} ms (load balancing every ${LB_SECONDS} s, expiry ` +
+      `${EXPIRY_SECONDS} s): ` +
+      `${attempts} readers started and refused (${perMinute} per minute for ${PARTITIONS} partitions), errors: ` +
+      `${[...new Set(errors.map((e) => `${e.type}: ${String(e.message).split('\n')[0]}`))].join(' | ')}`,
+  );
   assert.equal(python.records.length, 0, 'the Python processor read nothing of ours');
   assert.equal(ours.owned.size, PARTITIONS, 'ours still reads every partition');
   const before = f.attaches();
@@ -137,8 +188,11 @@ test('mixed fleet, ours first: the Python processor cannot take our leased parti
   // Ours stops gracefully (final checkpoints, ownerid cleared, leases released): the Python processor goes on.
   const stoppedAt = Date.now();
   await ours.stop();
-  await waitUntil(() => python.owned.size === PARTITIONS && f.attaches().python >= PARTITIONS, 60_000,
-    () => `the Python processor reads every partition (${f.describe()}; ${python.stderr.slice(-500)})`);
+  await waitUntil(
+    () => python.owned.size === PARTITIONS && f.attaches().python >= PARTITIONS,
+    60_000,
+    () => `the Python processor reads every partition (${f.describe()}; ${python.stderr.slice(-500)})`,
+  );
   t.diagnostic(`the Python processor read every partition ${Date.now() - stoppedAt} ms after ours began to stop`);
   // Our final checkpoint is stored before our link closes, and the Python reader can only start after that.
   // But a Python round that read the checkpoints before our final one and attaches after our link closed

@@ -26,7 +26,9 @@ import { LineChild } from '../../helpers/line-child.ts';
 
 const SCRIPTS = join(dirname(fileURLToPath(import.meta.url)), 'python');
 
-/** What the scripts import: the SDK, its asyncio blob checkpoint store, and aiohttp (its asyncio WebSocket transport). */
+/**
+ * What the scripts import: the SDK, its asyncio blob checkpoint store, and aiohttp (its asyncio WebSocket transport).
+ */
 const MODULES = ['azure.eventhub', 'azure.eventhub.extensions.checkpointstoreblobaio', 'aiohttp'];
 const found = systemPython(MODULES);
 /** The system Python that imports the SDK. */
@@ -120,7 +122,10 @@ export async function runScript<T = any>(
   });
   const last = run.stdout.trim().split('\n').pop() ?? '';
   if (run.code !== 0 || !last.startsWith('{')) {
-    throw new Error(`${script} ${args.join(' ')} exited with ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-4000)}`);
+    throw new Error(
+      `${script} ${args.join(' ')} exited with ${run.code}\nstdout: ${run.stdout.slice(-2000)}\nstderr: ` +
+        `${run.stderr.slice(-4000)}`,
+    );
   }
   return JSON.parse(last) as T;
 }

@@ -16,11 +16,17 @@ function sdkProcessor(fleet: Fleet, ownerId: string) {
   const store = new BlobCheckpointStore(fleet.container);
   const { fullyQualifiedNamespace, eventHubName, consumerGroup } = fleet.scope;
   const list = () => store.listOwnership(fullyQualifiedNamespace, eventHubName, consumerGroup);
-  /** A claim or renewal, with the ETag of the last listing (as the SDK's load balancer does); resolves to the claimed. */
+  /**
+   * A claim or renewal, with the ETag of the last listing (as the SDK's load balancer does); resolves to the claimed.
+   */
   const claim = async (partitionIds: string[], as = ownerId): Promise<string[]> => {
     const current = await list().catch(() => [] as PartitionOwnership[]);
     const requests = partitionIds.map((partitionId) => ({
-      fullyQualifiedNamespace, eventHubName, consumerGroup, partitionId, ownerId: as,
+      fullyQualifiedNamespace,
+      eventHubName,
+      consumerGroup,
+      partitionId,
+      ownerId: as,
       etag: current.find((o) => o.partitionId === partitionId)?.etag,
     }));
     return (await store.claimOwnership(requests)).map((o) => o.partitionId);
@@ -29,7 +35,8 @@ function sdkProcessor(fleet: Fleet, ownerId: string) {
 }
 
 describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azurite', () => {
-  const NEVER = 'never claims a partition an SDK processor holds; ' +
+  const NEVER =
+    'never claims a partition an SDK processor holds; ' +
     'takes it once the SDK stops renewing (expiry) or relinquishes';
   test(NEVER, async (t) => {
     const fleet = await startFleet(t, 4);
@@ -58,13 +65,19 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     // The SDK processor stops renewing partition 1 (a crash: no relinquish). It waits out the expiry.
     renewing = ['0'];
     const lastWrite = (await sdk.list()).find((o) => o.partitionId === '1')!.lastModifiedTimeInMs!;
-    await waitFor('a claims the abandoned partition', () => fleet.timeline.reading('a').includes('1'), EXPIRY_MS + 10_000);
+    await waitFor(
+      'a claims the abandoned partition',
+      () => fleet.timeline.reading('a').includes('1'),
+      EXPIRY_MS + 10_000,
+    );
     const ownership1 = await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '1')).getProperties();
     const claimedAt = ownership1.lastModified!.getTime();
     // Both times are the storage service's Last-Modified, in whole seconds on Azurite.
     const waitedMs = claimedAt - lastWrite;
     assert.ok(waitedMs >= EXPIRY_MS - 1_000, `claimed ${waitedMs} ms after the SDK's last write`);
-    t.diagnostic(`abandoned SDK claim taken ${waitedMs} ms after its last write (expiry ${EXPIRY_MS} ms, clock in seconds)`);
+    t.diagnostic(
+      `abandoned SDK claim taken ${waitedMs} ms after its last write (expiry ${EXPIRY_MS} ms, clock in seconds)`,
+    );
     assert.ok(!fleet.timeline.reading('a').includes('0'), 'the renewed SDK claim is still left alone');
 
     // The SDK processor closes: it relinquishes partition 0 (ownerid ""), and we take it at the next round.
@@ -77,22 +90,25 @@ describe('LeaseOwnershipCoordinator beside SDK processors (ETag claims) on Azuri
     assert.deepEqual(fleet.timeline.violations, []);
   });
 
-  test('an SDK processor cannot claim a partition we lease: its ETag claim gets 412, it reports no claim', async (t) => {
-    const fleet = await startFleet(t, 1);
-    await fleet.add('a', { startDelayMs: 0, foreignOwnershipExpiryMs: EXPIRY_MS });
-    await waitFor('a owns the partition', () => fleet.timeline.count('a') === 1, 5_000);
-    const sdk = sdkProcessor(fleet, 'sdk-processor-1');
-    const seen = (await sdk.list())[0]!;
-    assert.equal(seen.ownerId, 'a', 'the SDK sees our owner id');
-    // With the listed ETag (a steal or a claim of an "expired" ownership) and without one (a new blob).
-    assert.deepEqual(await sdk.claim(['0']), []);
-    const store = new BlobCheckpointStore(fleet.container);
-    assert.deepEqual(await store.claimOwnership([{ ...seen, ownerId: 'sdk-processor-1', etag: undefined }]), []);
-    const props = await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '0')).getProperties();
-    assert.equal(props.metadata?.ownerid, 'a');
-    assert.equal(props.leaseState, 'leased');
-    assert.deepEqual(fleet.timeline.reading('a'), ['0']);
-  });
+  test(
+    'an SDK processor cannot claim a partition we lease: its ETag claim gets 412, it reports no ' + 'claim',
+    async (t) => {
+      const fleet = await startFleet(t, 1);
+      await fleet.add('a', { startDelayMs: 0, foreignOwnershipExpiryMs: EXPIRY_MS });
+      await waitFor('a owns the partition', () => fleet.timeline.count('a') === 1, 5_000);
+      const sdk = sdkProcessor(fleet, 'sdk-processor-1');
+      const seen = (await sdk.list())[0]!;
+      assert.equal(seen.ownerId, 'a', 'the SDK sees our owner id');
+      // With the listed ETag (a steal or a claim of an "expired" ownership) and without one (a new blob).
+      assert.deepEqual(await sdk.claim(['0']), []);
+      const store = new BlobCheckpointStore(fleet.container);
+      assert.deepEqual(await store.claimOwnership([{ ...seen, ownerId: 'sdk-processor-1', etag: undefined }]), []);
+      const props = await fleet.container.getBlobClient(ownershipBlobName(fleet.scope, '0')).getProperties();
+      assert.equal(props.metadata?.ownerid, 'a');
+      assert.equal(props.leaseState, 'leased');
+      assert.deepEqual(fleet.timeline.reading('a'), ['0']);
+    },
+  );
 
   test('a foreign claim written between our listing and our acquire wins, and leaves its blob as it was', async (t) => {
     const fleet = await startFleet(t, 1);

@@ -5,14 +5,22 @@ import { waitFor } from './helpers/fake-lifecycle.ts';
 import type { OwnershipEvent, PartitionEndReason } from '../../../src/ownership/coordinator.ts';
 
 /** Lease state of a partition's ownership blob, as the storage service sees it. */
-async function leaseState(fleet: Awaited<ReturnType<typeof startFleet>>, pid: string): Promise<{ state?: string; owner?: string }> {
+async function leaseState(
+  fleet: Awaited<ReturnType<typeof startFleet>>,
+  pid: string,
+): Promise<{ state?: string; owner?: string }> {
   const { fullyQualifiedNamespace: ns, eventHubName: hub, consumerGroup: cg } = fleet.scope;
-  const props = await fleet.container.getBlobClient(`${ns}/${hub}/${cg}/ownership/${pid}`.toLowerCase()).getProperties();
+  const props = await fleet.container
+    .getBlobClient(`${ns}/${hub}/${cg}/ownership/${pid}`.toLowerCase())
+    .getProperties();
   return { state: props.leaseState, owner: props.metadata?.ownerid };
 }
 
 for (const reason of ['ownershipLost', 'error'] as const satisfies readonly PartitionEndReason[]) {
-  test(`a partition whose reading ends by itself (${reason}) is never left leased and unread: handed back, then read again`, { timeout: 60_000 }, async (t) => {
+  test(`a partition whose reading ends by itself (${reason}) is never left leased and unread: handed back, then ` +
+    `read again`, {
+    timeout: 60_000,
+  }, async (t) => {
     const fleet = await startFleet(t, 4);
     const events: OwnershipEvent[] = [];
     const a = await fleet.add('a', { startDelayMs: 0, restartInitialMs: 200, restartMaxMs: 1_000 });
@@ -22,13 +30,20 @@ for (const reason of ['ownershipLost', 'error'] as const satisfies readonly Part
     assert.ok(fleet.timeline.end('a', '2', { reason, error: new Error(`injected ${reason}`) }));
     // The invariant, checked against storage: from the moment reading ended, partition 2 is either
     // released (its lease available to any instance) or being read again; never leased and idle.
-    await waitFor('partition 2 released or read again', async () => {
-      if (fleet.timeline.reading('a').includes('2')) return true;
-      return (await leaseState(fleet, '2')).state !== 'leased';
-    }, 5_000);
+    await waitFor(
+      'partition 2 released or read again',
+      async () => {
+        if (fleet.timeline.reading('a').includes('2')) return true;
+        return (await leaseState(fleet, '2')).state !== 'leased';
+      },
+      5_000,
+    );
     await waitFor('partition 2 read again', () => fleet.timeline.reading('a').includes('2'), 10_000);
     const ended = events.find((e) => e.type === 'ended');
-    assert.ok(ended && ended.type === 'ended' && ended.partitionId === '2' && ended.end.reason === reason, 'the owner heard the end with its reason');
+    assert.ok(
+      ended && ended.type === 'ended' && ended.partitionId === '2' && ended.end.reason === reason,
+      'the owner heard the end with its reason',
+    );
     assert.ok(events.some((e) => e.type === 'released' && e.partitionId === '2' && e.reason === reason));
     const starts = fleet.timeline.events.filter((e) => e.kind === 'start' && e.partitionId === '2');
     assert.equal(starts.length, 2);
@@ -37,15 +52,24 @@ for (const reason of ['ownershipLost', 'error'] as const satisfies readonly Part
   });
 }
 
-test('a partition that keeps failing to start backs off (no hot loop) and is handed to a peer meanwhile', { timeout: 60_000 }, async (t) => {
+test('a partition that keeps failing to start backs off (no hot loop) and is handed to a peer meanwhile', {
+  timeout: 60_000,
+}, async (t) => {
   const fleet = await startFleet(t, 2);
   const inner = fleet.timeline.lifecycle('a');
   let attempts = 0;
   const events: OwnershipEvent[] = [];
   const { LeaseOwnershipCoordinator } = await import('../../../src/ownership/lease-ownership-coordinator.ts');
   const a = new LeaseOwnershipCoordinator({
-    containerClient: fleet.container, scope: fleet.scope, ownerId: 'a', leaseDurationMs: 15_000, updateIntervalMs: 100,
-    startDelayMs: 0, restartInitialMs: 400, restartMaxMs: 3_200, getPartitionIds: async () => fleet.partitionIds,
+    containerClient: fleet.container,
+    scope: fleet.scope,
+    ownerId: 'a',
+    leaseDurationMs: 15_000,
+    updateIntervalMs: 100,
+    startDelayMs: 0,
+    restartInitialMs: 400,
+    restartMaxMs: 3_200,
+    getPartitionIds: async () => fleet.partitionIds,
   });
   fleet.coordinators.set('a', a);
   a.onEvent((e) => events.push(e));

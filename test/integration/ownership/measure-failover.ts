@@ -15,15 +15,29 @@ const leaseDurationMs = 15_000;
 const azurite = await startAzurite();
 
 async function once(kind: 'crash' | 'graceful'): Promise<number> {
-  const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(randomName('c'));
+  const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(
+    randomName('c'),
+  );
   await container.create();
-  const scope = { fullyQualifiedNamespace: 'ns.servicebus.windows.net', eventHubName: randomName('h'), consumerGroup: '$default' };
+  const scope = {
+    fullyQualifiedNamespace: 'ns.servicebus.windows.net',
+    eventHubName: randomName('h'),
+    consumerGroup: '$default',
+  };
   const timeline = new Timeline();
   const names = ['a', 'b', 'c'];
-  const coordinators = names.map((n) => new LeaseOwnershipCoordinator({
-    containerClient: container, scope, ownerId: n, leaseDurationMs, updateIntervalMs, strategy: 'balanced',
-    getPartitionIds: async () => Array.from({ length: 12 }, (_, i) => String(i)),
-  }));
+  const coordinators = names.map(
+    (n) =>
+      new LeaseOwnershipCoordinator({
+        containerClient: container,
+        scope,
+        ownerId: n,
+        leaseDurationMs,
+        updateIntervalMs,
+        strategy: 'balanced',
+        getPartitionIds: async () => Array.from({ length: 12 }, (_, i) => String(i)),
+      }),
+  );
   await Promise.all(coordinators.map((c, i) => c.start(timeline.lifecycle(names[i]!))));
   try {
     await waitFor('4/4/4', () => names.every((n) => timeline.count(n) === 4), 60_000);
@@ -36,7 +50,11 @@ async function once(kind: 'crash' | 'graceful'): Promise<number> {
     } else {
       await victim.shutdown();
     }
-    await waitFor('survivors own 6/6', () => timeline.count('a') === 6 && timeline.count('b') === 6, leaseDurationMs * 3);
+    await waitFor(
+      'survivors own 6/6',
+      () => timeline.count('a') === 6 && timeline.count('b') === 6,
+      leaseDurationMs * 3,
+    );
     if (timeline.violations.length) throw new Error(timeline.violations.join('; '));
     return Date.now() - began;
   } finally {
@@ -59,9 +77,14 @@ try {
       console.log(`${kind} run ${i + 1}: ${times[times.length - 1]} ms`);
     }
     results[kind] = stats(times);
-    console.log(`${kind}: median ${results[kind].median} ms, max ${results[kind].max} ms over ${runs} runs (update interval ${updateIntervalMs} ms, lease ${leaseDurationMs} ms)`);
+    console.log(
+      `${kind}: median ${results[kind].median} ms, max ${results[kind].max} ms over ${runs} runs (update interval ` +
+        `${updateIntervalMs} ms, lease ${leaseDurationMs} ms)`,
+    );
   }
-  console.log(`BENCH_RESULT ${JSON.stringify({ name: 'ownership-failover', updateIntervalMs, leaseDurationMs, ...results })}`);
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({ name: 'ownership-failover', updateIntervalMs, leaseDurationMs, ...results })}`,
+  );
 } finally {
   await azurite.stop();
 }

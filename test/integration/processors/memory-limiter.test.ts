@@ -75,7 +75,9 @@ class QueueingSlowExporter implements SignalConsumer {
   }
 }
 
-test('memory_limiter under a slow exporter: usage stays under the limit plus the spike allowance, nothing lost', { timeout: 180_000 }, async (t) => {
+test('memory_limiter under a slow exporter: usage stays under the limit plus the spike allowance, nothing lost', {
+  timeout: 180_000,
+}, async (t) => {
   const gc = exposeGc();
   const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: PARTITIONS });
   const deadLetterDir = await mkdtemp(join(tmpdir(), 'memlimit-dl-'));
@@ -83,13 +85,21 @@ test('memory_limiter under a slow exporter: usage stays under the limit plus the
   const exporter = new QueueingSlowExporter();
   // The limits are set once the receiver runs and idles, so the baseline includes its own memory.
   const held: { limiter?: MemoryLimiter } = {};
-  const receiver = startReceiver(t, {
-    connection: connectionString, format: 'raw', start_position: 'earliest', max_poll_events: 50, prefetch_count: 100,
-    checkpoint: { interval: '200ms' },
-    // Retries run out quickly: a refusal must still be held, never dead-lettered.
-    retry_on_failure: { initial_interval: '20ms', max_interval: '100ms', max_elapsed_time: '200ms' },
-    dead_letter: { directory: deadLetterDir },
-  }, { consume: (batch, signal) => held.limiter!.consume(batch, signal) });
+  const receiver = startReceiver(
+    t,
+    {
+      connection: connectionString,
+      format: 'raw',
+      start_position: 'earliest',
+      max_poll_events: 50,
+      prefetch_count: 100,
+      checkpoint: { interval: '200ms' },
+      // Retries run out quickly: a refusal must still be held, never dead-lettered.
+      retry_on_failure: { initial_interval: '20ms', max_interval: '100ms', max_elapsed_time: '200ms' },
+      dead_letter: { directory: deadLetterDir },
+    },
+    { consume: (batch, signal) => held.limiter!.consume(batch, signal) },
+  );
   await receiver.start();
   await until(() => receiver.ownedPartitions().length === PARTITIONS, 30_000, 'every partition owned');
 
@@ -98,9 +108,17 @@ test('memory_limiter under a slow exporter: usage stays under the limit plus the
   const hardLimitBytes = baseline + HEADROOM_MIB * MIB;
   const softLimitBytes = hardLimitBytes - SPIKE_MIB * MIB;
   const total = PARTITIONS * PER_PARTITION;
-  assert.ok(total * RENDERED_BYTES > 2 * HEADROOM_MIB * MIB, 'the backlog is far above the headroom: without the limiter the bound would not hold');
+  assert.ok(
+    total * RENDERED_BYTES > 2 * HEADROOM_MIB * MIB,
+    'the backlog is far above the headroom: without the limiter the bound would not hold',
+  );
   const limiter = new MemoryLimiter(exporter, {
-    checkIntervalMs: 10, hardLimitBytes, softLimitBytes, minGcIntervalSoftMs: 100, minGcIntervalHardMs: 0, gc,
+    checkIntervalMs: 10,
+    hardLimitBytes,
+    softLimitBytes,
+    minGcIntervalSoftMs: 100,
+    minGcIntervalHardMs: 0,
+    gc,
   });
   held.limiter = limiter;
   t.after(() => limiter.shutdown());
@@ -111,7 +129,10 @@ test('memory_limiter under a slow exporter: usage stays under the limit plus the
     maxRss = Math.max(maxRss, process.memoryUsage.rss());
     if (timeline.length < 400 && (Date.now() - started) % 1000 < 20) {
       const st = limiter.stats();
-      timeline.push(`${((Date.now() - started) / 1000).toFixed(0)}s:${exporter.delivered.size}/${exporter.queued}/${(st.lastUsageBytes / MIB).toFixed(0)}${st.refusing ? 'R' : ''}`);
+      timeline.push(
+        `${((Date.now() - started) / 1000).toFixed(0)}s:${exporter.delivered.size}/${exporter.queued}/` +
+          `${(st.lastUsageBytes / MIB).toFixed(0)}${st.refusing ? 'R' : ''}`,
+      );
     }
   }, 20);
   t.after(() => clearInterval(probe));
@@ -121,14 +142,24 @@ test('memory_limiter under a slow exporter: usage stays under the limit plus the
   t.diagnostic(`delivered/queued/MiB each second: ${timeline.join(' ')}; all in ${Date.now() - started} ms`);
   const stats = limiter.stats();
   const counters = receiver.stats().counters;
-  t.diagnostic(`baseline ${(baseline / MIB).toFixed(0)} MiB, soft ${(softLimitBytes / MIB).toFixed(0)}, hard ${(hardLimitBytes / MIB).toFixed(0)}, ` +
-    `max measured ${(stats.maxUsageBytes / MIB).toFixed(0)} MiB, max RSS ${(maxRss / MIB).toFixed(0)} MiB, ` +
-    `refused ${stats.refusedBatches} batches, forced GCs ${stats.forcedGcs}, holds ${counters.exportHolds}, peak queue ${exporter.peakQueued}`);
+  t.diagnostic(
+    `baseline ${(baseline / MIB).toFixed(0)} MiB, soft ${(softLimitBytes / MIB).toFixed(0)}, hard ` +
+      `${(hardLimitBytes / MIB).toFixed(0)}, ` +
+      `max measured ${(stats.maxUsageBytes / MIB).toFixed(0)} MiB, max RSS ${(maxRss / MIB).toFixed(0)} MiB, ` +
+      `refused ${stats.refusedBatches} batches, forced GCs ${stats.forcedGcs}, holds ${counters.exportHolds}, peak ` +
+      `queue ${exporter.peakQueued}`,
+  );
 
   assert.ok(stats.refusedBatches > 0, 'the limiter refused data (it was needed)');
-  assert.ok(exporter.peakQueued < total / 2, `the exporter never held most of the backlog (peak ${exporter.peakQueued} of ${total})`);
-  assert.ok(stats.maxUsageBytes <= hardLimitBytes + SPIKE_MIB * MIB,
-    `measured ${(stats.maxUsageBytes / MIB).toFixed(1)} MiB ≤ hard limit ${(hardLimitBytes / MIB).toFixed(1)} + ${SPIKE_MIB} MiB`);
+  assert.ok(
+    exporter.peakQueued < total / 2,
+    `the exporter never held most of the backlog (peak ${exporter.peakQueued} of ${total})`,
+  );
+  assert.ok(
+    stats.maxUsageBytes <= hardLimitBytes + SPIKE_MIB * MIB,
+    `measured ${(stats.maxUsageBytes / MIB).toFixed(1)} MiB ≤ hard limit ${(hardLimitBytes / MIB).toFixed(1)} + ` +
+      `${SPIKE_MIB} MiB`,
+  );
   assert.equal(counters.eventsDeadLettered, 0);
   assert.equal(counters.eventsDropped, 0);
   assert.equal(counters.recordsRefused, 0);

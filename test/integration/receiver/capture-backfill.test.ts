@@ -35,12 +35,25 @@ async function hubPastRetention(t: TestContext, captureExtra: { sizeLimitBytes?:
   const eh = await startTestEmulator(t, {
     partitions: PARTITIONS,
     retentionMs: RETENTION_MS,
-    capture: { storageConnectionString: azurite.connectionString, blobContainer: captureContainer, intervalMs: CAPTURE_INTERVAL_MS, ...captureExtra },
+    capture: {
+      storageConnectionString: azurite.connectionString,
+      blobContainer: captureContainer,
+      intervalMs: CAPTURE_INTERVAL_MS,
+      ...captureExtra,
+    },
   });
-  const { containerName: checkpoints, scope, store } = await emulatorCheckpointStore(azurite.connectionString, eh.connectionString, eh.hubName);
+  const {
+    containerName: checkpoints,
+    scope,
+    store,
+  } = await emulatorCheckpointStore(azurite.connectionString, eh.connectionString, eh.hubName);
   const service = BlobServiceClient.fromConnectionString(azurite.connectionString);
   for (let p = 0; p < PARTITIONS; p++) {
-    eh.emulator.append(eh.hubName, String(p), Array.from({ length: 30 }, (_, i) => ({ body: JSON.stringify({ id: `p${p}-${i}` }) })));
+    eh.emulator.append(
+      eh.hubName,
+      String(p),
+      Array.from({ length: 30 }, (_, i) => ({ body: JSON.stringify({ id: `p${p}-${i}` }) })),
+    );
     await store.write(scope, { partitionId: String(p), sequenceNumber: 9, offset: '0' });
   }
   await eh.emulator.flushCapture(eh.hubName);
@@ -80,7 +93,9 @@ function idsByPartition(consumer: InMemorySignalConsumer): Map<string, number[]>
 
 for (const backend of BACKENDS) {
   describe(`capture backfill (${backend})`, () => {
-    test('events that expired unread come from Capture in order, then the hub; nothing lost, checkpoints continuous', { timeout: 30_000 }, async (t) => {
+    test('events that expired unread come from Capture in order, then the hub; nothing lost, checkpoints continuous', {
+      timeout: 30_000,
+    }, async (t) => {
       const hub = await hubPastRetention(t);
       const consumer = new InMemorySignalConsumer();
       const receiver = startReceiver(t, hub.config(backend), consumer);
@@ -91,16 +106,32 @@ for (const backend of BACKENDS) {
         // Live events arrive once the backfill is under way (they are read from the hub, well within retention).
         if (s.type === 'backfillStarted' && !live) {
           live = true;
-          for (let p = 0; p < PARTITIONS; p++) hub.emulator.append(hub.hubName, String(p), Array.from({ length: 5 }, (_, i) => ({ body: JSON.stringify({ id: `p${p}-live${i}` }) })));
+          for (let p = 0; p < PARTITIONS; p++)
+            hub.emulator.append(
+              hub.hubName,
+              String(p),
+              Array.from({ length: 5 }, (_, i) => ({ body: JSON.stringify({ id: `p${p}-live${i}` }) })),
+            );
         }
       });
       await receiver.start();
       await consumer.waitFor(PARTITIONS * 25, 20_000);
-      // A live event that expired before delivery starts a second backfill of its partition: wait for every partition's.
-      await until(() => new Set(statuses.flatMap((s) => (s.type === 'backfillFinished' ? [s.partitionId] : []))).size === PARTITIONS, 5_000, 'both backfills to finish');
+      // A live event that expired before delivery starts a second backfill of its partition: wait for every
+      // partition's.
+      await until(
+        () =>
+          new Set(statuses.flatMap((s) => (s.type === 'backfillFinished' ? [s.partitionId] : []))).size === PARTITIONS,
+        5_000,
+        'both backfills to finish',
+      );
       const seqs = idsByPartition(consumer);
       const expected = Array.from({ length: 25 }, (_, i) => 10 + i);
-      for (let p = 0; p < PARTITIONS; p++) assert.deepEqual(seqs.get(String(p)), expected, `partition ${p}: 10..29 from Capture, then 30..34 live, each once`);
+      for (let p = 0; p < PARTITIONS; p++)
+        assert.deepEqual(
+          seqs.get(String(p)),
+          expected,
+          `partition ${p}: 10..29 from Capture, then 30..34 live, each once`,
+        );
       const bodies = consumer.records().map((r) => JSON.parse(String(r.body)).id as string);
       for (let p = 0; p < PARTITIONS; p++) {
         for (let i = 10; i < 30; i++) assert.ok(bodies.includes(`p${p}-${i}`), `p${p}-${i} arrived`);
@@ -109,16 +140,22 @@ for (const backend of BACKENDS) {
       const stats = receiver.stats();
       // Every expired event came from Capture; on a loaded machine a live event may expire before the hub
       // delivers it, and then it comes from Capture too (never lost: eventsMissingFromCapture stays 0).
-      assert.ok(stats.counters.eventsBackfilled >= PARTITIONS * 20, `the expired events came from Capture: ${stats.counters.eventsBackfilled}`);
+      assert.ok(
+        stats.counters.eventsBackfilled >= PARTITIONS * 20,
+        `the expired events came from Capture: ${stats.counters.eventsBackfilled}`,
+      );
       assert.equal(stats.counters.eventsMissingFromCapture, 0);
       assert.equal(stats.counters.eventsLostToRetention, 0);
       assert.ok(!statuses.some((s) => s.type === 'retentionGap' || s.type === 'captureGap'));
       // Checkpoints continuous: each partition's checkpoint reaches its last event.
       await receiver.shutdown();
-      for (let p = 0; p < PARTITIONS; p++) assert.equal((await hub.store.read(hub.scope, String(p)))?.sequenceNumber, 34);
+      for (let p = 0; p < PARTITIONS; p++)
+        assert.equal((await hub.store.read(hub.scope, String(p)))?.sequenceNumber, 34);
     });
 
-    test('a deleted capture file is reported with its exact range; every other event arrives', { timeout: 30_000 }, async (t) => {
+    test('a deleted capture file is reported with its exact range; every other event arrives', {
+      timeout: 30_000,
+    }, async (t) => {
       // Small size windows: several files per partition.
       const hub = await hubPastRetention(t, { sizeLimitBytes: 400 });
       const reader = new CapturePartitionReader(hub.location, '0');
@@ -142,13 +179,23 @@ for (const backend of BACKENDS) {
       await consumer.waitFor(PARTITIONS * 20 - missing, 20_000);
       await until(() => statuses.some((s) => s.type === 'captureGap'), 5_000, 'the captureGap status');
       const gaps = statuses.filter((s) => s.type === 'captureGap');
-      assert.deepEqual(gaps.map((g) => ({ p: g.partitionId, from: g.fromSequenceNumber, to: g.toSequenceNumber })), [{ p: '0', from: deleted.from, to: deleted.to }]);
+      assert.deepEqual(
+        gaps.map((g) => ({ p: g.partitionId, from: g.fromSequenceNumber, to: g.toSequenceNumber })),
+        [{ p: '0', from: deleted.from, to: deleted.to }],
+      );
       const seqs = idsByPartition(consumer);
       const all = Array.from({ length: 20 }, (_, i) => 10 + i);
-      assert.deepEqual(seqs.get('0'), all.filter((s) => s < deleted!.from || s > deleted!.to));
+      assert.deepEqual(
+        seqs.get('0'),
+        all.filter((s) => s < deleted!.from || s > deleted!.to),
+      );
       assert.deepEqual(seqs.get('1'), all);
       assert.equal(receiver.stats().counters.eventsMissingFromCapture, missing);
-      assert.equal(receiver.stats().counters.eventsLostToRetention, missing, 'counted once, not again by the decode step');
+      assert.equal(
+        receiver.stats().counters.eventsLostToRetention,
+        missing,
+        'counted once, not again by the decode step',
+      );
     });
   });
 }

@@ -7,7 +7,10 @@ import { Instance, tally, waitUntil } from '../../helpers/fleet.ts';
 import { BACKENDS, preload } from './harness.ts';
 
 for (const backend of BACKENDS) {
-  test(`${backend}: killed mid-stream without a graceful stop, then started again: nothing lost, duplicates only after the last checkpoint`, { timeout: 120_000 }, async (t) => {
+  test(`${backend}: killed mid-stream without a graceful stop, then started again: nothing lost, duplicates only ` +
+    `after the last checkpoint`, {
+    timeout: 120_000,
+  }, async (t) => {
     const azurite = await startAzurite();
     t.after(() => azurite.stop());
     const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 4 });
@@ -33,13 +36,17 @@ for (const backend of BACKENDS) {
     await waitUntil(() => first.records.length >= 3_000, 60_000, 'events flowing', [first]);
     await first.crash();
     const lastCheckpoint = new Map<string, number>();
-    for (const s of first.statuses) if (s.type === 'checkpointWritten') lastCheckpoint.set(s.partitionId!, Math.max(lastCheckpoint.get(s.partitionId!) ?? -1, s.sequenceNumber!));
+    for (const s of first.statuses)
+      if (s.type === 'checkpointWritten')
+        lastCheckpoint.set(s.partitionId!, Math.max(lastCheckpoint.get(s.partitionId!) ?? -1, s.sequenceNumber!));
     emulator.faults.slowDelivery(0);
 
     const restartAt = Date.now();
     const second = new Instance('second', config);
     t.after(() => second.crash());
-    await waitUntil(() => tally([first, second]).size === 20_000, 60_000, 'every event exported after the restart', [second]);
+    await waitUntil(() => tally([first, second]).size === 20_000, 60_000, 'every event exported after the restart', [
+      second,
+    ]);
     await second.stop();
     const counts = tally([first, second]);
     const duplicates = [...counts].filter(([, n]) => n > 1).map(([k]) => k);
@@ -50,9 +57,15 @@ for (const backend of BACKENDS) {
     const firstByPartition = new Map<string, number>();
     for (const [pid, seq] of first.records) firstByPartition.set(pid, Math.max(firstByPartition.get(pid) ?? -1, seq));
     const bound = [...firstByPartition].reduce((sum, [pid, max]) => sum + (max - (lastCheckpoint.get(pid) ?? -1)), 0);
-    assert.ok(duplicates.length <= bound, `${duplicates.length} duplicates exceed the ${bound} events exported after the last checkpoints`);
+    assert.ok(
+      duplicates.length <= bound,
+      `${duplicates.length} duplicates exceed the ${bound} events exported after the last checkpoints`,
+    );
     const reopened = second.statuses.find((s) => s.type === 'partitionOpened');
-    t.diagnostic(`${first.records.length} exported before the crash; ${duplicates.length} duplicates (bound ${bound}); restarted instance reading after ${reopened?.at ? reopened.at - restartAt : '?'} ms`);
+    t.diagnostic(
+      `${first.records.length} exported before the crash; ${duplicates.length} duplicates (bound ${bound}); ` +
+        `restarted instance reading after ${reopened?.at ? reopened.at - restartAt : '?'} ms`,
+    );
     assert.deepEqual(emulator.audit.overlaps(), []);
   });
 }

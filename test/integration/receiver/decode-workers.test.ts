@@ -44,21 +44,31 @@ function attribute(record: any, key: string): any {
 }
 
 function sinkRecords(bodies: readonly Buffer[]): SinkRecord[] {
-  return bodies.flatMap((body, request) => strictDecodeProto(body, 'logs').resourceLogs.flatMap((rl: any) =>
-    rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => {
-      const { observedTimeUnixNano: _observed, ...rest } = r;
-      return {
-        partition: String(attribute(r, PID)),
-        sequenceNumber: Number(attribute(r, SEQ)),
-        request,
-        canonical: JSON.stringify({ resource: rl.resource, scope: sl.scope, ...rest }),
-      };
-    }))));
+  return bodies.flatMap((body, request) =>
+    strictDecodeProto(body, 'logs').resourceLogs.flatMap((rl: any) =>
+      rl.scopeLogs.flatMap((sl: any) =>
+        sl.logRecords.map((r: any) => {
+          const { observedTimeUnixNano: _observed, ...rest } = r;
+          return {
+            partition: String(attribute(r, PID)),
+            sequenceNumber: Number(attribute(r, SEQ)),
+            request,
+            canonical: JSON.stringify({ resource: rl.resource, scope: sl.scope, ...rest }),
+          };
+        }),
+      ),
+    ),
+  );
 }
 
 const quiet: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => quiet };
 
-async function drain(t: TestContext, workers: number, hub: { connectionString: string; records: number }, storage: string) {
+async function drain(
+  t: TestContext,
+  workers: number,
+  hub: { connectionString: string; records: number },
+  storage: string,
+) {
   const sink = await startOtlpServer();
   t.after(() => sink.close());
   const container = randomName('workers');
@@ -95,9 +105,14 @@ service:
     if (s.type !== 'checkpointWritten' || s.sequenceNumber < 0) return;
     const held = sinkRecords(sink.requests.map((r) => r.body)).filter((r) => r.partition === s.partitionId);
     const highest = Math.max(-1, ...held.map((r) => r.sequenceNumber));
-    if (s.sequenceNumber > highest) violations.push(`partition ${s.partitionId}: checkpoint ${s.sequenceNumber}, sink up to ${highest}`);
+    if (s.sequenceNumber > highest)
+      violations.push(`partition ${s.partitionId}: checkpoint ${s.sequenceNumber}, sink up to ${highest}`);
   });
-  await until(() => sinkRecords(sink.requests.map((r) => r.body)).length >= hub.records, 60_000, 'every record at the sink');
+  await until(
+    () => sinkRecords(sink.requests.map((r) => r.body)).length >= hub.records,
+    60_000,
+    'every record at the sink',
+  );
   // The sink holds a request before the exporter has its answer: wait for the receiver to count the last one too.
   await until(() => receiver.stats().counters.recordsAccepted >= hub.records, 30_000, 'every record counted accepted');
   const counters = receiver.stats().counters;
@@ -105,21 +120,33 @@ service:
   return { records: sinkRecords(sink.requests.map((r) => r.body)), counters, violations };
 }
 
-test('decode_workers on and off deliver the same records, in order per partition, checkpointed after export', { timeout: 180_000 }, async (t) => {
+test('decode_workers on and off deliver the same records, in order per partition, checkpointed after export', {
+  timeout: 180_000,
+}, async (t) => {
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
   const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: PARTITIONS });
   const time = new Date('2026-05-14T09:12:44Z');
   let records = 0;
   for (let p = 0; p < PARTITIONS; p++) {
-    emulator.append(hubName, String(p), Array.from({ length: PER_PARTITION }, (_, i) => {
-      const count = i % 5 === 4 ? 2 : 1;
-      records += count;
-      const index = p * PER_PARTITION + i;
-      // One malformed event per partition (counted as one record above): exported raw, counted, on both paths alike.
-      if (i === 17) return { body: '{"records": [ {"time": ' };
-      return { body: sampleResourceLogBody(SAMPLE_CATEGORIES[index % SAMPLE_CATEGORIES.length]!, { records: count, index, time }) };
-    }));
+    emulator.append(
+      hubName,
+      String(p),
+      Array.from({ length: PER_PARTITION }, (_, i) => {
+        const count = i % 5 === 4 ? 2 : 1;
+        records += count;
+        const index = p * PER_PARTITION + i;
+        // One malformed event per partition (counted as one record above): exported raw, counted, on both paths alike.
+        if (i === 17) return { body: '{"records": [ {"time": ' };
+        return {
+          body: sampleResourceLogBody(SAMPLE_CATEGORIES[index % SAMPLE_CATEGORIES.length]!, {
+            records: count,
+            index,
+            time,
+          }),
+        };
+      }),
+    );
   }
   const hub = { connectionString, records };
 
@@ -127,7 +154,11 @@ test('decode_workers on and off deliver the same records, in order per partition
   const on = await drain(t, 2, hub, azurite.connectionString);
 
   assert.equal(off.counters.eventsDecodedOffThread, 0);
-  assert.equal(on.counters.eventsDecodedOffThread, PARTITIONS * PER_PARTITION, 'every event decoded on a decode thread');
+  assert.equal(
+    on.counters.eventsDecodedOffThread,
+    PARTITIONS * PER_PARTITION,
+    'every event decoded on a decode thread',
+  );
   assert.equal(on.counters.eventsDecodeFallbacks, 0);
   assert.equal(on.counters.eventsFailedDecode, PARTITIONS);
   assert.equal(on.counters.eventsFailedDecode, off.counters.eventsFailedDecode);
@@ -152,22 +183,41 @@ test('decode_workers on and off deliver the same records, in order per partition
   }
 });
 
-test('decode_workers with max_request_bytes below a batch: split by records, one oversized record dead-lettered alone', { timeout: 60_000 }, async (t) => {
+test('decode_workers with max_request_bytes below a batch: split by records, one oversized record dead-lettered ' +
+  'alone', {
+  timeout: 60_000,
+}, async (t) => {
   const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 1 });
   const sink = await startOtlpServer();
   t.after(() => sink.close());
   const dir = await mkdtemp(join(tmpdir(), 'decode-workers-dl-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   // `raw`: every record has the same (empty) resource, so a batch is one resource_logs entry of ~60 KB.
-  emulator.append(hubName, '0', Array.from({ length: 30 }, (_, i) => ({ body: `${i}:`.padEnd(i === 12 ? 20_000 : 2_000, 'x') })));
-  const exporter = await createOtlpHttpExporter(otlpHttpExporterConfigSchema.parse({
-    endpoint: sink.url, compression: 'none', max_request_bytes: 8_192,
-  }));
+  emulator.append(
+    hubName,
+    '0',
+    Array.from({ length: 30 }, (_, i) => ({ body: `${i}:`.padEnd(i === 12 ? 20_000 : 2_000, 'x') })),
+  );
+  const exporter = await createOtlpHttpExporter(
+    otlpHttpExporterConfigSchema.parse({
+      endpoint: sink.url,
+      compression: 'none',
+      max_request_bytes: 8_192,
+    }),
+  );
   assert.equal(exporter.acceptsEncodedLogs, true);
-  const receiver = startReceiver(t, {
-    connection: connectionString, format: 'raw', start_position: 'earliest', max_poll_events: 30, decode_workers: 1,
-    dead_letter: { directory: dir },
-  }, exporter);
+  const receiver = startReceiver(
+    t,
+    {
+      connection: connectionString,
+      format: 'raw',
+      start_position: 'earliest',
+      max_poll_events: 30,
+      decode_workers: 1,
+      dead_letter: { directory: dir },
+    },
+    exporter,
+  );
   await receiver.start();
   // The refused record is counted before its event is written to the dead-letter store: wait for both.
   const done = () => receiver.stats().counters.recordsAccepted + receiver.stats().counters.eventsDeadLettered >= 30;
@@ -178,12 +228,18 @@ test('decode_workers with max_request_bytes below a batch: split by records, one
   assert.equal(c.eventsDeadLettered, 1);
   for (const r of sink.requests) assert.ok(r.body.length <= 8_192, `a request of ${r.body.length} bytes`);
   const bodies = sinkBodies(sink.requests.map((r) => r.body));
-  assert.deepEqual(bodies.map((b) => Number(b.split(':')[0])), Array.from({ length: 30 }, (_, i) => i).filter((i) => i !== 12));
+  assert.deepEqual(
+    bodies.map((b) => Number(b.split(':')[0])),
+    Array.from({ length: 30 }, (_, i) => i).filter((i) => i !== 12),
+  );
   const files = await readdir(dir, { recursive: true });
-  assert.ok(files.length > 0, 'the oversized record\'s event is in the dead-letter directory');
+  assert.ok(files.length > 0, "the oversized record's event is in the dead-letter directory");
 });
 
 function sinkBodies(bodies: readonly Buffer[]): string[] {
-  return bodies.flatMap((body) => strictDecodeProto(body, 'logs').resourceLogs.flatMap((rl: any) =>
-    rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => String(r.body.stringValue)))));
+  return bodies.flatMap((body) =>
+    strictDecodeProto(body, 'logs').resourceLogs.flatMap((rl: any) =>
+      rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => String(r.body.stringValue))),
+    ),
+  );
 }

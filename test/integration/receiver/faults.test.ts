@@ -6,8 +6,20 @@ import type { ReceiverStatus } from '../../../src/receiver/receiver-status.ts';
 import { BACKENDS, byPartition, preload, startReceiver, until } from './harness.ts';
 
 const FAULTS = [
-  { name: 'server-busy detach', inject: (e: any, hub: string) => [0, 1].forEach((p) => e.faults.detachReceivers({ hub, partitionId: String(p), condition: 'com.microsoft:server-busy' })) },
-  { name: 'detach-forced', inject: (e: any, hub: string) => [0, 1].forEach((p) => e.faults.detachReceivers({ hub, partitionId: String(p), condition: 'amqp:link:detach-forced' })) },
+  {
+    name: 'server-busy detach',
+    inject: (e: any, hub: string) =>
+      [0, 1].forEach((p) =>
+        e.faults.detachReceivers({ hub, partitionId: String(p), condition: 'com.microsoft:server-busy' }),
+      ),
+  },
+  {
+    name: 'detach-forced',
+    inject: (e: any, hub: string) =>
+      [0, 1].forEach((p) =>
+        e.faults.detachReceivers({ hub, partitionId: String(p), condition: 'amqp:link:detach-forced' }),
+      ),
+  },
   { name: 'dropped connection', inject: (e: any) => e.faults.dropConnections() },
 ] as const;
 
@@ -18,7 +30,11 @@ for (const backend of BACKENDS) {
         const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 2 });
         preload(emulator, hubName, 2, 2_000);
         const consumer = new InMemorySignalConsumer({ delayMs: 2 });
-        const receiver = startReceiver(t, { connection: connectionString, backend, format: 'raw', start_position: 'earliest', max_poll_events: 50 }, consumer);
+        const receiver = startReceiver(
+          t,
+          { connection: connectionString, backend, format: 'raw', start_position: 'earliest', max_poll_events: 50 },
+          consumer,
+        );
         const statuses: ReceiverStatus[] = [];
         receiver.onStatus((s) => statuses.push(s));
         await receiver.start();
@@ -28,10 +44,17 @@ for (const backend of BACKENDS) {
         await consumer.waitFor(6_000, 60_000);
         await receiver.shutdown();
         for (const [pid, seqs] of byPartition(consumer.records())) {
-          assert.deepEqual(seqs, Array.from({ length: 3_000 }, (_, i) => i), `partition ${pid}: every event once, in order`);
+          assert.deepEqual(
+            seqs,
+            Array.from({ length: 3_000 }, (_, i) => i),
+            `partition ${pid}: every event once, in order`,
+          );
         }
         await until(() => true, 0);
-        t.diagnostic(`statuses: ${[...new Set(statuses.map((s) => s.type))].join(', ')}; reconnects ${receiver.stats().counters.backendReconnects}`);
+        t.diagnostic(
+          `statuses: ${[...new Set(statuses.map((s) => s.type))].join(', ')}; reconnects ` +
+            `${receiver.stats().counters.backendReconnects}`,
+        );
       });
     }
   });

@@ -22,16 +22,27 @@ async function eventually(probe: () => Promise<boolean>, timeoutMs: number, what
   await waitUntil(probe, timeoutMs, what, 100);
 }
 
-async function setup(t: TestContext, azurite: Azurite, metadata: Record<string, string> = { sequencenumber: String(BOGUS), offset: '123456' }) {
+async function setup(
+  t: TestContext,
+  azurite: Azurite,
+  metadata: Record<string, string> = { sequencenumber: String(BOGUS), offset: '123456' },
+) {
   const eh = await startTestEmulator(t, { partitions: 1 });
-  eh.emulator.append(eh.hubName, '0', Array.from({ length: 5 }, (_, i) => ({ body: `e${i}` })));
+  eh.emulator.append(
+    eh.hubName,
+    '0',
+    Array.from({ length: 5 }, (_, i) => ({ body: `e${i}` })),
+  );
   const containerName = randomName('invalid');
   const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(containerName);
   await container.create();
-  const namespace = new URL(eh.connectionString.split(';')[0]!.replace('Endpoint=', '').replace('sb://', 'http://')).hostname;
+  const namespace = new URL(eh.connectionString.split(';')[0]!.replace('Endpoint=', '').replace('sb://', 'http://'))
+    .hostname;
   const scope = { fullyQualifiedNamespace: namespace, eventHubName: eh.hubName, consumerGroup: '$Default' };
   // What a recreated hub leaves behind: the old hub's checkpoint, far beyond the new hub's 5 events.
-  await container.getBlockBlobClient(`${namespace}/${eh.hubName}/$default/checkpoint/0`.toLowerCase()).upload('', 0, { metadata });
+  await container
+    .getBlockBlobClient(`${namespace}/${eh.hubName}/$default/checkpoint/0`.toLowerCase())
+    .upload('', 0, { metadata });
   const config = (policy?: 'fail' | 'earliest' | 'latest') => ({
     connection: eh.connectionString,
     format: 'raw' as const,
@@ -51,7 +62,10 @@ describe('on_invalid_checkpoint', () => {
   });
   after(() => azurite?.stop());
 
-  test('fail (default): unread, unhealthy with reason invalidCheckpoint, counted; resumes by itself after checkpoints reset', { timeout: 90_000 }, async (t) => {
+  test('fail (default): unread, unhealthy with reason invalidCheckpoint, counted; resumes by itself after checkpoints ' +
+    'reset', {
+    timeout: 90_000,
+  }, async (t) => {
     const { container, scope, store, config } = await setup(t, azurite);
     const consumer = new InMemorySignalConsumer();
     const receiver = startReceiver(t, config(), consumer);
@@ -59,12 +73,23 @@ describe('on_invalid_checkpoint', () => {
     health.register('r');
     receiver.onStatus((s) => health.update('r', s));
     await receiver.start();
-    await until(() => receiver.stats().counters.invalidCheckpoints >= 1, 30_000, 'the invalid checkpoint to be counted');
-    await until(() => health.report().receivers.r?.reason === 'invalidCheckpoint', 10_000, 'health to say invalidCheckpoint');
+    await until(
+      () => receiver.stats().counters.invalidCheckpoints >= 1,
+      30_000,
+      'the invalid checkpoint to be counted',
+    );
+    await until(
+      () => health.report().receivers.r?.reason === 'invalidCheckpoint',
+      10_000,
+      'health to say invalidCheckpoint',
+    );
     const report = health.report().receivers.r!;
     assert.equal(report.status, 'unhealthy');
     assert.equal(report.configKey, 'on_invalid_checkpoint');
-    assert.match(report.error ?? '', /checkpoint \(sequence number 1000\) is beyond the last event in the partition \(sequence number 4\)/);
+    assert.match(
+      report.error ?? '',
+      /checkpoint \(sequence number 1000\) is beyond the last event in the partition \(sequence number 4\)/,
+    );
     assert.equal(consumer.records().length, 0, 'nothing read from a position that cannot be right');
     assert.equal((await store.read(scope, '0'))?.sequenceNumber, BOGUS, 'the checkpoint is left for the operator');
 
@@ -76,7 +101,9 @@ describe('on_invalid_checkpoint', () => {
   });
 
   for (const backend of ['polling', 'streaming'] as const) {
-    test(`earliest (${backend}): the checkpoint is rewritten before the first event and every event is read`, { timeout: 60_000 }, async (t) => {
+    test(`earliest (${backend}): the checkpoint is rewritten before the first event and every event is read`, {
+      timeout: 60_000,
+    }, async (t) => {
       const { scope, store, config } = await setup(t, azurite);
       const consumer = new InMemorySignalConsumer();
       const receiver = startReceiver(t, { ...config('earliest'), backend }, consumer);
@@ -84,11 +111,18 @@ describe('on_invalid_checkpoint', () => {
       await consumer.waitFor(5, 30_000);
       assert.deepEqual(byPartition(consumer.records()).get('0'), [0, 1, 2, 3, 4]);
       assert.equal(receiver.stats().counters.invalidCheckpoints, 1);
-      await eventually(async () => (await store.read(scope, '0'))?.sequenceNumber === 4, 10_000, 'checkpoint at the last exported event');
+      await eventually(
+        async () => (await store.read(scope, '0'))?.sequenceNumber === 4,
+        10_000,
+        'checkpoint at the last exported event',
+      );
     });
   }
 
-  test('a checkpoint blob without a usable sequence number (an offset the receiver cannot position by) follows the same policy', { timeout: 60_000 }, async (t) => {
+  test('a checkpoint blob without a usable sequence number (an offset the receiver cannot position by) follows the ' +
+    'same policy', {
+    timeout: 60_000,
+  }, async (t) => {
     // fail: unread, reported, counted.
     const failing = await setup(t, azurite, { offset: 'g1:0000000000abcdef:r' });
     const consumer = new InMemorySignalConsumer();
@@ -97,8 +131,15 @@ describe('on_invalid_checkpoint', () => {
     health.register('r');
     receiver.onStatus((s) => health.update('r', s));
     await receiver.start();
-    await until(() => health.report().receivers.r?.reason === 'invalidCheckpoint', 30_000, 'health to say invalidCheckpoint');
-    assert.match(health.report().receivers.r!.error ?? '', /checkpoint cannot be used .*lacks a numeric 'sequencenumber'/);
+    await until(
+      () => health.report().receivers.r?.reason === 'invalidCheckpoint',
+      30_000,
+      'health to say invalidCheckpoint',
+    );
+    assert.match(
+      health.report().receivers.r!.error ?? '',
+      /checkpoint cannot be used .*lacks a numeric 'sequencenumber'/,
+    );
     assert.equal(consumer.records().length, 0);
     await receiver.shutdown();
 
@@ -109,10 +150,17 @@ describe('on_invalid_checkpoint', () => {
     await other.start();
     await second.waitFor(5, 30_000);
     assert.deepEqual(byPartition(second.records()).get('0'), [0, 1, 2, 3, 4]);
-    await eventually(async () => (await resetting.store.read(resetting.scope, '0'))?.sequenceNumber === 4, 10_000, 'checkpoint at the last exported event');
+    await eventually(
+      async () => (await resetting.store.read(resetting.scope, '0'))?.sequenceNumber === 4,
+      10_000,
+      'checkpoint at the last exported event',
+    );
   });
 
-  test('an offset the hub does not know, beside a valid sequence number, is carried and never sent: reading resumes after the sequence number', { timeout: 60_000 }, async (t) => {
+  test('an offset the hub does not know, beside a valid sequence number, is carried and never sent: reading resumes ' +
+    'after the sequence number', {
+    timeout: 60_000,
+  }, async (t) => {
     const { config } = await setup(t, azurite, { sequencenumber: '2', offset: 'no-such-offset' });
     const consumer = new InMemorySignalConsumer();
     const receiver = startReceiver(t, config(), consumer);
@@ -127,8 +175,16 @@ describe('on_invalid_checkpoint', () => {
     const consumer = new InMemorySignalConsumer();
     const receiver = startReceiver(t, config('latest'), consumer);
     await receiver.start();
-    await until(() => receiver.ownedPartitions().length === 1 && receiver.stats().counters.invalidCheckpoints === 1, 30_000, 'the partition to be read');
-    await eventually(async () => (await store.read(scope, '0'))?.sequenceNumber === 4, 10_000, 'checkpoint moved to the last event');
+    await until(
+      () => receiver.ownedPartitions().length === 1 && receiver.stats().counters.invalidCheckpoints === 1,
+      30_000,
+      'the partition to be read',
+    );
+    await eventually(
+      async () => (await store.read(scope, '0'))?.sequenceNumber === 4,
+      10_000,
+      'checkpoint moved to the last event',
+    );
     eh.emulator.append(eh.hubName, '0', [{ body: 'new' }]);
     await consumer.waitFor(1, 30_000);
     assert.deepEqual(byPartition(consumer.records()).get('0'), [5]);

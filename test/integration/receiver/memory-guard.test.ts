@@ -15,7 +15,12 @@ const MAX_POLL_EVENTS = 20;
  * A memory reading the test sets (`memory.limit_mib` is compared with it), counting how often the guard
  * measured, so the test waits on checks having happened instead of sleeping.
  */
-function scriptedMemory(): { read: () => number; high: boolean; reads: number; afterReads: (n: number) => Promise<void> } {
+function scriptedMemory(): {
+  read: () => number;
+  high: boolean;
+  reads: number;
+  afterReads: (n: number) => Promise<void>;
+} {
   const m = {
     high: false,
     reads: 0,
@@ -31,9 +36,19 @@ function scriptedMemory(): { read: () => number; high: boolean; reads: number; a
   return m;
 }
 
-function startGuardedReceiver(t: TestContext, config: ReceiverConfigInput, consumer: InMemorySignalConsumer, read: () => number) {
+function startGuardedReceiver(
+  t: TestContext,
+  config: ReceiverConfigInput,
+  consumer: InMemorySignalConsumer,
+  read: () => number,
+) {
   const receiver = createAzureEventHubReceiver(
-    { poll_rate: 0.2, max_poll_events: MAX_POLL_EVENTS, memory: { limit_mib: LIMIT_MIB, check_interval: '20ms' }, ...config },
+    {
+      poll_rate: 0.2,
+      max_poll_events: MAX_POLL_EVENTS,
+      memory: { limit_mib: LIMIT_MIB, check_interval: '20ms' },
+      ...config,
+    },
     consumer,
     { readMemoryUsage: read },
   );
@@ -47,7 +62,9 @@ function startGuardedReceiver(t: TestContext, config: ReceiverConfigInput, consu
 
 for (const backend of BACKENDS) {
   describe(`memory.limit_mib on the ${backend} backend`, () => {
-    test('above the limit from the start nothing is read; below it every event arrives once, in order', { timeout: 60_000 }, async (t) => {
+    test('above the limit from the start nothing is read; below it every event arrives once, in order', {
+      timeout: 60_000,
+    }, async (t) => {
       const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 2 });
       preload(emulator, hubName, 2, 300);
       const memory = scriptedMemory();
@@ -67,7 +84,11 @@ for (const backend of BACKENDS) {
       await consumer.waitFor(600, 45_000);
       await receiver.shutdown();
       for (const seqs of byPartition(consumer.records()).values()) {
-        assert.deepEqual(seqs, Array.from({ length: 300 }, (_, i) => i), 'each event once, in order');
+        assert.deepEqual(
+          seqs,
+          Array.from({ length: 300 }, (_, i) => i),
+          'each event once, in order',
+        );
       }
       assert.deepEqual(statuses, ['memoryPaused', 'memoryResumed']);
       const stats = receiver.stats().memory;
@@ -77,7 +98,9 @@ for (const backend of BACKENDS) {
       assert.ok((stats?.forcedGcs ?? 0) >= 1, 'a collection was forced before pausing');
     });
 
-    test('memory rising mid-drain pauses reading after the batches in flight; resuming loses nothing', { timeout: 60_000 }, async (t) => {
+    test('memory rising mid-drain pauses reading after the batches in flight; resuming loses nothing', {
+      timeout: 60_000,
+    }, async (t) => {
       const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 1 });
       preload(emulator, hubName, 1, 1_000);
       const memory = scriptedMemory();
@@ -111,7 +134,10 @@ for (const backend of BACKENDS) {
       memory.high = false;
       await consumer.waitFor(1_000, 45_000);
       await receiver.shutdown();
-      assert.deepEqual(byPartition(consumer.records()).get('0'), Array.from({ length: 1_000 }, (_, i) => i));
+      assert.deepEqual(
+        byPartition(consumer.records()).get('0'),
+        Array.from({ length: 1_000 }, (_, i) => i),
+      );
       assert.deepEqual(statuses, ['memoryPaused', 'memoryResumed']);
     });
   });

@@ -19,19 +19,30 @@ const PARTITIONS = 2;
 const OPAQUE = /^g1:[0-9a-f]{16}:r$/;
 
 for (const backend of ['polling', 'streaming'] as const) {
-  test(`opaque offsets (${backend}): stored verbatim, resumed by sequence number, then continued by an SDK processor`, { timeout: 120_000 }, async (t) => {
+  test(`opaque offsets (${backend}): stored verbatim, resumed by sequence number, then continued by an SDK processor`, {
+    timeout: 120_000,
+  }, async (t) => {
     const azurite = await startAzurite();
     t.after(() => azurite.stop());
-    const { emulator, hubName, connectionString, track } = await startTestEmulator(t, { partitions: PARTITIONS, opaqueOffsets: true });
+    const { emulator, hubName, connectionString, track } = await startTestEmulator(t, {
+      partitions: PARTITIONS,
+      opaqueOffsets: true,
+    });
     const containerName = randomName('opaque');
-    const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(containerName);
+    const container = BlobServiceClient.fromConnectionString(azurite.connectionString).getContainerClient(
+      containerName,
+    );
     const config = {
       connection: connectionString,
       backend,
       format: 'raw' as const,
       start_position: 'earliest',
       checkpoint: { interval: '1h' }, // only the final checkpoint at shutdown holds the last events
-      blob_checkpoint_store: { connection: azurite.connectionString, container_name: containerName, create_container: true },
+      blob_checkpoint_store: {
+        connection: azurite.connectionString,
+        container_name: containerName,
+        create_container: true,
+      },
       ownership: { update_interval: '1s' },
     };
     const namespace = new URL(connectionString.split(';')[0]!.replace('Endpoint=', '')).hostname;
@@ -44,7 +55,10 @@ for (const backend of ['polling', 'streaming'] as const) {
     await a.start();
     await first.waitFor(PARTITIONS * 10, 30_000);
     const offsetsSeen = first.records().map((r) => r.attributes['azure.eventhubs.message.offset']);
-    assert.ok(offsetsSeen.every((o) => typeof o === 'string' && OPAQUE.test(o)), `records carry the opaque offsets: ${String(offsetsSeen[0])}`);
+    assert.ok(
+      offsetsSeen.every((o) => typeof o === 'string' && OPAQUE.test(o)),
+      `records carry the opaque offsets: ${String(offsetsSeen[0])}`,
+    );
     await a.shutdown();
     let stored = await checkpoints();
     assert.equal(stored.length, PARTITIONS);
@@ -60,14 +74,19 @@ for (const backend of ['polling', 'streaming'] as const) {
     await b.start();
     await second.waitFor(PARTITIONS * 5, 30_000);
     await b.shutdown();
-    for (const [pid, seqs] of byPartition(second.records())) assert.deepEqual(seqs, [10, 11, 12, 13, 14], `partition ${pid}`);
+    for (const [pid, seqs] of byPartition(second.records()))
+      assert.deepEqual(seqs, [10, 11, 12, 13, 14], `partition ${pid}`);
     stored = await checkpoints();
     for (const c of stored) assert.equal(c.sequenceNumber, 14);
 
     // An SDK processor on the same container starts from our checkpoints (by their opaque offsets).
     preload(emulator, hubName, PARTITIONS, 3);
     const seen = new Map<string, number[]>();
-    const client = track(new EventHubConsumerClient('$Default', connectionString, sdkStore, { retryOptions: { maxRetries: 2, retryDelayInMs: 100 } }));
+    const client = track(
+      new EventHubConsumerClient('$Default', connectionString, sdkStore, {
+        retryOptions: { maxRetries: 2, retryDelayInMs: 100 },
+      }),
+    );
     track(
       client.subscribe(
         {
@@ -79,7 +98,12 @@ for (const backend of ['polling', 'streaming'] as const) {
         { maxWaitTimeInSeconds: 1 },
       ),
     );
-    await until(() => [...seen.values()].reduce((n, l) => n + l.length, 0) >= PARTITIONS * 3, 45_000, 'the SDK processor to read the new events');
-    for (let p = 0; p < PARTITIONS; p++) assert.deepEqual(seen.get(String(p)), [15, 16, 17], `SDK continued partition ${p} after our checkpoint`);
+    await until(
+      () => [...seen.values()].reduce((n, l) => n + l.length, 0) >= PARTITIONS * 3,
+      45_000,
+      'the SDK processor to read the new events',
+    );
+    for (let p = 0; p < PARTITIONS; p++)
+      assert.deepEqual(seen.get(String(p)), [15, 16, 17], `SDK continued partition ${p} after our checkpoint`);
   });
 }

@@ -10,11 +10,24 @@ import { BACKENDS, byPartition, preload, startReceiver, until } from './harness.
 
 for (const backend of BACKENDS) {
   describe(`receiver on the ${backend} backend`, () => {
-    test('100,000 events over 8 partitions: each exported exactly once, per-partition order kept', { timeout: 180_000 }, async (t) => {
+    test('100,000 events over 8 partitions: each exported exactly once, per-partition order kept', {
+      timeout: 180_000,
+    }, async (t) => {
       const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 8 });
       preload(emulator, hubName, 8, 12_500);
       const consumer = new InMemorySignalConsumer();
-      const receiver = startReceiver(t, { connection: connectionString, backend, format: 'raw', start_position: 'earliest', max_poll_events: 500, prefetch_count: 1000 }, consumer);
+      const receiver = startReceiver(
+        t,
+        {
+          connection: connectionString,
+          backend,
+          format: 'raw',
+          start_position: 'earliest',
+          max_poll_events: 500,
+          prefetch_count: 1000,
+        },
+        consumer,
+      );
       await receiver.start();
       await consumer.waitFor(100_000, 150_000);
       await receiver.shutdown();
@@ -22,17 +35,32 @@ for (const backend of BACKENDS) {
       assert.equal(parts.size, 8);
       for (const [pid, seqs] of parts) {
         assert.equal(seqs.length, 12_500, `partition ${pid} count`);
-        assert.ok(seqs.every((s, i) => s === i), `partition ${pid} in order, no duplicates`);
+        assert.ok(
+          seqs.every((s, i) => s === i),
+          `partition ${pid} in order, no duplicates`,
+        );
       }
       assert.equal(receiver.stats().counters.recordsAccepted, 100_000);
     });
 
     for (const inFlight of [1, 2]) {
-      test(`an exporter failing transiently: nothing lost, recovery on its own; max_batches_in_flight ${inFlight}`, { timeout: 60_000 }, async (t) => {
+      test(`an exporter failing transiently: nothing lost, recovery on its own; max_batches_in_flight ${inFlight}`, {
+        timeout: 60_000,
+      }, async (t) => {
         const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 2 });
         preload(emulator, hubName, 2, 1_000);
         const consumer = new InMemorySignalConsumer().failNext(8, 'retryable');
-        const receiver = startReceiver(t, { connection: connectionString, backend, format: 'raw', start_position: 'earliest', max_batches_in_flight: inFlight }, consumer);
+        const receiver = startReceiver(
+          t,
+          {
+            connection: connectionString,
+            backend,
+            format: 'raw',
+            start_position: 'earliest',
+            max_batches_in_flight: inFlight,
+          },
+          consumer,
+        );
         await receiver.start();
         await consumer.waitFor(2_000, 45_000);
         const parts = byPartition(consumer.records());
@@ -41,7 +69,11 @@ for (const backend of BACKENDS) {
           // With one batch in flight a partition's order survives the retries; with two a retried batch may
           // land after the next one (docs/configuration.md#batches-in-flight), but each event arrives once.
           if (inFlight === 1) assert.deepEqual(seqs, all);
-          else assert.deepEqual(seqs.toSorted((a, b) => a - b), all);
+          else
+            assert.deepEqual(
+              seqs.toSorted((a, b) => a - b),
+              all,
+            );
         }
         assert.ok(consumer.calls >= consumer.batches.length + 8, 'the failed calls were retried');
         assert.equal(receiver.stats().counters.eventsDeadLettered, 0);
@@ -49,34 +81,71 @@ for (const backend of BACKENDS) {
       });
     }
 
-    test('a batch refused permanently lands in the dead-letter directory, counted, and reading moves on', { timeout: 60_000 }, async (t) => {
+    test('a batch refused permanently lands in the dead-letter directory, counted, and reading moves on', {
+      timeout: 60_000,
+    }, async (t) => {
       const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 1 });
       preload(emulator, hubName, 1, 600);
       const dir = await mkdtemp(join(tmpdir(), 'dlq-'));
       t.after(() => rm(dir, { recursive: true, force: true }));
       const consumer = new InMemorySignalConsumer().failNext(1, 'permanent');
-      const receiver = startReceiver(t, { connection: connectionString, backend, format: 'raw', start_position: 'earliest', dead_letter: { directory: dir } }, consumer);
+      const receiver = startReceiver(
+        t,
+        {
+          connection: connectionString,
+          backend,
+          format: 'raw',
+          start_position: 'earliest',
+          dead_letter: { directory: dir },
+        },
+        consumer,
+      );
       await receiver.start();
-      await until(() => receiver.stats().counters.recordsAccepted + receiver.stats().counters.eventsDeadLettered >= 600, 45_000, 'all events handled');
+      await until(
+        () => receiver.stats().counters.recordsAccepted + receiver.stats().counters.eventsDeadLettered >= 600,
+        45_000,
+        'all events handled',
+      );
       await receiver.shutdown();
       const dead = receiver.stats().counters.eventsDeadLettered;
       assert.ok(dead > 0 && dead <= 200, `dead-lettered ${dead}`);
       const files = (await readdir(dir, { recursive: true })).filter((f) => String(f).endsWith('.jsonl'));
-      const lines = (await Promise.all(files.map((f) => readFile(join(dir, String(f)), 'utf8')))).join('').trim().split('\n');
+      const lines = (await Promise.all(files.map((f) => readFile(join(dir, String(f)), 'utf8'))))
+        .join('')
+        .trim()
+        .split('\n');
       assert.equal(lines.length, dead);
       const first = JSON.parse(lines[0]!);
       assert.equal(JSON.stringify(first).includes('p0-e0'), true, 'original body kept');
       const exported = byPartition(consumer.records()).get('0') ?? [];
-      const deadSeqs = lines.map((l) => JSON.parse(l)).map((r) => Number(r.sequence_number ?? r.event?.sequence_number ?? r.sequenceNumber));
-      assert.deepEqual([...exported, ...deadSeqs].sort((a, b) => a - b), Array.from({ length: 600 }, (_, i) => i));
+      const deadSeqs = lines
+        .map((l) => JSON.parse(l))
+        .map((r) => Number(r.sequence_number ?? r.event?.sequence_number ?? r.sequenceNumber));
+      assert.deepEqual(
+        [...exported, ...deadSeqs].sort((a, b) => a - b),
+        Array.from({ length: 600 }, (_, i) => i),
+      );
     });
 
-    test('a graceful stop writes the final checkpoint to blob storage; a new instance resumes with zero duplicates', { timeout: 90_000 }, async (t) => {
+    test('a graceful stop writes the final checkpoint to blob storage; a new instance resumes with zero duplicates', {
+      timeout: 90_000,
+    }, async (t) => {
       const azurite = await startAzurite();
       t.after(() => azurite.stop());
       const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 4 });
       const container = randomName('ckpt');
-      const config = { connection: connectionString, backend, format: 'raw' as const, start_position: 'earliest', checkpoint: { interval: '60s' }, blob_checkpoint_store: { connection: azurite.connectionString, container_name: container, create_container: true } };
+      const config = {
+        connection: connectionString,
+        backend,
+        format: 'raw' as const,
+        start_position: 'earliest',
+        checkpoint: { interval: '60s' },
+        blob_checkpoint_store: {
+          connection: azurite.connectionString,
+          container_name: container,
+          create_container: true,
+        },
+      };
       preload(emulator, hubName, 4, 500);
       const first = new InMemorySignalConsumer();
       const a = startReceiver(t, { ...config, partition: '' }, first);
@@ -91,7 +160,11 @@ for (const backend of BACKENDS) {
       await new Promise((r) => setTimeout(r, 500));
       await b.shutdown();
       for (const [pid, seqs] of byPartition(second.records())) {
-        assert.deepEqual(seqs, Array.from({ length: 300 }, (_, i) => 500 + i), `partition ${pid} resumed right after the checkpoint`);
+        assert.deepEqual(
+          seqs,
+          Array.from({ length: 300 }, (_, i) => 500 + i),
+          `partition ${pid} resumed right after the checkpoint`,
+        );
       }
     });
   });

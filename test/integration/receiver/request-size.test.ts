@@ -41,26 +41,50 @@ async function startLimitedServer(t: TestContext): Promise<LimitedServer> {
   const server = new Server({ 'grpc.max_receive_message_length': FOUR_MIB });
   const state: LimitedServer = { endpoint: '', accepted: [] };
   server.addService(
-    { Export: { path: EXPORT_PATH, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
+    {
+      Export: {
+        path: EXPORT_PATH,
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: identity,
+        requestDeserialize: identity,
+        responseSerialize: identity,
+        responseDeserialize: identity,
+      },
+    },
     {
       Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
         const request = decodeLogsRequest(call.request);
         const partitions: number[] = [];
-        for (const rl of request.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) for (const r of sl.logRecords ?? []) {
-          partitions.push(Number(r.attributes.find((a: any) => a.key === PID).value.stringValue));
-        }
+        for (const rl of request.resourceLogs ?? [])
+          for (const sl of rl.scopeLogs ?? [])
+            for (const r of sl.logRecords ?? []) {
+              partitions.push(Number(r.attributes.find((a: any) => a.key === PID).value.stringValue));
+            }
         state.accepted.push({ bytes: call.request.length, partitions });
         callback(null, Buffer.alloc(0));
       },
     },
   );
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   t.after(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
   return Object.assign(state, { endpoint: `127.0.0.1:${port}` });
 }
 
-async function grpcExporter(t: TestContext, endpoint: string, section: Record<string, unknown> = {}, warnings: string[] = []) {
-  const config = otlpGrpcExporterConfigSchema.parse({ endpoint, tls: { insecure: true }, retry_on_failure: { initial_interval: '20ms', max_interval: '100ms', max_elapsed_time: '10s' }, ...section });
+async function grpcExporter(
+  t: TestContext,
+  endpoint: string,
+  section: Record<string, unknown> = {},
+  warnings: string[] = [],
+) {
+  const config = otlpGrpcExporterConfigSchema.parse({
+    endpoint,
+    tls: { insecure: true },
+    retry_on_failure: { initial_interval: '20ms', max_interval: '100ms', max_elapsed_time: '10s' },
+    ...section,
+  });
   const logger: Logger = { ...noopLogger, warn: (message) => void warnings.push(message), child: () => logger };
   const exporter = await otlpGrpcExporterFactory.create({ id: 'otlp/limited', logger }, config);
   t.after(() => exporter.shutdown?.());
@@ -86,7 +110,9 @@ const delivered = (s: LimitedServer) => s.accepted.flatMap((a) => a.partitions).
  */
 function sixAtOnce(t: TestContext, exporter: SignalConsumer): { consumer: SignalConsumer; batches: number[] } {
   const batches: number[] = [];
-  const counting: SignalConsumer = { consume: (b: SignalBatch, s?: AbortSignal) => (batches.push(b.records.length), exporter.consume(b, s)) };
+  const counting: SignalConsumer = {
+    consume: (b: SignalBatch, s?: AbortSignal) => (batches.push(b.records.length), exporter.consume(b, s)),
+  };
   const consumer = new BatchProcessor(counting, { sendBatchSize: 6, timeoutMs: 60_000 });
   t.after(() => consumer.shutdown());
   return { consumer, batches };
@@ -102,7 +128,7 @@ async function sixPartitions(t: TestContext, body: (p: number) => string) {
 describe('requests bounded by bytes (emulator → receiver → otlp gRPC → a server limited to 4 MiB)', () => {
   for (const [name, section] of [
     ['default max_request_bytes (4 MiB − 64 KiB): split before sending', {}],
-    ['max_request_bytes 0: the server\'s RESOURCE_EXHAUSTED splits the request', { max_request_bytes: 0 }],
+    ["max_request_bytes 0: the server's RESOURCE_EXHAUSTED splits the request", { max_request_bytes: 0 }],
   ] as const) {
     test(`six 900 KB events all arrive, nothing dead-lettered; ${name}`, { timeout: 60_000 }, async (t) => {
       const dir = await mkdtemp(join(tmpdir(), 'dl-size-'));
@@ -111,7 +137,11 @@ describe('requests bounded by bytes (emulator → receiver → otlp gRPC → a s
       const { connectionString } = await sixPartitions(t, bigBody);
       const warnings: string[] = [];
       const { consumer, batches } = sixAtOnce(t, await grpcExporter(t, server.endpoint, section, warnings));
-      const receiver = startReceiver(t, { connection: connectionString, format: 'raw', start_position: 'earliest', dead_letter: { directory: dir } }, consumer);
+      const receiver = startReceiver(
+        t,
+        { connection: connectionString, format: 'raw', start_position: 'earliest', dead_letter: { directory: dir } },
+        consumer,
+      );
       await receiver.start();
       await until(() => delivered(server).length >= 6, 45_000, 'six events at the server');
       await receiver.shutdown();
@@ -123,22 +153,40 @@ describe('requests bounded by bytes (emulator → receiver → otlp gRPC → a s
       assert.deepEqual(await deadLetters(dir), []);
       if ('max_request_bytes' in section) {
         // The whole batch went out first, was refused for its size, and the server's limit was adopted.
-        assert.deepEqual(warnings, ['the server refuses requests over 4194304 bytes: requests are cut to that size from now on']);
+        assert.deepEqual(warnings, [
+          'the server refuses requests over 4194304 bytes: requests are cut to that size from now on',
+        ]);
       } else assert.deepEqual(warnings, []);
-      t.diagnostic(`requests: ${server.accepted.map((a) => `${a.partitions.length} records, ${a.bytes} bytes`).join('; ')}`);
+      t.diagnostic(
+        `requests: ${server.accepted.map((a) => `${a.partitions.length} records, ${a.bytes} bytes`).join('; ')}`,
+      );
     });
   }
 
-  test('max_request_bytes 512 KiB: the 900 KB record is dead-lettered at once with its reason, the rest of its batch delivered', { timeout: 60_000 }, async (t) => {
+  test('max_request_bytes 512 KiB: the 900 KB record is dead-lettered at once with its reason, the rest of its batch ' +
+    'delivered', {
+    timeout: 60_000,
+  }, async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'dl-size-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const server = await startLimitedServer(t);
     // One batch: five small events and one of 900 KB (partition 2's).
     const { connectionString } = await sixPartitions(t, (p) => (p === 2 ? bigBody(p) : `small event ${p}`));
-    const { consumer, batches } = sixAtOnce(t, await grpcExporter(t, server.endpoint, { max_request_bytes: 512 * 1024 }));
-    const receiver = startReceiver(t, { connection: connectionString, format: 'raw', start_position: 'earliest', dead_letter: { directory: dir } }, consumer);
+    const { consumer, batches } = sixAtOnce(
+      t,
+      await grpcExporter(t, server.endpoint, { max_request_bytes: 512 * 1024 }),
+    );
+    const receiver = startReceiver(
+      t,
+      { connection: connectionString, format: 'raw', start_position: 'earliest', dead_letter: { directory: dir } },
+      consumer,
+    );
     await receiver.start();
-    await until(() => receiver.stats().counters.eventsDeadLettered === 1 && delivered(server).length === 5, 45_000, 'five delivered, one dead-lettered');
+    await until(
+      () => receiver.stats().counters.eventsDeadLettered === 1 && delivered(server).length === 5,
+      45_000,
+      'five delivered, one dead-lettered',
+    );
     await receiver.shutdown();
     assert.deepEqual(batches, [6], 'the six records reached the exporter as one batch');
     assert.deepEqual(delivered(server), [0, 1, 3, 4, 5]);
@@ -148,7 +196,10 @@ describe('requests bounded by bytes (emulator → receiver → otlp gRPC → a s
     assert.equal(letters[0]!.source.partition_id, '2');
     assert.equal(letters[0]!.event.sequence_number, 0);
     assert.equal(letters[0]!.error.type, 'request_too_large');
-    assert.match(letters[0]!.error.message, /otlp\/limited: record of \d+ bytes is larger than max_request_bytes \(524288 bytes\)/);
+    assert.match(
+      letters[0]!.error.message,
+      /otlp\/limited: record of \d+ bytes is larger than max_request_bytes \(524288 bytes\)/,
+    );
     const counters = receiver.stats().counters;
     assert.equal(counters.recordsRefused, 1);
     assert.equal(counters.exportHolds, 0, 'refused at once, never held or retried');

@@ -12,15 +12,24 @@ import { byPartition, preload, startReceiver, until } from './harness.ts';
  */
 const RETENTION_MS = 12_000;
 
-test('a checkpoint older than the first retained event is reported with the number of events lost to retention', { timeout: 90_000 }, async (t) => {
+test('a checkpoint older than the first retained event is reported with the number of events lost to retention', {
+  timeout: 90_000,
+}, async (t) => {
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
-  const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 1, retentionMs: RETENTION_MS });
+  const { emulator, hubName, connectionString } = await startTestEmulator(t, {
+    partitions: 1,
+    retentionMs: RETENTION_MS,
+  });
   const config = {
     connection: connectionString,
     format: 'raw' as const,
     start_position: 'earliest',
-    blob_checkpoint_store: { connection: azurite.connectionString, container_name: randomName('ret'), create_container: true },
+    blob_checkpoint_store: {
+      connection: azurite.connectionString,
+      container_name: randomName('ret'),
+      create_container: true,
+    },
   };
   // The partition is read under a lease (a fixed partition with blob_checkpoint_store is refused, as in the
   // Go receiver); events are appended once it is open, so the short retention cannot expire them first.
@@ -48,7 +57,10 @@ test('a checkpoint older than the first retained event is reported with the numb
   await until(() => statuses.some((s) => s.type === 'retentionGap'), 5_000, 'retentionGap status');
   await b.shutdown();
   const gap = statuses.find((s) => s.type === 'retentionGap');
-  assert.deepEqual(gap && { lost: gap.eventsLost, checkpoint: gap.checkpointSequenceNumber, first: gap.firstRetainedSequenceNumber }, { lost: 10, checkpoint: 9, first: 20 });
+  assert.deepEqual(
+    gap && { lost: gap.eventsLost, checkpoint: gap.checkpointSequenceNumber, first: gap.firstRetainedSequenceNumber },
+    { lost: 10, checkpoint: 9, first: 20 },
+  );
   assert.equal(b.stats().counters.eventsLostToRetention, 10);
   assert.deepEqual(byPartition(second.records()).get('0'), [20, 21, 22, 23, 24]);
 });

@@ -37,7 +37,8 @@ import { makePoint, makeRecord, makeSpan } from '../../unit/pipeline/records.ts'
 import { until } from './harness.ts';
 
 const ALL: ReadonlySet<Signal> = new Set(['logs', 'metrics', 'traces']);
-const RESOURCE = '/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.WEB/SITES/APP';
+const RESOURCE =
+  '/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.WEB/SITES/APP';
 
 let azurite: Azurite;
 let blobs: BlobServiceClient;
@@ -52,15 +53,37 @@ function azureBody(p: number, i: number): string {
   const time = new Date(Date.UTC(2026, 10, 23, 10, 0, i)).toISOString();
   return JSON.stringify({
     records: [
-      { time, resourceId: RESOURCE, category: 'AppServiceHTTPLogs', operationName: 'Microsoft.Web/sites/log', properties: { n: i } },
       {
-        time, resourceId: RESOURCE, metricName: 'Requests', timeGrain: 'PT1M',
-        total: i + 1, count: 1, minimum: i + 1, maximum: i + 1, average: i + 1,
+        time,
+        resourceId: RESOURCE,
+        category: 'AppServiceHTTPLogs',
+        operationName: 'Microsoft.Web/sites/log',
+        properties: { n: i },
       },
       {
-        time, resourceId: RESOURCE, Type: 'AppRequests', Name: `GET /p${p}/${i}`, Id: (p * 1000 + i + 1).toString(16).padStart(16, '0'),
-        OperationId: (p * 1000 + i + 1).toString(16).padStart(32, '0'), ParentId: '', Success: true, ResultCode: '200',
-        DurationMs: 12.5, Url: `https://app.example.com/p${p}/${i}`, AppRoleName: 'app',
+        time,
+        resourceId: RESOURCE,
+        metricName: 'Requests',
+        timeGrain: 'PT1M',
+        total: i + 1,
+        count: 1,
+        minimum: i + 1,
+        maximum: i + 1,
+        average: i + 1,
+      },
+      {
+        time,
+        resourceId: RESOURCE,
+        Type: 'AppRequests',
+        Name: `GET /p${p}/${i}`,
+        Id: (p * 1000 + i + 1).toString(16).padStart(16, '0'),
+        OperationId: (p * 1000 + i + 1).toString(16).padStart(32, '0'),
+        ParentId: '',
+        Success: true,
+        ResultCode: '200',
+        DurationMs: 12.5,
+        Url: `https://app.example.com/p${p}/${i}`,
+        AppRoleName: 'app',
       },
     ],
   });
@@ -70,7 +93,10 @@ function azureBody(p: number, i: number): string {
 function referenceDecode(bodies: readonly string[]) {
   const decode = createDecoder({ format: 'azure', signals: ALL });
   const events: ReceivedEvent[] = bodies.map((body, i) => ({
-    body: new TextEncoder().encode(body), sequenceNumber: i, offset: String(i), enqueuedTime: new Date(),
+    body: new TextEncoder().encode(body),
+    sequenceNumber: i,
+    offset: String(i),
+    enqueuedTime: new Date(),
   }));
   return decode(events, { namespace: 'ns', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0' });
 }
@@ -81,28 +107,53 @@ const bodiesOf = (p: number) => Array.from({ length: PER_PARTITION }, (_, i) => 
 const reference = referenceDecode(Array.from({ length: PARTITIONS }, (_, p) => bodiesOf(p)).flat());
 
 describe('one receiver, three signals (emulator and Azurite)', () => {
-  test('each consumer gets exactly its signal of what was decoded; checkpoints pass every event', { timeout: 90_000 }, async (t) => {
+  test('each consumer gets exactly its signal of what was decoded; checkpoints pass every event', {
+    timeout: 90_000,
+  }, async (t) => {
     const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: PARTITIONS });
-    for (let p = 0; p < PARTITIONS; p++) emulator.append(hubName, String(p), bodiesOf(p).map((body) => ({ body })));
+    for (let p = 0; p < PARTITIONS; p++)
+      emulator.append(
+        hubName,
+        String(p),
+        bodiesOf(p).map((body) => ({ body })),
+      );
     const logs = new InMemorySignalConsumer();
     const metrics = new InMemorySignalConsumer();
     const traces = new InMemorySignalConsumer();
     const container = randomName('signals');
     const receiver = createAzureEventHubReceiver(
       {
-        connection: connectionString, start_position: 'earliest', poll_rate: 0.2, max_poll_events: 25,
+        connection: connectionString,
+        start_position: 'earliest',
+        poll_rate: 0.2,
+        max_poll_events: 25,
         checkpoint: { interval: '60s' },
-        blob_checkpoint_store: { connection: azurite.connectionString, container_name: container, create_container: true },
+        blob_checkpoint_store: {
+          connection: azurite.connectionString,
+          container_name: container,
+          create_container: true,
+        },
       },
-      routeSignals([{ signal: 'logs', consumer: logs }, { signal: 'metrics', consumer: metrics }, { signal: 'traces', consumer: traces }]),
+      routeSignals([
+        { signal: 'logs', consumer: logs },
+        { signal: 'metrics', consumer: metrics },
+        { signal: 'traces', consumer: traces },
+      ]),
       { signals: ALL },
     );
     t.after(() => receiver.shutdown());
     await receiver.start();
-    const want = { logs: reference.records.length, metrics: reference.metrics?.length ?? 0, traces: reference.spans?.length ?? 0 };
+    const want = {
+      logs: reference.records.length,
+      metrics: reference.metrics?.length ?? 0,
+      traces: reference.spans?.length ?? 0,
+    };
     t.diagnostic(`the decoder made ${want.logs} log records, ${want.metrics} metric points, ${want.traces} spans`);
     await until(
-      () => logs.records().length >= want.logs && metrics.metricPoints().length >= want.metrics && traces.spans().length >= want.traces,
+      () =>
+        logs.records().length >= want.logs &&
+        metrics.metricPoints().length >= want.metrics &&
+        traces.spans().length >= want.traces,
       60_000,
       'every item of every signal',
     );
@@ -111,9 +162,18 @@ describe('one receiver, three signals (emulator and Azurite)', () => {
     assert.equal(logs.records().length, want.logs, 'each log record exactly once');
     assert.equal(metrics.metricPoints().length, want.metrics);
     assert.equal(traces.spans().length, want.traces);
-    assert.ok(logs.batches.every((b) => !b.metrics?.length && !b.spans?.length), 'the logs pipeline sees log records only');
-    assert.ok(metrics.batches.every((b) => b.records.length === 0 && !b.spans?.length), 'the metrics pipeline sees metric points only');
-    assert.ok(traces.batches.every((b) => b.records.length === 0 && !b.metrics?.length), 'the traces pipeline sees spans only');
+    assert.ok(
+      logs.batches.every((b) => !b.metrics?.length && !b.spans?.length),
+      'the logs pipeline sees log records only',
+    );
+    assert.ok(
+      metrics.batches.every((b) => b.records.length === 0 && !b.spans?.length),
+      'the metrics pipeline sees metric points only',
+    );
+    assert.ok(
+      traces.batches.every((b) => b.records.length === 0 && !b.metrics?.length),
+      'the traces pipeline sees spans only',
+    );
     if (want.metrics === 0) assert.equal(metrics.calls, 0, 'no metric points: the metrics pipeline is never called');
 
     const counters = receiver.stats().counters;
@@ -135,16 +195,29 @@ describe('one receiver, three signals (emulator and Azurite)', () => {
     const events = PARTITIONS * PER_PARTITION;
     assert.equal(reference.records.length, events, 'only the resource log of each event stays a log record');
     assert.ok((reference.metrics?.length ?? 0) >= events, 'at least one point per metric record');
-    assert.ok(reference.metrics!.every((m) => m.name.toLowerCase().includes('requests')), 'named after metricName');
+    assert.ok(
+      reference.metrics!.every((m) => m.name.toLowerCase().includes('requests')),
+      'named after metricName',
+    );
     assert.equal(reference.spans?.length, events, 'one span per AppRequests record');
-    assert.ok(reference.spans!.every((s) => s.kind === 2), 'server spans');
+    assert.ok(
+      reference.spans!.every((s) => s.kind === 2),
+      'server spans',
+    );
   });
 
-  test('metric points and spans through the real backend: routed, dead-lettered by event, checkpointed in blob storage', { timeout: 90_000 }, async (t) => {
+  test('metric points and spans through the real backend: routed, dead-lettered by event, checkpointed in blob ' +
+    'storage', {
+    timeout: 90_000,
+  }, async (t) => {
     const { emulator, hubName, connectionString, consumerGroup, track } = await startTestEmulator(t, { partitions: 1 });
     // Event n holds a log record (n % 3 = 0), two metric points (1) or a span (2), as its body says.
     const kinds = Array.from({ length: 60 }, (_, n) => ['log', 'metric', 'span'][n % 3]!);
-    emulator.append(hubName, '0', kinds.map((kind) => ({ body: kind })));
+    emulator.append(
+      hubName,
+      '0',
+      kinds.map((kind) => ({ body: kind })),
+    );
     const decode: Decoder = (events) => {
       const records: ReadableLogRecord[] = [];
       const points: MetricPoint[] = [];
@@ -172,33 +245,65 @@ describe('one receiver, three signals (emulator and Azurite)', () => {
     const store = new BlobCheckpointStore(container);
     const counters = createPumpCounters();
     const pump = new PartitionPump({
-      hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 30, maxBatchSize: 30, maxWaitMs: 200, decode,
+      hub,
+      partitionId: '0',
+      start: { kind: 'earliest' },
+      prefetchCount: 30,
+      maxBatchSize: 30,
+      maxWaitMs: 200,
+      decode,
       context: { namespace: scope.fullyQualifiedNamespace, eventHubName: hubName, consumerGroup, partitionId: '0' },
-      consumer: routeSignals([{ signal: 'logs', consumer: logs }, { signal: 'metrics', consumer: metrics }, { signal: 'traces', consumer: traces }]),
+      consumer: routeSignals([
+        { signal: 'logs', consumer: logs },
+        { signal: 'metrics', consumer: metrics },
+        { signal: 'traces', consumer: traces },
+      ]),
       checkpointer: new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 1 }),
-      deadLetter: new DirectoryDeadLetterStore(dir), signals: ALL, counters, logger: noopLogger, emit: () => {},
+      deadLetter: new DirectoryDeadLetterStore(dir),
+      signals: ALL,
+      counters,
+      logger: noopLogger,
+      emit: () => {},
     });
     const running = pump.run();
     t.after(() => pump.kill());
-    await until(() => (pump.lastSequenceNumber === 59), 60_000, 'every event delivered or dead-lettered');
+    await until(() => pump.lastSequenceNumber === 59, 60_000, 'every event delivered or dead-lettered');
     await pump.stop(5_000);
     assert.equal((await running).reason, 'stopped');
 
     // The first batch (events 0..29): its 10 metric events were refused by the metrics pipeline.
     const files = (await readdir(dir, { recursive: true })).filter((f) => String(f).endsWith('.jsonl'));
-    const lines = (await Promise.all(files.map((f) => readFile(join(dir, String(f)), 'utf8')))).join('').trim().split('\n');
+    const lines = (await Promise.all(files.map((f) => readFile(join(dir, String(f)), 'utf8'))))
+      .join('')
+      .trim()
+      .split('\n');
     const dead = lines.map((l) => parseDeadLetterLine(l));
     const refusedSeqs = dead.map((d) => d.record.event.sequence_number as number);
-    assert.ok(refusedSeqs.length > 0 && refusedSeqs.every((n) => n % 3 === 1), `only metric events: ${refusedSeqs.join(',')}`);
-    assert.ok(dead.every((d) => JSON.stringify(d.record.signals) === '["metrics"]' && new TextDecoder().decode(d.body) === 'metric'));
+    assert.ok(
+      refusedSeqs.length > 0 && refusedSeqs.every((n) => n % 3 === 1),
+      `only metric events: ${refusedSeqs.join(',')}`,
+    );
+    assert.ok(
+      dead.every(
+        (d) => JSON.stringify(d.record.signals) === '["metrics"]' && new TextDecoder().decode(d.body) === 'metric',
+      ),
+    );
     const deliveredPoints = metrics.metricPoints().map((p) => Number(p.attributes[ATTR_EVENTHUBS_SEQUENCE_NUMBER]));
     assert.deepEqual(
       [...new Set([...deliveredPoints, ...refusedSeqs])].sort((a, b) => a - b),
       kinds.flatMap((k, n) => (k === 'metric' ? [n] : [])),
       'every metric event is either delivered or dead-lettered',
     );
-    assert.deepEqual(logs.records().map((r) => r.body), kinds.flatMap((k, n) => (k === 'log' ? [`r${n}`] : [])), 'every log record once, in order');
-    assert.deepEqual(traces.spans().map((s) => s.name), kinds.flatMap((k, n) => (k === 'span' ? [`s${n}`] : [])), 'every span once, in order');
+    assert.deepEqual(
+      logs.records().map((r) => r.body),
+      kinds.flatMap((k, n) => (k === 'log' ? [`r${n}`] : [])),
+      'every log record once, in order',
+    );
+    assert.deepEqual(
+      traces.spans().map((s) => s.name),
+      kinds.flatMap((k, n) => (k === 'span' ? [`s${n}`] : [])),
+      'every span once, in order',
+    );
     assert.equal(counters.metricPointsRefused, refusedSeqs.length * 2);
     assert.equal(counters.metricPointsAccepted, deliveredPoints.length);
     assert.equal(counters.spansAccepted, 20);

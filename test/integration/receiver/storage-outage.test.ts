@@ -15,7 +15,10 @@ import { BACKENDS, byPartition, startReceiver, until } from './harness.ts';
 
 const PARTITIONS = 4;
 
-test('a fleet-wide storage outage past the lease: each instance takes its own partitions back and reads on without re-reading', { timeout: 120_000 }, async (t) => {
+test('a fleet-wide storage outage past the lease: each instance takes its own partitions back and reads on without ' +
+  're-reading', {
+  timeout: 120_000,
+}, async (t) => {
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
   const emulator = await startEmulator({ port: 0 });
@@ -29,7 +32,10 @@ test('a fleet-wide storage outage past the lease: each instance takes its own pa
     const storage = azurite.connectionString.replace(`:${azurite.port}/`, `:${proxy.port}/`);
     const container = randomName('ckpt');
     const config = (owner: string) => ({
-      connection: emulator.connectionString(hub), backend, format: 'raw' as const, start_position: 'earliest',
+      connection: emulator.connectionString(hub),
+      backend,
+      format: 'raw' as const,
+      start_position: 'earliest',
       checkpoint: { interval: '60s' },
       blob_checkpoint_store: { connection: storage, container_name: container, create_container: true },
       ownership: { lease_duration: '15s', update_interval: '300ms', owner_id: `${backend}-${owner}` },
@@ -39,7 +45,11 @@ test('a fleet-wide storage outage past the lease: each instance takes its own pa
     await a.start();
     const b = startReceiver(t, config('b'), consumers.b);
     await b.start();
-    await until(() => a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2, 30_000, `${backend}: 2 + 2`);
+    await until(
+      () => a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2,
+      30_000,
+      `${backend}: 2 + 2`,
+    );
     const before = { a: [...a.ownedPartitions()].sort(), b: [...b.ownedPartitions()].sort() };
 
     let sent = 0;
@@ -52,15 +62,31 @@ test('a fleet-wide storage outage past the lease: each instance takes its own pa
     await until(() => delivered() >= 40, 20_000, `${backend}: reading`);
 
     proxy.cut();
-    await until(() => a.ownedPartitions().length === 0 && b.ownedPartitions().length === 0, 30_000, `${backend}: every lease given up`);
+    await until(
+      () => a.ownedPartitions().length === 0 && b.ownedPartitions().length === 0,
+      30_000,
+      `${backend}: every lease given up`,
+    );
     proxy.restore();
     const atRestore = delivered();
-    await until(() => a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2, 30_000, `${backend}: claimed again`);
-    assert.deepEqual({ a: [...a.ownedPartitions()].sort(), b: [...b.ownedPartitions()].sort() }, before, 'each took its own back');
+    await until(
+      () => a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2,
+      30_000,
+      `${backend}: claimed again`,
+    );
+    assert.deepEqual(
+      { a: [...a.ownedPartitions()].sort(), b: [...b.ownedPartitions()].sort() },
+      before,
+      'each took its own back',
+    );
     await until(() => delivered() >= atRestore + 40, 30_000, `${backend}: reading after the outage`);
     clearInterval(produce);
     const total = sent * PARTITIONS;
-    await until(() => new Set([...consumers.a.records(), ...consumers.b.records()].map((r) => String(r.body))).size === total, 30_000, `${backend}: everything sent`);
+    await until(
+      () => new Set([...consumers.a.records(), ...consumers.b.records()].map((r) => String(r.body))).size === total,
+      30_000,
+      `${backend}: everything sent`,
+    );
 
     const seqs = byPartition([...consumers.a.records(), ...consumers.b.records()]);
     let duplicates = 0;
@@ -69,7 +95,9 @@ test('a fleet-wide storage outage past the lease: each instance takes its own pa
       duplicates += list.length - unique.size;
       assert.equal(Math.max(...unique) + 1, unique.size, `${backend}: partition ${pid} has no gap`);
     }
-    t.diagnostic(`${backend}: ${total} events, ${duplicates} delivered twice (${((100 * duplicates) / total).toFixed(2)} %)`);
+    t.diagnostic(
+      `${backend}: ${total} events, ${duplicates} delivered twice (${((100 * duplicates) / total).toFixed(2)} %)`,
+    );
     // Without the reclaim, everything since the first checkpoint (the whole outage) would come again.
     assert.ok(duplicates <= total * 0.02, `${backend}: ${duplicates} of ${total} delivered twice`);
   }

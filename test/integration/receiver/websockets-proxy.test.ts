@@ -27,13 +27,22 @@ before(() => {
 });
 
 function recordingLogger(lines: string[]): Logger {
-  const log = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-  const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error'), child: () => logger };
+  const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    void lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
+  const logger: Logger = {
+    debug: log('debug'),
+    info: log('info'),
+    warn: log('warn'),
+    error: log('error'),
+    child: () => logger,
+  };
   return logger;
 }
 
 for (const backend of BACKENDS) {
-  test(`${backend}: events over WebSockets and blob storage both go through the proxy; its password is never shown`, { timeout: 90_000 }, async (t) => {
+  test(`${backend}: events over WebSockets and blob storage both go through the proxy; its password is never shown`, {
+    timeout: 90_000,
+  }, async (t) => {
     const azurite = await startAzurite();
     t.after(() => azurite.stop());
     const { emulator, hubName } = await startTestEmulator(t, { partitions: 2, tls, websocketPort: 0 });
@@ -53,29 +62,43 @@ for (const backend of BACKENDS) {
       },
     };
     const statuses: string[] = [];
-    const receiver = startReceiver(t, {
-      connection: emulator.connectionString(hubName, { websockets: true }),
-      backend,
-      format: 'raw',
-      start_position: 'earliest',
-      max_poll_events: 10,
-      transport: 'amqp_websockets',
-      proxy_url: proxy.url,
-      checkpoint: { interval: '200ms' },
-      ownership: { update_interval: '1s' },
-      blob_checkpoint_store: { connection: azurite.connectionString, container_name: container },
-      dead_letter: { container: deadLetters },
-    }, consumer);
+    const receiver = startReceiver(
+      t,
+      {
+        connection: emulator.connectionString(hubName, { websockets: true }),
+        backend,
+        format: 'raw',
+        start_position: 'earliest',
+        max_poll_events: 10,
+        transport: 'amqp_websockets',
+        proxy_url: proxy.url,
+        checkpoint: { interval: '200ms' },
+        ownership: { update_interval: '1s' },
+        blob_checkpoint_store: { connection: azurite.connectionString, container_name: container },
+        dead_letter: { container: deadLetters },
+      },
+      consumer,
+    );
     receiver.onStatus((s) => statuses.push(JSON.stringify(s)));
     await receiver.start();
     await until(() => memory.records().length >= 90, 30_000, 'events exported over WebSockets');
     await until(() => statuses.some((s) => s.includes('checkpointWritten')), 10_000, 'a checkpoint written');
 
     assert.ok(proxy.tunnels.length >= 1, 'AMQP went through CONNECT tunnels');
-    assert.ok(proxy.tunnels.every((x) => x === `127.0.0.1:${emulator.websocketPort}`), proxy.tunnels.join());
+    assert.ok(
+      proxy.tunnels.every((x) => x === `127.0.0.1:${emulator.websocketPort}`),
+      proxy.tunnels.join(),
+    );
     const storage = proxy.forwarded.filter((r) => r.includes(`/devstoreaccount1/${container}`));
-    assert.ok(storage.some((r) => r.startsWith('PUT ')), `checkpoint blob writes through the proxy: ${storage.slice(0, 5).join('; ')}`);
-    await until(() => proxy.forwarded.some((r) => r.includes(`/devstoreaccount1/${deadLetters}`)), 10_000, 'dead-letter writes through the proxy');
+    assert.ok(
+      storage.some((r) => r.startsWith('PUT ')),
+      `checkpoint blob writes through the proxy: ${storage.slice(0, 5).join('; ')}`,
+    );
+    await until(
+      () => proxy.forwarded.some((r) => r.includes(`/devstoreaccount1/${deadLetters}`)),
+      10_000,
+      'dead-letter writes through the proxy',
+    );
     const text = `${statuses.join('\n')}\n${JSON.stringify(receiver.stats())}`;
     assert.ok(!text.includes(PASSWORD), 'no password in statuses or stats');
     assert.equal(proxy.refused, 0);
@@ -92,11 +115,18 @@ test('the start log names the transport and the proxy with its credentials maske
   const lines: string[] = [];
   const memory = new InMemorySignalConsumer();
   const { createAzureEventHubReceiver } = await import('../../../src/index.ts');
-  const receiver = createAzureEventHubReceiver({
-    connection: emulator.connectionString(hubName, { websockets: true }),
-    format: 'raw', start_position: 'earliest', poll_rate: 0.2,
-    transport: 'amqp_websockets', proxy_url: proxy.url,
-  }, memory, { logger: recordingLogger(lines) });
+  const receiver = createAzureEventHubReceiver(
+    {
+      connection: emulator.connectionString(hubName, { websockets: true }),
+      format: 'raw',
+      start_position: 'earliest',
+      poll_rate: 0.2,
+      transport: 'amqp_websockets',
+      proxy_url: proxy.url,
+    },
+    memory,
+    { logger: recordingLogger(lines) },
+  );
   t.after(() => receiver.shutdown());
   await receiver.start();
   await until(() => memory.records().length >= 1, 20_000, 'the event exported');
@@ -109,25 +139,36 @@ test('the start log names the transport and the proxy with its credentials maske
 });
 
 for (const backend of BACKENDS) {
-  test(`${backend}: a proxy that refuses the credentials makes health misconfigured naming proxy_url, without the password`, { timeout: 60_000 }, async (t) => {
+  test(`${backend}: a proxy that refuses the credentials makes health misconfigured naming proxy_url, without the ` +
+    `password`, {
+    timeout: 60_000,
+  }, async (t) => {
     const { emulator, hubName } = await startTestEmulator(t, { partitions: 1, tls, websocketPort: 0 });
     const proxy = await startTestProxy({ credentials: { username: 'collector', password: PASSWORD } });
     t.after(() => proxy.close());
     const wrong = 'Wr0ng-pa55-W0rd';
     const lines: string[] = [];
     const { createAzureEventHubReceiver } = await import('../../../src/index.ts');
-    const receiver = createAzureEventHubReceiver({
-      connection: emulator.connectionString(hubName, { websockets: true }),
-      backend, format: 'raw', transport: 'amqp_websockets',
-      proxy_url: `http://collector:${wrong}@127.0.0.1:${proxy.port}`,
-    }, new InMemorySignalConsumer(), { logger: recordingLogger(lines) });
+    const receiver = createAzureEventHubReceiver(
+      {
+        connection: emulator.connectionString(hubName, { websockets: true }),
+        backend,
+        format: 'raw',
+        transport: 'amqp_websockets',
+        proxy_url: `http://collector:${wrong}@127.0.0.1:${proxy.port}`,
+      },
+      new InMemorySignalConsumer(),
+      { logger: recordingLogger(lines) },
+    );
     t.after(() => receiver.shutdown());
     const health = new HealthState();
     health.register('r');
     const statuses: string[] = [];
     receiver.onStatus((s) => {
       health.update('r', s);
-      statuses.push(JSON.stringify(s, (_k, v: unknown) => (v instanceof Error ? { message: v.message, stack: v.stack } : v)));
+      statuses.push(
+        JSON.stringify(s, (_k, v: unknown) => (v instanceof Error ? { message: v.message, stack: v.stack } : v)),
+      );
     });
     await receiver.start().catch(() => undefined);
     await until(() => health.report().receivers.r?.reason === 'misconfigured', 30_000, 'health to say misconfigured');

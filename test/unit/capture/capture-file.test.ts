@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import avro from 'avsc';
-import { decodeCaptureFile, encodeCaptureFile, parseEnqueuedTimeUtc, formatEnqueuedTimeUtc } from '../../../src/capture/capture-file.ts';
+import {
+  decodeCaptureFile,
+  encodeCaptureFile,
+  parseEnqueuedTimeUtc,
+  formatEnqueuedTimeUtc,
+} from '../../../src/capture/capture-file.ts';
 import { CAPTURE_AVRO_SCHEMA, type CaptureRecord } from '../../../src/capture/capture-schema.ts';
 
 const record = (n: number): CaptureRecord => ({
@@ -25,14 +30,20 @@ async function header(bytes: Buffer): Promise<{ schema: any; codec: string }> {
   return seen;
 }
 
-for (const [encoding, codec] of [['Avro', 'null'], ['AvroDeflate', 'deflate']] as const) {
+for (const [encoding, codec] of [
+  ['Avro', 'null'],
+  ['AvroDeflate', 'deflate'],
+] as const) {
   test(`a ${encoding} file holds the service's schema, codec ${codec}, and reads back every field`, async () => {
     const records = [record(7), record(8), { ...record(9), body: null, properties: {} }];
     const bytes = await encodeCaptureFile(records, encoding);
     const h = await header(bytes);
     assert.equal(h.codec, codec);
     assert.equal(h.schema.name, 'Microsoft.ServiceBus.Messaging.EventData');
-    assert.deepEqual(h.schema.fields.map((f: any) => f.name), CAPTURE_AVRO_SCHEMA.fields.map((f) => f.name));
+    assert.deepEqual(
+      h.schema.fields.map((f: any) => f.name),
+      CAPTURE_AVRO_SCHEMA.fields.map((f) => f.name),
+    );
     assert.deepEqual(h.schema.fields.find((f: any) => f.name === 'Body').type, ['null', 'bytes']);
     const back = await decodeCaptureFile(bytes);
     assert.deepEqual(back, records);

@@ -1,6 +1,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClientSecretCredential, DefaultAzureCredential, ManagedIdentityCredential, WorkloadIdentityCredential } from '@azure/identity';
+import {
+  ClientSecretCredential,
+  DefaultAzureCredential,
+  ManagedIdentityCredential,
+  WorkloadIdentityCredential,
+} from '@azure/identity';
 import { authConfigSchema, createTokenCredential } from '../../../src/component/credential.ts';
 
 describe('authConfigSchema', () => {
@@ -22,7 +27,10 @@ describe('authConfigSchema', () => {
     assert.equal(authConfigSchema.safeParse({ type: 'default', clientid: 'x' }).success, false);
     const r = authConfigSchema.safeParse({ type: 'service_principal', tenant_id: 't', client_id: 'c' });
     assert.equal(r.success, false);
-    assert.deepEqual(r.error?.issues.map((i) => i.path.join('.')), ['client_secret']);
+    assert.deepEqual(
+      r.error?.issues.map((i) => i.path.join('.')),
+      ['client_secret'],
+    );
   });
 });
 
@@ -33,12 +41,27 @@ describe('createTokenCredential', () => {
     assert.ok((await built({ type: 'default', client_id: 'c' })) instanceof DefaultAzureCredential);
     assert.ok((await built({ type: 'managed_identity', client_id: 'c' })) instanceof ManagedIdentityCredential);
     assert.ok((await built({ type: 'managed_identity' })) instanceof ManagedIdentityCredential);
-    assert.ok((await built({ type: 'workload_identity', client_id: 'c', tenant_id: 't', token_file_path: '/nonexistent' })) instanceof WorkloadIdentityCredential);
-    assert.ok((await built({ type: 'service_principal', tenant_id: 't', client_id: 'c', client_secret: 's' })) instanceof ClientSecretCredential);
+    assert.ok(
+      (await built({
+        type: 'workload_identity',
+        client_id: 'c',
+        tenant_id: 't',
+        token_file_path: '/nonexistent',
+      })) instanceof WorkloadIdentityCredential,
+    );
+    assert.ok(
+      (await built({ type: 'service_principal', tenant_id: 't', client_id: 'c', client_secret: 's' })) instanceof
+        ClientSecretCredential,
+    );
   });
 
   test('a workload identity with a missing token file fails at getToken, not at construction', async () => {
-    const cred = createTokenCredential({ type: 'workload_identity', client_id: '00000000-0000-0000-0000-000000000001', tenant_id: '00000000-0000-0000-0000-000000000002', token_file_path: '/nonexistent/token' });
+    const cred = createTokenCredential({
+      type: 'workload_identity',
+      client_id: '00000000-0000-0000-0000-000000000001',
+      tenant_id: '00000000-0000-0000-0000-000000000002',
+      token_file_path: '/nonexistent/token',
+    });
     await assert.rejects(cred.getToken('https://eventhubs.azure.net/.default'));
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { hasOwnHeapGrowth, holdHeapGrowth } from '../../../src/component/heap-growth.ts';
 
-test('the first holder sets the factor, the last release restores V8\'s own; releases are idempotent', () => {
+test("the first holder sets the factor, the last release restores V8's own; releases are idempotent", () => {
   const flags: string[] = [];
   const options = { setFlags: (f: string) => void flags.push(f), nodeFlags: [] };
   const a = holdHeapGrowth(50, options)!;
@@ -18,13 +18,16 @@ test('the first holder sets the factor, the last release restores V8\'s own; rel
 
 test('a process started with its own --heap-growing-percent keeps it', () => {
   const flags: string[] = [];
-  assert.equal(holdHeapGrowth(50, { setFlags: (f) => void flags.push(f), nodeFlags: ['--heap-growing-percent=20'] }), undefined);
+  assert.equal(
+    holdHeapGrowth(50, { setFlags: (f) => void flags.push(f), nodeFlags: ['--heap-growing-percent=20'] }),
+    undefined,
+  );
   assert.deepEqual(flags, []);
   assert.equal(hasOwnHeapGrowth(['--max-old-space-size=512 --heap_growing_percent=10']), true);
   assert.equal(hasOwnHeapGrowth(['--max-old-space-size=512']), false);
 });
 
-test('this Node\'s V8 knows --heap-growing-percent (the guard relies on it; fails if a Node release drops it)', () => {
+test("this Node's V8 knows --heap-growing-percent (the guard relies on it; fails if a Node release drops it)", () => {
   const out = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
   assert.match(out.stdout, /--heap-growing-percent \(specifies heap growing factor/);
 });

@@ -20,10 +20,13 @@ test('the same warning on many partitions is written once per window; the next l
   const { logger, lines } = capture();
   const limited = rateLimitedLogger(logger, { windowMs: 10_000, now: () => now });
   // The error names its partition and a tracking id: one problem all the same.
-  const refuse = (p: number) => limited.child({ partitionId: String(p) }).error('reader refused', {
-    error: `partition ${p}: not found. TrackingId:${String(p).padStart(2, "0")}f0e8a3-1d2b-4c5d-8e9f-a0b1c2d3e4f5, ts 2026-11-28T04:${10 + p}:00Z`,
-    configKey: 'group',
-  });
+  const refuse = (p: number) =>
+    limited.child({ partitionId: String(p) }).error('reader refused', {
+      error:
+        `partition ${p}: not found. TrackingId:${String(p).padStart(2, '0')}f0e8a3-1d2b-4c5d-8e9f-a0b1c2d3e4f5,` +
+        ` ts 2026-11-28T04:${10 + p}:00Z`,
+      configKey: 'group',
+    });
   for (let p = 0; p < 32; p++) refuse(p);
   assert.equal(lines.length, 1);
   now += 10_000;
@@ -45,24 +48,32 @@ test('different errors, levels and messages are not folded; info and debug alway
   assert.equal(lines.length, 6);
 });
 
-test('a lasting problem is told less and less often (10 s, 20 s, 40 s ...); after a quiet window, at once again', () => {
-  let now = 0;
-  const { logger, lines } = capture();
-  const limited = rateLimitedLogger(logger, { windowMs: 10_000, now: () => now });
-  const written: number[] = [];
-  for (; now <= 60_000; now += 500) {
-    const before = lines.length;
-    for (let p = 0; p < 32; p++) limited.child({ partitionId: String(p) }).warn('reader failed', { error: `partition ${p}: busy` });
-    if (lines.length > before) written.push(now);
-  }
-  assert.deepEqual(written, [0, 10_000, 30_000], 'three lines in the first minute for 32 partitions failing every 500 ms');
-  now = 200_000; // 70 s window from 30 s: ends at 100 s, and 100 s → 170 s passed quietly
-  limited.warn('reader failed', { error: 'partition 1: busy' });
-  assert.equal(lines.length, 4);
-  now += 10_000;
-  limited.warn('reader failed', { error: 'partition 1: busy' });
-  assert.equal(lines.length, 5, 'started over at the first window');
-});
+test(
+  'a lasting problem is told less and less often (10 s, 20 s, 40 s ...); after a quiet window, at once ' + 'again',
+  () => {
+    let now = 0;
+    const { logger, lines } = capture();
+    const limited = rateLimitedLogger(logger, { windowMs: 10_000, now: () => now });
+    const written: number[] = [];
+    for (; now <= 60_000; now += 500) {
+      const before = lines.length;
+      for (let p = 0; p < 32; p++)
+        limited.child({ partitionId: String(p) }).warn('reader failed', { error: `partition ${p}: busy` });
+      if (lines.length > before) written.push(now);
+    }
+    assert.deepEqual(
+      written,
+      [0, 10_000, 30_000],
+      'three lines in the first minute for 32 partitions failing every 500 ms',
+    );
+    now = 200_000; // 70 s window from 30 s: ends at 100 s, and 100 s → 170 s passed quietly
+    limited.warn('reader failed', { error: 'partition 1: busy' });
+    assert.equal(lines.length, 4);
+    now += 10_000;
+    limited.warn('reader failed', { error: 'partition 1: busy' });
+    assert.equal(lines.length, 5, 'started over at the first window');
+  },
+);
 
 test('partitionRanges folds runs of numeric ids', async () => {
   const { partitionRanges } = await import('../../../src/component/rate-limited-logger.ts');
@@ -71,6 +82,9 @@ test('partitionRanges folds runs of numeric ids', async () => {
 
 test('problemKey: the same refusal met at the open or at a receive, on any partition, is one problem', async () => {
   const { problemKey } = await import('../../../src/component/rate-limited-logger.ts');
-  assert.equal(problemKey('opening partition 24: group not found (port 36089)'), problemKey('partition 3: group not found (port 41187)'));
+  assert.equal(
+    problemKey('opening partition 24: group not found (port 36089)'),
+    problemKey('partition 3: group not found (port 41187)'),
+  );
   assert.notEqual(problemKey('partition 3: group not found'), problemKey('partition 3: hub not found'));
 });

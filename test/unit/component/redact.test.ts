@@ -6,17 +6,27 @@ const KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZ
 
 describe('redact', () => {
   test('masks the credentials of a URL (a proxy URL), keeping scheme, host and port', () => {
-    assert.equal(redact('proxy http://collector:S3cret-pa55@proxy.corp:3128 refused'), `proxy http://${REDACTED}@proxy.corp:3128 refused`);
+    assert.equal(
+      redact('proxy http://collector:S3cret-pa55@proxy.corp:3128 refused'),
+      `proxy http://${REDACTED}@proxy.corp:3128 refused`,
+    );
     assert.equal(redact('https://token-only@proxy:443'), `https://${REDACTED}@proxy:443`);
-    assert.equal(redact('wss://ns.servicebus.windows.net:443/$servicebus/websocket'), 'wss://ns.servicebus.windows.net:443/$servicebus/websocket');
+    assert.equal(
+      redact('wss://ns.servicebus.windows.net:443/$servicebus/websocket'),
+      'wss://ns.servicebus.windows.net:443/$servicebus/websocket',
+    );
     assert.equal(redact('mail a@b.c, see http://host/path?q=a@b'), 'mail a@b.c, see http://host/path?q=a@b');
   });
 
   test('masks SharedAccessKey in an Event Hubs connection string, keeping the rest', () => {
-    const cs = `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${KEY};EntityPath=hub`;
+    const cs =
+      `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${KEY};` + `EntityPath=hub`;
     const out = redact(cs);
     assert.ok(!out.includes(KEY));
-    assert.equal(out, `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${REDACTED};EntityPath=hub`);
+    assert.equal(
+      out,
+      `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${REDACTED};EntityPath=hub`,
+    );
   });
 
   test('masks a SharedAccessSignature connection string value including its spaces', () => {
@@ -26,15 +36,23 @@ describe('redact', () => {
   });
 
   test('masks AccountKey in a storage connection string', () => {
-    const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${KEY};BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;`;
+    const cs =
+      `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${KEY};BlobEndpoint=http://` +
+      `127.0.0.1:1/devstoreaccount1;`;
     const out = redact(cs);
     assert.ok(!out.includes(KEY));
     assert.match(out, /AccountKey=\*\*\*;BlobEndpoint=/);
   });
 
   test('masks sig= in a SAS URL and in a bare SAS token', () => {
-    assert.equal(redact('https://a.blob.core.windows.net/c?sv=2020&sig=SECRET%3D&se=1'), `https://a.blob.core.windows.net/c?sv=2020&sig=${REDACTED}&se=1`);
-    assert.equal(redact('token SharedAccessSignature sr=x&sig=SECRET&se=1 refused'), `token SharedAccessSignature sr=x&sig=${REDACTED}&se=1 refused`);
+    assert.equal(
+      redact('https://a.blob.core.windows.net/c?sv=2020&sig=SECRET%3D&se=1'),
+      `https://a.blob.core.windows.net/c?sv=2020&sig=${REDACTED}&se=1`,
+    );
+    assert.equal(
+      redact('token SharedAccessSignature sr=x&sig=SECRET&se=1 refused'),
+      `token SharedAccessSignature sr=x&sig=${REDACTED}&se=1 refused`,
+    );
   });
 
   test('is case-insensitive and handles several secrets and quotes', () => {
@@ -54,7 +72,10 @@ describe('redact', () => {
   });
 
   test('masks a bearer token quoted from an Authorization header', () => {
-    assert.equal(redact('401 for Authorization: Bearer eyJ0eXAi.eyJhdWQi.c2lnbmF0dXJl=='), `401 for Authorization: Bearer ${REDACTED}`);
+    assert.equal(
+      redact('401 for Authorization: Bearer eyJ0eXAi.eyJhdWQi.c2lnbmF0dXJl=='),
+      `401 for Authorization: Bearer ${REDACTED}`,
+    );
   });
 });
 

@@ -6,7 +6,10 @@ describe('expandEnv', () => {
   const env = { HUB: 'logs', N: '250', ON: 'true', EMPTY: '', ZERO: '0', YAMLISH: '{a: 1}\nb: 2' };
 
   test('expands ${env:VAR}, ${VAR} and defaults inside strings', () => {
-    const r = expandEnv({ a: 'hub=${env:HUB}', b: '${HUB}-x', c: '${env:MISSING:-fallback}', d: '${env:EMPTY:-used}' }, env);
+    const r = expandEnv(
+      { a: 'hub=${env:HUB}', b: '${HUB}-x', c: '${env:MISSING:-fallback}', d: '${env:EMPTY:-used}' },
+      env,
+    );
     assert.deepEqual(r.value, { a: 'hub=logs', b: 'logs-x', c: 'fallback', d: 'used' });
     assert.deepEqual(r.unset, []);
   });
@@ -26,15 +29,21 @@ describe('expandEnv', () => {
     assert.deepEqual(r.value, { '${HUB}': [{ x: 'logs' }, 'cost $5', 3, null] });
   });
 
-  test('an unset variable drops a key it fully defines, is "" inside text and lists, and is reported with its path', () => {
-    const r = expandEnv({ receivers: { r: { connection: '${env:EH_CONN}', group: 'g-${NOPE}', tags: ['${NOPE}'] } } }, env);
-    assert.deepEqual(r.value, { receivers: { r: { group: 'g-', tags: [''] } } });
-    assert.deepEqual(r.unset, [
-      { name: 'EH_CONN', path: 'receivers.r.connection' },
-      { name: 'NOPE', path: 'receivers.r.group' },
-      { name: 'NOPE', path: 'receivers.r.tags.0' },
-    ]);
-  });
+  test(
+    'an unset variable drops a key it fully defines, is "" inside text and lists, and is reported with its ' + 'path',
+    () => {
+      const r = expandEnv(
+        { receivers: { r: { connection: '${env:EH_CONN}', group: 'g-${NOPE}', tags: ['${NOPE}'] } } },
+        env,
+      );
+      assert.deepEqual(r.value, { receivers: { r: { group: 'g-', tags: [''] } } });
+      assert.deepEqual(r.unset, [
+        { name: 'EH_CONN', path: 'receivers.r.connection' },
+        { name: 'NOPE', path: 'receivers.r.group' },
+        { name: 'NOPE', path: 'receivers.r.tags.0' },
+      ]);
+    },
+  );
 
   test('malformed references and unknown providers are errors with their path', () => {
     const r = expandEnv({ a: { b: '${env:1BAD}' }, c: '${http://example.com/x}' }, env);

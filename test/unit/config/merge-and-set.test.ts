@@ -6,7 +6,10 @@ import { parseComponentId } from '../../../src/config/component-id.ts';
 
 describe('mergeConfig', () => {
   test('maps merge recursively, later scalars and lists replace earlier ones', () => {
-    const a = { receivers: { r: { group: 'a', partition: '1' } }, service: { pipelines: { logs: { exporters: ['x', 'y'] } } } };
+    const a = {
+      receivers: { r: { group: 'a', partition: '1' } },
+      service: { pipelines: { logs: { exporters: ['x', 'y'] } } },
+    };
     const b = { receivers: { r: { group: 'b' }, s: {} }, service: { pipelines: { logs: { exporters: ['z'] } } } };
     assert.deepEqual(mergeConfig(a, b), {
       receivers: { r: { group: 'b', partition: '1' }, s: {} },
@@ -20,7 +23,10 @@ describe('--set', () => {
   test('parses a dotted path and a YAML value; component ids keep their slash', () => {
     const o = parseSetOverride('receivers.azure_event_hub/audit.max_poll_events=500');
     assert.deepEqual(o, { path: ['receivers', 'azure_event_hub/audit', 'max_poll_events'], value: 500 });
-    assert.deepEqual(parseSetOverride('service.pipelines.logs.exporters=[debug, file]'), { path: ['service', 'pipelines', 'logs', 'exporters'], value: ['debug', 'file'] });
+    assert.deepEqual(parseSetOverride('service.pipelines.logs.exporters=[debug, file]'), {
+      path: ['service', 'pipelines', 'logs', 'exporters'],
+      value: ['debug', 'file'],
+    });
     assert.deepEqual(parseSetOverride('a.b=x=y'), { path: ['a', 'b'], value: 'x=y' });
     assert.deepEqual(parseSetOverride('a.b='), { path: ['a', 'b'], value: '' });
   });
@@ -43,7 +49,11 @@ describe('--set', () => {
 describe('parseComponentId', () => {
   test('type and type/name', () => {
     assert.deepEqual(parseComponentId('azure_event_hub'), { type: 'azure_event_hub', name: '', id: 'azure_event_hub' });
-    assert.deepEqual(parseComponentId('azure_event_hub/audit'), { type: 'azure_event_hub', name: 'audit', id: 'azure_event_hub/audit' });
+    assert.deepEqual(parseComponentId('azure_event_hub/audit'), {
+      type: 'azure_event_hub',
+      name: 'audit',
+      id: 'azure_event_hub/audit',
+    });
   });
   test('rejects empty names and bad types', () => {
     assert.ok('error' in parseComponentId('azure_event_hub/'));

@@ -12,7 +12,8 @@ function documentedDefaults(): Map<string, string> {
   const start = DOC.indexOf('## Receiver `azure_event_hub`');
   const end = DOC.indexOf('\n## ', start + 1);
   const rows = new Map<string, string>();
-  for (const m of DOC.slice(start, end).matchAll(/^\| `([a-z_.<>[\]]+)` \| ([^|]+) \|/gm)) rows.set(m[1]!, m[2]!.trim());
+  for (const m of DOC.slice(start, end).matchAll(/^\| `([a-z_.<>[\]]+)` \| ([^|]+) \|/gm))
+    rows.set(m[1]!, m[2]!.trim());
   return rows;
 }
 
@@ -25,7 +26,11 @@ function leaves(value: unknown, path = '', out = new Map<string, unknown>()): Ma
 }
 
 test('docs/configuration.md states the receiver defaults the schema has (receiver-defaults.ts)', () => {
-  const defaults = leaves(receiverConfigSchema.parse({ connection: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=a2V5;EntityPath=h' }));
+  const defaults = leaves(
+    receiverConfigSchema.parse({
+      connection: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=a2V5;EntityPath=h',
+    }),
+  );
   const documented = documentedDefaults();
   const wrong: string[] = [];
   let checked = 0;
@@ -37,9 +42,12 @@ test('docs/configuration.md states the receiver defaults the schema has (receive
     const unquoted = literal.replace(/^"(.*)"$/, '$1');
     const same =
       String(value) === unquoted ||
-      (typeof value === 'number' && /^\d+(\.\d+)?(ms|s|m|h)$/.test(literal) && durationMs.safeParse(literal).data === value);
+      (typeof value === 'number' &&
+        /^\d+(\.\d+)?(ms|s|m|h)$/.test(literal) &&
+        durationMs.safeParse(literal).data === value);
     checked++;
-    if (!same) wrong.push(`${key}: the docs say ${cell.split(' ')[0]}, the schema's default is ${JSON.stringify(value)}`);
+    if (!same)
+      wrong.push(`${key}: the docs say ${cell.split(' ')[0]}, the schema's default is ${JSON.stringify(value)}`);
   }
   assert.deepEqual(wrong, []);
   assert.ok(checked >= 15, `only ${checked} defaults were compared: did the docs' table layout change?`);

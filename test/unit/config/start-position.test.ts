@@ -20,10 +20,22 @@ test('latest (also empty) and earliest, in any case', () => {
 });
 
 test('RFC 3339 times with a zone, fraction, lower-case t/z or a space separator', () => {
-  assert.deepEqual(ok('2026-01-02T15:04:05Z'), { kind: 'enqueuedTime', enqueuedTime: new Date('2026-01-02T15:04:05Z') });
-  assert.deepEqual(ok('2026-01-02t15:04:05.250z'), { kind: 'enqueuedTime', enqueuedTime: new Date('2026-01-02T15:04:05.250Z') });
-  assert.deepEqual(ok('2026-01-02 15:04:05-02:30'), { kind: 'enqueuedTime', enqueuedTime: new Date('2026-01-02T17:34:05Z') });
-  assert.deepEqual(ok('2024-02-29T00:00:00Z'), { kind: 'enqueuedTime', enqueuedTime: new Date('2024-02-29T00:00:00Z') });
+  assert.deepEqual(ok('2026-01-02T15:04:05Z'), {
+    kind: 'enqueuedTime',
+    enqueuedTime: new Date('2026-01-02T15:04:05Z'),
+  });
+  assert.deepEqual(ok('2026-01-02t15:04:05.250z'), {
+    kind: 'enqueuedTime',
+    enqueuedTime: new Date('2026-01-02T15:04:05.250Z'),
+  });
+  assert.deepEqual(ok('2026-01-02 15:04:05-02:30'), {
+    kind: 'enqueuedTime',
+    enqueuedTime: new Date('2026-01-02T17:34:05Z'),
+  });
+  assert.deepEqual(ok('2024-02-29T00:00:00Z'), {
+    kind: 'enqueuedTime',
+    enqueuedTime: new Date('2024-02-29T00:00:00Z'),
+  });
 });
 
 test('look-back durations in Go syntax', () => {
@@ -33,7 +45,10 @@ test('look-back durations in Go syntax', () => {
 });
 
 test('everything else is refused with what to write instead', () => {
-  assert.match(message('yesterday'), /^'yesterday' is not latest, earliest, an RFC 3339 time \(2026-01-02T15:04:05Z\) or a look-back duration/);
+  assert.match(
+    message('yesterday'),
+    /^'yesterday' is not latest, earliest, an RFC 3339 time \(2026-01-02T15:04:05Z\) or a look-back duration/,
+  );
   assert.match(message('3600'), /needs a unit .* "3600s"/);
   assert.match(message('2026-01-02T15:04:05'), /add a time zone/);
   assert.match(message('2026-01-02'), /is not an RFC 3339 time like 2026-01-02T15:04:05Z$/);

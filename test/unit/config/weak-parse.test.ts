@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { weakParse } from '../../../src/config/weak-parse.ts';
 
-const schema = z.strictObject({ partition: z.string(), n: z.number(), on: z.boolean(), nested: z.strictObject({ id: z.string() }).optional() });
+const schema = z.strictObject({
+  partition: z.string(),
+  n: z.number(),
+  on: z.boolean(),
+  nested: z.strictObject({ id: z.string() }).optional(),
+});
 
 test('numbers and booleans become strings where a string is expected, and back', () => {
   const r = weakParse(schema, { partition: 0, n: '42', on: 'true', nested: { id: 7 } });

@@ -3,17 +3,37 @@ import assert from 'node:assert/strict';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import { GO_AZURE_SCOPE } from '../../../src/decode/internal/scope.ts';
-import { FIXTURE_CONTEXT, FIXTURE_ENQUEUED_TIME, FIXTURE_OBSERVED_MS, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
+import {
+  FIXTURE_CONTEXT,
+  FIXTURE_ENQUEUED_TIME,
+  FIXTURE_OBSERVED_MS,
+  fixtureEvent,
+} from '../../fixtures/decode/fixture-support.ts';
 
 const decoder = createDecoder({ format: 'azure', now: () => FIXTURE_OBSERVED_MS });
-const decodeOne = (body: unknown, d = decoder) => d([fixtureEvent(typeof body === 'string' ? body : JSON.stringify(body))], FIXTURE_CONTEXT);
-const enqueuedHr: [number, number] = [Math.floor(FIXTURE_ENQUEUED_TIME.getTime() / 1000), (FIXTURE_ENQUEUED_TIME.getTime() % 1000) * 1e6];
-const record = (over: Record<string, unknown> = {}) => ({ time: '2024-05-14T09:30:00.1234567Z', resourceId: '/subscriptions/s/rg/r', category: 'AuditEvent', operationName: 'VaultGet', ...over });
+const decodeOne = (body: unknown, d = decoder) =>
+  d([fixtureEvent(typeof body === 'string' ? body : JSON.stringify(body))], FIXTURE_CONTEXT);
+const enqueuedHr: [number, number] = [
+  Math.floor(FIXTURE_ENQUEUED_TIME.getTime() / 1000),
+  (FIXTURE_ENQUEUED_TIME.getTime() % 1000) * 1e6,
+];
+const record = (over: Record<string, unknown> = {}) => ({
+  time: '2024-05-14T09:30:00.1234567Z',
+  resourceId: '/subscriptions/s/rg/r',
+  category: 'AuditEvent',
+  operationName: 'VaultGet',
+  ...over,
+});
 
 describe('azure format: body shapes', () => {
   test('{"records": [...]} gives one record per element, in order', () => {
-    const { records, stats } = decodeOne({ records: [record({ operationName: 'a' }), record({ operationName: 'b' }), record({ operationName: 'c' })] });
-    assert.deepEqual(records.map((r) => r.attributes['azure.operation.name']), ['a', 'b', 'c']);
+    const { records, stats } = decodeOne({
+      records: [record({ operationName: 'a' }), record({ operationName: 'b' }), record({ operationName: 'c' })],
+    });
+    assert.deepEqual(
+      records.map((r) => r.attributes['azure.operation.name']),
+      ['a', 'b', 'c'],
+    );
     assert.deepEqual(stats, { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 });
   });
 
@@ -25,7 +45,10 @@ describe('azure format: body shapes', () => {
   });
 
   test('an empty records array yields no records and no error', () => {
-    assert.deepEqual(decodeOne({ records: [] }), { records: [], stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 } });
+    assert.deepEqual(decodeOne({ records: [] }), {
+      records: [],
+      stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+    });
   });
 
   test('a records element that is not an object is kept, flagged unexpected_shape', () => {
@@ -52,7 +75,15 @@ describe('azure format: timestamps', () => {
 
   test('each alternative field is used when time is absent, and names are matched case-insensitively', () => {
     const at = (t: string) => [Math.floor(Date.parse(t) / 1000), 0];
-    for (const field of ['timeStamp', 'TimeGenerated', 'EventTimeString', 'EventTimestamp', 'startTime', 'Time', 'timestamp']) {
+    for (const field of [
+      'timeStamp',
+      'TimeGenerated',
+      'EventTimeString',
+      'EventTimestamp',
+      'startTime',
+      'Time',
+      'timestamp',
+    ]) {
       const [r] = decodeOne({ records: [{ [field]: '2024-05-14T09:30:00Z', category: 'X' }] }).records;
       assert.deepEqual(r!.hrTime, at('2024-05-14T09:30:00Z'), field);
       assert.equal(r!.attributes['azure.timestamp.fallback'], undefined, field);
@@ -80,7 +111,10 @@ describe('azure format: timestamps', () => {
     const custom = createDecoder({ format: 'azure', timeFormats: ['02.01.2006 15:04:05'] });
     const [r] = decodeOne({ records: [{ time: '14.05.2024 09:30:00' }] }, custom).records;
     assert.deepEqual(r!.hrTime, [Math.floor(Date.parse('2024-05-14T09:30:00Z') / 1000), 0]);
-    assert.equal(decodeOne({ records: [{ time: '14.05.2024 09:30:00' }] }).records[0]!.attributes['azure.timestamp.fallback'], 'unparsable');
+    assert.equal(
+      decodeOne({ records: [{ time: '14.05.2024 09:30:00' }] }).records[0]!.attributes['azure.timestamp.fallback'],
+      'unparsable',
+    );
   });
 
   test('epoch numbers are timestamps', () => {
@@ -97,13 +131,24 @@ describe('azure format: timestamps', () => {
 describe('azure format: attributes (Go receiver names)', () => {
   const full = record({
     resourceId: '/SUBSCRIPTIONS/S/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.KEYVAULT/VAULTS/KV',
-    tenantId: 'tenant-1', operationVersion: '7.4', resultType: 'Success', resultSignature: 200, resultDescription: 'all good',
-    durationMs: '78', callerIpAddress: '10.0.0.1', correlationId: 'corr-1', identity: { claim: { appid: 'app' } },
-    level: 'Warning', location: 'westeurope', properties: { requestUri: 'https://kv/', httpStatusCode: 200, nested: { a: [1, 2.5, { b: null }] } },
-    schemaVersion: '1.0', statusCode: 200, uri: 'https://x/',
+    tenantId: 'tenant-1',
+    operationVersion: '7.4',
+    resultType: 'Success',
+    resultSignature: 200,
+    resultDescription: 'all good',
+    durationMs: '78',
+    callerIpAddress: '10.0.0.1',
+    correlationId: 'corr-1',
+    identity: { claim: { appid: 'app' } },
+    level: 'Warning',
+    location: 'westeurope',
+    properties: { requestUri: 'https://kv/', httpStatusCode: 200, nested: { a: [1, 2.5, { b: null }] } },
+    schemaVersion: '1.0',
+    statusCode: 200,
+    uri: 'https://x/',
   });
 
-  test('the common schema maps to the Go receiver\'s attribute names', () => {
+  test("the common schema maps to the Go receiver's attribute names", () => {
     const [r] = decodeOne({ records: [full] }).records;
     const a = r!.attributes;
     assert.equal(a['azure.category'], 'AuditEvent');
@@ -116,15 +161,21 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.equal(a['azure.correlation.id'], 'corr-1');
     assert.equal(a['azure.tenant.id'], 'tenant-1');
     assert.deepEqual(a['azure.identity'], { claim: { appid: 'app' } });
-    assert.deepEqual(a['azure.properties'], { requestUri: 'https://kv/', httpStatusCode: 200, nested: { a: [1, 2.5, { b: null }] } });
+    assert.deepEqual(a['azure.properties'], {
+      requestUri: 'https://kv/',
+      httpStatusCode: 200,
+      nested: { a: [1, 2.5, { b: null }] },
+    });
     assert.equal(a['net.sock.peer.addr'], '10.0.0.1', 'semconv 1.13 name, as the Go receiver writes it');
     assert.equal(a['network.peer.address'], undefined);
     assert.equal(a['cloud.region'], 'westeurope');
     assert.equal(a['cloud.provider'], 'azure');
     assert.equal(r!.severityNumber, SeverityNumber.WARN);
     assert.equal(r!.severityText, 'Warning');
-    assert.deepEqual(r!.resource.attributes, { 'azure.resource.id': '/SUBSCRIPTIONS/S/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.KEYVAULT/VAULTS/KV' });
-    assert.equal(r!.instrumentationScope.name, GO_AZURE_SCOPE.name, 'the Go translator\'s scope name');
+    assert.deepEqual(r!.resource.attributes, {
+      'azure.resource.id': '/SUBSCRIPTIONS/S/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.KEYVAULT/VAULTS/KV',
+    });
+    assert.equal(r!.instrumentationScope.name, GO_AZURE_SCOPE.name, "the Go translator's scope name");
     assert.equal(r!.droppedAttributesCount, 0);
   });
 
@@ -133,11 +184,14 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.equal(a['azure.schemaVersion'], '1.0');
     assert.equal(a['azure.statusCode'], 200);
     assert.equal(a['azure.uri'], 'https://x/');
-    for (const consumed of ['azure.time', 'azure.resourceId', 'azure.level', 'azure.properties.requestUri']) assert.equal(a[consumed], undefined, consumed);
+    for (const consumed of ['azure.time', 'azure.resourceId', 'azure.level', 'azure.properties.requestUri'])
+      assert.equal(a[consumed], undefined, consumed);
   });
 
   test('common-schema names match case-insensitively (ResourceId, OperationName, Level)', () => {
-    const [r] = decodeOne({ records: [{ Time: '2024-05-14T09:30:00Z', ResourceId: '/x', OperationName: 'op', Level: 'Error', Category: 'C' }] }).records;
+    const [r] = decodeOne({
+      records: [{ Time: '2024-05-14T09:30:00Z', ResourceId: '/x', OperationName: 'op', Level: 'Error', Category: 'C' }],
+    }).records;
     assert.equal(r!.attributes['azure.operation.name'], 'op');
     assert.equal(r!.attributes['azure.category'], 'C');
     assert.equal(r!.severityNumber, SeverityNumber.ERROR);
@@ -153,7 +207,7 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.equal(text['http.request.method'], undefined, 'no lifting in default mode');
   });
 
-  test('severity: Go\'s rule, from Level/level only (no properties.level fallback)', () => {
+  test("severity: Go's rule, from Level/level only (no properties.level fallback)", () => {
     const sev = (level: unknown) => {
       const [r] = decodeOne({ records: [{ Level: level, properties: { level: 'Error' } }] }).records;
       return [r!.severityNumber, r!.severityText];
@@ -162,7 +216,11 @@ describe('azure format: attributes (Go receiver names)', () => {
     assert.deepEqual(sev('Critical'), [SeverityNumber.FATAL, 'Critical']);
     assert.deepEqual(sev(4), [SeverityNumber.TRACE4, '4'], 'a number is the severity number, not an ETW level');
     assert.deepEqual(sev('17'), [SeverityNumber.ERROR, '17']);
-    assert.deepEqual(sev('Information'), [SeverityNumber.UNSPECIFIED, 'Information'], 'only four names, case-sensitive');
+    assert.deepEqual(
+      sev('Information'),
+      [SeverityNumber.UNSPECIFIED, 'Information'],
+      'only four names, case-sensitive',
+    );
     assert.deepEqual(sev('warning'), [SeverityNumber.UNSPECIFIED, 'warning']);
     assert.deepEqual(sev(0), [SeverityNumber.UNSPECIFIED, '0']);
     assert.deepEqual(sev(99), [SeverityNumber.UNSPECIFIED, '99'], 'past FATAL4 is no valid severity number');
@@ -190,8 +248,29 @@ describe('azure format: attributes (Go receiver names)', () => {
   });
 
   test('empty or null common fields are left out; category and operation name are always there', () => {
-    const [r] = decodeOne({ records: [{ time: '2024-05-14T09:30:00Z', tenantId: '', resultType: '', correlationId: null, location: '', callerIpAddress: '', identity: null, properties: null }] }).records;
-    for (const name of ['azure.tenant.id', 'azure.result.type', 'azure.correlation.id', 'cloud.region', 'net.sock.peer.addr', 'azure.identity', 'azure.properties']) {
+    const [r] = decodeOne({
+      records: [
+        {
+          time: '2024-05-14T09:30:00Z',
+          tenantId: '',
+          resultType: '',
+          correlationId: null,
+          location: '',
+          callerIpAddress: '',
+          identity: null,
+          properties: null,
+        },
+      ],
+    }).records;
+    for (const name of [
+      'azure.tenant.id',
+      'azure.result.type',
+      'azure.correlation.id',
+      'cloud.region',
+      'net.sock.peer.addr',
+      'azure.identity',
+      'azure.properties',
+    ]) {
       assert.equal(name in r!.attributes, false, name);
     }
     assert.equal(r!.attributes['azure.category'], '');
@@ -209,14 +288,23 @@ describe('azure format: attributes (Go receiver names)', () => {
   });
 
   test('a field named like Event Hubs metadata is content: kept as azure.<field>, never renamed', () => {
-    const [r] = decodeOne({ records: [{ 'eventhubs.message.offset': 'mine', 'eventhubs.message.sequence_number': 1 }] }).records;
+    const [r] = decodeOne({
+      records: [{ 'eventhubs.message.offset': 'mine', 'eventhubs.message.sequence_number': 1 }],
+    }).records;
     assert.equal(r!.attributes['azure.eventhubs.message.offset'], 'mine');
     assert.equal(r!.attributes['azure.eventhubs.message.sequence_number'], 1);
     assert.equal(r!.attributes['azure.record.eventhubs.message.offset'], undefined);
   });
 
   test('one Resource object per resource id, across records and batches; records without an id share one', () => {
-    const first = decodeOne({ records: [record({ resourceId: '/a' }), record({ resourceId: '/b' }), record({ resourceId: '/a' }), { category: 'x' }] }).records;
+    const first = decodeOne({
+      records: [
+        record({ resourceId: '/a' }),
+        record({ resourceId: '/b' }),
+        record({ resourceId: '/a' }),
+        { category: 'x' },
+      ],
+    }).records;
     const second = decodeOne({ records: [record({ resourceId: '/a' }), { category: 'y' }] }).records;
     assert.equal(first[0]!.resource, first[2]!.resource);
     assert.notEqual(first[0]!.resource, first[1]!.resource);
@@ -231,15 +319,31 @@ describe('azure format: apply_semantic_conventions', () => {
   // The mapping itself is tested in test/unit/decode/azurelogs/ and against Go's output in go-parity.test.ts.
   const semconv = createDecoder({ format: 'azure', applySemanticConventions: true });
   test('writes the Go azurelogs layout: common fields in a body map, event.name on the resource', () => {
-    const [r] = decodeOne({ records: [record({ tenantId: 't', correlationId: 'c', properties: { pop: 'AMS' } })] }, semconv).records;
-    assert.deepEqual(r!.resource.attributes, { 'cloud.provider': 'azure', 'event.name': 'az.resource.log', 'cloud.resource_id': '/subscriptions/s/rg/r' });
-    assert.deepEqual(r!.body, { category: 'AuditEvent', 'correlation.id': 'c', 'operation.name': 'VaultGet', 'tenant.id': 't', properties: { pop: 'AMS' } });
+    const [r] = decodeOne(
+      { records: [record({ tenantId: 't', correlationId: 'c', properties: { pop: 'AMS' } })] },
+      semconv,
+    ).records;
+    assert.deepEqual(r!.resource.attributes, {
+      'cloud.provider': 'azure',
+      'event.name': 'az.resource.log',
+      'cloud.resource_id': '/subscriptions/s/rg/r',
+    });
+    assert.deepEqual(r!.body, {
+      category: 'AuditEvent',
+      'correlation.id': 'c',
+      'operation.name': 'VaultGet',
+      'tenant.id': 't',
+      properties: { pop: 'AMS' },
+    });
     assert.equal(r!.eventName, undefined);
     assert.equal(r!.attributes['server.address'], undefined, 'no Event Hubs metadata by default');
   });
 
   test('lifted properties go into the body map: CsHost becomes url.domain', () => {
-    const input = record({ category: 'AppServiceHTTPLogs', properties: { CsHost: 'www.example.com', CsMethod: 'GET' } });
+    const input = record({
+      category: 'AppServiceHTTPLogs',
+      properties: { CsHost: 'www.example.com', CsMethod: 'GET' },
+    });
     const [r] = decodeOne({ records: [input] }, semconv).records;
     const body = r!.body as Record<string, unknown>;
     assert.equal(body['url.domain'], 'www.example.com');

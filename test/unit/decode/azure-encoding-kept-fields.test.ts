@@ -8,7 +8,10 @@ import { describe, it } from 'node:test';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 
 const ctx = {
-  namespace: 'ns.servicebus.windows.net', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '0',
+  namespace: 'ns.servicebus.windows.net',
+  eventHubName: 'hub',
+  consumerGroup: '$Default',
+  partitionId: '0',
 };
 const ENQUEUED = new Date('2030-01-01T00:00:00Z');
 
@@ -28,9 +31,21 @@ const kept = (attributes: Record<string, unknown>) =>
 
 describe('azure_encoding keeps what the Go mapping drops', () => {
   it('keeps rewritten, unnamed and "-" values verbatim, and does not repeat values Go keeps', () => {
-    const [r] = decode([{ time: T, resourceId: '/R', category: 'FrontDoorAccessLog', Stamp: 'FDWeb',
-      properties: { requestUri: 'https://h.example/a', securityProtocol: 'TLS 1.3', clientCountry: 'Netherlands',
-        userAgent: '-', httpStatusCode: '200' } }]);
+    const [r] = decode([
+      {
+        time: T,
+        resourceId: '/R',
+        category: 'FrontDoorAccessLog',
+        Stamp: 'FDWeb',
+        properties: {
+          requestUri: 'https://h.example/a',
+          securityProtocol: 'TLS 1.3',
+          clientCountry: 'Netherlands',
+          userAgent: '-',
+          httpStatusCode: '200',
+        },
+      },
+    ]);
     assert.ok(r);
     assert.equal(r.attributes['tls.protocol.version'], '1.3');
     assert.equal(r.attributes['url.full'], 'https://h.example/a');
@@ -60,7 +75,8 @@ describe('azure_encoding keeps what the Go mapping drops', () => {
     const [r] = decode([{ time: T, category: 'FrontDoorAccessLog', properties: { retries: '0', via: 'eventhubs' } }]);
     assert.ok(r);
     assert.deepEqual(kept(r.attributes), {
-      'azure.record.properties.retries': '0', 'azure.record.properties.via': 'eventhubs',
+      'azure.record.properties.retries': '0',
+      'azure.record.properties.via': 'eventhubs',
     });
   });
 
@@ -71,13 +87,16 @@ describe('azure_encoding keeps what the Go mapping drops', () => {
     for (const name of cases) {
       const input = readFileSync(new URL(`${name}/input.json`, root));
       const doc = JSON.parse(input.toString('utf8')) as { records?: unknown[] } | unknown[];
-      const items = Array.isArray(doc) ? doc : doc.records ?? [];
+      const items = Array.isArray(doc) ? doc : (doc.records ?? []);
       const records = decodeBody(new Uint8Array(input));
       assert.equal(records.length, items.length, name);
       items.forEach((item, i) => {
         const r = records[i]!;
-        const texts = new Set<string>(
-          [...textsOf(r.attributes), ...textsOf(r.body), ...textsOf(r.resource.attributes)]);
+        const texts = new Set<string>([
+          ...textsOf(r.attributes),
+          ...textsOf(r.body),
+          ...textsOf(r.resource.attributes),
+        ]);
         if (r.severityText !== undefined) texts.add(r.severityText);
         for (const [path, value] of leaves(item)) {
           if (/^(time|timestamp|eventTimestamp|EventTimeString)$/i.test(path)) continue; // the record time

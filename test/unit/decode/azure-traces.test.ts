@@ -17,22 +17,54 @@ const traces = decoderFor(['logs', 'traces']);
 const decode = (body: unknown, d = traces) => d([fixtureEvent(JSON.stringify(body))], FIXTURE_CONTEXT);
 
 const request = (over: Record<string, unknown> = {}) => ({
-  time: '2024-05-14T09:30:00.5Z', resourceId: RESOURCE_ID, Type: 'AppRequests', AppRoleName: 'web', OperationId: TRACE_ID,
-  ParentId: '00f067aa0ba902b7', Id: '53995c3f42cd8ad8', Name: 'GET /orders', Url: 'https://web.example.com/orders',
-  Success: true, ResultCode: '200', DurationMs: 12.5, Properties: { 'HTTP Method': 'GET' }, ...over,
+  time: '2024-05-14T09:30:00.5Z',
+  resourceId: RESOURCE_ID,
+  Type: 'AppRequests',
+  AppRoleName: 'web',
+  OperationId: TRACE_ID,
+  ParentId: '00f067aa0ba902b7',
+  Id: '53995c3f42cd8ad8',
+  Name: 'GET /orders',
+  Url: 'https://web.example.com/orders',
+  Success: true,
+  ResultCode: '200',
+  DurationMs: 12.5,
+  Properties: { 'HTTP Method': 'GET' },
+  ...over,
 });
 const dependency = (over: Record<string, unknown> = {}) => ({
-  ...request(), Type: 'AppDependencies', Id: '1476270bb7b15343', ParentId: '53995c3f42cd8ad8', Name: 'GET /stock',
-  Target: 'https://stock.example.com:8443', DependencyType: 'HTTP', Url: undefined, ...over,
+  ...request(),
+  Type: 'AppDependencies',
+  Id: '1476270bb7b15343',
+  ParentId: '53995c3f42cd8ad8',
+  Name: 'GET /stock',
+  Target: 'https://stock.example.com:8443',
+  DependencyType: 'HTTP',
+  Url: undefined,
+  ...over,
 });
-const auditLog = { time: '2024-05-14T09:30:00Z', resourceId: '/subscriptions/s/rg/vault', category: 'AuditEvent', operationName: 'VaultGet' };
+const auditLog = {
+  time: '2024-05-14T09:30:00Z',
+  resourceId: '/subscriptions/s/rg/vault',
+  category: 'AuditEvent',
+  operationName: 'VaultGet',
+};
 
 describe('azure traces: routing', () => {
   test('an event mixing log and trace records gives log records and spans, each record once, in order', () => {
     const { records, spans, stats } = decode({ records: [auditLog, request(), auditLog, dependency()] });
     assert.equal(records.length, 2);
-    assert.deepEqual(records.map((r) => r.attributes['azure.category']), ['AuditEvent', 'AuditEvent']);
-    assert.deepEqual(spans?.map((s) => [s.name, s.kind]), [['GET /orders', 2], ['GET /stock', 3]]);
+    assert.deepEqual(
+      records.map((r) => r.attributes['azure.category']),
+      ['AuditEvent', 'AuditEvent'],
+    );
+    assert.deepEqual(
+      spans?.map((s) => [s.name, s.kind]),
+      [
+        ['GET /orders', 2],
+        ['GET /stock', 3],
+      ],
+    );
     assert.equal(stats.failedEvents, 0);
     assert.equal(stats.refusedRecords, undefined);
   });
@@ -41,14 +73,19 @@ describe('azure traces: routing', () => {
     for (const signals of [['logs'], ['logs', 'metrics']] as Signal[][]) {
       const { records, spans } = decode({ records: [request(), dependency()] }, decoderFor(signals));
       assert.equal(spans, undefined, signals.join());
-      assert.deepEqual(records.map((r) => r.attributes['azure.Type']), ['AppRequests', 'AppDependencies']);
+      assert.deepEqual(
+        records.map((r) => r.attributes['azure.Type']),
+        ['AppRequests', 'AppDependencies'],
+      );
     }
     // The default decoder (no signals option) feeds logs only.
     assert.equal(decode({ records: [request()] }, createDecoder({ format: 'azure' })).spans, undefined);
   });
 
   test('other Application Insights tables and records without Type stay log records', () => {
-    const { records, spans } = decode({ records: [request({ Type: 'AppTraces' }), request({ Type: 'apprequests' }), auditLog] });
+    const { records, spans } = decode({
+      records: [request({ Type: 'AppTraces' }), request({ Type: 'apprequests' }), auditLog],
+    });
     assert.equal(spans, undefined);
     assert.equal(records.length, 3);
   });
@@ -64,16 +101,22 @@ describe('azure traces: routing', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 70; i++) deep = [deep];
     const d = decoderFor(['logs', 'traces']);
-    const { records, spans, stats } = d([
-      fixtureEvent(JSON.stringify({ records: [request(), request({ Id: 'not-hex' }), { ...auditLog, deep }] })),
-      fixtureEvent(JSON.stringify({ records: [dependency()] })),
-    ], FIXTURE_CONTEXT);
+    const { records, spans, stats } = d(
+      [
+        fixtureEvent(JSON.stringify({ records: [request(), request({ Id: 'not-hex' }), { ...auditLog, deep }] })),
+        fixtureEvent(JSON.stringify({ records: [dependency()] })),
+      ],
+      FIXTURE_CONTEXT,
+    );
     assert.equal(stats.failedEvents, 1);
     assert.equal(records.length, 1);
     assert.equal(records[0]!.attributes['error.type'], 'nesting_too_deep');
     assert.match(String(records[0]!.body), /AppRequests/);
     // Only the second event's span is left; the refusal in the rolled-back event is not counted.
-    assert.deepEqual(spans?.map((s) => s.name), ['GET /stock']);
+    assert.deepEqual(
+      spans?.map((s) => s.name),
+      ['GET /stock'],
+    );
     assert.equal(stats.refusedRecords, undefined);
   });
 });
@@ -95,7 +138,9 @@ describe('azure traces: spans', () => {
   });
 
   test('uppercase hex ids are lowercased; a ParentId equal to the OperationId makes a root span', () => {
-    const [span] = decode({ records: [request({ OperationId: TRACE_ID.toUpperCase(), ParentId: TRACE_ID.toUpperCase() })] }).spans!;
+    const [span] = decode({
+      records: [request({ OperationId: TRACE_ID.toUpperCase(), ParentId: TRACE_ID.toUpperCase() })],
+    }).spans!;
     assert.equal(span!.traceId, TRACE_ID);
     assert.equal(span!.parentSpanId, '');
     const [noParent] = decode({ records: [request({ ParentId: undefined })] }).spans!;
@@ -103,19 +148,26 @@ describe('azure traces: spans', () => {
   });
 
   test('Success false or absent is an error status (as in Go); a duration crossing a second carries over', () => {
-    const { spans } = decode({ records: [request({ Success: false }), request({ Success: null, DurationMs: 1500.25 })] });
-    assert.deepEqual(spans!.map((s) => s.status.code), [2, 2]);
+    const { spans } = decode({
+      records: [request({ Success: false }), request({ Success: null, DurationMs: 1500.25 })],
+    });
+    assert.deepEqual(
+      spans!.map((s) => s.status.code),
+      [2, 2],
+    );
     const start = Math.floor(Date.parse('2024-05-14T09:30:00Z') / 1000);
     assert.deepEqual(spans![1]!.endTime, [start + 2, 250_000]); // .5 s + 1500.25 ms
   });
 
   test('a dependency: client kind, method by DependencyType, path from Name, Properties copied', () => {
     const props = { 'HTTP Method': 'GET', 'Backend Method': 'PUT', 'Request-User-Agent': 'curl/8', team: 'stock' };
-    const { spans } = decode({ records: [
-      dependency({ Properties: props }),
-      dependency({ DependencyType: 'Backend', Properties: props }),
-      dependency({ DependencyType: 'SQL', Target: 'db.example.com | orders', Name: 'orders', Properties: null }),
-    ] });
+    const { spans } = decode({
+      records: [
+        dependency({ Properties: props }),
+        dependency({ DependencyType: 'Backend', Properties: props }),
+        dependency({ DependencyType: 'SQL', Target: 'db.example.com | orders', Name: 'orders', Properties: null }),
+      ],
+    });
     const [http, backend, sql] = spans!;
     assert.equal(http!.kind, 3);
     assert.equal(http!.attributes['http.request.method'], 'GET');
@@ -140,7 +192,9 @@ describe('azure traces: spans', () => {
   });
 
   test('field names match case-insensitively, as in Go', () => {
-    const [span] = decode({ records: [{ ...request(), OperationId: undefined, operationid: TRACE_ID, NAME: 'renamed' }] }).spans!;
+    const [span] = decode({
+      records: [{ ...request(), OperationId: undefined, operationid: TRACE_ID, NAME: 'renamed' }],
+    }).spans!;
     assert.equal(span!.traceId, TRACE_ID);
     assert.equal(span!.name, 'renamed');
   });
@@ -164,14 +218,17 @@ describe('azure traces: spans', () => {
     const second = decode({ records: [request()] }).spans!;
     assert.equal(first[0]!.resource, first[1]!.resource);
     assert.equal(first[0]!.resource, second[0]!.resource);
-    assert.deepEqual({ ...first[0]!.resource.attributes }, {
-      'telemetry.sdk.name': 'otelcol-azure-eventhub',
-      'telemetry.sdk.language': 'nodejs',
-      'telemetry.sdk.version': INSTRUMENTATION_SCOPE.version,
-      'cloud.provider': 'azure',
-      'service.name': 'web',
-      'azure.resource.id': RESOURCE_ID,
-    });
+    assert.deepEqual(
+      { ...first[0]!.resource.attributes },
+      {
+        'telemetry.sdk.name': 'otelcol-azure-eventhub',
+        'telemetry.sdk.language': 'nodejs',
+        'telemetry.sdk.version': INSTRUMENTATION_SCOPE.version,
+        'cloud.provider': 'azure',
+        'service.name': 'web',
+        'azure.resource.id': RESOURCE_ID,
+      },
+    );
     const [other] = decode({ records: [request({ AppRoleName: 'api' })] }).spans!;
     assert.notEqual(other!.resource, first[0]!.resource);
     assert.equal(other!.resource.attributes['service.name'], 'api');
@@ -184,7 +241,11 @@ describe('azure traces: records that are no valid span stay log records', () => 
     ['OperationId too short', { OperationId: '4bf92f3577b34da6' }, /OperationId/],
     ['OperationId all zeros', { OperationId: '0'.repeat(32) }, /OperationId/],
     ['OperationId missing', { OperationId: undefined }, /OperationId "" is not/],
-    ['legacy hierarchical Id', { Id: '|4bf92f3577b34da6a3ce929d0e0e4736.53995c3f42cd8ad8.' }, /Id ".*" is not a 16-digit hex span id/],
+    [
+      'legacy hierarchical Id',
+      { Id: '|4bf92f3577b34da6a3ce929d0e0e4736.53995c3f42cd8ad8.' },
+      /Id ".*" is not a 16-digit hex span id/,
+    ],
     ['ParentId of another length', { ParentId: '00f067aa' }, /ParentId "00f067aa" is neither/],
     ['time that does not parse', { time: 'yesterday' }, /time "yesterday" does not parse/],
     ['Success as text', { Success: 'true' }, /Success is a string, not a boolean/],
@@ -216,11 +277,23 @@ describe('azure traces: records that are no valid span stay log records', () => 
 });
 
 describe('azure traces: URL parts', () => {
-  test('the plain-URL fast path gives what Go\'s url.Parse (parseGoUrl) gives', () => {
+  test("the plain-URL fast path gives what Go's url.Parse (parseGoUrl) gives", () => {
     const urls = [
-      'https://web.example.com/orders', 'HTTPS://Web.Example.com:443/a/b?x=1#top', 'http://h:/p', 'svc+grpc://h.local',
-      'https://h/a b/c', 'https://h?q', 'https://h#f', 'https://h/p?q=a/b;c', 'https://xn--bcher-kva.example/',
-      'https://h/%41', 'https://user@h/', 'https://[::1]:80/', 'https://h:8x/', 'example.org', 'example.org:443',
+      'https://web.example.com/orders',
+      'HTTPS://Web.Example.com:443/a/b?x=1#top',
+      'http://h:/p',
+      'svc+grpc://h.local',
+      'https://h/a b/c',
+      'https://h?q',
+      'https://h#f',
+      'https://h/p?q=a/b;c',
+      'https://xn--bcher-kva.example/',
+      'https://h/%41',
+      'https://user@h/',
+      'https://[::1]:80/',
+      'https://h:8x/',
+      'example.org',
+      'example.org:443',
     ];
     for (const url of urls) {
       let expected: { scheme: string; host: string; path: string };

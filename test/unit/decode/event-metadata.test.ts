@@ -5,13 +5,25 @@ import type { DecoderOptions, Format } from '../../../src/decode/decoder.ts';
 import { FIXTURE_CONTEXT, FIXTURE_ENQUEUED_TIME, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
 
 const record = (over: Record<string, unknown> = {}) => ({
-  time: '2024-05-14T09:30:00Z', resourceId: '/subscriptions/s/rg/r', category: 'AuditEvent', operationName: 'VaultGet', ...over,
+  time: '2024-05-14T09:30:00Z',
+  resourceId: '/subscriptions/s/rg/r',
+  category: 'AuditEvent',
+  operationName: 'VaultGet',
+  ...over,
 });
-const frontDoor = record({ category: 'FrontDoorAccessLog', properties: {
-  requestUri: 'https://h.example/a', httpStatusCode: '200', timeTaken: '0.035', clientIp: '10.9.9.9', originIp: '10.0.0.1:443',
-} });
+const frontDoor = record({
+  category: 'FrontDoorAccessLog',
+  properties: {
+    requestUri: 'https://h.example/a',
+    httpStatusCode: '200',
+    timeTaken: '0.035',
+    clientIp: '10.9.9.9',
+    originIp: '10.0.0.1:443',
+  },
+});
 const decode = (options: DecoderOptions, body: unknown, over: Parameters<typeof fixtureEvent>[1] = {}) =>
-  createDecoder(options)([fixtureEvent(typeof body === 'string' ? body : JSON.stringify(body), over)], FIXTURE_CONTEXT).records;
+  createDecoder(options)([fixtureEvent(typeof body === 'string' ? body : JSON.stringify(body), over)], FIXTURE_CONTEXT)
+    .records;
 const METADATA = /^(messaging\.|server\.address$|azure\.eventhubs\.)/;
 const metadataOf = (attributes: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(attributes).filter(([k]) => METADATA.test(k)));
@@ -51,69 +63,94 @@ describe('event metadata', () => {
     }
   });
 
-  test('messaging: the former names; where the content has one, it keeps it and the metadata takes its azure.eventhubs name', () => {
-    const [plain] = decode({ format: 'azure', eventMetadata: 'messaging' }, { records: [record()] }, { partitionKey: undefined });
-    assert.deepEqual(metadataOf(plain!.attributes), {
-      'messaging.system': 'eventhubs',
-      'messaging.destination.name': 'insights-logs',
-      'messaging.consumer.group.name': '$Default',
-      'messaging.destination.partition.id': '3',
-      'server.address': 'evhns-logs.servicebus.windows.net',
-      'azure.eventhubs.message.sequence_number': 4711,
-      'azure.eventhubs.message.offset': '1048576',
-      'azure.eventhubs.message.enqueued_time': enqueuedSeconds,
-    });
-    const serviceBus = { category: 'OperationalLogs', EventTimeString: '2022-09-07T14:41:35Z', resourceId: '/X/MICROSOFT.SERVICEBUS/Y' };
-    const [sb] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [serviceBus] });
-    assert.equal(sb!.attributes['messaging.system'], 'servicebus', 'the content keeps its value');
-    const [fd] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [frontDoor] });
-    assert.equal(fd!.attributes['server.address'], '10.0.0.1');
-    assert.equal(fd!.attributes['azure.eventhubs.namespace'], 'evhns-logs.servicebus.windows.net');
-    assert.equal(fd!.attributes['messaging.destination.name'], 'insights-logs');
-  });
+  test(
+    'messaging: the former names; where the content has one, it keeps it and the metadata takes its ' +
+      'azure.eventhubs name',
+    () => {
+      const [plain] = decode(
+        { format: 'azure', eventMetadata: 'messaging' },
+        { records: [record()] },
+        { partitionKey: undefined },
+      );
+      assert.deepEqual(metadataOf(plain!.attributes), {
+        'messaging.system': 'eventhubs',
+        'messaging.destination.name': 'insights-logs',
+        'messaging.consumer.group.name': '$Default',
+        'messaging.destination.partition.id': '3',
+        'server.address': 'evhns-logs.servicebus.windows.net',
+        'azure.eventhubs.message.sequence_number': 4711,
+        'azure.eventhubs.message.offset': '1048576',
+        'azure.eventhubs.message.enqueued_time': enqueuedSeconds,
+      });
+      const serviceBus = {
+        category: 'OperationalLogs',
+        EventTimeString: '2022-09-07T14:41:35Z',
+        resourceId: '/X/MICROSOFT.SERVICEBUS/Y',
+      };
+      const [sb] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [serviceBus] });
+      assert.equal(sb!.attributes['messaging.system'], 'servicebus', 'the content keeps its value');
+      const [fd] = decode({ format: 'azure_encoding', eventMetadata: 'messaging' }, { records: [frontDoor] });
+      assert.equal(fd!.attributes['server.address'], '10.0.0.1');
+      assert.equal(fd!.attributes['azure.eventhubs.namespace'], 'evhns-logs.servicebus.windows.net');
+      assert.equal(fd!.attributes['messaging.destination.name'], 'insights-logs');
+    },
+  );
 
-  test('a record that went raw gets the mode\'s metadata too', () => {
+  test("a record that went raw gets the mode's metadata too", () => {
     const [r] = decode({ format: 'azure', eventMetadata: true }, '{"records": [');
     assert.equal(r!.attributes['error.type'], 'invalid_json');
     assert.equal(r!.attributes['azure.eventhubs.message.sequence_number'], 4711);
   });
 
   test('an unknown mode is refused when the decoder is created', () => {
-    assert.throws(() => createDecoder({ format: 'azure', eventMetadata: 'all' as never }), /none, eventhubs or messaging/);
+    assert.throws(
+      () => createDecoder({ format: 'azure', eventMetadata: 'all' as never }),
+      /none, eventhubs or messaging/,
+    );
   });
 });
 
 describe('log.record.uid', () => {
   const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-  const uids = (options: Partial<DecoderOptions>, records: number, over: Parameters<typeof fixtureEvent>[1] = {}, context = FIXTURE_CONTEXT) =>
+  const uids = (
+    options: Partial<DecoderOptions>,
+    records: number,
+    over: Parameters<typeof fixtureEvent>[1] = {},
+    context = FIXTURE_CONTEXT,
+  ) =>
     createDecoder({ format: 'azure', recordUid: true, ...options })(
-      [fixtureEvent(JSON.stringify({ records: Array.from({ length: records }, () => record()) }), over)], context,
+      [fixtureEvent(JSON.stringify({ records: Array.from({ length: records }, () => record()) }), over)],
+      context,
     ).records.map((r) => r.attributes['log.record.uid']);
 
   test('absent unless asked for', () => {
     assert.equal(decode({ format: 'azure' }, { records: [record()] })[0]!.attributes['log.record.uid'], undefined);
   });
 
-  test('a ULID whose time part is the enqueued time; the same on every read, another for each record, event and partition', () => {
-    const first = uids({}, 3);
-    for (const uid of first) assert.match(String(uid), ULID);
-    assert.equal(new Set(first).size, 3, 'records of one event differ');
-    assert.deepEqual(uids({}, 3), first, 'a re-read gives the same ids');
-    assert.deepEqual(uids({ applySemanticConventions: true }, 3), first, 'the mapping does not enter the id');
-    const upper = { ...FIXTURE_CONTEXT, namespace: FIXTURE_CONTEXT.namespace.toUpperCase(), consumerGroup: 'other' };
-    assert.deepEqual(uids({}, 3, {}, upper), first, 'namespace case and consumer group do not enter the id');
-    assert.notDeepEqual(uids({}, 1, { sequenceNumber: 4712 }), first.slice(0, 1));
-    assert.notDeepEqual(uids({}, 1, {}, { ...FIXTURE_CONTEXT, partitionId: '4' }), first.slice(0, 1));
-    // Crockford base32 of the enqueued time in ms, 10 characters.
-    let ms = 0;
-    for (const c of String(first[0]).slice(0, 10)) ms = ms * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c);
-    assert.equal(ms, FIXTURE_ENQUEUED_TIME.getTime());
-  });
+  test(
+    'a ULID whose time part is the enqueued time; the same on every read, another for each record, event and ' +
+      'partition',
+    () => {
+      const first = uids({}, 3);
+      for (const uid of first) assert.match(String(uid), ULID);
+      assert.equal(new Set(first).size, 3, 'records of one event differ');
+      assert.deepEqual(uids({}, 3), first, 'a re-read gives the same ids');
+      assert.deepEqual(uids({ applySemanticConventions: true }, 3), first, 'the mapping does not enter the id');
+      const upper = { ...FIXTURE_CONTEXT, namespace: FIXTURE_CONTEXT.namespace.toUpperCase(), consumerGroup: 'other' };
+      assert.deepEqual(uids({}, 3, {}, upper), first, 'namespace case and consumer group do not enter the id');
+      assert.notDeepEqual(uids({}, 1, { sequenceNumber: 4712 }), first.slice(0, 1));
+      assert.notDeepEqual(uids({}, 1, {}, { ...FIXTURE_CONTEXT, partitionId: '4' }), first.slice(0, 1));
+      // Crockford base32 of the enqueued time in ms, 10 characters.
+      let ms = 0;
+      for (const c of String(first[0]).slice(0, 10)) ms = ms * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c);
+      assert.equal(ms, FIXTURE_ENQUEUED_TIME.getTime());
+    },
+  );
 
-  test('a Function App log\'s own log.record.uid (its activityId, Go\'s mapping) is kept beside ours', () => {
+  test("a Function App log's own log.record.uid (its activityId, Go's mapping) is kept beside ours", () => {
     const fn = record({ category: 'FunctionAppLogs', properties: { appName: 'a', activityId: 'act-1', message: 'm' } });
     const [plain] = decode({ format: 'azure_encoding' }, { records: [fn] });
-    assert.equal(plain!.attributes['log.record.uid'], 'act-1', 'without record_uid, Go\'s value');
+    assert.equal(plain!.attributes['log.record.uid'], 'act-1', "without record_uid, Go's value");
     const [r] = decode({ format: 'azure_encoding', recordUid: true }, { records: [fn] });
     assert.match(String(r!.attributes['log.record.uid']), ULID);
     assert.equal(r!.attributes['azure.record.log.record.uid'], 'act-1');

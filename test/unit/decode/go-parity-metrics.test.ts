@@ -12,7 +12,12 @@ import type { DecoderOptions } from '../../../src/decode/decoder.ts';
 import { INSTRUMENTATION_SCOPE } from '../../../src/decode/internal/scope.ts';
 import { PARITY_CONTEXT, PARITY_ENQUEUED, PARITY_NOW_MS } from '../../helpers/go-parity.ts';
 import {
-  comparePoints, flattenActualMetrics, loadMetricCases, loadMetricDifferences, metricDiffAcceptedBy, type MetricDifference,
+  comparePoints,
+  flattenActualMetrics,
+  loadMetricCases,
+  loadMetricDifferences,
+  metricDiffAcceptedBy,
+  type MetricDifference,
 } from '../../helpers/go-parity-metrics.ts';
 
 const cases = loadMetricCases();
@@ -34,13 +39,21 @@ describe('Go parity: metrics', () => {
   for (const c of cases) {
     test(c.name, () => {
       const decode = createDecoder({
-        format: 'azure', signals: new Set(['logs', 'metrics']), ...c.options, now: () => PARITY_NOW_MS,
+        format: 'azure',
+        signals: new Set(['logs', 'metrics']),
+        ...c.options,
+        now: () => PARITY_NOW_MS,
       } as DecoderOptions);
-      const { records, metrics = [], stats } = decode([
-        { body: c.input, sequenceNumber: 1, offset: '100', enqueuedTime: PARITY_ENQUEUED },
-      ], PARITY_CONTEXT);
+      const {
+        records,
+        metrics = [],
+        stats,
+      } = decode([{ body: c.input, sequenceNumber: 1, offset: '100', enqueuedTime: PARITY_ENQUEUED }], PARITY_CONTEXT);
       // Every record of these inputs is a metric: nothing may be left over as a log record.
-      assert.deepEqual(records.map((r) => r.attributes['error.message']), []);
+      assert.deepEqual(
+        records.map((r) => r.attributes['error.message']),
+        [],
+      );
       assert.equal(stats.failedEvents, 0);
       const diffs = comparePoints(c.expected, flattenActualMetrics(metrics));
       const unexplained = diffs.filter((d) => {
@@ -50,7 +63,9 @@ describe('Go parity: metrics', () => {
       });
       if (unexplained.length > 0) {
         const lines = unexplained.map((d) => `  ${d.kind} ${d.path}: Go ${show(d.expected)}, ours ${show(d.actual)}`);
-        assert.fail(`metrics/${c.name}: ${unexplained.length} difference(s) not in differences.yaml\n${lines.join('\n')}`);
+        assert.fail(
+          `metrics/${c.name}: ${unexplained.length} difference(s) not in differences.yaml\n${lines.join('\n')}`,
+        );
       }
     });
   }
@@ -58,7 +73,11 @@ describe('Go parity: metrics', () => {
   test('every listed difference is justified, documented in docs/formats.md and still needed', () => {
     const docs = readFileSync(new URL('../../../docs/formats.md', import.meta.url), 'utf8');
     const ids = differences.map((d) => d.id);
-    assert.deepEqual(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'difference ids are unique');
+    assert.deepEqual(
+      ids.filter((id, i) => ids.indexOf(id) !== i),
+      [],
+      'difference ids are unique',
+    );
     for (const d of differences) {
       assert.ok(d.id && d.why && d.path && d.case, `differences.yaml entry ${JSON.stringify(d)}`);
       assert.ok(docs.includes(d.id), `docs/formats.md does not mention difference ${d.id}`);

@@ -12,7 +12,12 @@ import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import type { DecoderOptions } from '../../../src/decode/decoder.ts';
 import { PARITY_CONTEXT, PARITY_ENQUEUED, PARITY_NOW_MS } from '../../helpers/go-parity.ts';
 import {
-  compareSpans, flattenActualSpans, loadTraceDifferences, loadTraceParityCases, traceDifferenceFor, type TraceDifference,
+  compareSpans,
+  flattenActualSpans,
+  loadTraceDifferences,
+  loadTraceParityCases,
+  traceDifferenceFor,
+  type TraceDifference,
 } from '../../helpers/go-parity-traces.ts';
 
 const cases = loadTraceParityCases();
@@ -32,9 +37,15 @@ describe('Go parity: traces', () => {
   for (const c of cases) {
     test(c.name, () => {
       const decode = createDecoder({
-        format: 'azure', signals: new Set(['logs', 'traces']), ...c.options, now: () => PARITY_NOW_MS,
+        format: 'azure',
+        signals: new Set(['logs', 'traces']),
+        ...c.options,
+        now: () => PARITY_NOW_MS,
       } as DecoderOptions);
-      const result = decode([{ body: c.input, sequenceNumber: 1, offset: '100', enqueuedTime: PARITY_ENQUEUED }], PARITY_CONTEXT);
+      const result = decode(
+        [{ body: c.input, sequenceNumber: 1, offset: '100', enqueuedTime: PARITY_ENQUEUED }],
+        PARITY_CONTEXT,
+      );
       const spans = result.spans ?? [];
       assert.equal(result.stats.failedEvents, 0);
       // Nothing lost: every record is a span or a log record.
@@ -48,7 +59,9 @@ describe('Go parity: traces', () => {
       });
       if (unexplained.length > 0) {
         const lines = unexplained.map((d) => `  ${d.kind} ${d.path}: Go ${show(d.expected)}, ours ${show(d.actual)}`);
-        assert.fail(`traces/${c.name}: ${unexplained.length} difference(s) not in differences.yaml\n${lines.join('\n')}`);
+        assert.fail(
+          `traces/${c.name}: ${unexplained.length} difference(s) not in differences.yaml\n${lines.join('\n')}`,
+        );
       }
     });
   }
@@ -56,7 +69,11 @@ describe('Go parity: traces', () => {
   test('every listed difference is justified, documented in docs/formats.md and still needed', () => {
     const docs = readFileSync(new URL('../../../docs/formats.md', import.meta.url), 'utf8');
     const ids = differences.map((d) => d.id);
-    assert.deepEqual(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'difference ids are unique');
+    assert.deepEqual(
+      ids.filter((id, i) => ids.indexOf(id) !== i),
+      [],
+      'difference ids are unique',
+    );
     for (const d of differences) {
       assert.ok(d.id && d.why && d.path && d.case, `traces/differences.yaml entry ${JSON.stringify(d)}`);
       assert.ok(docs.includes(d.id), `docs/formats.md does not mention difference ${d.id}`);

@@ -1,7 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  buildSanitizers, convertSingleQuotedStrings, escapeControlCharsInStrings,
+  buildSanitizers,
+  convertSingleQuotedStrings,
+  escapeControlCharsInStrings,
 } from '../../../src/decode/internal/sanitize.ts';
 import { parseJson } from '../../../src/decode/internal/parse-json.ts';
 
@@ -32,10 +34,16 @@ describe('single_quotes', () => {
     });
   });
 
-  test('double quotes inside single-quoted strings are escaped; \\\' becomes an apostrophe; double-quoted strings pass through', () => {
-    const value = JSON.parse(convertSingleQuotedStrings(`{'a':'say "hi"','b':'it\\'s','c':"it's fine",'d':['x', 'y']}`));
-    assert.deepEqual(value, { a: 'say "hi"', b: "it's", c: "it's fine", d: ['x', 'y'] });
-  });
+  test(
+    "double quotes inside single-quoted strings are escaped; \\' becomes an apostrophe; double-quoted strings pass " +
+      'through',
+    () => {
+      const value = JSON.parse(
+        convertSingleQuotedStrings(`{'a':'say "hi"','b':'it\\'s','c':"it's fine",'d':['x', 'y']}`),
+      );
+      assert.deepEqual(value, { a: 'say "hi"', b: "it's", c: "it's fine", d: ['x', 'y'] });
+    },
+  );
 
   test('raw newlines inside single-quoted strings are escaped too', () => {
     assert.deepEqual(JSON.parse(convertSingleQuotedStrings("{'stack':'at A\nat B'}")), { stack: 'at A\nat B' });
@@ -51,7 +59,13 @@ describe('sanitizer chain', () => {
   });
 
   test('user regex replacements run after the built-ins, with $1 references', () => {
-    const chain = buildSanitizers([], [{ pattern: 'NaN', replacement: 'null' }, { pattern: ',\\s*([}\\]])', replacement: '$1' }]);
+    const chain = buildSanitizers(
+      [],
+      [
+        { pattern: 'NaN', replacement: 'null' },
+        { pattern: ',\\s*([}\\]])', replacement: '$1' },
+      ],
+    );
     const outcome = parseJson('{"a":NaN,"b":[1,2,],}', chain, 1e6);
     assert.deepEqual(outcome, { ok: true, value: { a: null, b: [1, 2] }, sanitized: true });
   });

@@ -1,24 +1,35 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fromEpochNumber, parseBuiltinTimestamp, parseTimestampString } from '../../../src/decode/internal/timestamp.ts';
+import {
+  fromEpochNumber,
+  parseBuiltinTimestamp,
+  parseTimestampString,
+} from '../../../src/decode/internal/timestamp.ts';
 
 const ms = (iso: string): number => Date.parse(iso);
 const hr = (iso: string, nanos = 0): [number, number] => [Math.floor(ms(iso) / 1000), nanos];
 
 describe('built-in timestamps', () => {
-  test('ISO 8601 with Azure\'s 7 fractional digits keeps full precision', () => {
+  test("ISO 8601 with Azure's 7 fractional digits keeps full precision", () => {
     assert.deepEqual(parseTimestampString('2024-01-15T10:00:00.1234567Z'), hr('2024-01-15T10:00:00Z', 123_456_700));
   });
 
-  test('ISO 8601 variants: no fraction, 9 digits, extra digits, lower-case t/z, space separator, no seconds, date only', () => {
-    assert.deepEqual(parseTimestampString('2024-01-15T10:00:00Z'), hr('2024-01-15T10:00:00Z'));
-    assert.deepEqual(parseTimestampString('2024-01-15T10:00:00.123456789Z'), hr('2024-01-15T10:00:00Z', 123_456_789));
-    assert.deepEqual(parseTimestampString('2024-01-15T10:00:00.1234567891234Z'), hr('2024-01-15T10:00:00Z', 123_456_789));
-    assert.deepEqual(parseTimestampString('2024-01-15t10:00:00.5z'), hr('2024-01-15T10:00:00Z', 500_000_000));
-    assert.deepEqual(parseTimestampString('2024-01-15 10:00:00.250'), hr('2024-01-15T10:00:00Z', 250_000_000));
-    assert.deepEqual(parseTimestampString('2024-01-15T10:00Z'), hr('2024-01-15T10:00:00Z'));
-    assert.deepEqual(parseTimestampString('2024-01-15'), hr('2024-01-15T00:00:00Z'));
-  });
+  test(
+    'ISO 8601 variants: no fraction, 9 digits, extra digits, lower-case t/z, space separator, no seconds, date ' +
+      'only',
+    () => {
+      assert.deepEqual(parseTimestampString('2024-01-15T10:00:00Z'), hr('2024-01-15T10:00:00Z'));
+      assert.deepEqual(parseTimestampString('2024-01-15T10:00:00.123456789Z'), hr('2024-01-15T10:00:00Z', 123_456_789));
+      assert.deepEqual(
+        parseTimestampString('2024-01-15T10:00:00.1234567891234Z'),
+        hr('2024-01-15T10:00:00Z', 123_456_789),
+      );
+      assert.deepEqual(parseTimestampString('2024-01-15t10:00:00.5z'), hr('2024-01-15T10:00:00Z', 500_000_000));
+      assert.deepEqual(parseTimestampString('2024-01-15 10:00:00.250'), hr('2024-01-15T10:00:00Z', 250_000_000));
+      assert.deepEqual(parseTimestampString('2024-01-15T10:00Z'), hr('2024-01-15T10:00:00Z'));
+      assert.deepEqual(parseTimestampString('2024-01-15'), hr('2024-01-15T00:00:00Z'));
+    },
+  );
 
   test('zones: none means UTC; +hh:mm, +hhmm, +hh, -hh:mm, " UTC" are applied', () => {
     assert.deepEqual(parseTimestampString('2024-01-15T10:00:00'), hr('2024-01-15T10:00:00Z'));
@@ -54,8 +65,21 @@ describe('built-in timestamps', () => {
   });
 
   test('rejects what is not a timestamp rather than guessing', () => {
-    for (const bad of ['', 'now', 'yesterday', '2024-13-01T00:00:00Z', '2024-02-30T00:00:00Z', '2024-01-15T25:00:00Z', '2024-01-15T10:00:00Zjunk',
-      '13/45/2024 10:00:00', 'abc', '0', '-5', 'Informational', '2024-01-15X10:00:00']) {
+    for (const bad of [
+      '',
+      'now',
+      'yesterday',
+      '2024-13-01T00:00:00Z',
+      '2024-02-30T00:00:00Z',
+      '2024-01-15T25:00:00Z',
+      '2024-01-15T10:00:00Zjunk',
+      '13/45/2024 10:00:00',
+      'abc',
+      '0',
+      '-5',
+      'Informational',
+      '2024-01-15X10:00:00',
+    ]) {
       assert.equal(parseTimestampString(bad), undefined, bad);
     }
     assert.equal(parseBuiltinTimestamp(null), undefined);

@@ -35,8 +35,20 @@ describe('cli', () => {
   test('validate: start_position: yesterday exits 2 naming the path and what to write', async () => {
     const r = await run(['validate', '-c', join(FIXTURES, 'invalid_start_position.yaml')]);
     assert.equal(r.code, 2);
-    assert.match(r.err, /receivers\.azure_event_hub\.start_position: 'yesterday' is not latest, earliest, an RFC 3339 time \(2026-01-02T15:04:05Z\) or a look-back duration/);
-    const fixed = await run(['validate', '-c', join(FIXTURES, 'invalid_start_position.yaml'), '--set', 'receivers.azure_event_hub.start_position=24h']);
+    assert.match(
+      r.err,
+      new RegExp(
+        String.raw`receivers\.azure_event_hub\.start_position: 'yesterday' is not latest, earliest, an ` +
+          String.raw`RFC 3339 time \(2026-01-02T15:04:05Z\) or a look-back duration`,
+      ),
+    );
+    const fixed = await run([
+      'validate',
+      '-c',
+      join(FIXTURES, 'invalid_start_position.yaml'),
+      '--set',
+      'receivers.azure_event_hub.start_position=24h',
+    ]);
     assert.doesNotMatch(fixed.err, /start_position/);
   });
 
@@ -44,14 +56,26 @@ describe('cli', () => {
     const base = join(FIXTURES, 'invalid_format.yaml');
     const fixed = await run(['validate', '-c', base, '-c', 'yaml:receivers: {azure_event_hub: {format: json}}']);
     assert.equal(fixed.code, 0, fixed.err);
-    const broken = await run(['validate', '-c', base, '-c', 'yaml:receivers: {azure_event_hub: {format: json}}', '--set', 'receivers.azure_event_hub.max_poll_events=0']);
+    const broken = await run([
+      'validate',
+      '-c',
+      base,
+      '-c',
+      'yaml:receivers: {azure_event_hub: {format: json}}',
+      '--set',
+      'receivers.azure_event_hub.max_poll_events=0',
+    ]);
     assert.equal(broken.code, 2);
     assert.match(broken.err, /receivers\.azure_event_hub\.max_poll_events: /);
   });
 
   test('${env:VAR} comes from the environment; a secret passed that way is not printed', async () => {
-    const conn = 'Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=ZW52LWNsaS1rZXk=;EntityPath=h';
-    const r = await run(['validate', '-c', join(FIXTURES, 'default.yaml'), '--set', 'receivers.azure_event_hub.format=bogus'], { EVENTHUB_CONNECTION: conn, STORAGE_CONNECTION: 'UseDevelopmentStorage=true;AccountKey=YWNjdA==' });
+    const conn =
+      'Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=ZW52LWNsaS1rZXk=;EntityPath=h';
+    const r = await run(
+      ['validate', '-c', join(FIXTURES, 'default.yaml'), '--set', 'receivers.azure_event_hub.format=bogus'],
+      { EVENTHUB_CONNECTION: conn, STORAGE_CONNECTION: 'UseDevelopmentStorage=true;AccountKey=YWNjdA==' },
+    );
     assert.equal(r.code, 2);
     assert.match(r.err, /receivers\.azure_event_hub\.format/);
     assert.ok(!r.err.includes('ZW52LWNsaS1rZXk=') && !r.err.includes('YWNjdA=='));
@@ -62,9 +86,15 @@ describe('cli', () => {
     assert.equal(r.code, 0, r.err);
     const doc = parseYaml(r.out);
     assert.deepEqual(doc.receivers[0], {
-      name: 'azure_event_hub', aliases: ['azureeventhub'], stability: { logs: 'beta', metrics: 'beta', traces: 'beta' },
+      name: 'azure_event_hub',
+      aliases: ['azureeventhub'],
+      stability: { logs: 'beta', metrics: 'beta', traces: 'beta' },
     });
-    assert.deepEqual(doc.processors.find((p: { name: string }) => p.name === 'batch').stability, { logs: 'beta', metrics: 'beta', traces: 'beta' });
+    assert.deepEqual(doc.processors.find((p: { name: string }) => p.name === 'batch').stability, {
+      logs: 'beta',
+      metrics: 'beta',
+      traces: 'beta',
+    });
     assert.ok(doc.extensions.some((e: { name: string }) => e.name === 'health_check'));
     assert.ok(doc.processors.some((e: { name: string }) => e.name === 'batch'));
     assert.deepEqual(doc.feature_gates[0].id, 'receiver.azureeventhub.streaming');
@@ -73,7 +103,14 @@ describe('cli', () => {
   });
 
   test('usage errors exit 2: unknown command, unknown flag, unknown gate, missing --config', async () => {
-    for (const argv of [['frobnicate'], ['toString'], ['validate', '--nope'], ['components', '--feature-gates', 'no.such.gate'], ['validate'], []]) {
+    for (const argv of [
+      ['frobnicate'],
+      ['toString'],
+      ['validate', '--nope'],
+      ['components', '--feature-gates', 'no.such.gate'],
+      ['validate'],
+      [],
+    ]) {
       const r = await run(argv);
       assert.equal(r.code, 2, `${argv.join(' ')}: ${r.err}`);
       assert.ok(r.err.length > 0);

@@ -23,8 +23,11 @@ function leafKeys(schema: z.ZodType): string[] {
     for (const alt of node.anyOf ?? []) walk(alt, path);
     for (const [key, child] of Object.entries(node.properties ?? {})) {
       const p = `${path}${key}`;
-      const nested = Object.keys(child.properties ?? {}).length > 0 || (child.anyOf ?? []).some((a) => a.properties) ||
-        (typeof child.additionalProperties === 'object' && child.additionalProperties.properties) || child.items?.properties;
+      const nested =
+        Object.keys(child.properties ?? {}).length > 0 ||
+        (child.anyOf ?? []).some((a) => a.properties) ||
+        (typeof child.additionalProperties === 'object' && child.additionalProperties.properties) ||
+        child.items?.properties;
       if (!nested) out.add(p);
       walk(child, `${p}.`);
       if (typeof child.additionalProperties === 'object') walk(child.additionalProperties, `${p}.<id>.`);
@@ -35,17 +38,20 @@ function leafKeys(schema: z.ZodType): string[] {
   return [...out];
 }
 
-test('docs/configuration.md documents every key of the collector, receiver, processor and extension schemas', async () => {
-  const components = await builtinComponents();
-  const sections: [string, z.ZodType][] = [
-    ['', collectorConfigSchema],
-    ...components.receivers.map((f) => [`receivers.${f.type}.`, f.configSchema] as [string, z.ZodType]),
-    ...components.processors.map((f) => [`processors.${f.type}.`, f.configSchema] as [string, z.ZodType]),
-    ...components.extensions.map((f) => [`extensions.${f.type}.`, f.configSchema] as [string, z.ZodType]),
-  ];
-  const missing: string[] = [];
-  for (const [prefix, schema] of sections) {
-    for (const key of leafKeys(schema)) if (!DOC.includes(`\`${key}\``)) missing.push(`${prefix}${key}`);
-  }
-  assert.deepEqual(missing, []);
-});
+test(
+  'docs/configuration.md documents every key of the collector, receiver, processor and extension ' + 'schemas',
+  async () => {
+    const components = await builtinComponents();
+    const sections: [string, z.ZodType][] = [
+      ['', collectorConfigSchema],
+      ...components.receivers.map((f) => [`receivers.${f.type}.`, f.configSchema] as [string, z.ZodType]),
+      ...components.processors.map((f) => [`processors.${f.type}.`, f.configSchema] as [string, z.ZodType]),
+      ...components.extensions.map((f) => [`extensions.${f.type}.`, f.configSchema] as [string, z.ZodType]),
+    ];
+    const missing: string[] = [];
+    for (const [prefix, schema] of sections) {
+      for (const key of leafKeys(schema)) if (!DOC.includes(`\`${key}\``)) missing.push(`${prefix}${key}`);
+    }
+    assert.deepEqual(missing, []);
+  },
+);

@@ -13,7 +13,8 @@ import { resolveConfig } from '../../../src/distribution/resolve-config.ts';
 import { Service } from '../../../src/distribution/service.ts';
 import { fakeReceiverFactory, type FakeReceiver } from './fake-components.ts';
 
-const CONN = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=c2VydmljZS10ZXN0;EntityPath=hub';
+const CONN =
+  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=c2VydmljZS10ZXN0;EntityPath=hub';
 
 /** Whether the receiver of a service built from these sections would be given encoded-log capability. */
 async function eligible(sections: string, pipelines: string, metrics = '{ level: none }'): Promise<boolean> {
@@ -54,29 +55,75 @@ test('batch (no send_batch_max_size) and memory_limiter into otlphttp proto or o
   batch: {}
   memory_limiter: { check_interval: 1s, limit_mib: 4000 }
 exporters:${OTLP}`;
-  assert.equal(await eligible(sections, '    logs: { receivers: [azure_event_hub], processors: [batch], exporters: [otlphttp] }'), true);
+  assert.equal(
+    await eligible(sections, '    logs: { receivers: [azure_event_hub], processors: [batch], exporters: [otlphttp] }'),
+    true,
+  );
   // With self-metrics, exporters are wrapped to be counted: the wrapper says what the exporter says.
   const counted = '{ address: "127.0.0.1:0" }';
-  assert.equal(await eligible(sections, '    logs: { receivers: [azure_event_hub], processors: [batch], exporters: [otlphttp] }', counted), true);
-  assert.equal(await eligible(sections, '    logs: { receivers: [azure_event_hub], exporters: [otlphttp, otlp] }'), true);
-  assert.equal(await eligible(sections, '    logs: { receivers: [azure_event_hub], processors: [memory_limiter, batch], exporters: [otlp] }'), true);
+  assert.equal(
+    await eligible(
+      sections,
+      '    logs: { receivers: [azure_event_hub], processors: [batch], exporters: [otlphttp] }',
+      counted,
+    ),
+    true,
+  );
+  assert.equal(
+    await eligible(sections, '    logs: { receivers: [azure_event_hub], exporters: [otlphttp, otlp] }'),
+    true,
+  );
+  assert.equal(
+    await eligible(
+      sections,
+      '    logs: { receivers: [azure_event_hub], processors: [memory_limiter, batch], exporters: [otlp] }',
+    ),
+    true,
+  );
   // Two logs pipelines, both eligible.
-  assert.equal(await eligible(sections, `    logs/a: { receivers: [azure_event_hub], processors: [batch], exporters: [otlphttp] }
-    logs/b: { receivers: [azure_event_hub], exporters: [otlp] }`), true);
+  assert.equal(
+    await eligible(
+      sections,
+      `    logs/a: { receivers: [azure_event_hub], processors: [batch], exporters: [otlphttp] }
+    logs/b: { receivers: [azure_event_hub], exporters: [otlp] }`,
+    ),
+    true,
+  );
 });
 
-test('an exporter or processor that needs records, or another signal, keeps decoding on the pipeline thread', async () => {
-  const sections = `processors:
+test(
+  'an exporter or processor that needs records, or another signal, keeps decoding on the pipeline ' + 'thread',
+  async () => {
+    const sections = `processors:
   batch: {}
   batch/split: { send_batch_size: 100, send_batch_max_size: 200 }
 exporters:${OTLP}`;
-  const logs = (processors: string, exporters: string) =>
-    `    logs: { receivers: [azure_event_hub], processors: [${processors}], exporters: [${exporters}] }`;
-  assert.equal(await eligible(sections, logs('batch', 'otlphttp/json')), false, 'OTLP/JSON needs the records');
-  assert.equal(await eligible(sections, logs('batch', 'otlphttp, debug')), false, 'debug prints the records');
-  assert.equal(await eligible(sections, logs('batch/split', 'otlphttp')), false, 'send_batch_max_size splits by records');
-  assert.equal(await eligible(sections, `${logs('batch', 'otlphttp')}
-    metrics: { receivers: [azure_event_hub], exporters: [otlp] }`), false, 'a metrics pipeline takes metric points');
-  assert.equal(await eligible(sections, `${logs('batch', 'otlphttp')}
-    logs/debug: { receivers: [azure_event_hub], exporters: [debug] }`), false, 'one pipeline of the receiver is not eligible');
-});
+    const logs = (processors: string, exporters: string) =>
+      `    logs: { receivers: [azure_event_hub], processors: [${processors}], exporters: [${exporters}] }`;
+    assert.equal(await eligible(sections, logs('batch', 'otlphttp/json')), false, 'OTLP/JSON needs the records');
+    assert.equal(await eligible(sections, logs('batch', 'otlphttp, debug')), false, 'debug prints the records');
+    assert.equal(
+      await eligible(sections, logs('batch/split', 'otlphttp')),
+      false,
+      'send_batch_max_size splits by records',
+    );
+    assert.equal(
+      await eligible(
+        sections,
+        `${logs('batch', 'otlphttp')}
+    metrics: { receivers: [azure_event_hub], exporters: [otlp] }`,
+      ),
+      false,
+      'a metrics pipeline takes metric points',
+    );
+    assert.equal(
+      await eligible(
+        sections,
+        `${logs('batch', 'otlphttp')}
+    logs/debug: { receivers: [azure_event_hub], exporters: [debug] }`,
+      ),
+      false,
+      'one pipeline of the receiver is not eligible',
+    );
+  },
+);

@@ -18,8 +18,10 @@ async function resolve(configs: string[], env: Record<string, string>) {
 
 test('config/azure.yaml validates with connection strings from the environment', async () => {
   const r = await resolve([join(ROOT, 'config/azure.yaml')], {
-    EVENTHUB_CONNECTION: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=listen;SharedAccessKey=a2V5;EntityPath=diagnostics',
-    STORAGE_CONNECTION: 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=a2V5;EndpointSuffix=core.windows.net',
+    EVENTHUB_CONNECTION:
+      'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=listen;SharedAccessKey=a2V5;EntityPath=diagnostics',
+    STORAGE_CONNECTION:
+      'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=a2V5;EndpointSuffix=core.windows.net',
   });
   const receiver = r.receivers.get('azure_event_hub')!.config as Record<string, any>;
   assert.equal(receiver.group, '$Default');
@@ -57,13 +59,23 @@ test('the Kubernetes example: its config validates, and probes, ports and grace 
   const container = pod.spec.containers[0];
   const port = (name: string) => container.ports.find((p: { name: string }) => p.name === name).containerPort;
   assert.equal(`0.0.0.0:${port('health')}`, health.endpoint);
-  assert.ok([health.path, '/health', '/readyz'].includes(container.readinessProbe.httpGet.path), 'readiness on a readiness path');
-  assert.equal(container.livenessProbe.httpGet.path, health.liveness_path, 'liveness on the liveness path, not readiness');
+  assert.ok(
+    [health.path, '/health', '/readyz'].includes(container.readinessProbe.httpGet.path),
+    'readiness on a readiness path',
+  );
+  assert.equal(
+    container.livenessProbe.httpGet.path,
+    health.liveness_path,
+    'liveness on the liveness path, not readiness',
+  );
   assert.equal(r.service.telemetry.metrics.address, `0.0.0.0:${port('metrics')}`);
   assert.equal(pod.metadata.annotations['prometheus.io/port'], String(port('metrics')));
   assert.equal(pod.metadata.labels['azure.workload.identity/use'], 'true');
   assert.ok(deployment.spec.replicas > 1);
-  assert.ok(pod.spec.terminationGracePeriodSeconds * 1000 > shutdownBudgetMs(r), 'SIGKILL only after the graceful shutdown budget');
+  assert.ok(
+    pod.spec.terminationGracePeriodSeconds * 1000 > shutdownBudgetMs(r),
+    'SIGKILL only after the graceful shutdown budget',
+  );
   assert.deepEqual(pdb.spec.selector.matchLabels, deployment.spec.selector.matchLabels);
   assert.equal(container.args.at(-1), `${container.volumeMounts[0].mountPath}/config.yaml`);
 });

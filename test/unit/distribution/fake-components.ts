@@ -7,9 +7,19 @@ import type { ExporterFactory, ReceiverFactory, CreateSettings } from '../../../
 import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import type { SignalBatch } from '../../../src/pipeline/signal-batch.ts';
 import type { AzureEventHubReceiver, ReceiverCreateSettings } from '../../../src/receiver/receiver.ts';
-import type { HubPartitionLag, ReceiverCounters, ReceiverStats, ReceiverStatus, PartitionStats } from '../../../src/receiver/receiver-status.ts';
+import type {
+  HubPartitionLag,
+  ReceiverCounters,
+  ReceiverStats,
+  ReceiverStatus,
+  PartitionStats,
+} from '../../../src/receiver/receiver-status.ts';
 import { azureEventHubReceiverFactory } from '../../../src/receiver/factory.ts';
-import { distributionExtensions, distributionProcessors, type Components } from '../../../src/distribution/components.ts';
+import {
+  distributionExtensions,
+  distributionProcessors,
+  type Components,
+} from '../../../src/distribution/components.ts';
 import type { MemoryGuardStats } from '../../../src/receiver/memory-guard.ts';
 
 export interface RecordingExporter extends SignalConsumer {
@@ -21,12 +31,19 @@ export interface RecordingExporter extends SignalConsumer {
 }
 
 /** Every exporter created, by id, in creation order; `events` logs consume/flush/shutdown calls globally. */
-export function recordingExporterFactory(type: string, journal: string[], created: Map<string, RecordingExporter>): ExporterFactory<{ path?: string; verbosity?: string }> {
+export function recordingExporterFactory(
+  type: string,
+  journal: string[],
+  created: Map<string, RecordingExporter>,
+): ExporterFactory<{ path?: string; verbosity?: string }> {
   return {
     type,
     stability: 'development',
     signals: ['logs', 'metrics', 'traces'],
-    configSchema: z.strictObject({ path: z.string().optional(), verbosity: z.string().optional() }) as z.ZodType<{ path?: string; verbosity?: string }>,
+    configSchema: z.strictObject({ path: z.string().optional(), verbosity: z.string().optional() }) as z.ZodType<{
+      path?: string;
+      verbosity?: string;
+    }>,
     createDefaultConfig: () => ({}),
     async create(settings: CreateSettings) {
       const exporter: RecordingExporter = {
@@ -60,12 +77,32 @@ export function recordingExporterFactory(type: string, journal: string[], create
 }
 
 const ZERO_COUNTERS: ReceiverCounters = {
-  eventsReceived: 0, bytesReceived: 0, recordsDecoded: 0, eventsFailedDecode: 0, recordsAccepted: 0, recordsRefused: 0,
-  metricPointsDecoded: 0, metricPointsAccepted: 0, metricPointsRefused: 0, spansDecoded: 0, spansAccepted: 0, spansRefused: 0,
+  eventsReceived: 0,
+  bytesReceived: 0,
+  recordsDecoded: 0,
+  eventsFailedDecode: 0,
+  recordsAccepted: 0,
+  recordsRefused: 0,
+  metricPointsDecoded: 0,
+  metricPointsAccepted: 0,
+  metricPointsRefused: 0,
+  spansDecoded: 0,
+  spansAccepted: 0,
+  spansRefused: 0,
   itemsWithoutPipeline: 0,
-  eventsDeadLettered: 0, checkpointWrites: 0, checkpointFailures: 0, backendReconnects: 0, eventsLostToRetention: 0,
-  eventsBackfilled: 0, eventsMissingFromCapture: 0,
-  eventsDropped: 0, exportHolds: 0, invalidCheckpoints: 0, eventsDecodedOffThread: 0, eventsDecodeFallbacks: 0, claimPauses: 0,
+  eventsDeadLettered: 0,
+  checkpointWrites: 0,
+  checkpointFailures: 0,
+  backendReconnects: 0,
+  eventsLostToRetention: 0,
+  eventsBackfilled: 0,
+  eventsMissingFromCapture: 0,
+  eventsDropped: 0,
+  exportHolds: 0,
+  invalidCheckpoints: 0,
+  eventsDecodedOffThread: 0,
+  eventsDecodeFallbacks: 0,
+  claimPauses: 0,
 };
 
 /** A receiver driven by the test: emit statuses, set stats, push batches into the pipeline. */
@@ -76,7 +113,15 @@ export class FakeReceiver implements AzureEventHubReceiver {
   /** Lease ownership's claim pause, when a test sets one. */
   claimsPaused: boolean | undefined;
   partitions: PartitionStats[] = [];
-  restarts: ReceiverStats['restarts'] = { transient: 0, permanent: 0, stalled: 0, ownershipLost: 0, fenced: 0, error: 0, startFailed: 0 };
+  restarts: ReceiverStats['restarts'] = {
+    transient: 0,
+    permanent: 0,
+    stalled: 0,
+    ownershipLost: 0,
+    fenced: 0,
+    error: 0,
+    startFailed: 0,
+  };
   released: { partitionId: string; reason: string; seconds: number }[] = [];
   owned: string[] = [];
   /** Hub-wide lag to report; undefined: the receiver has no `hubLag` (as before the monitor existed). */
@@ -99,7 +144,14 @@ export class FakeReceiver implements AzureEventHubReceiver {
     this.journal.push(`shutdown ${this.id}`);
   }
   stats(): ReceiverStats {
-    return { counters: this.counters, partitions: this.partitions, restarts: this.restarts, released: this.released, ...(this.memory ? { memory: this.memory } : {}), ...(this.claimsPaused !== undefined ? { claimsPaused: this.claimsPaused } : {}) };
+    return {
+      counters: this.counters,
+      partitions: this.partitions,
+      restarts: this.restarts,
+      released: this.released,
+      ...(this.memory ? { memory: this.memory } : {}),
+      ...(this.claimsPaused !== undefined ? { claimsPaused: this.claimsPaused } : {}),
+    };
   }
   ownedPartitions() {
     return this.owned;
@@ -117,7 +169,10 @@ export class FakeReceiver implements AzureEventHubReceiver {
  * A receiver factory with the real receiver's type, aliases and config schema (so configs validate as in
  * production) whose `create` returns a FakeReceiver.
  */
-export function fakeReceiverFactory(journal: string[], created: Map<string, FakeReceiver>): ReceiverFactory<unknown, FakeReceiver, ReceiverCreateSettings> {
+export function fakeReceiverFactory(
+  journal: string[],
+  created: Map<string, FakeReceiver>,
+): ReceiverFactory<unknown, FakeReceiver, ReceiverCreateSettings> {
   return {
     type: azureEventHubReceiverFactory.type,
     aliases: azureEventHubReceiverFactory.aliases,
@@ -152,7 +207,10 @@ export function testComponents(): TestComponents {
     receivers,
     components: {
       receivers: [fakeReceiverFactory(journal, receivers)],
-      exporters: [recordingExporterFactory('debug', journal, exporters), recordingExporterFactory('file', journal, exporters)],
+      exporters: [
+        recordingExporterFactory('debug', journal, exporters),
+        recordingExporterFactory('file', journal, exporters),
+      ],
       processors: distributionProcessors,
       extensions: distributionExtensions,
     },

@@ -12,16 +12,24 @@ describe('parseResetTarget', () => {
     assert.deepEqual(parseResetTarget('latest'), { kind: 'latest' });
     assert.deepEqual(parseResetTarget('42'), { kind: 'sequenceNumber', sequenceNumber: 42 });
     assert.deepEqual(parseResetTarget('-1'), { kind: 'earliest' });
-    assert.deepEqual(parseResetTarget('2026-01-02T03:04:05.5+01:00'), { kind: 'time', time: new Date('2026-01-02T02:04:05.500Z') });
+    assert.deepEqual(parseResetTarget('2026-01-02T03:04:05.5+01:00'), {
+      kind: 'time',
+      time: new Date('2026-01-02T02:04:05.500Z'),
+    });
   });
   test('anything else is a usage error', () => {
-    for (const bad of [undefined, '', 'yesterday', '-2', '2026-01-02', '2026-01-02T03:04:05']) assert.throws(() => parseResetTarget(bad), UsageError, String(bad));
+    for (const bad of [undefined, '', 'yesterday', '-2', '2026-01-02', '2026-01-02T03:04:05'])
+      assert.throws(() => parseResetTarget(bad), UsageError, String(bad));
   });
 });
 
 test('hubResolver turns targets into checkpoints with real offsets (emulator)', { timeout: 30_000 }, async (t) => {
   const eh = await startTestEmulator(t, { partitions: 2 });
-  const hub = createHubClient('polling', { connectionString: eh.connectionString, consumerGroup: eh.consumerGroup, retry: { maxRetries: 0, timeoutMs: 10_000 } });
+  const hub = createHubClient('polling', {
+    connectionString: eh.connectionString,
+    consumerGroup: eh.consumerGroup,
+    retry: { maxRetries: 0, timeoutMs: 10_000 },
+  });
   // The emulator's and the SDK's sockets are unref'ed; a ref'ed timer keeps the loop alive while reading.
   const keepAlive = setInterval(() => {}, 1_000);
   try {
@@ -33,22 +41,44 @@ test('hubResolver turns targets into checkpoints with real offsets (emulator)', 
 });
 
 async function check(eh: TestEmulator, hub: HubClient): Promise<void> {
-  eh.emulator.append(eh.hubName, '0', ['a', 'b', 'c'].map((body) => ({ body })));
+  eh.emulator.append(
+    eh.hubName,
+    '0',
+    ['a', 'b', 'c'].map((body) => ({ body })),
+  );
   await new Promise((r) => setTimeout(r, 30));
   const between = new Date();
   await new Promise((r) => setTimeout(r, 30));
-  eh.emulator.append(eh.hubName, '0', ['d', 'e'].map((body) => ({ body })));
+  eh.emulator.append(
+    eh.hubName,
+    '0',
+    ['d', 'e'].map((body) => ({ body })),
+  );
   const resolve = hubResolver(hub);
   const props = await hub.getPartitionProperties('0');
 
   assert.deepEqual(await resolve('0', { kind: 'latest' }), { sequenceNumber: 4, offset: props.lastEnqueuedOffset });
-  assert.deepEqual(await resolve('1', { kind: 'latest' }), { sequenceNumber: -1, offset: '-1' }, 'an empty partition resets to before its first event');
+  assert.deepEqual(
+    await resolve('1', { kind: 'latest' }),
+    { sequenceNumber: -1, offset: '-1' },
+    'an empty partition resets to before its first event',
+  );
   const beforeTime = await resolve('0', { kind: 'time', time: between });
   assert.equal(beforeTime.sequenceNumber, 2, 'the last event enqueued before the time');
   const atSeq = await resolve('0', { kind: 'sequenceNumber', sequenceNumber: 2 });
   assert.equal(atSeq.sequenceNumber, 1);
   assert.notEqual(atSeq.offset, beforeTime.offset);
-  assert.deepEqual(await resolve('0', { kind: 'sequenceNumber', sequenceNumber: 0 }), { sequenceNumber: -1, offset: '-1' });
-  assert.deepEqual(await resolve('0', { kind: 'sequenceNumber', sequenceNumber: 99 }), { sequenceNumber: 4, offset: props.lastEnqueuedOffset });
-  assert.deepEqual(await resolve('0', { kind: 'time', time: new Date(Date.now() + 60_000) }), { sequenceNumber: 4, offset: props.lastEnqueuedOffset }, 'a future time skips everything');
+  assert.deepEqual(await resolve('0', { kind: 'sequenceNumber', sequenceNumber: 0 }), {
+    sequenceNumber: -1,
+    offset: '-1',
+  });
+  assert.deepEqual(await resolve('0', { kind: 'sequenceNumber', sequenceNumber: 99 }), {
+    sequenceNumber: 4,
+    offset: props.lastEnqueuedOffset,
+  });
+  assert.deepEqual(
+    await resolve('0', { kind: 'time', time: new Date(Date.now() + 60_000) }),
+    { sequenceNumber: 4, offset: props.lastEnqueuedOffset },
+    'a future time skips everything',
+  );
 }

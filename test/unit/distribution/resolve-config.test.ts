@@ -9,8 +9,13 @@ import { testComponents } from './fake-components.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/config');
 const ENV = {
-  EVENTHUB_CONNECTION: 'Endpoint=sb://example-ns.servicebus.windows.net/;SharedAccessKeyName=listen;SharedAccessKey=ZW52LXNlY3JldC1rZXk=;EntityPath=example-hub',
-  STORAGE_CONNECTION: 'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=ZW52LWFjY291bnQta2V5;BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1',
+  EVENTHUB_CONNECTION:
+    'Endpoint=sb://example-ns.servicebus.windows.net/;SharedAccessKeyName=listen;' +
+    'SharedAccessKey=ZW52LXNlY3JldC1rZXk=;' +
+    'EntityPath=example-hub',
+  STORAGE_CONNECTION:
+    'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=ZW52LWFjY291bnQta2V5;BlobEndpoint=http://' +
+    '127.0.0.1:10000/devstoreaccount1',
   // go_all_signals.yaml, as the end-to-end test points it at the emulator and Azurite
   CONSUMER_GROUP: '$Default',
   CHECKPOINT_CONTAINER: 'checkpoints',
@@ -55,33 +60,50 @@ describe('valid fixtures', () => {
     assert.equal((r.receivers.get('azureeventhub/metrics')!.config as any).group, '$Default');
     assert.deepEqual((r.processors.get('batch')!.config as any).timeout, 500);
     assert.equal((r.exporters.get('file/archive')!.config as any).path, '/tmp/logs.jsonl');
-    assert.deepEqual(r.service.pipelines.map((p) => p.id), ['logs/audit', 'logs/metrics']);
+    assert.deepEqual(
+      r.service.pipelines.map((p) => p.id),
+      ['logs/audit', 'logs/metrics'],
+    );
     assert.equal(r.service.telemetry.logs.level, 'debug');
   });
 
   test('an auth extension a receiver refers to is started even when service.extensions omits it', async () => {
-    const loaded = await loadConfig({ configs: [join(FIXTURES, 'go_readme_service_principal.yaml')], sets: ['service.extensions=[]'], env: {} });
+    const loaded = await loadConfig({
+      configs: [join(FIXTURES, 'go_readme_service_principal.yaml')],
+      sets: ['service.extensions=[]'],
+      env: {},
+    });
     const r = resolveConfig(loaded.raw, testComponents().components);
     assert.deepEqual(r.service.extensions, ['azure_auth']);
   });
 
   test('telemetry defaults: info, json, 127.0.0.1:8888', async () => {
     const r = await resolveFixture('default.yaml');
-    assert.deepEqual(r.service.telemetry, { logs: { level: 'info', encoding: 'json' }, metrics: { address: '127.0.0.1:8888', level: 'normal' }, warnings: [] });
+    assert.deepEqual(r.service.telemetry, {
+      logs: { level: 'info', encoding: 'json' },
+      metrics: { address: '127.0.0.1:8888', level: 'normal' },
+      warnings: [],
+    });
   });
 
   test('unset variables become warnings, and are named in the error where they made a value invalid', async () => {
     await assert.rejects(resolveFixture('default.yaml', {}), (e: ConfigError) => {
-      assert.match(e.message, /receivers\.azure_event_hub\.connection: .*\(environment variable EVENTHUB_CONNECTION is not set\)/);
+      assert.match(
+        e.message,
+        /receivers\.azure_event_hub\.connection: .*\(environment variable EVENTHUB_CONNECTION is not set\)/,
+      );
       return true;
     });
   });
 });
 
-test('encoding: azure_encoding/<name> takes the extension\'s logs options onto the receiver', async () => {
+test("encoding: azure_encoding/<name> takes the extension's logs options onto the receiver", async () => {
   const resolved = await resolveFixture('go_azure_encoding.yaml');
   const config = resolved.receivers.get('azure_event_hub')?.config as {
-    encoding?: string; time_formats: { logs?: string[] }; include_categories: string[]; exclude_categories: string[];
+    encoding?: string;
+    time_formats: { logs?: string[] };
+    include_categories: string[];
+    exclude_categories: string[];
   };
   assert.equal(config.encoding, 'azure_encoding/logs');
   assert.deepEqual(config.time_formats.logs, ['1/2/2006 3:04:05 PM -07:00']);
@@ -110,23 +132,31 @@ describe('invalid fixtures', () => {
   });
 });
 
-test('an inline auth object is validated with the receiver (missing keys, unknown keys), secrets not echoed', async () => {
-  const loaded = await loadConfig({
-    configs: [`yaml:
+test(
+  'an inline auth object is validated with the receiver (missing keys, unknown keys), secrets not ' + 'echoed',
+  async () => {
+    const loaded = await loadConfig({
+      configs: [
+        `yaml:
 receivers:
   azure_event_hub:
     auth: { type: service_principal, tenant_id: t, client_secrit: hunter2-secret }
     event_hub: { name: h, namespace: ns.servicebus.windows.net }
 exporters: { debug: }
 service: { pipelines: { logs: { receivers: [azure_event_hub], exporters: [debug] } } }
-`],
-    env: {},
-  });
-  assert.throws(() => resolveConfig(loaded.raw, testComponents().components), (e: ConfigError) => {
-    assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_id: /);
-    assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secret: /);
-    assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secrit: unknown key/);
-    assert.ok(!e.message.includes('hunter2-secret'));
-    return true;
-  });
-});
+`,
+      ],
+      env: {},
+    });
+    assert.throws(
+      () => resolveConfig(loaded.raw, testComponents().components),
+      (e: ConfigError) => {
+        assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_id: /);
+        assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secret: /);
+        assert.match(e.message, /receivers\.azure_event_hub\.auth\.client_secrit: unknown key/);
+        assert.ok(!e.message.includes('hunter2-secret'));
+        return true;
+      },
+    );
+  },
+);

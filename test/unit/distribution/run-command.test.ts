@@ -48,10 +48,16 @@ test('the first SIGTERM stops gracefully (receivers, then exporters) and exits 0
 });
 
 test('a second signal forces the exit: 130 after SIGINT, 143 after SIGTERM', async () => {
-  for (const [second, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [second, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     const { tc, signals, io } = setup();
     const exit = main(['--config', CONFIG], io);
-    await until(() => tc.receivers.has('azure_event_hub') && tc.journal.includes('start azure_event_hub'), 'receiver started');
+    await until(
+      () => tc.receivers.has('azure_event_hub') && tc.journal.includes('start azure_event_hub'),
+      'receiver started',
+    );
     // A receiver whose graceful stop hangs (e.g. an exporter that never answers).
     tc.receivers.get('azure_event_hub')!.shutdown = () => new Promise(() => {});
     signals.emit('SIGTERM', 'SIGTERM');
@@ -62,22 +68,25 @@ test('a second signal forces the exit: 130 after SIGINT, 143 after SIGTERM', asy
   }
 });
 
-test('the same signal relayed again at once (Ctrl-C through npm or tsx) does not cut the graceful stop short', async () => {
-  const { tc, signals, io } = setup();
-  const exit = main(['--config', CONFIG], io);
-  await until(() => tc.journal.includes('start azure_event_hub'), 'receiver started');
-  const receiver = tc.receivers.get('azure_event_hub')!;
-  const original = receiver.shutdown.bind(receiver);
-  receiver.shutdown = async () => {
-    await new Promise((r) => setTimeout(r, 200));
-    await original();
-  };
-  signals.emit('SIGINT', 'SIGINT');
-  await new Promise((r) => setTimeout(r, 10));
-  signals.emit('SIGINT', 'SIGINT');
-  assert.equal(await exit, 0);
-  assert.ok(tc.journal.includes('shutdown azure_event_hub'));
-});
+test(
+  'the same signal relayed again at once (Ctrl-C through npm or tsx) does not cut the graceful stop ' + 'short',
+  async () => {
+    const { tc, signals, io } = setup();
+    const exit = main(['--config', CONFIG], io);
+    await until(() => tc.journal.includes('start azure_event_hub'), 'receiver started');
+    const receiver = tc.receivers.get('azure_event_hub')!;
+    const original = receiver.shutdown.bind(receiver);
+    receiver.shutdown = async () => {
+      await new Promise((r) => setTimeout(r, 200));
+      await original();
+    };
+    signals.emit('SIGINT', 'SIGINT');
+    await new Promise((r) => setTimeout(r, 10));
+    signals.emit('SIGINT', 'SIGINT');
+    assert.equal(await exit, 0);
+    assert.ok(tc.journal.includes('shutdown azure_event_hub'));
+  },
+);
 
 test('the shutdown budget is the slowest receiver shutdown_timeout plus the exporter allowance', async () => {
   const { loadConfig } = await import('../../../src/config/load-config.ts');
@@ -87,7 +96,13 @@ test('the shutdown budget is the slowest receiver shutdown_timeout plus the expo
 });
 
 test('a start failure exits 1; a config problem found while creating a component exits 2', async () => {
-  for (const [error, code] of [[new Error('connect ECONNREFUSED'), 1], [new (await import('../../../src/component/errors.ts')).ConfigError(['exporters.otlp.tls.ca_file: cannot read']), 2]] as const) {
+  for (const [error, code] of [
+    [new Error('connect ECONNREFUSED'), 1],
+    [
+      new (await import('../../../src/component/errors.ts')).ConfigError(['exporters.otlp.tls.ca_file: cannot read']),
+      2,
+    ],
+  ] as const) {
     const { tc, err, io } = setup();
     const factory = tc.components.receivers[0]!;
     (factory as { create: typeof factory.create }).create = async () => Promise.reject(error);

@@ -27,19 +27,31 @@ describe('chooseHeapLimit', () => {
     assert.deepEqual(chooseHeapLimit({ [HEAP_LIMIT_ENV]: '0' }, []), { kind: 'main', reason: 'disabled' });
   });
 
-  test("a --max-old-space-size the user gave Node wins, on the command line or in NODE_OPTIONS", () => {
+  test('a --max-old-space-size the user gave Node wins, on the command line or in NODE_OPTIONS', () => {
     assert.deepEqual(chooseHeapLimit({}, ['--max-old-space-size=128']), { kind: 'main', reason: 'node-flag' });
-    assert.deepEqual(chooseHeapLimit({ NODE_OPTIONS: '--enable-source-maps --max_old_space_size=200' }, []), { kind: 'main', reason: 'node-flag' });
-    assert.deepEqual(chooseHeapLimit({ NODE_OPTIONS: '--max-semi-space-size=4', [HEAP_LIMIT_ENV]: '512' }, []), { kind: 'worker', mib: 512 });
+    assert.deepEqual(chooseHeapLimit({ NODE_OPTIONS: '--enable-source-maps --max_old_space_size=200' }, []), {
+      kind: 'main',
+      reason: 'node-flag',
+    });
+    assert.deepEqual(chooseHeapLimit({ NODE_OPTIONS: '--max-semi-space-size=4', [HEAP_LIMIT_ENV]: '512' }, []), {
+      kind: 'worker',
+      mib: 512,
+    });
   });
 
   test('refuses values that are not a whole number of MiB, naming the variable and the value', () => {
     for (const bad of ['abc', '1.5', '-1', '32', '1e3']) {
-      assert.throws(() => chooseHeapLimit({ [HEAP_LIMIT_ENV]: bad }, []), (error: Error) => {
-        assert.ok(error instanceof UsageError);
-        assert.match(error.message, new RegExp(`${HEAP_LIMIT_ENV} must be a whole number of MiB.*got '${bad.replace('.', '\\.')}'`));
-        return true;
-      });
+      assert.throws(
+        () => chooseHeapLimit({ [HEAP_LIMIT_ENV]: bad }, []),
+        (error: Error) => {
+          assert.ok(error instanceof UsageError);
+          assert.match(
+            error.message,
+            new RegExp(`${HEAP_LIMIT_ENV} must be a whole number of MiB.*got '${bad.replace('.', '\\.')}'`),
+          );
+          return true;
+        },
+      );
     }
   });
 });
@@ -86,19 +98,23 @@ describe('runInWorker', () => {
     assert.equal(lines.length, 0);
   });
 
-  test('in the worker, a forwarded signal reaches its listener; one that comes before any listener ends the thread with 130 or 143', () => {
-    const port = new EventEmitter();
-    const exits: number[] = [];
-    const signals = forwardedSignals(port, (code) => exits.push(code));
-    port.emit('message', { signal: 'SIGINT' });
-    port.emit('message', { signal: 'SIGTERM' });
-    assert.deepEqual(exits, [130, 143], 'no handler yet: the default signal exit');
-    const heard: string[] = [];
-    signals.on('SIGTERM', (s: string) => heard.push(s));
-    port.emit('message', { signal: 'SIGTERM' });
-    port.emit('message', { signal: 'SIGHUP' });
-    port.emit('message', undefined);
-    assert.deepEqual(heard, ['SIGTERM']);
-    assert.deepEqual(exits, [130, 143], 'a handled signal does not exit');
-  });
+  test(
+    'in the worker, a forwarded signal reaches its listener; one that comes before any listener ends the thread ' +
+      'with 130 or 143',
+    () => {
+      const port = new EventEmitter();
+      const exits: number[] = [];
+      const signals = forwardedSignals(port, (code) => exits.push(code));
+      port.emit('message', { signal: 'SIGINT' });
+      port.emit('message', { signal: 'SIGTERM' });
+      assert.deepEqual(exits, [130, 143], 'no handler yet: the default signal exit');
+      const heard: string[] = [];
+      signals.on('SIGTERM', (s: string) => heard.push(s));
+      port.emit('message', { signal: 'SIGTERM' });
+      port.emit('message', { signal: 'SIGHUP' });
+      port.emit('message', undefined);
+      assert.deepEqual(heard, ['SIGTERM']);
+      assert.deepEqual(exits, [130, 143], 'a handled signal does not exit');
+    },
+  );
 });

@@ -55,19 +55,34 @@ function deliver(connection: unknown): { payloads: Buffer[]; log: PartitionLog }
   return { payloads: sender.payloads.map(bytesOf), log };
 }
 
-test('every delivery carries the last enqueued event as of its sending, also after an append in the same millisecond', (t) => {
-  t.mock.method(Date, 'now', () => 1_700_000_000_000);
-  const { payloads, log } = deliver({});
-  assert.equal(payloads.length, 3);
-  const decoded = payloads.map((p) => message.decode(p));
-  assert.deepEqual(decoded.map((m: any) => m.delivery_annotations.last_enqueued_sequence_number), [1, 2, 2]);
-  const offsetOf = (sequenceNumber: number): string => log.offsets.text(log.get(sequenceNumber)!.offset);
-  assert.deepEqual(decoded.map((m: any) => m.delivery_annotations.last_enqueued_offset), [offsetOf(1), offsetOf(2), offsetOf(2)]);
-  assert.deepEqual(decoded.map((m: any) => m.body.content.toString()), ['a', 'b', 'c']);
-  assert.deepEqual(decoded.map((m: any) => m.message_annotations['x-opt-sequence-number']), [0, 1, 2]);
-  const retrievedAt = decoded.map((m: any) => m.delivery_annotations.runtime_info_retrieval_time_utc.getTime());
-  assert.deepEqual(retrievedAt, Array(3).fill(1_700_000_000_000));
-});
+test(
+  'every delivery carries the last enqueued event as of its sending, also after an append in the same ' + 'millisecond',
+  (t) => {
+    t.mock.method(Date, 'now', () => 1_700_000_000_000);
+    const { payloads, log } = deliver({});
+    assert.equal(payloads.length, 3);
+    const decoded = payloads.map((p) => message.decode(p));
+    assert.deepEqual(
+      decoded.map((m: any) => m.delivery_annotations.last_enqueued_sequence_number),
+      [1, 2, 2],
+    );
+    const offsetOf = (sequenceNumber: number): string => log.offsets.text(log.get(sequenceNumber)!.offset);
+    assert.deepEqual(
+      decoded.map((m: any) => m.delivery_annotations.last_enqueued_offset),
+      [offsetOf(1), offsetOf(2), offsetOf(2)],
+    );
+    assert.deepEqual(
+      decoded.map((m: any) => m.body.content.toString()),
+      ['a', 'b', 'c'],
+    );
+    assert.deepEqual(
+      decoded.map((m: any) => m.message_annotations['x-opt-sequence-number']),
+      [0, 1, 2],
+    );
+    const retrievedAt = decoded.map((m: any) => m.delivery_annotations.runtime_info_retrieval_time_utc.getTime());
+    assert.deepEqual(retrievedAt, Array(3).fill(1_700_000_000_000));
+  },
+);
 
 test('a presized connection gets the delivery in pieces, the same bytes a stock connection gets joined', () => {
   const connection = (rhea as any).create_container().create_connection({});

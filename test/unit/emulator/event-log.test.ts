@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import rhea from 'rhea';
 import { splitBatchEnvelope, stampEvent, runtimeInfoSection } from '../../../src/emulator/internal/event-message.ts';
 import { PartitionLog } from '../../../src/emulator/internal/partition-log.ts';
-import { parseStartFilter, pastEndRefusal, resolveStartSequenceNumber } from '../../../src/emulator/internal/start-position.ts';
+import {
+  parseStartFilter,
+  pastEndRefusal,
+  resolveStartSequenceNumber,
+} from '../../../src/emulator/internal/start-position.ts';
 import { NUMERIC_OFFSETS, OPAQUE_OFFSETS } from '../../../src/emulator/internal/offset-format.ts';
 
 const { message } = rhea as any;
@@ -36,7 +40,11 @@ test('stamping keeps the producer sections and adds sequence number, offset (str
 
   // Runtime metrics go right after the header.
   const at = stamped.deliveryAnnotationsAt;
-  const withMetrics = Buffer.concat([stamped.bytes.subarray(0, at), runtimeInfoSection({ lastSequenceNumber: 9, lastOffset: '5000', lastEnqueuedTimeMs: 1, retrievalTimeMs: 2 }), stamped.bytes.subarray(at)]);
+  const withMetrics = Buffer.concat([
+    stamped.bytes.subarray(0, at),
+    runtimeInfoSection({ lastSequenceNumber: 9, lastOffset: '5000', lastEnqueuedTimeMs: 1, retrievalTimeMs: 2 }),
+    stamped.bytes.subarray(at),
+  ]);
   const m = message.decode(withMetrics);
   assert.equal(m.delivery_annotations.last_enqueued_sequence_number, 9);
   assert.equal(m.delivery_annotations.last_enqueued_offset, '5000');
@@ -45,10 +53,16 @@ test('stamping keeps the producer sections and adds sequence number, offset (str
 
 test('batch envelopes split into their events and give the envelope partition key', () => {
   const events = [encodeEvent('a'), encodeEvent('b')];
-  const envelope = message.encode({ body: message.data_sections(events), message_annotations: { 'x-opt-partition-key': 'pk' } });
+  const envelope = message.encode({
+    body: message.data_sections(events),
+    message_annotations: { 'x-opt-partition-key': 'pk' },
+  });
   const split = splitBatchEnvelope(envelope);
   assert.equal(split.partitionKey, 'pk');
-  assert.deepEqual(split.events.map((e) => Buffer.from(e)), events);
+  assert.deepEqual(
+    split.events.map((e) => Buffer.from(e)),
+    events,
+  );
 });
 
 test('the log assigns sequence numbers and byte offsets, seeks, and expires by retention', () => {
@@ -68,34 +82,54 @@ test('the log assigns sequence numbers and byte offsets, seeks, and expires by r
   assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-offset > '@latest'"), log), 4);
   assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number >= '2'"), log), 2);
   assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number > '2'"), log), 3);
-  assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number > '100'"), log), 4, 'clamped to the end');
+  assert.equal(
+    resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number > '100'"), log),
+    4,
+    'clamped to the end',
+  );
   assert.throws(() => parseStartFilter('x > 1'), /not supported/);
 
   assert.equal(log.expire(500, 1_600), 3, 'events enqueued before now - retention go');
   assert.equal(log.beginSequenceNumber, 3);
   assert.equal(log.get(2), undefined);
-  assert.equal(resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number >= '0'"), log), 3, 'a lagging reader starts at the first retained event');
+  assert.equal(
+    resolveStartSequenceNumber(parseStartFilter("amqp.annotation.x-opt-sequence-number >= '0'"), log),
+    3,
+    'a lagging reader starts at the first retained event',
+  );
   log.expire(500, 10_000);
   assert.equal(log.isEmpty, true);
   assert.equal(log.lastEnqueuedPosition.sequenceNumber, 3, 'the last enqueued event survives full expiry');
 });
 
 describe('pastEndRefusal (the service refuses a position past the end of the partition)', () => {
-  test('a sequence number or offset past the last event is refused with the service text; the next event is fine', () => {
-    const log = new PartitionLog('hub', '0');
-    log.append([encodeEvent('a'), encodeEvent('b')]);
-    const last = log.lastEnqueuedPosition;
-    assert.equal(pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber, inclusive: false }, log), undefined);
-    assert.equal(pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber + 1, inclusive: true }, log), undefined);
-    assert.match(
-      pastEndRefusal({ kind: 'sequence', sequenceNumber: 1000, inclusive: false }, log) ?? '',
-      /^The supplied sequence number '1000' is invalid\. The last sequence number in the system is '1'\.$/,
-    );
-    assert.equal(pastEndRefusal({ kind: 'offset', offset: String(last.offset), inclusive: false }, log), undefined);
-    assert.match(pastEndRefusal({ kind: 'offset', offset: '999999', inclusive: false }, log) ?? '', /The supplied offset '999999' is invalid/);
-    assert.equal(pastEndRefusal({ kind: 'offset', offset: '@latest', inclusive: false }, log), undefined);
-    assert.equal(pastEndRefusal({ kind: 'time', timeMs: Date.now() + 60_000, inclusive: false }, log), undefined);
-  });
+  test(
+    'a sequence number or offset past the last event is refused with the service text; the next event is ' + 'fine',
+    () => {
+      const log = new PartitionLog('hub', '0');
+      log.append([encodeEvent('a'), encodeEvent('b')]);
+      const last = log.lastEnqueuedPosition;
+      assert.equal(
+        pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber, inclusive: false }, log),
+        undefined,
+      );
+      assert.equal(
+        pastEndRefusal({ kind: 'sequence', sequenceNumber: last.sequenceNumber + 1, inclusive: true }, log),
+        undefined,
+      );
+      assert.match(
+        pastEndRefusal({ kind: 'sequence', sequenceNumber: 1000, inclusive: false }, log) ?? '',
+        /^The supplied sequence number '1000' is invalid\. The last sequence number in the system is '1'\.$/,
+      );
+      assert.equal(pastEndRefusal({ kind: 'offset', offset: String(last.offset), inclusive: false }, log), undefined);
+      assert.match(
+        pastEndRefusal({ kind: 'offset', offset: '999999', inclusive: false }, log) ?? '',
+        /The supplied offset '999999' is invalid/,
+      );
+      assert.equal(pastEndRefusal({ kind: 'offset', offset: '@latest', inclusive: false }, log), undefined);
+      assert.equal(pastEndRefusal({ kind: 'time', timeMs: Date.now() + 60_000, inclusive: false }, log), undefined);
+    },
+  );
 });
 
 describe('opaque offsets (geo-replicated namespaces)', () => {
@@ -111,7 +145,10 @@ describe('opaque offsets (geo-replicated namespaces)', () => {
     assert.equal(resolveStartSequenceNumber(parseStartFilter(`amqp.annotation.x-opt-offset > '${texts[1]}'`), log), 2);
     assert.equal(resolveStartSequenceNumber(parseStartFilter(`amqp.annotation.x-opt-offset >= '${texts[1]}'`), log), 1);
     assert.equal(pastEndRefusal(parseStartFilter(`amqp.annotation.x-opt-offset > '${texts[2]}'`), log), undefined);
-    assert.match(pastEndRefusal(parseStartFilter("amqp.annotation.x-opt-offset > '12'"), log) ?? '', /The offset '12' is not valid/);
+    assert.match(
+      pastEndRefusal(parseStartFilter("amqp.annotation.x-opt-offset > '12'"), log) ?? '',
+      /The offset '12' is not valid/,
+    );
     assert.match(pastEndRefusal(parseStartFilter("amqp.annotation.x-opt-offset > 'g1:zz:r'"), log) ?? '', /not valid/);
     assert.equal(pastEndRefusal(parseStartFilter("amqp.annotation.x-opt-offset > '-1'"), log), undefined);
     assert.equal(OPAQUE_OFFSETS.text(-1), '-1');

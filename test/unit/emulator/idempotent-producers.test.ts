@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  IdempotentProducers, OUT_OF_ORDER_SEQUENCE, PRODUCER_EPOCH, PRODUCER_EPOCH_STOLEN, PRODUCER_ID, PRODUCER_SEQUENCE_NUMBER,
+  IdempotentProducers,
+  OUT_OF_ORDER_SEQUENCE,
+  PRODUCER_EPOCH,
+  PRODUCER_EPOCH_STOLEN,
+  PRODUCER_ID,
+  PRODUCER_SEQUENCE_NUMBER,
 } from '../../../src/emulator/internal/idempotent-producers.ts';
 
 /** The reply's values as plain numbers (they are typed AMQP values: short, long, int). */
@@ -19,17 +24,29 @@ function annotations(id: number, epoch: number, seq: number): Record<string, unk
 test('a producer attaching with no state gets a new id, epoch 0 and sequence number 0', () => {
   const producers = new IdempotentProducers();
   const a = values(producers.attach('hub', '0', {}));
-  const b = values(producers.attach('hub', '0', { [PRODUCER_EPOCH]: 1, [PRODUCER_ID]: null, [PRODUCER_SEQUENCE_NUMBER]: null }));
+  const b = values(
+    producers.attach('hub', '0', { [PRODUCER_EPOCH]: 1, [PRODUCER_ID]: null, [PRODUCER_SEQUENCE_NUMBER]: null }),
+  );
   assert.deepEqual([a.epoch, a.seq, b.epoch, b.seq], [0, 0, 1, 0]);
   assert.notEqual(a.id, b.id);
 });
 
 test('a negative epoch, id or sequence number is refused with the service text', () => {
-  const reply = new IdempotentProducers().attach('hub', '0', { [PRODUCER_EPOCH]: -1, [PRODUCER_ID]: null, [PRODUCER_SEQUENCE_NUMBER]: null });
+  const reply = new IdempotentProducers().attach('hub', '0', {
+    [PRODUCER_EPOCH]: -1,
+    [PRODUCER_ID]: null,
+    [PRODUCER_SEQUENCE_NUMBER]: null,
+  });
   assert.equal(reply.ok, false);
   if (reply.ok) return;
   assert.equal(reply.error.condition, 'com.microsoft:argument-out-of-range');
-  assert.match(reply.error.description, /^Invalid range for idempotent producer state\. Producer Id, Epoch, and Sequence Number must be zero or positive\.$/);
+  assert.match(
+    reply.error.description,
+    new RegExp(
+      String.raw`^Invalid range for idempotent producer state\. Producer Id, Epoch, and Sequence Number` +
+        String.raw` must be zero or positive\.$`,
+    ),
+  );
 });
 
 test('sequence numbers must rise: a batch repeating or going below the last published one is refused', () => {
@@ -39,7 +56,9 @@ test('sequence numbers must rise: a batch repeating or going below the last publ
   assert.equal(first.ok, true);
   if (first.ok) first.commit();
   // A second client resumes the same producer from an older sequence number: echoed, not adopted.
-  const resumed = values(producers.attach('hub', '0', { [PRODUCER_ID]: id, [PRODUCER_EPOCH]: null, [PRODUCER_SEQUENCE_NUMBER]: 1 }));
+  const resumed = values(
+    producers.attach('hub', '0', { [PRODUCER_ID]: id, [PRODUCER_EPOCH]: null, [PRODUCER_SEQUENCE_NUMBER]: 1 }),
+  );
   assert.equal(resumed.seq, 1);
   const old = producers.admit('hub', '0', annotations(id, 0, 2), 1);
   assert.equal(old.ok, false);
@@ -56,7 +75,11 @@ test('a higher epoch takes the producer over: the older owner is refused with Re
   const { id } = values(producers.attach('hub', '0', {}));
   const one = producers.admit('hub', '0', annotations(id, 0, 1), 1);
   if (one.ok) one.commit();
-  assert.equal(values(producers.attach('hub', '0', { [PRODUCER_ID]: id, [PRODUCER_EPOCH]: 1, [PRODUCER_SEQUENCE_NUMBER]: 1 })).epoch, 1);
+  assert.equal(
+    values(producers.attach('hub', '0', { [PRODUCER_ID]: id, [PRODUCER_EPOCH]: 1, [PRODUCER_SEQUENCE_NUMBER]: 1 }))
+      .epoch,
+    1,
+  );
   const two = producers.admit('hub', '0', annotations(id, 1, 2), 1);
   assert.equal(two.ok, true);
   if (two.ok) two.commit();
@@ -66,7 +89,11 @@ test('a higher epoch takes the producer over: the older owner is refused with Re
     assert.equal(stale.error.condition, PRODUCER_EPOCH_STOLEN);
     assert.match(stale.error.description, /Received:0 Current:1/);
   }
-  const staleAttach = producers.attach('hub', '0', { [PRODUCER_ID]: id, [PRODUCER_EPOCH]: 0, [PRODUCER_SEQUENCE_NUMBER]: 2 });
+  const staleAttach = producers.attach('hub', '0', {
+    [PRODUCER_ID]: id,
+    [PRODUCER_EPOCH]: 0,
+    [PRODUCER_SEQUENCE_NUMBER]: 2,
+  });
   assert.equal(staleAttach.ok, false);
 });
 
@@ -86,17 +113,23 @@ test('transfers without producer annotations (plain producers) are admitted', ()
   assert.equal(new IdempotentProducers().admit('hub', '0', undefined, 1).ok, true);
 });
 
-test('a retry of the last accepted batch (its acknowledgement lost) is accepted as a duplicate, an older one is not', () => {
-  const producers = new IdempotentProducers();
-  const { id } = values(producers.attach('hub', '0', {}));
-  for (const [first, count] of [[1, 2], [3, 2]] as const) {
-    const a = producers.admit('hub', '0', annotations(id, 0, first), count);
-    assert.equal(a.ok && a.duplicate, false);
-    if (a.ok) a.commit();
-  }
-  const retry = producers.admit('hub', '0', annotations(id, 0, 3), 2);
-  assert.equal(retry.ok && retry.duplicate, true);
-  assert.equal(producers.admit('hub', '0', annotations(id, 0, 1), 2).ok, false);
-  const next = producers.admit('hub', '0', annotations(id, 0, 5), 1);
-  assert.equal(next.ok && next.duplicate, false);
-});
+test(
+  'a retry of the last accepted batch (its acknowledgement lost) is accepted as a duplicate, an older one is ' + 'not',
+  () => {
+    const producers = new IdempotentProducers();
+    const { id } = values(producers.attach('hub', '0', {}));
+    for (const [first, count] of [
+      [1, 2],
+      [3, 2],
+    ] as const) {
+      const a = producers.admit('hub', '0', annotations(id, 0, first), count);
+      assert.equal(a.ok && a.duplicate, false);
+      if (a.ok) a.commit();
+    }
+    const retry = producers.admit('hub', '0', annotations(id, 0, 3), 2);
+    assert.equal(retry.ok && retry.duplicate, true);
+    assert.equal(producers.admit('hub', '0', annotations(id, 0, 1), 2).ok, false);
+    const next = producers.admit('hub', '0', annotations(id, 0, 5), 1);
+    assert.equal(next.ok && next.duplicate, false);
+  },
+);

@@ -20,8 +20,16 @@ test('a higher or equal epoch takes over; a lower or missing one is refused whil
   assert.equal(!lower.ok && lower.condition, 'amqp:link:stolen');
   const none = readers.admit('hub', '$Default', '0', undefined);
   assert.ok(!none.ok && /non-epoch receiver is not allowed/.test(none.description));
-  assert.deepEqual(readers.admit('hub', '$Default', '1', undefined), { ok: true, stolen: [] }, 'other partitions are independent');
-  assert.deepEqual(readers.admit('hub', 'other', '0', undefined), { ok: true, stolen: [] }, 'other consumer groups are independent');
+  assert.deepEqual(
+    readers.admit('hub', '$Default', '1', undefined),
+    { ok: true, stolen: [] },
+    'other partitions are independent',
+  );
+  assert.deepEqual(
+    readers.admit('hub', 'other', '0', undefined),
+    { ok: true, stolen: [] },
+    'other consumer groups are independent',
+  );
 });
 
 test('an epoch reader takes over from non-epoch readers; at most five non-epoch readers share a partition', () => {

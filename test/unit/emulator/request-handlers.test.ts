@@ -14,7 +14,11 @@ function sas(key: string, expiry = Math.floor(Date.now() / 1000) + 600): string 
 }
 
 function putToken(body: string, type: string) {
-  return handlePutToken({ body, application_properties: { operation: 'put-token', name: AUDIENCE, type } }, KEYS, undefined);
+  return handlePutToken(
+    { body, application_properties: { operation: 'put-token', name: AUDIENCE, type } },
+    KEYS,
+    undefined,
+  );
 }
 
 /** A status code as written: an AMQP int (typecode 0x71, or 0x54 for a small int), never a uint. */
@@ -46,7 +50,10 @@ test('a well-formed JWT is accepted unverified; anything else typed jwt is refus
 
 test('replies carry their status as an AMQP int, in both spellings clients read', () => {
   const ok = putToken(sas('right-key'), 'jwt').reply.application_properties;
-  assert.deepEqual([code(ok['status-code']), code(ok.statusCode), ok['status-description'], ok.statusDescription], [202, 202, 'Accepted', 'Accepted']);
+  assert.deepEqual(
+    [code(ok['status-code']), code(ok.statusCode), ok['status-description'], ok.statusDescription],
+    [202, 202, 'Accepted', 'Accepted'],
+  );
   const refused = putToken('garbage', 'jwt').reply.application_properties;
   assert.equal(code(refused.statusCode), 401);
   assert.equal(refused.statusDescription, refused['status-description']);
@@ -54,10 +61,19 @@ test('replies carry their status as an AMQP int, in both spellings clients read'
 });
 
 test('without sasKeys every token is accepted unverified, until the expiry it states', () => {
-  const put = (body: string) => handlePutToken({ body, application_properties: { operation: 'put-token', name: AUDIENCE, type: 'jwt' } }, undefined, undefined);
+  const put = (body: string) =>
+    handlePutToken(
+      { body, application_properties: { operation: 'put-token', name: AUDIENCE, type: 'jwt' } },
+      undefined,
+      undefined,
+    );
   const anything = put('anything');
   assert.equal(code(anything.reply.application_properties['status-code']), 202);
-  assert.equal(anything.granted?.expiresAtMs, Number.POSITIVE_INFINITY, 'a token without an expiry grants a claim for good');
+  assert.equal(
+    anything.granted?.expiresAtMs,
+    Number.POSITIVE_INFINITY,
+    'a token without an expiry grants a claim for good',
+  );
   const later = Date.now() + 60_000;
   assert.equal(put(fakeJwt('user', later)).granted?.expiresAtMs, Math.floor(later / 1000) * 1000);
   assert.equal(put(sas('any-key', Math.floor(later / 1000))).granted?.expiresAtMs, Math.floor(later / 1000) * 1000);
@@ -72,7 +88,10 @@ test('without sasKeys every token is accepted unverified, until the expiry it st
 test('with sasKeys a JWT is refused once past its exp, and its claim lasts until then', () => {
   const expired = putToken(fakeJwt('user', Date.now() - 1_000), 'jwt');
   assert.equal(statusOf(expired), 401);
-  assert.match(String(expired.reply.application_properties['status-description']), /^ExpiredToken: the token expired at /);
+  assert.match(
+    String(expired.reply.application_properties['status-description']),
+    /^ExpiredToken: the token expired at /,
+  );
   const later = Date.now() + 30_000;
   assert.equal(putToken(fakeJwt('user', later), 'jwt').granted?.expiresAtMs, Math.floor(later / 1000) * 1000);
   const sasExpired = putToken(sas('right-key', Math.floor(Date.now() / 1000) - 1), 'servicebus.windows.net:sastoken');

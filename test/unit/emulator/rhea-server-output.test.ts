@@ -38,16 +38,25 @@ test('the installed rhea is the version the workaround was written for, with the
   assert.equal(connection.amqp_transport.header_sent, undefined);
 });
 
-test('presized frames are byte-identical to rhea\'s stock encoding', () => {
+test("presized frames are byte-identical to rhea's stock encoding", () => {
   const payloads = [undefined, Buffer.alloc(0), Buffer.alloc(1024, 0x61), Buffer.alloc(70_000, 0x62)];
   const performatives = [
     frames.open({ container_id: 'c', idle_time_out: 120_000, max_frame_size: 4_294_967_295 }),
     frames.flow({
-      next_incoming_id: 1, incoming_window: 2048, next_outgoing_id: 0, outgoing_window: 4_294_967_295,
-      handle: 3, delivery_count: 7, link_credit: 1000,
+      next_incoming_id: 1,
+      incoming_window: 2048,
+      next_outgoing_id: 0,
+      outgoing_window: 4_294_967_295,
+      handle: 3,
+      delivery_count: 7,
+      link_credit: 1000,
     }),
     frames.transfer({
-      handle: 0, delivery_id: 123_456, delivery_tag: Buffer.from('7'), message_format: 0, settled: true,
+      handle: 0,
+      delivery_id: 123_456,
+      delivery_tag: Buffer.from('7'),
+      message_format: 0,
+      settled: true,
     }),
   ];
   for (const performative of performatives) {
@@ -64,24 +73,41 @@ test('presized frames are byte-identical to rhea\'s stock encoding', () => {
   assert.throws(() => encodePresizedFrame(unknownType), /Unknown frame type/);
 });
 
-test('a payload in pieces encodes to the same frame as the joined payload, and rhea passes it through or splits it', () => {
-  const parts = [Buffer.from([0x00, 0x53, 0x70, 0x45]), Buffer.alloc(40, 0x71), Buffer.alloc(1024, 0x75)];
-  const joined = Buffer.concat(parts);
-  const transfer = frames.transfer({ handle: 0, delivery_id: 9, delivery_tag: Buffer.from('9'), message_format: 0, settled: true });
-  const spliced = splicedPayload(parts);
-  assert.equal(spliced.length, joined.length);
-  assert.deepEqual(encodePresizedFrame(frames.amqp_frame(1, transfer, spliced)), frames.write_frame(frames.amqp_frame(1, transfer, joined)));
-  // rhea's session keeps a payload within the peer's frame size as it is, and splits a larger one with slice().
-  const Session = require('rhea/lib/session.js');
-  const whole = new Session({ options: {}, max_frame_size: 65_536 }, 0).outgoing.send({}, Buffer.from('1'), spliced, 0);
-  assert.equal(whole.data.length, 1);
-  assert.equal(whole.data[0], spliced);
-  const split = new Session({ options: {}, max_frame_size: 512 }, 0).outgoing.send({}, Buffer.from('1'), spliced, 0);
-  assert.ok(split.data.length > 1);
-  assert.deepEqual(Buffer.concat(split.data), joined);
-});
+test(
+  'a payload in pieces encodes to the same frame as the joined payload, and rhea passes it through or splits ' + 'it',
+  () => {
+    const parts = [Buffer.from([0x00, 0x53, 0x70, 0x45]), Buffer.alloc(40, 0x71), Buffer.alloc(1024, 0x75)];
+    const joined = Buffer.concat(parts);
+    const transfer = frames.transfer({
+      handle: 0,
+      delivery_id: 9,
+      delivery_tag: Buffer.from('9'),
+      message_format: 0,
+      settled: true,
+    });
+    const spliced = splicedPayload(parts);
+    assert.equal(spliced.length, joined.length);
+    assert.deepEqual(
+      encodePresizedFrame(frames.amqp_frame(1, transfer, spliced)),
+      frames.write_frame(frames.amqp_frame(1, transfer, joined)),
+    );
+    // rhea's session keeps a payload within the peer's frame size as it is, and splits a larger one with slice().
+    const Session = require('rhea/lib/session.js');
+    const whole = new Session({ options: {}, max_frame_size: 65_536 }, 0).outgoing.send(
+      {},
+      Buffer.from('1'),
+      spliced,
+      0,
+    );
+    assert.equal(whole.data.length, 1);
+    assert.equal(whole.data[0], spliced);
+    const split = new Session({ options: {}, max_frame_size: 512 }, 0).outgoing.send({}, Buffer.from('1'), spliced, 0);
+    assert.ok(split.data.length > 1);
+    assert.deepEqual(Buffer.concat(split.data), joined);
+  },
+);
 
-test('the presized writer is set on one connection\'s transport, never on rhea\'s shared functions', () => {
+test("the presized writer is set on one connection's transport, never on rhea's shared functions", () => {
   const stockWriteFrame = frames.write_frame;
   const stockWrite = Transport.prototype.write;
   const container = rhea.create_container();

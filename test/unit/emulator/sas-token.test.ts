@@ -13,7 +13,10 @@ function token(resource: string, expiry: number, keyName = 'app', key = 'k3y'): 
 test('SAS tokens are verified for key, signature, expiry and scope, without echoing secrets', () => {
   const now = 1_700_000_000_000;
   const se = now / 1000 + 60;
-  assert.equal(verifySasToken(token('sb://h/hub', se), KEYS, 'sb://h:5672/hub/ConsumerGroups/$Default/Partitions/0', now).ok, true);
+  assert.equal(
+    verifySasToken(token('sb://h/hub', se), KEYS, 'sb://h:5672/hub/ConsumerGroups/$Default/Partitions/0', now).ok,
+    true,
+  );
   const bad = [
     verifySasToken(token('sb://h/hub', se, 'app', 'wrong'), KEYS, 'sb://h/hub', now),
     verifySasToken(token('sb://h/hub', now / 1000 - 1), KEYS, 'sb://h/hub', now),
@@ -21,7 +24,10 @@ test('SAS tokens are verified for key, signature, expiry and scope, without echo
     verifySasToken(token('sb://h/hub', se, 'nobody'), KEYS, 'sb://h/hub', now),
     verifySasToken('Bearer x', KEYS, 'sb://h/hub', now),
   ];
-  assert.deepEqual(bad.map((v) => v.ok), [false, false, false, false, false]);
+  assert.deepEqual(
+    bad.map((v) => v.ok),
+    [false, false, false, false, false],
+  );
   for (const v of bad) if (!v.ok) assert.ok(!v.reason.includes('k3y') && !v.reason.includes('sig='));
   assert.match((bad[1] as { reason: string }).reason, /expired/i);
 });

@@ -22,18 +22,36 @@ function values(fields: any[]): unknown[] {
 }
 
 test('every performative is written with all its fields, defaults written out', () => {
-  const begin = frames.begin({ remote_channel: 1, next_outgoing_id: 0, incoming_window: 2048, outgoing_window: 4294967295 });
+  const begin = frames.begin({
+    remote_channel: 1,
+    next_outgoing_id: 0,
+    incoming_window: 2048,
+    outgoing_window: 4294967295,
+  });
   assert.equal(wireFields(begin).length, 4, 'rhea alone leaves the trailing fields out');
   completePerformative(begin, OPTIONS);
   const beginFields = wireFields(begin);
   assert.equal(beginFields.length, 8);
   assert.equal(values(beginFields)[4], 4294967295, 'handle-max written as its default');
 
-  const flow = frames.flow({ incoming_window: 10, next_outgoing_id: 0, outgoing_window: 10, handle: 0, delivery_count: 0, link_credit: 5 });
+  const flow = frames.flow({
+    incoming_window: 10,
+    next_outgoing_id: 0,
+    outgoing_window: 10,
+    handle: 0,
+    delivery_count: 0,
+    link_credit: 5,
+  });
   completePerformative(flow, OPTIONS);
   assert.deepEqual(values(wireFields(flow)).slice(8), [false, false, null]);
 
-  const transfer = frames.transfer({ handle: 0, delivery_id: 3, delivery_tag: Buffer.from('0'), message_format: 0, settled: true });
+  const transfer = frames.transfer({
+    handle: 0,
+    delivery_id: 3,
+    delivery_tag: Buffer.from('0'),
+    message_format: 0,
+    settled: true,
+  });
   completePerformative(transfer, OPTIONS);
   assert.deepEqual(values(wireFields(transfer)).slice(5), [false, null, null, false, false, false]);
   assert.equal(wireFields(transfer).length, 11);
@@ -62,20 +80,33 @@ test('an Attach carries properties, max-message-size and complete source and tar
   assert.equal(target.length, 7);
   assert.deepEqual(values(source).slice(0, 5), ['$cbs', 0, 'session-end', 0, false]);
   // Properties a link set itself stay as they are.
-  const own = frames.attach({ name: 'p', handle: 1, role: true, properties: { 'com.microsoft:producer-id': 7 }, max_message_size: 99 });
+  const own = frames.attach({
+    name: 'p',
+    handle: 1,
+    role: true,
+    properties: { 'com.microsoft:producer-id': 7 },
+    max_message_size: 99,
+  });
   completePerformative(own, OPTIONS);
   const ownValues = values(wireFields(own));
   assert.equal(Number(ownValues[10]), 99);
 });
 
 test('errors always have condition, description and info, nested in Detach, End, Close and rejected outcomes', () => {
-  const detach = frames.detach({ handle: 0, closed: true, error: { condition: 'amqp:not-found', description: 'gone' } });
+  const detach = frames.detach({
+    handle: 0,
+    closed: true,
+    error: { condition: 'amqp:not-found', description: 'gone' },
+  });
   completePerformative(detach, OPTIONS);
   const error = wireFields(detach)[2];
   assert.equal(error.value.length, 3);
   assert.deepEqual(values(error.value), ['amqp:not-found', 'gone', null]);
 
-  const rejected = types.described(types.wrap_ulong(0x25), types.wrap_list([types.wrap_error({ condition: 'amqp:link:message-size-exceeded' })]));
+  const rejected = types.described(
+    types.wrap_ulong(0x25),
+    types.wrap_list([types.wrap_error({ condition: 'amqp:link:message-size-exceeded' })]),
+  );
   const disposition = frames.disposition({ role: true, first: 4, last: 4, settled: true, state: rejected });
   completePerformative(disposition, OPTIONS);
   const dispositionFields = wireFields(disposition);
@@ -94,7 +125,8 @@ function fakeConnection() {
   return { amqp_transport, sasl_transport: undefined };
 }
 
-const names = (pending: any[]) => pending.map((f) => `${f.performative.constructor.toString().split('#')[0]}:${f.channel}`);
+const names = (pending: any[]) =>
+  pending.map((f) => `${f.performative.constructor.toString().split('#')[0]}:${f.channel}`);
 
 test("a link's Transfers and Flows wait for the server's Attach of that handle, in order", () => {
   const connection = fakeConnection();
@@ -104,15 +136,24 @@ test("a link's Transfers and Flows wait for the server's Attach of that handle, 
   encode(0, frames.begin({ remote_channel: 0, next_outgoing_id: 0, incoming_window: 1, outgoing_window: 1 }));
   // Session-level flow (no handle) and a link on another channel are not held.
   encode(0, frames.flow({ incoming_window: 1, next_outgoing_id: 0, outgoing_window: 1 }));
-  encode(0, frames.transfer({ handle: 0, delivery_id: 0, delivery_tag: Buffer.from('a'), message_format: 0, settled: true }));
+  encode(
+    0,
+    frames.transfer({ handle: 0, delivery_id: 0, delivery_tag: Buffer.from('a'), message_format: 0, settled: true }),
+  );
   encode(0, frames.flow({ incoming_window: 1, next_outgoing_id: 0, outgoing_window: 1, handle: 0, link_credit: 1 }));
   assert.deepEqual(names(transport.pending), ['begin:0', 'flow:0'], 'the transfer and the link flow wait');
   encode(0, frames.attach({ name: 'l', handle: 0, role: false }));
   assert.deepEqual(names(transport.pending), ['begin:0', 'flow:0', 'attach:0', 'transfer:0', 'flow:0']);
   // Once attached, frames go straight through; after a Detach the handle is free and waits again.
-  encode(0, frames.transfer({ handle: 0, delivery_id: 1, delivery_tag: Buffer.from('b'), message_format: 0, settled: true }));
+  encode(
+    0,
+    frames.transfer({ handle: 0, delivery_id: 1, delivery_tag: Buffer.from('b'), message_format: 0, settled: true }),
+  );
   encode(0, frames.detach({ handle: 0, closed: true }));
-  encode(0, frames.transfer({ handle: 0, delivery_id: 2, delivery_tag: Buffer.from('c'), message_format: 0, settled: true }));
+  encode(
+    0,
+    frames.transfer({ handle: 0, delivery_id: 2, delivery_tag: Buffer.from('c'), message_format: 0, settled: true }),
+  );
   assert.deepEqual(names(transport.pending).slice(5), ['transfer:0', 'detach:0']);
   // Every queued frame was completed.
   for (const frame of transport.pending) assert.ok(frame.performative.value.length >= 1);
@@ -121,7 +162,12 @@ test("a link's Transfers and Flows wait for the server's Attach of that handle, 
 
 test('frames queued before the connection was served (the SASL mechanisms) are completed too', () => {
   const outcome = frames.sasl_outcome({ code: 0 });
-  const saslTransport = { pending: [{ type: 1, channel: 0, performative: outcome }], encode(frame: any) { this.pending.push(frame); } };
+  const saslTransport = {
+    pending: [{ type: 1, channel: 0, performative: outcome }],
+    encode(frame: any) {
+      this.pending.push(frame);
+    },
+  };
   const connection = { ...fakeConnection(), sasl_transport: { transports: { 3: { transport: saslTransport } } } };
   serveLikeTheService(connection, OPTIONS);
   assert.equal(outcome.value.length, 2, 'code and additional-data');

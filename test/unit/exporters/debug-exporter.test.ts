@@ -20,9 +20,16 @@ function capture(): { stream: Writable; text: () => string; pending: (() => void
   return { stream, text: () => out, pending };
 }
 
-async function run(verbosity: string, extra: Record<string, unknown> = {}, batch = makeBatch(2, 'hello')): Promise<string> {
+async function run(
+  verbosity: string,
+  extra: Record<string, unknown> = {},
+  batch = makeBatch(2, 'hello'),
+): Promise<string> {
   const c = capture();
-  const exporter = await createDebugExporterFactory(c.stream).create(settings, debugExporterConfigSchema.parse({ verbosity, ...extra }));
+  const exporter = await createDebugExporterFactory(c.stream).create(
+    settings,
+    debugExporterConfigSchema.parse({ verbosity, ...extra }),
+  );
   const done = exporter.consume(batch);
   await new Promise((r) => setImmediate(r));
   c.pending.forEach((f) => f());
@@ -64,24 +71,33 @@ describe('debug exporter', () => {
     assert.throws(() => debugExporterConfigSchema.parse({ verbosity: 'compact', line_width: 5 }));
   });
 
-  test('detailed: numbers and times as the OTLP encoders write them (int64 or double; out-of-range time 0)', async () => {
-    const c = capture();
-    const exporter = await createDebugExporterFactory(c.stream).create(settings, debugExporterConfigSchema.parse({ verbosity: 'detailed' }));
-    const batch = makeBatch(1);
-    const base = batch.records[0]!;
-    const record = { ...base, hrTime: [-11_644_473_600, 0] as [number, number],
-      attributes: { e20: 1e20, min: -(2 ** 63), half: 0.5, lone: 'a\ud83d' } };
-    const done = exporter.consume({ ...batch, records: [record] });
-    await new Promise((r) => setImmediate(r));
-    c.pending.forEach((f) => f());
-    await done;
-    const text = c.text();
-    assert.match(text, /-> e20: Double\(100000000000000000000\)/);
-    assert.match(text, /-> min: Int\(-9223372036854775808\)/);
-    assert.match(text, /-> half: Double\(0\.5\)/);
-    assert.match(text, /-> lone: Str\(a\ufffd\)/, 'the stream writes UTF-8: a lone surrogate is U+FFFD');
-    assert.match(text, /\nTimestamp: 1970-01-01 00:00:00\.000000000 \+0000 UTC/);
-  });
+  test(
+    'detailed: numbers and times as the OTLP encoders write them (int64 or double; out-of-range time ' + '0)',
+    async () => {
+      const c = capture();
+      const exporter = await createDebugExporterFactory(c.stream).create(
+        settings,
+        debugExporterConfigSchema.parse({ verbosity: 'detailed' }),
+      );
+      const batch = makeBatch(1);
+      const base = batch.records[0]!;
+      const record = {
+        ...base,
+        hrTime: [-11_644_473_600, 0] as [number, number],
+        attributes: { e20: 1e20, min: -(2 ** 63), half: 0.5, lone: 'a\ud83d' },
+      };
+      const done = exporter.consume({ ...batch, records: [record] });
+      await new Promise((r) => setImmediate(r));
+      c.pending.forEach((f) => f());
+      await done;
+      const text = c.text();
+      assert.match(text, /-> e20: Double\(100000000000000000000\)/);
+      assert.match(text, /-> min: Int\(-9223372036854775808\)/);
+      assert.match(text, /-> half: Double\(0\.5\)/);
+      assert.match(text, /-> lone: Str\(a\ufffd\)/, 'the stream writes UTF-8: a lone surrogate is U+FFFD');
+      assert.match(text, /\nTimestamp: 1970-01-01 00:00:00\.000000000 \+0000 UTC/);
+    },
+  );
 
   test('acknowledges only after the write callback', async () => {
     const c = capture();
@@ -102,27 +118,57 @@ describe('debug exporter', () => {
   });
 
   test('metrics and traces: a summary line per signal at basic; logs only when the batch has records', async () => {
-    assert.equal(await run('basic', {}, mixedBatch(0, 3, 2)),
-      'Metrics\t{"resource metrics":1,"metrics":1,"data points":3,"partition":"0"}\n'
-      + 'Traces\t{"resource spans":1,"spans":2,"partition":"0"}\n');
+    assert.equal(
+      await run('basic', {}, mixedBatch(0, 3, 2)),
+      'Metrics\t{"resource metrics":1,"metrics":1,"data points":3,"partition":"0"}\n' +
+        'Traces\t{"resource spans":1,"spans":2,"partition":"0"}\n',
+    );
     assert.match(await run('basic', {}, mixedBatch(1, 1, 0)), /^Logs\t.*\nMetrics\t/);
   });
 
   test('metrics and traces at normal: one line per point (name{attributes} value) and per span', async () => {
     const lines = (await run('normal', {}, mixedBatch(0, 2, 1))).trimEnd().split('\n');
-    assert.deepEqual(lines.slice(1, 3), ['azure_percentage_cpu_average{index=0} 0', 'azure_percentage_cpu_average{index=1} 1']);
-    assert.equal(lines[4], 'span-0 0af7651916cd43dd8448eb211c80319c 0000000000000001 http.response.status_code=200 url.path=/api/orders');
+    assert.deepEqual(lines.slice(1, 3), [
+      'azure_percentage_cpu_average{index=0} 0',
+      'azure_percentage_cpu_average{index=1} 1',
+    ]);
+    assert.equal(
+      lines[4],
+      'span-0 0af7651916cd43dd8448eb211c80319c 0000000000000001 http.response.status_code=200 url.path=/api/orders',
+    );
   });
 
   test('metrics and traces at detailed: descriptor, data points, span fields, events and links', async () => {
-    const batch = { ...mixedBatch(0, 0, 0), metrics: [makePoint()], spans: [makeSpan({
-      parentSpanId: '00f067aa0ba902b7', kind: 3 as const, status: { code: 2 as const, message: 'boom' },
-      events: [{ time: [1_700_000_000, 0] as [number, number], name: 'exception', attributes: { 'exception.type': 'E' } }],
-      links: [{ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', attributes: {} }],
-    })] };
+    const batch = {
+      ...mixedBatch(0, 0, 0),
+      metrics: [makePoint()],
+      spans: [
+        makeSpan({
+          parentSpanId: '00f067aa0ba902b7',
+          kind: 3 as const,
+          status: { code: 2 as const, message: 'boom' },
+          events: [
+            { time: [1_700_000_000, 0] as [number, number], name: 'exception', attributes: { 'exception.type': 'E' } },
+          ],
+          links: [{ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', attributes: {} }],
+        }),
+      ],
+    };
     const text = await run('detailed', {}, batch);
-    assert.match(text, /Descriptor:\n {5}-> Name: azure_percentage_cpu_average\n {5}-> Description: \n {5}-> Unit: Percent\n {5}-> DataType: Gauge/);
-    assert.match(text, /NumberDataPoints #0\nData point attributes:\n {5}-> azure\.timegrain: Str\(PT1M\)\nStartTimestamp: 2023-11-14 22:13:20\.000000000 \+0000 UTC\nTimestamp: 2023-11-14 22:14:20\.000000000 \+0000 UTC\nValue: 12\.5/);
+    assert.match(
+      text,
+      new RegExp(
+        String.raw`Descriptor:\n {5}-> Name: azure_percentage_cpu_average\n {5}-> Description: \n {5}->` +
+          String.raw` Unit: Percent\n {5}-> DataType: Gauge`,
+      ),
+    );
+    assert.match(
+      text,
+      new RegExp(
+        String.raw`NumberDataPoints #0\nData point attributes:\n {5}-> azure\.timegrain: Str\(PT1M\)\nS` +
+          String.raw`tartTimestamp: 2023-11-14 22:13:20\.000000000 \+0000 UTC\nTimestamp: 2023-11-14 22:14:20\.000000000 \+0000 UTC\nValue: 12\.5`,
+      ),
+    );
     assert.match(text, /Parent ID {6}: 00f067aa0ba902b7\n/);
     assert.match(text, /Kind {11}: Client\n/);
     assert.match(text, /Status code {4}: Error\n {4}Status message : boom/);

@@ -8,7 +8,12 @@ import { encodeTraceRequest } from '../../../src/exporters/internal/otlp-proto-t
 import { encodeTraceRequestJson } from '../../../src/exporters/internal/otlp-json-trace-encoder.ts';
 import { strictDecodeJson, strictDecodeProto } from '../../helpers/otlp-strict.ts';
 
-const context = { namespace: 'ns.servicebus.windows.net', eventHubName: 'insights', consumerGroup: '$Default', partitionId: '0' };
+const context = {
+  namespace: 'ns.servicebus.windows.net',
+  eventHubName: 'insights',
+  consumerGroup: '$Default',
+  partitionId: '0',
+};
 const FIXTURES = new URL('../../fixtures/go-parity/', import.meta.url);
 
 /** The Go-parity cases of a signal: each case folder's input.json. */
@@ -35,8 +40,9 @@ describe('decoded metric points and spans (Go-parity inputs) encode to strict, a
         assert.ok(points.length > 0, 'the case decodes to points');
         const fromProto = strictDecodeProto(encodeMetricsRequest(points), 'metrics');
         assert.deepEqual(strictDecodeJson(encodeMetricsRequestJson(points), 'metrics'), fromProto);
-        const count = fromProto.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) =>
-          sm.metrics.flatMap((m: any) => m.gauge.dataPoints))).length;
+        const count = fromProto.resourceMetrics.flatMap((rm: any) =>
+          rm.scopeMetrics.flatMap((sm: any) => sm.metrics.flatMap((m: any) => m.gauge.dataPoints)),
+        ).length;
         assert.equal(count, points.length, 'every point in the request, once');
       });
     }

@@ -42,16 +42,26 @@ describe('file exporter', () => {
     );
     const records = resourceLogs.scopeLogs[0].logRecords;
     assert.equal(resourceLogs.scopeLogs[0].scope.name, 'azure_event_hub');
-    assert.deepEqual(records.map((r: any) => r.body.stringValue), ['first-0', 'first-1']);
+    assert.deepEqual(
+      records.map((r: any) => r.body.stringValue),
+      ['first-0', 'first-1'],
+    );
     assert.equal(records[0].timeUnixNano, '1700000000123000000');
     assert.equal(records[0].severityNumber, 9);
-    assert.deepEqual(records[1].attributes, [{ key: 'test.index', value: { intValue: '1' } }], 'int64 as a decimal string (OTLP/JSON)');
+    assert.deepEqual(
+      records[1].attributes,
+      [{ key: 'test.index', value: { intValue: '1' } }],
+      'int64 as a decimal string (OTLP/JSON)',
+    );
     assert.equal(JSON.parse(lines[1]!).resourceLogs[0].scopeLogs[0].logRecords[0].body.stringValue, 'second-0');
   });
 
   test('proto format: length-prefixed protobuf requests', async () => {
     const path = join(await tempDir(), 'logs.bin');
-    const exporter = await fileExporterFactory.create(settings, fileExporterConfigSchema.parse({ path, format: 'proto', sync: false }));
+    const exporter = await fileExporterFactory.create(
+      settings,
+      fileExporterConfigSchema.parse({ path, format: 'proto', sync: false }),
+    );
     await exporter.consume(makeBatch(1, 'proto-body'));
     await exporter.consume(makeBatch(1, 'again'));
     const bytes = await readFile(path);
@@ -61,17 +71,28 @@ describe('file exporter', () => {
     assert.ok(bytes.subarray(4, 4 + first).includes(Buffer.from('proto-body-0')));
   });
 
-  test('proto format: each request is upstream ProtobufLogsSerializer\'s bytes for a sample batch', async () => {
+  test("proto format: each request is upstream ProtobufLogsSerializer's bytes for a sample batch", async () => {
     const decode = createDecoder({ format: 'azure' });
     const events = SAMPLE_CATEGORIES.map((category, n) => ({
       body: Buffer.from(sampleResourceLogBody(category, { records: 3, index: n })),
-      sequenceNumber: n, offset: String(n * 1024), enqueuedTime: new Date(), partitionKey: 'clé-😀',
+      sequenceNumber: n,
+      offset: String(n * 1024),
+      enqueuedTime: new Date(),
+      partitionKey: 'clé-😀',
     }));
-    const context = { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '3' };
+    const context = {
+      namespace: 'ns.servicebus.windows.net',
+      eventHubName: 'logs',
+      consumerGroup: '$Default',
+      partitionId: '3',
+    };
     // Upstream knows no double marks (Go's float64 numbers, pipeline/double-values.ts): compare unmarked copies.
     const sent = withoutDoubleMarks(decode(events, context).records);
     const path = join(await tempDir(), 'sample.bin');
-    const exporter = await fileExporterFactory.create(settings, fileExporterConfigSchema.parse({ path, format: 'proto', sync: false }));
+    const exporter = await fileExporterFactory.create(
+      settings,
+      fileExporterConfigSchema.parse({ path, format: 'proto', sync: false }),
+    );
     await exporter.consume({ records: sent, source: makeBatch(0).source });
     await exporter.shutdown!();
     const bytes = await readFile(path);
@@ -87,31 +108,54 @@ describe('file exporter', () => {
     await exporter.consume(mixedBatch(0, 0, 1));
     await exporter.shutdown!();
     const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
-    assert.deepEqual(lines.map((l) => Object.keys(JSON.parse(l))), [['resourceLogs'], ['resourceMetrics'], ['resourceSpans'], ['resourceSpans']]);
+    assert.deepEqual(
+      lines.map((l) => Object.keys(JSON.parse(l))),
+      [['resourceLogs'], ['resourceMetrics'], ['resourceSpans'], ['resourceSpans']],
+    );
     const metrics = strictDecodeJson(Buffer.from(lines[1]!), 'metrics');
-    assert.deepEqual(metrics.resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.map((p: any) => p.asDouble ?? 0), [0, 1, 2], 'as_double 0 is the default, left out');
+    assert.deepEqual(
+      metrics.resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.map((p: any) => p.asDouble ?? 0),
+      [0, 1, 2],
+      'as_double 0 is the default, left out',
+    );
     const spans = strictDecodeJson(Buffer.from(lines[2]!), 'traces');
-    assert.deepEqual(spans.resourceSpans[0].scopeSpans[0].spans.map((s: any) => s.name), ['span-0', 'span-1']);
+    assert.deepEqual(
+      spans.resourceSpans[0].scopeSpans[0].spans.map((s: any) => s.name),
+      ['span-0', 'span-1'],
+    );
   });
 
   test('metrics and traces in proto format: length-prefixed requests in the order logs, metrics, traces', async () => {
     const path = join(await tempDir(), 'all.bin');
-    const exporter = await fileExporterFactory.create(settings, fileExporterConfigSchema.parse({ path, format: 'proto', sync: false }));
+    const exporter = await fileExporterFactory.create(
+      settings,
+      fileExporterConfigSchema.parse({ path, format: 'proto', sync: false }),
+    );
     await exporter.consume(mixedBatch(0, 2, 1));
     await exporter.shutdown!();
     const bytes = await readFile(path);
     const first = bytes.readUInt32BE(0);
     const second = bytes.readUInt32BE(4 + first);
     assert.equal(4 + first + 4 + second, bytes.byteLength, 'two requests');
-    assert.equal(strictDecodeProto(bytes.subarray(4, 4 + first), 'metrics').resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints.length, 2);
-    assert.equal(strictDecodeProto(bytes.subarray(8 + first), 'traces').resourceSpans[0].scopeSpans[0].spans[0].name, 'span-0');
+    assert.equal(
+      strictDecodeProto(bytes.subarray(4, 4 + first), 'metrics').resourceMetrics[0].scopeMetrics[0].metrics[0].gauge
+        .dataPoints.length,
+      2,
+    );
+    assert.equal(
+      strictDecodeProto(bytes.subarray(8 + first), 'traces').resourceSpans[0].scopeSpans[0].spans[0].name,
+      'span-0',
+    );
   });
 
   test('rotates by size and keeps max_backups rotated files', async () => {
     const dir = await tempDir();
     const path = join(dir, 'out.json');
     // ~1 KiB limit: each batch line is several hundred bytes, so every second batch or so rotates.
-    const exporter = await fileExporterFactory.create(settings, fileExporterConfigSchema.parse({ path, rotation: { max_megabytes: 1 / 1024, max_backups: 2 } }));
+    const exporter = await fileExporterFactory.create(
+      settings,
+      fileExporterConfigSchema.parse({ path, rotation: { max_megabytes: 1 / 1024, max_backups: 2 } }),
+    );
     for (let i = 0; i < 12; i++) await exporter.consume(makeBatch(2, `b${i}`));
     await exporter.shutdown!();
     const files = (await readdir(dir)).sort();
@@ -128,7 +172,12 @@ describe('file exporter', () => {
   test('config: path required, unknown keys rejected, rotation defaults as the collector', () => {
     assert.equal(fileExporterConfigSchema.safeParse({}).success, false);
     assert.equal(fileExporterConfigSchema.safeParse({ path: 'x', flush_intervall: '1s' }).success, false);
-    assert.deepEqual(fileExporterConfigSchema.parse({ path: 'x', rotation: {} }).rotation, { max_megabytes: 100, max_days: 0, max_backups: 100, localtime: false });
+    assert.deepEqual(fileExporterConfigSchema.parse({ path: 'x', rotation: {} }).rotation, {
+      max_megabytes: 100,
+      max_days: 0,
+      max_backups: 100,
+      localtime: false,
+    });
     assert.equal(fileExporterConfigSchema.parse({ path: 'x' }).rotation, undefined);
   });
 });

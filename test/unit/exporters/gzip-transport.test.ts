@@ -20,7 +20,9 @@ function repetitive(bytes: number): Buffer {
   const parts: string[] = [];
   let length = 0;
   for (let i = 0; length < bytes; i++) {
-    const part = `{"category":"AuditEvent","resourceId":"/SUBSCRIPTIONS/0000/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.KEYVAULT/VAULTS/KV${i % 7}","time":"2026-11-24T03:${String(i % 60).padStart(2, '0')}:00Z","seq":${i}}`;
+    const part =
+      `{"category":"AuditEvent","resourceId":"/SUBSCRIPTIONS/0000/RESOURCEGROUPS/RG/PROVIDERS/` +
+      `MICROSOFT.KEYVAULT/VAULTS/KV${i % 7}","time":"2026-11-24T03:${String(i % 60).padStart(2, '0')}:00Z","seq":${i}}`;
     parts.push(part);
     length += part.length;
   }

@@ -8,7 +8,9 @@ import { makeBatch } from '../pipeline/records.ts';
 function counting(): ISerializer<ReadableLogRecord[], unknown> & { calls: number } {
   const inner = {
     calls: 0,
-    serializeRequest: (records: ReadableLogRecord[]) => (inner.calls++, new TextEncoder().encode(records.map((r) => String(r.body)).join('|'))),
+    serializeRequest: (records: ReadableLogRecord[]) => (
+      inner.calls++, new TextEncoder().encode(records.map((r) => String(r.body)).join('|'))
+    ),
     deserializeResponse: () => ({}),
   };
   return inner;
@@ -25,14 +27,18 @@ describe('measuredSerializer', () => {
     assert.equal(inner.calls, 1);
   });
 
-  test('the kept bytes are handed over once: a second send (a retry) encodes again; unmeasured arrays encode as usual', () => {
-    const inner = counting();
-    const serializer = measuredSerializer(inner);
-    const records = makeBatch(2).records as ReadableLogRecord[];
-    serializer.measure(records);
-    serializer.serializeRequest(records);
-    serializer.serializeRequest(records);
-    serializer.serializeRequest(makeBatch(1).records as ReadableLogRecord[]);
-    assert.equal(inner.calls, 3);
-  });
+  test(
+    'the kept bytes are handed over once: a second send (a retry) encodes again; unmeasured arrays encode as ' +
+      'usual',
+    () => {
+      const inner = counting();
+      const serializer = measuredSerializer(inner);
+      const records = makeBatch(2).records as ReadableLogRecord[];
+      serializer.measure(records);
+      serializer.serializeRequest(records);
+      serializer.serializeRequest(records);
+      serializer.serializeRequest(makeBatch(1).records as ReadableLogRecord[]);
+      assert.equal(inner.calls, 3);
+    },
+  );
 });

@@ -29,12 +29,38 @@ function record(overrides: Partial<ReadableLogRecord> = {}): ReadableLogRecord {
 
 const hostile: ReadableLogRecord[] = [
   record({
-    body: { nested: ['a\ud83d', 1e20, 9_223_372_036_854_776_000, -(2 ** 63), 2 ** 60, Number.NaN, Infinity, -Infinity, 0.5, -0] } as never,
-    attributes: { 'k\udc00': '\ud83d', big: 1e20, int: 42, neg: -7, nan: 'NaN', inf: 'Infinity', bytes: new Uint8Array([0, 255]), none: null },
-    eventName: 'e\ud800', severityText: '\udbff',
+    body: {
+      nested: [
+        'a\ud83d',
+        1e20,
+        9_223_372_036_854_776_000,
+        -(2 ** 63),
+        2 ** 60,
+        Number.NaN,
+        Infinity,
+        -Infinity,
+        0.5,
+        -0,
+      ],
+    } as never,
+    attributes: {
+      'k\udc00': '\ud83d',
+      big: 1e20,
+      int: 42,
+      neg: -7,
+      nan: 'NaN',
+      inf: 'Infinity',
+      bytes: new Uint8Array([0, 255]),
+      none: null,
+    },
+    eventName: 'e\ud800',
+    severityText: '\udbff',
   }),
   record({ hrTime: [-11_644_473_600, 0], body: undefined }),
-  record({ hrTime: [32_503_680_000, 0], spanContext: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 } }),
+  record({
+    hrTime: [32_503_680_000, 0],
+    spanContext: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 },
+  }),
 ];
 
 describe('OTLP/JSON logs encoder', () => {
@@ -43,8 +69,21 @@ describe('OTLP/JSON logs encoder', () => {
     assert.deepEqual(json, strictDecodeProto(encodeLogsRequest(hostile)));
     const logs = json.resourceLogs[0].scopeLogs[0].logRecords;
     const body = logs[0].body.kvlistValue.values[0].value.arrayValue.values;
-    assert.deepEqual(body.map((v: any) => Object.keys(v)[0]), ['stringValue', 'doubleValue', 'doubleValue', 'intValue', 'intValue',
-      'doubleValue', 'doubleValue', 'doubleValue', 'doubleValue', 'intValue']);
+    assert.deepEqual(
+      body.map((v: any) => Object.keys(v)[0]),
+      [
+        'stringValue',
+        'doubleValue',
+        'doubleValue',
+        'intValue',
+        'intValue',
+        'doubleValue',
+        'doubleValue',
+        'doubleValue',
+        'doubleValue',
+        'intValue',
+      ],
+    );
     assert.equal(body[0].stringValue, 'a\ufffd');
     assert.equal(body[3].intValue, '-9223372036854775808');
     assert.equal(body[4].intValue, '1152921504606846976');
@@ -59,9 +98,17 @@ describe('OTLP/JSON logs encoder', () => {
   test('realistic azure-decoded records: the same content in both encodings', () => {
     const decode = createDecoder({ format: 'azure' });
     const events = SAMPLE_CATEGORIES.map((c, n) => ({
-      body: Buffer.from(sampleResourceLogBody(c, { records: 2, index: n })), sequenceNumber: n, offset: String(n), enqueuedTime: new Date(),
+      body: Buffer.from(sampleResourceLogBody(c, { records: 2, index: n })),
+      sequenceNumber: n,
+      offset: String(n),
+      enqueuedTime: new Date(),
     }));
-    const { records } = decode(events, { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '0' });
+    const { records } = decode(events, {
+      namespace: 'ns.servicebus.windows.net',
+      eventHubName: 'logs',
+      consumerGroup: '$Default',
+      partitionId: '0',
+    });
     const sent = records as ReadableLogRecord[];
     assert.deepEqual(strictDecodeJson(encodeLogsRequestJson(sent)), strictDecodeProto(encodeLogsRequest(sent)));
   });

@@ -39,16 +39,28 @@ function assertSameAsUpstream(records: ReadableLogRecord[]): any {
 }
 
 const attrsOf = (decoded: any, r = 0, rl = 0, sl = 0): Record<string, any> =>
-  Object.fromEntries(decoded.resourceLogs[rl].scopeLogs[sl].logRecords[r].attributes.map((kv: any) => [kv.key, kv.value]));
+  Object.fromEntries(
+    decoded.resourceLogs[rl].scopeLogs[sl].logRecords[r].attributes.map((kv: any) => [kv.key, kv.value]),
+  );
 
 describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer and the OTLP schema', () => {
   test('realistic azure-decoded records of every sample category (many resources): the same bytes', () => {
     const decode = createDecoder({ format: 'azure' });
     const events: ReceivedEvent[] = SAMPLE_CATEGORIES.map((c, n) => ({
-      body: Buffer.from(sampleResourceLogBody(c, { records: 1 + (n % 5), index: n, time: new Date(Date.UTC(2024, 4, 14)) })),
-      sequenceNumber: n, offset: String(n * 512), enqueuedTime: new Date(Date.UTC(2024, 4, 14, 0, 0, 1)), partitionKey: 'pk-é',
+      body: Buffer.from(
+        sampleResourceLogBody(c, { records: 1 + (n % 5), index: n, time: new Date(Date.UTC(2024, 4, 14)) }),
+      ),
+      sequenceNumber: n,
+      offset: String(n * 512),
+      enqueuedTime: new Date(Date.UTC(2024, 4, 14, 0, 0, 1)),
+      partitionKey: 'pk-é',
     }));
-    const { records } = decode(events, { namespace: 'ns.servicebus.windows.net', eventHubName: 'logs', consumerGroup: '$Default', partitionId: '3' });
+    const { records } = decode(events, {
+      namespace: 'ns.servicebus.windows.net',
+      eventHubName: 'logs',
+      consumerGroup: '$Default',
+      partitionId: '3',
+    });
     assert.ok(records.length > SAMPLE_CATEGORIES.length);
     // Upstream knows no double marks (Go's float64 numbers, pipeline/double-values.ts): compare unmarked copies.
     const decoded = assertSameAsUpstream(withoutDoubleMarks(records));
@@ -58,9 +70,28 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
   });
 
   test('strings: empty, non-ASCII, lone surrogates, around the native and length-prefix thresholds', () => {
-    const strings = ['', 'é', '中文', '😀', 'a\ud800', '\udc00b', 'x\ud83d', '\ud83d\ude00\ud83d', 'é'.repeat(48), 'é'.repeat(49),
-      'a'.repeat(47), 'a'.repeat(48), 'a'.repeat(49), 'a'.repeat(127), 'a'.repeat(128), 'ü'.repeat(64), 'a'.repeat(16_400)];
-    const records = strings.map((s, i) => record({ body: s, severityText: s, eventName: s, attributes: { [s]: s, [`k${i}`]: s } }));
+    const strings = [
+      '',
+      'é',
+      '中文',
+      '😀',
+      'a\ud800',
+      '\udc00b',
+      'x\ud83d',
+      '\ud83d\ude00\ud83d',
+      'é'.repeat(48),
+      'é'.repeat(49),
+      'a'.repeat(47),
+      'a'.repeat(48),
+      'a'.repeat(49),
+      'a'.repeat(127),
+      'a'.repeat(128),
+      'ü'.repeat(64),
+      'a'.repeat(16_400),
+    ];
+    const records = strings.map((s, i) =>
+      record({ body: s, severityText: s, eventName: s, attributes: { [s]: s, [`k${i}`]: s } }),
+    );
     const decoded = assertSameAsUpstream(records);
     const logs = decoded.resourceLogs[0].scopeLogs[0].logRecords;
     assert.equal(logs[0].body.stringValue, '', 'an empty string_value is still written: AnyValue is a oneof');
@@ -73,8 +104,22 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
   });
 
   test('numbers: int64 beyond 2^53 and at the bounds, negatives, doubles, NaN, infinities, -0', () => {
-    const values = { big: 2 ** 60, safe: Number.MAX_SAFE_INTEGER, min: -(2 ** 63), max: 2 ** 63, neg: -1, negBig: -(2 ** 40),
-      u32: 0xffffffff, over32: 2 ** 32, half: 1.5, tiny: 5e-324, nan: Number.NaN, inf: Infinity, ninf: -Infinity, zero: -0 };
+    const values = {
+      big: 2 ** 60,
+      safe: Number.MAX_SAFE_INTEGER,
+      min: -(2 ** 63),
+      max: 2 ** 63,
+      neg: -1,
+      negBig: -(2 ** 40),
+      u32: 0xffffffff,
+      over32: 2 ** 32,
+      half: 1.5,
+      tiny: 5e-324,
+      nan: Number.NaN,
+      inf: Infinity,
+      ninf: -Infinity,
+      zero: -0,
+    };
     const decoded = assertSameAsUpstream([record({ attributes: values, body: 2 ** 53 + 2 })]);
     const a = attrsOf(decoded);
     assert.equal(a.big.intValue, '1152921504606846976');
@@ -92,43 +137,81 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
   test('maps, arrays, bytes, booleans, null and undefined, nested and empty, small and large', () => {
     const deep: Record<string, unknown> = { leaf: 'x' };
     let node = deep;
-    for (let i = 0; i < 20; i++) node = (node.child = { i, tags: [i, `t${i}`, i % 2 === 0] }) as Record<string, unknown>;
+    for (let i = 0; i < 20; i++)
+      node = (node.child = { i, tags: [i, `t${i}`, i % 2 === 0] }) as Record<string, unknown>;
     const attributes = {
       map: { a: 1, b: 'two', c: [true, false, null, { d: new Uint8Array([1, 2, 255]) }], e: {}, f: [] },
       bigMap: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`key-${i}`, `value-${i}`])),
       list: Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? i : { n: i })),
-      bytes: new Uint8Array(300).fill(7), empty: new Uint8Array(0), yes: true, no: false, nothing: null, missing: undefined, deep,
+      bytes: new Uint8Array(300).fill(7),
+      empty: new Uint8Array(0),
+      yes: true,
+      no: false,
+      nothing: null,
+      missing: undefined,
+      deep,
     } as unknown as ReadableLogRecord['attributes'];
-    const decoded = assertSameAsUpstream([record({ attributes, body: { nested: { list: [1, 'a', { b: null }] } } as never })]);
+    const decoded = assertSameAsUpstream([
+      record({ attributes, body: { nested: { list: [1, 'a', { b: null }] } } as never }),
+    ]);
     const a = attrsOf(decoded);
     assert.deepEqual(a.bytes.bytesValue, Buffer.alloc(300, 7));
     assert.equal(a.bigMap.kvlistValue.values.length, 300);
-    assert.equal(a.map.kvlistValue.values[2].value.arrayValue.values[3].kvlistValue.values[0].value.bytesValue.toString('hex'), '0102ff');
+    assert.equal(
+      a.map.kvlistValue.values[2].value.arrayValue.values[3].kvlistValue.values[0].value.bytesValue.toString('hex'),
+      '0102ff',
+    );
     assert.deepEqual(a.nothing, {}, 'null is an empty AnyValue, as upstream writes it');
     assert.equal(a.no.boolValue, false);
     assert.equal(a.yes.boolValue, true);
   });
 
   test('times outside (0, 2^63) ns are written 0 where upstream wraps them (1601 would read as 2062)', () => {
-    const outside: ReadableLogRecord['hrTime'][] = [[-11_644_473_600, 0], [-1, 999_999_999], [0, 0], [9_223_372_036, 854_775_808],
-      [18_446_744_073, 709_551_615], [32_503_680_000, 0], [Number.NaN, 0]];
+    const outside: ReadableLogRecord['hrTime'][] = [
+      [-11_644_473_600, 0],
+      [-1, 999_999_999],
+      [0, 0],
+      [9_223_372_036, 854_775_808],
+      [18_446_744_073, 709_551_615],
+      [32_503_680_000, 0],
+      [Number.NaN, 0],
+    ];
     const decoded = decodeLogsRequest(encodeLogsRequest(outside.map((hrTime) => record({ hrTime }))));
     const times = decoded.resourceLogs[0].scopeLogs[0].logRecords.map((l: any) => l.timeUnixNano ?? '0');
-    assert.deepEqual(times, outside.map(() => '0'));
-    const upstream = decodeLogsRequest(ProtobufLogsSerializer.serializeRequest([record({ hrTime: [-11_644_473_600, 0] })])!);
+    assert.deepEqual(
+      times,
+      outside.map(() => '0'),
+    );
+    const upstream = decodeLogsRequest(
+      ProtobufLogsSerializer.serializeRequest([record({ hrTime: [-11_644_473_600, 0] })])!,
+    );
     const wrapped = BigInt(upstream.resourceLogs[0].scopeLogs[0].logRecords[0].timeUnixNano);
     assert.equal(new Date(Number(wrapped / 1_000_000n)).getUTCFullYear(), 2062, 'upstream wraps 1601 to 2062');
-    const edge = decodeLogsRequest(encodeLogsRequest([record({ hrTime: [9_223_372_036, 854_775_807] }), record({ hrTime: [1, 1_500_000_000] })]));
-    assert.deepEqual(edge.resourceLogs[0].scopeLogs[0].logRecords.map((l: any) => l.timeUnixNano), ['9223372036854775807', '2500000000']);
+    const edge = decodeLogsRequest(
+      encodeLogsRequest([record({ hrTime: [9_223_372_036, 854_775_807] }), record({ hrTime: [1, 1_500_000_000] })]),
+    );
+    assert.deepEqual(
+      edge.resourceLogs[0].scopeLogs[0].logRecords.map((l: any) => l.timeUnixNano),
+      ['9223372036854775807', '2500000000'],
+    );
   });
 
   test('times (zero observed, far future), dropped counts, trace context, severities, event names', () => {
     const records = [
       record({ hrTime: [1, 0], hrTimeObserved: [0, 0] }),
       record({ hrTime: [1, 999_999_999], hrTimeObserved: [4_102_444_800, 999_999_999] }),
-      record({ hrTime: [9_223_372_035, 709_551_615], droppedAttributesCount: 300, severityNumber: 24, severityText: 'FATAL' }),
-      record({ spanContext: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 } }),
-      record({ spanContext: { traceId: '0AF7651916CD43DD8448EB211C80319C', spanId: 'B7AD6B7169203331', traceFlags: 0 } }),
+      record({
+        hrTime: [9_223_372_035, 709_551_615],
+        droppedAttributesCount: 300,
+        severityNumber: 24,
+        severityText: 'FATAL',
+      }),
+      record({
+        spanContext: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 },
+      }),
+      record({
+        spanContext: { traceId: '0AF7651916CD43DD8448EB211C80319C', spanId: 'B7AD6B7169203331', traceFlags: 0 },
+      }),
       record({ severityNumber: undefined, severityText: undefined, body: undefined, eventName: 'checkout.done' }),
       record({ body: null as never, severityNumber: 0 }),
     ];
@@ -143,25 +226,44 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
     assert.deepEqual(logs[6].body, {}, 'a null body is an empty AnyValue');
   });
 
-  test('resources and scopes: grouped by object in first-seen order, schema URLs, scope attributes, async resources', () => {
-    const other = resourceFromAttributes({ 'azure.resource.id': '/SUBSCRIPTIONS/X' }, { schemaUrl: 'https://opentelemetry.io/schemas/1.30.0' });
-    const plainScope = { name: 's2', version: '', schemaUrl: 'https://example.com/s', attributes: { team: 'ops' }, droppedAttributesCount: 2 };
-    const pending = resourceFromAttributes({ settled: 'yes', later: Promise.resolve('v') as never });
-    const records = [
-      record({ body: 'r1' }), record({ resource: other, body: 'o1' }), record({ instrumentationScope: plainScope, body: 's1' }),
-      record({ resource: other, instrumentationScope: plainScope, body: 'o2' }), record({ body: 'r2' }),
-      record({ resource: resourceFromAttributes({}), body: 'empty resource' }),
-    ];
-    const decoded = assertSameAsUpstream(records);
-    assert.deepEqual(decoded.resourceLogs.map((rl: any) => rl.scopeLogs.map((sl: any) => sl.logRecords.map((l: any) => l.body.stringValue))),
-      [[['r1', 'r2'], ['s1']], [['o1'], ['o2']], [['empty resource']]]);
-    assert.equal(decoded.resourceLogs[1].schemaUrl, 'https://opentelemetry.io/schemas/1.30.0');
-    assert.equal(decoded.resourceLogs[0].scopeLogs[1].scope.droppedAttributesCount, 2);
-    // Encoded twice: the second time from the caches, the same bytes.
-    assertSameAsUpstream(records);
-    assert.equal(pending.asyncAttributesPending, true);
-    assertSameAsUpstream([record({ resource: pending })]);
-  });
+  test(
+    'resources and scopes: grouped by object in first-seen order, schema URLs, scope attributes, async ' + 'resources',
+    () => {
+      const other = resourceFromAttributes(
+        { 'azure.resource.id': '/SUBSCRIPTIONS/X' },
+        { schemaUrl: 'https://opentelemetry.io/schemas/1.30.0' },
+      );
+      const plainScope = {
+        name: 's2',
+        version: '',
+        schemaUrl: 'https://example.com/s',
+        attributes: { team: 'ops' },
+        droppedAttributesCount: 2,
+      };
+      const pending = resourceFromAttributes({ settled: 'yes', later: Promise.resolve('v') as never });
+      const records = [
+        record({ body: 'r1' }),
+        record({ resource: other, body: 'o1' }),
+        record({ instrumentationScope: plainScope, body: 's1' }),
+        record({ resource: other, instrumentationScope: plainScope, body: 'o2' }),
+        record({ body: 'r2' }),
+        record({ resource: resourceFromAttributes({}), body: 'empty resource' }),
+      ];
+      const decoded = assertSameAsUpstream(records);
+      assert.deepEqual(
+        decoded.resourceLogs.map((rl: any) =>
+          rl.scopeLogs.map((sl: any) => sl.logRecords.map((l: any) => l.body.stringValue)),
+        ),
+        [[['r1', 'r2'], ['s1']], [['o1'], ['o2']], [['empty resource']]],
+      );
+      assert.equal(decoded.resourceLogs[1].schemaUrl, 'https://opentelemetry.io/schemas/1.30.0');
+      assert.equal(decoded.resourceLogs[0].scopeLogs[1].scope.droppedAttributesCount, 2);
+      // Encoded twice: the second time from the caches, the same bytes.
+      assertSameAsUpstream(records);
+      assert.equal(pending.asyncAttributesPending, true);
+      assertSameAsUpstream([record({ resource: pending })]);
+    },
+  );
 
   test('sizes that defeat the length guesses: tiny records, one huge record, batches past 2 MiB, empty batch', () => {
     assertSameAsUpstream([]);
@@ -174,9 +276,15 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
 
   test('the serializer: requests through the encoder, responses through upstream', () => {
     const records = [record()];
-    assert.deepEqual(Buffer.from(OtlpProtoLogsSerializer.serializeRequest(records)!), Buffer.from(ProtobufLogsSerializer.serializeRequest(records)!));
+    assert.deepEqual(
+      Buffer.from(OtlpProtoLogsSerializer.serializeRequest(records)!),
+      Buffer.from(ProtobufLogsSerializer.serializeRequest(records)!),
+    );
     // ExportLogsServiceResponse.partial_success (1) { rejected_log_records (1) = 3, error_message (2) = "no" }
     const response = Uint8Array.from([0x0a, 0x06, 0x08, 0x03, 0x12, 0x02, 0x6e, 0x6f]);
-    assert.deepEqual(OtlpProtoLogsSerializer.deserializeResponse(response), ProtobufLogsSerializer.deserializeResponse(response));
+    assert.deepEqual(
+      OtlpProtoLogsSerializer.deserializeResponse(response),
+      ProtobufLogsSerializer.deserializeResponse(response),
+    );
   });
 });

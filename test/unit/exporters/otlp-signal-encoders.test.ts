@@ -16,47 +16,66 @@ function bothAgree(signal: 'metrics' | 'traces', proto: Uint8Array, json: Uint8A
   return fromProto;
 }
 
-const metrics = (points: MetricPoint[]) => bothAgree('metrics', encodeMetricsRequest(points), encodeMetricsRequestJson(points));
+const metrics = (points: MetricPoint[]) =>
+  bothAgree('metrics', encodeMetricsRequest(points), encodeMetricsRequestJson(points));
 const traces = (spans: SpanRecord[]) => bothAgree('traces', encodeTraceRequest(spans), encodeTraceRequestJson(spans));
 const attrs = (kvs: any[] | undefined) => Object.fromEntries((kvs ?? []).map((kv) => [kv.key, kv.value]));
 
 describe('OTLP metrics encoders (protobuf and strict JSON) for flat gauge points', () => {
-  test('groups by resource, scope and metric (name, unit, description); gauge points with as_double and both times', () => {
-    const otherScope = Object.freeze({ name: 'other', version: '2' });
-    const decoded = metrics([
-      makePoint({ name: 'azure_percentage_cpu_total', value: 50 }),
-      makePoint({ name: 'azure_percentage_cpu_average', value: 12.5 }),
-      makePoint({ name: 'azure_percentage_cpu_total', value: 51, time: [1_700_000_120, 0] }),
-      makePoint({ name: 'azure_percentage_cpu_total', unit: 'Count', value: 3 }),
-      makePoint({ resource: appResource, name: 'requests', value: 7, startTime: undefined }),
-      makePoint({ scope: otherScope, name: 'azure_percentage_cpu_total', value: 1 }),
-    ]);
-    assert.equal(decoded.resourceMetrics.length, 2);
-    const [vm, app] = decoded.resourceMetrics;
-    assert.equal(attrs(vm.resource.attributes)['azure.resource.id'].stringValue, vmResource.attributes['azure.resource.id']);
-    assert.equal(vm.scopeMetrics.length, 2);
-    assert.deepEqual(vm.scopeMetrics[0].scope, { name: scope.name, version: scope.version });
-    const names = vm.scopeMetrics[0].metrics.map((m: any) => `${m.name}/${m.unit}`);
-    assert.deepEqual(names, ['azure_percentage_cpu_total/Percent', 'azure_percentage_cpu_average/Percent', 'azure_percentage_cpu_total/Count']);
-    const total = vm.scopeMetrics[0].metrics[0];
-    assert.deepEqual(total.gauge.dataPoints.map((p: any) => p.asDouble), [50, 51]);
-    assert.equal(total.gauge.dataPoints[1].timeUnixNano, '1700000120000000000');
-    assert.equal(total.gauge.dataPoints[0].startTimeUnixNano, '1700000000000000000');
-    assert.deepEqual(attrs(total.gauge.dataPoints[0].attributes), { 'azure.timegrain': { stringValue: 'PT1M' } });
-    assert.equal(total.description, undefined, 'an empty description is left out');
-    assert.equal(vm.scopeMetrics[1].scope.name, 'other');
-    const requests = app.scopeMetrics[0].metrics[0];
-    assert.equal(requests.name, 'requests');
-    assert.equal(requests.gauge.dataPoints[0].startTimeUnixNano, undefined, 'no start time: absent');
-    assert.equal(requests.gauge.dataPoints[0].asDouble, 7, 'a whole number is still a double (as_double)');
-  });
+  test(
+    'groups by resource, scope and metric (name, unit, description); gauge points with as_double and both ' + 'times',
+    () => {
+      const otherScope = Object.freeze({ name: 'other', version: '2' });
+      const decoded = metrics([
+        makePoint({ name: 'azure_percentage_cpu_total', value: 50 }),
+        makePoint({ name: 'azure_percentage_cpu_average', value: 12.5 }),
+        makePoint({ name: 'azure_percentage_cpu_total', value: 51, time: [1_700_000_120, 0] }),
+        makePoint({ name: 'azure_percentage_cpu_total', unit: 'Count', value: 3 }),
+        makePoint({ resource: appResource, name: 'requests', value: 7, startTime: undefined }),
+        makePoint({ scope: otherScope, name: 'azure_percentage_cpu_total', value: 1 }),
+      ]);
+      assert.equal(decoded.resourceMetrics.length, 2);
+      const [vm, app] = decoded.resourceMetrics;
+      assert.equal(
+        attrs(vm.resource.attributes)['azure.resource.id'].stringValue,
+        vmResource.attributes['azure.resource.id'],
+      );
+      assert.equal(vm.scopeMetrics.length, 2);
+      assert.deepEqual(vm.scopeMetrics[0].scope, { name: scope.name, version: scope.version });
+      const names = vm.scopeMetrics[0].metrics.map((m: any) => `${m.name}/${m.unit}`);
+      assert.deepEqual(names, [
+        'azure_percentage_cpu_total/Percent',
+        'azure_percentage_cpu_average/Percent',
+        'azure_percentage_cpu_total/Count',
+      ]);
+      const total = vm.scopeMetrics[0].metrics[0];
+      assert.deepEqual(
+        total.gauge.dataPoints.map((p: any) => p.asDouble),
+        [50, 51],
+      );
+      assert.equal(total.gauge.dataPoints[1].timeUnixNano, '1700000120000000000');
+      assert.equal(total.gauge.dataPoints[0].startTimeUnixNano, '1700000000000000000');
+      assert.deepEqual(attrs(total.gauge.dataPoints[0].attributes), { 'azure.timegrain': { stringValue: 'PT1M' } });
+      assert.equal(total.description, undefined, 'an empty description is left out');
+      assert.equal(vm.scopeMetrics[1].scope.name, 'other');
+      const requests = app.scopeMetrics[0].metrics[0];
+      assert.equal(requests.name, 'requests');
+      assert.equal(requests.gauge.dataPoints[0].startTimeUnixNano, undefined, 'no start time: absent');
+      assert.equal(requests.gauge.dataPoints[0].asDouble, 7, 'a whole number is still a double (as_double)');
+    },
+  );
 
   test('wire values as for logs: NaN and infinities, int64 range, lone surrogates, times outside OTLP', () => {
     const decoded = metrics([
       makePoint({ value: Number.NaN }),
       makePoint({ value: Number.POSITIVE_INFINITY, time: [-5, 0] }),
       makePoint({ value: -0.25, time: [9_999_999_999, 0], startTime: [Number.NaN, 0] }),
-      makePoint({ name: 'bad\ud800name', unit: 'u\udfff', value: 1, attributes: { big: 2 ** 64, min: -(2 ** 63), 'k\ud83d': 'v\ude00' } }),
+      makePoint({
+        name: 'bad\ud800name',
+        unit: 'u\udfff',
+        value: 1,
+        attributes: { big: 2 ** 64, min: -(2 ** 63), 'k\ud83d': 'v\ude00' },
+      }),
     ]);
     const metricsOut = decoded.resourceMetrics[0].scopeMetrics[0].metrics;
     const points = metricsOut[0].gauge.dataPoints;
@@ -87,12 +106,27 @@ describe('OTLP trace encoders (protobuf and strict JSON) for span records', () =
         kind: 3,
         status: { code: 2, message: 'Internal Server Error' },
         traceState: 'congo=t61rcWkgMzE',
-        events: [{ time: [1_700_000_000, 750_000_000], name: 'exception', attributes: { 'exception.type': 'TimeoutException' } }],
-        links: [{ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceState: 'a=b', attributes: { n: 1 } }],
+        events: [
+          {
+            time: [1_700_000_000, 750_000_000],
+            name: 'exception',
+            attributes: { 'exception.type': 'TimeoutException' },
+          },
+        ],
+        links: [
+          {
+            traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+            spanId: '00f067aa0ba902b7',
+            traceState: 'a=b',
+            attributes: { n: 1 },
+          },
+        ],
       }),
       makeSpan({ resource: vmResource, name: 'root' }),
     ]);
-    const json = JSON.parse(Buffer.from(encodeTraceRequestJson([makeSpan({ parentSpanId: '00f067aa0ba902b7' })])).toString('utf8'));
+    const json = JSON.parse(
+      Buffer.from(encodeTraceRequestJson([makeSpan({ parentSpanId: '00f067aa0ba902b7' })])).toString('utf8'),
+    );
     const jsonSpan = json.resourceSpans[0].scopeSpans[0].spans[0];
     assert.equal(jsonSpan.traceId, '0af7651916cd43dd8448eb211c80319c', 'hex in JSON, not base64');
     assert.equal(jsonSpan.parentSpanId, '00f067aa0ba902b7');
@@ -121,8 +155,15 @@ describe('OTLP trace encoders (protobuf and strict JSON) for span records', () =
   test('JSON and protobuf agree, hostile values included; a malformed ID is left out of both', () => {
     const decoded = traces([
       makeSpan({ events: [{ time: [-1, 0], name: 'e\ud800', attributes: { x: 1.5 } }], links: [] }),
-      makeSpan({ traceId: 'XYZ', spanId: 'B7AD6B7169203331', parentSpanId: 'abc', name: '\udfff', startTime: [1e12, 0],
-        attributes: { huge: 1e20, nan: Number.NaN }, status: { code: 1 } }),
+      makeSpan({
+        traceId: 'XYZ',
+        spanId: 'B7AD6B7169203331',
+        parentSpanId: 'abc',
+        name: '\udfff',
+        startTime: [1e12, 0],
+        attributes: { huge: 1e20, nan: Number.NaN },
+        status: { code: 1 },
+      }),
     ]);
     const [first, second] = decoded.resourceSpans[0].scopeSpans[0].spans;
     assert.equal(first.events[0].name, 'e\ufffd');
@@ -137,9 +178,17 @@ describe('OTLP trace encoders (protobuf and strict JSON) for span records', () =
   });
 
   test('the strict decoders refuse what a lax encoder writes (the test helper has teeth)', () => {
-    const lax = Buffer.from(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'AAAA', startTimeUnixNano: 5 }] }] }] }));
+    const lax = Buffer.from(
+      JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'AAAA', startTimeUnixNano: 5 }] }] }] }),
+    );
     assert.throws(() => strictDecodeJson(lax, 'traces'), OtlpStrictError);
-    const laxMetrics = Buffer.from(JSON.stringify({ resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'm', gauge: { dataPoints: [{ asDouble: null }] } }] }] }] }));
+    const laxMetrics = Buffer.from(
+      JSON.stringify({
+        resourceMetrics: [
+          { scopeMetrics: [{ metrics: [{ name: 'm', gauge: { dataPoints: [{ asDouble: null }] } }] }] },
+        ],
+      }),
+    );
     assert.throws(() => strictDecodeJson(laxMetrics, 'metrics'), OtlpStrictError);
   });
 });

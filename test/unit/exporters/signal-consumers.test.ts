@@ -33,7 +33,7 @@ const calls = (s: ReturnType<typeof senders>['s']) =>
   Object.fromEntries((Object.keys(s) as Signal[]).map((k) => [k, s[k].calls.length]));
 
 describe('an exporter over per-signal senders (combineSignalConsumers)', () => {
-  test('each non-empty part goes to its signal\'s sender; empty parts send nothing', async () => {
+  test("each non-empty part goes to its signal's sender; empty parts send nothing", async () => {
     const { s, combined } = senders();
     await combined.consume(mixedBatch(2, 3, 0));
     assert.deepEqual(calls(s), { logs: 1, metrics: 1, traces: 0 });
@@ -54,22 +54,31 @@ describe('an exporter over per-signal senders (combineSignalConsumers)', () => {
     assert.deepEqual(calls(s), { logs: 2, metrics: 2, traces: 3 });
   });
 
-  test('a permanent failure of one part while others were accepted: a partial refusal of that part\'s items', async () => {
-    const { s, combined } = senders();
-    const batch = mixedBatch(2, 3, 4);
-    s.metrics.fail.push('permanent');
-    const error = await combined.consume(batch).then(() => undefined, (e: unknown) => e);
-    assert.ok(isPartialRefusal(error));
-    assert.equal(error.delivered, 6, 'two records and four spans delivered');
-    assert.equal(error.refusals.length, 1);
-    assert.equal(error.refusals[0]!.metrics, batch.metrics, 'the refused items are the metric points');
-    assert.deepEqual(error.refusals[0]!.records, []);
-  });
+  test(
+    "a permanent failure of one part while others were accepted: a partial refusal of that part's " + 'items',
+    async () => {
+      const { s, combined } = senders();
+      const batch = mixedBatch(2, 3, 4);
+      s.metrics.fail.push('permanent');
+      const error = await combined.consume(batch).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(isPartialRefusal(error));
+      assert.equal(error.delivered, 6, 'two records and four spans delivered');
+      assert.equal(error.refusals.length, 1);
+      assert.equal(error.refusals[0]!.metrics, batch.metrics, 'the refused items are the metric points');
+      assert.deepEqual(error.refusals[0]!.records, []);
+    },
+  );
 
   test('everything refused for one reason: that reason as is', async () => {
     const { s, combined } = senders();
     s.metrics.fail.push('permanent');
-    await assert.rejects(combined.consume(mixedBatch(0, 3, 0)), (e: unknown) => isPermanentError(e) && !(e instanceof PartialRefusalError));
+    await assert.rejects(
+      combined.consume(mixedBatch(0, 3, 0)),
+      (e: unknown) => isPermanentError(e) && !(e instanceof PartialRefusalError),
+    );
   });
 
   test('a retryable failure wins over a permanent one (the batch is retried, not dead-lettered)', async () => {

@@ -6,7 +6,9 @@ import { makeRecord, makeSource } from '../pipeline/records.ts';
 
 export const vmResource = resourceFromAttributes({
   'cloud.provider': 'azure',
-  'azure.resource.id': '/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.COMPUTE/VIRTUALMACHINES/VM1',
+  'azure.resource.id':
+    '/SUBSCRIPTIONS/00000000-0000-0000-0000-000000000000/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.COMPUTE/' +
+    'VIRTUALMACHINES/VM1',
 });
 export const appResource = resourceFromAttributes({ 'cloud.provider': 'azure', 'service.name': 'shop-api' });
 export const scope = Object.freeze({ name: 'otelcol/azureeventhubreceiver', version: '0.1.0' });
@@ -48,8 +50,16 @@ export function makeSpan(overrides: Partial<SpanRecord> = {}): SpanRecord {
 export function mixedBatch(logs: number, metrics: number, spans: number): SignalBatch {
   return {
     records: Array.from({ length: logs }, (_, i) => makeRecord(`log-${i}`)),
-    ...(metrics > 0 ? { metrics: Array.from({ length: metrics }, (_, i) => makePoint({ value: i, attributes: { index: i } })) } : {}),
-    ...(spans > 0 ? { spans: Array.from({ length: spans }, (_, i) => makeSpan({ name: `span-${i}`, spanId: `00000000000000${String(i + 1).padStart(2, '0')}` })) } : {}),
+    ...(metrics > 0
+      ? { metrics: Array.from({ length: metrics }, (_, i) => makePoint({ value: i, attributes: { index: i } })) }
+      : {}),
+    ...(spans > 0
+      ? {
+          spans: Array.from({ length: spans }, (_, i) =>
+            makeSpan({ name: `span-${i}`, spanId: `00000000000000${String(i + 1).padStart(2, '0')}` }),
+          ),
+        }
+      : {}),
     source: makeSource('0', 0, 9),
   };
 }

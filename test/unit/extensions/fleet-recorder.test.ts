@@ -18,8 +18,14 @@ function fake() {
 }
 
 const row = (at: number, checkpoint: number, last: number, lastTime: number): HubPartitionLag => ({
-  partitionId: '0', owner: 'pod-b', checkpointSequenceNumber: checkpoint, lastEnqueuedSequenceNumber: last,
-  lagEvents: Math.max(0, last - checkpoint), lastEnqueuedTime: new Date(lastTime), refreshedAt: new Date(at), stale: false,
+  partitionId: '0',
+  owner: 'pod-b',
+  checkpointSequenceNumber: checkpoint,
+  lastEnqueuedSequenceNumber: last,
+  lagEvents: Math.max(0, last - checkpoint),
+  lastEnqueuedTime: new Date(lastTime),
+  refreshedAt: new Date(at),
+  stale: false,
 });
 
 test('keeps one sample per monitor refresh for 15 minutes and estimates time lag from the history', () => {
@@ -42,9 +48,18 @@ test('keeps one sample per monitor refresh for 15 minutes and estimates time lag
   state.rows = [row(now, 10, 30, t0 + 85_000)];
   recorder.sample();
   const h = recorder.history('0');
-  assert.deepEqual(h.map((s) => s.lagEvents), [0, 5, 20]);
-  assert.deepEqual(h.map((s) => s.lagSeconds), [0, 5, 65]);
-  assert.deepEqual(h.map((s) => s.estimated), [false, true, true]);
+  assert.deepEqual(
+    h.map((s) => s.lagEvents),
+    [0, 5, 20],
+  );
+  assert.deepEqual(
+    h.map((s) => s.lagSeconds),
+    [0, 5, 65],
+  );
+  assert.deepEqual(
+    h.map((s) => s.estimated),
+    [false, true, true],
+  );
   assert.match(lagChart(h, now, 'p0'), /data-samples="3"/);
 
   // 15 minutes on, the old samples are gone; the history never reaches further back.
@@ -52,7 +67,10 @@ test('keeps one sample per monitor refresh for 15 minutes and estimates time lag
   state.rows = [row(now, 30, 30, now - 1_000)];
   recorder.sample();
   // t0 and t0+30s fell out of the window; t0+90s (16 min − 90 s ago) is still in it.
-  assert.deepEqual(recorder.history('0').map((s) => s.lagEvents), [20, 0]);
+  assert.deepEqual(
+    recorder.history('0').map((s) => s.lagEvents),
+    [20, 0],
+  );
 });
 
 test('keeps the last errors, newest first, folds repeats and redacts secrets', () => {

@@ -11,7 +11,8 @@ import type { PartitionOwnershipInfo } from '../../../src/ownership/admin.ts';
 import { STREAMING_GATE_ID } from '../../../src/component/feature-gates.ts';
 import { testComponents, type FakeReceiver } from '../distribution/fake-components.ts';
 
-const CONN = 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=c2VydmljZS10ZXN0;EntityPath=audit';
+const CONN =
+  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=c2VydmljZS10ZXN0;EntityPath=audit';
 const CONFIG = `
 receivers:
   azure_event_hub/audit: { connection: "${CONN}", retention: 1h }
@@ -30,7 +31,8 @@ service:
 `;
 
 function recordingLogger(lines: string[]): Logger {
-  const log = (message: string, fields: Record<string, unknown> = {}) => lines.push(`${message} ${JSON.stringify(fields)}`);
+  const log = (message: string, fields: Record<string, unknown> = {}) =>
+    lines.push(`${message} ${JSON.stringify(fields)}`);
   return { debug: log, info: log, warn: log, error: log, child: () => recordingLogger(lines) };
 }
 
@@ -46,7 +48,13 @@ async function startService(t: TestContext) {
     ownerId?: () => string;
     fleetOwnership?: () => Promise<readonly PartitionOwnershipInfo[]>;
   };
-  return { service, lines, zpages: `http://127.0.0.1:${zpages.port}`, pprof: `http://127.0.0.1:${pprof.port}`, receiver };
+  return {
+    service,
+    lines,
+    zpages: `http://127.0.0.1:${zpages.port}`,
+    pprof: `http://127.0.0.1:${pprof.port}`,
+    receiver,
+  };
 }
 
 const get = (url: string) => fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(30_000) });
@@ -61,8 +69,17 @@ test('zpages serve the service, pipeline, extension and feature pages as self-co
   assert.equal(root.headers.get('location'), '/debug/servicez');
 
   const pages: Record<string, RegExp[]> = {
-    '/debug/servicez': [/otelcol-azure-eventhub \d+\.\d+\.\d+/, new RegExp(`Process id</dt><dd>${process.pid}<`), /Resident memory/],
-    '/debug/pipelinez': [/logs\/audit/, /<code>azure_event_hub\/audit<\/code>/, /<code>batch<\/code>/, /<code>debug<\/code>/],
+    '/debug/servicez': [
+      /otelcol-azure-eventhub \d+\.\d+\.\d+/,
+      new RegExp(`Process id</dt><dd>${process.pid}<`),
+      /Resident memory/,
+    ],
+    '/debug/pipelinez': [
+      /logs\/audit/,
+      /<code>azure_event_hub\/audit<\/code>/,
+      /<code>batch<\/code>/,
+      /<code>debug<\/code>/,
+    ],
     '/debug/extensionz': [/<span>zpages<\/span>/, /<span>pprof<\/span>/],
     '/debug/featurez': [new RegExp(STREAMING_GATE_ID.replaceAll('.', '\\.')), /<span>no<\/span>/],
   };
@@ -80,50 +97,87 @@ test('zpages serve the service, pipeline, extension and feature pages as self-co
   assert.equal((await fetch(`${zpages}/debug/servicez`, { method: 'POST' })).status, 405);
 });
 
-test('eventhubz shows the ownership blobs, hub lag with a chart sample, retention headroom and redacted errors', async (t) => {
-  const { zpages, receiver } = await startService(t);
-  const now = Date.now();
-  receiver.ownerId = () => 'pod-a';
-  receiver.owned = ['0'];
-  receiver.partitions = [{ partitionId: '0', lastProcessedSequenceNumber: 9, lagEvents: 0, lagSeconds: 0, state: 'reading', stateSeconds: 5 }];
-  receiver.counters = { ...receiver.counters, eventsFailedDecode: 3, eventsDeadLettered: 2 };
-  receiver.hubLag = () => [
-    { partitionId: '0', owner: 'pod-a', checkpointSequenceNumber: 9, lastEnqueuedSequenceNumber: 9, lagEvents: 0, checkpointAgeSeconds: 4, refreshedAt: new Date(now), stale: false },
-    { partitionId: '1', owner: 'pod-b', checkpointSequenceNumber: 5, lastEnqueuedSequenceNumber: 1205, lagEvents: 1200, checkpointAgeSeconds: 600, lastEnqueuedTime: new Date(now - 1_800_000), refreshedAt: new Date(now), stale: false },
-  ];
-  receiver.fleetOwnership = async () => [
-    { partitionId: '0', ownerId: 'pod-a', leaseState: 'leased', epoch: 3, lastModified: new Date(now) },
-    { partitionId: '1', ownerId: 'pod-b', leaseState: 'leased', epoch: 7, lastModified: new Date(now) },
-  ];
-  receiver.emit({ type: 'exportFailed', partitionId: '1', records: 4, permanent: false, error: new Error('refused; SharedAccessKey=topsecret123') });
+test(
+  'eventhubz shows the ownership blobs, hub lag with a chart sample, retention headroom and redacted ' + 'errors',
+  async (t) => {
+    const { zpages, receiver } = await startService(t);
+    const now = Date.now();
+    receiver.ownerId = () => 'pod-a';
+    receiver.owned = ['0'];
+    receiver.partitions = [
+      {
+        partitionId: '0',
+        lastProcessedSequenceNumber: 9,
+        lagEvents: 0,
+        lagSeconds: 0,
+        state: 'reading',
+        stateSeconds: 5,
+      },
+    ];
+    receiver.counters = { ...receiver.counters, eventsFailedDecode: 3, eventsDeadLettered: 2 };
+    receiver.hubLag = () => [
+      {
+        partitionId: '0',
+        owner: 'pod-a',
+        checkpointSequenceNumber: 9,
+        lastEnqueuedSequenceNumber: 9,
+        lagEvents: 0,
+        checkpointAgeSeconds: 4,
+        refreshedAt: new Date(now),
+        stale: false,
+      },
+      {
+        partitionId: '1',
+        owner: 'pod-b',
+        checkpointSequenceNumber: 5,
+        lastEnqueuedSequenceNumber: 1205,
+        lagEvents: 1200,
+        checkpointAgeSeconds: 600,
+        lastEnqueuedTime: new Date(now - 1_800_000),
+        refreshedAt: new Date(now),
+        stale: false,
+      },
+    ];
+    receiver.fleetOwnership = async () => [
+      { partitionId: '0', ownerId: 'pod-a', leaseState: 'leased', epoch: 3, lastModified: new Date(now) },
+      { partitionId: '1', ownerId: 'pod-b', leaseState: 'leased', epoch: 7, lastModified: new Date(now) },
+    ];
+    receiver.emit({
+      type: 'exportFailed',
+      partitionId: '1',
+      records: 4,
+      permanent: false,
+      error: new Error('refused; SharedAccessKey=topsecret123'),
+    });
 
-  const html = await (await get(`${zpages}/debug/eventhubz`)).text();
-  const row = (pid: string) => new RegExp(`<tr data-partition="${pid}"[^>]*>(.*?)</tr>`).exec(html)?.[1] ?? '';
-  assert.match(html, /<tr data-partition="0" data-owner="pod-a">/);
-  assert.match(html, /<tr data-partition="1" data-owner="pod-b">/);
-  assert.match(row('0'), /\(this instance\)/);
-  assert.match(row('1'), /data-label="Epoch"><span>7</);
-  assert.match(row('1'), /data-label="Lease"><span>leased</);
-  assert.match(row('1'), /data-label="Lag \(events\)"><span>1,200</);
-  // Another instance reads partition 1: its time lag is the lower bound from the newest event's time (30 min).
-  assert.match(row('1'), /data-label="Lag \(time\)"><span>≥ 30m 00s</);
-  assert.match(row('1'), /30m 00s \(50 % used\)/, 'headroom: retention 1h minus 30 min of lag');
-  assert.match(row('1'), /<svg class="lag-chart"[^>]*data-samples="1"/);
-  assert.match(html, /<svg class="ownership-map"/);
-  assert.match(html, /decode failures<\/span><b class="warn">3</);
-  assert.match(html, /dead-lettered<\/span><b class="bad">2</);
-  assert.match(html, /exportFailed/);
-  assert.match(html, /SharedAccessKey=\*\*\*/);
-  assert.doesNotMatch(html, /topsecret123/, 'secrets never reach the page');
+    const html = await (await get(`${zpages}/debug/eventhubz`)).text();
+    const row = (pid: string) => new RegExp(`<tr data-partition="${pid}"[^>]*>(.*?)</tr>`).exec(html)?.[1] ?? '';
+    assert.match(html, /<tr data-partition="0" data-owner="pod-a">/);
+    assert.match(html, /<tr data-partition="1" data-owner="pod-b">/);
+    assert.match(row('0'), /\(this instance\)/);
+    assert.match(row('1'), /data-label="Epoch"><span>7</);
+    assert.match(row('1'), /data-label="Lease"><span>leased</);
+    assert.match(row('1'), /data-label="Lag \(events\)"><span>1,200</);
+    // Another instance reads partition 1: its time lag is the lower bound from the newest event's time (30 min).
+    assert.match(row('1'), /data-label="Lag \(time\)"><span>≥ 30m 00s</);
+    assert.match(row('1'), /30m 00s \(50 % used\)/, 'headroom: retention 1h minus 30 min of lag');
+    assert.match(row('1'), /<svg class="lag-chart"[^>]*data-samples="1"/);
+    assert.match(html, /<svg class="ownership-map"/);
+    assert.match(html, /decode failures<\/span><b class="warn">3</);
+    assert.match(html, /dead-lettered<\/span><b class="bad">2</);
+    assert.match(html, /exportFailed/);
+    assert.match(html, /SharedAccessKey=\*\*\*/);
+    assert.doesNotMatch(html, /topsecret123/, 'secrets never reach the page');
 
-  // The checkpoint store failing: the page still renders, and says so.
-  receiver.fleetOwnership = async () => {
-    throw new Error('storage down');
-  };
-  const failing = await (await get(`${zpages}/debug/eventhubz`)).text();
-  assert.match(failing, /Ownership could not be read from the checkpoint store: Error: storage down/);
-  assert.match(failing, /<tr data-partition="1" data-owner="pod-b">/, 'owners then come from the lag monitor');
-});
+    // The checkpoint store failing: the page still renders, and says so.
+    receiver.fleetOwnership = async () => {
+      throw new Error('storage down');
+    };
+    const failing = await (await get(`${zpages}/debug/eventhubz`)).text();
+    assert.match(failing, /Ownership could not be read from the checkpoint store: Error: storage down/);
+    assert.match(failing, /<tr data-partition="1" data-owner="pod-b">/, 'owners then come from the lag monitor');
+  },
+);
 
 test('pprof serves a V8 CPU profile and a heap snapshot on demand, one CPU profile at a time', async (t) => {
   const { pprof } = await startService(t);
@@ -162,10 +216,16 @@ test('pprof serves a V8 CPU profile and a heap snapshot on demand, one CPU profi
 });
 
 test('pprof refuses an endpoint off loopback, naming the key and why', async () => {
-  const loaded = await loadConfig({ configs: [`yaml:${CONFIG.replace('pprof: { endpoint: "127.0.0.1:0" }', 'pprof: { endpoint: "0.0.0.0:1777" }')}`], env: {} });
-  assert.throws(() => resolveConfig(loaded.raw, testComponents().components), (e: unknown) => {
-    assert.ok(e instanceof ConfigError);
-    assert.match(e.message, /extensions\.pprof\.endpoint: must be a loopback address .*kubectl port-forward/);
-    return true;
+  const loaded = await loadConfig({
+    configs: [`yaml:${CONFIG.replace('pprof: { endpoint: "127.0.0.1:0" }', 'pprof: { endpoint: "0.0.0.0:1777" }')}`],
+    env: {},
   });
+  assert.throws(
+    () => resolveConfig(loaded.raw, testComponents().components),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, /extensions\.pprof\.endpoint: must be a loopback address .*kubectl port-forward/);
+      return true;
+    },
+  );
 });

@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AmqpDecodeError, AmqpFrameReader, decodeAll, decodeFrame, decodeValue, plain, type AmqpFrame } from '../../helpers/amqp-frame-decoder.ts';
+import {
+  AmqpDecodeError,
+  AmqpFrameReader,
+  decodeAll,
+  decodeFrame,
+  decodeValue,
+  plain,
+  type AmqpFrame,
+} from '../../helpers/amqp-frame-decoder.ts';
 
 // Every byte string below is written by hand from the AMQP 1.0 spec's encoding tables (part 1, 1.6).
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
@@ -102,7 +110,10 @@ test('arrays: one constructor for all elements, including symbols and described 
   assert.deepEqual(plain(one('f0 00000011 00000003 70 00000001 00000002 00000003')), [1, 2, 3]);
   // array8 of 2 described smalluint values (descriptor smallulong 0x99).
   const described = one('e0 07 02 00 53 99 52 0a 0b');
-  assert.deepEqual(plain(described), [{ descriptor: 153n, value: 10 }, { descriptor: 153n, value: 11 }]);
+  assert.deepEqual(plain(described), [
+    { descriptor: 153n, value: 10 },
+    { descriptor: 153n, value: 11 },
+  ]);
   // An empty array still has its constructor.
   assert.deepEqual(plain(one('e0 02 00 a3')), []);
 });
@@ -118,7 +129,10 @@ test('described values: numeric and symbolic descriptors, nested', () => {
 });
 
 test('malformed input is an AmqpDecodeError naming the problem', () => {
-  assert.throws(() => decodeValue(hex('ff')), (e: unknown) => e instanceof AmqpDecodeError && /unknown format code 0xff/.test(e.message));
+  assert.throws(
+    () => decodeValue(hex('ff')),
+    (e: unknown) => e instanceof AmqpDecodeError && /unknown format code 0xff/.test(e.message),
+  );
   assert.throws(() => decodeValue(hex('70 0001')), /truncated uint/);
   assert.throws(() => decodeValue(hex('a1 05 6162')), /truncated string/);
   assert.throws(() => decodeValue(hex('c0 03 03 40 40')), /declares 3 elements/);
@@ -189,7 +203,11 @@ test('the reader splits headers and frames out of a stream, whatever the chunkin
     hex('00000008 02 00 0000'),
   ]);
   const summary = (units: ReturnType<AmqpFrameReader['push']>) =>
-    units.map((u) => (u.kind === 'header' ? `header ${u.protocolId} ${u.version}` : `${(u as AmqpFrame).performative ?? 'empty'} ${u.fields.length}`));
+    units.map((u) =>
+      u.kind === 'header'
+        ? `header ${u.protocolId} ${u.version}`
+        : `${(u as AmqpFrame).performative ?? 'empty'} ${u.fields.length}`,
+    );
   const whole = new AmqpFrameReader();
   const expected = ['header 3 1.0.0', 'sasl-outcome 2', 'header 0 1.0.0', 'open 4', 'empty 0'];
   assert.deepEqual(summary(whole.push(stream)), expected);

@@ -25,17 +25,27 @@ test('the proxy forwards both directions unchanged and records what each side se
   client.on('data', (chunk) => received.push(chunk));
   const ended = new Promise((resolve) => client.once('end', resolve));
   // The header and an empty frame (a heartbeat), then a frame with an impossible data offset.
-  client.write(Buffer.concat([AMQP_HEADER, Buffer.from('0000000802000000', 'hex'), Buffer.from('0000000801000000', 'hex')]));
+  client.write(
+    Buffer.concat([AMQP_HEADER, Buffer.from('0000000802000000', 'hex'), Buffer.from('0000000801000000', 'hex')]),
+  );
   await proxy.waitFor((r) => r.from === 'server' && r.unit.kind === 'frame', 5_000, 'the server close');
   await ended;
   client.destroy();
 
   assert.deepEqual(Buffer.concat(received), Buffer.concat([AMQP_HEADER, CLOSE]), 'bytes arrive unchanged');
   assert.deepEqual(
-    proxy.units.map((r) => `${r.from} ${r.connection} ${r.unit.kind === 'header' ? `header ${r.unit.protocolId}` : (r.unit.performative ?? 'empty')}`),
+    proxy.units.map(
+      (r) =>
+        `${r.from} ${r.connection} ` +
+        `${r.unit.kind === 'header' ? `header ${r.unit.protocolId}` : (r.unit.performative ?? 'empty')}`,
+    ),
     ['client 0 header 0', 'client 0 empty', 'server 0 header 0', 'server 0 close'],
   );
   assert.equal(proxy.frames('server', 0).length, 1);
   assert.equal(proxy.connections, 1);
-  assert.deepEqual(proxy.errors, ['connection 0 from client: frame data offset 1 (×4 bytes) outside a frame of 8 bytes'], 'a decoding error is reported, and what came before it kept');
+  assert.deepEqual(
+    proxy.errors,
+    ['connection 0 from client: frame data offset 1 (×4 bytes) outside a frame of 8 bytes'],
+    'a decoding error is reported, and what came before it kept',
+  );
 });

@@ -22,7 +22,7 @@ test('the helper is written for the installed SDK, whose SAS renewal loop still 
   assert.equal(SDK_SAS_TOKEN_RENEWAL_MS, 45 * 60 * 1000);
 });
 
-test('only the SDK\'s token renewal timer is unref\'d; a long timer of our own keeps the process alive', async () => {
+test("only the SDK's token renewal timer is unref'd; a long timer of our own keeps the process alive", async () => {
   unrefSdkTokenRenewalTimers();
   const { createTimerLoop } = await import(pathToFileURL(join(sdkRoot, 'dist/esm/util/timerLoop.js')).href);
   // The SDK's loop, created the way withAuth creates it for a SAS token.
@@ -32,9 +32,16 @@ test('only the SDK\'s token renewal timer is unref\'d; a long timer of our own k
   try {
     assert.equal(ours.hasRef(), true, 'a 45-minute timer from our code is not hidden');
     assert.equal(oursLonger.hasRef(), true, 'nor is a longer one');
-    assert.equal(refOfNewestTimer(() => loop.start()), false, 'the SDK renewal timer is unref\'d');
-    assert.equal(refOfNewestTimer(() => createTimerLoop(60_000, async () => undefined).start()), true,
-      'an SDK timer loop of another length (e.g. an Entra ID token) keeps its ref');
+    assert.equal(
+      refOfNewestTimer(() => loop.start()),
+      false,
+      "the SDK renewal timer is unref'd",
+    );
+    assert.equal(
+      refOfNewestTimer(() => createTimerLoop(60_000, async () => undefined).start()),
+      true,
+      'an SDK timer loop of another length (e.g. an Entra ID token) keeps its ref',
+    );
   } finally {
     loop.stop();
     clearTimeout(ours);
@@ -42,9 +49,10 @@ test('only the SDK\'s token renewal timer is unref\'d; a long timer of our own k
   }
 });
 
-test('the stack test needs both the SDK\'s timer-loop frame and the renewal length', () => {
-  const sdkStack = 'Error\n    at wrapper (x.ts:1:1)\n'
-    + '    at Object.start (C:\\n\\node_modules\\@azure\\event-hubs\\dist\\commonjs\\util\\timerLoop.js:16:21)';
+test("the stack test needs both the SDK's timer-loop frame and the renewal length", () => {
+  const sdkStack =
+    'Error\n    at wrapper (x.ts:1:1)\n' +
+    '    at Object.start (C:\\n\\node_modules\\@azure\\event-hubs\\dist\\commonjs\\util\\timerLoop.js:16:21)';
   const mappedStack = 'Error\n    at Object.start (/n/node_modules/@azure/event-hubs/src/util/timerLoop.ts:39:15)';
   assert.equal(isSdkTokenRenewalTimer(SDK_SAS_TOKEN_RENEWAL_MS, sdkStack), true);
   assert.equal(isSdkTokenRenewalTimer(SDK_SAS_TOKEN_RENEWAL_MS, mappedStack), true, 'with source maps on');

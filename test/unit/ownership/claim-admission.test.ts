@@ -18,7 +18,11 @@ function admission(): Harness {
   let now = 1_000;
   const pressure = new RenewalPressure(2_000, () => now);
   const events: OwnershipEvent[] = [];
-  const admission = new ClaimAdmission(pressure, (e) => events.push(e), () => 7);
+  const admission = new ClaimAdmission(
+    pressure,
+    (e) => events.push(e),
+    () => 7,
+  );
   return { admission, pressure, advance: (ms) => void (now += ms), events };
 }
 
@@ -49,32 +53,47 @@ test('claim admission: at most MAX_CLAIMS_IN_FLIGHT claims run at once, topped u
   });
   assert.equal(deferred, false);
   assert.equal(most(), MAX_CLAIMS_IN_FLIGHT);
-  assert.deepEqual(results, pids(100).map(() => true));
+  assert.deepEqual(
+    results,
+    pids(100).map(() => true),
+  );
 });
 
-test('claim admission: late renewals defer claims, told once per pause; the window halves; resume told once', async () => {
-  const { admission: a, pressure, advance, events } = admission();
-  const late = pressure.begin();
-  advance(2_001);
-  const claimNow = async (): Promise<boolean> => true;
-  const input = { pids: pids(4), claim: claimNow, running: () => true, listedAt: performance.now(), maxViewAgeMs: 60_000 };
-  const first = await a.claimAll(input);
-  assert.deepEqual(first, { results: [undefined, undefined, undefined, undefined], deferred: true });
-  await a.claimAll(input);
-  assert.deepEqual(events, [{ type: 'claimsPaused', lateMs: 2_001, owned: 7, deferred: 4 }]);
-  assert.equal(a.resumable, false, 'renewals are still late');
-  late('renewed');
-  advance(2_000);
-  assert.equal(a.resumable, true);
-  const { claim, most } = countingClaim();
-  const after = await a.claimAll({ ...input, pids: pids(40), claim });
-  assert.equal(after.deferred, false);
-  assert.equal(most(), MAX_CLAIMS_IN_FLIGHT / 2, 'the window was halved at the pause');
-  a.resume();
-  a.resume();
-  assert.deepEqual(events.map((e) => e.type), ['claimsPaused', 'claimsResumed']);
-  assert.equal(a.resumable, false);
-});
+test(
+  'claim admission: late renewals defer claims, told once per pause; the window halves; resume told ' + 'once',
+  async () => {
+    const { admission: a, pressure, advance, events } = admission();
+    const late = pressure.begin();
+    advance(2_001);
+    const claimNow = async (): Promise<boolean> => true;
+    const input = {
+      pids: pids(4),
+      claim: claimNow,
+      running: () => true,
+      listedAt: performance.now(),
+      maxViewAgeMs: 60_000,
+    };
+    const first = await a.claimAll(input);
+    assert.deepEqual(first, { results: [undefined, undefined, undefined, undefined], deferred: true });
+    await a.claimAll(input);
+    assert.deepEqual(events, [{ type: 'claimsPaused', lateMs: 2_001, owned: 7, deferred: 4 }]);
+    assert.equal(a.resumable, false, 'renewals are still late');
+    late('renewed');
+    advance(2_000);
+    assert.equal(a.resumable, true);
+    const { claim, most } = countingClaim();
+    const after = await a.claimAll({ ...input, pids: pids(40), claim });
+    assert.equal(after.deferred, false);
+    assert.equal(most(), MAX_CLAIMS_IN_FLIGHT / 2, 'the window was halved at the pause');
+    a.resume();
+    a.resume();
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['claimsPaused', 'claimsResumed'],
+    );
+    assert.equal(a.resumable, false);
+  },
+);
 
 test('claim admission: no claim starts from a listing older than the view age, nor once not running', async () => {
   const { admission: a } = admission();
@@ -85,7 +104,11 @@ test('claim admission: no claim starts from a listing older than the view age, n
   assert.deepEqual(stale.results, [undefined, undefined, undefined]);
   assert.equal(stale.deferred, false);
   const stopped = await a.claimAll({
-    pids: pids(3), claim, running: () => false, listedAt: performance.now(), maxViewAgeMs: 60_000,
+    pids: pids(3),
+    claim,
+    running: () => false,
+    listedAt: performance.now(),
+    maxViewAgeMs: 60_000,
   });
   assert.deepEqual(stopped.results, [undefined, undefined, undefined]);
   assert.equal(calls, 0);

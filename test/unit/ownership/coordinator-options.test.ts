@@ -17,9 +17,18 @@ test('coordinator options: lease duration must be whole seconds within the blob 
 });
 
 test('coordinator options: renew interval at most half the lease, and it says what to do', () => {
-  assert.throws(() => new LeaseOwnershipCoordinator({ ...base, renewIntervalMs: 16_000 }), /at most half of leaseDurationMs \(30000\); set it to about a third \(10000\)/);
-  assert.throws(() => new LeaseOwnershipCoordinator({ ...base, leaseDurationMs: 15_000, renewIntervalMs: 10_000 }), /at most half of leaseDurationMs \(15000\); set it to about a third \(5000\)/);
-  assert.throws(() => new LeaseOwnershipCoordinator({ ...base, renewIntervalMs: 14_000, safetyMarginMs: 17_000 }), /safetyMarginMs/);
+  assert.throws(
+    () => new LeaseOwnershipCoordinator({ ...base, renewIntervalMs: 16_000 }),
+    /at most half of leaseDurationMs \(30000\); set it to about a third \(10000\)/,
+  );
+  assert.throws(
+    () => new LeaseOwnershipCoordinator({ ...base, leaseDurationMs: 15_000, renewIntervalMs: 10_000 }),
+    /at most half of leaseDurationMs \(15000\); set it to about a third \(5000\)/,
+  );
+  assert.throws(
+    () => new LeaseOwnershipCoordinator({ ...base, renewIntervalMs: 14_000, safetyMarginMs: 17_000 }),
+    /safetyMarginMs/,
+  );
 });
 
 test('coordinator: a random owner id by default; shutdown without start is safe and idempotent', async () => {
@@ -29,5 +38,13 @@ test('coordinator: a random owner id by default; shutdown without start is safe 
   await a.shutdown();
   await a.shutdown();
   assert.deepEqual(a.owned(), []);
-  await assert.rejects(a.start({ startPartition: async () => ({ ended: new Promise(() => {}), stop: async () => ({ reason: 'stopped' as const }) }) }), /already started/);
+  await assert.rejects(
+    a.start({
+      startPartition: async () => ({
+        ended: new Promise(() => {}),
+        stop: async () => ({ reason: 'stopped' as const }),
+      }),
+    }),
+    /already started/,
+  );
 });

@@ -5,15 +5,18 @@ import { foreignOwner, HTTP_DATE_RESOLUTION_MS } from '../../../src/ownership/in
 const NOW = 1_800_000_000_000;
 const EXPIRY = 60_000;
 const known = new Set(['collector-1', 'collector-2']);
-const view = (ownerId: string | undefined, ageMs: number, leased = false) =>
-  ({ ownerId, leased, lastModifiedMs: NOW - ageMs });
+const view = (ownerId: string | undefined, ageMs: number, leased = false) => ({
+  ownerId,
+  leased,
+  lastModifiedMs: NOW - ageMs,
+});
 
 test('an SDK processor that wrote its claim within the expiry is a live foreign owner', () => {
   assert.equal(foreignOwner(view('sdk-uuid', 5_000), known, NOW, EXPIRY), 'sdk-uuid');
   assert.equal(foreignOwner(view('sdk-uuid', EXPIRY - 1), known, NOW, EXPIRY), 'sdk-uuid');
 });
 
-test('a foreign claim older than the expiry and the HTTP dates\' one-second resolution is abandoned', () => {
+test("a foreign claim older than the expiry and the HTTP dates' one-second resolution is abandoned", () => {
   // Last-Modified and Date are whole seconds: an age of EXPIRY read from them may be EXPIRY - 999 ms.
   assert.equal(foreignOwner(view('sdk-uuid', EXPIRY), known, NOW, EXPIRY), 'sdk-uuid');
   assert.equal(foreignOwner(view('sdk-uuid', EXPIRY + HTTP_DATE_RESOLUTION_MS - 1), known, NOW, EXPIRY), 'sdk-uuid');

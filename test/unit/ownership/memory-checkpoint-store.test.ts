@@ -8,7 +8,11 @@ const scope = { fullyQualifiedNamespace: 'NS.servicebus.windows.net', eventHubNa
 test('memory store: read what was written, scoped case-insensitively like the blob layout', async () => {
   const store = new MemoryCheckpointStore();
   await store.write(scope, { partitionId: '1', sequenceNumber: 5, offset: '50' });
-  const lower = { fullyQualifiedNamespace: 'ns.servicebus.windows.net', eventHubName: 'hub', consumerGroup: '$default' };
+  const lower = {
+    fullyQualifiedNamespace: 'ns.servicebus.windows.net',
+    eventHubName: 'hub',
+    consumerGroup: '$default',
+  };
   assert.equal((await store.read(lower, '1'))?.sequenceNumber, 5);
   assert.equal(await store.read({ ...scope, consumerGroup: 'other' }, '1'), undefined);
 });
@@ -28,12 +32,18 @@ test('memory store: refuses a write whose fence is no longer valid', async () =>
   const fence = { leaseId: 'l', isValid: () => valid };
   await store.write(scope, { partitionId: '0', sequenceNumber: 1, offset: '1' }, fence);
   valid = false;
-  await assert.rejects(store.write(scope, { partitionId: '0', sequenceNumber: 2, offset: '2' }, fence), CheckpointFencedError);
+  await assert.rejects(
+    store.write(scope, { partitionId: '0', sequenceNumber: 2, offset: '2' }, fence),
+    CheckpointFencedError,
+  );
   assert.equal((await store.read(scope, '0'))?.sequenceNumber, 1);
 });
 
 test('memory store: lists partitions in numeric order', async () => {
   const store = new MemoryCheckpointStore();
   for (const pid of ['10', '2', '1']) await store.write(scope, { partitionId: pid, sequenceNumber: 1, offset: '1' });
-  assert.deepEqual((await store.list(scope)).map((c) => c.partitionId), ['1', '2', '10']);
+  assert.deepEqual(
+    (await store.list(scope)).map((c) => c.partitionId),
+    ['1', '2', '10'],
+  );
 });

@@ -7,12 +7,19 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContainerClient } from '@azure/storage-blob';
-import { LeaseOwnershipCoordinator, type LeaseOwnershipCoordinatorOptions } from '../../../src/ownership/lease-ownership-coordinator.ts';
+import {
+  LeaseOwnershipCoordinator,
+  type LeaseOwnershipCoordinatorOptions,
+} from '../../../src/ownership/lease-ownership-coordinator.ts';
 import type { BalanceDecision } from '../../../src/ownership/balance.ts';
 import type { OwnershipEvent } from '../../../src/ownership/coordinator.ts';
 import { memberBlobName, ownershipBlobName } from '../../../src/ownership/internal/blob-names.ts';
 import type { PartitionLease } from '../../../src/ownership/internal/partition-lease.ts';
-import { FULL_LISTING_EVERY_ROUNDS, settledShare, type FullRound } from '../../../src/ownership/internal/quiet-rounds.ts';
+import {
+  FULL_LISTING_EVERY_ROUNDS,
+  settledShare,
+  type FullRound,
+} from '../../../src/ownership/internal/quiet-rounds.ts';
 import { Timeline, waitFor } from '../../integration/ownership/helpers/fake-lifecycle.ts';
 import { FakeContainer } from './helpers/fake-container.ts';
 
@@ -125,28 +132,35 @@ test('quiet rounds: a settled fleet lists members every round and ownership at l
   assert.deepEqual(timeline.violations, []);
 });
 
-test('quiet rounds: after a crash, survivors list ownership in the first round without the member, and take over', async (t) => {
-  const fake = new FakeContainer();
-  const timeline = new Timeline();
-  const [a, b, c] = ['a', 'b', 'c'].map((id) => startMember(t, fake, timeline, id, ids(6))) as [Member, Member, Member];
-  await waitFor('two partitions each', () => ['a', 'b', 'c'].every((id) => timeline.count(id) === 2), 10_000);
-  const quiet = (m: Member): boolean => m.rounds.slice(-2).some((r) => !r.full);
-  await waitFor('a quiet round at each survivor', () => quiet(a) && quiet(b), 10_000);
-  // c crashes: nothing released. Its membership lease lapses now, its partition leases a moment later.
-  const victims = timeline.reading('c');
-  const crashedAt = [a, b].map((m) => m.rounds.length);
-  c.coordinator.abandon();
-  timeline.crash('c');
-  dropLease(fake, memberBlobName(scope, 'c'));
-  for (const pid of victims) dropLease(fake, ownershipBlobName(scope, pid), 300);
-  await waitFor('survivors read all six', () => timeline.count('a') === 3 && timeline.count('b') === 3, 10_000);
-  for (const [i, member] of [a, b].entries()) {
-    const first = member.rounds.slice(crashedAt[i]).find((r) => !r.members.includes('c'));
-    assert.ok(first, 'a round listed the members without c');
-    assert.equal(first.full, true, `${member.coordinator.ownerId}: the first round without c listed ownership`);
-  }
-  assert.deepEqual(timeline.violations, []);
-});
+test(
+  'quiet rounds: after a crash, survivors list ownership in the first round without the member, and take ' + 'over',
+  async (t) => {
+    const fake = new FakeContainer();
+    const timeline = new Timeline();
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => startMember(t, fake, timeline, id, ids(6))) as [
+      Member,
+      Member,
+      Member,
+    ];
+    await waitFor('two partitions each', () => ['a', 'b', 'c'].every((id) => timeline.count(id) === 2), 10_000);
+    const quiet = (m: Member): boolean => m.rounds.slice(-2).some((r) => !r.full);
+    await waitFor('a quiet round at each survivor', () => quiet(a) && quiet(b), 10_000);
+    // c crashes: nothing released. Its membership lease lapses now, its partition leases a moment later.
+    const victims = timeline.reading('c');
+    const crashedAt = [a, b].map((m) => m.rounds.length);
+    c.coordinator.abandon();
+    timeline.crash('c');
+    dropLease(fake, memberBlobName(scope, 'c'));
+    for (const pid of victims) dropLease(fake, ownershipBlobName(scope, pid), 300);
+    await waitFor('survivors read all six', () => timeline.count('a') === 3 && timeline.count('b') === 3, 10_000);
+    for (const [i, member] of [a, b].entries()) {
+      const first = member.rounds.slice(crashedAt[i]).find((r) => !r.members.includes('c'));
+      assert.ok(first, 'a round listed the members without c');
+      assert.equal(first.full, true, `${member.coordinator.ownerId}: the first round without c listed ownership`);
+    }
+    assert.deepEqual(timeline.violations, []);
+  },
+);
 
 test('quiet rounds: a member joining brings full rounds, and the fleet rebalances', async (t) => {
   const fake = new FakeContainer();
@@ -221,43 +235,61 @@ test('quiet rounds: a partition a peer released, with no membership change, is c
   await waitFor('a quiet round', () => a.rounds.slice(-2).some((r) => !r.full), 10_000);
   // x releases partition 2 (its reader ended): one each now, and the tie gives a the ceiling share.
   const roundsAtRelease = a.rounds.length;
-  await client.getBlockBlobClient(ownershipBlobName(scope, '2')).setMetadata({ ownerid: '' }, {
-    conditions: { leaseId: 'lease-of-x' },
-  });
+  await client.getBlockBlobClient(ownershipBlobName(scope, '2')).setMetadata(
+    { ownerid: '' },
+    {
+      conditions: { leaseId: 'lease-of-x' },
+    },
+  );
   await leaseX(ownershipBlobName(scope, '2')).releaseLease({});
   await waitFor('a claimed partition 2', () => timeline.reading('a').includes('2'), 10_000);
   // The round that claims it may be the N-th after the release, plus the one under way at the release.
   const claimed = a.events.find((e) => e.type === 'claimed' && e.partitionId === '2')!;
   const rounds = claimed.round - roundsAtRelease;
   assert.ok(rounds <= N + 1, `claimed after ${rounds} rounds`);
-  assert.ok(a.rounds.slice(roundsAtRelease).every((r) => r.members.join() === 'a,x'), 'no membership change');
+  assert.ok(
+    a.rounds.slice(roundsAtRelease).every((r) => r.members.join() === 'a,x'),
+    'no membership change',
+  );
   assert.deepEqual(timeline.violations, []);
 });
 
-test('quiet rounds: a member that gives a partition back announces it, and a settled peer claims it at once', async (t) => {
-  const fake = new FakeContainer();
-  const timeline = new Timeline();
-  // b alone takes all three, then a joins and b yields one: b keeps the ceiling share (2), a settles at 1.
-  // b's restart backoff is long, so only a can read the partition b gives back.
-  startMember(t, fake, timeline, 'b', ids(3), { restartInitialMs: 60_000, restartMaxMs: 60_000 });
-  await waitFor('b claimed all three', () => timeline.count('b') === 3, 10_000);
-  const a = startMember(t, fake, timeline, 'a', ids(3));
-  await waitFor('balanced 1 / 2', () => timeline.count('a') === 1 && timeline.count('b') === 2, 10_000);
-  await waitFor('a in quiet rounds', () => a.rounds.slice(-3).filter((r) => !r.full).length >= 2, 10_000);
-  // b's reader of one of its partitions ends: b releases it and stays. One each now: the tie gives a
-  // (first by id) the ceiling share, so a must claim it, though nothing in the member list changed.
-  const pid = timeline.reading('b')[0]!;
-  const roundsAtEnd = a.rounds.length;
-  assert.ok(timeline.end('b', pid, { reason: 'error', error: new Error('reader failed') }));
-  await waitFor(`a reading partition ${pid}`, () => timeline.reading('a').includes(pid), 10_000);
-  const claimed = a.events.find((e) => e.type === 'claimed' && e.partitionId === pid)!;
-  // The round under way at the release, then the first round that lists b's rewritten record: not a
-  // safety-net listing N rounds later.
-  assert.ok(claimed.round - roundsAtEnd <= 2, `claimed ${claimed.round - roundsAtEnd} rounds after the release (N = ${N})`);
-  assert.ok(a.rounds.slice(roundsAtEnd).every((r) => r.members.join() === 'a,b'), 'no membership change');
-  assert.ok(fake.count('setMetadata', '/members/b') >= 2, 'b rewrote its membership record (once at start, once now)');
-  assert.deepEqual(timeline.violations, []);
-});
+test(
+  'quiet rounds: a member that gives a partition back announces it, and a settled peer claims it at ' + 'once',
+  async (t) => {
+    const fake = new FakeContainer();
+    const timeline = new Timeline();
+    // b alone takes all three, then a joins and b yields one: b keeps the ceiling share (2), a settles at 1.
+    // b's restart backoff is long, so only a can read the partition b gives back.
+    startMember(t, fake, timeline, 'b', ids(3), { restartInitialMs: 60_000, restartMaxMs: 60_000 });
+    await waitFor('b claimed all three', () => timeline.count('b') === 3, 10_000);
+    const a = startMember(t, fake, timeline, 'a', ids(3));
+    await waitFor('balanced 1 / 2', () => timeline.count('a') === 1 && timeline.count('b') === 2, 10_000);
+    await waitFor('a in quiet rounds', () => a.rounds.slice(-3).filter((r) => !r.full).length >= 2, 10_000);
+    // b's reader of one of its partitions ends: b releases it and stays. One each now: the tie gives a
+    // (first by id) the ceiling share, so a must claim it, though nothing in the member list changed.
+    const pid = timeline.reading('b')[0]!;
+    const roundsAtEnd = a.rounds.length;
+    assert.ok(timeline.end('b', pid, { reason: 'error', error: new Error('reader failed') }));
+    await waitFor(`a reading partition ${pid}`, () => timeline.reading('a').includes(pid), 10_000);
+    const claimed = a.events.find((e) => e.type === 'claimed' && e.partitionId === pid)!;
+    // The round under way at the release, then the first round that lists b's rewritten record: not a
+    // safety-net listing N rounds later.
+    assert.ok(
+      claimed.round - roundsAtEnd <= 2,
+      `claimed ${claimed.round - roundsAtEnd} rounds after the release (N = ${N})`,
+    );
+    assert.ok(
+      a.rounds.slice(roundsAtEnd).every((r) => r.members.join() === 'a,b'),
+      'no membership change',
+    );
+    assert.ok(
+      fake.count('setMetadata', '/members/b') >= 2,
+      'b rewrote its membership record (once at start, once now)',
+    );
+    assert.deepEqual(timeline.violations, []);
+  },
+);
 
 test('quiet rounds: foreign claims do not keep a fleet from settling; their lapse brings a full round', async (t) => {
   const fake = new FakeContainer();
@@ -272,7 +304,10 @@ test('quiet rounds: foreign claims do not keep a fleet from settling; their laps
   const a = startMember(t, fake, timeline, 'a', ids(4), { updateIntervalMs: 400, foreignOwnershipExpiryMs: 3_000 });
   await waitFor('a claimed 0 and 1', () => timeline.count('a') === 2, 10_000);
   await waitFor('a claimed all four', () => timeline.count('a') === 4, 15_000);
-  assert.ok(a.rounds.some((r) => !r.full && r.at < lapsedAt), 'quiet rounds while the foreign claims were live');
+  assert.ok(
+    a.rounds.some((r) => !r.full && r.at < lapsedAt),
+    'quiet rounds while the foreign claims were live',
+  );
   // The first round after the lapse lists ownership and claims: quiet rounds alone would go on for up to N.
   const claimed = a.events.find((e) => e.type === 'claimed' && e.partitionId === '2')!;
   const afterLapse = a.rounds.slice(0, claimed.round).filter((r) => r.at >= lapsedAt);
@@ -284,17 +319,57 @@ test('settledShare: settled only with every shared partition held by a live memb
   const claim = (state: PartitionLease['state']) => ({ state }) as PartitionLease;
   const decision: BalanceDecision = { claim: [], yield: [], fairShare: 2, members: 2 };
   const round: FullRound = {
-    ownerId: 'a', partitionIds: ['0', '1', '2', '3'], members: ['b'], leaving: [], decision, owned: 2,
-    ownerships: new Map([['0', 'a'], ['1', 'a'], ['2', 'b'], ['3', 'b']]), claims: [claim('running'), claim('running')],
+    ownerId: 'a',
+    partitionIds: ['0', '1', '2', '3'],
+    members: ['b'],
+    leaving: [],
+    decision,
+    owned: 2,
+    ownerships: new Map([
+      ['0', 'a'],
+      ['1', 'a'],
+      ['2', 'b'],
+      ['3', 'b'],
+    ]),
+    claims: [claim('running'), claim('running')],
     membershipHeld: true,
   };
   assert.deepEqual(settledShare(round), { members: 2, fairShare: 2 });
   // Foreign-held partitions are left out of partitionIds by the caller: they do not count.
   assert.deepEqual(settledShare({ ...round, partitionIds: ['0', '1', '2'] }), { members: 2, fairShare: 2 });
   const unsettled: Array<[string, Partial<FullRound>]> = [
-    ['a free partition', { ownerships: new Map([['0', 'a'], ['1', 'a'], ['2', 'b']]) }],
-    ['a holder without ownerid', { ownerships: new Map([['0', 'a'], ['1', 'a'], ['2', 'b'], ['3', '']]) }],
-    ['a dead member\'s partition', { ownerships: new Map([['0', 'a'], ['1', 'a'], ['2', 'b'], ['3', 'c']]) }],
+    [
+      'a free partition',
+      {
+        ownerships: new Map([
+          ['0', 'a'],
+          ['1', 'a'],
+          ['2', 'b'],
+        ]),
+      },
+    ],
+    [
+      'a holder without ownerid',
+      {
+        ownerships: new Map([
+          ['0', 'a'],
+          ['1', 'a'],
+          ['2', 'b'],
+          ['3', ''],
+        ]),
+      },
+    ],
+    [
+      "a dead member's partition",
+      {
+        ownerships: new Map([
+          ['0', 'a'],
+          ['1', 'a'],
+          ['2', 'b'],
+          ['3', 'c'],
+        ]),
+      },
+    ],
     ['a member leaving', { leaving: ['c'] }],
     ['a claim starting', { claims: [claim('running'), claim('starting')] }],
     ['a claim lost', { claims: [claim('running'), claim('lost')] }],

@@ -40,15 +40,18 @@ test('renewal pressure: a renewal in flight past the limit holds claims until it
   assert.equal(pressure.congested(), false, 'no late renewal within the last limit');
 });
 
-test('renewal pressure: a renewal tick that fires past the limit (a busy event loop) holds claims for one limit', () => {
-  const { pressure, advance } = withClock(2_000);
-  pressure.tickLate(1_999);
-  assert.equal(pressure.congested(), false);
-  pressure.tickLate(3_500);
-  assert.equal(pressure.lateMs(), 3_500);
-  advance(2_001);
-  assert.equal(pressure.congested(), false);
-});
+test(
+  'renewal pressure: a renewal tick that fires past the limit (a busy event loop) holds claims for one ' + 'limit',
+  () => {
+    const { pressure, advance } = withClock(2_000);
+    pressure.tickLate(1_999);
+    assert.equal(pressure.congested(), false);
+    pressure.tickLate(3_500);
+    assert.equal(pressure.lateMs(), 3_500);
+    advance(2_001);
+    assert.equal(pressure.congested(), false);
+  },
+);
 
 test('renewal pressure: a failure without an answer counts as late however fast it came', () => {
   const { pressure, advance } = withClock(2_000);
@@ -60,11 +63,15 @@ test('renewal pressure: a failure without an answer counts as late however fast 
   assert.equal(pressure.congested(), false);
 });
 
-test('renewal pressure: default limit is a quarter of the slack before a claim\'s deadline', () => {
+test("renewal pressure: default limit is a quarter of the slack before a claim's deadline", () => {
   assert.equal(defaultRenewalLatencyLimitMs(15_000, 2_000, 5_000), 2_000); // slack 8 s
   assert.equal(defaultRenewalLatencyLimitMs(15_000, 2_000, 7_500), 1_375); // slack 5.5 s
   assert.equal(defaultRenewalLatencyLimitMs(60_000, 2_000, 20_000), 9_500); // slack 38 s
-  assert.equal(resolveCoordinatorTimings({}).renewalLatencyLimitMs, 4_500); // default lease 30 s, renew 10 s: slack 18 s
+  // default lease 30 s, renew 10 s: slack 18 s
+  assert.equal(resolveCoordinatorTimings({}).renewalLatencyLimitMs, 4_500);
   assert.equal(resolveCoordinatorTimings({ renewalLatencyLimitMs: 300 }).renewalLatencyLimitMs, 300);
-  assert.throws(() => resolveCoordinatorTimings({ renewalLatencyLimitMs: 0 }), /renewalLatencyLimitMs \(0\) must be positive/);
+  assert.throws(
+    () => resolveCoordinatorTimings({ renewalLatencyLimitMs: 0 }),
+    /renewalLatencyLimitMs \(0\) must be positive/,
+  );
 });

@@ -13,20 +13,33 @@ test('storage errors: lease gone for 404/409/412 only; transient failures are no
 });
 
 test('storage errors: messages carry status and code, never a secret', () => {
-  const rest = Object.assign(new Error('Server failed to authenticate: https://a.blob.core.windows.net/c?sv=1&sig=SECRETSIG'), { statusCode: 403, details: { errorCode: 'AuthenticationFailed' } });
+  const rest = Object.assign(
+    new Error('Server failed to authenticate: https://a.blob.core.windows.net/c?sv=1&sig=SECRETSIG'),
+    { statusCode: 403, details: { errorCode: 'AuthenticationFailed' } },
+  );
   assert.equal(describeStorageError(rest), 'storage request failed (403 AuthenticationFailed)');
   const plain = new Error('bad connection string AccountKey=SECRETKEY;BlobEndpoint=x');
   assert.ok(!toStorageError(plain).message.includes('SECRETKEY'));
-  assert.equal(describeStorageError(Object.assign(new Error('x'), { name: 'AbortError' })), 'storage request timed out');
+  assert.equal(
+    describeStorageError(Object.assign(new Error('x'), { name: 'AbortError' })),
+    'storage request timed out',
+  );
 });
 
 test('blob names: lower-cased scope, member ids encoded, parsed back', () => {
-  const scope = { fullyQualifiedNamespace: 'NS.servicebus.windows.net', eventHubName: 'Hub', consumerGroup: '$Default' };
+  const scope = {
+    fullyQualifiedNamespace: 'NS.servicebus.windows.net',
+    eventHubName: 'Hub',
+    consumerGroup: '$Default',
+  };
   assert.equal(checkpointBlobName(scope, '3'), 'ns.servicebus.windows.net/hub/$default/checkpoint/3');
   const member = memberBlobName(scope, 'pod/1 a');
   assert.equal(member, 'ns.servicebus.windows.net/hub/$default/members/pod%2F1%20a');
   assert.deepEqual(parseBlobName(scope, member), { kind: 'members', id: 'pod/1 a' });
-  assert.deepEqual(parseBlobName(scope, 'ns.servicebus.windows.net/hub/$default/ownership/7'), { kind: 'ownership', id: '7' });
+  assert.deepEqual(parseBlobName(scope, 'ns.servicebus.windows.net/hub/$default/ownership/7'), {
+    kind: 'ownership',
+    id: '7',
+  });
   assert.equal(parseBlobName(scope, 'ns.servicebus.windows.net/hub/$default/other/7'), undefined);
   assert.equal(parseBlobName(scope, 'elsewhere/hub/$default/ownership/7'), undefined);
 });

@@ -38,8 +38,18 @@ describe('DirectoryDeadLetterStore', () => {
     assert.equal(first.record.event.partition_key, 'key-1');
     assert.equal(first.record.event.message_id, 'm-1');
     assert.equal(first.record.event.enqueued_time, '2026-11-21T09:59:59.500Z');
-    assert.deepEqual(first.record.event.properties, { tenant: 'contoso', raw: { base64: 'AQID' }, when: '2026-01-01T00:00:00.000Z', big: '12345678901234567890' });
-    assert.deepEqual(first.record.source, { namespace: 'NS.servicebus.windows.net', event_hub: 'Logs', consumer_group: '$Default', partition_id: '0' });
+    assert.deepEqual(first.record.event.properties, {
+      tenant: 'contoso',
+      raw: { base64: 'AQID' },
+      when: '2026-01-01T00:00:00.000Z',
+      big: '12345678901234567890',
+    });
+    assert.deepEqual(first.record.source, {
+      namespace: 'NS.servicebus.windows.net',
+      event_hub: 'Logs',
+      consumer_group: '$Default',
+      partition_id: '0',
+    });
     assert.equal(first.record.error.type, 'permanent');
     assert.doesNotMatch(lines.join('\n'), /SECRETSIG|SECRETKEY/);
     assert.equal(parseDeadLetterLine(lines[1]!).record.event.sequence_number, 2);
@@ -53,20 +63,25 @@ describe('DirectoryDeadLetterStore', () => {
     assert.deepEqual(days.sort(), ['2026-11-21.jsonl', '2026-11-22.jsonl']);
   });
 
-  test('an event refused by a metrics or traces pipeline says so in its line; its body replays every item', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dlq-'));
-    dirs.push(dir);
-    const store = new DirectoryDeadLetterStore(dir);
-    const body = new TextEncoder().encode('{"records":[{"metricName":"Requests","total":3,"time":"2026-11-21T09:59:00Z"}]}');
-    const logs = makeEntry('0', 1, body);
-    await store.write([{ ...makeEntry('0', 2, body), signals: ['metrics', 'traces'] }, logs]);
-    const lines = (await readFile(join(dir, ...deadLetterPath(logs).split('/')), 'utf8')).trimEnd().split('\n');
-    const refused = parseDeadLetterLine(lines[0]!);
-    assert.deepEqual(refused.record.signals, ['metrics', 'traces']);
-    assert.deepEqual(refused.body, body, 'the body is kept byte-exact: decoding it again yields the points');
-    assert.equal(JSON.parse(refused.record.event.body_utf8).records[0].metricName, 'Requests');
-    assert.equal('signals' in parseDeadLetterLine(lines[1]!).record, false, 'a logs entry is written as before');
-  });
+  test(
+    'an event refused by a metrics or traces pipeline says so in its line; its body replays every ' + 'item',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'dlq-'));
+      dirs.push(dir);
+      const store = new DirectoryDeadLetterStore(dir);
+      const body = new TextEncoder().encode(
+        '{"records":[{"metricName":"Requests","total":3,"time":"2026-11-21T09:59:00Z"}]}',
+      );
+      const logs = makeEntry('0', 1, body);
+      await store.write([{ ...makeEntry('0', 2, body), signals: ['metrics', 'traces'] }, logs]);
+      const lines = (await readFile(join(dir, ...deadLetterPath(logs).split('/')), 'utf8')).trimEnd().split('\n');
+      const refused = parseDeadLetterLine(lines[0]!);
+      assert.deepEqual(refused.record.signals, ['metrics', 'traces']);
+      assert.deepEqual(refused.body, body, 'the body is kept byte-exact: decoding it again yields the points');
+      assert.equal(JSON.parse(refused.record.event.body_utf8).records[0].metricName, 'Requests');
+      assert.equal('signals' in parseDeadLetterLine(lines[1]!).record, false, 'a logs entry is written as before');
+    },
+  );
 
   test('concurrent writes to one file never interleave lines', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'dlq-'));
@@ -74,9 +89,14 @@ describe('DirectoryDeadLetterStore', () => {
     const store = new DirectoryDeadLetterStore(dir);
     const big = new Uint8Array(200_000).fill(0x61);
     await Promise.all(Array.from({ length: 8 }, (_, i) => store.write([makeEntry('0', i, big)])));
-    const lines = (await readFile(join(dir, ...deadLetterPath(makeEntry('0', 0, big)).split('/')), 'utf8')).trimEnd().split('\n');
+    const lines = (await readFile(join(dir, ...deadLetterPath(makeEntry('0', 0, big)).split('/')), 'utf8'))
+      .trimEnd()
+      .split('\n');
     assert.equal(lines.length, 8);
-    assert.deepEqual(lines.map((l) => parseDeadLetterLine(l).record.event.sequence_number).sort(), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      lines.map((l) => parseDeadLetterLine(l).record.event.sequence_number).sort(),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
   });
 
   test('a partition id cannot escape the directory', () => {
@@ -107,9 +127,16 @@ describe('dead-letter store locations (named in the dead-letter log line)', () =
 
   test('blob store: the blob URL without the SAS token of a SAS connection string', () => {
     const sas = 'sv=2024-01-01&ss=b&srt=sco&sp=rwac&sig=SECRETSIG%3D';
-    const store = BlobDeadLetterStore.fromConnectionString(`BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature=${sas}`, 'deadletters');
+    const store = BlobDeadLetterStore.fromConnectionString(
+      `BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature=${sas}`,
+      'deadletters',
+    );
     const location = store.locationOf(makeEntry('4', 9, new Uint8Array([1])));
-    assert.equal(location, 'https://acct.blob.core.windows.net/deadletters/ns.servicebus.windows.net/logs/$default/deadletter/4/2026-11-21.jsonl');
+    assert.equal(
+      location,
+      'https://acct.blob.core.windows.net/deadletters/ns.servicebus.windows.net/logs/$default/deadletter/4/' +
+        '2026-11-21.jsonl',
+    );
     assert.doesNotMatch(location, /sig=|SECRET/);
   });
 });

@@ -10,8 +10,13 @@ import { strictDecodeJson, strictDecodeProto } from '../../helpers/otlp-strict.t
 
 function record(attributes: Record<string, unknown>, body?: unknown): ReadableLogRecord {
   return {
-    hrTime: [1_700_000_000, 0], hrTimeObserved: [1_700_000_000, 0], attributes, body, resource: resourceFromAttributes({}),
-    instrumentationScope: { name: 's' }, droppedAttributesCount: 0,
+    hrTime: [1_700_000_000, 0],
+    hrTimeObserved: [1_700_000_000, 0],
+    attributes,
+    body,
+    resource: resourceFromAttributes({}),
+    instrumentationScope: { name: 's' },
+    droppedAttributesCount: 0,
   } as unknown as ReadableLogRecord;
 }
 
@@ -20,13 +25,26 @@ const onlyRecord = (request: any) => request.resourceLogs[0].scopeLogs[0].logRec
 const values = (list: any[]) => Object.fromEntries(list.map((kv) => [kv.key, kv.value]));
 
 describe('numbers marked as doubles (Go float64)', () => {
-  const properties = markAllDoubles({ status: 200, ratio: 0.5, nested: { n: 3, list: [1, 'x'] }, id: '9007199254740993' });
-  const attributes: Record<string, unknown> = { 'azure.properties': properties, 'azure.duration': 78, size: 5, count: 5 };
+  const properties = markAllDoubles({
+    status: 200,
+    ratio: 0.5,
+    nested: { n: 3, list: [1, 'x'] },
+    id: '9007199254740993',
+  });
+  const attributes: Record<string, unknown> = {
+    'azure.properties': properties,
+    'azure.duration': 78,
+    size: 5,
+    count: 5,
+  };
   markDoubleKey(attributes, 'size');
   const sent = record(attributes, markAllDoubles({ a: 1 }));
 
   test('protobuf and JSON write them as double_value, everything else as before, the same in both', () => {
-    for (const request of [strictDecodeProto(encodeLogsRequest([sent])), strictDecodeJson(encodeLogsRequestJson([sent]))]) {
+    for (const request of [
+      strictDecodeProto(encodeLogsRequest([sent])),
+      strictDecodeJson(encodeLogsRequestJson([sent])),
+    ]) {
       const lr = onlyRecord(request);
       const a = values(lr.attributes);
       assert.deepEqual(a['azure.duration'], { intValue: '78' });
@@ -51,7 +69,10 @@ describe('numbers marked as doubles (Go float64)', () => {
 
   test('the mark is invisible to other code: keys, JSON, deep equality; a copy is unmarked', () => {
     assert.deepEqual(Object.keys(properties), ['status', 'ratio', 'nested', 'id']);
-    assert.equal(JSON.stringify(properties), '{"status":200,"ratio":0.5,"nested":{"n":3,"list":[1,"x"]},"id":"9007199254740993"}');
+    assert.equal(
+      JSON.stringify(properties),
+      '{"status":200,"ratio":0.5,"nested":{"n":3,"list":[1,"x"]},"id":"9007199254740993"}',
+    );
     assert.deepEqual(properties, { status: 200, ratio: 0.5, nested: { n: 3, list: [1, 'x'] }, id: '9007199254740993' });
     const copy = record({ ...attributes, 'azure.properties': { ...properties } });
     const a = values(onlyRecord(strictDecodeJson(encodeLogsRequestJson([copy]))).attributes);

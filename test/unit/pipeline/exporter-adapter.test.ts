@@ -12,7 +12,9 @@ import { isRequestTooLarge } from '../../../src/pipeline/partial-refusal.ts';
 holdEventLoopOpen(after);
 
 /** An exporter that answers each export with the next scripted result (or never, for `hang`). */
-function scripted(results: (ExportResult | 'hang' | 'throw')[]): LogRecordExporter & { exported: ReadableLogRecord[][]; flushed: number; shutdowns: number } {
+function scripted(
+  results: (ExportResult | 'hang' | 'throw')[],
+): LogRecordExporter & { exported: ReadableLogRecord[][]; flushed: number; shutdowns: number } {
   const exporter = {
     exported: [] as ReadableLogRecord[][],
     flushed: 0,
@@ -41,7 +43,10 @@ describe('fromLogRecordExporter', () => {
     const exporter = new InMemoryLogRecordExporter();
     const consumer = fromLogRecordExporter(exporter);
     await consumer.consume(makeBatch(3));
-    assert.deepEqual(exporter.getFinishedLogRecords().map((r) => r.body), ['r-0', 'r-1', 'r-2']);
+    assert.deepEqual(
+      exporter.getFinishedLogRecords().map((r) => r.body),
+      ['r-0', 'r-1', 'r-2'],
+    );
   });
 
   const cases: [string, ExportResult | 'throw', boolean][] = [
@@ -51,10 +56,22 @@ describe('fromLogRecordExporter', () => {
     ['HTTP 429', failed(new OTLPExporterError('Too Many Requests', 429, '')), false],
     ['HTTP 500', failed(new OTLPExporterError('Internal Server Error', 500, '')), false],
     ['OTLP retryable status without code', failed(new OTLPExporterError('Export failed with retryable status')), false],
-    ['ECONNREFUSED', failed(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })), false],
+    [
+      'ECONNREFUSED',
+      failed(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })),
+      false,
+    ],
     ['a PermanentError', failed(new PermanentError('nope')), true],
-    ['gRPC INVALID_ARGUMENT', failed(Object.assign(new Error('3 INVALID_ARGUMENT: bad'), { code: 3, details: 'bad', metadata: {} })), true],
-    ['gRPC UNAVAILABLE', failed(Object.assign(new Error('14 UNAVAILABLE: down'), { code: 14, details: 'down', metadata: {} })), false],
+    [
+      'gRPC INVALID_ARGUMENT',
+      failed(Object.assign(new Error('3 INVALID_ARGUMENT: bad'), { code: 3, details: 'bad', metadata: {} })),
+      true,
+    ],
+    [
+      'gRPC UNAVAILABLE',
+      failed(Object.assign(new Error('14 UNAVAILABLE: down'), { code: 14, details: 'down', metadata: {} })),
+      false,
+    ],
     ['a synchronous throw (serialization)', 'throw', true],
   ];
   for (const [name, result, permanent] of cases) {
@@ -72,16 +89,29 @@ describe('fromLogRecordExporter', () => {
     Object.assign(new Error(`${code} ${details}`), { code, details, metadata });
   const withRetryInfo = new Metadata();
   // google.rpc.Status{code: 8, details: [Any{type_url: type.googleapis.com/google.rpc.RetryInfo}]}, serialized.
-  withRetryInfo.set('grpc-status-details-bin', Buffer.from('\x08\x08\x1a\x2b\x0a\x29type.googleapis.com/google.rpc.RetryInfo', 'latin1'));
+  withRetryInfo.set(
+    'grpc-status-details-bin',
+    Buffer.from('\x08\x08\x1a\x2b\x0a\x29type.googleapis.com/google.rpc.RetryInfo', 'latin1'),
+  );
   const tooLargeCases: [string, Error, number | undefined][] = [
     ['HTTP 413', new OTLPExporterError('Payload Too Large', 413, ''), undefined],
-    ['gRPC RESOURCE_EXHAUSTED (grpc-go wording)', grpcError(8, 'grpc: received message larger than max (10800000 vs. 4194304)', new Metadata()), 4_194_304],
-    ['gRPC RESOURCE_EXHAUSTED (grpc-js, after decompression)', grpcError(8, 'Received message that decompresses to a size larger than 4194304', new Metadata()), 4_194_304],
+    [
+      'gRPC RESOURCE_EXHAUSTED (grpc-go wording)',
+      grpcError(8, 'grpc: received message larger than max (10800000 vs. 4194304)', new Metadata()),
+      4_194_304,
+    ],
+    [
+      'gRPC RESOURCE_EXHAUSTED (grpc-js, after decompression)',
+      grpcError(8, 'Received message that decompresses to a size larger than 4194304', new Metadata()),
+      4_194_304,
+    ],
     ['gRPC RESOURCE_EXHAUSTED naming no limit', grpcError(8, 'quota', new Metadata()), undefined],
   ];
   for (const [name, error, limit] of tooLargeCases) {
     test(`${name} → RequestTooLargeError (permanent for these bytes), limit ${limit ?? 'unknown'}`, async () => {
-      const rejected = await fromLogRecordExporter(scripted([failed(error)])).consume(makeBatch(1)).catch((e: unknown) => e);
+      const rejected = await fromLogRecordExporter(scripted([failed(error)]))
+        .consume(makeBatch(1))
+        .catch((e: unknown) => e);
       assert.ok(isRequestTooLarge(rejected), String(rejected));
       assert.ok(isPermanentError(rejected));
       assert.equal(rejected.limitBytes, limit);
@@ -90,14 +120,19 @@ describe('fromLogRecordExporter', () => {
   }
 
   test('gRPC RESOURCE_EXHAUSTED with RetryInfo stays retryable', async () => {
-    const rejected = await fromLogRecordExporter(scripted([failed(grpcError(8, 'slow down', withRetryInfo))])).consume(makeBatch(1)).catch((e: unknown) => e);
+    const rejected = await fromLogRecordExporter(scripted([failed(grpcError(8, 'slow down', withRetryInfo))]))
+      .consume(makeBatch(1))
+      .catch((e: unknown) => e);
     assert.equal(isPermanentError(rejected), false, String(rejected));
     assert.equal(isRequestTooLarge(rejected), false);
   });
 
   test('a missing callback times out as a retryable ExportTimeoutError', async () => {
     const consumer = fromLogRecordExporter(scripted(['hang']), { timeoutMs: 30 });
-    await assert.rejects(consumer.consume(makeBatch(1)), (e: unknown) => e instanceof ExportTimeoutError && !isPermanentError(e));
+    await assert.rejects(
+      consumer.consume(makeBatch(1)),
+      (e: unknown) => e instanceof ExportTimeoutError && !isPermanentError(e),
+    );
   });
 
   test('an abort rejects at once with the signal reason', async () => {

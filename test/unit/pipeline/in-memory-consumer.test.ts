@@ -12,7 +12,10 @@ describe('InMemorySignalConsumer', () => {
     const waiting = c.waitFor(3, 2_000);
     await c.consume(makeBatch(2, 'a'));
     await c.consume(makeBatch(1, 'b'));
-    assert.deepEqual((await waiting).map((r) => r.body), ['a-0', 'a-1', 'b-0']);
+    assert.deepEqual(
+      (await waiting).map((r) => r.body),
+      ['a-0', 'a-1', 'b-0'],
+    );
   });
 
   test('keeps metric points and spans; each signal is waited for on its own count', async () => {
@@ -21,8 +24,14 @@ describe('InMemorySignalConsumer', () => {
     const spans = c.waitForSpans(1, 2_000);
     await c.consume(makeMixedBatch(0, 2, 0, 'a'));
     await c.consume(makeMixedBatch(1, 1, 1, 'b'));
-    assert.deepEqual((await points).map((p) => p.name), ['a-0', 'a-1', 'b-0']);
-    assert.deepEqual((await spans).map((s) => s.name), ['b-0']);
+    assert.deepEqual(
+      (await points).map((p) => p.name),
+      ['a-0', 'a-1', 'b-0'],
+    );
+    assert.deepEqual(
+      (await spans).map((s) => s.name),
+      ['b-0'],
+    );
     assert.equal(c.records().length, 1);
     await assert.rejects(c.waitForSpans(2, 20), /waited 20 ms for 2 spans; have 1/);
     c.reset();
@@ -36,7 +45,10 @@ describe('InMemorySignalConsumer', () => {
 
   test('scripted failures: retryable then permanent then success', async () => {
     const c = new InMemorySignalConsumer().failNext(1, 'retryable').failNext(1, 'permanent');
-    await assert.rejects(c.consume(makeBatch(1)), (e: unknown) => e instanceof ScriptedFailureError && !isPermanentError(e));
+    await assert.rejects(
+      c.consume(makeBatch(1)),
+      (e: unknown) => e instanceof ScriptedFailureError && !isPermanentError(e),
+    );
     await assert.rejects(c.consume(makeBatch(1)), (e: unknown) => isPermanentError(e));
     await c.consume(makeBatch(1));
     assert.equal(c.calls, 3);

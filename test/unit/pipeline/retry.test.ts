@@ -1,6 +1,11 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { withRetry, retryOnFailureSchema, retryOptionsFromConfig, RetriesExhaustedError } from '../../../src/pipeline/retry.ts';
+import {
+  withRetry,
+  retryOnFailureSchema,
+  retryOptionsFromConfig,
+  RetriesExhaustedError,
+} from '../../../src/pipeline/retry.ts';
 import { InMemorySignalConsumer } from '../../../src/pipeline/in-memory-consumer.ts';
 import { isPermanentError, RetryLaterError } from '../../../src/component/errors.ts';
 import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
@@ -48,8 +53,17 @@ describe('withRetry', () => {
   test('max_elapsed_time ends the retries with a permanent RetriesExhaustedError carrying the last error', async () => {
     const inner = alwaysFailing();
     const clock = virtualClock();
-    const options = { clock, randomizationFactor: 0, initialIntervalMs: 10, maxIntervalMs: 40, multiplier: 2, maxElapsedTimeMs: 100 };
-    const error = await withRetry(inner, options).consume(makeBatch(1)).catch((e: unknown) => e);
+    const options = {
+      clock,
+      randomizationFactor: 0,
+      initialIntervalMs: 10,
+      maxIntervalMs: 40,
+      multiplier: 2,
+      maxElapsedTimeMs: 100,
+    };
+    const error = await withRetry(inner, options)
+      .consume(makeBatch(1))
+      .catch((e: unknown) => e);
     // waits 10, 20, 40 (t = 70); the next wait of 40 would end at 110 > 100: give up after 4 attempts.
     assert.deepEqual(clock.sleeps, [10, 20, 40]);
     assert.equal(inner.calls, 4);
@@ -59,18 +73,27 @@ describe('withRetry', () => {
     assert.match(String((error.cause as Error).message), /503/);
   });
 
-  test('max_elapsed_time 0 retries until the consumer accepts (here after 500 attempts), capped at max_interval', async () => {
-    const inner = new InMemorySignalConsumer().failNext(500);
-    const clock = virtualClock();
-    await withRetry(inner, { clock, randomizationFactor: 0, maxElapsedTimeMs: 0 }).consume(makeBatch(1));
-    assert.equal(inner.calls, 501);
-    assert.equal(Math.max(...clock.sleeps), 10_000);
-  });
+  test(
+    'max_elapsed_time 0 retries until the consumer accepts (here after 500 attempts), capped at ' + 'max_interval',
+    async () => {
+      const inner = new InMemorySignalConsumer().failNext(500);
+      const clock = virtualClock();
+      await withRetry(inner, { clock, randomizationFactor: 0, maxElapsedTimeMs: 0 }).consume(makeBatch(1));
+      assert.equal(inner.calls, 501);
+      assert.equal(Math.max(...clock.sleeps), 10_000);
+    },
+  );
 
   test('no wait exceeds max_interval, jitter included (max_interval 2 s, the highest random draw)', async () => {
     const inner = new InMemorySignalConsumer().failNext(20);
     const clock = virtualClock();
-    const options = { clock, random: () => 0.999_999, initialIntervalMs: 500, maxIntervalMs: 2_000, maxElapsedTimeMs: 0 };
+    const options = {
+      clock,
+      random: () => 0.999_999,
+      initialIntervalMs: 500,
+      maxIntervalMs: 2_000,
+      maxElapsedTimeMs: 0,
+    };
     await withRetry(inner, options).consume(makeBatch(1));
     assert.equal(clock.sleeps.length, 20);
     assert.equal(Math.max(...clock.sleeps), 2_000);
@@ -79,13 +102,18 @@ describe('withRetry', () => {
 
   test('never retries a PermanentError', async () => {
     const inner = new InMemorySignalConsumer().failNext(1, 'permanent');
-    await assert.rejects(withRetry(inner, { clock: virtualClock() }).consume(makeBatch(1)), (e: unknown) => isPermanentError(e));
+    await assert.rejects(withRetry(inner, { clock: virtualClock() }).consume(makeBatch(1)), (e: unknown) =>
+      isPermanentError(e),
+    );
     assert.equal(inner.calls, 1);
   });
 
   test('enabled: false passes the first failure through', async () => {
     const inner = new InMemorySignalConsumer().failNext(1);
-    await assert.rejects(withRetry(inner, { enabled: false }).consume(makeBatch(1)), (e: unknown) => !isPermanentError(e));
+    await assert.rejects(
+      withRetry(inner, { enabled: false }).consume(makeBatch(1)),
+      (e: unknown) => !isPermanentError(e),
+    );
     assert.equal(inner.calls, 1);
   });
 
@@ -102,18 +130,32 @@ describe('withRetry', () => {
   test('real timers with small intervals: 2 retryable failures then success', async () => {
     const inner = new InMemorySignalConsumer().failNext(2);
     const retries: number[] = [];
-    await withRetry(inner, { initialIntervalMs: 5, maxIntervalMs: 10, onRetry: (i) => retries.push(i.attempt) }).consume(makeBatch(1));
+    await withRetry(inner, {
+      initialIntervalMs: 5,
+      maxIntervalMs: 10,
+      onRetry: (i) => retries.push(i.attempt),
+    }).consume(makeBatch(1));
     assert.deepEqual(retries, [1, 2]);
     assert.equal(inner.records().length, 1);
   });
 
   test('onAttempt hears every attempt as it ends: failures say whether another follows', async () => {
     const attempts: unknown[] = [];
-    const onAttempt = (a: { ok: boolean; retrying?: boolean }) => attempts.push(a.ok ? 'ok' : a.retrying ? 'retry' : 'last');
-    await withRetry(new InMemorySignalConsumer().failNext(2), { clock: virtualClock(), onAttempt }).consume(makeBatch(1));
+    const onAttempt = (a: { ok: boolean; retrying?: boolean }) =>
+      attempts.push(a.ok ? 'ok' : a.retrying ? 'retry' : 'last');
+    await withRetry(new InMemorySignalConsumer().failNext(2), { clock: virtualClock(), onAttempt }).consume(
+      makeBatch(1),
+    );
     assert.deepEqual(attempts, ['retry', 'retry', 'ok']);
     attempts.length = 0;
-    const options = { clock: virtualClock(), randomizationFactor: 0, initialIntervalMs: 10, maxIntervalMs: 10, maxElapsedTimeMs: 25, onAttempt };
+    const options = {
+      clock: virtualClock(),
+      randomizationFactor: 0,
+      initialIntervalMs: 10,
+      maxIntervalMs: 10,
+      maxElapsedTimeMs: 25,
+      onAttempt,
+    };
     await assert.rejects(withRetry(alwaysFailing(), options).consume(makeBatch(1)), RetriesExhaustedError);
     assert.deepEqual(attempts, ['retry', 'retry', 'last'], 'the give-up attempt is not announced as retried');
     attempts.length = 0;
@@ -121,7 +163,7 @@ describe('withRetry', () => {
     assert.deepEqual(attempts, ['last'], 'without retries each call is one attempt, heard too');
   });
 
-  test('waits follow the backoff policy with this section\'s defaults (×1.5, ±50 %)', async () => {
+  test("waits follow the backoff policy with this section's defaults (×1.5, ±50 %)", async () => {
     const inner = new InMemorySignalConsumer().failNext(3);
     const clock = virtualClock();
     await withRetry(inner, { initialIntervalMs: 1_000, random: () => 0.5, clock }).consume(makeBatch(1));

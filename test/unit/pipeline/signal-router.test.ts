@@ -44,9 +44,15 @@ describe('routeSignals', () => {
     assert.deepEqual([...router.signals], ['logs', 'metrics', 'traces']);
     await router.consume(makeMixedBatch(2, 3, 0));
     assert.equal(logs.batches.length, 1);
-    assert.deepEqual(logs.records().map((r) => r.body), ['m-0', 'm-1']);
+    assert.deepEqual(
+      logs.records().map((r) => r.body),
+      ['m-0', 'm-1'],
+    );
     assert.equal(logs.batches[0]!.metrics, undefined, 'a logs pipeline never carries metric points');
-    assert.deepEqual(metrics.metricPoints().map((p) => p.name), ['m-0', 'm-1', 'm-2']);
+    assert.deepEqual(
+      metrics.metricPoints().map((p) => p.name),
+      ['m-0', 'm-1', 'm-2'],
+    );
     assert.deepEqual(metrics.batches[0]!.records, []);
     assert.equal(metrics.batches[0]!.spans, undefined);
     assert.equal(traces.calls, 0, 'no spans: the traces head is not called');
@@ -57,8 +63,11 @@ describe('routeSignals', () => {
     const a = new InMemorySignalConsumer();
     const b = new InMemorySignalConsumer();
     const m = new InMemorySignalConsumer();
-    await routeSignals([{ signal: 'traces', consumer: a }, { signal: 'traces', consumer: b }, { signal: 'metrics', consumer: m }])
-      .consume(makeMixedBatch(0, 0, 2));
+    await routeSignals([
+      { signal: 'traces', consumer: a },
+      { signal: 'traces', consumer: b },
+      { signal: 'metrics', consumer: m },
+    ]).consume(makeMixedBatch(0, 0, 2));
     assert.equal(a.spans().length, 2);
     assert.equal(b.spans().length, 2);
     assert.equal(m.calls, 0);
@@ -67,7 +76,10 @@ describe('routeSignals', () => {
   test('resolves only when every signal part was accepted', async () => {
     const logs = heldConsumer();
     const spans = heldConsumer();
-    const router = routeSignals([{ signal: 'logs', consumer: logs.consumer }, { signal: 'traces', consumer: spans.consumer }]);
+    const router = routeSignals([
+      { signal: 'logs', consumer: logs.consumer },
+      { signal: 'traces', consumer: spans.consumer },
+    ]);
     let settled = false;
     const done = router.consume(makeMixedBatch(1, 0, 1)).then(() => void (settled = true));
     await new Promise((r) => setImmediate(r));
@@ -81,11 +93,14 @@ describe('routeSignals', () => {
     assert.equal(settled, true);
   });
 
-  test('a batch of one signal is that head\'s call: its error comes back as it is', async () => {
+  test("a batch of one signal is that head's call: its error comes back as it is", async () => {
     const exhausted = new RetriesExhaustedError(3, 1000, new Error('down'));
     const metrics = failing(() => exhausted);
     const logs = new InMemorySignalConsumer();
-    const router = routeSignals([{ signal: 'logs', consumer: logs }, { signal: 'metrics', consumer: metrics }]);
+    const router = routeSignals([
+      { signal: 'logs', consumer: logs },
+      { signal: 'metrics', consumer: metrics },
+    ]);
     await assert.rejects(router.consume(makeMixedBatch(0, 2, 0)), (e: unknown) => e === exhausted);
     assert.equal(logs.calls, 0);
   });
@@ -110,15 +125,20 @@ describe('routeSignals', () => {
 
   test('a memory limiter refusing one signal keeps the whole batch held, never refused for good', async () => {
     const logs = new InMemorySignalConsumer();
-    const metrics = failing(() => new RetriesExhaustedError(2, 10, new DataRefusedError('data refused due to high memory usage')));
-    const error = await routeSignals([{ signal: 'logs', consumer: logs }, { signal: 'metrics', consumer: metrics }])
+    const metrics = failing(
+      () => new RetriesExhaustedError(2, 10, new DataRefusedError('data refused due to high memory usage')),
+    );
+    const error = await routeSignals([
+      { signal: 'logs', consumer: logs },
+      { signal: 'metrics', consumer: metrics },
+    ])
       .consume(makeMixedBatch(1, 1, 0))
       .catch((e: unknown) => e);
     assert.equal(isPermanentError(error), false);
     assert.equal(isDataRefused(error), true);
   });
 
-  test('a part refused for good while the others went out: a partial refusal naming that part\'s items', async () => {
+  test("a part refused for good while the others went out: a partial refusal naming that part's items", async () => {
     const logs = new InMemorySignalConsumer();
     const metrics = failing(() => new PermanentError('metrics backend says 400'));
     const traces = new InMemorySignalConsumer();
@@ -127,7 +147,9 @@ describe('routeSignals', () => {
       { signal: 'logs', consumer: logs },
       { signal: 'metrics', consumer: metrics },
       { signal: 'traces', consumer: traces },
-    ]).consume(batch).catch((e: unknown) => e);
+    ])
+      .consume(batch)
+      .catch((e: unknown) => e);
     assert.ok(isPartialRefusal(error), String(error));
     assert.deepEqual([...error.refusedMetrics()], [...batch.metrics!]);
     assert.equal(error.refusedRecords().size, 0);
@@ -140,37 +162,54 @@ describe('routeSignals', () => {
 
   test('partial refusals of several signals are merged, each item with its own reason', async () => {
     const batch = makeMixedBatch(2, 2, 2);
-    const logs = failing((b) => new PartialRefusalError([{ records: [b.records[1]!], error: new Error('record too large') }], 1));
-    const traces = failing((b) => new PartialRefusalError([{ records: [], spans: [b.spans![0]!], error: new Error('bad span') }], 1));
+    const logs = failing(
+      (b) => new PartialRefusalError([{ records: [b.records[1]!], error: new Error('record too large') }], 1),
+    );
+    const traces = failing(
+      (b) => new PartialRefusalError([{ records: [], spans: [b.spans![0]!], error: new Error('bad span') }], 1),
+    );
     const metrics = new InMemorySignalConsumer();
     const error = await routeSignals([
       { signal: 'logs', consumer: logs },
       { signal: 'metrics', consumer: metrics },
       { signal: 'traces', consumer: traces },
-    ]).consume(batch).catch((e: unknown) => e);
+    ])
+      .consume(batch)
+      .catch((e: unknown) => e);
     assert.ok(isPartialRefusal(error));
     assert.deepEqual([...error.refusedRecords()], [batch.records[1]]);
     assert.deepEqual([...error.refusedSpans()], [batch.spans![0]]);
     assert.equal(error.refusedMetrics().size, 0);
     assert.equal(error.delivered, 4);
-    assert.deepEqual(error.refusals.map((r) => r.error.message), ['record too large', 'bad span']);
+    assert.deepEqual(
+      error.refusals.map((r) => r.error.message),
+      ['record too large', 'bad span'],
+    );
   });
 
   test('items of a signal no pipeline takes are refused, never silently accepted', async () => {
     const logs = new InMemorySignalConsumer();
     const batch = makeMixedBatch(1, 0, 2);
-    const error = await routeSignals([{ signal: 'logs', consumer: logs }]).consume(batch).catch((e: unknown) => e);
+    const error = await routeSignals([{ signal: 'logs', consumer: logs }])
+      .consume(batch)
+      .catch((e: unknown) => e);
     assert.ok(isPartialRefusal(error));
     assert.deepEqual([...error.refusedSpans()], [...batch.spans!]);
     assert.match(error.message, /no traces pipeline/);
     assert.equal(logs.records().length, 1);
-    await assert.rejects(routeSignals([{ signal: 'logs', consumer: logs }]).consume(makeMixedBatch(0, 1, 0)), /no metrics pipeline/);
+    await assert.rejects(
+      routeSignals([{ signal: 'logs', consumer: logs }]).consume(makeMixedBatch(0, 1, 0)),
+      /no metrics pipeline/,
+    );
   });
 
   test('an empty batch resolves without calling anyone; a logs-only batch goes to the logs head as it is', async () => {
     const logs = new InMemorySignalConsumer();
     const metrics = new InMemorySignalConsumer();
-    const router = routeSignals([{ signal: 'logs', consumer: logs }, { signal: 'metrics', consumer: metrics }]);
+    const router = routeSignals([
+      { signal: 'logs', consumer: logs },
+      { signal: 'metrics', consumer: metrics },
+    ]);
     await router.consume(makeBatch(0));
     assert.equal(logs.calls + metrics.calls, 0);
     const batch = makeBatch(2);
@@ -182,15 +221,19 @@ describe('routeSignals', () => {
     const logs = heldConsumer();
     const aborted: string[] = [];
     const watch = (name: string): SignalConsumer => ({
-      consume: (_b, signal) => new Promise<void>((_resolve, reject) => {
-        signal?.addEventListener('abort', () => {
-          aborted.push(name);
-          reject(signal.reason);
-        });
-      }),
+      consume: (_b, signal) =>
+        new Promise<void>((_resolve, reject) => {
+          signal?.addEventListener('abort', () => {
+            aborted.push(name);
+            reject(signal.reason);
+          });
+        }),
     });
     const controller = new AbortController();
-    const router = routeSignals([{ signal: 'metrics', consumer: watch('metrics') }, { signal: 'traces', consumer: watch('traces') }]);
+    const router = routeSignals([
+      { signal: 'metrics', consumer: watch('metrics') },
+      { signal: 'traces', consumer: watch('traces') },
+    ]);
     const call = router.consume(makeMixedBatch(0, 1, 1), controller.signal);
     controller.abort(new Error('ownership lost'));
     await assert.rejects(call, /ownership lost/);
@@ -207,7 +250,10 @@ describe('routeSignals', () => {
         return () => void counts[key]--;
       },
     });
-    const router = routeSignals([{ signal: 'logs', consumer: counting('logs') }, { signal: 'metrics', consumer: counting('metrics') }]);
+    const router = routeSignals([
+      { signal: 'logs', consumer: counting('logs') },
+      { signal: 'metrics', consumer: counting('metrics') },
+    ]);
     const detach = router.attachProducer!();
     assert.deepEqual(counts, { logs: 1, metrics: 1 });
     detach();

@@ -20,7 +20,9 @@ const PUMPS = 8;
 
 /** Rejects if `promise` has not settled within `ms`, so a stall fails instead of hanging. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms).unref(),
+  );
   return Promise.race([promise, timeout]);
 }
 
@@ -63,7 +65,12 @@ describe('BatchProcessor draining a backlog from partition pumps', () => {
     const head = withRetry(
       fanOut([
         new BatchProcessor(plain, { timeoutMs: HOUR_MS }),
-        new BatchProcessor(split, { timeoutMs: HOUR_MS, sendBatchSize: 200, sendBatchMaxSize: 250, maxConcurrentExports: 3 }),
+        new BatchProcessor(split, {
+          timeoutMs: HOUR_MS,
+          sendBatchSize: 200,
+          sendBatchMaxSize: 250,
+          maxConcurrentExports: 3,
+        }),
       ]),
       { clock: instantClock },
     );
@@ -73,16 +80,27 @@ describe('BatchProcessor draining a backlog from partition pumps', () => {
       const byPartition = indexesByPartition(consumer);
       for (let p = 0; p < PUMPS; p++) {
         const total = batchSizes(p).reduce((a, b) => a + b, 0);
-        assert.deepEqual(byPartition.get(String(p)), Array.from({ length: total }, (_, i) => i), `partition ${p}`);
+        assert.deepEqual(
+          byPartition.get(String(p)),
+          Array.from({ length: total }, (_, i) => i),
+          `partition ${p}`,
+        );
       }
     }
     assert.ok(plain.calls < batchSizes(0).length * PUMPS, 'batches were combined');
-    assert.ok(split.batches.every((b) => b.records.length <= 250), 'send_batch_max_size held');
+    assert.ok(
+      split.batches.every((b) => b.records.length <= 250),
+      'send_batch_max_size held',
+    );
   });
 
   test('retried failures on the way do not stall the drain', async () => {
     const flaky = new InMemorySignalConsumer().failNext(3, 'retryable');
-    const processor = new BatchProcessor(flaky, { timeoutMs: HOUR_MS, sendBatchMaxSize: 8192, maxConcurrentExports: 2 });
+    const processor = new BatchProcessor(flaky, {
+      timeoutMs: HOUR_MS,
+      sendBatchMaxSize: 8192,
+      maxConcurrentExports: 2,
+    });
     const head = withRetry(fanOut([processor]), { clock: instantClock });
     await within(Promise.all(Array.from({ length: PUMPS }, (_, p) => runPump(head, p))), 30_000);
     const byPartition = indexesByPartition(flaky);

@@ -13,7 +13,10 @@ const HOUR_MS = 3_600_000;
 const settleCallbacks = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms).unref()),
+  ]);
 }
 
 /** A consumer whose exports stay in flight until the test releases them. */
@@ -41,14 +44,24 @@ describe('BatchProcessor with metric points and spans', () => {
     const second = batcher.consume(makeMixedBatch(0, 1, 2, 'b', '1'));
     await within(Promise.all([first, second]), 5_000);
     assert.equal(next.calls, 1, '6 items reach send_batch_size: one export, without the timer');
-    assert.deepEqual(names(next.batches[0]!), ['log:a-0', 'point:a-0', 'point:a-1', 'point:b-0', 'span:b-0', 'span:b-1']);
+    assert.deepEqual(names(next.batches[0]!), [
+      'log:a-0',
+      'point:a-0',
+      'point:a-1',
+      'point:b-0',
+      'span:b-0',
+      'span:b-1',
+    ]);
   });
 
   test('metric points alone are batched, exported and resolve their caller', async () => {
     const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { timeoutMs: 0 });
     await within(batcher.consume(makeMixedBatch(0, 3, 0)), 5_000);
-    assert.deepEqual(next.metricPoints().map((p) => p.name), ['m-0', 'm-1', 'm-2']);
+    assert.deepEqual(
+      next.metricPoints().map((p) => p.name),
+      ['m-0', 'm-1', 'm-2'],
+    );
     assert.deepEqual(next.batches[0]!.records, []);
     assert.equal(next.batches[0]!.spans, undefined, 'no empty spans list is invented');
   });
@@ -70,40 +83,51 @@ describe('BatchProcessor with metric points and spans', () => {
     assert.deepEqual(parts, [['log:m-0', 'point:m-0'], ['point:m-1', 'span:m-0'], ['span:m-1']]);
   });
 
-  test('a partial refusal of a combined export hands each caller the refused items that are its own, per signal', async () => {
-    const spanError = new Error('span refused');
-    const next: SignalConsumer = {
-      async consume(batch) {
-        // Refuses the second caller's first span and the first caller's first point; delivers the rest.
-        const span = batch.spans!.find((s) => s.name === 'b-0')!;
-        const point = batch.metrics!.find((p) => p.name === 'a-0')!;
-        throw new PartialRefusalError(
-          [{ records: [], spans: [span], error: spanError }, { records: [], metrics: [point], error: new Error('point refused') }],
-          batch.records.length + batch.metrics!.length + batch.spans!.length - 2,
-        );
-      },
-    };
-    const batcher = new BatchProcessor(next, { timeoutMs: 10 });
-    const a = makeMixedBatch(1, 2, 0, 'a', '0');
-    const b = makeMixedBatch(0, 1, 2, 'b', '1');
-    const [ra, rb] = await within(Promise.allSettled([batcher.consume(a), batcher.consume(b)]), 5_000);
-    assert.equal(ra.status, 'rejected');
-    assert.equal(rb.status, 'rejected');
-    const ea = (ra as PromiseRejectedResult).reason as unknown;
-    const eb = (rb as PromiseRejectedResult).reason as unknown;
-    assert.ok(isPartialRefusal(ea) && isPartialRefusal(eb));
-    assert.deepEqual([...ea.refusedMetrics()], [a.metrics![0]]);
-    assert.equal(ea.refusedSpans().size, 0);
-    assert.equal(ea.delivered, 2, 'a: one record and one point delivered');
-    assert.deepEqual([...eb.refusedSpans()], [b.spans![0]]);
-    assert.equal(eb.refusedMetrics().size, 0);
-    assert.equal(eb.delivered, 2);
-    assert.equal(eb.refusals[0]!.error, spanError);
-  });
+  test(
+    'a partial refusal of a combined export hands each caller the refused items that are its own, per ' + 'signal',
+    async () => {
+      const spanError = new Error('span refused');
+      const next: SignalConsumer = {
+        async consume(batch) {
+          // Refuses the second caller's first span and the first caller's first point; delivers the rest.
+          const span = batch.spans!.find((s) => s.name === 'b-0')!;
+          const point = batch.metrics!.find((p) => p.name === 'a-0')!;
+          throw new PartialRefusalError(
+            [
+              { records: [], spans: [span], error: spanError },
+              { records: [], metrics: [point], error: new Error('point refused') },
+            ],
+            batch.records.length + batch.metrics!.length + batch.spans!.length - 2,
+          );
+        },
+      };
+      const batcher = new BatchProcessor(next, { timeoutMs: 10 });
+      const a = makeMixedBatch(1, 2, 0, 'a', '0');
+      const b = makeMixedBatch(0, 1, 2, 'b', '1');
+      const [ra, rb] = await within(Promise.allSettled([batcher.consume(a), batcher.consume(b)]), 5_000);
+      assert.equal(ra.status, 'rejected');
+      assert.equal(rb.status, 'rejected');
+      const ea = (ra as PromiseRejectedResult).reason as unknown;
+      const eb = (rb as PromiseRejectedResult).reason as unknown;
+      assert.ok(isPartialRefusal(ea) && isPartialRefusal(eb));
+      assert.deepEqual([...ea.refusedMetrics()], [a.metrics![0]]);
+      assert.equal(ea.refusedSpans().size, 0);
+      assert.equal(ea.delivered, 2, 'a: one record and one point delivered');
+      assert.deepEqual([...eb.refusedSpans()], [b.spans![0]]);
+      assert.equal(eb.refusedMetrics().size, 0);
+      assert.equal(eb.delivered, 2);
+      assert.equal(eb.refusals[0]!.error, spanError);
+    },
+  );
 
-  test('per-partition order holds across exports: a partition\'s next batch follows its previous one', async () => {
+  test("per-partition order holds across exports: a partition's next batch follows its previous one", async () => {
     const next = heldConsumer();
-    const batcher = new BatchProcessor(next.consumer, { sendBatchSize: 2, sendBatchMaxSize: 2, timeoutMs: 0, maxConcurrentExports: 2 });
+    const batcher = new BatchProcessor(next.consumer, {
+      sendBatchSize: 2,
+      sendBatchMaxSize: 2,
+      timeoutMs: 0,
+      maxConcurrentExports: 2,
+    });
     const first = batcher.consume(makeMixedBatch(0, 3, 0, 'p', '0'));
     await settleCallbacks();
     assert.equal(next.started.length, 1, 'the second part of a caller never starts beside its first');
@@ -115,6 +139,9 @@ describe('BatchProcessor with metric points and spans', () => {
     await settleCallbacks();
     next.started[2]!.release();
     await within(second, 5_000);
-    assert.deepEqual(next.started.map((s) => names(s.batch)), [['point:p-0', 'point:p-1'], ['point:p-2'], ['span:q-0']]);
+    assert.deepEqual(
+      next.started.map((s) => names(s.batch)),
+      [['point:p-0', 'point:p-1'], ['point:p-2'], ['span:q-0']],
+    );
   });
 });

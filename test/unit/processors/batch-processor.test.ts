@@ -14,7 +14,10 @@ holdEventLoopOpen(after);
 
 /** Rejects if `promise` has not settled within `ms` (so a missing trigger fails instead of hanging). */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms).unref()),
+  ]);
 }
 
 /** So long that a test paced by the timer would fail on `within` instead of passing. */
@@ -38,16 +41,26 @@ describe('BatchProcessor', () => {
     const batcher = new BatchProcessor(next, { timeoutMs: 30 });
     const a = batcher.consume(makeBatch(3, 'a', '0')).then(() => next.batches.length);
     const b = batcher.consume(makeBatch(2, 'b', '1')).then(() => next.batches.length);
-    assert.deepEqual(await within(Promise.all([a, b]), 5_000), [1, 1], 'each caller resolved only after the export was accepted');
+    assert.deepEqual(
+      await within(Promise.all([a, b]), 5_000),
+      [1, 1],
+      'each caller resolved only after the export was accepted',
+    );
     assert.equal(next.calls, 1);
-    assert.deepEqual(next.records().map((r) => r.body), ['a-0', 'a-1', 'a-2', 'b-0', 'b-1']);
+    assert.deepEqual(
+      next.records().map((r) => r.body),
+      ['a-0', 'a-1', 'a-2', 'b-0', 'b-1'],
+    );
     assert.equal(next.batches[0]!.source.partitionId, '0,1');
   });
 
   test("a failed export rejects every caller that was part of it, with that export's error", async () => {
     const next = new InMemorySignalConsumer().failNext(1, 'permanent');
     const batcher = new BatchProcessor(next, { timeoutMs: 20 });
-    const results = await within(Promise.allSettled([batcher.consume(makeBatch(1, 'a', '0')), batcher.consume(makeBatch(1, 'b', '1'))]), 5_000);
+    const results = await within(
+      Promise.allSettled([batcher.consume(makeBatch(1, 'a', '0')), batcher.consume(makeBatch(1, 'b', '1'))]),
+      5_000,
+    );
     assert.equal(next.calls, 1);
     for (const r of results) {
       assert.equal(r.status, 'rejected');
@@ -55,23 +68,34 @@ describe('BatchProcessor', () => {
     }
   });
 
-  test('a partial refusal of a combined export: only the caller owning the refused record rejects, with just that record', async () => {
-    const tooLarge = new Error('record too large');
-    const next: SignalConsumer = {
-      consume: async (batch) => {
-        const refused = batch.records.filter((r) => r.body === 'b-1');
-        if (refused.length > 0) throw new PartialRefusalError([{ records: refused, error: tooLarge }], batch.records.length - 1);
-      },
-    };
-    const batcher = new BatchProcessor(next, { timeoutMs: 20 });
-    const [a, b] = await within(Promise.allSettled([batcher.consume(makeBatch(3, 'a', '0')), batcher.consume(makeBatch(2, 'b', '1'))]), 5_000);
-    assert.equal(a!.status, 'fulfilled', 'the caller whose records were all delivered resolves');
-    assert.equal(b!.status, 'rejected');
-    const error = (b as PromiseRejectedResult).reason;
-    assert.ok(isPartialRefusal(error));
-    assert.deepEqual(error.refusals.map((r) => [r.records.map((x) => x.body), r.error]), [[['b-1'], tooLarge]]);
-    assert.equal(error.delivered, 1);
-  });
+  test(
+    'a partial refusal of a combined export: only the caller owning the refused record rejects, with just that ' +
+      'record',
+    async () => {
+      const tooLarge = new Error('record too large');
+      const next: SignalConsumer = {
+        consume: async (batch) => {
+          const refused = batch.records.filter((r) => r.body === 'b-1');
+          if (refused.length > 0)
+            throw new PartialRefusalError([{ records: refused, error: tooLarge }], batch.records.length - 1);
+        },
+      };
+      const batcher = new BatchProcessor(next, { timeoutMs: 20 });
+      const [a, b] = await within(
+        Promise.allSettled([batcher.consume(makeBatch(3, 'a', '0')), batcher.consume(makeBatch(2, 'b', '1'))]),
+        5_000,
+      );
+      assert.equal(a!.status, 'fulfilled', 'the caller whose records were all delivered resolves');
+      assert.equal(b!.status, 'rejected');
+      const error = (b as PromiseRejectedResult).reason;
+      assert.ok(isPartialRefusal(error));
+      assert.deepEqual(
+        error.refusals.map((r) => [r.records.map((x) => x.body), r.error]),
+        [[['b-1'], tooLarge]],
+      );
+      assert.equal(error.delivered, 1);
+    },
+  );
 
   test('send_batch_size triggers an export without waiting for the timeout', async () => {
     const next = new InMemorySignalConsumer();
@@ -88,7 +112,10 @@ describe('BatchProcessor', () => {
     const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { sendBatchSize: 3, sendBatchMaxSize: 3, timeoutMs: 10 });
     await within(batcher.consume(makeBatch(7)), 5_000);
-    assert.deepEqual(next.batches.map((b) => b.records.length), [3, 3, 1]);
+    assert.deepEqual(
+      next.batches.map((b) => b.records.length),
+      [3, 3, 1],
+    );
   });
 
   test('a failure of any part of a split batch rejects its caller', async () => {
@@ -133,7 +160,10 @@ describe('BatchProcessor', () => {
     const kept = batcher.consume(makeBatch(1, 'kept'));
     await batcher.forceFlush();
     await kept;
-    assert.deepEqual(next.records().map((r) => r.body), ['kept-0']);
+    assert.deepEqual(
+      next.records().map((r) => r.body),
+      ['kept-0'],
+    );
   });
 
   test('shutdown exports what is pending, then refuses new batches and shuts the next consumer down', async () => {
@@ -158,24 +188,33 @@ describe('BatchProcessor', () => {
     assert.equal(batchProcessorConfigSchema.safeParse({ max_concurrent_exports: 0 }).success, false);
     assert.equal(batchProcessorConfigSchema.safeParse({ max_concurrent_exports: 1.5 }).success, false);
     assert.equal(batchProcessorConfigSchema.parse({ timeout: '1s' }).timeout, 1_000);
-    assert.equal(batchProcessorConfigSchema.safeParse({ send_batch_size: 100, send_batch_max_size: 10 }).success, false);
+    assert.equal(
+      batchProcessorConfigSchema.safeParse({ send_batch_size: 100, send_batch_max_size: 10 }).success,
+      false,
+    );
     assert.equal(batchProcessorConfigSchema.safeParse({ sendBatchSize: 100 }).success, false);
   });
 
-  test('once every attached producer is waiting, their records go at once in one export, not at the timeout', async () => {
-    const next = new InMemorySignalConsumer();
-    const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
-    const detach = [0, 1, 2].map(() => batcher.attachProducer());
-    const a = batcher.consume(makeBatch(2, 'a', '0'));
-    const b = batcher.consume(makeBatch(2, 'b', '1'));
-    await settleCallbacks();
-    assert.equal(next.calls, 0, 'the third producer may still send: keep batching');
-    const c = batcher.consume(makeBatch(2, 'c', '2'));
-    await within(Promise.all([a, b, c]), 5_000);
-    assert.equal(next.calls, 1);
-    assert.deepEqual(next.records().map((r) => r.body), ['a-0', 'a-1', 'b-0', 'b-1', 'c-0', 'c-1']);
-    for (const d of detach) d();
-  });
+  test(
+    'once every attached producer is waiting, their records go at once in one export, not at the ' + 'timeout',
+    async () => {
+      const next = new InMemorySignalConsumer();
+      const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
+      const detach = [0, 1, 2].map(() => batcher.attachProducer());
+      const a = batcher.consume(makeBatch(2, 'a', '0'));
+      const b = batcher.consume(makeBatch(2, 'b', '1'));
+      await settleCallbacks();
+      assert.equal(next.calls, 0, 'the third producer may still send: keep batching');
+      const c = batcher.consume(makeBatch(2, 'c', '2'));
+      await within(Promise.all([a, b, c]), 5_000);
+      assert.equal(next.calls, 1);
+      assert.deepEqual(
+        next.records().map((r) => r.body),
+        ['a-0', 'a-1', 'b-0', 'b-1', 'c-0', 'c-1'],
+      );
+      for (const d of detach) d();
+    },
+  );
 
   test('a producer detaching makes the callers still waiting enough: they are exported at once', async () => {
     const next = new InMemorySignalConsumer();
@@ -278,14 +317,17 @@ describe('BatchProcessor', () => {
     assert.equal(attached, 0);
   });
 
-  test('a processor in front of another attaches its export slots to it, so the chain does not stall either', async () => {
-    const next = new InMemorySignalConsumer();
-    const inner = new BatchProcessor(next, { timeoutMs: HOUR_MS });
-    const outer = new BatchProcessor(inner, { timeoutMs: HOUR_MS });
-    const detach = [0, 1].map(() => outer.attachProducer());
-    await within(Promise.all([outer.consume(makeBatch(1, 'a', '0')), outer.consume(makeBatch(1, 'b', '1'))]), 5_000);
-    assert.equal(next.calls, 1);
-    for (const d of detach) d();
-    await outer.shutdown();
-  });
+  test(
+    'a processor in front of another attaches its export slots to it, so the chain does not stall ' + 'either',
+    async () => {
+      const next = new InMemorySignalConsumer();
+      const inner = new BatchProcessor(next, { timeoutMs: HOUR_MS });
+      const outer = new BatchProcessor(inner, { timeoutMs: HOUR_MS });
+      const detach = [0, 1].map(() => outer.attachProducer());
+      await within(Promise.all([outer.consume(makeBatch(1, 'a', '0')), outer.consume(makeBatch(1, 'b', '1'))]), 5_000);
+      assert.equal(next.calls, 1);
+      for (const d of detach) d();
+      await outer.shutdown();
+    },
+  );
 });

@@ -9,7 +9,12 @@ function make(opts: { intervalMs?: number; everyN?: number; initial?: number; va
   let now = 1_000_000;
   const store = new RecordingStore();
   const cp = new Checkpointer({
-    store, scope, partitionId: '0', intervalMs: opts.intervalMs ?? 5_000, everyNEvents: opts.everyN ?? 0, now: () => now,
+    store,
+    scope,
+    partitionId: '0',
+    intervalMs: opts.intervalMs ?? 5_000,
+    everyNEvents: opts.everyN ?? 0,
+    now: () => now,
     initial: opts.initial === undefined ? undefined : { partitionId: '0', sequenceNumber: opts.initial, offset: '0' },
     fence: opts.valid ? { leaseId: 'l', isValid: opts.valid } : undefined,
   });
@@ -23,10 +28,17 @@ test('the first mark after a claim is written at once; then on the interval, not
     await cp.flushIfDue();
     advance(10);
   }
-  assert.deepEqual(store.writes.map((w) => w.sequenceNumber), [0], 'only the first, 1 s elapsed');
+  assert.deepEqual(
+    store.writes.map((w) => w.sequenceNumber),
+    [0],
+    'only the first, 1 s elapsed',
+  );
   advance(4_100);
   await cp.flushIfDue();
-  assert.deepEqual(store.writes.map((w) => w.sequenceNumber), [0, 99]);
+  assert.deepEqual(
+    store.writes.map((w) => w.sequenceNumber),
+    [0, 99],
+  );
 });
 
 test('writes every N events when that comes first', async () => {
@@ -35,43 +47,65 @@ test('writes every N events when that comes first', async () => {
     cp.mark(s, String(s), 1);
     await cp.flushIfDue();
   }
-  assert.deepEqual(store.writes.map((w) => w.sequenceNumber), [0, 50, 100]);
+  assert.deepEqual(
+    store.writes.map((w) => w.sequenceNumber),
+    [0, 50, 100],
+  );
 });
 
-test('catching up, a write is due once the marked events were enqueued one interval after the written one (at most every second)', async () => {
-  const { cp, store, advance } = make({ intervalMs: 10_000 });
-  // A backlog drained 20× faster than it came: 100 ms of wall time per 2 s of enqueued traffic.
-  const enqueued0 = 5_000_000;
-  for (let s = 0; s < 200; s++) {
-    cp.mark(s, String(s), 1, enqueued0 + s * 2_000);
-    await cp.flushIfDue();
-    advance(100);
-  }
-  const written = store.writes.map((w) => w.sequenceNumber);
-  // 20 s of wall time: by the interval alone, 2 writes; by enqueued time, one per 5 events (10 s of traffic) at
-  // most once a second (10 marks): every 10th.
-  assert.deepEqual(written, [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180, 190]);
-  // Live again (enqueued time advancing with the wall clock): back to one write per interval.
-  const base = enqueued0 + 200 * 2_000;
-  for (let s = 200; s < 400; s++) {
-    cp.mark(s, String(s), 1, base + (s - 200) * 100);
-    await cp.flushIfDue();
-    advance(100);
-  }
-  assert.equal(store.writes.length - written.length, 2, `20 s live at a 10 s interval: ${store.writes.length - written.length} writes`);
-});
+test(
+  'catching up, a write is due once the marked events were enqueued one interval after the written one (at most ' +
+    'every second)',
+  async () => {
+    const { cp, store, advance } = make({ intervalMs: 10_000 });
+    // A backlog drained 20× faster than it came: 100 ms of wall time per 2 s of enqueued traffic.
+    const enqueued0 = 5_000_000;
+    for (let s = 0; s < 200; s++) {
+      cp.mark(s, String(s), 1, enqueued0 + s * 2_000);
+      await cp.flushIfDue();
+      advance(100);
+    }
+    const written = store.writes.map((w) => w.sequenceNumber);
+    // 20 s of wall time: by the interval alone, 2 writes; by enqueued time, one per 5 events (10 s of traffic) at
+    // most once a second (10 marks): every 10th.
+    assert.deepEqual(
+      written,
+      [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180, 190],
+    );
+    // Live again (enqueued time advancing with the wall clock): back to one write per interval.
+    const base = enqueued0 + 200 * 2_000;
+    for (let s = 200; s < 400; s++) {
+      cp.mark(s, String(s), 1, base + (s - 200) * 100);
+      await cp.flushIfDue();
+      advance(100);
+    }
+    assert.equal(
+      store.writes.length - written.length,
+      2,
+      `20 s live at a 10 s interval: ${store.writes.length - written.length} writes`,
+    );
+  },
+);
 
 test('resumeFrom: a position already exported beyond the stored checkpoint is written at the first write', async () => {
   let now = 0;
   const store = new RecordingStore();
   const cp = new Checkpointer({
-    store, scope, partitionId: '0', intervalMs: 10_000, everyNEvents: 0, now: () => now,
+    store,
+    scope,
+    partitionId: '0',
+    intervalMs: 10_000,
+    everyNEvents: 0,
+    now: () => now,
     initial: { partitionId: '0', sequenceNumber: 10, offset: '10' },
     resumeFrom: { partitionId: '0', sequenceNumber: 40, offset: '40' },
   });
   assert.equal(cp.msUntilDue(), 0);
   assert.equal(await cp.flushIfDue(), true);
-  assert.deepEqual(store.writes.map((w) => w.sequenceNumber), [40]);
+  assert.deepEqual(
+    store.writes.map((w) => w.sequenceNumber),
+    [40],
+  );
   now += 1;
   cp.mark(35, '35', 1);
   assert.equal(await cp.flush(), false, 'never below what was resumed from');
@@ -84,7 +118,10 @@ test('never moves backwards, not even below the checkpoint it started from', asy
   cp.mark(12, '12', 1);
   cp.mark(11, '11', 1);
   await cp.flush();
-  assert.deepEqual(store.writes.map((w) => w.sequenceNumber), [12]);
+  assert.deepEqual(
+    store.writes.map((w) => w.sequenceNumber),
+    [12],
+  );
 });
 
 test('a failed write keeps the mark for the next attempt', async () => {
@@ -105,7 +142,14 @@ test('a lapsed fence refuses the write', async () => {
 test('a failed count-triggered write waits for the interval before the next attempt, whatever the count', async () => {
   let now = 0;
   const store = new RecordingStore();
-  const c = new Checkpointer({ store, scope: { fullyQualifiedNamespace: 'f', eventHubName: 'h', consumerGroup: 'g' }, partitionId: '0', intervalMs: 5_000, everyNEvents: 10, now: () => now });
+  const c = new Checkpointer({
+    store,
+    scope: { fullyQualifiedNamespace: 'f', eventHubName: 'h', consumerGroup: 'g' },
+    partitionId: '0',
+    intervalMs: 5_000,
+    everyNEvents: 10,
+    now: () => now,
+  });
   c.mark(19, '1900', 20);
   assert.equal(c.msUntilDue(), 0);
   store.failWrites = 1;

@@ -7,7 +7,9 @@ import type { DecoderOptions } from '../../../src/decode/decoder.ts';
 import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import { encodeLogsRequest } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
 import {
-  DecodePool, decodeWorkerCount, MAX_CONSECUTIVE_WORKER_FAILURES,
+  DecodePool,
+  decodeWorkerCount,
+  MAX_CONSECUTIVE_WORKER_FAILURES,
 } from '../../../src/receiver/internal/decode-pool.ts';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
 import { siblingModule } from '../../helpers/sibling-module.ts';
@@ -18,7 +20,15 @@ const options: DecoderOptions = { format: 'azure', applySemanticConventions: tru
 function events(count: number): ReceivedEvent[] {
   const time = new Date('2026-05-14T09:12:44Z');
   return Array.from({ length: count }, (_, i) => ({
-    body: Buffer.from(i === 7 ? '{"records": [ not json' : sampleResourceLogBody(SAMPLE_CATEGORIES[i % SAMPLE_CATEGORIES.length]!, { records: 1 + (i % 3), index: i, time })),
+    body: Buffer.from(
+      i === 7
+        ? '{"records": [ not json'
+        : sampleResourceLogBody(SAMPLE_CATEGORIES[i % SAMPLE_CATEGORIES.length]!, {
+            records: 1 + (i % 3),
+            index: i,
+            time,
+          }),
+    ),
     sequenceNumber: 100 + i,
     offset: String(1000 + i),
     enqueuedTime: new Date(time.getTime() + i),
@@ -29,20 +39,28 @@ function events(count: number): ReceivedEvent[] {
 /** The records of a request, without the observed time (the decode's clock), as comparable objects. */
 function records(bytes: Uint8Array): unknown[] {
   const request = decodeLogsRequest(bytes);
-  return request.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => {
-    const { observedTimeUnixNano: _observed, ...rest } = r;
-    return { resource: rl.resource, scope: sl.scope, ...rest };
-  })));
+  return request.resourceLogs.flatMap((rl: any) =>
+    rl.scopeLogs.flatMap((sl: any) =>
+      sl.logRecords.map((r: any) => {
+        const { observedTimeUnixNano: _observed, ...rest } = r;
+        return { resource: rl.resource, scope: sl.scope, ...rest };
+      }),
+    ),
+  );
 }
 
-test('decode_workers: auto is one fewer than the cores (none on one core), at most two; numbers are taken as they are', () => {
-  assert.equal(decodeWorkerCount('auto', 2), 1);
-  assert.equal(decodeWorkerCount('auto', 1), 0);
-  assert.equal(decodeWorkerCount('auto', 3), 2);
-  assert.equal(decodeWorkerCount('auto', 8), 2, 'two keep the pipeline thread busy');
-  assert.equal(decodeWorkerCount(0, 8), 0);
-  assert.equal(decodeWorkerCount(3, 2), 3);
-});
+test(
+  'decode_workers: auto is one fewer than the cores (none on one core), at most two; numbers are taken as they ' +
+    'are',
+  () => {
+    assert.equal(decodeWorkerCount('auto', 2), 1);
+    assert.equal(decodeWorkerCount('auto', 1), 0);
+    assert.equal(decodeWorkerCount('auto', 3), 2);
+    assert.equal(decodeWorkerCount('auto', 8), 2, 'two keep the pipeline thread busy');
+    assert.equal(decodeWorkerCount(0, 8), 0);
+    assert.equal(decodeWorkerCount(3, 2), 3);
+  },
+);
 
 test('a worker decodes and encodes the same records as the pipeline thread, with the same counts', async (t) => {
   const pool = new DecodePool({ size: 2, decoder: options, logger: noopLogger });

@@ -16,7 +16,13 @@ test('batches are marked in order, only once every earlier one was delivered', a
   const w = new DeliveryWindow({ batches: 3, bytes: 1_000 });
   const exports = [deferred<boolean>(), deferred<boolean>(), deferred<boolean>()];
   const marked: number[] = [];
-  for (const i of [0, 1, 2]) w.add(i, 10, () => exports[i]!.promise, (b) => marked.push(b));
+  for (const i of [0, 1, 2])
+    w.add(
+      i,
+      10,
+      () => exports[i]!.promise,
+      (b) => marked.push(b),
+    );
   exports[2]!.resolve(true);
   exports[1]!.resolve(true);
   await tick();
@@ -31,9 +37,24 @@ test('batches are marked in order, only once every earlier one was delivered', a
 test('after a batch that was not delivered nothing later is marked, even what was delivered', async () => {
   const w = new DeliveryWindow({ batches: 3, bytes: 1_000 });
   const marked: number[] = [];
-  w.add(0, 10, async () => true, (b) => marked.push(b));
-  w.add(1, 10, async () => false, (b) => marked.push(b));
-  w.add(2, 10, async () => true, (b) => marked.push(b));
+  w.add(
+    0,
+    10,
+    async () => true,
+    (b) => marked.push(b),
+  );
+  w.add(
+    1,
+    10,
+    async () => false,
+    (b) => marked.push(b),
+  );
+  w.add(
+    2,
+    10,
+    async () => true,
+    (b) => marked.push(b),
+  );
   assert.equal(await w.drain(), false);
   assert.deepEqual(marked, [0]);
   assert.equal(await w.room(10), true, 'the window is empty again');
@@ -44,7 +65,12 @@ test('batches decoded elsewhere are handed to their export in the order they wer
   const decoded = [deferred<number>(), deferred<number>(), deferred<number>()];
   const handed: number[] = [];
   for (const i of [0, 1, 2]) {
-    w.add(decoded[i]!.promise, 10, async (b) => (handed.push(b), true), () => {});
+    w.add(
+      decoded[i]!.promise,
+      10,
+      async (b) => (handed.push(b), true),
+      () => {},
+    );
   }
   decoded[2]!.resolve(2);
   decoded[1]!.resolve(1);
@@ -55,33 +81,51 @@ test('batches decoded elsewhere are handed to their export in the order they wer
   assert.deepEqual(handed, [0, 1, 2]);
 });
 
-test('room waits for the oldest batch when the window is full by count or by bytes; one batch always fits', async () => {
-  const w = new DeliveryWindow({ batches: 2, bytes: 100 });
-  assert.equal(w.isFull(500), false, 'an empty window takes a batch of any size');
-  const first = deferred<boolean>();
-  w.add('a', 60, () => first.promise, () => {});
-  assert.equal(w.isFull(30), false);
-  assert.equal(w.isFull(50), true, '60 + 50 bytes is over 100');
-  const second = deferred<boolean>();
-  w.add('b', 30, () => second.promise, () => {});
-  assert.equal(w.isFull(1), true, 'two batches');
-  assert.equal(w.unsettled, 2);
-  let roomy = false;
-  const waiting = w.room(1).then((ok) => (roomy = ok));
-  second.resolve(true);
-  await tick();
-  assert.equal(roomy, false, 'the second batch delivered does not free room before the first');
-  assert.equal(w.unsettled, 1);
-  first.resolve(true);
-  await waiting;
-  assert.equal(roomy, true);
-});
+test(
+  'room waits for the oldest batch when the window is full by count or by bytes; one batch always ' + 'fits',
+  async () => {
+    const w = new DeliveryWindow({ batches: 2, bytes: 100 });
+    assert.equal(w.isFull(500), false, 'an empty window takes a batch of any size');
+    const first = deferred<boolean>();
+    w.add(
+      'a',
+      60,
+      () => first.promise,
+      () => {},
+    );
+    assert.equal(w.isFull(30), false);
+    assert.equal(w.isFull(50), true, '60 + 50 bytes is over 100');
+    const second = deferred<boolean>();
+    w.add(
+      'b',
+      30,
+      () => second.promise,
+      () => {},
+    );
+    assert.equal(w.isFull(1), true, 'two batches');
+    assert.equal(w.unsettled, 2);
+    let roomy = false;
+    const waiting = w.room(1).then((ok) => (roomy = ok));
+    second.resolve(true);
+    await tick();
+    assert.equal(roomy, false, 'the second batch delivered does not free room before the first');
+    assert.equal(w.unsettled, 1);
+    first.resolve(true);
+    await waiting;
+    assert.equal(roomy, true);
+  },
+);
 
 test('an export that throws rejects room and drain', async () => {
   const w = new DeliveryWindow({ batches: 1, bytes: 1_000 });
-  w.add(0, 10, async () => {
-    throw new Error('dead-letter store failed');
-  }, () => {});
+  w.add(
+    0,
+    10,
+    async () => {
+      throw new Error('dead-letter store failed');
+    },
+    () => {},
+  );
   await assert.rejects(w.room(10), /dead-letter store failed/);
   await assert.rejects(w.drain(), /dead-letter store failed/);
 });

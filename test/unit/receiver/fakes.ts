@@ -2,7 +2,13 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { Decoder } from '../../../src/decode/decoder.ts';
 import type { HubClient, OpenOptions, PartitionReader, ReceivedEvent } from '../../../src/backends/consumer.ts';
-import type { Checkpoint, CheckpointScope, CheckpointStore, CheckpointWriteOptions, OwnershipFence } from '../../../src/ownership/checkpoint.ts';
+import type {
+  Checkpoint,
+  CheckpointScope,
+  CheckpointStore,
+  CheckpointWriteOptions,
+  OwnershipFence,
+} from '../../../src/ownership/checkpoint.ts';
 import { CheckpointFencedError, keepsStored } from '../../../src/ownership/checkpoint.ts';
 import { waitUntil } from '../../helpers/wait-until.ts';
 
@@ -27,7 +33,12 @@ export class FakeHub implements HubClient {
     const log = this.logs.get(partitionId) ?? [];
     for (let i = 0; i < count; i++) {
       const seq = log.length;
-      log.push({ body: Buffer.from(`event-${partitionId}-${seq}`), sequenceNumber: seq, offset: String(seq * 100), enqueuedTime: new Date(1_700_000_000_000 + seq) });
+      log.push({
+        body: Buffer.from(`event-${partitionId}-${seq}`),
+        sequenceNumber: seq,
+        offset: String(seq * 100),
+        enqueuedTime: new Date(1_700_000_000_000 + seq),
+      });
     }
     this.logs.set(partitionId, log);
   }
@@ -39,7 +50,15 @@ export class FakeHub implements HubClient {
   async getPartitionProperties(partitionId: string) {
     const log = this.logs.get(partitionId) ?? [];
     const last = log[log.length - 1];
-    return { hubName: this.eventHubName, partitionId, beginningSequenceNumber: log.length ? 0 : -1, lastEnqueuedSequenceNumber: last?.sequenceNumber ?? -1, lastEnqueuedOffset: last?.offset ?? '-1', lastEnqueuedOnUtc: last?.enqueuedTime ?? new Date(0), isEmpty: !last };
+    return {
+      hubName: this.eventHubName,
+      partitionId,
+      beginningSequenceNumber: log.length ? 0 : -1,
+      lastEnqueuedSequenceNumber: last?.sequenceNumber ?? -1,
+      lastEnqueuedOffset: last?.offset ?? '-1',
+      lastEnqueuedOnUtc: last?.enqueuedTime ?? new Date(0),
+      isEmpty: !last,
+    };
   }
 
   async openPartition(partitionId: string, options: OpenOptions): Promise<PartitionReader> {
@@ -47,7 +66,14 @@ export class FakeHub implements HubClient {
     const silentReaders = this.silentReaders;
     const log = this.logs.get(partitionId) ?? [];
     const p = options.startPosition;
-    let next = p.kind === 'earliest' ? 0 : p.kind === 'latest' ? log.length : p.kind === 'sequenceNumber' ? p.sequenceNumber + (p.inclusive ? 0 : 1) : 0;
+    let next =
+      p.kind === 'earliest'
+        ? 0
+        : p.kind === 'latest'
+          ? log.length
+          : p.kind === 'sequenceNumber'
+            ? p.sequenceNumber + (p.inclusive ? 0 : 1)
+            : 0;
     const logs = this.logs;
     const failNextReceives = this.failNextReceives;
     const maxPerReceive = (): number => this.maxPerReceive;
@@ -62,7 +88,14 @@ export class FakeHub implements HubClient {
         if (next >= current.length || silentReaders.has(index)) {
           await new Promise<void>((resolve, reject) => {
             const t = setTimeout(resolve, Math.min(waitMs, emptyWaitCapMs()));
-            signal.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });
+            signal.addEventListener(
+              'abort',
+              () => {
+                clearTimeout(t);
+                reject(signal.reason);
+              },
+              { once: true },
+            );
           });
           return [];
         }
@@ -73,7 +106,14 @@ export class FakeHub implements HubClient {
       lastEnqueued() {
         const current = logs.get(partitionId) ?? [];
         const last = current[current.length - 1];
-        return last ? { sequenceNumber: last.sequenceNumber, offset: last.offset, enqueuedOn: last.enqueuedTime, retrievedOn: new Date() } : undefined;
+        return last
+          ? {
+              sequenceNumber: last.sequenceNumber,
+              offset: last.offset,
+              enqueuedOn: last.enqueuedTime,
+              retrievedOn: new Date(),
+            }
+          : undefined;
       },
       async close() {},
     };
@@ -93,7 +133,12 @@ export class RecordingStore implements CheckpointStore {
   async list() {
     return [...this.data.values()];
   }
-  async write(_scope: CheckpointScope, checkpoint: Checkpoint, fence?: OwnershipFence, options?: CheckpointWriteOptions) {
+  async write(
+    _scope: CheckpointScope,
+    checkpoint: Checkpoint,
+    fence?: OwnershipFence,
+    options?: CheckpointWriteOptions,
+  ) {
     if (fence && !fence.isValid()) throw new CheckpointFencedError('lease lapsed');
     if (this.failWrites > 0) {
       this.failWrites--;
@@ -110,10 +155,18 @@ const emptyResource = resourceFromAttributes({});
 
 /** A decoder that makes one record per event, its sequence number in the attribute `seq`. */
 export const sequenceNumberDecoder: Decoder = (events) => ({
-  records: events.map((e) => ({
-    hrTime: [0, 0], hrTimeObserved: [0, 0], body: 'x', attributes: { seq: e.sequenceNumber }, resource: emptyResource,
-    instrumentationScope: { name: 't' }, droppedAttributesCount: 0,
-  }) as ReadableLogRecord),
+  records: events.map(
+    (e) =>
+      ({
+        hrTime: [0, 0],
+        hrTimeObserved: [0, 0],
+        body: 'x',
+        attributes: { seq: e.sequenceNumber },
+        resource: emptyResource,
+        instrumentationScope: { name: 't' },
+        droppedAttributesCount: 0,
+      }) as ReadableLogRecord,
+  ),
   stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
 });
 

@@ -27,7 +27,9 @@ class FakeHub {
     if (this.hang) {
       // A real call holds a socket open meanwhile; the deadline's own timer is unref'd and would not.
       const socket = setInterval(() => {}, 1_000);
-      await new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))).finally(() => clearInterval(socket));
+      await new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))).finally(() =>
+        clearInterval(socket),
+      );
     }
     if (this.fail.has(partitionId)) throw new Error(`partition ${partitionId} down`);
     const last = this.last.get(partitionId)!;
@@ -63,16 +65,31 @@ test('reports every partition with its owner, checkpoint, lag and checkpoint age
     hub,
     store,
     scope,
-    readOwners: async () => new Map([['0', 'pod-a'], ['2', '']]),
+    readOwners: async () =>
+      new Map([
+        ['0', 'pod-a'],
+        ['2', ''],
+      ]),
     now: () => now,
   });
   assert.deepEqual(monitor.snapshot(), [], 'nothing before the first refresh');
   await monitor.refresh();
   const rows = monitor.snapshot();
-  assert.deepEqual(rows.map((r) => r.partitionId), ['0', '1', '2', '10'], 'every partition, in partition order');
+  assert.deepEqual(
+    rows.map((r) => r.partitionId),
+    ['0', '1', '2', '10'],
+    'every partition, in partition order',
+  );
   const m = byId(rows);
   assert.deepEqual(
-    rows.map((r) => [r.partitionId, r.owner, r.checkpointSequenceNumber, r.lastEnqueuedSequenceNumber, r.lagEvents, r.stale]),
+    rows.map((r) => [
+      r.partitionId,
+      r.owner,
+      r.checkpointSequenceNumber,
+      r.lastEnqueuedSequenceNumber,
+      r.lagEvents,
+      r.stale,
+    ]),
     [
       ['0', 'pod-a', 89, 99, 10, false],
       ['1', '', undefined, 49, undefined, false], // no checkpoint: unknown, not 0
@@ -146,33 +163,40 @@ test('a request that never answers is cut at its deadline: the refresh ends and 
   await monitor.refresh();
   hub.hang = true;
   await monitor.refresh();
-  assert.deepEqual(monitor.snapshot().map((r) => [r.lastEnqueuedSequenceNumber, r.stale]), [[3, true]]);
+  assert.deepEqual(
+    monitor.snapshot().map((r) => [r.lastEnqueuedSequenceNumber, r.stale]),
+    [[3, true]],
+  );
 });
 
-test('start refreshes in the background until stop; stop waits for the refresh in flight and is idempotent', async () => {
-  const hub = new FakeHub(['0', '1']);
-  hub.last.set('0', 1).set('1', 2);
-  const monitor = new HubLagMonitor({ hub, store: new MemoryCheckpointStore(), scope, intervalMs: 5 });
-  monitor.start();
-  monitor.start();
-  await until(() => hub.partitionCalls >= 6);
-  hub.last.set('0', 11);
-  await until(() => byId(monitor.snapshot()).get('0')?.lastEnqueuedSequenceNumber === 11);
+test(
+  'start refreshes in the background until stop; stop waits for the refresh in flight and is ' + 'idempotent',
+  async () => {
+    const hub = new FakeHub(['0', '1']);
+    hub.last.set('0', 1).set('1', 2);
+    const monitor = new HubLagMonitor({ hub, store: new MemoryCheckpointStore(), scope, intervalMs: 5 });
+    monitor.start();
+    monitor.start();
+    await until(() => hub.partitionCalls >= 6);
+    hub.last.set('0', 11);
+    await until(() => byId(monitor.snapshot()).get('0')?.lastEnqueuedSequenceNumber === 11);
 
-  hub.hang = true; // the next refresh blocks until stop aborts it
-  const calls = hub.partitionCalls;
-  await until(() => hub.partitionCalls > calls);
-  await Promise.all([monitor.stop(), monitor.stop()]);
-  const after = hub.partitionCalls;
-  hub.hang = false;
-  await monitor.refresh();
-  monitor.start();
-  assert.equal(hub.partitionCalls, after, 'no refresh after stop');
-  assert.equal(byId(monitor.snapshot()).get('0')!.lastEnqueuedSequenceNumber, 11, 'values survive stop');
-});
+    hub.hang = true; // the next refresh blocks until stop aborts it
+    const calls = hub.partitionCalls;
+    await until(() => hub.partitionCalls > calls);
+    await Promise.all([monitor.stop(), monitor.stop()]);
+    const after = hub.partitionCalls;
+    hub.hang = false;
+    await monitor.refresh();
+    monitor.start();
+    assert.equal(hub.partitionCalls, after, 'no refresh after stop');
+    assert.equal(byId(monitor.snapshot()).get('0')!.lastEnqueuedSequenceNumber, 11, 'values survive stop');
+  },
+);
 
 test('hubLagEvents: checkpoint to newest event, 0 when empty or ahead, undefined without a checkpoint', () => {
-  const props = (last: number, isEmpty = false) => ({ lastEnqueuedSequenceNumber: last, isEmpty }) as PartitionProperties;
+  const props = (last: number, isEmpty = false) =>
+    ({ lastEnqueuedSequenceNumber: last, isEmpty }) as PartitionProperties;
   assert.equal(hubLagEvents(5, props(15)), 10);
   assert.equal(hubLagEvents(-1, props(15)), 16, 'checkpoint -1 (before the first event): every event waits');
   assert.equal(hubLagEvents(undefined, props(15)), undefined);
@@ -180,43 +204,60 @@ test('hubLagEvents: checkpoint to newest event, 0 when empty or ahead, undefined
   assert.equal(hubLagEvents(20, props(15)), 0);
 });
 
-test('readCheckpoints: one call per refresh for every partition, no per-partition read; a failed listing keeps the last checkpoints, stale', async () => {
-  const hub = new FakeHub(['0', '1', '2']);
-  hub.last.set('0', 10).set('1', 20).set('2', 30);
-  const store = new MemoryCheckpointStore();
-  let reads = 0;
-  const counted = { read: async (...args: Parameters<MemoryCheckpointStore['read']>) => (reads++, store.read(...args)) };
-  let listings = 0;
-  let down = false;
-  let listed = [{ partitionId: '0', sequenceNumber: 4, offset: '40' }, { partitionId: '2', sequenceNumber: 30, offset: '300' }];
-  const monitor = new HubLagMonitor({
-    hub, store: counted, scope,
-    readCheckpoints: async () => {
-      listings++;
-      if (down) throw new Error('storage down');
-      return listed;
-    },
-  });
-  await monitor.refresh();
-  let m = byId(monitor.snapshot());
-  assert.equal(listings, 1);
-  assert.equal(reads, 0, 'no checkpoint read per partition');
-  assert.deepEqual(['0', '1', '2'].map((id) => m.get(id)!.lagEvents), [6, undefined, 0]);
-  assert.ok([...m.values()].every((r) => !r.stale));
+test(
+  'readCheckpoints: one call per refresh for every partition, no per-partition read; a failed listing keeps the ' +
+    'last checkpoints, stale',
+  async () => {
+    const hub = new FakeHub(['0', '1', '2']);
+    hub.last.set('0', 10).set('1', 20).set('2', 30);
+    const store = new MemoryCheckpointStore();
+    let reads = 0;
+    const counted = {
+      read: async (...args: Parameters<MemoryCheckpointStore['read']>) => (reads++, store.read(...args)),
+    };
+    let listings = 0;
+    let down = false;
+    let listed = [
+      { partitionId: '0', sequenceNumber: 4, offset: '40' },
+      { partitionId: '2', sequenceNumber: 30, offset: '300' },
+    ];
+    const monitor = new HubLagMonitor({
+      hub,
+      store: counted,
+      scope,
+      readCheckpoints: async () => {
+        listings++;
+        if (down) throw new Error('storage down');
+        return listed;
+      },
+    });
+    await monitor.refresh();
+    let m = byId(monitor.snapshot());
+    assert.equal(listings, 1);
+    assert.equal(reads, 0, 'no checkpoint read per partition');
+    assert.deepEqual(
+      ['0', '1', '2'].map((id) => m.get(id)!.lagEvents),
+      [6, undefined, 0],
+    );
+    assert.ok([...m.values()].every((r) => !r.stale));
 
-  down = true;
-  hub.last.set('0', 12);
-  await monitor.refresh();
-  m = byId(monitor.snapshot());
-  assert.deepEqual([m.get('0')!.checkpointSequenceNumber, m.get('0')!.lastEnqueuedSequenceNumber, m.get('0')!.stale], [4, 12, true]);
+    down = true;
+    hub.last.set('0', 12);
+    await monitor.refresh();
+    m = byId(monitor.snapshot());
+    assert.deepEqual(
+      [m.get('0')!.checkpointSequenceNumber, m.get('0')!.lastEnqueuedSequenceNumber, m.get('0')!.stale],
+      [4, 12, true],
+    );
 
-  down = false;
-  listed = [{ partitionId: '0', sequenceNumber: 12, offset: '120' }];
-  await monitor.refresh();
-  m = byId(monitor.snapshot());
-  assert.deepEqual([m.get('0')!.lagEvents, m.get('0')!.stale], [0, false]);
-  assert.equal(listings, 3);
-});
+    down = false;
+    listed = [{ partitionId: '0', sequenceNumber: 12, offset: '120' }];
+    await monitor.refresh();
+    m = byId(monitor.snapshot());
+    assert.deepEqual([m.get('0')!.lagEvents, m.get('0')!.stale], [0, false]);
+    assert.equal(listings, 3);
+  },
+);
 
 test('partitions whose own reader heard from the hub recently need no management call', async () => {
   const hub = new FakeHub(['0', '1']);
@@ -235,14 +276,26 @@ test('partitions whose own reader heard from the hub recently need no management
       asked.push([pid, maxAgeMs]);
       if (pid !== '0') return undefined;
       return {
-        hubName: 'hub', partitionId: '0', beginningSequenceNumber: 0, lastEnqueuedSequenceNumber: 120,
-        lastEnqueuedOffset: '1200', lastEnqueuedOnUtc: new Date(), isEmpty: false,
+        hubName: 'hub',
+        partitionId: '0',
+        beginningSequenceNumber: 0,
+        lastEnqueuedSequenceNumber: 120,
+        lastEnqueuedOffset: '1200',
+        lastEnqueuedOnUtc: new Date(),
+        isEmpty: false,
       };
     },
   });
   await monitor.refresh();
   assert.equal(hub.partitionCalls, 1, 'only the partition read elsewhere was asked of the hub');
-  assert.deepEqual(asked, [['0', 30_000], ['1', 30_000]], 'fresh means within one refresh interval');
+  assert.deepEqual(
+    asked,
+    [
+      ['0', 30_000],
+      ['1', 30_000],
+    ],
+    'fresh means within one refresh interval',
+  );
   const rows = byId(monitor.snapshot());
   assert.equal(rows.get('0')?.lagEvents, 31);
   assert.equal(rows.get('1')?.lagEvents, 9);

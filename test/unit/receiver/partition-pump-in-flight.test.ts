@@ -44,7 +44,12 @@ function heldConsumer() {
       });
     },
   };
-  return { consumer, calls, maxOutstanding: () => maxOutstanding, call: (first: number) => calls.find((c) => c.first === first) };
+  return {
+    consumer,
+    calls,
+    maxOutstanding: () => maxOutstanding,
+    call: (first: number) => calls.find((c) => c.first === first),
+  };
 }
 
 function setup(consumer: SignalConsumer, opts: Partial<PartitionPumpOptions> = {}) {
@@ -54,9 +59,23 @@ function setup(consumer: SignalConsumer, opts: Partial<PartitionPumpOptions> = {
   const counters = createPumpCounters();
   const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 1 });
   const pump = new PartitionPump({
-    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20,
-    decode: sequenceNumberDecoder, context, consumer, checkpointer, counters, logger: noopLogger,
-    emit: (s) => statuses.push(s), holdInitialMs: 1, holdMaxMs: 5, maxBatchesInFlight: 3, ...opts,
+    hub,
+    partitionId: '0',
+    start: { kind: 'earliest' },
+    prefetchCount: 10,
+    maxBatchSize: 10,
+    maxWaitMs: 20,
+    decode: sequenceNumberDecoder,
+    context,
+    consumer,
+    checkpointer,
+    counters,
+    logger: noopLogger,
+    emit: (s) => statuses.push(s),
+    holdInitialMs: 1,
+    holdMaxMs: 5,
+    maxBatchesInFlight: 3,
+    ...opts,
   });
   return { hub, store, pump, statuses, counters, checkpoint: () => store.data.get('0')?.sequenceNumber };
 }
@@ -80,7 +99,11 @@ test('up to maxBatchesInFlight batches are handed over, in order, before the fir
   void pump.run();
   await until(() => held.calls.length === 3);
   await settle();
-  assert.deepEqual(held.calls.map((c) => c.first), [0, 10, 20], 'three in flight, in receive order, no fourth');
+  assert.deepEqual(
+    held.calls.map((c) => c.first),
+    [0, 10, 20],
+    'three in flight, in receive order, no fourth',
+  );
   held.call(0)!.resolve();
   await until(() => held.calls.length === 4);
   for (const c of held.calls) c.resolve();
@@ -90,18 +113,22 @@ test('up to maxBatchesInFlight batches are handed over, in order, before the fir
   assert.equal(held.maxOutstanding(), 3);
 });
 
-test('a later batch delivered while an earlier one is held moves no checkpoint; the earlier one\'s delivery moves it to the highest contiguous', async () => {
-  const { held, pump, checkpoint } = await threeInFlight();
-  held.call(0)!.resolve();
-  held.call(20)!.resolve();
-  await until(() => pump.lastSequenceNumber === 9);
-  await settle();
-  assert.equal(checkpoint(), 9, 'batch 20..29 delivered, but 10..19 is not: nothing past 9');
-  assert.equal(pump.lastSequenceNumber, 9);
-  held.call(10)!.resolve();
-  await until(() => checkpoint() === 29);
-  await pump.stop(1_000);
-});
+test(
+  "a later batch delivered while an earlier one is held moves no checkpoint; the earlier one's delivery moves it " +
+    'to the highest contiguous',
+  async () => {
+    const { held, pump, checkpoint } = await threeInFlight();
+    held.call(0)!.resolve();
+    held.call(20)!.resolve();
+    await until(() => pump.lastSequenceNumber === 9);
+    await settle();
+    assert.equal(checkpoint(), 9, 'batch 20..29 delivered, but 10..19 is not: nothing past 9');
+    assert.equal(pump.lastSequenceNumber, 9);
+    held.call(10)!.resolve();
+    await until(() => checkpoint() === 29);
+    await pump.stop(1_000);
+  },
+);
 
 test('a batch refused and retried lands after the next one; the checkpoint waits for it', async () => {
   const order: number[] = [];
@@ -127,28 +154,35 @@ test('a batch refused and retried lands after the next one; the checkpoint waits
   assert.equal(checkpointWhileHeld, 9);
 });
 
-test('a stop while a batch is held and a later one was delivered ends at the last batch before the held one', async () => {
-  const { hub, pump, checkpoint, store } = setup({
-    consume: async (b) => {
-      if (firstOf(b) === 10) throw new Error('503 unavailable');
-    },
-  });
-  hub.append('0', 30);
-  void pump.run();
-  await until(() => pump.state.state === 'retrying' && checkpoint() === 9);
-  await settle();
-  const end = await pump.stop(1_000);
-  assert.equal(end.reason, 'stopped');
-  assert.equal(checkpoint(), 9, 'the final checkpoint stays before the held batch, not at the delivered 29');
-  assert.ok(store.writes.every((w) => w.sequenceNumber <= 9));
-});
+test(
+  'a stop while a batch is held and a later one was delivered ends at the last batch before the held ' + 'one',
+  async () => {
+    const { hub, pump, checkpoint, store } = setup({
+      consume: async (b) => {
+        if (firstOf(b) === 10) throw new Error('503 unavailable');
+      },
+    });
+    hub.append('0', 30);
+    void pump.run();
+    await until(() => pump.state.state === 'retrying' && checkpoint() === 9);
+    await settle();
+    const end = await pump.stop(1_000);
+    assert.equal(end.reason, 'stopped');
+    assert.equal(checkpoint(), 9, 'the final checkpoint stays before the held batch, not at the delivered 29');
+    assert.ok(store.writes.every((w) => w.sequenceNumber <= 9));
+  },
+);
 
 test('a batch dead-lettered while the next was delivered: the checkpoint passes both once it is written', async () => {
   const dead: number[] = [];
   let release!: () => void;
   const deadLetterGate = new Promise<void>((resolve) => (release = resolve));
   const { hub, pump, checkpoint } = setup(
-    { consume: async (b) => { if (firstOf(b) === 10) throw new PermanentError('400 bad request'); } },
+    {
+      consume: async (b) => {
+        if (firstOf(b) === 10) throw new PermanentError('400 bad request');
+      },
+    },
     {
       deadLetter: {
         write: async (entries) => {
@@ -169,19 +203,26 @@ test('a batch dead-lettered while the next was delivered: the checkpoint passes 
   assert.equal(dead.length, 10);
 });
 
-test('a graceful stop with batches in flight lets them finish, out of order, and writes the highest contiguous', async () => {
-  const { held, pump, checkpoint, store } = await threeInFlight();
-  const stopping = pump.stop(5_000);
-  held.call(20)!.resolve();
-  held.call(10)!.resolve();
-  await settle();
-  assert.equal(checkpoint(), undefined, 'nothing before 0..9 is delivered');
-  held.call(0)!.resolve();
-  const end = await stopping;
-  assert.equal(end.reason, 'stopped');
-  assert.equal(checkpoint(), 29);
-  assert.deepEqual(store.writes.map((w) => w.sequenceNumber), [29], 'one write, the final one');
-});
+test(
+  'a graceful stop with batches in flight lets them finish, out of order, and writes the highest ' + 'contiguous',
+  async () => {
+    const { held, pump, checkpoint, store } = await threeInFlight();
+    const stopping = pump.stop(5_000);
+    held.call(20)!.resolve();
+    held.call(10)!.resolve();
+    await settle();
+    assert.equal(checkpoint(), undefined, 'nothing before 0..9 is delivered');
+    held.call(0)!.resolve();
+    const end = await stopping;
+    assert.equal(end.reason, 'stopped');
+    assert.equal(checkpoint(), 29);
+    assert.deepEqual(
+      store.writes.map((w) => w.sequenceNumber),
+      [29],
+      'one write, the final one',
+    );
+  },
+);
 
 test('a stop past its timeout with batches in flight writes only what was delivered in order', async () => {
   const { held, pump, checkpoint } = await threeInFlight();
@@ -268,18 +309,28 @@ test('a held batch keeps the partition retrying while later batches are delivere
   assert.deepEqual(states, ['retrying', 'reading']);
 });
 
-test('a batch processor in front: the drain is not held on its timer with several batches per partition in flight', async () => {
-  const exported: number[] = [];
-  const processor = new BatchProcessor(
-    { consume: async (b) => { for (const r of b.records) exported.push(r.attributes.seq as number); } },
-    { sendBatchSize: 1_000, timeoutMs: 60_000 },
-  );
-  const { hub, pump, checkpoint } = setup(processor);
-  hub.append('0', 95);
-  void pump.run();
-  await until(() => exported.length === 95, 2_000);
-  await until(() => checkpoint() === 94, 2_000);
-  await pump.stop(1_000);
-  assert.deepEqual(exported.toSorted((a, b) => a - b), Array.from({ length: 95 }, (_, i) => i));
-  await processor.shutdown();
-});
+test(
+  'a batch processor in front: the drain is not held on its timer with several batches per partition in ' + 'flight',
+  async () => {
+    const exported: number[] = [];
+    const processor = new BatchProcessor(
+      {
+        consume: async (b) => {
+          for (const r of b.records) exported.push(r.attributes.seq as number);
+        },
+      },
+      { sendBatchSize: 1_000, timeoutMs: 60_000 },
+    );
+    const { hub, pump, checkpoint } = setup(processor);
+    hub.append('0', 95);
+    void pump.run();
+    await until(() => exported.length === 95, 2_000);
+    await until(() => checkpoint() === 94, 2_000);
+    await pump.stop(1_000);
+    assert.deepEqual(
+      exported.toSorted((a, b) => a - b),
+      Array.from({ length: 95 }, (_, i) => i),
+    );
+    await processor.shutdown();
+  },
+);

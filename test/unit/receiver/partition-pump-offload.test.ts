@@ -30,23 +30,45 @@ test('encoded batches go out in order; a failed job is decoded here; checkpoints
     // Every third job fails as a dead thread's would; the others answer out of order of their start.
     if (jobs % 3 === 0) return Promise.reject(new Error('decode worker ended: exit code 1'));
     const delay = jobs % 2 === 0 ? 1 : 15;
-    return new Promise((resolve) => setTimeout(() => resolve({
-      encodedLogs: { bytes: new Uint8Array([events.length]), records: events.length },
-      metricPoints: 0, spans: 0, stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
-    }), delay));
+    return new Promise((resolve) =>
+      setTimeout(
+        () =>
+          resolve({
+            encodedLogs: { bytes: new Uint8Array([events.length]), records: events.length },
+            metricPoints: 0,
+            spans: 0,
+            stats: { failedEvents: 0, sanitizedEvents: 0, timestampFallbacks: 0 },
+          }),
+        delay,
+      ),
+    );
   };
   const pump = new PartitionPump({
-    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode, context,
+    hub,
+    partitionId: '0',
+    start: { kind: 'earliest' },
+    prefetchCount: 10,
+    maxBatchSize: 10,
+    maxWaitMs: 20,
+    decode,
+    context,
     offload: (events) => offload(events),
     consumer: {
       consume: async (b: SignalBatch) => {
         consumed.push({
-          first: b.source.firstSequenceNumber, last: b.source.lastSequenceNumber,
-          encoded: b.encodedLogs?.records ?? 0, records: b.records.map((r) => r.attributes.seq as number),
+          first: b.source.firstSequenceNumber,
+          last: b.source.lastSequenceNumber,
+          encoded: b.encodedLogs?.records ?? 0,
+          records: b.records.map((r) => r.attributes.seq as number),
         });
       },
     },
-    checkpointer, counters, logger: noopLogger, emit: () => {}, holdInitialMs: 1, holdMaxMs: 5,
+    checkpointer,
+    counters,
+    logger: noopLogger,
+    emit: () => {},
+    holdInitialMs: 1,
+    holdMaxMs: 5,
   });
   hub.append('0', 95);
   void pump.run();
@@ -57,7 +79,11 @@ test('encoded batches go out in order; a failed job is decoded here; checkpoints
   for (const c of consumed) {
     assert.equal(c.first, next);
     next = c.last + 1;
-    if (c.records.length > 0) assert.deepEqual(c.records, Array.from({ length: c.last - c.first + 1 }, (_, i) => c.first + i));
+    if (c.records.length > 0)
+      assert.deepEqual(
+        c.records,
+        Array.from({ length: c.last - c.first + 1 }, (_, i) => c.first + i),
+      );
     else assert.equal(c.encoded, c.last - c.first + 1);
   }
   assert.equal(next, 95);
@@ -76,13 +102,25 @@ test('a kill does not wait for a decode thread that never answers, and writes no
   const checkpointer = new Checkpointer({ store, scope, partitionId: '0', intervalMs: 60_000, everyNEvents: 0 });
   let jobs = 0;
   const pump = new PartitionPump({
-    hub, partitionId: '0', start: { kind: 'earliest' }, prefetchCount: 10, maxBatchSize: 10, maxWaitMs: 20, decode, context,
+    hub,
+    partitionId: '0',
+    start: { kind: 'earliest' },
+    prefetchCount: 10,
+    maxBatchSize: 10,
+    maxWaitMs: 20,
+    decode,
+    context,
     offload: () => {
       jobs++;
       return new Promise<EncodedDecode>(() => {});
     },
     consumer: { consume: async () => assert.fail('nothing reaches the pipeline') },
-    checkpointer, counters: createPumpCounters(), logger: noopLogger, emit: () => {}, holdInitialMs: 1, holdMaxMs: 5,
+    checkpointer,
+    counters: createPumpCounters(),
+    logger: noopLogger,
+    emit: () => {},
+    holdInitialMs: 1,
+    holdMaxMs: 5,
   });
   hub.append('0', 30);
   void pump.run();

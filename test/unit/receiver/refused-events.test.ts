@@ -13,16 +13,35 @@ import { FIXTURE_CONTEXT, FIXTURE_OBSERVED_MS, fixtureEvent } from '../../fixtur
 
 const ID = '/SUBSCRIPTIONS/S/RESOURCEGROUPS/RG/PROVIDERS/MICROSOFT.WEB/SITES/APP';
 const metric = (name: string) => ({
-  count: 1, total: 2, minimum: 2, maximum: 2, average: 2, resourceId: ID,
-  time: '2025-07-14T12:45:00Z', metricName: name, timeGrain: 'PT1M',
+  count: 1,
+  total: 2,
+  minimum: 2,
+  maximum: 2,
+  average: 2,
+  resourceId: ID,
+  time: '2025-07-14T12:45:00Z',
+  metricName: name,
+  timeGrain: 'PT1M',
 });
 const request = (id: string) => ({
-  Type: 'AppRequests', time: '2025-07-14T12:45:00Z', OperationId: 'a'.repeat(32), Id: id, ParentId: '',
-  Name: 'GET /', DurationMs: 5, Success: true, ResultCode: '200', _ResourceId: ID,
+  Type: 'AppRequests',
+  time: '2025-07-14T12:45:00Z',
+  OperationId: 'a'.repeat(32),
+  Id: id,
+  ParentId: '',
+  Name: 'GET /',
+  DurationMs: 5,
+  Success: true,
+  ResultCode: '200',
+  _ResourceId: ID,
 });
 
 function decodedBatch() {
-  const decode = createDecoder({ format: 'azure', signals: new Set(['logs', 'metrics', 'traces']), now: () => FIXTURE_OBSERVED_MS });
+  const decode = createDecoder({
+    format: 'azure',
+    signals: new Set(['logs', 'metrics', 'traces']),
+    now: () => FIXTURE_OBSERVED_MS,
+  });
   const events = [
     fixtureEvent(JSON.stringify({ records: [metric('A')] }), { sequenceNumber: 10 }),
     fixtureEvent(JSON.stringify({ records: [request('1'.repeat(16)), metric('B')] }), { sequenceNumber: 11 }),
@@ -33,7 +52,9 @@ function decodedBatch() {
   assert.equal(metrics?.length, 10);
   assert.equal(spans?.length, 2);
   const batch: SignalBatch = {
-    records, metrics, spans,
+    records,
+    metrics,
+    spans,
     source: { ...FIXTURE_CONTEXT, firstSequenceNumber: 10, lastSequenceNumber: 12 },
   };
   return { batch, events };
@@ -42,12 +63,25 @@ function decodedBatch() {
 test('a refused metric point or span names its own event, not the whole batch', () => {
   const { batch, events } = decodedBatch();
   const error = new PartialRefusalError(
-    [{ records: [], metrics: batch.metrics!.filter((p) => p.name.startsWith('b_')), spans: [batch.spans![1]!], error: new Error('400') }],
+    [
+      {
+        records: [],
+        metrics: batch.metrics!.filter((p) => p.name.startsWith('b_')),
+        spans: [batch.spans![1]!],
+        error: new Error('400'),
+      },
+    ],
     batch.metrics!.length - 5 + 1,
   );
   const refused = refusedEvents(error, batch, events);
   assert.ok(refused, 'the refusal maps to events');
-  assert.deepEqual(refused.events.map((r) => [r.event.sequenceNumber, r.signals]), [[11, ['metrics']], [12, ['traces']]]);
+  assert.deepEqual(
+    refused.events.map((r) => [r.event.sequenceNumber, r.signals]),
+    [
+      [11, ['metrics']],
+      [12, ['traces']],
+    ],
+  );
   assert.deepEqual(refused.refused, { records: 0, metricPoints: 5, spans: 1 });
 });
 

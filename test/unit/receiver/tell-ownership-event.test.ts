@@ -7,7 +7,10 @@ import { createPumpCounters } from '../../../src/receiver/internal/pump-counters
 test('a claim pause is counted and warned of; its end is told', () => {
   const lines: string[] = [];
   const logger: Logger = {
-    debug: () => {}, info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: () => {},
+    debug: () => {},
+    info: (m) => lines.push(`info ${m}`),
+    warn: (m) => lines.push(`warn ${m}`),
+    error: () => {},
     child: () => logger,
   };
   const counters = createPumpCounters();
@@ -16,7 +19,10 @@ test('a claim pause is counted and warned of; its end is told', () => {
   tellOwnershipEvent({ type: 'claimsResumed' }, to);
   tellOwnershipEvent({ type: 'claimsPaused', lateMs: 3_000, owned: 40, deferred: 2 }, to);
   assert.equal(counters.claimPauses, 2);
-  assert.deepEqual(lines.map((l) => l.split(' ')[0]), ['warn', 'info', 'warn']);
+  assert.deepEqual(
+    lines.map((l) => l.split(' ')[0]),
+    ['warn', 'info', 'warn'],
+  );
 });
 
 test('a refusal under a lost lease says so, and is no storage failure; an unreachable store is one', async () => {
@@ -25,15 +31,27 @@ test('a refusal under a lost lease says so, and is no storage failure; an unreac
   const lines: string[] = [];
   const statuses: string[] = [];
   const logger: Logger = {
-    debug: () => {}, info: () => {}, warn: (m, f) => lines.push(`${m} | ${String(f?.error)}`), error: () => {},
+    debug: () => {},
+    info: () => {},
+    warn: (m, f) => lines.push(`${m} | ${String(f?.error)}`),
+    error: () => {},
     child: () => logger,
   };
   const to = { logger, emit: (s: { type: string }) => statuses.push(s.type), counters: createPumpCounters() };
-  const gone = new RestError('There is currently no lease on the blob.', { statusCode: 412, code: 'LeaseNotPresentWithBlobOperation' });
+  const gone = new RestError('There is currently no lease on the blob.', {
+    statusCode: 412,
+    code: 'LeaseNotPresentWithBlobOperation',
+  });
   tellOwnershipEvent({ type: 'storageError', error: toStorageError(gone) }, to);
   assert.deepEqual(statuses, []);
   assert.match(lines[0]!, /^lease lost: .*412 LeaseNotPresentWithBlobOperation/);
-  tellOwnershipEvent({ type: 'storageError', error: toStorageError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })) }, to);
+  tellOwnershipEvent(
+    {
+      type: 'storageError',
+      error: toStorageError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+    },
+    to,
+  );
   assert.deepEqual(statuses, ['storageFailing']);
   assert.match(lines[1]!, /^checkpoint store unreachable/);
 });

@@ -2,29 +2,44 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import {
-  SAMPLE_CATEGORIES, sampleMetricBody, sampleMetricRecords, sampleResourceLogBody, sampleResourceLogRecords, sampleTraceBody,
+  SAMPLE_CATEGORIES,
+  sampleMetricBody,
+  sampleMetricRecords,
+  sampleResourceLogBody,
+  sampleResourceLogRecords,
+  sampleTraceBody,
   sampleTraceRecords,
 } from '../../../scripts/local/samples.ts';
 import { FIXTURE_CONTEXT, fixtureEvent } from '../../fixtures/decode/fixture-support.ts';
 
-test('sample bodies for the demo generator: every category, current time by default, N records, varying by index', () => {
-  const decode = createDecoder({ format: 'azure' });
-  const before = Date.now();
-  for (const category of SAMPLE_CATEGORIES) {
-    const body = sampleResourceLogBody(category, { records: 3, index: 7 });
-    const { records, stats } = decode([fixtureEvent(body)], FIXTURE_CONTEXT);
-    assert.equal(records.length, 3, category);
-    assert.equal(stats.timestampFallbacks, 0, category);
-    assert.equal(stats.failedEvents, 0, category);
-    const seconds = records[0]!.hrTime[0];
-    assert.ok(seconds >= Math.floor(before / 1000) - 1 && seconds <= Date.now() / 1000 + 1, `${category} uses the current time`);
-  }
-  assert.notEqual(sampleResourceLogBody('firewall', { index: 1, time: new Date(0) }), sampleResourceLogBody('firewall', { index: 2, time: new Date(0) }));
-});
+test(
+  'sample bodies for the demo generator: every category, current time by default, N records, varying by ' + 'index',
+  () => {
+    const decode = createDecoder({ format: 'azure' });
+    const before = Date.now();
+    for (const category of SAMPLE_CATEGORIES) {
+      const body = sampleResourceLogBody(category, { records: 3, index: 7 });
+      const { records, stats } = decode([fixtureEvent(body)], FIXTURE_CONTEXT);
+      assert.equal(records.length, 3, category);
+      assert.equal(stats.timestampFallbacks, 0, category);
+      assert.equal(stats.failedEvents, 0, category);
+      const seconds = records[0]!.hrTime[0];
+      assert.ok(
+        seconds >= Math.floor(before / 1000) - 1 && seconds <= Date.now() / 1000 + 1,
+        `${category} uses the current time`,
+      );
+    }
+    assert.notEqual(
+      sampleResourceLogBody('firewall', { index: 1, time: new Date(0) }),
+      sampleResourceLogBody('firewall', { index: 2, time: new Date(0) }),
+    );
+  },
+);
 
 test('Functions samples are single-quoted as Azure emits them; other categories are valid JSON', () => {
   assert.throws(() => JSON.parse(sampleResourceLogBody('functions')));
-  for (const category of SAMPLE_CATEGORIES.filter((c) => c !== 'functions')) assert.doesNotThrow(() => JSON.parse(sampleResourceLogBody(category)), category);
+  for (const category of SAMPLE_CATEGORIES.filter((c) => c !== 'functions'))
+    assert.doesNotThrow(() => JSON.parse(sampleResourceLogBody(category)), category);
   assert.equal(sampleResourceLogRecords('functions', { records: 2 }).length, 2);
   assert.throws(() => sampleResourceLogBody('nope' as never), /unknown sample category/);
 });
@@ -38,7 +53,17 @@ test('metric samples: AllMetrics records of one resource per body, PT1M, consist
     assert.equal(new Set(records.map((r) => r.resourceId)).size, 1, 'one resource per body');
     seen.add(records[0]!.resourceId as string);
     for (const r of records) {
-      const fields = ['average', 'count', 'maximum', 'metricName', 'minimum', 'resourceId', 'time', 'timeGrain', 'total'];
+      const fields = [
+        'average',
+        'count',
+        'maximum',
+        'metricName',
+        'minimum',
+        'resourceId',
+        'time',
+        'timeGrain',
+        'total',
+      ];
       assert.deepEqual(Object.keys(r).sort(), fields);
       assert.equal(r.timeGrain, 'PT1M');
       assert.match(r.time as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.0000000Z$/);
@@ -55,7 +80,10 @@ test('metric samples: AllMetrics records of one resource per body, PT1M, consist
   }
   assert.equal(seen.size, 5, 'the index cycles through the resources');
   const vm = sampleMetricRecords({ time, index: 0, records: 4 });
-  assert.ok(vm.some((r) => / /.test(r.metricName as string)), 'VM metric names have spaces');
+  assert.ok(
+    vm.some((r) => / /.test(r.metricName as string)),
+    'VM metric names have spaces',
+  );
   const body = JSON.parse(sampleMetricBody({ time, index: 3, records: 2 }));
   assert.deepEqual(body, { records: sampleMetricRecords({ time, index: 3, records: 2 }) });
 });
@@ -71,7 +99,10 @@ test('trace samples: one operation per body, a request then its dependencies, W3
     assert.match(request!.Id as string, /^[0-9a-f]{16}$/);
     assert.match(request!.ParentId as string, index % 3 === 0 ? /^[0-9a-f]{32}$/ : /^[0-9a-f]{16}$/);
     assert.equal(request!.time, `2026-05-14T09:30:42.123${String(index).padStart(4, '0')}Z`);
-    assert.equal((request!.Properties as Record<string, string>)['HTTP Method'], (request!.Name as string).split(' ')[0]);
+    assert.equal(
+      (request!.Properties as Record<string, string>)['HTTP Method'],
+      (request!.Name as string).split(' ')[0],
+    );
     assert.equal(request!.Success, index % 5 !== 4);
     for (const dep of deps) {
       assert.equal(dep.Type, 'AppDependencies');
@@ -116,7 +147,10 @@ test('metric and trace samples become metric points and spans when the decoder f
         assert.ok(names.has(`${base}_${agg}`), `${base}_${agg}`);
       }
     }
-    assert.deepEqual(result.spans?.map((s) => s.spanId), traceRecords.map((r) => r.Id));
+    assert.deepEqual(
+      result.spans?.map((s) => s.spanId),
+      traceRecords.map((r) => r.Id),
+    );
     assert.ok(result.spans!.every((s) => s.traceId === traceRecords[0]!.OperationId));
   }
 });

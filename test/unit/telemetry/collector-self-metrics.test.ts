@@ -19,8 +19,12 @@ function value(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-test('process metrics carry the collector\'s names; counters get _total; values are the process\'s own', async (t) => {
-  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0', serviceVersion: '9.8.7', serviceInstanceId: 'instance-1' });
+test("process metrics carry the collector's names; counters get _total; values are the process's own", async (t) => {
+  const endpoint = await startMetricsEndpoint({
+    address: '127.0.0.1:0',
+    serviceVersion: '9.8.7',
+    serviceInstanceId: 'instance-1',
+  });
   const stop = registerProcessMetrics(endpoint.meter);
   t.after(async () => {
     stop();
@@ -75,29 +79,56 @@ test('exporter counters: sent and send_failed log records per exporter id; zero 
   await assert.rejects(otlp.consume(makeBatch(4), aborted.signal));
   const text = await scrape(endpoint.port);
   assert.equal(value(text, 'otelcol_exporter_sent_log_records_total{exporter="otlphttp/primary"}'), 7);
-  assert.equal(value(text, 'otelcol_exporter_send_failed_log_records_total{exporter="otlphttp/primary"}'), 3, 'a stop is not a failure');
+  assert.equal(
+    value(text, 'otelcol_exporter_send_failed_log_records_total{exporter="otlphttp/primary"}'),
+    3,
+    'a stop is not a failure',
+  );
 });
 
-test('exporter counters per signal: metric points and spans with the collector\'s names; partial refusals split', async (t) => {
-  const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
-  t.after(() => endpoint.shutdown());
-  const metrics = new ExporterMetrics(endpoint.meter);
-  let refuse = false;
-  const otlp = metrics.wrap('otlp/all', {
-    consume: async (batch) => {
-      if (refuse) throw new PartialRefusalError([{ records: [], spans: batch.spans!.slice(0, 1), error: new PermanentError('too large') }], 4);
-    },
-  }, ['metrics', 'traces']);
-  const empty = await scrape(endpoint.port);
-  assert.equal(value(empty, 'otelcol_exporter_sent_metric_points_total{exporter="otlp/all"}'), 0, 'series of the given signals from the start');
-  assert.equal(value(empty, 'otelcol_exporter_send_failed_spans_total{exporter="otlp/all"}'), 0);
-  assert.equal(value(empty, 'otelcol_exporter_sent_log_records_total{exporter="otlp/all"}'), undefined, 'not a logs exporter');
-  await otlp.consume(mixedBatch(0, 3, 2));
-  refuse = true;
-  await assert.rejects(otlp.consume(mixedBatch(1, 1, 3)));
-  const text = await scrape(endpoint.port);
-  assert.equal(value(text, 'otelcol_exporter_sent_metric_points_total{exporter="otlp/all"}'), 4);
-  assert.equal(value(text, 'otelcol_exporter_sent_spans_total{exporter="otlp/all"}'), 4, 'two, then two of three');
-  assert.equal(value(text, 'otelcol_exporter_send_failed_spans_total{exporter="otlp/all"}'), 1, 'only the refused span failed');
-  assert.equal(value(text, 'otelcol_exporter_sent_log_records_total{exporter="otlp/all"}'), 1);
-});
+test(
+  "exporter counters per signal: metric points and spans with the collector's names; partial refusals " + 'split',
+  async (t) => {
+    const endpoint = await startMetricsEndpoint({ address: '127.0.0.1:0' });
+    t.after(() => endpoint.shutdown());
+    const metrics = new ExporterMetrics(endpoint.meter);
+    let refuse = false;
+    const otlp = metrics.wrap(
+      'otlp/all',
+      {
+        consume: async (batch) => {
+          if (refuse)
+            throw new PartialRefusalError(
+              [{ records: [], spans: batch.spans!.slice(0, 1), error: new PermanentError('too large') }],
+              4,
+            );
+        },
+      },
+      ['metrics', 'traces'],
+    );
+    const empty = await scrape(endpoint.port);
+    assert.equal(
+      value(empty, 'otelcol_exporter_sent_metric_points_total{exporter="otlp/all"}'),
+      0,
+      'series of the given signals from the start',
+    );
+    assert.equal(value(empty, 'otelcol_exporter_send_failed_spans_total{exporter="otlp/all"}'), 0);
+    assert.equal(
+      value(empty, 'otelcol_exporter_sent_log_records_total{exporter="otlp/all"}'),
+      undefined,
+      'not a logs exporter',
+    );
+    await otlp.consume(mixedBatch(0, 3, 2));
+    refuse = true;
+    await assert.rejects(otlp.consume(mixedBatch(1, 1, 3)));
+    const text = await scrape(endpoint.port);
+    assert.equal(value(text, 'otelcol_exporter_sent_metric_points_total{exporter="otlp/all"}'), 4);
+    assert.equal(value(text, 'otelcol_exporter_sent_spans_total{exporter="otlp/all"}'), 4, 'two, then two of three');
+    assert.equal(
+      value(text, 'otelcol_exporter_send_failed_spans_total{exporter="otlp/all"}'),
+      1,
+      'only the refused span failed',
+    );
+    assert.equal(value(text, 'otelcol_exporter_sent_log_records_total{exporter="otlp/all"}'), 1);
+  },
+);

@@ -12,7 +12,10 @@ describe('HealthState', () => {
   test('starting until the hub is reached and a partition is owned, then ready', () => {
     const { state } = setup();
     state.register('r');
-    assert.deepEqual(state.report(), { status: 'starting', receivers: { r: { status: 'starting', reason: 'hubNotReached', ownedPartitions: 0 } } });
+    assert.deepEqual(state.report(), {
+      status: 'starting',
+      receivers: { r: { status: 'starting', reason: 'hubNotReached', ownedPartitions: 0 } },
+    });
     state.update('r', { type: 'hubReached', partitionIds: ['0', '1'] });
     assert.equal(state.report().receivers.r!.reason, 'noPartitionsOwned');
     state.update('r', { type: 'partitionOpened', partitionId: '0' });
@@ -41,7 +44,12 @@ describe('HealthState', () => {
     assert.equal(state.report().status, 'ready', 'a short outage is tolerated');
     state.update('r', { type: 'hubUnreachable', error: new Error('still not found') });
     advance(1);
-    assert.deepEqual(state.report().receivers.r, { status: 'unhealthy', reason: 'hubUnreachable', error: 'still not found', ownedPartitions: 1 });
+    assert.deepEqual(state.report().receivers.r, {
+      status: 'unhealthy',
+      reason: 'hubUnreachable',
+      error: 'still not found',
+      ownedPartitions: 1,
+    });
     assert.equal(state.report().status, 'unhealthy');
     state.update('r', { type: 'hubReached', partitionIds: ['0'] });
     assert.equal(state.report().status, 'ready');
@@ -71,30 +79,51 @@ describe('HealthState', () => {
 });
 
 describe('HealthState: permanent failures, retrying partitions, storage', () => {
-  const permanent = (message: string, configKey: string) => Object.assign(new Error(message), { permanent: true, configKey });
+  const permanent = (message: string, configKey: string) =>
+    Object.assign(new Error(message), { permanent: true, configKey });
 
-  test('a permanent reader failure is unhealthy at once, naming the partition and the key; reading again clears it', () => {
-    const { state } = setup();
-    state.update('r', { type: 'hubReached', partitionIds: ['0', '1'] });
-    state.update('r', { type: 'partitionOpened', partitionId: '0' });
-    state.update('r', { type: 'partitionOpened', partitionId: '1' });
-    const error = permanent("consumer group 'nope' not found", 'group');
-    state.update('r', { type: 'partitionState', partitionId: '1', state: 'retrying', since: 1_000_000, cause: 'reader', permanent: true, configKey: 'group', error });
-    const r = state.report();
-    assert.equal(r.status, 'unhealthy');
-    assert.equal(r.receivers.r!.reason, 'misconfigured');
-    assert.equal(r.receivers.r!.configKey, 'group');
-    assert.deepEqual(Object.keys(r.receivers.r!.partitions!), ['1']);
-    assert.equal(r.receivers.r!.partitions!['1']!.cause, 'reader');
-    state.update('r', { type: 'partitionState', partitionId: '1', state: 'reading', since: 1_000_000 });
-    assert.equal(state.report().status, 'ready');
-  });
+  test(
+    'a permanent reader failure is unhealthy at once, naming the partition and the key; reading again clears ' + 'it',
+    () => {
+      const { state } = setup();
+      state.update('r', { type: 'hubReached', partitionIds: ['0', '1'] });
+      state.update('r', { type: 'partitionOpened', partitionId: '0' });
+      state.update('r', { type: 'partitionOpened', partitionId: '1' });
+      const error = permanent("consumer group 'nope' not found", 'group');
+      state.update('r', {
+        type: 'partitionState',
+        partitionId: '1',
+        state: 'retrying',
+        since: 1_000_000,
+        cause: 'reader',
+        permanent: true,
+        configKey: 'group',
+        error,
+      });
+      const r = state.report();
+      assert.equal(r.status, 'unhealthy');
+      assert.equal(r.receivers.r!.reason, 'misconfigured');
+      assert.equal(r.receivers.r!.configKey, 'group');
+      assert.deepEqual(Object.keys(r.receivers.r!.partitions!), ['1']);
+      assert.equal(r.receivers.r!.partitions!['1']!.cause, 'reader');
+      state.update('r', { type: 'partitionState', partitionId: '1', state: 'reading', since: 1_000_000 });
+      assert.equal(state.report().status, 'ready');
+    },
+  );
 
   test('a partition retrying transiently (or holding a refused batch) is degraded only after the bound', () => {
     let now = 1_000_000;
     const state = new HealthState({ degradedAfterMs: 5_000, now: () => now });
     state.update('r', { type: 'partitionOpened', partitionId: '0' });
-    state.update('r', { type: 'partitionState', partitionId: '0', state: 'retrying', since: now, cause: 'export', permanent: false, error: new Error('503') });
+    state.update('r', {
+      type: 'partitionState',
+      partitionId: '0',
+      state: 'retrying',
+      since: now,
+      cause: 'export',
+      permanent: false,
+      error: new Error('503'),
+    });
     now += 4_999;
     assert.equal(state.report().status, 'ready');
     assert.equal(state.report().receivers.r!.partitions!['0']!.state, 'retrying', 'named even before the bound');
@@ -102,7 +131,15 @@ describe('HealthState: permanent failures, retrying partitions, storage', () => 
     assert.equal(state.report().status, 'degraded');
     assert.equal(state.report().receivers.r!.reason, 'partitionRetrying');
     // A refused batch flapping between permanent and transient keeps its start.
-    state.update('r', { type: 'partitionState', partitionId: '0', state: 'retrying', since: now, cause: 'export', permanent: false, error: new Error('503') });
+    state.update('r', {
+      type: 'partitionState',
+      partitionId: '0',
+      state: 'retrying',
+      since: now,
+      cause: 'export',
+      permanent: false,
+      error: new Error('503'),
+    });
     assert.equal(state.report().status, 'degraded');
     state.update('r', { type: 'partitionClosed', partitionId: '0', reason: 'yield' });
     assert.equal(state.report().status, 'ready');
@@ -122,7 +159,10 @@ describe('HealthState: permanent failures, retrying partitions, storage', () => 
     assert.equal(state.report().receivers.r!.reason, 'storageFailing');
     state.update('r', { type: 'storageRecovered' });
     assert.equal(state.report().status, 'ready');
-    state.update('r', { type: 'storageFailing', error: permanent('container not found', 'blob_checkpoint_store.container_name') });
+    state.update('r', {
+      type: 'storageFailing',
+      error: permanent('container not found', 'blob_checkpoint_store.container_name'),
+    });
     assert.equal(state.report().receivers.r!.configKey, 'blob_checkpoint_store.container_name');
   });
 
@@ -135,24 +175,28 @@ describe('HealthState: permanent failures, retrying partitions, storage', () => 
     assert.equal(r.receivers.good!.status, 'ready');
     assert.equal(r.receivers.bad!.status, 'unhealthy');
   });
-  test('a memory pause (memory.limit_mib) that lasts past the degraded delay is degraded, naming the key; resuming clears it', () => {
-    const { state, advance } = setup();
-    state.update('r', { type: 'hubReached', partitionIds: ['0'] });
-    state.update('r', { type: 'partitionOpened', partitionId: '0' });
-    const MiB = 1024 * 1024;
-    state.update('r', { type: 'memoryPaused', usageBytes: 150 * MiB, limitBytes: 128 * MiB });
-    advance(29_999);
-    assert.equal(state.report().status, 'ready', 'a brief pause is the limit working');
-    state.update('r', { type: 'memoryPaused', usageBytes: 151 * MiB, limitBytes: 128 * MiB });
-    advance(1);
-    const r = state.report().receivers.r!;
-    assert.equal(r.status, 'degraded');
-    assert.equal(r.reason, 'memoryPaused');
-    assert.equal(r.configKey, 'memory.limit_mib');
-    assert.match(r.error ?? '', /151 MiB is above memory\.limit_mib 128/);
-    state.update('r', { type: 'memoryResumed', usageBytes: 100 * MiB, limitBytes: 128 * MiB });
-    assert.equal(state.report().status, 'ready');
-  });
+  test(
+    'a memory pause (memory.limit_mib) that lasts past the degraded delay is degraded, naming the key; resuming ' +
+      'clears it',
+    () => {
+      const { state, advance } = setup();
+      state.update('r', { type: 'hubReached', partitionIds: ['0'] });
+      state.update('r', { type: 'partitionOpened', partitionId: '0' });
+      const MiB = 1024 * 1024;
+      state.update('r', { type: 'memoryPaused', usageBytes: 150 * MiB, limitBytes: 128 * MiB });
+      advance(29_999);
+      assert.equal(state.report().status, 'ready', 'a brief pause is the limit working');
+      state.update('r', { type: 'memoryPaused', usageBytes: 151 * MiB, limitBytes: 128 * MiB });
+      advance(1);
+      const r = state.report().receivers.r!;
+      assert.equal(r.status, 'degraded');
+      assert.equal(r.reason, 'memoryPaused');
+      assert.equal(r.configKey, 'memory.limit_mib');
+      assert.match(r.error ?? '', /151 MiB is above memory\.limit_mib 128/);
+      state.update('r', { type: 'memoryResumed', usageBytes: 100 * MiB, limitBytes: 128 * MiB });
+      assert.equal(state.report().status, 'ready');
+    },
+  );
 
   test('a partition waiting on the pipeline past degraded_after is exportStalled, naming the failing exporter', () => {
     let now = 1_000_000;
@@ -161,14 +205,27 @@ describe('HealthState: permanent failures, retrying partitions, storage', () => 
     state.update('r', { type: 'partitionOpened', partitionId: '1' });
     const handedOver = now;
     now += 5_000;
-    state.update('r', { type: 'partitionState', partitionId: '1', state: 'waiting', since: handedOver, cause: 'export' });
+    state.update('r', {
+      type: 'partitionState',
+      partitionId: '1',
+      state: 'waiting',
+      since: handedOver,
+      cause: 'export',
+    });
     state.exportAttempt('otlphttp/a', { ok: false, error: new Error('503 Service Unavailable'), retrying: true });
     now += 5_000;
     state.exportAttempt('otlphttp/a', { ok: false, error: new Error('503 again'), retrying: true });
     const early = state.report();
     assert.equal(early.status, 'ready', 'waiting 10 s of a 30 s allowance');
     assert.deepEqual(early.receivers.r!.partitions, {
-      '1': { state: 'waiting', cause: 'export', permanent: false, seconds: 10, exporter: 'otlphttp/a', error: '503 again' },
+      '1': {
+        state: 'waiting',
+        cause: 'export',
+        permanent: false,
+        seconds: 10,
+        exporter: 'otlphttp/a',
+        error: '503 again',
+      },
     });
     now = handedOver + 30_000;
     const r = state.report().receivers.r!;

@@ -28,8 +28,9 @@ interface SdkConnection extends DisconnectEmitter {
 
 /** The SDK's current AMQP connection, when reachable. */
 function sdkConnection(client: EventHubConsumerClient): SdkConnection | undefined {
-  const connection = (client as unknown as { _context?: { connection?: Partial<Record<keyof SdkConnection, unknown>> } })
-    ._context?.connection;
+  const connection = (
+    client as unknown as { _context?: { connection?: Partial<Record<keyof SdkConnection, unknown>> } }
+  )._context?.connection;
   const ok = ['on', 'isOpen'].every((m) => typeof connection?.[m as keyof SdkConnection] === 'function');
   return ok ? (connection as unknown as SdkConnection) : undefined;
 }
@@ -71,7 +72,8 @@ export async function closeSubscriptionSettled(
  */
 export function replaceSdkCredential(client: EventHubConsumerClient, credential: TokenCredential): boolean {
   const context = (client as unknown as { _context?: { tokenCredential?: unknown } })._context;
-  if (!context || typeof (context.tokenCredential as { getToken?: unknown } | undefined)?.getToken !== 'function') return false;
+  if (!context || typeof (context.tokenCredential as { getToken?: unknown } | undefined)?.getToken !== 'function')
+    return false;
   context.tokenCredential = credential;
   return true;
 }

@@ -50,7 +50,10 @@ export function sasKeyCredential(keyName: string, key: string, resource: string,
     async getToken(): Promise<AccessToken> {
       const nowMs = Date.now();
       const expiresAtS = Math.floor((nowMs + lifetimeMs) / 1000);
-      return { token: signSasToken(keyName, key, resource, expiresAtS), expiresOnTimestamp: expiryForSdkMs(expiresAtS * 1000, nowMs) };
+      return {
+        token: signSasToken(keyName, key, resource, expiresAtS),
+        expiresOnTimestamp: expiryForSdkMs(expiresAtS * 1000, nowMs),
+      };
     },
   };
 }

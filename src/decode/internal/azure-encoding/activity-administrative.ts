@@ -17,14 +17,23 @@ function activityProperties(f: Fields, m: MappedRecord): Fields {
 }
 
 const ADMINISTRATIVE: ReadonlyArray<readonly [string, string]> = [
-  ['entity', 'azure.administrative.entity'], ['message', 'azure.administrative.message'],
+  ['entity', 'azure.administrative.entity'],
+  ['message', 'azure.administrative.message'],
   ['hierarchy', 'azure.administrative.hierarchy'],
-  ['ResourceGroupName', 'azure.resource.group.name'], ['ResourceProviderName', 'azure.resource.provider.name'],
-  ['ResourceType', 'azure.resource.type'], ['TenantID', 'azure.tenant.id'], ['EventName', 'azure.pim.event.name'],
-  ['EventID', 'azure.pim.event.id'], ['RoleAssignmentRequestId', 'azure.pim.role.assignment.request.id'],
-  ['RoleDefinition', 'azure.pim.role.definition.name'], ['RoleDefinitionOriginId', 'azure.pim.role.definition.origin.id'],
-  ['Justification', 'azure.pim.justification'], ['SubjectID', 'azure.pim.subject.id'], ['SubjectName', 'azure.pim.subject.name'],
-  ['ActionType', 'azure.pim.action.type'], ['OriginRoleAssignmentId', 'azure.pim.role.assignment.origin.id'],
+  ['ResourceGroupName', 'azure.resource.group.name'],
+  ['ResourceProviderName', 'azure.resource.provider.name'],
+  ['ResourceType', 'azure.resource.type'],
+  ['TenantID', 'azure.tenant.id'],
+  ['EventName', 'azure.pim.event.name'],
+  ['EventID', 'azure.pim.event.id'],
+  ['RoleAssignmentRequestId', 'azure.pim.role.assignment.request.id'],
+  ['RoleDefinition', 'azure.pim.role.definition.name'],
+  ['RoleDefinitionOriginId', 'azure.pim.role.definition.origin.id'],
+  ['Justification', 'azure.pim.justification'],
+  ['SubjectID', 'azure.pim.subject.id'],
+  ['SubjectName', 'azure.pim.subject.name'],
+  ['ActionType', 'azure.pim.action.type'],
+  ['OriginRoleAssignmentId', 'azure.pim.role.assignment.origin.id'],
 ];
 
 export const mapAdministrative: CategoryMapper = (f, m) => {
@@ -62,14 +71,21 @@ function parseJson(text: string): unknown {
 }
 
 const SERVICE_HEALTH: ReadonlyArray<readonly [string, string]> = [
-  ['title', 'azure.servicehealth.title'], ['service', 'azure.servicehealth.service'], ['region', 'azure.servicehealth.region'],
-  ['communication', 'azure.servicehealth.communication.body'], ['incidentType', 'azure.servicehealth.incident.type'],
-  ['trackingId', 'azure.servicehealth.tracking.id'], ['impactStartTime', 'azure.servicehealth.impact.start'],
+  ['title', 'azure.servicehealth.title'],
+  ['service', 'azure.servicehealth.service'],
+  ['region', 'azure.servicehealth.region'],
+  ['communication', 'azure.servicehealth.communication.body'],
+  ['incidentType', 'azure.servicehealth.incident.type'],
+  ['trackingId', 'azure.servicehealth.tracking.id'],
+  ['impactStartTime', 'azure.servicehealth.impact.start'],
   ['impactMitigationTime', 'azure.servicehealth.impact.mitigation'],
   ['defaultLanguageTitle', 'azure.servicehealth.default_language.title'],
-  ['defaultLanguageContent', 'azure.servicehealth.default_language.content'], ['stage', 'azure.servicehealth.state'],
-  ['communicationId', 'azure.servicehealth.communication.id'], ['maintenanceId', 'azure.servicehealth.maintenance.id'],
-  ['maintenanceType', 'azure.servicehealth.maintenance.type'], ['impactType', 'azure.servicehealth.impact.type'],
+  ['defaultLanguageContent', 'azure.servicehealth.default_language.content'],
+  ['stage', 'azure.servicehealth.state'],
+  ['communicationId', 'azure.servicehealth.communication.id'],
+  ['maintenanceId', 'azure.servicehealth.maintenance.id'],
+  ['maintenanceType', 'azure.servicehealth.maintenance.type'],
+  ['impactType', 'azure.servicehealth.impact.type'],
   ['impactCategory', 'azure.servicehealth.impact.category'],
 ];
 
@@ -84,7 +100,11 @@ export const mapServiceHealth: CategoryMapper = (f, m) => {
   if (services !== undefined && services.length > 0) {
     a['azure.servicehealth.impact.services'] = services.map((x) => {
       const s = asFields(x, 'impactedServices') ?? NO_FIELDS;
-      const out: Record<string, AnyValue> = { name: s.str('ServiceName'), id: s.str('ServiceId'), guid: s.str('ServiceGuid') };
+      const out: Record<string, AnyValue> = {
+        name: s.str('ServiceName'),
+        id: s.str('ServiceId'),
+        guid: s.str('ServiceGuid'),
+      };
       const regions = asArray(s.get('ImpactedRegions'), 'ImpactedRegions');
       if (regions !== undefined && regions.length > 0) {
         out['regions'] = regions.map((r) => {
@@ -96,5 +116,3 @@ export const mapServiceHealth: CategoryMapper = (f, m) => {
     });
   }
 };
-
-

@@ -1,7 +1,12 @@
 import type { LogAttributes } from '@opentelemetry/api-logs';
 import { putStr } from './attributes.ts';
 import { asMap, asStr, type Fields } from './fields.ts';
-import { AUTHORIZATION_EVIDENCE, identityClaims, IDENTITY_TIME_CLAIMS, unixSecondsRfc3339 } from '../identity-claims.ts';
+import {
+  AUTHORIZATION_EVIDENCE,
+  identityClaims,
+  IDENTITY_TIME_CLAIMS,
+  unixSecondsRfc3339,
+} from '../identity-claims.ts';
 
 /*
  * Activity Log identity (category_identity.go, category_activitylogs.go): selected JWT claims and the
@@ -15,7 +20,7 @@ export function putActivityIdentity(attrs: LogAttributes, identity: Fields): voi
   const claims = asMap(identity.get('claims'), 'claims');
   if (claims !== undefined) {
     for (const key in claims) asStr(claims[key], `claims.${key}`);
-    const claim = (key: string): string => (Object.hasOwn(claims, key) ? (claims[key] as string | null) ?? '' : '');
+    const claim = (key: string): string => (Object.hasOwn(claims, key) ? ((claims[key] as string | null) ?? '') : '');
     for (const [key, name] of CLAIMS) putStr(attrs, name, claim(key));
     for (const [key, name] of IDENTITY_TIME_CLAIMS) {
       const text = claim(key);

@@ -1,4 +1,15 @@
-import { float64Of, int64Of, putDouble, putFloat, putHostPort, putHttpProtocol, putInt, putMap, putStr, putTlsProtocol } from './attributes.ts';
+import {
+  float64Of,
+  int64Of,
+  putDouble,
+  putFloat,
+  putHostPort,
+  putHttpProtocol,
+  putInt,
+  putMap,
+  putStr,
+  putTlsProtocol,
+} from './attributes.ts';
 import { asMap, NO_FIELDS } from './fields.ts';
 import { mapBase, setBody, type CategoryMapper } from './mapped-record.ts';
 

@@ -134,7 +134,11 @@ export function putTlsProtocol(attrs: LogAttributes, value: string): void {
 }
 
 const HTTP_VERSIONS: Readonly<Record<string, string>> = {
-  'HTTP/0.9': '0.9', 'HTTP/1.0': '1.0', 'HTTP/1.1': '1.1', 'HTTP/2.0': '2.0', 'HTTP/3.0': '3.0',
+  'HTTP/0.9': '0.9',
+  'HTTP/1.0': '1.0',
+  'HTTP/1.1': '1.1',
+  'HTTP/2.0': '2.0',
+  'HTTP/3.0': '3.0',
 };
 
 /** "HTTP/1.1" → `network.protocol.name` http + version; anything else as `network.protocol.original`. */

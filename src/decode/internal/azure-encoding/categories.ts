@@ -58,16 +58,36 @@ export function mapperFor(category: string): CategoryMapper {
  * golden general/maximum output has it); any other category `azure.generic`.
  */
 const FAMILIES: readonly (readonly [string, readonly string[]])[] = [
-  ['azure.application_gateway', ['ApplicationGatewayAccessLog', 'ApplicationGatewayPerformanceLog', 'ApplicationGatewayFirewallLog']],
-  ['azure.appservice', ['AppServiceAppLogs', 'AppServiceAuditLogs', 'AppServiceAuthenticationLogs', 'AppServiceConsoleLogs',
-    'AppServiceFileAuditLogs', 'AppServiceHTTPLogs', 'AppServiceIPSecAuditLogs', 'AppServicePlatformLogs']],
+  [
+    'azure.application_gateway',
+    ['ApplicationGatewayAccessLog', 'ApplicationGatewayPerformanceLog', 'ApplicationGatewayFirewallLog'],
+  ],
+  [
+    'azure.appservice',
+    [
+      'AppServiceAppLogs',
+      'AppServiceAuditLogs',
+      'AppServiceAuthenticationLogs',
+      'AppServiceConsoleLogs',
+      'AppServiceFileAuditLogs',
+      'AppServiceHTTPLogs',
+      'AppServiceIPSecAuditLogs',
+      'AppServicePlatformLogs',
+    ],
+  ],
   ['azure.cdn', ['AzureCdnAccessLog']],
-  ['azure.messaging', ['ApplicationMetricsLogs', 'DiagnosticErrorLogs', 'OperationalLogs', 'RuntimeAuditLogs', 'VNetAndIPFilteringLogs']],
+  [
+    'azure.messaging',
+    ['ApplicationMetricsLogs', 'DiagnosticErrorLogs', 'OperationalLogs', 'RuntimeAuditLogs', 'VNetAndIPFilteringLogs'],
+  ],
   ['azure.datafactory', ['ActivityRuns', 'PipelineRuns', 'TriggerRuns']],
   ['azure.frontdoor', ['FrontDoorAccessLog', 'FrontDoorHealthProbeLog', 'FrontDoorWebApplicationFirewallLog']],
   ['azure.function_app', ['FunctionAppLogs']],
   ['azure.storage', ['StorageRead', 'StorageWrite', 'StorageDelete']],
-  ['azure.activity', ['Administrative', 'Alert', 'Autoscale', 'Policy', 'Recommendation', 'ResourceHealth', 'Security', 'ServiceHealth']],
+  [
+    'azure.activity',
+    ['Administrative', 'Alert', 'Autoscale', 'Policy', 'Recommendation', 'ResourceHealth', 'Security', 'ServiceHealth'],
+  ],
   ['azure.audit', ['AuditEvent']],
 ];
 const FORMAT_OF_CATEGORY: ReadonlyMap<string, string> = new Map(

@@ -37,7 +37,18 @@ export function decodeAzureEncodingEvent(event: ReceivedEvent, state: BatchState
   const empty = config.resources.empty;
   if (text === undefined) {
     state.stats.failedEvents++;
-    state.records.push(rawErrorRecord(state, event, undefined, enqueuedMs, empty, ERROR_INVALID_UTF8, 'event body is not valid UTF-8', GO_ENCODING_RAW_SCOPE));
+    state.records.push(
+      rawErrorRecord(
+        state,
+        event,
+        undefined,
+        enqueuedMs,
+        empty,
+        ERROR_INVALID_UTF8,
+        'event body is not valid UTF-8',
+        GO_ENCODING_RAW_SCOPE,
+      ),
+    );
     return;
   }
   if (text.trim() === '') return; // the extension yields nothing for an empty body
@@ -45,7 +56,18 @@ export function decodeAzureEncodingEvent(event: ReceivedEvent, state: BatchState
   if (typeof items === 'string') {
     state.stats.failedEvents++;
     const type = items === ERROR_INVALID_JSON ? ERROR_INVALID_JSON : ERROR_UNEXPECTED_SHAPE;
-    state.records.push(rawErrorRecord(state, event, text, enqueuedMs, empty, type, 'not an Azure resource-log batch', GO_ENCODING_RAW_SCOPE));
+    state.records.push(
+      rawErrorRecord(
+        state,
+        event,
+        text,
+        enqueuedMs,
+        empty,
+        type,
+        'not an Azure resource-log batch',
+        GO_ENCODING_RAW_SCOPE,
+      ),
+    );
     return;
   }
   for (const item of items) decodeItem(item, event, state, config, enqueuedMs);
@@ -79,17 +101,31 @@ function recordsOf(text: string, state: BatchState, config: AzureEncodingConfig)
 }
 
 function decodeItem(
-  item: unknown, event: ReceivedEvent, state: BatchState, config: AzureEncodingConfig, enqueuedMs: number,
+  item: unknown,
+  event: ReceivedEvent,
+  state: BatchState,
+  config: AzureEncodingConfig,
+  enqueuedMs: number,
 ): void {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    const odd = rawErrorRecord(state, event, undefined, enqueuedMs, config.resources.empty, ERROR_UNEXPECTED_SHAPE, 'a record is not an object', GO_ENCODING_RAW_SCOPE);
+    const odd = rawErrorRecord(
+      state,
+      event,
+      undefined,
+      enqueuedMs,
+      config.resources.empty,
+      ERROR_UNEXPECTED_SHAPE,
+      'a record is not an object',
+      GO_ENCODING_RAW_SCOPE,
+    );
     state.records.push({ ...odd, body: item as LogBody });
     return;
   }
   const fields = new Fields(item as JsonObject);
   const categoryValue = fields.get('category');
   const typeValue = fields.get('type');
-  const category = (typeof categoryValue === 'string' && categoryValue) || (typeof typeValue === 'string' ? typeValue : '');
+  const category =
+    (typeof categoryValue === 'string' && categoryValue) || (typeof typeValue === 'string' ? typeValue : '');
   if (category === '') {
     pushRaw(item, state, config, enqueuedMs, undefined);
     return;
@@ -112,8 +148,19 @@ function decodeItem(
     return;
   }
   keepUnmappedFields(item as JsonObject, mapped);
-  state.records.push(makeRecord(time, state.observed, mapped.body, mapped.attributes, config.resources.get(mapped.resource),
-    mapped.severityNumber, mapped.severityText, undefined, encodingScope(encodingFormatFor(category))));
+  state.records.push(
+    makeRecord(
+      time,
+      state.observed,
+      mapped.body,
+      mapped.attributes,
+      config.resources.get(mapped.resource),
+      mapped.severityNumber,
+      mapped.severityText,
+      undefined,
+      encodingScope(encodingFormatFor(category)),
+    ),
+  );
 }
 
 /**
@@ -122,7 +169,10 @@ function decodeItem(
  * the current time; we use the enqueued time and say why when the time was the cause.
  */
 function pushRaw(
-  item: unknown, state: BatchState, config: AzureEncodingConfig, enqueuedMs: number,
+  item: unknown,
+  state: BatchState,
+  config: AzureEncodingConfig,
+  enqueuedMs: number,
   timeFallback: 'missing' | 'unparsable' | undefined,
 ): void {
   const attributes: LogAttributes = {};
@@ -130,8 +180,19 @@ function pushRaw(
     attributes[ATTR_TIMESTAMP_FALLBACK] = timeFallback;
     state.stats.timestampFallbacks++;
   }
-  state.records.push(makeRecord(hrTimeFromMs(enqueuedMs), state.observed, JSON.stringify(item), attributes,
-    config.resources.empty, 0, 'Unspecified', undefined, GO_ENCODING_RAW_SCOPE));
+  state.records.push(
+    makeRecord(
+      hrTimeFromMs(enqueuedMs),
+      state.observed,
+      JSON.stringify(item),
+      attributes,
+      config.resources.empty,
+      0,
+      'Unspecified',
+      undefined,
+      GO_ENCODING_RAW_SCOPE,
+    ),
+  );
 }
 
 /** ISO 8601 first (Go's iso8601 parser), then the configured layouts, then our other built-in forms. */

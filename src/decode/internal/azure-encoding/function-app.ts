@@ -62,7 +62,19 @@ function readProperties(raw: unknown): Fields | undefined {
 }
 
 const STRING_FIELDS = [
-  'activityId', 'appName', 'category', 'eventName', 'exceptionDetails', 'exceptionMessage', 'exceptionType',
-  'functionInvocationId', 'functionName', 'hostInstanceId', 'hostVersion', 'level', 'message', 'roleInstance',
+  'activityId',
+  'appName',
+  'category',
+  'eventName',
+  'exceptionDetails',
+  'exceptionMessage',
+  'exceptionType',
+  'functionInvocationId',
+  'functionName',
+  'hostInstanceId',
+  'hostVersion',
+  'level',
+  'message',
+  'roleInstance',
 ];
 const NUMBER_FIELDS = ['eventId', 'levelId', 'processId'];

@@ -1,7 +1,7 @@
 import type { AnyValue, LogAttributes } from '@opentelemetry/api-logs';
 import { markDoubleKey } from '../../../pipeline/double-values.ts';
 import { putInt, putStr } from './attributes.ts';
-import type { Fields} from './fields.ts';
+import type { Fields } from './fields.ts';
 import { FieldTypeError, asNumberText } from './fields.ts';
 import { GO_LEVEL_NAMES } from '../go-severity.ts';
 
@@ -36,8 +36,14 @@ export function emptyMapped(category: string, attributes: LogAttributes = {}): M
   attributes['azure.category'] = category;
   return {
     resource: {
-      resourceId: '', tenantId: '', subscriptionId: '', location: '',
-      serviceNamespace: '', serviceName: '', serviceInstanceId: '', environment: '',
+      resourceId: '',
+      tenantId: '',
+      subscriptionId: '',
+      location: '',
+      serviceNamespace: '',
+      serviceName: '',
+      serviceInstanceId: '',
+      environment: '',
     },
     timeText: '',
     severityNumber: undefined,
@@ -89,7 +95,8 @@ export const mapGeneric: CategoryMapper = (f, m) => {
   // Earlier extension versions wrote `identity` as the map attribute azure.identity for these categories;
   // newer ones drop it. Kept under that name: configs and dashboards built on either version find it.
   const identity = f.get('identity');
-  if (identity !== undefined && identity !== null && identity !== '') m.attributes['azure.identity'] = identity as AnyValue;
+  if (identity !== undefined && identity !== null && identity !== '')
+    m.attributes['azure.identity'] = identity as AnyValue;
   const properties = f.get('properties');
   if (properties === undefined || properties === null) return;
   if (typeof properties !== 'object' || Array.isArray(properties)) {
@@ -103,7 +110,8 @@ export const mapGeneric: CategoryMapper = (f, m) => {
       m.body = value as AnyValue;
       continue;
     }
-    const name = key === 'correlationId' ? 'azure.correlation_id' : key === 'duration' ? 'azure.operation.duration' : key;
+    const name =
+      key === 'correlationId' ? 'azure.correlation_id' : key === 'duration' ? 'azure.operation.duration' : key;
     m.attributes[name] = value as AnyValue;
     if (typeof value === 'number' || (typeof value === 'object' && value !== null)) markDoubleKey(m.attributes, name);
   }

@@ -14,7 +14,14 @@ export class EncodingResourceCache {
   #lastResource: Resource | undefined;
   /** The resource of records the extension stores raw: provider and event source only. */
   readonly empty: Resource = this.get({
-    resourceId: '', tenantId: '', subscriptionId: '', location: '', serviceNamespace: '', serviceName: '', serviceInstanceId: '', environment: '',
+    resourceId: '',
+    tenantId: '',
+    subscriptionId: '',
+    location: '',
+    serviceNamespace: '',
+    serviceName: '',
+    serviceInstanceId: '',
+    environment: '',
   });
 
   get(r: ResourceFields): Resource {
@@ -28,12 +35,16 @@ export class EncodingResourceCache {
   }
 
   #lookup(r: ResourceFields): Resource {
-    const key = `${r.resourceId}\u0000${r.tenantId}\u0000${r.subscriptionId}\u0000${r.location}\u0000${r.serviceNamespace}`
-      + `\u0000${r.serviceName}\u0000${r.serviceInstanceId}\u0000${r.environment}`;
+    const key =
+      `${r.resourceId}\u0000${r.tenantId}\u0000${r.subscriptionId}\u0000${r.location}\u0000${r.serviceNamespace}` +
+      `\u0000${r.serviceName}\u0000${r.serviceInstanceId}\u0000${r.environment}`;
     let resource = this.#byKey.get(key);
     if (resource === undefined) {
       if (this.#byKey.size >= MAX_CACHED_RESOURCES) this.#byKey.clear();
-      const attrs: Record<string, string> = { 'cloud.provider': 'azure', 'cloudevents.event_source': 'azure.resource.log' };
+      const attrs: Record<string, string> = {
+        'cloud.provider': 'azure',
+        'cloudevents.event_source': 'azure.resource.log',
+      };
       put(attrs, 'cloud.resource_id', r.resourceId);
       put(attrs, 'cloud.region', r.location);
       put(attrs, 'service.namespace', r.serviceNamespace);
@@ -51,9 +62,16 @@ export class EncodingResourceCache {
 }
 
 function sameFields(a: ResourceFields, b: ResourceFields): boolean {
-  return a.resourceId === b.resourceId && a.tenantId === b.tenantId && a.subscriptionId === b.subscriptionId
-    && a.location === b.location && a.serviceNamespace === b.serviceNamespace && a.serviceName === b.serviceName
-    && a.serviceInstanceId === b.serviceInstanceId && a.environment === b.environment;
+  return (
+    a.resourceId === b.resourceId &&
+    a.tenantId === b.tenantId &&
+    a.subscriptionId === b.subscriptionId &&
+    a.location === b.location &&
+    a.serviceNamespace === b.serviceNamespace &&
+    a.serviceName === b.serviceName &&
+    a.serviceInstanceId === b.serviceInstanceId &&
+    a.environment === b.environment
+  );
 }
 
 function put(attrs: Record<string, string>, key: string, value: string): void {

@@ -48,7 +48,15 @@ function storageIdentity(id: Fields): Record<string, AnyValue> {
     out['authorization'] = authorization.map((item) => {
       const e = asFields(item, 'authorization') ?? NO_FIELDS;
       const entry: Record<string, AnyValue> = {};
-      for (const key of ['action', 'roleAssignmentId', 'roleDefinitionId', 'denyAssignmentId', 'type', 'result', 'reason']) {
+      for (const key of [
+        'action',
+        'roleAssignmentId',
+        'roleDefinitionId',
+        'denyAssignmentId',
+        'type',
+        'result',
+        'reason',
+      ]) {
         putStr(entry, key, e.str(key));
       }
       const principals = asArray(e.get('principals'), 'principals');

@@ -37,7 +37,10 @@ function formatUrl(u: GoUrlParts): string {
   if (u.opaque !== '') {
     out += u.opaque;
   } else {
-    if ((u.scheme !== '' || u.host !== '' || u.userinfo !== undefined) && !(u.omitHost && u.host === '' && u.userinfo === undefined)) {
+    if (
+      (u.scheme !== '' || u.host !== '' || u.userinfo !== undefined) &&
+      !(u.omitHost && u.host === '' && u.userinfo === undefined)
+    ) {
       if (u.host !== '' || u.path !== '' || u.userinfo !== undefined) out += '//';
       if (u.userinfo !== undefined && u.userinfo !== '') out += 'REDACTED:REDACTED@';
       out += u.host;

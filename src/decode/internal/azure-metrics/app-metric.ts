@@ -1,6 +1,12 @@
 import type { MetricPoint } from '../../../pipeline/signals.ts';
 import {
-  aggregate, BARE_NAME, field, InvalidMetricRecord, minusNanos, recordTime, requiredString,
+  aggregate,
+  BARE_NAME,
+  field,
+  InvalidMetricRecord,
+  minusNanos,
+  recordTime,
+  requiredString,
 } from './metric-fields.ts';
 import { gaugePoint } from './metric-point.ts';
 import { ATTR_AZURE_RESOURCE_ID, type AppMetricResources } from './metric-resources.ts';
@@ -34,7 +40,10 @@ const RESOURCE_FIELDS = [
  * the record's `Properties`, as the Go receiver builds it. Appends nothing when it throws.
  */
 export function appendAppMetric(
-  record: Readonly<Record<string, unknown>>, mapping: MetricMapping, resources: AppMetricResources, out: MetricPoint[],
+  record: Readonly<Record<string, unknown>>,
+  mapping: MetricMapping,
+  resources: AppMetricResources,
+  out: MetricPoint[],
 ): void {
   const names = mapping.names.get(requiredString(record, 'Name'));
   const time = recordTime(record, mapping.timeParsers);

@@ -120,7 +120,13 @@ function parseDuration(text: string): number | undefined {
   const m = DURATION.exec(text);
   if (m === null || text.endsWith('T')) return undefined;
   const [, weeks, days, hours, minutes, seconds] = m;
-  if (weeks === undefined && days === undefined && hours === undefined && minutes === undefined && seconds === undefined) {
+  if (
+    weeks === undefined &&
+    days === undefined &&
+    hours === undefined &&
+    minutes === undefined &&
+    seconds === undefined
+  ) {
     return undefined;
   }
   const n = (s: string | undefined) => (s === undefined ? 0 : Number(s.replace(',', '.')));

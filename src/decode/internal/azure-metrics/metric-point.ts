@@ -12,7 +12,11 @@ export const NO_POINT_ATTRIBUTES: AnyValueMap = Object.freeze({});
 
 /** One gauge point with every field present, so all points share one object shape. */
 export function gaugePoint(
-  resource: Resource, name: string, startTime: HrTime | undefined, time: HrTime, value: number,
+  resource: Resource,
+  name: string,
+  startTime: HrTime | undefined,
+  time: HrTime,
+  value: number,
 ): MetricPoint {
   return {
     resource,

@@ -2,8 +2,16 @@ import type { MetricPoint } from '../../../pipeline/signals.ts';
 import type { ResourceCache } from '../resource-cache.ts';
 import type { TimeLayoutParser } from '../time-layout.ts';
 import {
-  aggregate, AGGREGATION_SUFFIXES, BARE_NAME, field, InvalidMetricRecord, minusNanos, parseDurationNanos, recordTime,
-  requiredString, type MetricNames,
+  aggregate,
+  AGGREGATION_SUFFIXES,
+  BARE_NAME,
+  field,
+  InvalidMetricRecord,
+  minusNanos,
+  parseDurationNanos,
+  recordTime,
+  requiredString,
+  type MetricNames,
 } from './metric-fields.ts';
 import { gaugePoint } from './metric-point.ts';
 
@@ -26,7 +34,10 @@ export interface MetricMapping {
  * InvalidMetricRecord has appended nothing.
  */
 export function appendPlatformMetric(
-  record: Readonly<Record<string, unknown>>, mapping: MetricMapping, resources: ResourceCache, out: MetricPoint[],
+  record: Readonly<Record<string, unknown>>,
+  mapping: MetricMapping,
+  resources: ResourceCache,
+  out: MetricPoint[],
 ): void {
   const names = mapping.names.get(requiredString(record, 'metricName'));
   const time = recordTime(record, mapping.timeParsers);
@@ -47,11 +58,13 @@ export function appendPlatformMetric(
     // Go divides total by count (Azure rounds `average` in the JSON); `average` is the fallback when a
     // resource does not export both.
     const value = total !== undefined && count !== undefined ? total / count : average;
-    if (value === undefined) throw new InvalidMetricRecord('metric_aggregation average needs total and count, or average');
+    if (value === undefined)
+      throw new InvalidMetricRecord('metric_aggregation average needs total and count, or average');
     out.push(gaugePoint(resource, names[BARE_NAME]!, startTime, time, value));
     return;
   }
-  if (values.every((v) => v === undefined)) throw new InvalidMetricRecord('no total, count, minimum, maximum or average');
+  if (values.every((v) => v === undefined))
+    throw new InvalidMetricRecord('no total, count, minimum, maximum or average');
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     // An aggregation the resource does not export is left out rather than written as 0.

@@ -39,9 +39,30 @@ export interface TraceFields {
 
 /** The JSON names (as Go's struct tags spell them) of the fields read, by slot. */
 const JSON_NAMES = [
-  'time', 'resourceId', 'Type', 'AppRoleInstance', 'AppRoleName', 'ClientCity', 'ClientCountryOrRegion', 'ClientIP',
-  'ClientStateOrProvince', 'ClientType', 'OperationName', 'OperationId', 'ParentId', 'SDKVersion', 'Id', 'Name',
-  'ResultCode', 'Url', 'Target', 'DependencyType', 'Success', 'DurationMs', 'Properties', 'Measurements',
+  'time',
+  'resourceId',
+  'Type',
+  'AppRoleInstance',
+  'AppRoleName',
+  'ClientCity',
+  'ClientCountryOrRegion',
+  'ClientIP',
+  'ClientStateOrProvince',
+  'ClientType',
+  'OperationName',
+  'OperationId',
+  'ParentId',
+  'SDKVersion',
+  'Id',
+  'Name',
+  'ResultCode',
+  'Url',
+  'Target',
+  'DependencyType',
+  'Success',
+  'DurationMs',
+  'Properties',
+  'Measurements',
   'TimeGenerated',
 ] as const;
 
@@ -78,11 +99,25 @@ export function readTraceFields(record: Readonly<Record<string, unknown>>): Trac
   return {
     // Not in Go's struct: Log Analytics data export writes TimeGenerated and no `time` (Go drops such records).
     time: str(v, 0) || str(v, 24),
-    resourceId: str(v, 1), type: str(v, 2), appRoleInstance: str(v, 3), appRoleName: str(v, 4),
-    clientCity: str(v, 5), clientCountryOrRegion: str(v, 6), clientIp: str(v, 7), clientStateOrProvince: str(v, 8),
-    clientType: str(v, 9), operationName: str(v, 10), operationId: str(v, 11), parentId: str(v, 12),
-    sdkVersion: str(v, 13), id: str(v, 14), name: str(v, 15), resultCode: str(v, 16), url: str(v, 17),
-    target: str(v, 18), dependencyType: str(v, 19),
+    resourceId: str(v, 1),
+    type: str(v, 2),
+    appRoleInstance: str(v, 3),
+    appRoleName: str(v, 4),
+    clientCity: str(v, 5),
+    clientCountryOrRegion: str(v, 6),
+    clientIp: str(v, 7),
+    clientStateOrProvince: str(v, 8),
+    clientType: str(v, 9),
+    operationName: str(v, 10),
+    operationId: str(v, 11),
+    parentId: str(v, 12),
+    sdkVersion: str(v, 13),
+    id: str(v, 14),
+    name: str(v, 15),
+    resultCode: str(v, 16),
+    url: str(v, 17),
+    target: str(v, 18),
+    dependencyType: str(v, 19),
     success: typed(v[20], JSON_NAMES[20], 'boolean', false),
     durationMs: typed(v[21], JSON_NAMES[21], 'number', 0),
     properties: stringMap(v[22]),
@@ -126,5 +161,6 @@ function numberMap(value: unknown): Record<string, number> {
   return out;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const kindOf = (v: unknown) => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v);

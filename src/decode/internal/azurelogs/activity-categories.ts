@@ -15,7 +15,13 @@ function structOf(spec: Spec): GoStructSpec {
 }
 
 /** Decodes and puts every string field that maps straight to an attribute (putStr). */
-function mapStrings(properties: Record<string, unknown>, attrs: Attrs, spec: Spec, goStruct: GoStructSpec, what: string): GoStructValue {
+function mapStrings(
+  properties: Record<string, unknown>,
+  attrs: Attrs,
+  spec: Spec,
+  goStruct: GoStructSpec,
+  what: string,
+): GoStructValue {
   const decoded = decodeGoStruct(properties, goStruct, what);
   for (const [name, type, attribute] of spec) {
     if (type === 'string' && attribute !== '') putStr(attrs, attribute, decoded.fields[name] as string);
@@ -28,50 +34,65 @@ function simple(spec: Spec, what: string): (properties: Record<string, unknown>,
   return (properties, attrs) => mapStrings(properties, attrs, spec, goStruct, what);
 }
 
-export const mapAdministrativeLog = simple([
-  ['entity', 'string', 'azure.administrative.entity'],
-  ['message', 'string', 'azure.administrative.message'],
-  ['hierarchy', 'string', 'azure.administrative.hierarchy'],
-], 'Administrative properties');
+export const mapAdministrativeLog = simple(
+  [
+    ['entity', 'string', 'azure.administrative.entity'],
+    ['message', 'string', 'azure.administrative.message'],
+    ['hierarchy', 'string', 'azure.administrative.hierarchy'],
+  ],
+  'Administrative properties',
+);
 
-export const mapAlertLog = simple([
-  ['webHookUri', 'string', 'azure.alert.webhook.uri'],
-  ['RuleUri', 'string', 'azure.alert.rule.uri'],
-  ['RuleName', 'string', 'azure.alert.rule.name'],
-  ['RuleDescription', 'string', 'azure.alert.rule.description'],
-  ['Threshold', 'string', 'azure.alert.threshold'],
-  ['WindowSizeInMinutes', 'string', 'azure.alert.window_size_minutes'],
-  ['Aggregation', 'string', 'azure.alert.aggregation'],
-  ['Operator', 'string', 'azure.alert.operator'],
-  ['MetricName', 'string', 'azure.alert.metric.name'],
-  ['MetricUnit', 'string', 'azure.alert.metric.unit'],
-], 'Alert properties');
+export const mapAlertLog = simple(
+  [
+    ['webHookUri', 'string', 'azure.alert.webhook.uri'],
+    ['RuleUri', 'string', 'azure.alert.rule.uri'],
+    ['RuleName', 'string', 'azure.alert.rule.name'],
+    ['RuleDescription', 'string', 'azure.alert.rule.description'],
+    ['Threshold', 'string', 'azure.alert.threshold'],
+    ['WindowSizeInMinutes', 'string', 'azure.alert.window_size_minutes'],
+    ['Aggregation', 'string', 'azure.alert.aggregation'],
+    ['Operator', 'string', 'azure.alert.operator'],
+    ['MetricName', 'string', 'azure.alert.metric.name'],
+    ['MetricUnit', 'string', 'azure.alert.metric.unit'],
+  ],
+  'Alert properties',
+);
 
-export const mapAutoscaleLog = simple([
-  ['Description', 'string', 'azure.autoscale.description'],
-  ['ResourceName', 'string', 'azure.autoscale.resource.name'],
-  ['OldInstancesCount', 'string', 'azure.autoscale.instances.previous_count'],
-  ['NewInstancesCount', 'string', 'azure.autoscale.instances.count'],
-  ['LastScaleActionTime', 'string', 'azure.autoscale.resource.last_scale'],
-], 'Autoscale properties');
+export const mapAutoscaleLog = simple(
+  [
+    ['Description', 'string', 'azure.autoscale.description'],
+    ['ResourceName', 'string', 'azure.autoscale.resource.name'],
+    ['OldInstancesCount', 'string', 'azure.autoscale.instances.previous_count'],
+    ['NewInstancesCount', 'string', 'azure.autoscale.instances.count'],
+    ['LastScaleActionTime', 'string', 'azure.autoscale.resource.last_scale'],
+  ],
+  'Autoscale properties',
+);
 
-export const mapRecommendationLog = simple([
-  ['recommendationSchemaVersion', 'string', 'azure.recommendation.schema_version'],
-  ['recommendationCategory', 'string', 'azure.recommendation.category'],
-  ['recommendationImpact', 'string', 'azure.recommendation.impact'],
-  ['recommendationName', 'string', 'azure.recommendation.name'],
-  ['recommendationResourceLink', 'string', 'azure.recommendation.link'],
-  ['recommendationType', 'string', 'azure.recommendation.type'],
-], 'Recommendation properties');
+export const mapRecommendationLog = simple(
+  [
+    ['recommendationSchemaVersion', 'string', 'azure.recommendation.schema_version'],
+    ['recommendationCategory', 'string', 'azure.recommendation.category'],
+    ['recommendationImpact', 'string', 'azure.recommendation.impact'],
+    ['recommendationName', 'string', 'azure.recommendation.name'],
+    ['recommendationResourceLink', 'string', 'azure.recommendation.link'],
+    ['recommendationType', 'string', 'azure.recommendation.type'],
+  ],
+  'Recommendation properties',
+);
 
-export const mapResourceHealthLog = simple([
-  ['title', 'string', 'azure.resourcehealth.title'],
-  ['details', 'string', 'azure.resourcehealth.details'],
-  ['currentHealthStatus', 'string', 'azure.resourcehealth.state'],
-  ['previousHealthStatus', 'string', 'azure.resourcehealth.previous_state'],
-  ['type', 'string', 'azure.resourcehealth.type'],
-  ['cause', 'string', 'azure.resourcehealth.cause'],
-], 'Resource Health properties');
+export const mapResourceHealthLog = simple(
+  [
+    ['title', 'string', 'azure.resourcehealth.title'],
+    ['details', 'string', 'azure.resourcehealth.details'],
+    ['currentHealthStatus', 'string', 'azure.resourcehealth.state'],
+    ['previousHealthStatus', 'string', 'azure.resourcehealth.previous_state'],
+    ['type', 'string', 'azure.resourcehealth.type'],
+    ['cause', 'string', 'azure.resourcehealth.cause'],
+  ],
+  'Resource Health properties',
+);
 
 const SECURITY: Spec = [
   ['accountLogonId', 'string', 'azure.security.account_logon_id'],
@@ -99,34 +120,56 @@ export function mapSecurityLog(properties: Record<string, unknown>, attrs: Attrs
 }
 
 const POLICY_STRUCT: GoStructSpec = [
-  ['isComplianceCheck', 'string'], ['resourceLocation', 'string'], ['ancestors', 'string'], ['policies', 'string'],
+  ['isComplianceCheck', 'string'],
+  ['resourceLocation', 'string'],
+  ['ancestors', 'string'],
+  ['policies', 'string'],
   ['hierarchy', 'string'],
 ];
 const POLICY_ELEMENT: GoStructSpec = [
-  ['policyDefinitionId', 'string'], ['policySetDefinitionId', 'string'], ['policyDefinitionReferenceId', 'string'],
-  ['policySetDefinitionName', 'string'], ['policySetDefinitionDisplayName', 'string'],
-  ['policySetDefinitionVersion', 'string'], ['policyDefinitionName', 'string'],
-  ['policyDefinitionDisplayName', 'string'], ['policyDefinitionVersion', 'string'],
-  ['policyDefinitionEffect', 'string'], ['policyAssignmentId', 'string'], ['policyAssignmentName', 'string'],
-  ['policyAssignmentDisplayName', 'string'], ['policyAssignmentScope', 'string'], ['policyExemptionIds', 'strings'],
+  ['policyDefinitionId', 'string'],
+  ['policySetDefinitionId', 'string'],
+  ['policyDefinitionReferenceId', 'string'],
+  ['policySetDefinitionName', 'string'],
+  ['policySetDefinitionDisplayName', 'string'],
+  ['policySetDefinitionVersion', 'string'],
+  ['policyDefinitionName', 'string'],
+  ['policyDefinitionDisplayName', 'string'],
+  ['policyDefinitionVersion', 'string'],
+  ['policyDefinitionEffect', 'string'],
+  ['policyAssignmentId', 'string'],
+  ['policyAssignmentName', 'string'],
+  ['policyAssignmentDisplayName', 'string'],
+  ['policyAssignmentScope', 'string'],
+  ['policyExemptionIds', 'strings'],
   ['policyAssignmentIds', 'strings'],
 ];
 /** Policy element field → key in each azure.policy.policies map, in Go's order. */
 const POLICY_KEYS: readonly (readonly [string, string])[] = [
-  ['definition.id', 'policyDefinitionId'], ['definition.name', 'policyDefinitionName'],
-  ['definition.display_name', 'policyDefinitionDisplayName'], ['definition.version', 'policyDefinitionVersion'],
-  ['definition.effect', 'policyDefinitionEffect'], ['definition.reference_id', 'policyDefinitionReferenceId'],
-  ['set_definition.id', 'policySetDefinitionId'], ['set_definition.name', 'policySetDefinitionName'],
+  ['definition.id', 'policyDefinitionId'],
+  ['definition.name', 'policyDefinitionName'],
+  ['definition.display_name', 'policyDefinitionDisplayName'],
+  ['definition.version', 'policyDefinitionVersion'],
+  ['definition.effect', 'policyDefinitionEffect'],
+  ['definition.reference_id', 'policyDefinitionReferenceId'],
+  ['set_definition.id', 'policySetDefinitionId'],
+  ['set_definition.name', 'policySetDefinitionName'],
   ['set_definition.display_name', 'policySetDefinitionDisplayName'],
-  ['set_definition.version', 'policySetDefinitionVersion'], ['assignment.id', 'policyAssignmentId'],
-  ['assignment.name', 'policyAssignmentName'], ['assignment.display_name', 'policyAssignmentDisplayName'],
+  ['set_definition.version', 'policySetDefinitionVersion'],
+  ['assignment.id', 'policyAssignmentId'],
+  ['assignment.name', 'policyAssignmentName'],
+  ['assignment.display_name', 'policyAssignmentDisplayName'],
   ['assignment.scope', 'policyAssignmentScope'],
 ];
 
 export function mapPolicyLog(properties: Record<string, unknown>, attrs: Attrs): GoStructValue {
   const decoded = decodeGoStruct(properties, POLICY_STRUCT, 'Policy properties');
   const f = decoded.fields;
-  const policies = goArrayOfStructs(parseGoJson(f.policies as string, 'Policy properties'), POLICY_ELEMENT, 'Policy properties');
+  const policies = goArrayOfStructs(
+    parseGoJson(f.policies as string, 'Policy properties'),
+    POLICY_ELEMENT,
+    'Policy properties',
+  );
   putBool(attrs, 'azure.policy.compliance_check', f.isComplianceCheck as string);
   putStr(attrs, 'azure.location', f.resourceLocation as string);
   putStr(attrs, 'azure.policy.ancestors', f.ancestors as string);
@@ -163,8 +206,15 @@ const SERVICE_HEALTH: Spec = [
   ['impactCategory', 'string', 'azure.servicehealth.impact.category'],
 ];
 const SERVICE_HEALTH_STRUCT = structOf(SERVICE_HEALTH);
-const IMPACTED_SERVICE: GoStructSpec = [['ServiceName', 'string'], ['ServiceId', 'string'], ['ServiceGuid', 'string']];
-const IMPACTED_REGION: GoStructSpec = [['RegionName', 'string'], ['RegionId', 'string']];
+const IMPACTED_SERVICE: GoStructSpec = [
+  ['ServiceName', 'string'],
+  ['ServiceId', 'string'],
+  ['ServiceGuid', 'string'],
+];
+const IMPACTED_REGION: GoStructSpec = [
+  ['RegionName', 'string'],
+  ['RegionId', 'string'],
+];
 
 export function mapServiceHealthLog(properties: Record<string, unknown>, attrs: Attrs): GoStructValue {
   const decoded = decodeGoStruct(properties, SERVICE_HEALTH_STRUCT, 'Service Health properties');
@@ -176,7 +226,8 @@ export function mapServiceHealthLog(properties: Record<string, unknown>, attrs: 
     attrs['azure.servicehealth.impact.services'] = list.map((s, i) => {
       const m: Record<string, unknown> = { name: s.ServiceName, id: s.ServiceId, guid: s.ServiceGuid };
       const regionsRaw = ((services as unknown[])[i] as Record<string, unknown> | null)?.ImpactedRegions;
-      const regions = regionsRaw === undefined || regionsRaw === null ? [] : goArrayOfStructs(regionsRaw, IMPACTED_REGION, what);
+      const regions =
+        regionsRaw === undefined || regionsRaw === null ? [] : goArrayOfStructs(regionsRaw, IMPACTED_REGION, what);
       if (regions.length > 0) m.regions = regions.map((r) => ({ name: r.RegionName, id: r.RegionId }));
       return m;
     });
@@ -195,7 +246,8 @@ function goArrayOfStructs(value: unknown, spec: GoStructSpec, what: string): Rea
   if (!Array.isArray(value)) throw new GoValueError(`failed to parse ${what}: not an array`);
   return value.map((item) => {
     if (item === null) return decodeGoStruct({}, spec, what).fields;
-    if (typeof item !== 'object' || Array.isArray(item)) throw new GoValueError(`failed to parse ${what}: element is not an object`);
+    if (typeof item !== 'object' || Array.isArray(item))
+      throw new GoValueError(`failed to parse ${what}: element is not an object`);
     return decodeGoStruct(item as Record<string, unknown>, spec, what).fields;
   });
 }

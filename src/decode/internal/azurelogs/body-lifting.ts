@@ -7,7 +7,12 @@ import { cut } from './put-helpers.ts';
  * handlers of pkg/translator/azurelogs property_names.go, used for the categories whose records Go
  * writes as a body map.
  */
-export type PropertyLifter = (field: string, value: unknown, body: Record<string, unknown>, rest: Record<string, unknown>) => void;
+export type PropertyLifter = (
+  field: string,
+  value: unknown,
+  body: Record<string, unknown>,
+  rest: Record<string, unknown>,
+) => void;
 
 /** A lifter from a field → attribute table (with an optional value conversion) plus special cases. */
 function lifter(
@@ -28,7 +33,13 @@ function lifter(
 }
 
 /** "<name><sep><version>" → lower-cased name and version; anything else is dropped, as in Go. */
-function splitProtocol(value: unknown, sep: string, nameKey: string, versionKey: string, body: Record<string, unknown>): void {
+function splitProtocol(
+  value: unknown,
+  sep: string,
+  nameKey: string,
+  versionKey: string,
+  body: Record<string, unknown>,
+): void {
   if (typeof value !== 'string') return;
   const [name, remaining] = cut(value, sep);
   if (name === '' || remaining === '') return;
@@ -44,45 +55,51 @@ function seconds(value: unknown, perSecond: number, key: string, body: Record<st
   if (n !== undefined) body[key] = n / perSecond;
 }
 
-const frontDoorAccess = lifter({
-  trackingReference: 'az.service_request_id',
-  httpMethod: 'http.request.method',
-  httpVersion: 'network.protocol.version',
-  requestUri: 'url.full',
-  hostName: 'server.address',
-  requestBytes: ['http.request.size', toGoInt],
-  responseBytes: ['http.response.size', toGoInt],
-  userAgent: 'user_agent.original',
-  ClientIp: 'client.address',
-  clientIp: 'client.address',
-  ClientPort: 'client.port',
-  clientPort: 'client.port',
-  socketIp: 'network.peer.address',
-  timeTaken: ['http.server.request.duration', toGoFloat],
-  requestProtocol: ['network.protocol.name', toLower],
-  securityCipher: 'tls.cipher',
-  securityCurves: 'tls.curve',
-  httpStatusCode: ['http.response.status_code', toGoInt],
-  routeName: 'http.route',
-  referer: 'http.request.header.referer',
-  errorInfo: 'error.type',
-}, (field, value, body) => {
-  if (field !== 'securityProtocol') return false;
-  splitProtocol(value, ' ', 'tls.protocol.name', 'tls.protocol.version', body);
-  return true;
-});
+const frontDoorAccess = lifter(
+  {
+    trackingReference: 'az.service_request_id',
+    httpMethod: 'http.request.method',
+    httpVersion: 'network.protocol.version',
+    requestUri: 'url.full',
+    hostName: 'server.address',
+    requestBytes: ['http.request.size', toGoInt],
+    responseBytes: ['http.response.size', toGoInt],
+    userAgent: 'user_agent.original',
+    ClientIp: 'client.address',
+    clientIp: 'client.address',
+    ClientPort: 'client.port',
+    clientPort: 'client.port',
+    socketIp: 'network.peer.address',
+    timeTaken: ['http.server.request.duration', toGoFloat],
+    requestProtocol: ['network.protocol.name', toLower],
+    securityCipher: 'tls.cipher',
+    securityCurves: 'tls.curve',
+    httpStatusCode: ['http.response.status_code', toGoInt],
+    routeName: 'http.route',
+    referer: 'http.request.header.referer',
+    errorInfo: 'error.type',
+  },
+  (field, value, body) => {
+    if (field !== 'securityProtocol') return false;
+    splitProtocol(value, ' ', 'tls.protocol.name', 'tls.protocol.version', body);
+    return true;
+  },
+);
 
-const frontDoorHealthProbe = lifter({
-  httpVerb: 'http.request.method',
-  httpStatusCode: ['http.response.status_code', toGoInt],
-  probeURL: 'url.full',
-  originIP: 'server.address',
-}, (field, value, body) => {
-  if (field === 'DNSLatencyMicroseconds') seconds(value, 1_000_000, 'dns.lookup.duration', body);
-  else if (field === 'totalLatencyMilliseconds') seconds(value, 1_000, 'http.request.duration', body);
-  else return false;
-  return true;
-});
+const frontDoorHealthProbe = lifter(
+  {
+    httpVerb: 'http.request.method',
+    httpStatusCode: ['http.response.status_code', toGoInt],
+    probeURL: 'url.full',
+    originIP: 'server.address',
+  },
+  (field, value, body) => {
+    if (field === 'DNSLatencyMicroseconds') seconds(value, 1_000_000, 'dns.lookup.duration', body);
+    else if (field === 'totalLatencyMilliseconds') seconds(value, 1_000, 'http.request.duration', body);
+    else return false;
+    return true;
+  },
+);
 
 const appServiceApp = lifter({
   ContainerId: 'container.id',
@@ -105,25 +122,28 @@ const appServiceAuthentication = lifter({ StatusCode: ['http.response.status_cod
 
 const appServiceConsole = lifter({ ContainerId: 'container.id', Host: 'host.id' });
 
-const appServiceHttp = lifter({
-  CIp: 'client.address',
-  ComputerName: 'host.name',
-  CsBytes: ['http.request.body.size', toGoInt],
-  CsHost: 'url.domain',
-  CsMethod: 'http.request.method',
-  CsUriQuery: 'url.query',
-  CsUriStem: 'url.path',
-  Referer: 'http.request.header.referer',
-  ScBytes: ['http.response.body.size', toGoInt],
-  ScStatus: ['http.response.status_code', toGoInt],
-  SPort: ['server.port', toGoInt],
-  UserAgent: 'user_agent.original',
-}, (field, value, body) => {
-  if (field === 'TimeTaken') seconds(value, 1_000, 'http.server.request.duration', body);
-  else if (field === 'Protocol') splitProtocol(value, '/', 'network.protocol.name', 'network.protocol.version', body);
-  else return false;
-  return true;
-});
+const appServiceHttp = lifter(
+  {
+    CIp: 'client.address',
+    ComputerName: 'host.name',
+    CsBytes: ['http.request.body.size', toGoInt],
+    CsHost: 'url.domain',
+    CsMethod: 'http.request.method',
+    CsUriQuery: 'url.query',
+    CsUriStem: 'url.path',
+    Referer: 'http.request.header.referer',
+    ScBytes: ['http.response.body.size', toGoInt],
+    ScStatus: ['http.response.status_code', toGoInt],
+    SPort: ['server.port', toGoInt],
+    UserAgent: 'user_agent.original',
+  },
+  (field, value, body) => {
+    if (field === 'TimeTaken') seconds(value, 1_000, 'http.server.request.duration', body);
+    else if (field === 'Protocol') splitProtocol(value, '/', 'network.protocol.name', 'network.protocol.version', body);
+    else return false;
+    return true;
+  },
+);
 
 const appServiceIpSecAudit = lifter({
   CIp: 'client.address',
@@ -134,7 +154,11 @@ const appServiceIpSecAudit = lifter({
   XForwardedHost: 'http.request.header.x-forwarded-host',
 });
 
-const appServicePlatform = lifter({ containerId: 'container.id', containerName: 'container.name', exception: 'error.type' });
+const appServicePlatform = lifter({
+  containerId: 'container.id',
+  containerName: 'container.name',
+  exception: 'error.type',
+});
 
 /** Category → lifter; categories without one keep every property under `properties`. */
 export const BODY_LIFTERS: ReadonlyMap<string, PropertyLifter> = new Map([

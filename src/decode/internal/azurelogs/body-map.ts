@@ -14,7 +14,11 @@ import { markGoNumbers } from '../azure-record.ts';
  * @param properties the record's properties, a JSON string already parsed into its object when it held one
  * @param source the record as received, for `event.original`
  */
-export function bodyMap(record: GoRecord, properties: unknown, source: Record<string, unknown>): Record<string, unknown> {
+export function bodyMap(
+  record: GoRecord,
+  properties: unknown,
+  source: Record<string, unknown>,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   body.category = record.category;
   putIfSet(body, 'correlation.id', record.correlationId);

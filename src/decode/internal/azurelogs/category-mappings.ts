@@ -1,6 +1,12 @@
 import {
-  mapAdministrativeLog, mapAlertLog, mapAutoscaleLog, mapPolicyLog, mapRecommendationLog, mapResourceHealthLog,
-  mapSecurityLog, mapServiceHealthLog,
+  mapAdministrativeLog,
+  mapAlertLog,
+  mapAutoscaleLog,
+  mapPolicyLog,
+  mapRecommendationLog,
+  mapResourceHealthLog,
+  mapSecurityLog,
+  mapServiceHealthLog,
 } from './activity-categories.ts';
 import type { GoStructValue } from './go-struct.ts';
 import { mapCdnAccessLog, mapFrontDoorAccessLog, mapFrontDoorWafLog } from './http-categories.ts';

@@ -1,7 +1,12 @@
 import type { GoRecord } from './go-record.ts';
 import { parseGoInt } from './go-values.ts';
 import { putIfSet, type Attrs } from './put-helpers.ts';
-import { AUTHORIZATION_EVIDENCE, identityClaims, IDENTITY_TIME_CLAIMS, unixSecondsRfc3339 } from '../identity-claims.ts';
+import {
+  AUTHORIZATION_EVIDENCE,
+  identityClaims,
+  IDENTITY_TIME_CLAIMS,
+  unixSecondsRfc3339,
+} from '../identity-claims.ts';
 
 /*
  * addCommonSchema and addIdentityAttributes of pkg/translator/azurelogs resourcelogs_to_logs.go: the
@@ -68,8 +73,13 @@ export function putIdentityAttributes(identity: unknown, attrs: Attrs): void {
   if (!stringsOnly(claims)) return;
   if (authorization !== undefined && authorization !== null && !isObject(authorization)) return;
   const evidence = isObject(authorization) ? field(authorization, 'evidence') : undefined;
-  if (isObject(authorization) && (!stringsOnly(evidence) || typeof (field(authorization, 'scope') ?? '') !== 'string'
-    || typeof (field(authorization, 'action') ?? '') !== 'string')) return;
+  if (
+    isObject(authorization) &&
+    (!stringsOnly(evidence) ||
+      typeof (field(authorization, 'scope') ?? '') !== 'string' ||
+      typeof (field(authorization, 'action') ?? '') !== 'string')
+  )
+    return;
 
   if (isObject(authorization)) {
     attrs['azure.identity.authorization.scope'] = str(authorization, 'scope');

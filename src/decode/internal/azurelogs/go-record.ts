@@ -39,25 +39,29 @@ type Kind = 'str' | 'num' | 'raw' | 'time';
 /** One of Go's struct fields: the GoRecord property, its bit for duplicate tracking, how Go reads it. */
 type FieldInfo = readonly [keyof GoRecord, number, Kind];
 /** Lower-cased JSON name → field. */
-const FIELDS: ReadonlyMap<string, FieldInfo> = new Map(([
-  ['time', 'time', 'time'],
-  ['timestamp', 'timeStamp', 'time'],
-  ['resourceid', 'resourceId', 'str'],
-  ['tenantid', 'tenantId', 'str'],
-  ['operationname', 'operationName', 'str'],
-  ['operationversion', 'operationVersion', 'str'],
-  ['category', 'category', 'str'],
-  ['resulttype', 'resultType', 'str'],
-  ['resultsignature', 'resultSignature', 'str'],
-  ['resultdescription', 'resultDescription', 'str'],
-  ['durationms', 'durationMs', 'num'],
-  ['calleripaddress', 'callerIpAddress', 'str'],
-  ['correlationid', 'correlationId', 'str'],
-  ['identity', 'identity', 'raw'],
-  ['level', 'level', 'num'],
-  ['location', 'location', 'str'],
-  ['properties', 'properties', 'raw'],
-] as const).map(([json, name, kind], i): [string, FieldInfo] => [json, [name, 1 << i, kind]]));
+const FIELDS: ReadonlyMap<string, FieldInfo> = new Map(
+  (
+    [
+      ['time', 'time', 'time'],
+      ['timestamp', 'timeStamp', 'time'],
+      ['resourceid', 'resourceId', 'str'],
+      ['tenantid', 'tenantId', 'str'],
+      ['operationname', 'operationName', 'str'],
+      ['operationversion', 'operationVersion', 'str'],
+      ['category', 'category', 'str'],
+      ['resulttype', 'resultType', 'str'],
+      ['resultsignature', 'resultSignature', 'str'],
+      ['resultdescription', 'resultDescription', 'str'],
+      ['durationms', 'durationMs', 'num'],
+      ['calleripaddress', 'callerIpAddress', 'str'],
+      ['correlationid', 'correlationId', 'str'],
+      ['identity', 'identity', 'raw'],
+      ['level', 'level', 'num'],
+      ['location', 'location', 'str'],
+      ['properties', 'properties', 'raw'],
+    ] as const
+  ).map(([json, name, kind], i): [string, FieldInfo] => [json, [name, 1 << i, kind]]),
+);
 
 const MAX_CACHED_KEYS = 10_000;
 /** Prefix of the attribute that keeps a field Go has no place for. */
@@ -96,7 +100,8 @@ function previousSpelling(source: Record<string, unknown>, key: string, field: F
     if (k === key) break;
     const v = source[k];
     if (fieldOf(k) !== field || v === undefined) continue;
-    if ((field[2] === 'str' || field[2] === 'num') && v !== null && asText(v) === undefined) continue; // already an extra
+    // already an extra
+    if ((field[2] === 'str' || field[2] === 'num') && v !== null && asText(v) === undefined) continue;
     previous = k;
   }
   return previous;
@@ -117,11 +122,26 @@ function asText(value: unknown): string | undefined {
 export function readGoRecord(source: Record<string, unknown>, maxDepth: number): GoRecord {
   // Every property set up front: one object shape for all records.
   const record: GoRecord = {
-    time: undefined, timeStamp: undefined, resourceId: undefined, tenantId: undefined, operationName: '',
-    operationVersion: undefined, category: '', resultType: undefined, resultSignature: undefined,
-    resultDescription: undefined, durationMs: undefined, callerIpAddress: undefined, correlationId: undefined,
-    identity: undefined, hasIdentity: false, level: undefined, location: undefined, properties: undefined,
-    hasProperties: false, extras: [],
+    time: undefined,
+    timeStamp: undefined,
+    resourceId: undefined,
+    tenantId: undefined,
+    operationName: '',
+    operationVersion: undefined,
+    category: '',
+    resultType: undefined,
+    resultSignature: undefined,
+    resultDescription: undefined,
+    durationMs: undefined,
+    callerIpAddress: undefined,
+    correlationId: undefined,
+    identity: undefined,
+    hasIdentity: false,
+    level: undefined,
+    location: undefined,
+    properties: undefined,
+    hasProperties: false,
+    extras: [],
   };
   const target = record as unknown as Record<string, unknown>;
   let seen = 0;

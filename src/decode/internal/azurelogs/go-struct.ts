@@ -40,7 +40,9 @@ export function decodeGoStruct(source: Record<string, unknown>, spec: GoStructSp
     else if (type === 'strings' && Array.isArray(value) && value.every((v) => typeof v === 'string' || v === null)) {
       fields[name] = value.map((v) => (v === null ? '' : (v as string)));
     } else {
-      throw new GoValueError(`failed to parse ${what}: cannot unmarshal ${jsonType(value)} into field "${key}" of type ${type}`);
+      throw new GoValueError(
+        `failed to parse ${what}: cannot unmarshal ${jsonType(value)} into field "${key}" of type ${type}`,
+      );
     }
   }
   return { fields, unread, unreadCount };
@@ -103,6 +105,7 @@ export function parseGoJson(text: string, what: string): unknown {
 
 /** Sets an own property, `__proto__` included (plain assignment would set the prototype instead). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }

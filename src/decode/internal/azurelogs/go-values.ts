@@ -64,9 +64,19 @@ export function parseGoFloat(s: string): number | undefined {
 /** strconv.ParseBool; undefined where Go errors. */
 export function parseGoBool(s: string): boolean | undefined {
   switch (s) {
-    case '1': case 't': case 'T': case 'TRUE': case 'true': case 'True':
+    case '1':
+    case 't':
+    case 'T':
+    case 'TRUE':
+    case 'true':
+    case 'True':
       return true;
-    case '0': case 'f': case 'F': case 'FALSE': case 'false': case 'False':
+    case '0':
+    case 'f':
+    case 'F':
+    case 'FALSE':
+    case 'false':
+    case 'False':
       return false;
     default:
       return undefined;

@@ -1,7 +1,8 @@
 import type { HrTime } from '@opentelemetry/api';
 import { SeverityNumber, type LogAttributes, type LogBody } from '@opentelemetry/api-logs';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { markGoNumbers, TIMESTAMP_FIELDS, type AzureMapping } from '../azure-record.ts';
+import { holdsGoNumbers, TIMESTAMP_FIELDS, type AzureMapping } from '../azure-record.ts';
+import { withDoubleKey } from '../../../pipeline/double-values.ts';
 import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
 import { GO_LEVEL_NAMES } from '../go-severity.ts';
 import { RecordAttributes } from '../event-attributes.ts';
@@ -33,6 +34,8 @@ export function mapSemconvRecord(
 ): ReadableLogRecord {
   const record = readGoRecord(source, m.maxNestingDepth);
   const attributes = new RecordAttributes() as Attrs;
+  // Attribute keys holding Go float64s: the record's own mark (attributeDoubles), no property on `attributes`.
+  let doubles: Set<string> | undefined;
 
   let properties = record.properties;
   if (typeof properties === 'string') properties = parsePropertiesString(properties) ?? properties;
@@ -48,13 +51,14 @@ export function mapSemconvRecord(
       putCommonAttributes(record, attributes);
       if (unreadCount > 0) {
         attributes['azure.properties'] = unread;
-        markGoNumbers(attributes as LogAttributes, 'azure.properties', unread);
+        if (holdsGoNumbers(unread)) doubles = withDoubleKey(doubles, 'azure.properties');
       }
     } catch (error) {
       if (!(error instanceof GoValueError)) throw error;
       mappingError = error.message;
       // Rare: undo the mapping's partial work (deleting is slow for V8 objects, so only here).
       for (const key in attributes) delete attributes[key];
+      doubles = undefined;
     }
   } else if (mapping !== undefined) {
     mappingError = record.hasProperties ? 'properties is not an object' : 'record has no properties';
@@ -67,12 +71,14 @@ export function mapSemconvRecord(
   }
 
   const time = recordTime(record, source, m.timeParsers);
-  if (time === undefined) attributes[ATTR_TIMESTAMP_FALLBACK] = timeKeyOf(record) === undefined ? 'missing' : 'unparsable';
+  if (time === undefined)
+    attributes[ATTR_TIMESTAMP_FALLBACK] = timeKeyOf(record) === undefined ? 'missing' : 'unparsable';
   if (keepExtras) {
     for (const key of record.extras) {
       const name = extraAttributeName(key);
-      attributes[name] = source[key];
-      markGoNumbers(attributes as LogAttributes, name, source[key]);
+      const value = source[key];
+      attributes[name] = value;
+      if (holdsGoNumbers(value)) doubles = withDoubleKey(doubles, name);
     }
     if (time === undefined) {
       if (record.time !== undefined) attributes[`${EXTRA_PREFIX}time`] = record.time;
@@ -91,6 +97,7 @@ export function mapSemconvRecord(
     severity?.[1],
     undefined,
     m.scope,
+    doubles,
   );
 }
 
@@ -107,7 +114,11 @@ const MORE_TIME_FIELDS = TIMESTAMP_FIELDS.slice(2).map((f) => f.toLowerCase());
  * `time`, else `timeStamp`, as Go reads them; then (where Go would drop the record) the other time fields
  * the default mode knows, such as Event Hubs' EventTimeString, from the record's extra fields.
  */
-function recordTime(record: GoRecord, source: Record<string, unknown>, parsers: readonly TimeLayoutParser[]): HrTime | undefined {
+function recordTime(
+  record: GoRecord,
+  source: Record<string, unknown>,
+  parsers: readonly TimeLayoutParser[],
+): HrTime | undefined {
   const t = parseTime(record.time, parsers) ?? parseTime(record.timeStamp, parsers);
   if (t !== undefined || record.extras.length === 0) return t;
   for (const field of MORE_TIME_FIELDS) {

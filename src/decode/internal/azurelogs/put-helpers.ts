@@ -41,7 +41,9 @@ export function putRequestUri(attrs: Attrs, uri: string): void {
   try {
     u = parseGoUrl(uri);
   } catch (error) {
-    throw new GoValueError(`failed to handle "requestUri" field: failed to parse request URI "${uri}": ${(error as Error).message}`);
+    throw new GoValueError(
+      `failed to handle "requestUri" field: failed to parse request URI "${uri}": ${(error as Error).message}`,
+    );
   }
   attrs['url.original'] = uri;
   const port = goUrlPort(u.host);
@@ -56,9 +58,13 @@ export function putRequestUri(attrs: Attrs, uri: string): void {
 export function putSecurityProtocol(attrs: Attrs, securityProtocol: string): void {
   if (securityProtocol === '') return;
   const [name, remaining] = cut(securityProtocol, ' ');
-  if (remaining === '') throw new GoValueError(`security protocol "${securityProtocol}" is missing version, expects format "<name> <version>"`);
+  if (remaining === '')
+    throw new GoValueError(
+      `security protocol "${securityProtocol}" is missing version, expects format "<name> <version>"`,
+    );
   const [version, extra] = cut(remaining, ' ');
-  if (extra !== '') throw new GoValueError(`security protocol "${securityProtocol}" has invalid format, expects "<name> <version>"`);
+  if (extra !== '')
+    throw new GoValueError(`security protocol "${securityProtocol}" has invalid format, expects "<name> <version>"`);
   attrs['tls.protocol.name'] = name;
   attrs['tls.protocol.version'] = version;
 }

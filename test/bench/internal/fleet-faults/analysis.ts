@@ -14,11 +14,18 @@ export interface DeliveryStats {
   /** Extra copies beyond the first. */
   readonly duplicates: number;
   readonly duplicatePct: number;
-  /** Extra copies posted by the instance that posted the previous copy: it read the partition again itself (re-claimed after losing it) or re-sent an export. */
+  /**
+   * Extra copies posted by the instance that posted the previous copy: it read the partition again itself (re-claimed
+   * after losing it) or re-sent an export.
+   */
   readonly sameInstanceDuplicates: number;
 }
 
-export function deliveryStats(deliveries: Map<string, Delivery[]>, group: string, producedAt: number[][]): DeliveryStats {
+export function deliveryStats(
+  deliveries: Map<string, Delivery[]>,
+  group: string,
+  producedAt: number[][],
+): DeliveryStats {
   let sent = 0;
   let delivered = 0;
   let duplicates = 0;
@@ -39,7 +46,15 @@ export function deliveryStats(deliveries: Map<string, Delivery[]>, group: string
       for (let i = 1; i < copies.length; i++) if (copies[i]!.instance === copies[i - 1]!.instance) sameInstance++;
     }
   });
-  return { sent, delivered, lost, lostSample, duplicates, duplicatePct: sent ? (100 * duplicates) / sent : 0, sameInstanceDuplicates: sameInstance };
+  return {
+    sent,
+    delivered,
+    lost,
+    lostSample,
+    duplicates,
+    duplicatePct: sent ? (100 * duplicates) / sent : 0,
+    sameInstanceDuplicates: sameInstance,
+  };
 }
 
 export interface Reread {
@@ -62,7 +77,11 @@ export interface InstanceRereads {
  * that posted the previous copy: its work was done again. Per instance and partition: how many records,
  * and the span of their production times.
  */
-export function rereadsByInstance(deliveries: Map<string, Delivery[]>, group: string, producedAt: number[][]): Map<string, InstanceRereads> {
+export function rereadsByInstance(
+  deliveries: Map<string, Delivery[]>,
+  group: string,
+  producedAt: number[][],
+): Map<string, InstanceRereads> {
   const acc = new Map<string, Map<number, { n: number; min: number; max: number }>>();
   producedAt.forEach((times, p) => {
     for (let seq = 0; seq < times.length; seq++) {
@@ -83,7 +102,11 @@ export function rereadsByInstance(deliveries: Map<string, Delivery[]>, group: st
   });
   const out = new Map<string, InstanceRereads>();
   for (const [instance, perPartition] of acc) {
-    const partitions = [...perPartition].map(([partition, c]) => ({ partition, records: c.n, spanS: (c.max - c.min) / 1000 }));
+    const partitions = [...perPartition].map(([partition, c]) => ({
+      partition,
+      records: c.n,
+      spanS: (c.max - c.min) / 1000,
+    }));
     const largest = partitions.reduce<Reread | undefined>((a, b) => (!a || b.records > a.records ? b : a), undefined);
     out.set(instance, { instance, partitions, total: partitions.reduce((n, r) => n + r.records, 0), largest });
   }
@@ -119,10 +142,20 @@ export function transitions(samples: readonly HealthSample[], ref: number): Tran
 }
 
 export const fmtTransitions = (ts: readonly Transition[]): string =>
-  ts.map((x) => `${x.t}s ${x.code}${x.status ? ` ${x.status}` : ''}${x.reason ? `/${x.reason}` : ''}${x.live !== undefined ? ` live=${x.live}` : ''}`).join(' → ');
+  ts
+    .map(
+      (x) =>
+        `${x.t}s ${x.code}${x.status ? ` ${x.status}` : ''}${x.reason ? `/${x.reason}` : ''}${x.live !== undefined ? ` live=${x.live}` : ''}`,
+    )
+    .join(' → ');
 
 /** Seconds from `from` to the first sample at or after it that matches; undefined when none did (before `until`). */
-export function firstAfter(samples: readonly HealthSample[], from: number, match: (s: HealthSample) => boolean, until = Infinity): number | undefined {
+export function firstAfter(
+  samples: readonly HealthSample[],
+  from: number,
+  match: (s: HealthSample) => boolean,
+  until = Infinity,
+): number | undefined {
   const hit = samples.find((s) => s.at >= from && s.at <= until && match(s));
   return hit ? (hit.at - from) / 1000 : undefined;
 }

@@ -114,7 +114,12 @@ export class Collector {
     writeFileSync(configPath, collectorConfig(options));
     this.child = spawn(process.execPath, [BIN, '--config', configPath], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', EH_CONNECTION: options.hubConnection, STORAGE_CONNECTION: options.storageConnection },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        EH_CONNECTION: options.hubConnection,
+        STORAGE_CONNECTION: options.storageConnection,
+      },
     });
     this.child.stderr!.on('data', (c: Buffer) => this.#onStderr(c));
     this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
@@ -171,20 +176,28 @@ export class Collector {
       try {
         const body = JSON.parse(main.body) as { status?: string; receivers?: Record<string, { reason?: string }> };
         status = body.status;
-        reason = Object.values(body.receivers ?? {}).map((r) => r.reason).find(Boolean);
+        reason = Object.values(body.receivers ?? {})
+          .map((r) => r.reason)
+          .find(Boolean);
       } catch {
         status = 'unparsable';
       }
     }
     const sample: HealthSample = {
-      at, code: main?.code, status, reason, namesExporter: main ? main.body.includes('otlphttp') : undefined,
+      at,
+      code: main?.code,
+      status,
+      reason,
+      namesExporter: main ? main.body.includes('otlphttp') : undefined,
       ...(this.options.livenessPath ? { liveCode: live?.code } : {}),
       ...(main && main.code !== 200 ? { body: main.body.slice(0, 1500) } : {}),
     };
     if (this.alive) this.health.push(sample);
   }
 
-  /** Every sample of the self-metrics whose name matches, summed over labels: name → value; undefined if unreachable. */
+  /**
+   * Every sample of the self-metrics whose name matches, summed over labels: name → value; undefined if unreachable.
+   */
   async metrics(match: RegExp): Promise<Record<string, number> | undefined> {
     if (!this.#metricsUrl) return undefined;
     const res = await get(this.#metricsUrl);

@@ -22,7 +22,8 @@ export interface Settings {
 
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Settings {
   const backend = env.FLEET_BACKEND ?? 'both';
-  if (!['polling', 'streaming', 'both'].includes(backend)) throw new Error(`FLEET_BACKEND: polling, streaming or both, not '${backend}'`);
+  if (!['polling', 'streaming', 'both'].includes(backend))
+    throw new Error(`FLEET_BACKEND: polling, streaming or both, not '${backend}'`);
   return {
     scale: Number(env.FLEET_SCALE ?? 1),
     backends: backend === 'both' ? ['polling', 'streaming'] : [backend as Backend],
@@ -74,38 +75,68 @@ export const isReady = (c: Collector): boolean => c.health.at(-1)?.code === 200;
 export async function waitReady(collectors: readonly Collector[], timeoutMs = 90_000): Promise<void> {
   if (await waitFor(() => collectors.every(isReady), timeoutMs)) return;
   const stuck = collectors.filter((c) => !isReady(c));
-  throw new Error(`not ready within ${timeoutMs} ms: ${stuck.map((c) => `${c.name} ${JSON.stringify(c.health.at(-1))} ${c.logs.slice(-5).map((l) => l.raw).join('\n')}`).join('\n')}`);
+  throw new Error(
+    `not ready within ${timeoutMs} ms: ${stuck
+      .map(
+        (c) =>
+          `${c.name} ${JSON.stringify(c.health.at(-1))} ${c.logs
+            .slice(-5)
+            .map((l) => l.raw)
+            .join('\n')}`,
+      )
+      .join('\n')}`,
+  );
 }
 
 /** Waits until every record produced so far for `group` arrived; returns whether it did within `timeoutMs`. */
 export async function waitDelivered(sink: IdSink, world: World, group: string, timeoutMs: number): Promise<boolean> {
-  const missing = (): boolean => world.producedAt.some((times, p) => {
-    for (let seq = times.length - 1; seq >= 0; seq--) if (!sink.deliveries.has(`${group}/${p}/${seq}`)) return true;
-    return false;
-  });
+  const missing = (): boolean =>
+    world.producedAt.some((times, p) => {
+      for (let seq = times.length - 1; seq >= 0; seq--) if (!sink.deliveries.has(`${group}/${p}/${seq}`)) return true;
+      return false;
+    });
   return waitFor(() => !missing(), timeoutMs, 1_000);
 }
 
 /** A consumer group per backend, named with `prefix`. */
 export function groupsPerBackend(settings: Settings, prefix: string): Record<Backend, string> {
-  return Object.fromEntries(settings.backends.map((b) => [b, randomName(`${prefix}${b.slice(0, 4)}`)])) as Record<Backend, string>;
+  return Object.fromEntries(settings.backends.map((b) => [b, randomName(`${prefix}${b.slice(0, 4)}`)])) as Record<
+    Backend,
+    string
+  >;
 }
 
 /**
  * Starts `perBackend` collectors for each backend, each backend's fleet with its own consumer group (from
  * `groups`) and checkpoint container; named `<prefix>-<backend>-<i>`.
  */
-export function startFleets(ctx: Context, world: World, storageConnection: string, groups: Record<Backend, string>, prefix: string, perBackend: number): Collector[] {
+export function startFleets(
+  ctx: Context,
+  world: World,
+  storageConnection: string,
+  groups: Record<Backend, string>,
+  prefix: string,
+  perBackend: number,
+): Collector[] {
   const fleet: Collector[] = [];
   for (const backend of ctx.settings.backends) {
     const container = randomName(prefix);
     for (let i = 0; i < perBackend; i++) {
       const name = `${prefix}-${backend}-${i}`;
-      fleet.push(startCollector({
-        name, dir: ctx.dir, backend, group: groups[backend], container, hubConnection: world.connectionString,
-        storageConnection, exporterEndpoint: ctx.sink.endpointFor(name),
-        checkpointInterval: ctx.settings.checkpointInterval, livenessPath: ctx.settings.livenessPath,
-      }));
+      fleet.push(
+        startCollector({
+          name,
+          dir: ctx.dir,
+          backend,
+          group: groups[backend],
+          container,
+          hubConnection: world.connectionString,
+          storageConnection,
+          exporterEndpoint: ctx.sink.endpointFor(name),
+          checkpointInterval: ctx.settings.checkpointInterval,
+          livenessPath: ctx.settings.livenessPath,
+        }),
+      );
     }
   }
   return fleet;

@@ -5,7 +5,14 @@
  * of /metrics during the outage; lost and duplicate records. Each backend is its own fleet (own consumer
  * group and container) and the fleets run side by side against the same sink.
  */
-import { deliveryStats, firstAfter, fmtTransitions, transitions, type DeliveryStats, type Transition } from './analysis.ts';
+import {
+  deliveryStats,
+  firstAfter,
+  fmtTransitions,
+  transitions,
+  type DeliveryStats,
+  type Transition,
+} from './analysis.ts';
 import type { Backend, Collector } from './collector.ts';
 import { groupsPerBackend, log, sleep, startFleets, waitDelivered, waitReady, type Context } from './context.ts';
 import type { DiskAzurite } from './disk-azurite.ts';
@@ -63,7 +70,8 @@ export async function exporterOutage(ctx: Context, azurite: DiskAzurite): Promis
       for (const c of fleet) {
         const now = (await c.metrics(FAILURE_METRICS)) ?? {};
         for (const [k, v] of Object.entries(now)) {
-          if (v > (baseline[c.name]![k] ?? 0) && rose[c.name]?.[k] === undefined) (rose[c.name] ??= {})[k] = (Date.now() - outageAt) / 1000;
+          if (v > (baseline[c.name]![k] ?? 0) && rose[c.name]?.[k] === undefined)
+            (rose[c.name] ??= {})[k] = (Date.now() - outageAt) / 1000;
         }
       }
     }
@@ -75,16 +83,21 @@ export async function exporterOutage(ctx: Context, azurite: DiskAzurite): Promis
     await sleep(ctx.ms(AFTER_S));
     world.stopProducing();
     for (const backend of ctx.settings.backends) {
-      if (!(await waitDelivered(ctx.sink, world, groups[backend], DRAIN_TIMEOUT_MS))) log(`exporter-outage: ${backend}: not everything arrived within ${DRAIN_TIMEOUT_MS / 1000} s`);
+      if (!(await waitDelivered(ctx.sink, world, groups[backend], DRAIN_TIMEOUT_MS)))
+        log(`exporter-outage: ${backend}: not everything arrived within ${DRAIN_TIMEOUT_MS / 1000} s`);
     }
     await Promise.all(fleet.map((c) => c.stop()));
     const firstDelivery = new Map<string, number>();
     for (const copies of ctx.sink.deliveries.values()) {
-      for (const d of copies) if (d.at >= recoveredAt && d.at < (firstDelivery.get(d.instance) ?? Infinity)) firstDelivery.set(d.instance, d.at);
+      for (const d of copies)
+        if (d.at >= recoveredAt && d.at < (firstDelivery.get(d.instance) ?? Infinity))
+          firstDelivery.set(d.instance, d.at);
     }
     const instances = fleet.map((c): ExporterOutageInstance => {
       const notReady = (s: { code?: number }) => s.code !== undefined && s.code !== 200;
-      const lastNotReady = [...c.health].reverse().find((s) => s.at >= outageAt && s.at <= recoveredAt + ctx.ms(AFTER_S) && notReady(s));
+      const lastNotReady = [...c.health]
+        .reverse()
+        .find((s) => s.at >= outageAt && s.at <= recoveredAt + ctx.ms(AFTER_S) && notReady(s));
       const degraded = c.health.find((s) => s.at >= outageAt && s.at <= recoveredAt && s.status === 'degraded');
       return {
         name: c.name,
@@ -92,23 +105,43 @@ export async function exporterOutage(ctx: Context, azurite: DiskAzurite): Promis
         degradedAfterS: degraded ? (degraded.at - outageAt) / 1000 : undefined,
         degradedNamesExporter: degraded?.namesExporter,
         notReadyAfterS: firstAfter(c.health, outageAt, notReady, recoveredAt),
-        readyAgainAfterS: lastNotReady ? firstAfter(c.health, recoveredAt, (s) => s.code === 200 && s.at > lastNotReady.at) : undefined,
-        ...(firstDelivery.has(c.name) ? { firstDeliveryAfterRecoveryS: (firstDelivery.get(c.name)! - recoveredAt) / 1000 } : {}),
+        readyAgainAfterS: lastNotReady
+          ? firstAfter(c.health, recoveredAt, (s) => s.code === 200 && s.at > lastNotReady.at)
+          : undefined,
+        ...(firstDelivery.has(c.name)
+          ? { firstDeliveryAfterRecoveryS: (firstDelivery.get(c.name)! - recoveredAt) / 1000 }
+          : {}),
         metricsAtOutageEnd: atEnd[c.name],
         metricRoseAfterS: rose[c.name] ?? {},
         timeline: transitions(c.health, outageAt),
       };
     });
-    const delivery = Object.fromEntries(ctx.settings.backends.map((b) => [b, deliveryStats(ctx.sink.deliveries, groups[b], world.producedAt)]));
+    const delivery = Object.fromEntries(
+      ctx.settings.backends.map((b) => [b, deliveryStats(ctx.sink.deliveries, groups[b], world.producedAt)]),
+    );
     for (const i of instances) {
-      log(`exporter-outage ${i.name}: degraded after ${i.degradedAfterS ?? 'never'} s (names exporter: ${i.degradedNamesExporter ?? '-'}), ` +
-        `not ready after ${i.notReadyAfterS ?? 'never'} s, ready again ${i.readyAgainAfterS ?? '-'} s after recovery ` +
-        `(first record delivered ${i.firstDeliveryAfterRecoveryS ?? '-'} s after); ` +
-        `counters at outage end ${JSON.stringify(i.metricsAtOutageEnd)}, first rose ${JSON.stringify(i.metricRoseAfterS)}`);
+      log(
+        `exporter-outage ${i.name}: degraded after ${i.degradedAfterS ?? 'never'} s (names exporter: ` +
+          `${i.degradedNamesExporter ?? '-'}), ` +
+          `not ready after ${i.notReadyAfterS ?? 'never'} s, ready again ${i.readyAgainAfterS ?? '-'} s after ` +
+          `recovery ` +
+          `(first record delivered ${i.firstDeliveryAfterRecoveryS ?? '-'} s after); ` +
+          `counters at outage end ${JSON.stringify(i.metricsAtOutageEnd)}, first rose ` +
+          `${JSON.stringify(i.metricRoseAfterS)}`,
+      );
       log(`  timeline (s from outage start): ${fmtTransitions(i.timeline)}`);
     }
-    for (const [b, d] of Object.entries(delivery)) log(`exporter-outage ${b}: sent ${d.sent}, lost ${d.lost}, duplicates ${d.duplicates} (${d.duplicatePct.toFixed(2)} %)`);
-    return { outageS: ctx.ms(OUTAGE_S) / 1000, instances, delivery, sinkRefused: ctx.sink.requests.refused - refusedBefore };
+    for (const [b, d] of Object.entries(delivery))
+      log(
+        `exporter-outage ${b}: sent ${d.sent}, lost ${d.lost}, duplicates ${d.duplicates} ` +
+          `(${d.duplicatePct.toFixed(2)} %)`,
+      );
+    return {
+      outageS: ctx.ms(OUTAGE_S) / 1000,
+      instances,
+      delivery,
+      sinkRefused: ctx.sink.requests.refused - refusedBefore,
+    };
   } finally {
     ctx.sink.accept();
     await Promise.all(fleet.map((c) => c.kill()));

@@ -47,7 +47,9 @@ export function recordId(attrs: KeyValue[] | undefined): string | undefined {
   const group = attr(attrs, 'messaging.consumer.group.name', 'azure.eventhubs.consumer_group');
   const partition = attr(attrs, 'messaging.destination.partition.id', 'azure.eventhubs.partition.id');
   const seq = attr(attrs, 'azure.eventhubs.message.sequence_number');
-  return group === undefined || partition === undefined || seq === undefined ? undefined : `${group}/${partition}/${seq}`;
+  return group === undefined || partition === undefined || seq === undefined
+    ? undefined
+    : `${group}/${partition}/${seq}`;
 }
 
 export async function startIdSink(): Promise<IdSink> {
@@ -68,7 +70,9 @@ export async function startIdSink(): Promise<IdSink> {
       try {
         const sent = Buffer.concat(chunks);
         const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(sent) : sent;
-        const request = decodeLogsRequest(body) as { resourceLogs?: { scopeLogs?: { logRecords?: { attributes?: KeyValue[] }[] }[] }[] };
+        const request = decodeLogsRequest(body) as {
+          resourceLogs?: { scopeLogs?: { logRecords?: { attributes?: KeyValue[] }[] }[] }[];
+        };
         for (const rl of request.resourceLogs ?? []) {
           for (const sl of rl.scopeLogs ?? []) {
             for (const record of sl.logRecords ?? []) {

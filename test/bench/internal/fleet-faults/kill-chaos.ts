@@ -66,8 +66,15 @@ async function killChaosOne(ctx: Context, azurite: DiskAzurite, backend: Backend
   const spawn = (): Collector => {
     const name = `kc-${backend}-g${generation++}`;
     const c = startCollector({
-      name, dir: ctx.dir, backend, group, container, hubConnection: world.connectionString, storageConnection: azurite.connectionString,
-      exporterEndpoint: ctx.sink.endpointFor(name), checkpointInterval: ctx.settings.checkpointInterval,
+      name,
+      dir: ctx.dir,
+      backend,
+      group,
+      container,
+      hubConnection: world.connectionString,
+      storageConnection: azurite.connectionString,
+      exporterEndpoint: ctx.sink.endpointFor(name),
+      checkpointInterval: ctx.settings.checkpointInterval,
     });
     all.push(c);
     return c;
@@ -87,32 +94,63 @@ async function killChaosOne(ctx: Context, azurite: DiskAzurite, backend: Backend
       const index = Math.floor(ctx.random() * fleet.length);
       const victim = fleet[index]!;
       await victim.kill();
-      victims.push({ name: victim.name, atS: (victim.killedAt! - chaosAt) / 1000, livedS: (victim.killedAt! - victim.startedAt) / 1000 });
+      victims.push({
+        name: victim.name,
+        atS: (victim.killedAt! - chaosAt) / 1000,
+        livedS: (victim.killedAt! - victim.startedAt) / 1000,
+      });
       fleet[index] = spawn();
-      log(`kill-chaos ${backend}: killed ${victim.name} (lived ${victims.at(-1)!.livedS.toFixed(0)} s), started ${fleet[index]!.name}`);
+      log(
+        `kill-chaos ${backend}: killed ${victim.name} (lived ${victims.at(-1)!.livedS.toFixed(0)} s), started ` +
+          `${fleet[index]!.name}`,
+      );
     }
     log(`kill-chaos ${backend}: ${victims.length} kills; letting the fleet settle, then draining`);
     await sleep(ctx.ms(30));
     world.stopProducing();
-    if (!(await waitDelivered(ctx.sink, world, group, DRAIN_TIMEOUT_MS))) log(`kill-chaos ${backend}: not everything arrived within ${DRAIN_TIMEOUT_MS / 1000} s`);
+    if (!(await waitDelivered(ctx.sink, world, group, DRAIN_TIMEOUT_MS)))
+      log(`kill-chaos ${backend}: not everything arrived within ${DRAIN_TIMEOUT_MS / 1000} s`);
     await Promise.all(fleet.map((c) => c.stop()));
 
     const delivery = deliveryStats(ctx.sink.deliveries, group, world.producedAt);
     const rereads = rereadsByInstance(ctx.sink.deliveries, group, world.producedAt);
-    const crashes: Crash[] = victims.map((v) => ({ victim: v.name, atS: v.atS, livedS: v.livedS, rereadTotal: rereads.get(v.name)?.total ?? 0, largest: rereads.get(v.name)?.largest }));
+    const crashes: Crash[] = victims.map((v) => ({
+      victim: v.name,
+      atS: v.atS,
+      livedS: v.livedS,
+      rereadTotal: rereads.get(v.name)?.total ?? 0,
+      largest: rereads.get(v.name)?.largest,
+    }));
     const victimNames = new Set(victims.map((v) => v.name));
-    const otherRereads = [...rereads.values()].filter((r) => !victimNames.has(r.instance)).reduce((n, r) => n + r.total, 0);
-    const worst = crashes.filter((c) => c.largest).reduce<Crash | undefined>((a, b) => (!a || b.largest!.records > a.largest!.records ? b : a), undefined);
-    const intervalTrafficRecords = (parseSeconds(ctx.settings.checkpointInterval) * ctx.settings.eventsPerSecond) / ctx.settings.partitions;
+    const otherRereads = [...rereads.values()]
+      .filter((r) => !victimNames.has(r.instance))
+      .reduce((n, r) => n + r.total, 0);
+    const worst = crashes
+      .filter((c) => c.largest)
+      .reduce<Crash | undefined>((a, b) => (!a || b.largest!.records > a.largest!.records ? b : a), undefined);
+    const intervalTrafficRecords =
+      (parseSeconds(ctx.settings.checkpointInterval) * ctx.settings.eventsPerSecond) / ctx.settings.partitions;
     for (const c of crashes) {
-      log(`kill-chaos ${backend} crash ${c.victim} at ${c.atS.toFixed(0)} s (lived ${c.livedS.toFixed(0)} s): ${c.rereadTotal} re-read; ` +
-        `largest ${c.largest ? `${c.largest.records} records of partition ${c.largest.partition}, ${c.largest.spanS.toFixed(1)} s` : '-'}`);
+      log(
+        `kill-chaos ${backend} crash ${c.victim} at ${c.atS.toFixed(0)} s (lived ${c.livedS.toFixed(0)} s): ` +
+          `${c.rereadTotal} re-read; ` +
+          `largest ${c.largest ? `${c.largest.records} records of partition ${c.largest.partition}, ${c.largest.spanS.toFixed(1)} s` : '-'}`,
+      );
     }
-    log(`kill-chaos ${backend}: sent ${delivery.sent}, lost ${delivery.lost}, duplicates ${delivery.duplicates} (${delivery.duplicatePct.toFixed(2)} %), ` +
-      `same-instance ${delivery.sameInstanceDuplicates}, re-reads not after a crash ${otherRereads}; worst crash re-read ` +
-      `${worst ? `${worst.largest!.records} records / ${worst.largest!.spanS.toFixed(1)} s (one interval ≈ ${intervalTrafficRecords} records)` : '-'}`);
+    log(
+      `kill-chaos ${backend}: sent ${delivery.sent}, lost ${delivery.lost}, duplicates ${delivery.duplicates} ` +
+        `(${delivery.duplicatePct.toFixed(2)} %), ` +
+        `same-instance ${delivery.sameInstanceDuplicates}, re-reads not after a crash ${otherRereads}; worst crash ` +
+        `re-read ` +
+        `${worst ? `${worst.largest!.records} records / ${worst.largest!.spanS.toFixed(1)} s (one interval ≈ ${intervalTrafficRecords} records)` : '-'}`,
+    );
     return {
-      backend, kills: victims.length, delivery, crashes, otherRereads, intervalTrafficRecords,
+      backend,
+      kills: victims.length,
+      delivery,
+      crashes,
+      otherRereads,
+      intervalTrafficRecords,
       ...(worst ? { worstReread: { ...worst.largest!, victim: worst.victim } } : {}),
     };
   } finally {

@@ -57,11 +57,15 @@ export async function storageOutage(ctx: Context, azurite: DiskAzurite): Promise
     await sleep(Math.max(0, ctx.ms(OUTAGE_S) - RESTART_ALLOWANCE_MS - (Date.now() - outageAt)));
     await azurite.restart();
     const actualOutageS = (Date.now() - outageAt) / 1000;
-    log(`storage-outage: Azurite back, ${actualOutageS.toFixed(1)} s after the stop; watching ${ctx.ms(AFTER_S) / 1000} s`);
+    log(
+      `storage-outage: Azurite back, ${actualOutageS.toFixed(1)} s after the stop; watching ` +
+        `${ctx.ms(AFTER_S) / 1000} s`,
+    );
     await sleep(ctx.ms(AFTER_S));
     world.stopProducing();
     for (const backend of ctx.settings.backends) {
-      if (!(await waitDelivered(ctx.sink, world, groups[backend], DRAIN_TIMEOUT_MS))) log(`storage-outage: ${backend}: not everything arrived within ${DRAIN_TIMEOUT_MS / 1000} s`);
+      if (!(await waitDelivered(ctx.sink, world, groups[backend], DRAIN_TIMEOUT_MS)))
+        log(`storage-outage: ${backend}: not everything arrived within ${DRAIN_TIMEOUT_MS / 1000} s`);
     }
     await Promise.all(fleet.map((c) => c.stop()));
     const instances = fleet.map((c): StorageOutageInstance => {
@@ -71,16 +75,27 @@ export async function storageOutage(ctx: Context, azurite: DiskAzurite): Promise
         backend: c.options.backend,
         notReadySamples: during.filter((s) => s.code !== undefined && s.code !== 200).length,
         noAnswerSamples: during.filter((s) => s.code === undefined).length,
-        ...(ctx.settings.livenessPath ? { livenessFailures: during.filter((s) => s.liveCode !== undefined && s.liveCode !== 200).length } : {}),
+        ...(ctx.settings.livenessPath
+          ? { livenessFailures: during.filter((s) => s.liveCode !== undefined && s.liveCode !== 200).length }
+          : {}),
         timeline: transitions(c.health, outageAt),
       };
     });
-    const delivery = Object.fromEntries(ctx.settings.backends.map((b) => [b, deliveryStats(ctx.sink.deliveries, groups[b], world.producedAt)]));
+    const delivery = Object.fromEntries(
+      ctx.settings.backends.map((b) => [b, deliveryStats(ctx.sink.deliveries, groups[b], world.producedAt)]),
+    );
     for (const i of instances) {
-      log(`storage-outage ${i.name}: ${i.notReadySamples} non-200 samples, ${i.noAnswerSamples} unanswered${i.livenessFailures !== undefined ? `, liveness failed ${i.livenessFailures}` : ''}`);
+      log(
+        `storage-outage ${i.name}: ${i.notReadySamples} non-200 samples, ${i.noAnswerSamples} ` +
+          `unanswered${i.livenessFailures !== undefined ? `, liveness failed ${i.livenessFailures}` : ''}`,
+      );
       log(`  timeline (s from outage start): ${fmtTransitions(i.timeline)}`);
     }
-    for (const [b, d] of Object.entries(delivery)) log(`storage-outage ${b}: sent ${d.sent}, lost ${d.lost}, duplicates ${d.duplicates} (${d.duplicatePct.toFixed(2)} % of sent)`);
+    for (const [b, d] of Object.entries(delivery))
+      log(
+        `storage-outage ${b}: sent ${d.sent}, lost ${d.lost}, duplicates ${d.duplicates} ` +
+          `(${d.duplicatePct.toFixed(2)} % of sent)`,
+      );
     return { outageS: ctx.ms(OUTAGE_S) / 1000, actualOutageS, instancesPerBackend: perBackend, instances, delivery };
   } finally {
     await Promise.all(fleet.map((c) => c.kill()));

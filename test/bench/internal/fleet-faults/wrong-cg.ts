@@ -35,13 +35,24 @@ export async function wrongCg(ctx: Context, azurite: DiskAzurite): Promise<Wrong
     const connection = world.addQuietHub(PARTITIONS);
     for (const backend of ctx.settings.backends) {
       const name = `wcg-${backend}`;
-      fleet.push(startCollector({
-        name, dir: ctx.dir, backend, group: randomName('nosuchgroup'), container: randomName('wcg'), hubConnection: connection,
-        storageConnection: azurite.connectionString, exporterEndpoint: ctx.sink.endpointFor(name),
-      }));
+      fleet.push(
+        startCollector({
+          name,
+          dir: ctx.dir,
+          backend,
+          group: randomName('nosuchgroup'),
+          container: randomName('wcg'),
+          hubConnection: connection,
+          storageConnection: azurite.connectionString,
+          exporterEndpoint: ctx.sink.endpointFor(name),
+        }),
+      );
     }
     const seconds = Math.max(MIN_DURATION_S, ctx.ms(DURATION_S) / 1000);
-    log(`wrong-cg: ${fleet.length} collectors with a consumer group that does not exist, ${PARTITIONS} partitions, ${seconds} s`);
+    log(
+      `wrong-cg: ${fleet.length} collectors with a consumer group that does not exist, ${PARTITIONS} partitions, ` +
+        `${seconds} s`,
+    );
     await sleep(seconds * 1000);
     const results = fleet.map((c): WrongCgResult => {
       const within = c.logs.filter((l) => l.at - c.startedAt <= seconds * 1000);
@@ -53,12 +64,21 @@ export async function wrongCg(ctx: Context, azurite: DiskAzurite): Promise<Wrong
         messages[l.msg ?? '?'] = (messages[l.msg ?? '?'] ?? 0) + 1;
       }
       return {
-        backend: c.options.backend, partitions: PARTITIONS, seconds, problemLines: problems.length, byLevel, allLines: within.length,
-        first: problems.slice(0, SHOWN_LINES).map((l) => l.raw.slice(0, 2000)), messages,
+        backend: c.options.backend,
+        partitions: PARTITIONS,
+        seconds,
+        problemLines: problems.length,
+        byLevel,
+        allLines: within.length,
+        first: problems.slice(0, SHOWN_LINES).map((l) => l.raw.slice(0, 2000)),
+        messages,
       };
     });
     for (const r of results) {
-      log(`wrong-cg ${r.backend}: ${r.problemLines} warn/error lines in ${r.seconds} s (${JSON.stringify(r.byLevel)}; ${r.allLines} lines in all)`);
+      log(
+        `wrong-cg ${r.backend}: ${r.problemLines} warn/error lines in ${r.seconds} s (${JSON.stringify(r.byLevel)}; ` +
+          `${r.allLines} lines in all)`,
+      );
       log(`  messages: ${JSON.stringify(r.messages)}`);
       for (const l of r.first) log(`  | ${l}`);
     }

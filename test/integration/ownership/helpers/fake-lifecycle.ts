@@ -3,7 +3,11 @@
  * and notes a violation whenever a partition is started while another coordinator still reads it.
  */
 import type {
-  PartitionClaim, PartitionEnd, PartitionEndReason, PartitionLifecycle, StopReason,
+  PartitionClaim,
+  PartitionEnd,
+  PartitionEndReason,
+  PartitionLifecycle,
+  StopReason,
 } from '../../../../src/ownership/coordinator.ts';
 import { waitUntil } from '../../../helpers/wait-until.ts';
 
@@ -29,7 +33,8 @@ export class Timeline {
       startPartition: async (claim) => {
         const { partitionId } = claim;
         const current = this.#active.get(partitionId);
-        if (current !== undefined) this.violations.push(`${who} started ${partitionId} while ${current} was reading it`);
+        if (current !== undefined)
+          this.violations.push(`${who} started ${partitionId} while ${current} was reading it`);
         this.#active.set(partitionId, who);
         this.#claims.set(`${who}/${partitionId}`, claim);
         this.events.push({ at: Date.now(), who, partitionId, kind: 'start', ownerLevel: claim.ownerLevel });
@@ -93,6 +98,11 @@ export class Timeline {
 }
 
 /** Polls `predicate` every `intervalMs` until it holds; rejects with `what` after `timeoutMs`. */
-export function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 25): Promise<number> {
+export function waitFor(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 25,
+): Promise<number> {
   return waitUntil(predicate, timeoutMs, what, intervalMs);
 }

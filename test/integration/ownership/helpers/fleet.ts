@@ -2,7 +2,10 @@
 import { BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import type { TestContext } from 'node:test';
 import { startAzurite, randomName, type Azurite } from '../../../helpers/azurite.ts';
-import { LeaseOwnershipCoordinator, type LeaseOwnershipCoordinatorOptions } from '../../../../src/ownership/lease-ownership-coordinator.ts';
+import {
+  LeaseOwnershipCoordinator,
+  type LeaseOwnershipCoordinatorOptions,
+} from '../../../../src/ownership/lease-ownership-coordinator.ts';
 import type { CheckpointScope } from '../../../../src/ownership/checkpoint.ts';
 import { Timeline } from './fake-lifecycle.ts';
 
@@ -30,7 +33,11 @@ export async function startFleet(t: TestContext, partitions: number, azurite?: A
   });
   const container = BlobServiceClient.fromConnectionString(az.connectionString).getContainerClient(randomName('c'));
   await container.create();
-  const scope: CheckpointScope = { fullyQualifiedNamespace: `${randomName('ns')}.servicebus.windows.net`, eventHubName: randomName('Hub'), consumerGroup: '$Default' };
+  const scope: CheckpointScope = {
+    fullyQualifiedNamespace: `${randomName('ns')}.servicebus.windows.net`,
+    eventHubName: randomName('Hub'),
+    consumerGroup: '$Default',
+  };
   const timeline = new Timeline();
   const partitionIds = Array.from({ length: partitions }, (_, i) => String(i));
   return {

@@ -39,8 +39,14 @@ describe('classifyError', () => {
   test('a peer breaking frame order (rhea throws a plain Error) is transient: a new connection helps', () => {
     assert.equal(classifyError(new Error('transfer after detach')).kind, 'transient');
     assert.equal(classifyError(new Error('frame sequence error: expected 3, got 5')).kind, 'transient');
-    assert.equal(classifyError(Object.assign(new Error('Invalid protocol header for AMQP'), { name: 'ProtocolError' })).kind, 'transient');
-    assert.equal(classifyError(Object.assign(new Error('write after end'), { code: 'ERR_STREAM_WRITE_AFTER_END' })).kind, 'transient');
+    assert.equal(
+      classifyError(Object.assign(new Error('Invalid protocol header for AMQP'), { name: 'ProtocolError' })).kind,
+      'transient',
+    );
+    assert.equal(
+      classifyError(Object.assign(new Error('write after end'), { code: 'ERR_STREAM_WRITE_AFTER_END' })).kind,
+      'transient',
+    );
   });
 
   test('non-retryable and unknown errors are fatal, and not permanent', () => {
@@ -51,9 +57,20 @@ describe('classifyError', () => {
   });
 
   test('an AggregateError (retries exhausted) takes its most severe inner error', () => {
-    assert.equal(classifyError(new AggregateError([sdkError('ServerBusyError', true), sdkError('ServerBusyError', true)])).kind, 'transient');
-    assert.equal(classifyError(new AggregateError([sdkError('ServerBusyError', true), sdkError('UnauthorizedError', true)])).kind, 'unauthorized');
-    assert.equal(classifyError(new AggregateError([sdkError('ServerBusyError', true), sdkError('ReceiverDisconnectedError', false)])).kind, 'ownershipLost');
+    assert.equal(
+      classifyError(new AggregateError([sdkError('ServerBusyError', true), sdkError('ServerBusyError', true)])).kind,
+      'transient',
+    );
+    assert.equal(
+      classifyError(new AggregateError([sdkError('ServerBusyError', true), sdkError('UnauthorizedError', true)])).kind,
+      'unauthorized',
+    );
+    assert.equal(
+      classifyError(
+        new AggregateError([sdkError('ServerBusyError', true), sdkError('ReceiverDisconnectedError', false)]),
+      ).kind,
+      'ownershipLost',
+    );
   });
 });
 
@@ -76,7 +93,10 @@ describe('toBackendError', () => {
   });
 
   test('redacts secrets from the message and drops a cause that held one', () => {
-    const e = toBackendError(sdkError('UnauthorizedError', true, 'InvalidSignature: SharedAccessSignature sr=a&sig=TOPSECRET&se=1'), 'hub');
+    const e = toBackendError(
+      sdkError('UnauthorizedError', true, 'InvalidSignature: SharedAccessSignature sr=a&sig=TOPSECRET&se=1'),
+      'hub',
+    );
     assert.ok(!e.message.includes('TOPSECRET'));
     assert.equal(e.cause, undefined);
     const plain = sdkError('ServerBusyError', true, 'busy');
@@ -84,24 +104,125 @@ describe('toBackendError', () => {
   });
 });
 
-const NOT_FOUND_GROUP = "The messaging entity 'sb://ns.example/hub1/ConsumerGroups/nogroup' could not be found. To know more visit https://aka.ms/sbResourceMgrExceptions.";
-const NOT_FOUND_HUB = "The messaging entity 'sb://ns.example/nohub' could not be found. To know more visit https://aka.ms/sbResourceMgrExceptions.";
+const NOT_FOUND_GROUP =
+  "The messaging entity 'sb://ns.example/hub1/ConsumerGroups/nogroup' could not be found. To know more visit " +
+  'https://aka.ms/sbResourceMgrExceptions.';
+const NOT_FOUND_HUB =
+  "The messaging entity 'sb://ns.example/nohub' could not be found. To know more visit " +
+  'https://aka.ms/sbResourceMgrExceptions.';
 const READER = { hub: 'event_hub.name', auth: 'connection', startPosition: 'offset' } as const;
 
 /** The classification table of docs/backends.md ("Errors"): error, permanence, config key. */
-const TABLE: ReadonlyArray<{ name: string; error: unknown; keys?: object; kind: string; code: string; configKey: string }> = [
-  { name: 'hub not found (core-amqp translation)', error: sdkError('MessagingEntityNotFoundError', false, NOT_FOUND_HUB), kind: 'hubNotFound', code: 'HubNotFound', configKey: 'event_hub.name' },
-  { name: 'hub not found, named only by EntityPath', error: sdkError('MessagingEntityNotFoundError', false, NOT_FOUND_HUB), keys: { hub: 'connection' }, kind: 'hubNotFound', code: 'HubNotFound', configKey: 'connection' },
-  { name: 'hub not found (raw AMQP detach error)', error: { condition: 'amqp:not-found', description: NOT_FOUND_HUB }, kind: 'hubNotFound', code: 'HubNotFound', configKey: 'event_hub.name' },
-  { name: 'consumer group not found (public entity form)', error: sdkError('MessagingEntityNotFoundError', false, NOT_FOUND_GROUP), kind: 'consumerGroupNotFound', code: 'ConsumerGroupNotFound', configKey: 'group' },
-  { name: 'consumer group not found (service tracker form)', error: sdkError('MessagingEntityNotFoundError', false, "The messaging entity 'ns:eventhub:hub1~16383|nogroup' could not be found."), kind: 'consumerGroupNotFound', code: 'ConsumerGroupNotFound', configKey: 'group' },
-  { name: 'wrong key', error: sdkError('UnauthorizedError', true, 'InvalidSignature: the token signature is not valid.'), kind: 'unauthorized', code: 'Unauthorized', configKey: 'connection' },
-  { name: 'refused Entra ID token', error: { condition: 'amqp:unauthorized-access', description: 'Unauthorized' }, keys: { auth: 'auth' }, kind: 'unauthorized', code: 'Unauthorized', configKey: 'auth' },
-  { name: 'unknown partition', error: sdkError('ArgumentOutOfRangeError', false, 'The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 and 1.'), kind: 'partitionNotFound', code: 'PartitionNotFound', configKey: 'partition' },
-  { name: 'malformed offset on attach', error: sdkError('ArgumentError', false, "The offset '1234-5566' is not valid."), keys: READER, kind: 'invalidStartPosition', code: 'InvalidStartPosition', configKey: 'offset' },
-  { name: 'sequence number past the end on attach', error: sdkError('ArgumentError', false, "The supplied sequence number '488' is invalid. The last sequence number in the system is '482'."), keys: { startPosition: 'checkpoint' }, kind: 'invalidStartPosition', code: 'InvalidStartPosition', configKey: 'checkpoint' },
-  { name: 'out-of-range position on attach', error: { condition: 'com.microsoft:argument-out-of-range', description: "The supplied offset '9' is invalid." }, keys: READER, kind: 'invalidStartPosition', code: 'InvalidStartPosition', configKey: 'offset' },
-  { name: 'a position the backend cannot express', error: Object.assign(new RangeError("offset must be a plain token, got 'a b'"), { code: 'InvalidStartPosition' }), keys: { startPosition: 'partition_start' }, kind: 'invalidStartPosition', code: 'InvalidStartPosition', configKey: 'partition_start' },
+const TABLE: ReadonlyArray<{
+  name: string;
+  error: unknown;
+  keys?: object;
+  kind: string;
+  code: string;
+  configKey: string;
+}> = [
+  {
+    name: 'hub not found (core-amqp translation)',
+    error: sdkError('MessagingEntityNotFoundError', false, NOT_FOUND_HUB),
+    kind: 'hubNotFound',
+    code: 'HubNotFound',
+    configKey: 'event_hub.name',
+  },
+  {
+    name: 'hub not found, named only by EntityPath',
+    error: sdkError('MessagingEntityNotFoundError', false, NOT_FOUND_HUB),
+    keys: { hub: 'connection' },
+    kind: 'hubNotFound',
+    code: 'HubNotFound',
+    configKey: 'connection',
+  },
+  {
+    name: 'hub not found (raw AMQP detach error)',
+    error: { condition: 'amqp:not-found', description: NOT_FOUND_HUB },
+    kind: 'hubNotFound',
+    code: 'HubNotFound',
+    configKey: 'event_hub.name',
+  },
+  {
+    name: 'consumer group not found (public entity form)',
+    error: sdkError('MessagingEntityNotFoundError', false, NOT_FOUND_GROUP),
+    kind: 'consumerGroupNotFound',
+    code: 'ConsumerGroupNotFound',
+    configKey: 'group',
+  },
+  {
+    name: 'consumer group not found (service tracker form)',
+    error: sdkError(
+      'MessagingEntityNotFoundError',
+      false,
+      "The messaging entity 'ns:eventhub:hub1~16383|nogroup' could not be found.",
+    ),
+    kind: 'consumerGroupNotFound',
+    code: 'ConsumerGroupNotFound',
+    configKey: 'group',
+  },
+  {
+    name: 'wrong key',
+    error: sdkError('UnauthorizedError', true, 'InvalidSignature: the token signature is not valid.'),
+    kind: 'unauthorized',
+    code: 'Unauthorized',
+    configKey: 'connection',
+  },
+  {
+    name: 'refused Entra ID token',
+    error: { condition: 'amqp:unauthorized-access', description: 'Unauthorized' },
+    keys: { auth: 'auth' },
+    kind: 'unauthorized',
+    code: 'Unauthorized',
+    configKey: 'auth',
+  },
+  {
+    name: 'unknown partition',
+    error: sdkError(
+      'ArgumentOutOfRangeError',
+      false,
+      'The specified partition is invalid for an EventHub partition sender or receiver. It should be between 0 and 1.',
+    ),
+    kind: 'partitionNotFound',
+    code: 'PartitionNotFound',
+    configKey: 'partition',
+  },
+  {
+    name: 'malformed offset on attach',
+    error: sdkError('ArgumentError', false, "The offset '1234-5566' is not valid."),
+    keys: READER,
+    kind: 'invalidStartPosition',
+    code: 'InvalidStartPosition',
+    configKey: 'offset',
+  },
+  {
+    name: 'sequence number past the end on attach',
+    error: sdkError(
+      'ArgumentError',
+      false,
+      "The supplied sequence number '488' is invalid. The last sequence number in the system is '482'.",
+    ),
+    keys: { startPosition: 'checkpoint' },
+    kind: 'invalidStartPosition',
+    code: 'InvalidStartPosition',
+    configKey: 'checkpoint',
+  },
+  {
+    name: 'out-of-range position on attach',
+    error: { condition: 'com.microsoft:argument-out-of-range', description: "The supplied offset '9' is invalid." },
+    keys: READER,
+    kind: 'invalidStartPosition',
+    code: 'InvalidStartPosition',
+    configKey: 'offset',
+  },
+  {
+    name: 'a position the backend cannot express',
+    error: Object.assign(new RangeError("offset must be a plain token, got 'a b'"), { code: 'InvalidStartPosition' }),
+    keys: { startPosition: 'partition_start' },
+    kind: 'invalidStartPosition',
+    code: 'InvalidStartPosition',
+    configKey: 'partition_start',
+  },
 ];
 
 describe('permanent errors: kind, code and config key', () => {
@@ -122,7 +243,10 @@ describe('permanent errors: kind, code and config key', () => {
   }
 
   test('a retry that ran out on a refused credential is still permanent (AggregateError)', () => {
-    const e = toBackendError(new AggregateError([sdkError('ServerBusyError', true), sdkError('UnauthorizedError', true)]), 'hub');
+    const e = toBackendError(
+      new AggregateError([sdkError('ServerBusyError', true), sdkError('UnauthorizedError', true)]),
+      'hub',
+    );
     assert.equal(e.permanent, true);
     assert.equal(e.configKey, 'connection');
   });
@@ -143,7 +267,10 @@ describe('permanent errors: kind, code and config key', () => {
   });
 
   test('the message of a permanent error stays redacted', () => {
-    const e = toBackendError(sdkError('UnauthorizedError', true, 'ExpiredToken: SharedAccessSignature sr=a&sig=TOPSECRET&se=1'), 'hub');
+    const e = toBackendError(
+      sdkError('UnauthorizedError', true, 'ExpiredToken: SharedAccessSignature sr=a&sig=TOPSECRET&se=1'),
+      'hub',
+    );
     assert.equal(e.configKey, 'connection');
     assert.ok(!e.message.includes('TOPSECRET'));
     assert.equal(e.cause, undefined);

@@ -14,7 +14,12 @@ describe('resolveWindow', () => {
 
 describe('resolveRetry', () => {
   test('defaults: 3 retries, 1 s doubling to 30 s, 60 s per operation', () => {
-    assert.deepEqual(resolveRetry(undefined), { maxRetries: 3, retryDelayMs: 500, maxRetryDelayMs: 30000, timeoutMs: 60000 });
+    assert.deepEqual(resolveRetry(undefined), {
+      maxRetries: 3,
+      retryDelayMs: 500,
+      maxRetryDelayMs: 30000,
+      timeoutMs: 60000,
+    });
   });
 });
 

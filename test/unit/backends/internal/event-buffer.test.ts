@@ -127,6 +127,9 @@ describe('EventBuffer', () => {
       out.push(...seqs(await b.receive(70, 10, live())));
     }
     while (b.length) out.push(...seqs(await b.receive(1000, 10, live())));
-    assert.deepEqual(out, Array.from({ length: n }, (_, i) => i));
+    assert.deepEqual(
+      out,
+      Array.from({ length: n }, (_, i) => i),
+    );
   });
 });

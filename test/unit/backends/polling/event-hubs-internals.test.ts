@@ -8,7 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { EventHubConsumerClient } from '@azure/event-hubs';
-import { EVENT_HUBS_VERSION_WRITTEN_FOR, sdkConnectionId, settledByDisconnect } from '../../../../src/backends/polling/internal/event-hubs-internals.ts';
+import {
+  EVENT_HUBS_VERSION_WRITTEN_FOR,
+  sdkConnectionId,
+  settledByDisconnect,
+} from '../../../../src/backends/polling/internal/event-hubs-internals.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -19,7 +23,9 @@ test('the installed @azure/event-hubs is the version the workarounds were writte
 
 test('a client exposes its connection id at _context.connectionId, and it changes with a new client', async () => {
   // A placeholder key on a closed port: the constructor does not connect.
-  const cs = 'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;UseDevelopmentEmulator=true';
+  const cs =
+    'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;' +
+    'UseDevelopmentEmulator=true';
   const a = new EventHubConsumerClient('$Default', cs);
   const b = new EventHubConsumerClient('$Default', cs);
   try {
@@ -32,18 +38,27 @@ test('a client exposes its connection id at _context.connectionId, and it change
   }
 });
 
-test("a client's connection is an EventEmitter at _context.connection, which settledByDisconnect listens on", async () => {
-  const cs = 'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;UseDevelopmentEmulator=true';
-  const client = new EventHubConsumerClient('$Default', cs);
-  try {
-    const connection = (client as unknown as { _context: { connection: { on: unknown; isOpen(): boolean } } })._context.connection;
-    assert.equal(typeof connection.on, 'function');
-    assert.equal(connection.isOpen(), false);
-    // Not open: nothing to wait for but the close itself.
-    let closed = false;
-    await settledByDisconnect(client, Promise.resolve().then(() => (closed = true)));
-    assert.ok(closed);
-  } finally {
-    await client.close();
-  }
-});
+test(
+  "a client's connection is an EventEmitter at _context.connection, which settledByDisconnect listens " + 'on',
+  async () => {
+    const cs =
+      'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;' +
+      'UseDevelopmentEmulator=true';
+    const client = new EventHubConsumerClient('$Default', cs);
+    try {
+      const connection = (client as unknown as { _context: { connection: { on: unknown; isOpen(): boolean } } })
+        ._context.connection;
+      assert.equal(typeof connection.on, 'function');
+      assert.equal(connection.isOpen(), false);
+      // Not open: nothing to wait for but the close itself.
+      let closed = false;
+      await settledByDisconnect(
+        client,
+        Promise.resolve().then(() => (closed = true)),
+      );
+      assert.ok(closed);
+    } finally {
+      await client.close();
+    }
+  },
+);

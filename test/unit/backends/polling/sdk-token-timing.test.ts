@@ -9,9 +9,16 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { EventHubConsumerClient } from '@azure/event-hubs';
-import { EVENT_HUBS_VERSION_WRITTEN_FOR, replaceSdkCredential } from '../../../../src/backends/polling/internal/event-hubs-internals.ts';
 import {
-  SDK_JWT_RENEWAL_MARGIN_MS, SDK_SAS_RENEWAL_INTERVAL_MS, expiryForSdkMs, sasKeyCredential, withTimelyRenewal,
+  EVENT_HUBS_VERSION_WRITTEN_FOR,
+  replaceSdkCredential,
+} from '../../../../src/backends/polling/internal/event-hubs-internals.ts';
+import {
+  SDK_JWT_RENEWAL_MARGIN_MS,
+  SDK_SAS_RENEWAL_INTERVAL_MS,
+  expiryForSdkMs,
+  sasKeyCredential,
+  withTimelyRenewal,
 } from '../../../../src/backends/polling/internal/sdk-token-timing.ts';
 
 const require = createRequire(import.meta.url);
@@ -54,12 +61,17 @@ test('sasKeyCredential signs hub-wide SAS tokens of the asked lifetime', async (
 });
 
 test("a client's claims credential is at _context.tokenCredential, which replaceSdkCredential swaps", async () => {
-  const cs = 'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;UseDevelopmentEmulator=true';
+  const cs =
+    'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;' +
+    'UseDevelopmentEmulator=true';
   const client = new EventHubConsumerClient('$Default', cs);
   try {
     const credential = { getToken: async () => ({ token: 't', expiresOnTimestamp: 0 }) };
     assert.equal(replaceSdkCredential(client, credential), true);
-    assert.equal((client as unknown as { _context: { tokenCredential: unknown } })._context.tokenCredential, credential);
+    assert.equal(
+      (client as unknown as { _context: { tokenCredential: unknown } })._context.tokenCredential,
+      credential,
+    );
   } finally {
     await client.close();
   }

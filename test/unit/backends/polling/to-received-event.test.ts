@@ -8,9 +8,16 @@ import { toReceivedEvent } from '../../../../src/backends/polling/to-received-ev
  * `convertDatesToNumbers` copy of the AMQP application properties (a Buffer spread into byte indices, a
  * Date to ms), and the raw message keeps the map rhea decoded.
  */
-function sdkEvent(applicationProperties: Record<string, unknown> | undefined, sdkProperties?: Record<string, unknown>): ReceivedEventData {
+function sdkEvent(
+  applicationProperties: Record<string, unknown> | undefined,
+  sdkProperties?: Record<string, unknown>,
+): ReceivedEventData {
   return {
-    body: Buffer.from('{}'), sequenceNumber: 7, offset: 4096, enqueuedTimeUtc: new Date(1_000), systemProperties: {},
+    body: Buffer.from('{}'),
+    sequenceNumber: 7,
+    offset: 4096,
+    enqueuedTimeUtc: new Date(1_000),
+    systemProperties: {},
     ...(sdkProperties ? { properties: sdkProperties } : {}),
     getRawAmqpMessage: () => ({ bodyType: 'data', body: Buffer.from('{}'), applicationProperties }),
   } as unknown as ReceivedEventData;

@@ -12,9 +12,22 @@ import { lastEnqueuedFromMessage, messageToEvent } from '../../../../src/backend
 import { toBodyBytes } from '../../../../src/backends/internal/body-bytes.ts';
 
 const FIELDS = [
-  'delivery_annotations', 'message_annotations', 'application_properties', 'message_id', 'user_id', 'to', 'subject',
-  'reply_to', 'correlation_id', 'content_type', 'content_encoding', 'absolute_expiry_time', 'creation_time',
-  'group_id', 'group_sequence', 'reply_to_group_id',
+  'delivery_annotations',
+  'message_annotations',
+  'application_properties',
+  'message_id',
+  'user_id',
+  'to',
+  'subject',
+  'reply_to',
+  'correlation_id',
+  'content_type',
+  'content_encoding',
+  'absolute_expiry_time',
+  'creation_time',
+  'group_id',
+  'group_sequence',
+  'reply_to_group_id',
 ] as const;
 
 /** What the backend reads of a decoded message. */
@@ -89,23 +102,44 @@ test('an Event Hubs delivery decodes as rhea decodes it', () => {
 test('a message with only a data body, or with no sections at all, decodes as rhea decodes it', () => {
   assertSameAsRhea(encode({ body: rheaMessage.data_section(Buffer.alloc(0)) }));
   assertSameAsRhea(Buffer.alloc(0));
-  assertSameAsRhea(encode({ message_annotations: { 'x-opt-offset': '1' }, body: rheaMessage.data_section(Buffer.from('b')) }));
+  assertSameAsRhea(
+    encode({ message_annotations: { 'x-opt-offset': '1' }, body: rheaMessage.data_section(Buffer.from('b')) }),
+  );
 });
 
 test('every scalar encoding in application properties and annotations decodes as rhea decodes it', () => {
   const long = (n: number): unknown => types.wrap_long(n);
   const scalars: Record<string, unknown> = {
-    null: null, t: true, f: false,
-    ubyte: types.wrap_ubyte(200), ushort: types.wrap_ushort(60_000), uint0: types.wrap_uint(0),
-    smalluint: types.wrap_uint(9), uint: types.wrap_uint(4_000_000_000),
-    ulong0: types.wrap_ulong(0), smallulong: types.wrap_ulong(200), ulong: types.wrap_ulong(2 ** 52),
-    byte: types.wrap_byte(-100), short: types.wrap_short(-30_000), smallint: types.wrap_int(-7), int: types.wrap_int(-2_000_000_000),
-    smalllong: long(-3), longNeg: long(-(2 ** 50)), longPos: long(2 ** 53 - 1), longMid: long(1_700_000_000_000),
-    float: types.wrap_float(1.5), double: types.wrap_double(Math.PI),
-    timestamp: types.wrap_timestamp(-86_400_000), date: new Date(1_234_567_890_123),
-    bin8: Buffer.from([1, 2, 3]), bin32: Buffer.alloc(300, 7),
-    str8: 'héllo ✓', str32: 'y'.repeat(300), empty: '',
-    sym8: types.wrap_symbol('sym'), sym32: types.wrap_symbol('s'.repeat(260)),
+    null: null,
+    t: true,
+    f: false,
+    ubyte: types.wrap_ubyte(200),
+    ushort: types.wrap_ushort(60_000),
+    uint0: types.wrap_uint(0),
+    smalluint: types.wrap_uint(9),
+    uint: types.wrap_uint(4_000_000_000),
+    ulong0: types.wrap_ulong(0),
+    smallulong: types.wrap_ulong(200),
+    ulong: types.wrap_ulong(2 ** 52),
+    byte: types.wrap_byte(-100),
+    short: types.wrap_short(-30_000),
+    smallint: types.wrap_int(-7),
+    int: types.wrap_int(-2_000_000_000),
+    smalllong: long(-3),
+    longNeg: long(-(2 ** 50)),
+    longPos: long(2 ** 53 - 1),
+    longMid: long(1_700_000_000_000),
+    float: types.wrap_float(1.5),
+    double: types.wrap_double(Math.PI),
+    timestamp: types.wrap_timestamp(-86_400_000),
+    date: new Date(1_234_567_890_123),
+    bin8: Buffer.from([1, 2, 3]),
+    bin32: Buffer.alloc(300, 7),
+    str8: 'héllo ✓',
+    str32: 'y'.repeat(300),
+    empty: '',
+    sym8: types.wrap_symbol('sym'),
+    sym32: types.wrap_symbol('s'.repeat(260)),
   };
   assertSameAsRhea(encode({ application_properties: scalars, body: rheaMessage.data_section(Buffer.from('b')) }));
   assertSameAsRhea(encode({ message_annotations: scalars, body: rheaMessage.data_section(Buffer.from('b')) }));
@@ -125,13 +159,19 @@ test('encodings outside the fast subset are declined and decoded by rhea', () =>
     'described value': encode({ application_properties: { d: types.wrap_described('v', 0x77) }, body }),
     'char value': encode({ application_properties: { c: types.wrap_char('z') }, body }),
     'boolean byte': Buffer.from([0x00, 0x53, 0x74, 0xc1, 0x05, 0x02, 0xa1, 0x01, 0x62, 0x56, 0x01]),
-    'long beyond a safe number': encode({ application_properties: { big: types.wrap_long(Buffer.from([0x7f, 0, 0, 0, 0, 0, 0, 1])) }, body }),
-    'ulong beyond a safe number': encode({ application_properties: { big: types.wrap_ulong(Buffer.from([0xff, 0, 0, 0, 0, 0, 0, 1])) }, body }),
+    'long beyond a safe number': encode({
+      application_properties: { big: types.wrap_long(Buffer.from([0x7f, 0, 0, 0, 0, 0, 0, 1])) },
+      body,
+    }),
+    'ulong beyond a safe number': encode({
+      application_properties: { big: types.wrap_ulong(Buffer.from([0xff, 0, 0, 0, 0, 0, 0, 1])) },
+      body,
+    }),
     'numeric map key': Buffer.from([0x00, 0x53, 0x74, 0xc1, 0x05, 0x02, 0x54, 0x01, 0xa1, 0x01, 0x62]),
     'two data sections': encode({ body: rheaMessage.data_sections([Buffer.from('a'), Buffer.from('b')]) }),
     'amqp-value body': encode({ body: 'text' }),
     'amqp-sequence body': encode({ body: rheaMessage.sequence_section([1, 2]) }),
-    'footer': encode({ body, footer: { f: 1 } }),
+    footer: encode({ body, footer: { f: 1 } }),
     'truncated message': encode(EVENT_HUBS_DELIVERY).subarray(0, 40),
   };
   for (const [name, bytes] of Object.entries(unsupported)) {
@@ -140,7 +180,11 @@ test('encodings outside the fast subset are declined and decoded by rhea', () =>
     try {
       rhea = rheaMessage.decode(bytes);
     } catch (error) {
-      assert.throws(() => decodeMessage(bytes), (e) => e instanceof Error && e.message === (error as Error).message, name);
+      assert.throws(
+        () => decodeMessage(bytes),
+        (e) => e instanceof Error && e.message === (error as Error).message,
+        name,
+      );
       continue;
     }
     assert.deepEqual(decodeMessage(bytes), rhea, name);

@@ -12,7 +12,11 @@ import { EventEmitter } from 'node:events';
 import { Connection as PromiseConnection, Receiver as PromiseReceiver, type Connection } from 'rhea-promise';
 import { message as rheaMessage } from 'rhea-promise';
 import {
-  RHEA_PROMISE_VERSION_WRITTEN_FOR, RHEA_VERSION_WRITTEN_FOR, UNDECODED_FORMAT, deliverUndecoded, settledByDisconnect,
+  RHEA_PROMISE_VERSION_WRITTEN_FOR,
+  RHEA_VERSION_WRITTEN_FOR,
+  UNDECODED_FORMAT,
+  deliverUndecoded,
+  settledByDisconnect,
   undecodedDeliveryMismatch,
 } from '../../../../src/backends/streaming/internal/rhea-promise-internals.ts';
 
@@ -24,12 +28,18 @@ test('the installed rhea-promise and rhea are the versions the workaround was wr
 });
 
 test("a rhea receiver's source and error are the peer's attach source and detach error", () => {
-  type RheaLink = { remote: { attach?: { source: unknown }; detach?: { error: unknown } }; source: unknown; error: unknown };
+  type RheaLink = {
+    remote: { attach?: { source: unknown }; detach?: { error: unknown } };
+    source: unknown;
+    error: unknown;
+  };
   const { Receiver: RheaReceiver } = require('rhea/lib/link.js') as {
     Receiver: new (session: unknown, name: string, handle: number, options: unknown) => RheaLink;
   };
   // A session stub is enough: the constructor only records it.
-  const link = new RheaReceiver({ connection: {}, get_option: (_: string, d: unknown) => d }, 'r', 0, { credit_window: 0 });
+  const link = new RheaReceiver({ connection: {}, get_option: (_: string, d: unknown) => d }, 'r', 0, {
+    credit_window: 0,
+  });
   link.remote.attach = { source: null };
   assert.equal(link.source, null);
   link.remote.attach = { source: { address: 'hub/ConsumerGroups/$Default/Partitions/0' } };
@@ -50,30 +60,50 @@ test("rhea-promise's Receiver reads source and error from the rhea link it wraps
   }
 });
 
-test("rhea-promise's close() still stops listening on 'disconnected' without settling (settledByDisconnect's reason)", () => {
-  // When this fails, rhea-promise settles its close on a disconnect by itself: settledByDisconnect can go.
-  for (const [name, source] of [['Connection.close', String(PromiseConnection.prototype.close)], ['Link.close', String(PromiseReceiver.prototype.close)]] as const) {
-    const handler = /const onDisconnected = \([^)]*\) => \{([\s\S]*?)\n\s*\};/.exec(source)?.[1];
-    assert.ok(handler !== undefined, `${name} has an onDisconnected handler`);
-    assert.ok(!/resolve\(|reject\(/.test(handler), `${name}'s onDisconnected settles now`);
-  }
-});
+test(
+  "rhea-promise's close() still stops listening on 'disconnected' without settling (settledByDisconnect's " + 'reason)',
+  () => {
+    // When this fails, rhea-promise settles its close on a disconnect by itself: settledByDisconnect can go.
+    for (const [name, source] of [
+      ['Connection.close', String(PromiseConnection.prototype.close)],
+      ['Link.close', String(PromiseReceiver.prototype.close)],
+    ] as const) {
+      const handler = /const onDisconnected = \([^)]*\) => \{([\s\S]*?)\n\s*\};/.exec(source)?.[1];
+      assert.ok(handler !== undefined, `${name} has an onDisconnected handler`);
+      assert.ok(!/resolve\(|reject\(/.test(handler), `${name}'s onDisconnected settles now`);
+    }
+  },
+);
 
-test('settledByDisconnect settles a pending close when the connection is disconnected, with one listener however many wait', async () => {
-  const connection = new EventEmitter();
-  const never = new Promise<void>(() => undefined);
-  const pending = Array.from({ length: 50 }, () => settledByDisconnect(connection as unknown as Connection, never));
-  assert.equal(connection.listenerCount('disconnected'), 1, 'one listener for all waiters (no MaxListenersExceededWarning)');
-  connection.emit('disconnected', {});
-  assert.deepEqual(new Set(await Promise.all(pending)), new Set([true]));
-  assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.resolve()), false);
-  assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.reject(new Error('x'))), false);
-  assert.equal(connection.listenerCount('disconnected'), 1);
-});
+test(
+  'settledByDisconnect settles a pending close when the connection is disconnected, with one listener however many ' +
+    'wait',
+  async () => {
+    const connection = new EventEmitter();
+    const never = new Promise<void>(() => undefined);
+    const pending = Array.from({ length: 50 }, () => settledByDisconnect(connection as unknown as Connection, never));
+    assert.equal(
+      connection.listenerCount('disconnected'),
+      1,
+      'one listener for all waiters (no MaxListenersExceededWarning)',
+    );
+    connection.emit('disconnected', {});
+    assert.deepEqual(new Set(await Promise.all(pending)), new Set([true]));
+    assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.resolve()), false);
+    assert.equal(await settledByDisconnect(connection as unknown as Connection, Promise.reject(new Error('x'))), false);
+    assert.equal(connection.listenerCount('disconnected'), 1);
+  },
+);
 
 /** A real rhea Session (stub connection and link) and what its link dispatched for one format-0 transfer. */
-function deliverThroughRheaSession(undecoded: boolean): { marked: boolean; context: { message: unknown; format?: unknown } } {
-  const Session = require('rhea/lib/session.js') as new (connection: unknown, channel: number) => Record<string, unknown>;
+function deliverThroughRheaSession(undecoded: boolean): {
+  marked: boolean;
+  context: { message: unknown; format?: unknown };
+} {
+  const Session = require('rhea/lib/session.js') as new (
+    connection: unknown,
+    channel: number,
+  ) => Record<string, unknown>;
   const frames = require('rhea/lib/frames.js') as { transfer(fields: object): unknown };
   const session = new Session({ options: {} }, 0);
   const dispatched: { message: unknown; format?: unknown }[] = [];
@@ -87,7 +117,13 @@ function deliverThroughRheaSession(undecoded: boolean): { marked: boolean; conte
   session._get_link = () => link;
   const marked = undecoded && deliverUndecoded({ session: { _session: session } } as unknown as PromiseReceiver);
   const payload = rheaMessage.encode({ body: rheaMessage.data_section(Buffer.from('event')) });
-  const performative = frames.transfer({ handle: 0, delivery_id: 0, delivery_tag: Buffer.from('t'), message_format: 0, settled: true });
+  const performative = frames.transfer({
+    handle: 0,
+    delivery_id: 0,
+    delivery_tag: Buffer.from('t'),
+    message_format: 0,
+    settled: true,
+  });
   (session.on_transfer as (frame: unknown) => void)({ type: 0, channel: 0, performative, payload });
   assert.equal(dispatched.length, 1);
   return { marked, context: dispatched[0]! };

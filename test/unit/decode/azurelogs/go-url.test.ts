@@ -6,11 +6,23 @@ import { parseGoBool, parseGoFloat, parseGoInt } from '../../../../src/decode/in
 describe('Go net/url and strconv rules', () => {
   test('a URL keeps its default port, raw query and decoded path and fragment', () => {
     const u = parseGoUrl('HTTPS://h.example:443/a%20b?x=1&y=%41#f%2Fg');
-    assert.deepEqual(u, { scheme: 'https', host: 'h.example:443', path: '/a b', rawQuery: 'x=1&y=%41', fragment: 'f/g' });
+    assert.deepEqual(u, {
+      scheme: 'https',
+      host: 'h.example:443',
+      path: '/a b',
+      rawQuery: 'x=1&y=%41',
+      fragment: 'f/g',
+    });
     assert.equal(goUrlPort(u.host), '443');
     assert.equal(goUrlPort('[::1]:8080'), '8080');
     assert.equal(goUrlPort('[::1]'), '');
-    assert.deepEqual(parseGoUrl('/only/path'), { scheme: '', host: '', path: '/only/path', rawQuery: '', fragment: '' });
+    assert.deepEqual(parseGoUrl('/only/path'), {
+      scheme: '',
+      host: '',
+      path: '/only/path',
+      rawQuery: '',
+      fragment: '',
+    });
   });
 
   test('what Go refuses is refused: bad escapes, bad ports, control characters, a colon in the first segment', () => {

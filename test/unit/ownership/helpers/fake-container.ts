@@ -76,11 +76,17 @@ export class FakeContainer {
   async *#pages(prefix: string, signal?: AbortSignal): AsyncIterable<unknown> {
     await this.#gate({ op: 'list', name: prefix, at: Date.now() }, signal);
     const now = Date.now();
-    const blobItems = [...this.blobs].filter(([name]) => name.startsWith(prefix)).map(([name, b]) => ({
-      name,
-      metadata: { ...b.metadata },
-      properties: { etag: b.etag, lastModified: b.lastModified, leaseState: b.lease && b.lease.expiresAt > now ? 'leased' : 'available' },
-    }));
+    const blobItems = [...this.blobs]
+      .filter(([name]) => name.startsWith(prefix))
+      .map(([name, b]) => ({
+        name,
+        metadata: { ...b.metadata },
+        properties: {
+          etag: b.etag,
+          lastModified: b.lastModified,
+          leaseState: b.lease && b.lease.expiresAt > now ? 'leased' : 'available',
+        },
+      }));
     yield { date: new Date(now), segment: { blobItems } };
   }
 
@@ -101,7 +107,10 @@ export class FakeContainer {
       blob.etag = `"${++this.#etags}"`;
       blob.lastModified = new Date();
     };
-    type Options = { abortSignal?: AbortSignal; conditions?: { ifMatch?: string; ifNoneMatch?: string; leaseId?: string } };
+    type Options = {
+      abortSignal?: AbortSignal;
+      conditions?: { ifMatch?: string; ifNoneMatch?: string; leaseId?: string };
+    };
     return {
       upload: async (_body: string, _length: number, options: Options & { metadata?: Record<string, string> }) => {
         await this.#gate({ op: 'create', name, at: Date.now() }, options.abortSignal);
@@ -165,10 +174,12 @@ export class FakeContainer {
       this.waiting.push(request);
       try {
         await new Promise<void>((resolve, reject) => {
-          const onAbort = (): void => reject(Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' }));
+          const onAbort = (): void =>
+            reject(Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' }));
           if (signal?.aborted) return onAbort();
           signal?.addEventListener('abort', onAbort, { once: true });
-          const timer = delayMs > 0 ? setTimeout(() => void (hold ?? Promise.resolve()).then(() => resolve()), delayMs) : undefined;
+          const timer =
+            delayMs > 0 ? setTimeout(() => void (hold ?? Promise.resolve()).then(() => resolve()), delayMs) : undefined;
           if (!timer) void hold!.then(() => resolve());
         });
       } finally {

@@ -1,0 +1,99 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ReceivedEvent } from '../../../src/backends/consumer.ts';
+import { noopLogger } from '../../../src/component/logger.ts';
+import { createDecoder } from '../../../src/decode/create-decoder.ts';
+import type { DecoderOptions } from '../../../src/decode/decoder.ts';
+import { encodeLogsRequest } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
+import { packDecodeJob, unpackDecodeJob } from '../../../src/receiver/internal/decode-job.ts';
+import { DecodePool } from '../../../src/receiver/internal/decode-pool.ts';
+import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
+
+const context = { namespace: 'ns.example', eventHubName: 'hub', consumerGroup: '$Default', partitionId: '3' };
+const time = new Date('2026-05-14T09:12:44Z');
+
+/** Bodies as views into one shared buffer (as rhea hands them over), some events with the optional fields. */
+function events(): ReceivedEvent[] {
+  const texts = ['{"a":1}', '', 'plain text', '{"records":[{"time":"2026-05-14T09:12:44Z","category":"X"}]}', 'é€😀'];
+  const shared = Buffer.from(`xx${texts.join('')}yy`);
+  let at = 2;
+  return texts.map((text, i) => {
+    const length = Buffer.byteLength(text);
+    const body = shared.subarray(at, at + length);
+    at += length;
+    return {
+      body,
+      sequenceNumber: 2 ** 40 + i,
+      offset: String(9_000_000_000 + i),
+      enqueuedTime: i === 2 ? new Date(Number.NaN) : new Date(time.getTime() + i),
+      ...(i === 1 ? { partitionKey: 'pk-1' } : {}),
+      ...(i === 3 ? { properties: { origin: 'test', n: 3, nested: { deep: [1, 'two'] } } } : {}),
+      ...(i >= 3 ? { messageId: i === 3 ? 'id-3' : 4 } : {}),
+    };
+  });
+}
+
+test('a packed job gives back every field the decoders read, each body a view of one transferred buffer', () => {
+  const given = events();
+  const { job, transfer } = packDecodeJob(7, given, context);
+  assert.equal(job.id, 7);
+  assert.deepEqual(job.context, context);
+  assert.equal(
+    job.bodies.byteLength,
+    given.reduce((n, e) => n + e.body.byteLength, 0),
+    'the bodies, not their backing store',
+  );
+  assert.ok(transfer.includes(job.bodies.buffer as ArrayBuffer));
+  const back = unpackDecodeJob(structuredClone(job, { transfer }));
+  assert.equal(back.length, given.length);
+  back.forEach((e, i) => {
+    const g = given[i]!;
+    assert.deepEqual(Buffer.from(e.body), Buffer.from(g.body), `body ${i}`);
+    assert.equal(e.sequenceNumber, g.sequenceNumber);
+    assert.equal(e.offset, g.offset);
+    assert.equal(e.enqueuedTime.getTime(), g.enqueuedTime.getTime(), `enqueued time ${i}`);
+    assert.equal(e.partitionKey, g.partitionKey);
+    assert.deepEqual(e.properties, g.properties);
+    assert.equal(e.messageId, g.messageId);
+    assert.deepEqual(Object.keys(e).sort(), Object.keys(g).sort(), `no field added for event ${i}`);
+  });
+  assert.ok(Number.isNaN(back[2]!.enqueuedTime.getTime()), 'an invalid enqueued time stays invalid');
+});
+
+test('a job without the optional fields carries no column for them', () => {
+  const { job } = packDecodeJob(
+    1,
+    [{ body: Buffer.from('x'), sequenceNumber: 1, offset: '1', enqueuedTime: time }],
+    context,
+  );
+  assert.deepEqual(Object.keys(job).sort(), [
+    'bodies',
+    'context',
+    'ends',
+    'enqueuedMs',
+    'id',
+    'offsets',
+    'sequenceNumbers',
+  ]);
+});
+
+test(
+  'a decode thread writes the bytes the pipeline thread writes: raw format with metadata, properties and ' + 'ids',
+  async (t) => {
+    const options: DecoderOptions = { format: 'raw', eventMetadata: 'messaging', recordUid: true };
+    const pool = new DecodePool({ size: 1, decoder: options, logger: noopLogger });
+    t.after(() => pool.close());
+    // Not the event without an enqueued time: its time is the clock's, which differs between the two decodes.
+    const given = events().filter((e) => Number.isFinite(e.enqueuedTime.getTime()));
+    const done = await pool.run(given, context);
+    const here = createDecoder(options)(given, context).records;
+    const strip = (bytes: Uint8Array) =>
+      decodeLogsRequest(bytes).resourceLogs.flatMap((rl: any) =>
+        rl.scopeLogs.flatMap((sl: any) =>
+          sl.logRecords.map(({ observedTimeUnixNano: _o, ...rest }: any) => ({ resource: rl.resource, ...rest })),
+        ),
+      );
+    assert.equal(done.encodedLogs.records, here.length);
+    assert.deepEqual(strip(done.encodedLogs.bytes), strip(encodeLogsRequest(here)));
+  },
+);
