@@ -25,7 +25,7 @@ export { DEFAULT_BYTES_IN_FLIGHT, DEFAULT_STALL_TIMEOUT_MS, type PartitionPumpOp
  * order (internal/delivery-window.ts). Reader failures are retried here
  * (transient: short backoff; permanent: long backoff, reported), so the pump ends only when stopped,
  * when the hub gives the partition to a higher owner level, or when its lease is gone (fenced). Two stop
- * modes: `stop()` (graceful: stop reading, finish the batch in flight, write the final checkpoint) and
+ * modes: `stop()` (graceful: stop reading, finish the batches in flight, write the final checkpoint) and
  * `kill()` (ownership lost: abort the batch, write nothing).
  */
 export class PartitionPump {
@@ -235,7 +235,7 @@ export class PartitionPump {
         while (!this.#stopReading.signal.aborted) {
           const gate = o.readGate?.(this.#stopReading.signal);
           if (gate) {
-            // Paused for memory: the batch in flight still finishes; the hub keeps what is not read yet.
+            // Paused for memory: the batches in flight still finish; the hub keeps what is not read yet.
             // A paused pump is no producer a batching stage should wait for.
             this.#announceIdle();
             await gate;

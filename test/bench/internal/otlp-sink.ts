@@ -4,6 +4,10 @@
  * empty `ExportLogsServiceResponse`, after reading the whole body, gunzipping it when it is gzip-encoded
  * and counting its log records (a walk over the protobuf wire format, nothing decoded beyond that).
  *
+ * BENCH_SINK_LATENCY_MS (default 0) delays every answer by that long, as a backend across a network would
+ * (the request is counted when its body arrived, the answer goes that much later): what several exports in
+ * flight are for.
+ *
  * Protocol on stdout, one line each: first `PORT <port>`, then per request
  * `R <records> <arrival epoch ms with fractions> <body bytes as sent>`. Ends when stdin closes.
  */
@@ -121,6 +125,8 @@ export function countLogRecords(request: Uint8Array): number {
   return records;
 }
 
+const LATENCY_MS = Number(process.env.BENCH_SINK_LATENCY_MS ?? 0);
+
 async function main(): Promise<void> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -136,8 +142,12 @@ async function main(): Promise<void> {
         // Counted as -1: the bench reports a malformed request instead of hanging on a missing count.
       }
       process.stdout.write(`R ${records} ${arrivedAt.toFixed(3)} ${sent.length}\n`);
-      res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 });
-      res.end();
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 });
+        res.end();
+      };
+      if (LATENCY_MS > 0) setTimeout(answer, LATENCY_MS);
+      else answer();
     });
   });
   server.keepAliveTimeout = 60_000;
