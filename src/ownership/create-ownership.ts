@@ -43,7 +43,7 @@ export function usesLeases(o: Pick<OwnershipOptions, 'container' | 'partition'>)
 
 /** The ownership coordinator for these options: blob leases across a fleet, or static single-instance. */
 export function createOwnership(o: OwnershipOptions): OwnershipCoordinator {
-  if (!o.container || o.partition) {
+  if (!o.container || !usesLeases(o)) {
     return new StaticOwnership({
       ownerId: o.ownerId,
       partition: o.partition || undefined,

@@ -48,6 +48,16 @@ import { BackfillProgress } from './capture/backfill-progress.ts';
 import { withCaptureBackfill } from './capture/capture-backfill-reader.ts';
 import { captureLocation, capturePartitions } from './capture/capture-source.ts';
 
+/** What the connections phase of a start made, for the pipeline and ownership phases. */
+interface Connections {
+  readonly hub: HubClient;
+  readonly scope: CheckpointScope;
+  readonly store: CheckpointStore;
+  /** The blob container of the checkpoint store; absent without blob_checkpoint_store. */
+  readonly container: ContainerClient | undefined;
+  readonly blobStore: BlobCheckpointStore | undefined;
+}
+
 /** Longest wait for the backend connection to close at shutdown. */
 const HUB_CLOSE_TIMEOUT_MS = 5_000;
 
@@ -76,7 +86,6 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   #decodePool: DecodePool | undefined;
   #starter: PartitionStarter | undefined;
   #hub: HubClient | undefined;
-  #store: CheckpointStore | undefined;
   #scope: CheckpointScope | undefined;
   #coordinator: OwnershipCoordinator | undefined;
   #deadLetter: DeadLetterStore | undefined;
@@ -110,11 +119,12 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   /** With `capture`: the hub as pumps read it, filling retention gaps from Capture files. */
   #captureBackfill(
     credential: TokenCredential | undefined,
+    live: HubClient,
   ): { hub: HubClient; progress: BackfillProgress } | undefined {
-    const location = captureLocation(this.#config, this.#hub!, credential, storageOptions(this.#config));
+    const location = captureLocation(this.#config, live, credential, storageOptions(this.#config));
     if (!location) return undefined;
     const progress = new BackfillProgress();
-    const hub = withCaptureBackfill(this.#hub!, {
+    const hub = withCaptureBackfill(live, {
       capture: capturePartitions(location),
       progress,
       counters: this.#counters,
@@ -138,16 +148,13 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
   /** Start in the three phases a receiver has: connections, pipeline, ownership. */
   async #start(): Promise<void> {
     const credential = receiverCredential(this.#config, this.#settings);
-    const { container, blobStore } = this.#connect(credential);
-    const starter = await this.#buildPipeline(credential);
-    this.#buildOwnership(container, blobStore, starter);
+    const connections = this.#connect(credential);
+    const starter = await this.#buildPipeline(credential, connections);
+    this.#buildOwnership(connections, starter);
   }
 
   /** Connections: the hub client (per backend), the checkpoint scope and the checkpoint store. */
-  #connect(credential: TokenCredential | undefined): {
-    container: ContainerClient | undefined;
-    blobStore: BlobCheckpointStore | undefined;
-  } {
+  #connect(credential: TokenCredential | undefined): Connections {
     const c = this.#config;
     const created = createHubClient(this.backendKind(), {
       connectionString: c.connection,
@@ -164,24 +171,29 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
         } else this.#emit({ type: 'backendRecovered', partitionId: s.partitionId });
       },
     });
-    this.#hub = this.#settings.wrapHub ? this.#settings.wrapHub(created) : created;
-    this.#scope = {
-      fullyQualifiedNamespace: this.#hub.fullyQualifiedNamespace,
-      eventHubName: this.#hub.eventHubName,
+    const hub = this.#settings.wrapHub ? this.#settings.wrapHub(created) : created;
+    const scope: CheckpointScope = {
+      fullyQualifiedNamespace: hub.fullyQualifiedNamespace,
+      eventHubName: hub.eventHubName,
       consumerGroup: c.group,
-      alternateNamespaces: alternateNamespaces(c.connection, this.#hub.fullyQualifiedNamespace),
+      alternateNamespaces: alternateNamespaces(c.connection, hub.fullyQualifiedNamespace),
     };
     const container = checkpointContainer(c, credential);
     const blobStore = container ? new BlobCheckpointStore(container) : undefined;
-    this.#store = blobStore ?? new MemoryCheckpointStore();
-    return { container, blobStore };
+    const store = blobStore ?? new MemoryCheckpointStore();
+    this.#hub = hub;
+    this.#scope = scope;
+    return { hub, scope, store, container, blobStore };
   }
 
   /**
    * The pipeline: dead letters, the memory guard, the decoder (and its threads), retry around the next
    * consumer, and the PartitionStarter that runs one pump per partition it is given.
    */
-  async #buildPipeline(credential: TokenCredential | undefined): Promise<PartitionStarter> {
+  async #buildPipeline(
+    credential: TokenCredential | undefined,
+    { hub, store, scope }: Connections,
+  ): Promise<PartitionStarter> {
     const c = this.#config;
     this.#deadLetter =
       c.dead_letter && !c.dead_letter.drop
@@ -208,12 +220,12 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
     const decoder = createDecoder(decoderOptions);
     this.#decodePool = this.#createDecodePool(decoderOptions);
     const pool = this.#decodePool;
-    const backfill = this.#captureBackfill(credential);
+    const backfill = this.#captureBackfill(credential, hub);
     this.#starter = new PartitionStarter({
       ...(backfill ? { backfill } : {}),
-      hub: this.#hub!,
-      store: this.#store!,
-      scope: this.#scope!,
+      hub,
+      store,
+      scope,
       config: c,
       decoder,
       ...(pool ? { offload: (events, context) => (pool.usable ? pool.run(events, context) : undefined) } : {}),
@@ -236,14 +248,8 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
    * Ownership: the coordinator (blob leases, or static), the hub-wide lag monitor, and the bring-up that
    * creates the checkpoint container (retried in the background) and then starts claiming partitions.
    */
-  #buildOwnership(
-    container: ContainerClient | undefined,
-    blobStore: BlobCheckpointStore | undefined,
-    starter: PartitionStarter,
-  ): void {
+  #buildOwnership({ hub, scope, store, container, blobStore }: Connections, starter: PartitionStarter): void {
     const c = this.#config;
-    const hub = this.#hub!;
-    const scope = this.#scope!;
     const ownerId = c.ownership.owner_id ?? randomUUID();
     const leases = usesLeases({ container, partition: c.partition });
     this.#ownerId = ownerId;
@@ -269,7 +275,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       // Lag of every partition of the hub, whoever owns it: a partition stuck anywhere in the fleet shows here.
       this.#hubLag = new HubLagMonitor({
         hub,
-        store: this.#store!,
+        store,
         scope,
         // One listing of every checkpoint per refresh, not one read per partition.
         readCheckpoints: blobStore ? (signal) => blobStore.readAll(scope, signal) : undefined,

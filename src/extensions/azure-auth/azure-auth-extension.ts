@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ExtensionFactory } from '../extension-factory.ts';
+import { credentialFromAzureAuth } from './azure-auth-credential.ts';
 
 const nonEmpty = z.string().min(1);
 
@@ -65,8 +66,7 @@ export const azureAuthExtensionFactory: ExtensionFactory<AzureAuthConfig> = {
   configSchema: azureAuthConfigSchema,
   createDefaultConfig: () => ({ use_default: true }),
   async create(_settings, config) {
-    // @azure/identity loads only when a credential is made: `validate` and configs without Entra ID skip it.
-    const { credentialFromAzureAuth } = await import('./azure-auth-credential.ts');
+    // @azure/identity loads at the credential's first token request (DeferredCredential), not here.
     const credential = credentialFromAzureAuth(config);
     return {
       async start() {},
