@@ -12,7 +12,7 @@ import { dirname, join, relative } from 'node:path';
 
 const OUT = '.test-build';
 const require = createRequire(import.meta.url);
-const tsc = require.resolve('typescript/bin/tsc');
+const tsc = require.resolve('typescript-native/package.json').replace(/package\.json$/, 'bin/tsc');
 const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.test.json'], { stdio: 'inherit' });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 

@@ -13,7 +13,7 @@ const steps = [
   ['eslint', bin('eslint'), ['.']],
   ['format (biome format; `npm run format` fixes it)', bin('biome'), ['format', '.']],
   ['layout', process.execPath, ['scripts/check-layout.mjs']],
-  ['build', bin('tsc'), ['-p', 'tsconfig.build.json', '--noCheck']],
+  ['build', process.execPath, ['scripts/tsc.mjs', '-p', 'tsconfig.build.json', '--noCheck']],
   ['typecheck and compile the tests', process.execPath, ['scripts/build-tests.mjs']],
 ];
 const started = Date.now();
