@@ -196,6 +196,9 @@ for (const backend of BACKENDS) {
         missing,
         'counted once, not again by the decode step',
       );
+      // Stopped here, while the emulator runs: the after-hooks stop it first, and a streaming receiver stopped
+      // after it waits out its links' close timeouts.
+      await receiver.shutdown();
     });
   });
 }
