@@ -47,7 +47,7 @@ test('a fleet-wide storage outage past the lease: each instance takes its own pa
     await b.start();
     await until(
       () => a.ownedPartitions().length === 2 && b.ownedPartitions().length === 2,
-      30_000,
+      60_000,
       `${backend}: 2 + 2`,
     );
     const before = { a: [...a.ownedPartitions()].sort(), b: [...b.ownedPartitions()].sort() };
