@@ -94,7 +94,7 @@ function idsByPartition(consumer: InMemorySignalConsumer): Map<string, number[]>
 for (const backend of BACKENDS) {
   describe(`capture backfill (${backend})`, () => {
     test('events that expired unread come from Capture in order, then the hub; nothing lost, checkpoints continuous', {
-      timeout: 30_000,
+      timeout: 60_000,
     }, async (t) => {
       const hub = await hubPastRetention(t);
       const consumer = new InMemorySignalConsumer();
@@ -154,7 +154,7 @@ for (const backend of BACKENDS) {
     });
 
     test('a deleted capture file is reported with its exact range; every other event arrives', {
-      timeout: 30_000,
+      timeout: 60_000,
     }, async (t) => {
       // Small size windows: several files per partition.
       const hub = await hubPastRetention(t, { sizeLimitBytes: 400 });
@@ -196,6 +196,9 @@ for (const backend of BACKENDS) {
         missing,
         'counted once, not again by the decode step',
       );
+      // Stopped here, while the emulator runs: the after-hooks stop it first, and a streaming receiver stopped
+      // after it waits out its links' close timeouts.
+      await receiver.shutdown();
     });
   });
 }

@@ -43,22 +43,33 @@ function attribute(record: any, key: string): any {
   return value?.stringValue ?? value?.intValue;
 }
 
-function sinkRecords(bodies: readonly Buffer[]): SinkRecord[] {
-  return bodies.flatMap((body, request) =>
-    strictDecodeProto(body, 'logs').resourceLogs.flatMap((rl: any) =>
-      rl.scopeLogs.flatMap((sl: any) =>
-        sl.logRecords.map((r: any) => {
-          const { observedTimeUnixNano: _observed, ...rest } = r;
-          return {
-            partition: String(attribute(r, PID)),
-            sequenceNumber: Number(attribute(r, SEQ)),
-            request,
-            canonical: JSON.stringify({ resource: rl.resource, scope: sl.scope, ...rest }),
-          };
-        }),
-      ),
+/**
+ * Each request body decoded once: the checks below read the sink on every checkpoint and every poll, and decoding
+ * every request again each time made this file's CPU grow with the square of the requests.
+ */
+const decodedBodies = new WeakMap<Buffer, Omit<SinkRecord, 'request'>[]>();
+
+function decodeBody(body: Buffer): Omit<SinkRecord, 'request'>[] {
+  const known = decodedBodies.get(body);
+  if (known !== undefined) return known;
+  const records: Omit<SinkRecord, 'request'>[] = strictDecodeProto(body, 'logs').resourceLogs.flatMap((rl: any) =>
+    rl.scopeLogs.flatMap((sl: any) =>
+      sl.logRecords.map((r: any) => {
+        const { observedTimeUnixNano: _observed, ...rest } = r;
+        return {
+          partition: String(attribute(r, PID)),
+          sequenceNumber: Number(attribute(r, SEQ)),
+          canonical: JSON.stringify({ resource: rl.resource, scope: sl.scope, ...rest }),
+        };
+      }),
     ),
   );
+  decodedBodies.set(body, records);
+  return records;
+}
+
+function sinkRecords(bodies: readonly Buffer[]): SinkRecord[] {
+  return bodies.flatMap((body, request) => decodeBody(body).map((r) => ({ ...r, request })));
 }
 
 const quiet: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => quiet };
@@ -85,6 +96,7 @@ receivers:
     decode_workers: ${workers}
     checkpoint: { interval: 50ms }
     blob_checkpoint_store: { connection: "${storage}", container_name: ${container} }
+    ownership: { update_interval: 200ms }
 processors:
   batch: {}
 exporters:

@@ -85,6 +85,8 @@ for (const backend of ['polling', 'streaming'] as const) {
     const client = track(
       new EventHubConsumerClient('$Default', connectionString, sdkStore, {
         retryOptions: { maxRetries: 2, retryDelayInMs: 100 },
+        // The SDK claims one partition per load-balancing round, 10 s apart by default.
+        loadBalancingOptions: { updateIntervalInMs: 500 },
       }),
     );
     track(

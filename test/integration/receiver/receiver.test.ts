@@ -140,6 +140,8 @@ for (const backend of BACKENDS) {
         format: 'raw' as const,
         start_position: 'earliest',
         checkpoint: { interval: '60s' },
+        // Rounds 200 ms apart: the default 5 s update interval is also the delay before the first claim.
+        ownership: { update_interval: '200ms' },
         blob_checkpoint_store: {
           connection: azurite.connectionString,
           container_name: container,

@@ -39,7 +39,7 @@ for (const backend of BACKENDS) {
             start_position: 'earliest',
             max_poll_events: 50,
             checkpoint: { interval: '200ms' },
-            ownership: { update_interval: '1s' },
+            ownership: { update_interval: '200ms' },
             blob_checkpoint_store: { connection: azurite.connectionString, container_name: container },
           },
           consumer,
@@ -132,7 +132,7 @@ for (const backend of BACKENDS) {
       start_position: 'earliest',
       max_poll_events: 50,
       checkpoint: { interval: '1h' }, // only the final checkpoint of a stop is written
-      ownership: { update_interval: '1s' },
+      ownership: { update_interval: '200ms' },
       blob_checkpoint_store: { connection: azurite.connectionString, container_name: container },
     };
     const first = new InMemorySignalConsumer();
