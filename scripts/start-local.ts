@@ -13,6 +13,7 @@
 import { parseArgs } from 'node:util';
 import type { AzureEventHubReceiver } from '../src/receiver/receiver.ts';
 import type { Signal } from '../src/pipeline/signals.ts';
+import { startAzurite } from './local/azurite.ts';
 import { DEFAULT_DEMO_SIGNALS, parseDemoSignals, withDemoSignals } from './local/demo-signals.ts';
 
 const HUB = 'resource-logs';
@@ -44,6 +45,9 @@ try {
 }
 const mixed = signals.length > 1 || signals[0] !== 'logs';
 
+say('starting Azurite (blob storage) and the Event Hubs emulator on 127.0.0.1 ...');
+// Azurite boots in a process of its own (on the other core) while this one loads the rest.
+const azuriteStarted = startAzurite();
 // The SDK, the emulator and the collector load once the arguments are known good: a wrong flag is
 // reported in a fraction of the time (through tsx, loading them costs seconds of CPU).
 const [
@@ -55,7 +59,6 @@ const [
   { resolveConfig },
   { Service },
   { createJsonLogger },
-  { startAzurite },
 ] = await Promise.all([
   import('@azure/event-hubs'),
   import('../src/emulator/index.ts'),
@@ -65,12 +68,12 @@ const [
   import('../src/distribution/resolve-config.ts'),
   import('../src/distribution/service.ts'),
   import('../src/telemetry/json-logger.ts'),
-  import('./local/azurite.ts'),
 ]);
 
-say('starting Azurite (blob storage) and the Event Hubs emulator on 127.0.0.1 ...');
-const azurite = await startAzurite();
-const emulator = await startEmulator({ host: '127.0.0.1', port: 0, hubs: [{ name: HUB, partitions: PARTITIONS }] });
+const [azurite, emulator] = await Promise.all([
+  azuriteStarted,
+  startEmulator({ host: '127.0.0.1', port: 0, hubs: [{ name: HUB, partitions: PARTITIONS }] }),
+]);
 say(`emulator: ${emulator.connectionString(HUB).replace(/SharedAccessKey=[^;]+/, 'SharedAccessKey=***')}`);
 say(`azurite:  blob endpoint ${azurite.blobEndpoint}`);
 
