@@ -29,7 +29,9 @@ test('packed tarball, production dependencies only, run as a non-root user: expo
   timeout: 240_000,
 }, async (t) => {
   assert.ok(existsSync(join(ROOT, 'dist', 'index.js')), 'dist/ is built (npm test builds before the tests)');
-  const dir = await mkdtemp(join(tmpdir(), 'otelcol-packed-'));
+  // In memory where Linux offers it: npm ci writes ~18,000 files, and on a busy disk their system time went
+  // from 5 s to 15-23 s in half of the runs measured (on /dev/shm, 4.7-5.2 s in every run).
+  const dir = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'otelcol-packed-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await chmod(dir, 0o755);
 
