@@ -9,12 +9,14 @@
 // fit in the cores, and a lighter file fills a gap a heavy one does not fit in. TEST_CONCURRENCY=N instead
 // runs N files at once whatever their load. Files the durations file does not know count as one core.
 //
-// Unit tests (test/unit/) share processes: each process imports a group of unit test files (node:test runs
-// them in one root, one after the other), except a file whose first lines say `// run-tests: own process`.
-// They need no emulator, no network and no process of their own, and a Node process that loads the project
-// costs about 0.4 s of CPU, paid once per group instead of once per file (147 files: 69 s of CPU alone, 28 s
-// in groups). TEST_UNIT_GROUPS sets the number of groups (default: cores + 1; 0, or --isolated, runs every
-// unit file alone).
+// Grouped files share processes: each process imports a group of test files (node:test runs them in one
+// root, one after the other). That is every unit test (test/unit/), and the integration tests of the emulator
+// and the exporters, which run their servers in their own process and start no child that outlives a test;
+// a file that acts on its whole process says `// run-tests: own process` in its first lines and runs alone.
+// A Node process that loads the project costs about 0.4-1 s of CPU, paid once per group instead of once per
+// file (the 147 unit files: 69 s of CPU alone, 28 s in groups; the 26 emulator and exporter files: 42 s
+// alone, 28 s together). TEST_GROUPS sets the number of groups (default: cores + 1; 0, or --isolated, runs
+// every file alone).
 //
 // --compiled runs the JavaScript that scripts/build-tests.mjs compiled into .test-build/ (what `npm test`
 // does): no TypeScript loader in the test processes, which saves 1-3 s of CPU per file. Without it, the
@@ -22,7 +24,7 @@
 // this run's times to scripts/test-durations.json (with TEST_CPU=1, which measures each file's CPU with
 // GNU time, their CPU too). Other --flags are passed to node (e.g. --test-name-pattern=...).
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -78,27 +80,29 @@ const fixedConcurrency = process.env.TEST_CONCURRENCY ? Number(process.env.TEST_
 const MAX_RUNNING = fixedConcurrency ?? cores * 3;
 
 /**
- * What runs: one job per file, except unit test files, which go into TEST_UNIT_GROUPS groups of about equal
+ * What runs: one job per file, except grouped files, which go into TEST_GROUPS groups of about equal
  * recorded time (longest first, each file to the group with the least so far). A group's load is its files'.
  */
 const jobs = [];
-const unitGroups = isolated ? 0 : Number(process.env.TEST_UNIT_GROUPS ?? cores + 1);
-/** A unit file that acts on its whole process (heap snapshots, process-wide hooks) says so in its first lines. */
+const groupCount = isolated ? 0 : Number(process.env.TEST_GROUPS ?? cores + 1);
+const GROUPED_FOLDERS = ['test/unit/', 'test/integration/emulator/', 'test/integration/exporters/'];
+/** A file that acts on its whole process (heap snapshots, process-wide hooks) says so in its first lines. */
 const OWN_PROCESS = /^\/\/ run-tests: own process\b/m;
 const ownProcess = (f) => OWN_PROCESS.test(readFileSync(f, 'utf8').slice(0, 1000));
-const unitFiles = unitGroups > 0 ? files.filter((f) => f.split(/[\\/]/)[1] === 'unit' && !ownProcess(f)) : [];
+const grouped = (f) => GROUPED_FOLDERS.some((folder) => f.split(sep).join('/').startsWith(folder)) && !ownProcess(f);
+const groupedFiles = groupCount > 0 ? files.filter(grouped) : [];
 for (const file of files) {
-  if (unitFiles.includes(file)) continue;
+  if (groupedFiles.includes(file)) continue;
   const [wall, cpu] = recorded(file);
   jobs.push({ name: file, files: [file], wall, load: cpu === undefined || wall === 0 ? 1 : cpu / wall });
 }
-if (unitFiles.length > 0) {
-  const groups = Array.from({ length: Math.min(unitGroups, unitFiles.length) }, () => ({
+if (groupedFiles.length > 0) {
+  const groups = Array.from({ length: Math.min(groupCount, groupedFiles.length) }, () => ({
     files: [],
     wall: 0,
     cpu: 0,
   }));
-  for (const file of unitFiles) {
+  for (const file of groupedFiles) {
     const group = groups.reduce((least, g) =>
       g.wall < least.wall || (g.wall === least.wall && g.files.length < least.files.length) ? g : least,
     );
@@ -109,7 +113,7 @@ if (unitFiles.length > 0) {
   }
   groups.forEach((g, i) =>
     jobs.push({
-      name: `test/unit, group ${i + 1} of ${groups.length} (${g.files.length} files)`,
+      name: `group ${i + 1} of ${groups.length} (${g.files.length} files)`,
       files: g.files,
       wall: g.wall,
       load: g.wall === 0 ? 1 : Math.min(1, g.cpu / g.wall),
@@ -152,7 +156,7 @@ function entryOf(job) {
   if (job.files.length === 1 && job.name === job.files[0]) return runnable(job.files[0]);
   // Static imports: every file registers its tests before any runs (a dynamic import could land after
   // --test-force-exit has ended the process at the end of the tests registered so far).
-  const entry = join(tmpdir(), `unit-tests-${process.pid}-${jobs.indexOf(job)}.mjs`);
+  const entry = join(tmpdir(), `test-group-${process.pid}-${jobs.indexOf(job)}.mjs`);
   const lines = job.files.map((f) => `import ${JSON.stringify(pathToFileURL(resolve(runnable(f))).href)};`);
   writeFileSync(entry, `${lines.join('\n')}\n`);
   entries.push(entry);
@@ -255,7 +259,7 @@ for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 12))
   console.log(`#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.job.name}`);
 if (failed.length > 0) console.log(`# failed:\n${failed.map((r) => `#   ${r.job.name}`).join('\n')}`);
 if (record) {
-  // Only files run alone are timed; a grouped unit file keeps its entry (refresh them with --isolated).
+  // Only files run alone are timed; a grouped file keeps its entry (refresh them with --isolated).
   const next = { ...durations };
   for (const r of results) {
     if (r.job.files.length !== 1 || r.job.name !== r.job.files[0]) continue;
