@@ -1,4 +1,4 @@
-import { builtinExporterFactories } from '../exporters/index.ts';
+import { builtinExporterFactories } from '../exporters/factories.ts';
 import { azureEventHubReceiverFactory } from '../receiver/factory.ts';
 import type { AnyReceiverFactory, Components } from './components.ts';
 import { distributionExtensions, distributionProcessors } from './components.ts';

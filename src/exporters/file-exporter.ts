@@ -1,7 +1,5 @@
-import { z } from 'zod';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ConfigError, PermanentError } from '../component/errors.ts';
-import type { ExporterFactory } from '../pipeline/factory.ts';
 import type { SignalConsumer } from '../pipeline/consumer.ts';
 import { batchItemCount, type SignalBatch } from '../pipeline/signal-batch.ts';
 import { encodeLogsRequestJson } from './internal/otlp-json-encoder.ts';
@@ -11,44 +9,14 @@ import { encodeLogsRequest } from './internal/otlp-proto-encoder.ts';
 import { encodeMetricsRequest } from './internal/otlp-proto-metrics-encoder.ts';
 import { encodeTraceRequest } from './internal/otlp-proto-trace-encoder.ts';
 import { RotatingFileWriter } from './internal/rotating-file-writer.ts';
-import { SIGNALS } from '../pipeline/signals.ts';
+import type { FileExporterConfig } from './file-exporter-config.ts';
 
-/** Rotate at this size when `rotation` is set. 100 MiB, as the collector. */
-export const DEFAULT_ROTATION_MAX_MEGABYTES = 100;
-/** Rotated files kept when `rotation` is set. 100, as the collector. */
-export const DEFAULT_ROTATION_MAX_BACKUPS = 100;
-
-const rotationSchema = z.strictObject({
-  /** Size at which the file is rotated. Default 100 MiB (mebibytes). */
-  max_megabytes: z.number().positive().default(DEFAULT_ROTATION_MAX_MEGABYTES),
-  /** Rotated files older than this many days are deleted. Default 0 (no age limit). */
-  max_days: z.number().int().min(0).default(0),
-  /** Rotated files kept. Default 100; 0 keeps all. */
-  max_backups: z.number().int().min(0).default(DEFAULT_ROTATION_MAX_BACKUPS),
-  /** Name rotated files with local time instead of UTC. Default false. */
-  localtime: z.boolean().default(false),
-});
-
-/** The `file` exporter's section (the collector's keys; `sync` is ours). */
-export const fileExporterConfigSchema = z.strictObject({
-  /** File to append to; its directory is created. Required. */
-  path: z.string().min(1, 'required: the file to write to'),
-  /**
-   * `json`: one OTLP/JSON export request per line (logs, metrics and traces requests alike; the top-level key,
-   * `resourceLogs`, `resourceMetrics` or `resourceSpans`, tells them apart). `proto`: each request as protobuf,
-   * prefixed by its length (4 bytes, big-endian); nothing marks its signal. Default json.
-   */
-  format: z.enum(['json', 'proto']).default('json'),
-  /** Size-based rotation; absent: the file grows without bound. */
-  rotation: rotationSchema.optional(),
-  /**
-   * fsync after every batch before acknowledging it (survives power loss). false: acknowledge once written to the OS.
-   * Default true.
-   */
-  sync: z.boolean().default(true),
-});
-
-export type FileExporterConfig = z.output<typeof fileExporterConfigSchema>;
+export {
+  DEFAULT_ROTATION_MAX_BACKUPS,
+  DEFAULT_ROTATION_MAX_MEGABYTES,
+  fileExporterConfigSchema,
+  type FileExporterConfig,
+} from './file-exporter-config.ts';
 
 /** One request encoded for the file: a JSON line, or length-prefixed protobuf. Throws on data it cannot encode. */
 function frame(bytes: Uint8Array, format: 'json' | 'proto'): Uint8Array {
@@ -123,12 +91,3 @@ export function createFileExporter(config: FileExporterConfig): SignalConsumer {
     },
   };
 }
-
-export const fileExporterFactory: ExporterFactory<FileExporterConfig> = {
-  type: 'file',
-  stability: 'alpha',
-  signals: SIGNALS,
-  configSchema: fileExporterConfigSchema,
-  createDefaultConfig: () => ({ path: '', format: 'json', sync: true }),
-  create: async (_settings, config) => createFileExporter(config),
-};

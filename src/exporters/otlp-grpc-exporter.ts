@@ -1,38 +1,18 @@
 import { checkServerIdentity } from 'node:tls';
-import { z } from 'zod';
 import { CompressionAlgorithm, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
-import type { ExporterFactory, CreateSettings } from '../pipeline/factory.ts';
+import type { CreateSettings } from '../pipeline/factory.ts';
 import type { SignalConsumer } from '../pipeline/consumer.ts';
 import type { SignalItem } from '../pipeline/signal-items.ts';
 import type { Signal } from '../pipeline/signals.ts';
-import {
-  DEFAULT_GRPC_MAX_REQUEST_BYTES,
-  maxRequestBytesSchema,
-  otlpCommonShape,
-  otlpSignalSender,
-  readTlsFiles,
-  sendingQueueWarnings,
-} from './internal/otlp-common.ts';
+import { otlpSignalSender, readTlsFiles } from './internal/otlp-common.ts';
 import { measuredSerializer } from './internal/measured-serializer.ts';
 import { OTLP_SIGNALS, type OtlpSignal } from './internal/otlp-signals.ts';
 import { withPartialSuccessLog } from './internal/partial-success-log.ts';
 import { combineSignalConsumers } from './internal/signal-consumers.ts';
 import { GRPC_JS_VERSION_WRITTEN_FOR, trimGrpcAcceptEncoding } from './internal/grpc-js-accept-encoding.ts';
-import { SIGNALS } from '../pipeline/signals.ts';
+import type { OtlpGrpcExporterConfig } from './otlp-grpc-exporter-config.ts';
 
-/** The `otlp` (gRPC) exporter's section (the collector's keys). */
-export const otlpGrpcExporterConfigSchema = z.strictObject({
-  /** `host:port` of the OTLP/gRPC server (a leading `http://` or `https://` is accepted). Required. */
-  endpoint: z.string().min(1, 'required: host:port of the OTLP/gRPC server'),
-  ...otlpCommonShape,
-  /**
-   * Largest request message, in bytes of serialized protobuf (before compression, as gRPC servers count);
-   * larger batches are split, a larger record is refused. 0: no bound. Default 4 MiB − 64 KiB (4 128 768).
-   */
-  max_request_bytes: maxRequestBytesSchema(DEFAULT_GRPC_MAX_REQUEST_BYTES),
-});
-
-export type OtlpGrpcExporterConfig = z.output<typeof otlpGrpcExporterConfigSchema>;
+export { otlpGrpcExporterConfigSchema, type OtlpGrpcExporterConfig } from './otlp-grpc-exporter-config.ts';
 
 /**
  * OTLP over gRPC: `@opentelemetry/exporter-logs-otlp-grpc`'s exporter (and its metrics and trace siblings)
@@ -123,13 +103,3 @@ export async function createOtlpGrpcExporter(
     name,
   );
 }
-
-export const otlpGrpcExporterFactory: ExporterFactory<OtlpGrpcExporterConfig> = {
-  type: 'otlp',
-  stability: 'beta',
-  signals: SIGNALS,
-  configSchema: otlpGrpcExporterConfigSchema,
-  createDefaultConfig: () => otlpGrpcExporterConfigSchema.parse({ endpoint: 'localhost:4317' }),
-  configWarnings: sendingQueueWarnings,
-  create: (settings, config) => createOtlpGrpcExporter(config, settings),
-};

@@ -1,14 +1,16 @@
 /**
  * The container image's own steps, performed on this machine (image builds cannot run here): pack the
- * package as `npm publish` would, install the tarball with production dependencies only into an empty
- * directory, and run the CLI from there as a non-root user against the emulator and Azurite. It must
- * export every event and stop cleanly on SIGTERM. This catches a file missing from `files`, a runtime
- * import of a dev dependency, and anything that needs write access outside the configured paths.
+ * package as `npm publish` would, unpack the tarball into an empty directory, install its production
+ * dependencies at the versions of the repository's package-lock.json (`npm ci --omit=dev`), and run the CLI
+ * from there as a non-root user against the emulator and Azurite. It must export every event and stop
+ * cleanly on SIGTERM. This catches a file missing from `files`, a runtime import of a dev dependency, and
+ * anything that needs write access outside the configured paths. The bins are then linked as `npm install
+ * -g` links them, into a temporary global prefix, and must run.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,7 +29,9 @@ test('packed tarball, production dependencies only, run as a non-root user: expo
   timeout: 240_000,
 }, async (t) => {
   assert.ok(existsSync(join(ROOT, 'dist', 'index.js')), 'dist/ is built (npm test builds before the tests)');
-  const dir = await mkdtemp(join(tmpdir(), 'otelcol-packed-'));
+  // In memory where Linux offers it: npm ci writes ~18,000 files, and on a busy disk their system time went
+  // from 5 s to 15-23 s in half of the runs measured (on /dev/shm, 4.7-5.2 s in every run).
+  const dir = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'otelcol-packed-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await chmod(dir, 0o755);
 
@@ -38,37 +42,32 @@ test('packed tarball, production dependencies only, run as a non-root user: expo
   });
   const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
   assert.ok(tarball, 'npm pack wrote a tarball');
+  // The Dockerfile's runtime stage: the tarball's files (and nothing else of the repository) plus the lock
+  // file, then a production install at the locked versions. --prefer-offline: the clean install before the
+  // tests filled npm's cache with every dependency.
   const app = join(dir, 'app');
-  // --prefer-offline: the clean install before the tests filled npm's cache with every dependency.
-  await run(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      app,
-      '--omit=dev',
-      '--ignore-scripts',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      join(dir, tarball),
-    ],
-    {
-      cwd: dir,
-      maxBuffer: 16 << 20,
-    },
-  );
-  const installed = join(app, 'node_modules', 'otelcol-azure-eventhub');
-  // The bins are linked as a user's `npx otelcol-azure-eventhub` finds them (npm drops bin entries it
-  // considers invalid when publishing: `npm pkg fix` must have nothing to fix).
-  const { stdout: version } = await run(join(app, 'node_modules', '.bin', 'otelcol-azure-eventhub'), ['--version'], {
-    cwd: dir,
+  await mkdir(app);
+  await run('tar', ['-xzf', join(dir, tarball), '-C', app, '--strip-components=1', '--no-same-owner']);
+  await copyFile(join(ROOT, 'package-lock.json'), join(app, 'package-lock.json'));
+  await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: app,
+    maxBuffer: 16 << 20,
   });
-  assert.match(version.trim(), /\d+\.\d+\.\d+/);
-  assert.ok(existsSync(join(app, 'node_modules', '.bin', 'eventhubs-emulator')), 'the emulator bin is linked');
   for (const dev of ['typescript', 'tsx', 'azurite', 'eslint']) {
     assert.equal(existsSync(join(app, 'node_modules', dev)), false, `dev dependency ${dev} is not installed`);
   }
+  // The bins, linked as `npm install -g` links them, run as a user's `npx otelcol-azure-eventhub` finds them
+  // (npm drops bin entries it considers invalid: `npm pkg fix` must have nothing to fix).
+  const globalPrefix = join(dir, 'global');
+  await run('npm', ['link', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], {
+    cwd: app,
+    env: { ...process.env, NPM_CONFIG_PREFIX: globalPrefix },
+  });
+  const { stdout: version } = await run(join(globalPrefix, 'bin', 'otelcol-azure-eventhub'), ['--version'], {
+    cwd: dir,
+  });
+  assert.match(version.trim(), /\d+\.\d+\.\d+/);
+  assert.ok(existsSync(join(globalPrefix, 'bin', 'eventhubs-emulator')), 'the emulator bin is linked');
 
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
@@ -118,7 +117,7 @@ service:
     ['--config', configPath],
     { EH_CONNECTION: eh.connectionString, STORAGE_CONNECTION: azurite.connectionString, HOME: outDir },
     {
-      bin: join(installed, 'bin', 'otelcol-azure-eventhub.js'),
+      bin: join(app, 'bin', 'otelcol-azure-eventhub.js'),
       cwd: outDir,
       ...(asRoot ? { uid: IMAGE_UID, gid: IMAGE_UID } : {}),
     },

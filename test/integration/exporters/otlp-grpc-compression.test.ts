@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
+import { otlpGrpcExporterFactory } from '../../../src/exporters/factories.ts';
+import { otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { holdEventLoopOpen, makeBatch } from '../../unit/pipeline/records.ts';

@@ -8,7 +8,8 @@ import {
   type sendUnaryData,
   type Metadata,
 } from '@grpc/grpc-js';
-import { otlpGrpcExporterFactory, otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
+import { otlpGrpcExporterFactory } from '../../../src/exporters/factories.ts';
+import { otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';

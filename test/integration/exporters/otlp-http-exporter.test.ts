@@ -4,11 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  otlpHttpExporterFactory,
-  otlpHttpExporterConfigSchema,
-  gzipLevel,
-} from '../../../src/exporters/otlp-http-exporter.ts';
+import { otlpHttpExporterFactory } from '../../../src/exporters/factories.ts';
+import { otlpHttpExporterConfigSchema, gzipLevel } from '../../../src/exporters/otlp-http-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger, type Logger } from '../../../src/component/logger.ts';
 import { RetriesExhaustedError } from '../../../src/pipeline/retry.ts';

@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { otlpHttpExporterFactory, otlpHttpExporterConfigSchema } from '../../../src/exporters/otlp-http-exporter.ts';
+import { otlpHttpExporterFactory } from '../../../src/exporters/factories.ts';
+import { otlpHttpExporterConfigSchema } from '../../../src/exporters/otlp-http-exporter.ts';
 import { isPermanentError } from '../../../src/component/errors.ts';
 import { noopLogger } from '../../../src/component/logger.ts';
 import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';

@@ -12,9 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server, ServerCredentials, status, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { noopLogger } from '../../../src/component/logger.ts';
-import { fileExporterConfigSchema, fileExporterFactory } from '../../../src/exporters/file-exporter.ts';
-import { otlpGrpcExporterConfigSchema, otlpGrpcExporterFactory } from '../../../src/exporters/otlp-grpc-exporter.ts';
-import { otlpHttpExporterConfigSchema, otlpHttpExporterFactory } from '../../../src/exporters/otlp-http-exporter.ts';
+import {
+  fileExporterFactory,
+  otlpGrpcExporterFactory,
+  otlpHttpExporterFactory,
+} from '../../../src/exporters/factories.ts';
+import { fileExporterConfigSchema } from '../../../src/exporters/file-exporter.ts';
+import { otlpGrpcExporterConfigSchema } from '../../../src/exporters/otlp-grpc-exporter.ts';
+import { otlpHttpExporterConfigSchema } from '../../../src/exporters/otlp-http-exporter.ts';
 import type { SignalConsumer } from '../../../src/pipeline/consumer.ts';
 import { fanOut } from '../../../src/pipeline/fan-out.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
