@@ -20,9 +20,12 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /opt/otelcol
 COPY --from=build /pkg/ /tmp/pkg/
-COPY --from=build /src/package-lock.json /opt/otelcol/
-RUN tar -xzf /tmp/pkg/*.tgz -C /opt/otelcol --strip-components=1 --no-same-owner \
-  && npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+# The package's files go where `npm install` of the tarball would put them, so the entry point's path is the
+# one earlier images had: commands and manifests that name it keep working.
+ARG APP=/opt/otelcol/node_modules/otelcol-azure-eventhub
+COPY --from=build /src/package-lock.json ${APP}/
+RUN tar -xzf /tmp/pkg/*.tgz -C ${APP} --strip-components=1 --no-same-owner \
+  && cd ${APP} && npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
   && rm -rf /tmp/pkg /root/.npm
 # A numeric user, so Kubernetes' runAsNonRoot can verify it without /etc/passwd. Nothing is written
 # outside mounted paths (file exporter output, directory dead-letter store), so --read-only works.
@@ -32,5 +35,5 @@ EXPOSE 13133 8888 55679
 # node is PID 1: the CLI handles SIGTERM/SIGINT itself (graceful hand-off, final checkpoints); a second
 # signal forces the exit. Kubernetes' terminationGracePeriodSeconds must exceed shutdown_timeout.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "/opt/otelcol/bin/otelcol-azure-eventhub.js"]
+ENTRYPOINT ["node", "/opt/otelcol/node_modules/otelcol-azure-eventhub/bin/otelcol-azure-eventhub.js"]
 CMD ["--config", "/etc/otelcol/config.yaml"]

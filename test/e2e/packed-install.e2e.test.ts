@@ -45,8 +45,9 @@ test('packed tarball, production dependencies only, run as a non-root user: expo
   // The Dockerfile's runtime stage: the tarball's files (and nothing else of the repository) plus the lock
   // file, then a production install at the locked versions. --prefer-offline: the clean install before the
   // tests filled npm's cache with every dependency.
-  const app = join(dir, 'app');
-  await mkdir(app);
+  // Where the image puts it (the path of its entry point).
+  const app = join(dir, 'opt', 'otelcol', 'node_modules', 'otelcol-azure-eventhub');
+  await mkdir(app, { recursive: true });
   await run('tar', ['-xzf', join(dir, tarball), '-C', app, '--strip-components=1', '--no-same-owner']);
   await copyFile(join(ROOT, 'package-lock.json'), join(app, 'package-lock.json'));
   await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], {
