@@ -66,7 +66,7 @@ test('packed tarball, production dependencies only, run as a non-root user: expo
   });
   assert.match(version.trim(), /\d+\.\d+\.\d+/);
   assert.ok(existsSync(join(app, 'node_modules', '.bin', 'eventhubs-emulator')), 'the emulator bin is linked');
-  for (const dev of ['typescript', 'tsx', 'azurite', 'eslint']) {
+  for (const dev of ['typescript', 'tsx', 'azurite', '@biomejs/biome']) {
     assert.equal(existsSync(join(app, 'node_modules', dev)), false, `dev dependency ${dev} is not installed`);
   }
 
