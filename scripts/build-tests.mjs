@@ -7,12 +7,11 @@
 // every `new URL('../x', import.meta.url)` resolves the same from .test-build/ as from the sources.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const OUT = '.test-build';
-const require = createRequire(import.meta.url);
-const tsc = require.resolve('typescript-native/package.json').replace(/package\.json$/, 'bin/tsc');
+const tsc = fileURLToPath(new URL('./tsc.mjs', import.meta.url));
 const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.test.json'], { stdio: 'inherit' });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 

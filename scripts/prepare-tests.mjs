@@ -1,17 +1,16 @@
 #!/usr/bin/env node
-// What `npm test` does before the tests, side by side (each step is single-threaded, and this machine has
-// two cores or more): the checks of `npm run lint` (ESLint, the Biome format check, scripts/check-layout.mjs),
-// the package build (the end-to-end tests run the built CLI; emitted without a second type check, since the
-// test build checks the same sources) and the type-checked test build (scripts/build-tests.mjs). Each
-// step's output is printed when it ends, so two steps never interleave; the exit code is non-zero if any
-// step failed.
+// What `npm test` does before the tests, side by side (this machine has two cores or more): the checks of
+// `npm run lint` (`biome check`: Biome's linter and format check; scripts/check-layout.mjs: layering, folder
+// cycles, line lengths), the package build (the end-to-end tests run the built CLI; emitted without a second
+// type check, since the test build checks the same sources) and the type-checked test build
+// (scripts/build-tests.mjs). Each step's output is printed when it ends, so two steps never interleave; the
+// exit code is non-zero if any step failed.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const bin = (name) => join('node_modules', '.bin', name);
 const steps = [
-  ['eslint', bin('eslint'), ['.']],
-  ['format (biome format; `npm run format` fixes it)', bin('biome'), ['format', '.']],
+  ['lint and format (biome check; `npm run format` fixes the format)', bin('biome'), ['check', '.']],
   ['layout', process.execPath, ['scripts/check-layout.mjs']],
   ['build', process.execPath, ['scripts/tsc.mjs', '-p', 'tsconfig.build.json', '--noCheck']],
   ['typecheck and compile the tests', process.execPath, ['scripts/build-tests.mjs']],

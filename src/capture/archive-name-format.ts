@@ -101,12 +101,12 @@ export class ArchiveNameMatcher {
     for (const m of format.matchAll(TOKEN_PATTERN)) {
       const literal = format.slice(last, m.index);
       last = m.index! + m[0].length;
-      source += escape(literal);
+      source += escapeRegExp(literal);
       if (open) prefix += literal;
       const token = m[1] as Token;
       const fixed = known[token];
       if (fixed !== undefined) {
-        source += escape(fixed);
+        source += escapeRegExp(fixed);
         if (open) prefix += fixed;
       } else {
         open = false;
@@ -114,7 +114,7 @@ export class ArchiveNameMatcher {
         this.#order.push(token);
       }
     }
-    source += `${escape(format.slice(last))}\\.avro$`;
+    source += `${escapeRegExp(format.slice(last))}\\.avro$`;
     this.prefix = open ? prefix + format.slice(last) : prefix;
     this.#regex = new RegExp(source);
   }
@@ -129,6 +129,6 @@ export class ArchiveNameMatcher {
   }
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

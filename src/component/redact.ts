@@ -53,7 +53,7 @@ const TOKEN_RUN = /[A-Za-z0-9+/=_-]{16,}/g;
 export function quoteValue(value: string): string {
   const redacted = redact(value);
   const tokenLike = (redacted.match(TOKEN_RUN) ?? []).some((run) => /[A-Za-z]/.test(run) && /\d/.test(run));
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   const printable = !/[\u0000-\u001f\u007f]/.test(redacted);
   if (redacted !== value || tokenLike || !printable || value.length > MAX_QUOTED_VALUE_LENGTH) {
     return `a ${value.length}-character value`;

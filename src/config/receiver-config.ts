@@ -136,7 +136,7 @@ const checkpoint = z
  * characters): offsets are opaque strings (decimal on most namespaces, not on geo-replicated ones).
  */
 function checkOffset(value: string, ctx: z.RefinementCtx): void {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
   if (value.trim() === '' || value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) {
     const message =
       `${quoteValue(value)} is not an offset: copy it as the hub or a checkpoint shows it, without ` + `spaces`;

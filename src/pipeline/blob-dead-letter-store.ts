@@ -85,7 +85,7 @@ export class BlobDeadLetterStore implements DeadLetterStore {
       );
     } catch (error) {
       // No `cause`: the storage SDK's RestError carries the request (URL with any SAS token, headers).
-      // eslint-disable-next-line preserve-caught-error
+      // biome-ignore lint/plugin/preserve-caught-error: the caught error is left out on purpose (see above)
       throw new Error(
         `dead-letter write to container '${this.#container.containerName}' failed: ` +
           `${redact(error instanceof Error ? error.message : String(error))}`,

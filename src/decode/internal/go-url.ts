@@ -60,7 +60,7 @@ export function parseGoUrlParts(raw: string): GoUrlParts {
     if (c < 0x20 || c === 0x7f) throw new GoUrlError(`parse "${raw}": net/url: invalid control character in URL`);
   }
   const rawFragment = hash === -1 ? '' : raw.slice(hash + 1);
-  const fragment = unescape(rawFragment, raw);
+  const fragment = urlUnescape(rawFragment, raw);
   const parts = { opaque: '', userinfo: undefined, forceQuery: false, rawFragment, omitHost: false };
   if (beforeFragment === '*')
     return { ...parts, scheme: '', host: '', path: '*', rawPath: '*', rawQuery: '', fragment };
@@ -116,7 +116,7 @@ export function parseGoUrlParts(raw: string): GoUrlParts {
   } else if (scheme !== '' && rest.startsWith('/')) {
     omitHost = true;
   }
-  const path = unescape(rest, raw);
+  const path = urlUnescape(rest, raw);
   return { ...parts, scheme, userinfo, host, path, rawPath: rest, rawQuery, forceQuery, fragment, omitHost };
 }
 
@@ -158,7 +158,7 @@ export function goUrlPort(host: string): string {
   return host.slice(colon + 1);
 }
 
-function unescape(s: string, raw: string): string {
+function urlUnescape(s: string, raw: string): string {
   if (!s.includes('%')) return s;
   const bytes: number[] = [];
   for (let i = 0; i < s.length; i++) {

@@ -64,7 +64,7 @@ export function verifySasToken(
   } catch {
     return { ok: false, reason: 'The token is not URL-encoded correctly.' };
   }
-  const key = Object.prototype.hasOwnProperty.call(keys, keyName) ? keys[keyName] : undefined;
+  const key = Object.hasOwn(keys, keyName) ? keys[keyName] : undefined;
   if (key === undefined) return { ok: false, reason: `InvalidSignature: the key name '${keyName}' is not known.` };
   const expected = createHmac('sha256', key).update(`${sr}\n${se}`).digest();
   if (expected.length !== signature.length || !timingSafeEqual(expected, signature)) {

@@ -64,10 +64,7 @@ class PlainKey implements ServerMechanism {
       this.outcome = false;
       return;
     }
-    const key =
-      this.sasKeys && Object.prototype.hasOwnProperty.call(this.sasKeys, fields.user)
-        ? this.sasKeys[fields.user]
-        : undefined;
+    const key = this.sasKeys && Object.hasOwn(this.sasKeys, fields.user) ? this.sasKeys[fields.user] : undefined;
     this.outcome = !this.sasKeys || (key !== undefined && sameText(key, fields.password));
     this.username = fields.user;
   }

@@ -98,7 +98,9 @@ export class RotatingFileWriter {
 
   async #prune(rotation: RotationOptions, stem: string, ext: string): Promise<void> {
     const dir = dirname(this.path);
-    const pattern = new RegExp(`^${escape(stem)}-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3}${escape(ext)}$`);
+    const pattern = new RegExp(
+      `^${escapeRegExp(stem)}-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{3}${escapeRegExp(ext)}$`,
+    );
     // The stamp sorts chronologically as text; newest first.
     const backups = (await readdir(dir))
       .filter((n) => pattern.test(n))
@@ -121,6 +123,6 @@ function backupStamp(now: Date, localTime: boolean): string {
   return d.toISOString().slice(0, 23).replace(/:/g, '-');
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

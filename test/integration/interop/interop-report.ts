@@ -94,7 +94,7 @@ export function step(run: ClientRun, name: string): Record<string, any> {
   return result;
 }
 
-export function valueOf(typed: Typed | undefined, what: string): unknown {
+export function typedValue(typed: Typed | undefined, what: string): unknown {
   assert.ok(typed && typeof typed === 'object' && 'value' in typed, `${what} is missing`);
   return typed.value;
 }
@@ -120,7 +120,7 @@ export function replyStatus(
   types: TypeNames,
 ): { status: number; description: string; condition?: string } {
   const status = assertTyped(reply.application_properties['status-code'], types.statusCode, 'status-code') as number;
-  const description = String(valueOf(reply.application_properties['status-description'], 'status-description'));
+  const description = String(typedValue(reply.application_properties['status-description'], 'status-description'));
   const condition = reply.application_properties['error-condition'];
   return { status, description, ...(condition ? { condition: String(condition.value) } : {}) };
 }

@@ -18,7 +18,7 @@ import {
   replyStatus,
   runInteropClient,
   step,
-  valueOf,
+  typedValue,
   type ClientRun,
   type ReceivedEvent,
   type Reply,
@@ -138,9 +138,9 @@ export function interopSuite(stack: InteropStack): void {
         assert.equal(field(body, 'last_enqueued_sequence_number', 'long'), events[id]!.length - 1);
         assert.equal(
           field(body, 'last_enqueued_offset', 'string'),
-          valueOf(last.annotations['x-opt-offset'], 'x-opt-offset'),
+          typedValue(last.annotations['x-opt-offset'], 'x-opt-offset'),
         );
-        const lastTime = Number(valueOf(last.annotations['x-opt-enqueued-time'], 'x-opt-enqueued-time'));
+        const lastTime = Number(typedValue(last.annotations['x-opt-enqueued-time'], 'x-opt-enqueued-time'));
         assert.equal(Number(field(body, 'last_enqueued_time_utc', 'timestamp')), lastTime);
         assert.equal(body.is_partition_empty, false);
       }
@@ -160,10 +160,10 @@ export function interopSuite(stack: InteropStack): void {
       );
       const first = events['0']![0]!;
       assert.equal(field(first.annotations, 'x-opt-partition-key', 'string'), PARTITION_KEY);
-      assert.equal(valueOf(first.application_properties.source, 'source'), 'emulator-append');
+      assert.equal(typedValue(first.application_properties.source, 'source'), 'emulator-append');
       for (const event of [...events['0']!, ...events['1']!]) {
         if (event === first) continue;
-        assert.equal(valueOf(event.application_properties.stack, 'stack property'), stack.name);
+        assert.equal(typedValue(event.application_properties.stack, 'stack property'), stack.name);
         assert.equal(event.annotations['x-opt-partition-key'], undefined);
       }
     });
@@ -171,14 +171,14 @@ export function interopSuite(stack: InteropStack): void {
     it("receives only the events after a given offset (offset filter > first event's offset)", () => {
       const all = received()['0']!;
       const after = step(run, 'receive_after_first');
-      assert.equal(after.from_offset, valueOf(all[0]!.annotations['x-opt-offset'], 'x-opt-offset'));
+      assert.equal(after.from_offset, typedValue(all[0]!.annotations['x-opt-offset'], 'x-opt-offset'));
       const events = after.events as ReceivedEvent[];
       assert.deepEqual(
         events.map((e) => e.body),
         all.slice(1).map((e) => e.body),
       );
       const sequenceNumbers = events.map((e) =>
-        valueOf(e.annotations['x-opt-sequence-number'], 'x-opt-sequence-number'),
+        typedValue(e.annotations['x-opt-sequence-number'], 'x-opt-sequence-number'),
       );
       assert.deepEqual(
         sequenceNumbers,

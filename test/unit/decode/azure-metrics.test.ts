@@ -98,7 +98,7 @@ describe('azure metrics: routing', () => {
     assert.equal(records.length, 1);
     assert.equal(records[0]!.resource.attributes['cloud.resource_id'], ID);
     assert.equal(metrics?.length, 5);
-    assert.equal(metrics?.[0]!.resource.attributes['azure.resource.id'], ID);
+    assert.equal(metrics?.[0]?.resource.attributes['azure.resource.id'], ID);
   });
 
   test('when an event goes raw, the points of its earlier records are rolled back with its log records', () => {
