@@ -68,6 +68,17 @@ export function tally(instances: readonly Instance[]): Map<string, number> {
   return counts;
 }
 
+/**
+ * Whether the instances exported `total` distinct events between them: a condition to poll while a fleet
+ * drains. Distinct events are counted only once the records could add up to `total`; counting them
+ * (`tally`) on every poll of a long wait cost seconds of CPU with tens of thousands of records.
+ */
+export function exportedAll(instances: readonly Instance[], total: number): boolean {
+  let records = 0;
+  for (const i of instances) records += i.records.length;
+  return records >= total && tally(instances).size === total;
+}
+
 /** A hub (emulator) and a checkpoint container (Azurite) for a fleet test, with a steady producer. */
 export interface FleetWorld {
   readonly connectionString: string;
