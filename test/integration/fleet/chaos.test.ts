@@ -44,8 +44,8 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
   `faults for ${CHAOS_SECONDS} s`, {
   timeout: (CHAOS_SECONDS + 90) * 1000,
 }, async (t) => {
-  // Continuous production: an event per partition every 100 ms, so that every kill and fault lands mid-stream.
-  const world = await startFleetWorld(t, PARTITIONS, 1);
+  // Continuous production, so that every kill and fault lands mid-stream: 5 events per partition every 500 ms.
+  const world = await startFleetWorld(t, PARTITIONS, 5, 500);
   const { emulator, hubName, connectionString, storageConnectionString, container, produced, stopProducing } = world;
 
   const all: Instance[] = [];

@@ -9,9 +9,9 @@ const LEASE_MS = 15_000;
 test('a fleet shares partitions, hands them over cleanly, and fails over after a crash', {
   timeout: 240_000,
 }, async (t) => {
-  // Continuous production: an event per partition every 100 ms, so that hand-offs and the crash land mid-stream.
+  // Continuous production, so that hand-offs and the crash land mid-stream: 5 events per partition every 500 ms.
   const { emulator, connectionString, storageConnectionString, container, produced, stopProducing } =
-    await startFleetWorld(t, PARTITIONS, 1);
+    await startFleetWorld(t, PARTITIONS, 5, 500);
 
   const config = (owner: string) => ({
     connection: connectionString,

@@ -27,7 +27,8 @@ async function mixedFleet(t: TestContext) {
   t.after(async () => {
     await Promise.all([...ours.map((i) => i.crash()), ...sdks.map((s) => s.stop().catch(() => undefined))]);
   });
-  const w = await startFleetWorld(t, PARTITIONS, 1);
+  // 10 events per partition a second, in one append: an SDK processor checkpoints after every batch.
+  const w = await startFleetWorld(t, PARTITIONS, 10, 1_000);
   const container = BlobServiceClient.fromConnectionString(w.storageConnectionString).getContainerClient(w.container);
   const spawnOurs = (name: string) => {
     const i = new Instance(name, {
