@@ -3,7 +3,7 @@
 // 1. No cycle between the folders under src/: a folder (with everything under it) may import another only
 //    if that one does not import it back, directly or around a loop. Nested folders count as their parent.
 // 2. No source line over 120 characters in src/, test/, scripts/ and examples/ (TypeScript and JavaScript).
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const MAX_LINE = 120;
@@ -73,18 +73,7 @@ function connect(v) {
 }
 for (const v of edges.keys()) if (!idx.has(v)) connect(v);
 
-// 2. Line length. scripts/long-lines-allowed.txt lists the lines left over when the formatter came in (the
-// codemod that split the others could not: long regular expressions, templates of long expressions); it
-// may only shrink: a line in it that is wrapped or gone is dropped with --update, and no line can join it.
-const allowedFile = resolve(root, 'scripts/long-lines-allowed.txt');
-const allowed = new Set();
-try {
-  for (const entry of readFileSync(allowedFile, 'utf8').split('\n'))
-    if (entry && !entry.startsWith('#')) allowed.add(entry);
-} catch {
-  // none allowed
-}
-const stillLong = new Set();
+// 2. Line length: every line over MAX_LINE characters fails, naming file:line and its length.
 for (const top of ['src', 'test', 'scripts', 'examples']) {
   const dir = resolve(root, top);
   try {
@@ -95,22 +84,14 @@ for (const top of ['src', 'test', 'scripts', 'examples']) {
   for (const file of walk(dir, [])) {
     const lines = readFileSync(file, 'utf8').split('\n');
     lines.forEach((line, i) => {
-      const key = `${relative(root, file)}\t${line.trim()}`;
-      if (line.length > MAX_LINE && allowed.has(key)) stillLong.add(key);
-      else if (line.length > MAX_LINE) {
-        problems.push(
-          `${relative(root, file)}:${i + 1}: line of ${line.length} characters (at most ${MAX_LINE}): wrap it`,
-        );
-      }
+      if (line.length <= MAX_LINE) return;
+      problems.push(
+        `${relative(root, file)}:${i + 1}: line of ${line.length} characters (at most ${MAX_LINE}): wrap it`,
+      );
     });
   }
 }
 
-if (process.argv.includes('--update')) {
-  const header =
-    '# Lines over 120 characters left from before the formatter (check-layout.mjs); this list only shrinks.';
-  writeFileSync(allowedFile, `${[header, ...[...stillLong].sort()].join('\n')}\n`);
-}
 if (problems.length > 0) {
   console.error(problems.join('\n'));
   console.error(`check-layout: ${problems.length} problem(s)`);

@@ -27,7 +27,9 @@ export interface SampleOptions {
 
 /** ISO 8601 with 7 fractional digits (100 ns ticks), as Azure writes times. */
 function azureIso(date: Date, tick: number): string {
-  return `${date.toISOString().slice(0, 19)}.${String(date.getUTCMilliseconds()).padStart(3, '0')}${String(tick % 10_000).padStart(4, '0')}Z`;
+  const millis = String(date.getUTCMilliseconds()).padStart(3, '0');
+  const ticks = String(tick % 10_000).padStart(4, '0');
+  return `${date.toISOString().slice(0, 19)}.${millis}${ticks}Z`;
 }
 
 /**

@@ -61,7 +61,8 @@ export function rateLimitedLogger(inner: Logger, options: { windowMs?: number; n
   const wrap = (logger: Logger, inherited: Record<string, unknown>): Logger => {
     const limited = (level: Level) => (message: string, fields?: Record<string, unknown>) => {
       const all = { ...inherited, ...fields };
-      const key = `${level}\u0000${message}\u0000${problemKey(String(all.error ?? ''))}\u0000${String(all.configKey ?? '')}`;
+      const problem = problemKey(String(all.error ?? ''));
+      const key = `${level}\u0000${message}\u0000${problem}\u0000${String(all.configKey ?? '')}`;
       const t = now();
       const entry = seen.get(key);
       const partition = all.partitionId === undefined ? undefined : String(all.partitionId);

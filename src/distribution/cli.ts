@@ -114,9 +114,8 @@ async function version(): Promise<string> {
  */
 export function installFatalHandlers(): void {
   const fatal = (error: unknown) => {
-    process.stderr.write(
-      `${JSON.stringify({ level: 'error', ts: new Date().toISOString(), msg: 'fatal error', error: redactError(error) })}\n`,
-    );
+    const line = { level: 'error', ts: new Date().toISOString(), msg: 'fatal error', error: redactError(error) };
+    process.stderr.write(`${JSON.stringify(line)}\n`);
     process.exit(EXIT_RUNTIME_FAILURE);
   };
   process.on('uncaughtException', fatal);

@@ -310,9 +310,12 @@ async function runEmulatorChild(): Promise<void> {
       );
     }
   }
-  process.stdout.write(
-    `${JSON.stringify({ connectionString: emulator.connectionString(HUB), logsConnectionString: emulator.connectionString(LOGS_HUB), logsRecords })}\n`,
-  );
+  const hubs = {
+    connectionString: emulator.connectionString(HUB),
+    logsConnectionString: emulator.connectionString(LOGS_HUB),
+    logsRecords,
+  };
+  process.stdout.write(`${JSON.stringify(hubs)}\n`);
   const stdinLines = createInterface({ input: process.stdin });
   stdinLines.on('line', () => {
     const cpu = process.cpuUsage();

@@ -143,10 +143,8 @@ try {
     `writes per partition per minute, ${RATES_PER_SECOND[1]} ev/s ÷ ${RATES_PER_SECOND[0]} ev/s: ${ratio} (bound by ` +
       `the interval: ≈ 1; expected ≈ 6/min at the default 10 s)`,
   );
-  console.log(
-    `BENCH_RESULT ` +
-      `${JSON.stringify({ partitions: PARTITIONS, checkpointIntervalMs: 5000, ratioHighToLow: ratio, rates: results })}`,
-  );
+  const benchResult = { partitions: PARTITIONS, checkpointIntervalMs: 5000, ratioHighToLow: ratio, rates: results };
+  console.log(`BENCH_RESULT ${JSON.stringify(benchResult)}`);
 } finally {
   await emulator.stop();
   await proxy.stop();

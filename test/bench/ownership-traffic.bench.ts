@@ -77,10 +77,15 @@ try {
       `${Math.round((total / PARTITIONS) * 10) / 10}`,
   );
   if (timeline.violations.length > 0) console.log(`VIOLATIONS: ${timeline.violations.join('; ')}`);
-  console.log(
-    `BENCH_RESULT ` +
-      `${JSON.stringify({ instances: INSTANCES, partitions: PARTITIONS, windowSeconds: Math.round(minutes * 60), stable, requestsPerMinute: total, perMinute })}`,
-  );
+  const benchResult = {
+    instances: INSTANCES,
+    partitions: PARTITIONS,
+    windowSeconds: Math.round(minutes * 60),
+    stable,
+    requestsPerMinute: total,
+    perMinute,
+  };
+  console.log(`BENCH_RESULT ${JSON.stringify(benchResult)}`);
 } finally {
   await Promise.all(coordinators.map((c) => c.shutdown()));
   await proxy.stop();

@@ -385,10 +385,15 @@ try {
         (ownHub ? `, 1 partition of a 1-partition hub ${r.ownHubRssMiB} MiB` : ''),
     );
   }
-  console.log(
-    `BENCH_RESULT ` +
-      `${JSON.stringify({ partitions: MANY, idleSeconds: IDLE_SECONDS, rounds: ROUNDS, hubPartitions: HUB_PARTITIONS, goalKibPerPartition: GOAL_KIB, runs })}`,
-  );
+  const benchResult = {
+    partitions: MANY,
+    idleSeconds: IDLE_SECONDS,
+    rounds: ROUNDS,
+    hubPartitions: HUB_PARTITIONS,
+    goalKibPerPartition: GOAL_KIB,
+    runs,
+  };
+  console.log(`BENCH_RESULT ${JSON.stringify(benchResult)}`);
 } finally {
   await emulator.stop();
   await azurite?.stop();

@@ -315,10 +315,17 @@ try {
         `${r.peakRssMiB * MIB <= GOAL_BYTES ? 'met' : 'NOT met'}${guard}`,
     );
   }
-  console.log(
-    `BENCH_RESULT ` +
-      `${JSON.stringify({ events: total, eventBytes: EVENT_BYTES, partitions: PARTITIONS, baselineRssMiB: mib(baseline), bareNodeRssMiB: mib(bareNode), childFlags: CHILD_FLAGS, goalMiB: 256, runs })}`,
-  );
+  const benchResult = {
+    events: total,
+    eventBytes: EVENT_BYTES,
+    partitions: PARTITIONS,
+    baselineRssMiB: mib(baseline),
+    bareNodeRssMiB: mib(bareNode),
+    childFlags: CHILD_FLAGS,
+    goalMiB: 256,
+    runs,
+  };
+  console.log(`BENCH_RESULT ${JSON.stringify(benchResult)}`);
 } finally {
   await emulator.stop();
 }

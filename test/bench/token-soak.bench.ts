@@ -174,10 +174,15 @@ try {
     rssSlopeMiBPerHour: Math.round(slope(emulatorAfterWarmup) * 10) / 10,
   };
   console.log(`emulator (bench process): ${JSON.stringify(emulatorSummary)}`);
-  console.log(
-    `BENCH_RESULT ` +
-      `${JSON.stringify({ minutes: MINUTES, tokenLifetimeMs: LIFETIME_MS, eventsPerSecond: RATE, partitions: PARTITIONS, ...results, emulator: emulatorSummary })}`,
-  );
+  const benchResult = {
+    minutes: MINUTES,
+    tokenLifetimeMs: LIFETIME_MS,
+    eventsPerSecond: RATE,
+    partitions: PARTITIONS,
+    ...results,
+    emulator: emulatorSummary,
+  };
+  console.log(`BENCH_RESULT ${JSON.stringify(benchResult)}`);
   process.exitCode = failed ? 1 : 0;
 } finally {
   for (const run of runs) {

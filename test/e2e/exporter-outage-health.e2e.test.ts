@@ -123,10 +123,18 @@ service:
       EH_CONNECTION: emulator.connectionString(hub),
       STORAGE_CONNECTION: azurite.connectionString,
     });
-    const health = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/`;
-    const metrics =
-      `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
-      `metrics`;
+    const healthLine = await cli.waitForLog(
+      (l) => l.msg === 'health check endpoint listening',
+      30_000,
+      'health endpoint',
+    );
+    const health = `http://${endpointOf(healthLine)}/`;
+    const metricsLine = await cli.waitForLog(
+      (l) => l.msg === 'self-metrics endpoint listening',
+      30_000,
+      'metrics endpoint',
+    );
+    const metrics = `http://${endpointOf(metricsLine)}/metrics`;
     const sent = ['0', '1'].flatMap((pid) => [1, 2, 3].map((i) => `${backend}-${pid}-${i}`));
     for (const pid of ['0', '1'])
       emulator.append(

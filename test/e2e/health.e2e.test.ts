@@ -57,9 +57,12 @@ service:
     EH_CONNECTION: emulator.connectionString(hubName),
     STORAGE_CONNECTION: azurite.connectionString,
   });
-  const url =
-    `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/` +
-    `ready`;
+  const healthLine = await cli.waitForLog(
+    (l) => l.msg === 'health check endpoint listening',
+    30_000,
+    'health endpoint',
+  );
+  const url = `http://${endpointOf(healthLine)}/ready`;
 
   // The hub does not exist yet: a permanent failure, reported at once with the key to fix.
   const missing = await waitUntil(

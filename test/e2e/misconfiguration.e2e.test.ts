@@ -84,7 +84,12 @@ service:
   extensions: [health_check]
   pipelines:
     logs:
-      receivers: [azure_event_hub/good, azure_event_hub/badgroup, azure_event_hub/badhub, azure_event_hub/badkey, azure_event_hub/badoffset]
+      receivers:
+        - azure_event_hub/good
+        - azure_event_hub/badgroup
+        - azure_event_hub/badhub
+        - azure_event_hub/badkey
+        - azure_event_hub/badoffset
       exporters: [file]
   telemetry:
     metrics:
@@ -98,7 +103,12 @@ service:
       WRONG_KEY: emulator.connectionString(keyHub).replace(KEY, WRONG_KEY),
       OFFSET_HUB: emulator.connectionString(offsetHub),
     });
-    const url = `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/`;
+    const healthLine = await cli.waitForLog(
+      (l) => l.msg === 'health check endpoint listening',
+      30_000,
+      'health endpoint',
+    );
+    const url = `http://${endpointOf(healthLine)}/`;
 
     // Health says which receiver is misconfigured and which key to fix, well within 15 s.
     const firstSeen = new Map<string, number>();

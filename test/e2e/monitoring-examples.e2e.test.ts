@@ -129,9 +129,12 @@ service:
     EH_CONNECTION: emulator.connectionString(hub),
     STORAGE_CONNECTION: azurite.connectionString,
   });
-  const url =
-    `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
-    `metrics`;
+  const metricsLine = await cli.waitForLog(
+    (l) => l.msg === 'self-metrics endpoint listening',
+    30_000,
+    'metrics endpoint',
+  );
+  const url = `http://${endpointOf(metricsLine)}/metrics`;
 
   const wanted = [...new Set([...ruleNames, ...dashboardNames])].sort();
   const sampleNames = (text: string) =>

@@ -68,9 +68,12 @@ service:
     AUDIT_CONNECTION: emulator.connectionString(audit),
     METRICS_CONNECTION: emulator.connectionString(platform),
   });
-  const metricsUrl =
-    `http://${endpointOf(await cli.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
-    `metrics`;
+  const metricsLine = await cli.waitForLog(
+    (l) => l.msg === 'self-metrics endpoint listening',
+    30_000,
+    'metrics endpoint',
+  );
+  const metricsUrl = `http://${endpointOf(metricsLine)}/metrics`;
 
   await waitUntil(
     async () =>

@@ -86,10 +86,18 @@ service:
   );
 
   const first = startCli(t, ['--config', configPath], env);
-  const health = `http://${endpointOf(await first.waitForLog((l) => l.msg === 'health check endpoint listening', 30_000, 'health endpoint'))}/`;
-  const metricsUrl =
-    `http://${endpointOf(await first.waitForLog((l) => l.msg === 'self-metrics endpoint listening', 30_000, 'metrics endpoint'))}/` +
-    `metrics`;
+  const healthLine = await first.waitForLog(
+    (l) => l.msg === 'health check endpoint listening',
+    30_000,
+    'health endpoint',
+  );
+  const health = `http://${endpointOf(healthLine)}/`;
+  const metricsLine = await first.waitForLog(
+    (l) => l.msg === 'self-metrics endpoint listening',
+    30_000,
+    'metrics endpoint',
+  );
+  const metricsUrl = `http://${endpointOf(metricsLine)}/metrics`;
 
   // Ready once the hub is reached and partitions are owned.
   await waitUntil(async () => ((await httpGet(health)).status === 200 ? true : undefined), 30_000, 'health 200');

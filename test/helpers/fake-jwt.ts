@@ -5,5 +5,8 @@
  */
 export function fakeJwt(subject: string, expiresOnMs = Date.now() + 3_600_000): string {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  return `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ sub: subject, exp: Math.floor(expiresOnMs / 1000) })}.${Buffer.from('test-signature').toString('base64url')}`;
+  const header = part({ alg: 'RS256', typ: 'JWT' });
+  const payload = part({ sub: subject, exp: Math.floor(expiresOnMs / 1000) });
+  const signature = Buffer.from('test-signature').toString('base64url');
+  return `${header}.${payload}.${signature}`;
 }

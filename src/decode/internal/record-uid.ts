@@ -15,7 +15,8 @@ const MAX_ULID_TIME_MS = 2 ** 48 - 1;
  * record gets another one (a collision needs two equal 80-bit hashes in the same millisecond).
  */
 export function recordUid(context: DecodeContext, sequenceNumber: number, enqueuedMs: number, index: number): string {
-  const key = `${context.namespace.toLowerCase()}\n${context.eventHubName}\n${context.partitionId}\n${sequenceNumber}\n${index}`;
+  const namespace = context.namespace.toLowerCase();
+  const key = `${namespace}\n${context.eventHubName}\n${context.partitionId}\n${sequenceNumber}\n${index}`;
   const hash = createHash('sha256').update(key).digest();
   let time = Math.min(Math.max(Math.floor(enqueuedMs), 0), MAX_ULID_TIME_MS);
   const timeChars = new Array<string>(10);

@@ -9,7 +9,8 @@ import { hubResolver, parseResetTarget } from '../internal/reset-target.ts';
 import { UsageError } from '../usage-error.ts';
 import { CONFIG_OPTIONS, CONFIG_OPTIONS_HELP, loadFromFlags } from './config-options.ts';
 
-export const CHECKPOINTS_HELP = `Usage: otelcol-azure-eventhub checkpoints [list] --config FILE [--receiver ID] [--output table|json]
+export const CHECKPOINTS_HELP = `\
+Usage: otelcol-azure-eventhub checkpoints [list] --config FILE [--receiver ID] [--output table|json]
        otelcol-azure-eventhub checkpoints reset --config FILE --to TARGET [--partition ID ...] [--receiver ID] [--force]
 
 list   For every partition: its owner and lease state, the checkpoint, the last enqueued event and the

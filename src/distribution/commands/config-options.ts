@@ -12,7 +12,8 @@ export const CONFIG_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const CONFIG_OPTIONS_HELP = `  -c, --config URI         Config to load; repeat to merge several (maps merge, later values win):
+export const CONFIG_OPTIONS_HELP = `\
+  -c, --config URI         Config to load; repeat to merge several (maps merge, later values win):
                            a path or file:<path>, env:<VAR> (the variable holds the YAML), or
                            yaml:<document>, e.g. 'yaml:exporters::debug::verbosity: basic'.
       --set KEY::PATH=VALUE

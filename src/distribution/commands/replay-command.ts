@@ -12,7 +12,8 @@ import { captureReplayHub, type ReplayProgress } from '../../receiver/capture/ca
 import { captureLocation, capturePartitions } from '../../receiver/capture/capture-source.ts';
 import { CONFIG_OPTIONS, CONFIG_OPTIONS_HELP, gatesFromFlags, loadFromFlags } from './config-options.ts';
 
-export const REPLAY_HELP = `Usage: otelcol-azure-eventhub replay --config FILE --from TIME --to TIME [--partition ID] [--receiver ID]
+export const REPLAY_HELP = `\
+Usage: otelcol-azure-eventhub replay --config FILE --from TIME --to TIME [--partition ID] [--receiver ID]
 
 Sends the events Event Hubs Capture holds for a time range (enqueued at or after --from, before --to)
 through the config's pipelines, partition by partition in sequence order, then exits: for re-ingesting

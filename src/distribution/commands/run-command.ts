@@ -16,7 +16,8 @@ export const DUPLICATE_SIGNAL_WINDOW_MS = 1_000;
 /** Receivers' graceful stop when their config does not say. 30 000 ms (the receiver's default shutdown_timeout). */
 export const DEFAULT_RECEIVER_SHUTDOWN_MS = 30_000;
 
-export const RUN_HELP = `Usage: otelcol-azure-eventhub [run] --config URI [--config URI ...] [--set KEY::PATH=VALUE ...] [--feature-gates IDS]
+export const RUN_HELP = `\
+Usage: otelcol-azure-eventhub [run] --config URI [--config URI ...] [--set KEY::PATH=VALUE ...] [--feature-gates IDS]
 
 Runs the pipelines of the config until SIGTERM or SIGINT. On the first signal it stops claiming
 partitions, finishes in-flight batches, writes final checkpoints, releases leases and flushes the

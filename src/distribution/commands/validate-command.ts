@@ -4,7 +4,8 @@ import type { Components } from '../components.ts';
 import { EXIT_OK } from '../exit-codes.ts';
 import { CONFIG_OPTIONS, CONFIG_OPTIONS_HELP, gatesFromFlags, loadFromFlags } from './config-options.ts';
 
-export const VALIDATE_HELP = `Usage: otelcol-azure-eventhub validate --config URI [--config URI ...] [--set KEY::PATH=VALUE ...]
+export const VALIDATE_HELP = `\
+Usage: otelcol-azure-eventhub validate --config URI [--config URI ...] [--set KEY::PATH=VALUE ...]
 
 Checks the config without connecting to anything: every section against its component's schema,
 unknown keys (with a suggestion), and every reference between components. Prints every problem with

@@ -52,7 +52,8 @@ export function stolenByEpoch(newEpoch: number | undefined, oldEpoch: number | u
 export function refusedByEpoch(requested: number | undefined, current: number): string {
   return requested === undefined
     ? `At least one receiver for the endpoint is created with epoch of '${current}', and so non-epoch receiver is ` +
-        `not allowed. Either reconnect with a higher epoch, or make sure all epoch receivers are closed or disconnected.`
+        'not allowed. Either reconnect with a higher epoch, or make sure all epoch receivers are closed or ' +
+        'disconnected.'
     : `Receiver 'nil' with epoch '${requested}' cannot be created because a receiver with higher epoch '${current}' ` +
         `already exists.`;
 }

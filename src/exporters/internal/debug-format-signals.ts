@@ -143,7 +143,8 @@ export function formatTracesCompact(spans: readonly SpanRecord[], width: number)
     const status = STATUS_CODES[s.status.code] ?? 'Unset';
     const kind = (SPAN_KINDS[s.kind] ?? 'Unspecified').toLowerCase();
     const message = s.status.message ? ` ${s.status.message}` : '';
-    out += `${cut(`${clock(s.startTime)} SPAN   ${s.name.padEnd(24)} ${kind} ${ms.toFixed(1)} ms ${status}${message}`, width)}\n`;
+    const line = `${clock(s.startTime)} SPAN   ${s.name.padEnd(24)} ${kind} ${ms.toFixed(1)} ms ${status}${message}`;
+    out += `${cut(line, width)}\n`;
   }
   return out;
 }

@@ -58,7 +58,12 @@ function group(
 /** `Logs {"resource logs": 1, "log records": 3, "partition": "0"}` */
 export function formatBasic(batch: SignalBatch): string {
   const resources = group(batch.records).size;
-  return `Logs\t${JSON.stringify({ 'resource logs': resources, 'log records': batch.records.length, partition: batch.source.partitionId })}\n`;
+  const counts = {
+    'resource logs': resources,
+    'log records': batch.records.length,
+    partition: batch.source.partitionId,
+  };
+  return `Logs\t${JSON.stringify(counts)}\n`;
 }
 
 /** One line per record: the body, then its attributes as `k=v`. */

@@ -13,13 +13,14 @@ export const DEFAULT_PROFILE_SECONDS = 30;
 /** Longest CPU profile served. 300 s. */
 export const MAX_PROFILE_SECONDS = 300;
 
+const PROFILE_LIMITS = `default ${DEFAULT_PROFILE_SECONDS}, at most ${MAX_PROFILE_SECONDS}`;
 const INDEX = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>pprof · otelcol-azure-eventhub</title></head>
 <body style="font:14px system-ui,sans-serif;margin:1rem">
 <h1 style="font-size:1.2rem">Profiles of this Node.js process</h1>
 <ul>
 <li><a href="/debug/pprof/profile?seconds=10">/debug/pprof/profile?seconds=N</a>: a V8 CPU profile of the next N seconds
-(default ${DEFAULT_PROFILE_SECONDS}, at most ${MAX_PROFILE_SECONDS}), a <code>.cpuprofile</code> for Chrome DevTools or VS Code.</li>
+(${PROFILE_LIMITS}), a <code>.cpuprofile</code> for Chrome DevTools or VS Code.</li>
 <li><a href="/debug/pprof/heap">/debug/pprof/heap</a>: a V8 heap snapshot (<code>.heapsnapshot</code>, for the DevTools
 Memory tab). It pauses the process while it is taken, needs about as much memory again as the heap, and holds
 everything in memory, secrets included: keep this endpoint on loopback.</li>

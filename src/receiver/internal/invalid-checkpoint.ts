@@ -4,6 +4,11 @@ import type { Checkpoint } from '../../ownership/checkpoint.ts';
 /** `on_invalid_checkpoint`: what a partition start does with a checkpoint that cannot be right. */
 export type InvalidCheckpointPolicy = 'fail' | 'earliest' | 'latest';
 
+/** The partition's last event as the error names it. */
+function lastEventText(lastSequenceNumber: number): string {
+  return lastSequenceNumber < 0 ? 'the partition has never held an event' : `sequence number ${lastSequenceNumber}`;
+}
+
 /**
  * A checkpoint beyond the partition's last sequence number. It cannot come from reading this partition:
  * the hub was deleted and recreated under the same name, or the checkpoint container belongs to another
@@ -34,7 +39,7 @@ export class InvalidCheckpointError extends Error {
         : `partition ${partitionId}: the checkpoint (sequence number ${checkpointSequenceNumber}) is beyond the ` +
             `last event ` +
             `in the partition ` +
-            `(${lastSequenceNumber < 0 ? 'the partition has never held an event' : `sequence number ${lastSequenceNumber}`}); ` +
+            `(${lastEventText(lastSequenceNumber)}); ` +
             'was the hub recreated, or is the checkpoint container shared with another hub?',
     );
     this.hint =

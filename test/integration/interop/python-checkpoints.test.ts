@@ -97,8 +97,8 @@ test('checkpoints carry over: Python processor → our receiver → Python proce
   assert.deepEqual(errors, [], 'no processor error');
 });
 
-test('a checkpoint the Python store wrote under host:port (its spelling when the Endpoint names a port) is resumed by ' +
-  'ours', {
+test('a checkpoint the Python store wrote under host:port (its spelling when the Endpoint names a port) ' +
+  'is resumed by ours', {
   skip: SKIP,
   timeout: 60_000,
 }, async (t) => {

@@ -62,8 +62,8 @@ describe('on_invalid_checkpoint', () => {
   });
   after(() => azurite?.stop());
 
-  test('fail (default): unread, unhealthy with reason invalidCheckpoint, counted; resumes by itself after checkpoints ' +
-    'reset', {
+  test('fail (default): unread, unhealthy with reason invalidCheckpoint, counted; resumes by itself after ' +
+    'checkpoints reset', {
     timeout: 90_000,
   }, async (t) => {
     const { container, scope, store, config } = await setup(t, azurite);

@@ -24,7 +24,10 @@ describe('new_lines', () => {
 
 describe('single_quotes', () => {
   test('repairs Azure Functions properties with unescaped inner apostrophes', () => {
-    const broken = `{"records":[{"category":"FunctionAppLogs","properties":{'appName':'fn','message':'Executing 'Functions.Run' (Reason='New queue message detected on 'orders'.', Id=42)','levelId':2,'ok':true}}]}`;
+    const broken =
+      `{"records":[{"category":"FunctionAppLogs","properties":{'appName':'fn',` +
+      `'message':'Executing 'Functions.Run' (Reason='New queue message detected on 'orders'.', Id=42)',` +
+      `'levelId':2,'ok':true}}]}`;
     const value = JSON.parse(convertSingleQuotedStrings(broken));
     assert.deepEqual(value.records[0].properties, {
       appName: 'fn',

@@ -6,10 +6,12 @@ import type { CliIo } from '../../../src/distribution/cli-io.ts';
 import { DUPLICATE_SIGNAL_WINDOW_MS, shutdownBudgetMs } from '../../../src/distribution/commands/run-command.ts';
 import { testComponents } from './fake-components.ts';
 
+const CONNECTION =
+  'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=cnVuLWtleQ==;EntityPath=h';
 const CONFIG = `yaml:
 receivers:
   azure_event_hub:
-    connection: "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=cnVuLWtleQ==;EntityPath=h"
+    connection: "${CONNECTION}"
     shutdown_timeout: 5s
 exporters:
   debug:

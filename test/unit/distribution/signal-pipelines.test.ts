@@ -86,7 +86,9 @@ receivers:
 exporters: { debug: }
 service:
   pipelines:
-    logs: { receivers: [azure_event_hub, azure_event_hub/group, azure_event_hub/hub, azure_event_hub/p0, azure_event_hub/p1], exporters: [debug] }
+    logs:
+      receivers: [azure_event_hub, azure_event_hub/group, azure_event_hub/hub, azure_event_hub/p0, azure_event_hub/p1]
+      exporters: [debug]
 `);
     assert.equal(r.receivers.size, 5);
     const message = await problems(`
@@ -143,7 +145,8 @@ service:
         message,
         new RegExp(
           String.raw`service\.pipelines\.metrics\.receivers: receivers\.azure_event_hub\/raw\.format: raw` +
-            String.raw` produces log records only, so it cannot feed a metrics pipeline; use format: azure for metric points \(Azure metrics\), or remove the receiver from the metrics pipeline`,
+            String.raw` produces log records only, so it cannot feed a metrics pipeline; use format: azure for ` +
+            String.raw`metric points \(Azure metrics\), or remove the receiver from the metrics pipeline`,
         ),
       );
       assert.match(
@@ -202,8 +205,9 @@ service:
           assert.match(
             e.message,
             new RegExp(
-              String.raw`service\.pipelines\.traces\.exporters: exporters\.logsonly \(type logsonly\) can` +
-                String.raw`not export traces, only logs; remove it from this pipeline or use another exporter that handles traces`,
+              String.raw`service\.pipelines\.traces\.exporters: exporters\.logsonly \(type logsonly\) cannot ` +
+                String.raw`export traces, only logs; remove it from this pipeline or use another exporter that ` +
+                String.raw`handles traces`,
             ),
           );
           assert.doesNotMatch(e.message, /pipelines\.logs\.exporters/, 'a logs exporter in a logs pipeline is fine');
@@ -222,7 +226,11 @@ service: { pipelines: { metric: { receivers: [azure_event_hub], exporters: [debu
 `);
     assert.match(
       message,
-      /service\.pipelines\.metric: unknown signal 'metric'; pipelines are logs, metrics or traces .*did you mean `metrics`\?/,
+      new RegExp(
+        String.raw`service\.pipelines\.metric: unknown signal 'metric'; pipelines are logs, metrics or traces .*` +
+          'did you mean `metrics`' +
+          String.raw`\?`,
+      ),
     );
   });
 
@@ -236,13 +244,12 @@ exporters: { debug: }
 service: { pipelines: { logs: { receivers: [azure_event_hub], exporters: [debug] } } }
 `);
       assert.deepEqual(logsOnly.warnings, [
-        'receivers.azure_event_hub.metric_aggregation: unused: no metrics pipeline lists this receiver (it applies to ' +
-          'metrics only)',
+        'receivers.azure_event_hub.metric_aggregation: unused: no metrics pipeline lists this receiver (it applies ' +
+          'to metrics only)',
         'receivers.azure_event_hub.time_formats.metrics: unused: no metrics pipeline lists this receiver (it applies ' +
-          'to ' +
-          'metrics only)',
-        'receivers.azure_event_hub.time_formats.traces: unused: no traces pipeline lists this receiver (it applies to ' +
-          'traces only)',
+          'to metrics only)',
+        'receivers.azure_event_hub.time_formats.traces: unused: no traces pipeline lists this receiver (it applies ' +
+          'to traces only)',
       ]);
       const fed = await resolve(`
 receivers: { azure_event_hub: { connection: "${CONN}", ${keys} } }

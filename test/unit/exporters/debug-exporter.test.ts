@@ -165,8 +165,9 @@ describe('debug exporter', () => {
     assert.match(
       text,
       new RegExp(
-        String.raw`NumberDataPoints #0\nData point attributes:\n {5}-> azure\.timegrain: Str\(PT1M\)\nS` +
-          String.raw`tartTimestamp: 2023-11-14 22:13:20\.000000000 \+0000 UTC\nTimestamp: 2023-11-14 22:14:20\.000000000 \+0000 UTC\nValue: 12\.5`,
+        String.raw`NumberDataPoints #0\nData point attributes:\n {5}-> azure\.timegrain: Str\(PT1M\)\n` +
+          String.raw`StartTimestamp: 2023-11-14 22:13:20\.000000000 \+0000 UTC\n` +
+          String.raw`Timestamp: 2023-11-14 22:14:20\.000000000 \+0000 UTC\nValue: 12\.5`,
       ),
     );
     assert.match(text, /Parent ID {6}: 00f067aa0ba902b7\n/);

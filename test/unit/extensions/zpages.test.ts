@@ -1,3 +1,5 @@
+// run-tests: own process (the pprof test takes a heap snapshot, whose size and time grow with everything else
+// loaded into the process).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Logger } from '../../../src/component/logger.ts';

@@ -242,12 +242,12 @@ test('peer rules: a session the server answers, links it answers, credit the cli
     "spec: an attach that answers no client attach on its session @ server frame 4 (attach, channel 11): 'nobody'",
     'spec: a channel above the negotiated channel-max @ server frame 5 (transfer, channel 11): 11 > 10',
     'spec: a channel above the negotiated channel-max @ server frame 6 (transfer, channel 11): 11 > 10',
-    "spec: a delivery beyond the client's link credit @ server frame 6 (transfer, channel 11): 'r', delivery-count 1, " +
-      'limit 1',
+    "spec: a delivery beyond the client's link credit @ server frame 6 (transfer, channel 11): 'r', delivery-count 1," +
+      ' limit 1',
     "spec: a frame above the client's max-frame-size @ server frame 7 (transfer, channel 11): 2000 > 1000 bytes",
     'spec: a channel above the negotiated channel-max @ server frame 7 (transfer, channel 11): 11 > 10',
-    "spec: a delivery beyond the client's link credit @ server frame 7 (transfer, channel 11): 'r', delivery-count 2, " +
-      'limit 1',
+    "spec: a delivery beyond the client's link credit @ server frame 7 (transfer, channel 11): 'r', delivery-count 2," +
+      ' limit 1',
     'spec: a channel above the negotiated channel-max @ server frame 8 (detach, channel 11): 11 > 10',
     "spec: a detach answering the client's closing detach without closed=true @ server frame 8 (detach, channel 11): " +
       "'r'",
@@ -291,8 +291,8 @@ test("peer rules: transfers stay within the client's session incoming window", (
   assert.deepEqual(checkServerAgainstClient(within), [], 'a client flow moves the window on');
   const beyond = [...session, server(transfer(0, 0)), server(transfer(0, 1)), server(transfer(0, 2))];
   assert.deepEqual(messages(checkServerAgainstClient(beyond)), [
-    "spec: a transfer beyond the client's session incoming window @ server frame 5 (transfer, channel 0): transfer-id " +
-      '2, next-incoming-id 0, window 2',
+    "spec: a transfer beyond the client's session incoming window @ server frame 5 (transfer, channel 0): " +
+      'transfer-id 2, next-incoming-id 0, window 2',
   ]);
 });
 

@@ -141,13 +141,14 @@ export function transitions(samples: readonly HealthSample[], ref: number): Tran
   return out;
 }
 
-export const fmtTransitions = (ts: readonly Transition[]): string =>
-  ts
-    .map(
-      (x) =>
-        `${x.t}s ${x.code}${x.status ? ` ${x.status}` : ''}${x.reason ? `/${x.reason}` : ''}${x.live !== undefined ? ` live=${x.live}` : ''}`,
-    )
-    .join(' → ');
+const fmtTransition = (x: Transition): string => {
+  const status = x.status ? ` ${x.status}` : '';
+  const reason = x.reason ? `/${x.reason}` : '';
+  const live = x.live !== undefined ? ` live=${x.live}` : '';
+  return `${x.t}s ${x.code}${status}${reason}${live}`;
+};
+
+export const fmtTransitions = (ts: readonly Transition[]): string => ts.map(fmtTransition).join(' → ');
 
 /** Seconds from `from` to the first sample at or after it that matches; undefined when none did (before `until`). */
 export function firstAfter(

@@ -131,18 +131,24 @@ async function killChaosOne(ctx: Context, azurite: DiskAzurite, backend: Backend
     const intervalTrafficRecords =
       (parseSeconds(ctx.settings.checkpointInterval) * ctx.settings.eventsPerSecond) / ctx.settings.partitions;
     for (const c of crashes) {
+      const largest = c.largest
+        ? `${c.largest.records} records of partition ${c.largest.partition}, ${c.largest.spanS.toFixed(1)} s`
+        : '-';
       log(
         `kill-chaos ${backend} crash ${c.victim} at ${c.atS.toFixed(0)} s (lived ${c.livedS.toFixed(0)} s): ` +
           `${c.rereadTotal} re-read; ` +
-          `largest ${c.largest ? `${c.largest.records} records of partition ${c.largest.partition}, ${c.largest.spanS.toFixed(1)} s` : '-'}`,
+          `largest ${largest}`,
       );
     }
+    const worstText = worst
+      ? `${worst.largest!.records} records / ${worst.largest!.spanS.toFixed(1)} s ` +
+        `(one interval ≈ ${intervalTrafficRecords} records)`
+      : '-';
     log(
       `kill-chaos ${backend}: sent ${delivery.sent}, lost ${delivery.lost}, duplicates ${delivery.duplicates} ` +
         `(${delivery.duplicatePct.toFixed(2)} %), ` +
         `same-instance ${delivery.sameInstanceDuplicates}, re-reads not after a crash ${otherRereads}; worst crash ` +
-        `re-read ` +
-        `${worst ? `${worst.largest!.records} records / ${worst.largest!.spanS.toFixed(1)} s (one interval ≈ ${intervalTrafficRecords} records)` : '-'}`,
+        `re-read ${worstText}`,
     );
     return {
       backend,
