@@ -2,7 +2,8 @@
  * Random protocol faults for chaos tests, through the emulator's documented fault API: receivers detached
  * with the service's error conditions, and client connections cut or closed. The schedule (which faults,
  * how often) is data here so it can be tuned without touching the tests; the random source is seeded so
- * a run can be repeated.
+ * a run can be repeated. Kinds are dealt like cards, every kind once a round in a random order, so that
+ * even a short run (the default 20 s of the chaos test sees some ten faults) injects each of them.
  *
  * Environment, for runs by hand: `CHAOS_FAULTS=server-busy,detach-forced,drop` picks the kinds (names
  * below, `none` for no faults), `CHAOS_FAULT_SEED=7` changes the seed.
@@ -26,7 +27,7 @@ export const FAULT_KINDS = {
 export type FaultKind = keyof typeof FAULT_KINDS;
 
 export interface FaultSchedule {
-  /** Relative weight of each kind; a kind with weight 0 (or absent) is never injected. */
+  /** Times each kind is dealt per round (a round is shuffled); a kind with weight 0 (or absent) is never injected. */
   weights: Partial<Record<FaultKind, number>>;
   /** Shortest pause between two faults. Default 1000 ms. */
   minIntervalMs: number;
@@ -91,23 +92,32 @@ export function startFaultInjector(
   let stopped = false;
   let wake: (() => void) | undefined;
 
+  let deck: FaultKind[] = [];
   const pick = (): FaultKind => {
-    let r = random() * totalWeight;
-    for (const [kind, weight] of kinds) if ((r -= weight) < 0) return kind;
-    return kinds[kinds.length - 1]![0];
+    if (deck.length === 0) {
+      deck = kinds.flatMap(([kind, weight]) => Array.from({ length: Math.max(1, Math.round(weight)) }, () => kind));
+      for (let i = deck.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [deck[i], deck[j]] = [deck[j]!, deck[i]!];
+      }
+    }
+    return deck.pop()!;
   };
   const openReaders = () => emulator.audit.records.filter((r) => r.hub === hub && r.detachedAt === undefined);
 
   const injectOne = (): void => {
     const kind = pick();
     const fault = FAULT_KINDS[kind];
+    const readers = openReaders();
     if ('detach' in fault) {
-      const partitionId = String(Math.floor(random() * partitions));
+      // A partition being read, when one is: a partition whose owner crashed has no reader until its lease
+      // expires, and a detach aimed there would hit nothing.
+      const reader = readers[Math.floor(random() * readers.length)];
+      const partitionId = reader?.partitionId ?? String(Math.floor(random() * partitions));
       const affected = emulator.faults.detachReceivers({ hub, partitionId, condition: fault.detach });
       injected.push({ kind, partitionIds: [partitionId], affected, at: Date.now() });
       return;
     }
-    const readers = openReaders();
     const victim = readers[Math.floor(random() * readers.length)];
     if (!victim) {
       injected.push({ kind, partitionIds: [], affected: 0, at: Date.now() });

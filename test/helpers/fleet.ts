@@ -68,6 +68,17 @@ export function tally(instances: readonly Instance[]): Map<string, number> {
   return counts;
 }
 
+/**
+ * Whether the instances exported `total` distinct events between them: a condition to poll while a fleet
+ * drains. Distinct events are counted only once the records could add up to `total`; counting them
+ * (`tally`) on every poll of a long wait cost seconds of CPU with tens of thousands of records.
+ */
+export function exportedAll(instances: readonly Instance[], total: number): boolean {
+  let records = 0;
+  for (const i of instances) records += i.records.length;
+  return records >= total && tally(instances).size === total;
+}
+
 /** A hub (emulator) and a checkpoint container (Azurite) for a fleet test, with a steady producer. */
 export interface FleetWorld {
   readonly connectionString: string;
@@ -81,8 +92,18 @@ export interface FleetWorld {
   stopProducing(): void;
 }
 
-/** Starts Azurite and the emulator, creates a container, and appends `perTick` events per partition every 100 ms. */
-export async function startFleetWorld(t: TestContext, partitions: number, perTick: number): Promise<FleetWorld> {
+/**
+ * Starts Azurite and the emulator, creates a container, and appends `perTick` events per partition every
+ * `tickMs`. A reader's batch ends some 20 ms after its first event (the SDK's receiveBatch), so events that
+ * come one at a time cost a batch each (a read, an export, for an SDK processor a checkpoint): a few
+ * events per tick cost the readers less CPU than the same rate spread thin.
+ */
+export async function startFleetWorld(
+  t: TestContext,
+  partitions: number,
+  perTick: number,
+  tickMs = 100,
+): Promise<FleetWorld> {
   const azurite = await startAzurite();
   t.after(() => azurite.stop());
   const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions });
@@ -100,7 +121,7 @@ export async function startFleetWorld(t: TestContext, partitions: number, perTic
       );
       produced.set(pid, n + perTick);
     }
-  }, 100);
+  }, tickMs);
   t.after(() => clearInterval(producer));
   return {
     connectionString,

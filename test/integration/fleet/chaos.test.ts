@@ -1,10 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { faultScheduleFromEnv, startFaultInjector, type FaultInjector } from '../../helpers/chaos-faults.ts';
-import { Instance, startFleetWorld, tally, waitUntil } from '../../helpers/fleet.ts';
+import {
+  faultScheduleFromEnv,
+  startFaultInjector,
+  type FaultInjector,
+  type FaultKind,
+} from '../../helpers/chaos-faults.ts';
+import { exportedAll, Instance, startFleetWorld, tally, waitUntil } from '../../helpers/fleet.ts';
 
-/** Seconds of chaos; `CHAOS_SECONDS=600 npm run test:integration` for a long run. */
-const CHAOS_SECONDS = Number(process.env.CHAOS_SECONDS ?? 30);
+/**
+ * Seconds of chaos; `CHAOS_SECONDS=600 npm run test:integration` for a long run. The default leaves room
+ * for the first actions (a graceful stop, a crash, a restart: see the seed below) and a round of every
+ * fault kind (test/helpers/chaos-faults.ts deals each once a round, one every 1-3 s).
+ */
+const CHAOS_SECONDS = Number(process.env.CHAOS_SECONDS ?? 20);
 const PARTITIONS = 16;
 const SLOTS = 4;
 
@@ -35,8 +44,8 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
   `faults for ${CHAOS_SECONDS} s`, {
   timeout: (CHAOS_SECONDS + 90) * 1000,
 }, async (t) => {
-  // Continuous production: 3 events per partition every 100 ms.
-  const world = await startFleetWorld(t, PARTITIONS, 3);
+  // Continuous production, so that every kill and fault lands mid-stream: 5 events per partition every 500 ms.
+  const world = await startFleetWorld(t, PARTITIONS, 5, 500);
   const { emulator, hubName, connectionString, storageConnectionString, container, produced, stopProducing } = world;
 
   const all: Instance[] = [];
@@ -60,12 +69,15 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
   // a live fleet would keep reconnecting to an emulator that is stopping.
   try {
     const slots: (Instance | undefined)[] = Array.from({ length: SLOTS }, (_, i) => spawn(i));
-    let seed = 42;
+    // The seed's first actions are a graceful stop, a crash (once the fleet has settled) and a restart, then
+    // two more crashes: a short run has each kind.
+    let seed = 5;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const actions = { crash: 0, stop: 0, restart: 0 };
     // Besides the kills and stops: receivers detached with the service's conditions and connections
     // dropped, at random (test/helpers/chaos-faults.ts holds the schedule; CHAOS_FAULTS narrows it).
-    const faults = startFaultInjector(emulator, hubName, PARTITIONS, faultScheduleFromEnv());
+    const schedule = faultScheduleFromEnv();
+    const faults = startFaultInjector(emulator, hubName, PARTITIONS, schedule);
     t.after(() => faults.stop());
     const end = Date.now() + CHAOS_SECONDS * 1000;
     while (Date.now() < end) {
@@ -94,7 +106,7 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
     const injected = JSON.stringify(faults.counts());
     try {
       await waitUntil(
-        () => tally(all).size === total,
+        () => exportedAll(all, total),
         60_000,
         'every produced event exported at least once',
         slots.filter((s): s is Instance => !!s),
@@ -115,6 +127,11 @@ test(`chaos: ${SLOTS} instances, ${PARTITIONS} partitions, random kill -9, resta
     );
     t.diagnostic(`chaos faults that hit a reader: ${injected} (${faults.injected.length} injected)`);
     assert.deepEqual(emulator.audit.overlaps(), [], 'never two readers on one partition');
+    // What the test's name claims happened: each kind of action, and each fault kind of the schedule.
+    for (const [action, n] of Object.entries(actions)) assert.ok(n > 0, `no ${action} in ${CHAOS_SECONDS} s of chaos`);
+    const dealt = new Set(faults.injected.map((f) => f.kind));
+    for (const kind of Object.keys(schedule.weights) as FaultKind[])
+      assert.ok(dealt.has(kind), `no ${kind} fault injected in ${CHAOS_SECONDS} s of chaos`);
   } finally {
     await Promise.all(all.map((i) => i.crash()));
   }
