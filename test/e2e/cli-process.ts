@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { waitForValue } from '../helpers/wait-until.ts';
 
 export const BIN = join(import.meta.dirname, '../../bin/otelcol-azure-eventhub.js');
 
@@ -146,24 +147,5 @@ export async function httpGet(url: string, timeoutMs = 5_000): Promise<{ status:
   return { status: res.status, body: await res.text() };
 }
 
-/** Polls `probe` every `intervalMs` until it returns a value other than undefined; rejects after `timeoutMs`. */
-export async function waitUntil<T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-  what: string,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs).unref());
-  }
-}
+/** The e2e tests' name for the shared helper (test/helpers/wait-until.ts) that waits for a value. */
+export const waitUntil = waitForValue;

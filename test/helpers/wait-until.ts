@@ -18,3 +18,28 @@ export async function waitUntil(
   }
   return Date.now() - started;
 }
+
+/**
+ * Polls `probe` until it returns a value other than undefined and resolves to that value; a probe that
+ * throws counts as not yet, and the last error is named if the wait times out.
+ */
+export async function waitForValue<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 100,
+): Promise<T> {
+  let value: T | undefined;
+  let last: unknown;
+  const ready = async () => {
+    try {
+      value = await probe();
+      return value !== undefined;
+    } catch (error) {
+      last = error;
+      return false;
+    }
+  };
+  await waitUntil(ready, timeoutMs, () => `${what}${last ? `: ${String(last)}` : ''}`, intervalMs);
+  return value as T;
+}

@@ -17,6 +17,7 @@ import type {
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { createSelfSignedCert, trustAnyCertificate } from './self-signed-cert.ts';
 import { fakeJwt } from '../../helpers/fake-jwt.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 async function collect(reader: PartitionReader, count: number, timeoutMs: number): Promise<ReceivedEvent[]> {
   const out: ReceivedEvent[] = [];
@@ -26,11 +27,12 @@ async function collect(reader: PartitionReader, count: number, timeoutMs: number
   return out;
 }
 
-async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  return check();
-}
+/** Whether `check` came to hold within `timeoutMs` (the shared wait, as a boolean for assert.ok's message). */
+const until = (check: () => boolean, timeoutMs: number) =>
+  waitUntil(check, timeoutMs, 'condition', 50).then(
+    () => true,
+    () => check(),
+  );
 
 for (const kind of ['polling', 'streaming'] as const satisfies readonly BackendKind[]) {
   describe(`${kind} backend recovery`, () => {

@@ -5,6 +5,7 @@ import { main } from '../../../src/distribution/cli.ts';
 import type { CliIo } from '../../../src/distribution/cli-io.ts';
 import { DUPLICATE_SIGNAL_WINDOW_MS, shutdownBudgetMs } from '../../../src/distribution/commands/run-command.ts';
 import { testComponents } from './fake-components.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 const CONNECTION =
   'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=cnVuLWtleQ==;EntityPath=h';
@@ -30,10 +31,7 @@ function setup() {
   return { tc, signals, err, io };
 }
 
-async function until(predicate: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !predicate(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(predicate(), what);
-}
+const until = (predicate: () => boolean, what: string) => waitUntil(predicate, 5_000, what, 10);
 
 test('the first SIGTERM stops gracefully (receivers, then exporters) and exits 0', async () => {
   const { tc, signals, err, io } = setup();

@@ -5,7 +5,7 @@ import { MemoryCheckpointStore } from '../../../src/ownership/memory-checkpoint-
 import { HubLagMonitor, hubLagEvents } from '../../../src/receiver/internal/hub-lag-monitor.ts';
 import type { HubPartitionLag } from '../../../src/receiver/receiver-status.ts';
 import { noopLogger, type Logger } from '../../../src/component/logger.ts';
-import { waitUntil } from '../../helpers/wait-until.ts';
+import { until } from './fakes.ts';
 
 const scope = { fullyQualifiedNamespace: 'ns.servicebus.windows.net', eventHubName: 'hub', consumerGroup: '$default' };
 
@@ -47,10 +47,6 @@ class FakeHub {
 
 function byId(rows: HubPartitionLag[]): Map<string, HubPartitionLag> {
   return new Map(rows.map((r) => [r.partitionId, r]));
-}
-
-async function until(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  await waitUntil(cond, timeoutMs, 'condition', 5);
 }
 
 test('reports every partition with its owner, checkpoint, lag and checkpoint age, whoever owns it', async () => {
