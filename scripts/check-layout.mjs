@@ -10,6 +10,7 @@
 // 3. No source line over 120 characters in src/, test/, scripts/ and examples/ (TypeScript and JavaScript).
 // 4. TypeScript directive comments there, as typescript-eslint's ban-ts-comment did (Biome's noTsIgnore
 //    reports ts-ignore): no ts-nocheck, and ts-expect-error only with the reason after it.
+// 5. No unit test (test/unit/) imports a launcher of the emulator or Azurite.
 // Imports are found in the text: static `import`/`export … from` (which Biome's formatter starts on a line
 // of their own), side-effect `import '…'`, and `import('…')` with a literal, outside line comments.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -167,6 +168,23 @@ for (const top of ['src', 'test', 'scripts', 'examples']) {
         problems.push(`${where}: line of ${line.length} characters (at most ${MAX_LINE}): wrap it`);
       }
     });
+  }
+}
+
+// 5. Unit tests start no servers: the emulator's and Azurite's launchers belong to integration tests (the
+// runner groups unit files into shared processes, and `npm run test:unit` must need nothing else).
+const SERVER_LAUNCHERS = ['test/helpers/emulator.ts', 'test/helpers/azurite.ts', 'scripts/local/azurite.ts'];
+for (const file of walk(resolve(root, 'test/unit'), [])) {
+  for (const { spec, line } of importsOf(readFileSync(file, 'utf8'))) {
+    if (!spec.startsWith('.')) continue;
+    const target = relative(root, resolve(dirname(file), spec))
+      .split(sep)
+      .join('/');
+    if (SERVER_LAUNCHERS.includes(target))
+      problems.push(
+        `${relative(root, file)}:${line}: a unit test imports ${target}, which starts a server: move the test to ` +
+          'test/integration/',
+      );
   }
 }
 
