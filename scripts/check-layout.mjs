@@ -142,6 +142,23 @@ function connect(v) {
 }
 for (const v of edges.keys()) if (!idx.has(v)) connect(v);
 
+// 5. Unit tests start no servers: the emulator's and Azurite's launchers belong to integration tests (the
+// runner groups unit files into shared processes, and `npm run test:unit` must need nothing else).
+const SERVER_LAUNCHERS = ['test/helpers/emulator.ts', 'test/helpers/azurite.ts', 'scripts/local/azurite.ts'];
+function checkUnitImports(file, text) {
+  for (const { spec, line } of importsOf(text)) {
+    if (!spec.startsWith('.')) continue;
+    const target = relative(root, resolve(dirname(file), spec))
+      .split(sep)
+      .join('/');
+    if (SERVER_LAUNCHERS.includes(target))
+      problems.push(
+        `${relative(root, file)}:${line}: a unit test imports ${target}, which starts a server: move the test to ` +
+          'test/integration/',
+      );
+  }
+}
+
 // 3. Line length: every line over MAX_LINE characters fails, naming file:line and its length.
 // 4. TypeScript directives, in the same pass.
 const NO_CHECK = /^\s*(?:\/\/|\/\*+|\*)\s*@ts-nocheck\b/;
@@ -154,7 +171,9 @@ for (const top of ['src', 'test', 'scripts', 'examples']) {
     continue;
   }
   for (const file of walk(dir, [])) {
-    const lines = readFileSync(file, 'utf8').split('\n');
+    const text = readFileSync(file, 'utf8');
+    if (relative(root, file).split(sep).join('/').startsWith('test/unit/')) checkUnitImports(file, text);
+    const lines = text.split('\n');
     lines.forEach((line, i) => {
       const where = `${relative(root, file)}:${i + 1}`;
       if (line.includes('@ts-')) {
@@ -168,23 +187,6 @@ for (const top of ['src', 'test', 'scripts', 'examples']) {
         problems.push(`${where}: line of ${line.length} characters (at most ${MAX_LINE}): wrap it`);
       }
     });
-  }
-}
-
-// 5. Unit tests start no servers: the emulator's and Azurite's launchers belong to integration tests (the
-// runner groups unit files into shared processes, and `npm run test:unit` must need nothing else).
-const SERVER_LAUNCHERS = ['test/helpers/emulator.ts', 'test/helpers/azurite.ts', 'scripts/local/azurite.ts'];
-for (const file of walk(resolve(root, 'test/unit'), [])) {
-  for (const { spec, line } of importsOf(readFileSync(file, 'utf8'))) {
-    if (!spec.startsWith('.')) continue;
-    const target = relative(root, resolve(dirname(file), spec))
-      .split(sep)
-      .join('/');
-    if (SERVER_LAUNCHERS.includes(target))
-      problems.push(
-        `${relative(root, file)}:${line}: a unit test imports ${target}, which starts a server: move the test to ` +
-          'test/integration/',
-      );
   }
 }
 

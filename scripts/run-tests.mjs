@@ -91,8 +91,9 @@ const OWN_PROCESS = /^\/\/ run-tests: own process\b/m;
 const ownProcess = (f) => OWN_PROCESS.test(readFileSync(f, 'utf8').slice(0, 1000));
 const grouped = (f) => GROUPED_FOLDERS.some((folder) => f.split(sep).join('/').startsWith(folder)) && !ownProcess(f);
 const groupedFiles = groupCount > 0 ? files.filter(grouped) : [];
+const inGroup = new Set(groupedFiles);
 for (const file of files) {
-  if (groupedFiles.includes(file)) continue;
+  if (inGroup.has(file)) continue;
   const [wall, cpu] = recorded(file);
   jobs.push({ name: file, files: [file], wall, load: cpu === undefined || wall === 0 ? 1 : cpu / wall });
 }
@@ -114,6 +115,7 @@ if (groupedFiles.length > 0) {
   groups.forEach((g, i) =>
     jobs.push({
       name: `group ${i + 1} of ${groups.length} (${g.files.length} files)`,
+      group: true,
       files: g.files,
       wall: g.wall,
       load: g.wall === 0 ? 1 : Math.min(1, g.cpu / g.wall),
@@ -153,7 +155,7 @@ const started = Date.now();
 
 /** The module a job's process runs: the file itself, or for a group, a module importing each of its files. */
 function entryOf(job) {
-  if (job.files.length === 1 && job.name === job.files[0]) return runnable(job.files[0]);
+  if (!job.group) return runnable(job.files[0]);
   // Static imports: every file registers its tests before any runs (a dynamic import could land after
   // --test-force-exit has ended the process at the end of the tests registered so far).
   const entry = join(tmpdir(), `test-group-${process.pid}-${jobs.indexOf(job)}.mjs`);
@@ -262,7 +264,7 @@ if (record) {
   // Only files run alone are timed; a grouped file keeps its entry (refresh them with --isolated).
   const next = { ...durations };
   for (const r of results) {
-    if (r.job.files.length !== 1 || r.job.name !== r.job.files[0]) continue;
+    if (r.job.group) continue;
     const wall = Math.round(r.seconds * 10) / 10;
     next[r.job.name] = r.cpu === undefined ? wall : [wall, Math.round(r.cpu * 10) / 10];
   }

@@ -14,7 +14,7 @@ import {
   nestsDeeperThan,
   parseJson,
 } from './internal/parse-json.ts';
-import { rawErrorRecord, type BatchState } from './internal/records.ts';
+import { pushRawError, rawErrorRecord, type BatchState } from './internal/records.ts';
 import type { Sanitizer } from './internal/sanitize.ts';
 
 /**
@@ -55,35 +55,29 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
   const enqueuedMs = enqueuedMsOf(event, state.observedMs);
   const text = eventText(event.body);
   if (text === undefined) {
-    state.stats.failedEvents++;
-    state.records.push(
-      rawErrorRecord(
-        state,
-        event,
-        undefined,
-        enqueuedMs,
-        config.resources.empty,
-        ERROR_INVALID_UTF8,
-        'event body is not valid UTF-8',
-        config.scope,
-      ),
+    pushRawError(
+      state,
+      event,
+      undefined,
+      enqueuedMs,
+      config.resources.empty,
+      ERROR_INVALID_UTF8,
+      'event body is not valid UTF-8',
+      config.scope,
     );
     return;
   }
   const parsed = parseJson(text, config.sanitizers, config.maxSanitizeChars);
   if (!parsed.ok) {
-    state.stats.failedEvents++;
-    state.records.push(
-      rawErrorRecord(
-        state,
-        event,
-        text,
-        enqueuedMs,
-        config.resources.empty,
-        ERROR_INVALID_JSON,
-        parsed.message,
-        config.scope,
-      ),
+    pushRawError(
+      state,
+      event,
+      text,
+      enqueuedMs,
+      config.resources.empty,
+      ERROR_INVALID_JSON,
+      parsed.message,
+      config.scope,
     );
     return;
   }
@@ -96,18 +90,15 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
     const records = (value as { records?: unknown }).records;
     items = Array.isArray(records) ? records : [value];
   } else {
-    state.stats.failedEvents++;
-    state.records.push(
-      rawErrorRecord(
-        state,
-        event,
-        text,
-        enqueuedMs,
-        config.resources.empty,
-        ERROR_UNEXPECTED_SHAPE,
-        'body is JSON but neither an object nor an array',
-        config.scope,
-      ),
+    pushRawError(
+      state,
+      event,
+      text,
+      enqueuedMs,
+      config.resources.empty,
+      ERROR_UNEXPECTED_SHAPE,
+      'body is JSON but neither an object nor an array',
+      config.scope,
     );
     return;
   }
@@ -160,19 +151,16 @@ export function decodeAzureEvent(event: ReceivedEvent, state: BatchState, config
     state.records.length = start;
     state.metrics.length = metricsStart;
     state.spans.length = spansStart;
-    state.stats.failedEvents++;
     const deep = error instanceof NestingTooDeepError;
-    state.records.push(
-      rawErrorRecord(
-        state,
-        event,
-        text,
-        enqueuedMs,
-        config.resources.empty,
-        deep ? ERROR_NESTING_TOO_DEEP : ERROR_DECODER,
-        (error as Error)?.message,
-        config.scope,
-      ),
+    pushRawError(
+      state,
+      event,
+      text,
+      enqueuedMs,
+      config.resources.empty,
+      deep ? ERROR_NESTING_TOO_DEEP : ERROR_DECODER,
+      (error as Error)?.message,
+      config.scope,
     );
     return;
   }

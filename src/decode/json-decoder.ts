@@ -10,7 +10,7 @@ import {
   nestsDeeperThan,
   parseJson,
 } from './internal/parse-json.ts';
-import { makeRecord, rawErrorRecord, type BatchState } from './internal/records.ts';
+import { makeRecord, pushRawError, type BatchState } from './internal/records.ts';
 import type { Sanitizer } from './internal/sanitize.ts';
 import { hrTimeFromMs } from './internal/timestamp.ts';
 
@@ -30,40 +30,31 @@ export function decodeJsonEvent(event: ReceivedEvent, state: BatchState, config:
   const enqueuedMs = enqueuedMsOf(event, state.observedMs);
   const text = eventText(event.body);
   if (text === undefined) {
-    state.stats.failedEvents++;
-    state.records.push(
-      rawErrorRecord(
-        state,
-        event,
-        undefined,
-        enqueuedMs,
-        config.resource,
-        ERROR_INVALID_UTF8,
-        'event body is not valid UTF-8',
-      ),
+    pushRawError(
+      state,
+      event,
+      undefined,
+      enqueuedMs,
+      config.resource,
+      ERROR_INVALID_UTF8,
+      'event body is not valid UTF-8',
     );
     return;
   }
   const parsed = parseJson(text, config.sanitizers, config.maxSanitizeChars);
   if (!parsed.ok) {
-    state.stats.failedEvents++;
-    state.records.push(
-      rawErrorRecord(state, event, text, enqueuedMs, config.resource, ERROR_INVALID_JSON, parsed.message),
-    );
+    pushRawError(state, event, text, enqueuedMs, config.resource, ERROR_INVALID_JSON, parsed.message);
     return;
   }
   if (nestsDeeperThan(parsed.value, config.maxNestingDepth)) {
-    state.stats.failedEvents++;
-    state.records.push(
-      rawErrorRecord(
-        state,
-        event,
-        text,
-        enqueuedMs,
-        config.resource,
-        ERROR_NESTING_TOO_DEEP,
-        `body nests deeper than ${config.maxNestingDepth} levels`,
-      ),
+    pushRawError(
+      state,
+      event,
+      text,
+      enqueuedMs,
+      config.resource,
+      ERROR_NESTING_TOO_DEEP,
+      `body nests deeper than ${config.maxNestingDepth} levels`,
     );
     return;
   }

@@ -104,6 +104,12 @@ export function rawErrorRecord(
   );
 }
 
+/** Counts the event as failed and adds its raw error record (see rawErrorRecord) to the batch. */
+export function pushRawError(...args: Parameters<typeof rawErrorRecord>): void {
+  args[0].stats.failedEvents++;
+  args[0].records.push(rawErrorRecord(...args));
+}
+
 /** The body bytes as a plain Uint8Array (exporters base64 them as OTLP bytesValue). */
 export function bytesOf(event: ReceivedEvent): Uint8Array {
   const body = event.body;

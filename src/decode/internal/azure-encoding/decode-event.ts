@@ -4,7 +4,7 @@ import { ATTR_TIMESTAMP_FALLBACK } from '../azure-names.ts';
 import { enqueuedMsOf, RecordAttributes } from '../event-attributes.ts';
 import { ERROR_INVALID_JSON, ERROR_INVALID_UTF8, ERROR_UNEXPECTED_SHAPE, eventText, parseJson } from '../parse-json.ts';
 import type { Sanitizer } from '../sanitize.ts';
-import { makeRecord, rawErrorRecord, type BatchState } from '../records.ts';
+import { makeRecord, pushRawError, rawErrorRecord, type BatchState } from '../records.ts';
 import { encodingScope, GO_ENCODING_RAW_SCOPE } from '../scope.ts';
 import type { TimeLayoutParser } from '../time-layout.ts';
 import { hrTimeFromMs, parseTimestampString } from '../timestamp.ts';
@@ -36,38 +36,23 @@ export function decodeAzureEncodingEvent(event: ReceivedEvent, state: BatchState
   const text = eventText(event.body);
   const empty = config.resources.empty;
   if (text === undefined) {
-    state.stats.failedEvents++;
-    state.records.push(
-      rawErrorRecord(
-        state,
-        event,
-        undefined,
-        enqueuedMs,
-        empty,
-        ERROR_INVALID_UTF8,
-        'event body is not valid UTF-8',
-        GO_ENCODING_RAW_SCOPE,
-      ),
+    pushRawError(
+      state,
+      event,
+      undefined,
+      enqueuedMs,
+      empty,
+      ERROR_INVALID_UTF8,
+      'event body is not valid UTF-8',
+      GO_ENCODING_RAW_SCOPE,
     );
     return;
   }
   if (text.trim() === '') return; // the extension yields nothing for an empty body
   const items = recordsOf(text, state, config);
   if (typeof items === 'string') {
-    state.stats.failedEvents++;
     const type = items === ERROR_INVALID_JSON ? ERROR_INVALID_JSON : ERROR_UNEXPECTED_SHAPE;
-    state.records.push(
-      rawErrorRecord(
-        state,
-        event,
-        text,
-        enqueuedMs,
-        empty,
-        type,
-        'not an Azure resource-log batch',
-        GO_ENCODING_RAW_SCOPE,
-      ),
-    );
+    pushRawError(state, event, text, enqueuedMs, empty, type, 'not an Azure resource-log batch', GO_ENCODING_RAW_SCOPE);
     return;
   }
   for (const item of items) decodeItem(item, event, state, config, enqueuedMs);
