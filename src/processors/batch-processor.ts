@@ -95,7 +95,9 @@ interface Export {
  * - as many callers wait on this processor as producers are attached with `attachProducer()` (one per
  *   partition pump with a backlog): with one call each, nothing more can arrive until an export settles;
  *   a pump with several batches in flight (`max_batches_in_flight`) counts each, so the export starts
- *   while the pumps decode their next batches. Waiting out the timer would only stall them all.
+ *   while the pumps decode their next batches. Waiting out the timer would only stall them all. While
+ *   an export runs, only callers with records still pending count, so a second export slot leaves with
+ *   a batch from every producer, not with the first one handed over.
  *   With no producer attached (a library calling `consume` directly) only the first two apply.
  *
  * At-least-once survives batching: each caller's promise resolves only after every export holding its
@@ -261,9 +263,13 @@ export class BatchProcessor implements SignalConsumer {
   /** Whether `ready` exportable records should go now rather than wait for more. */
   #due(ready: number): boolean {
     if (this.#flushDue || this.#timeoutMs === 0 || ready >= this.#sendBatchSize) return true;
-    // As many calls wait here as producers are attached: with one call each, no record can arrive before
-    // an export settles.
-    return this.#producers > 0 && this.#waiting >= this.#producers;
+    if (this.#producers === 0) return false;
+    // With no export running: as many calls wait here as producers are attached, so with one call each no
+    // record can arrive before an export settles. While exports run, the callers inside them count no
+    // more: a producer with several batches in flight hands its next one during the export, and the next
+    // export waits for a batch from as many callers as there are producers (counting the callers inside
+    // the running export, the second slot left with the first batch handed over, half-empty).
+    return (this.#inFlight === 0 ? this.#waiting : this.#pending.length) >= this.#producers;
   }
 
   /** Pending records that may start an export now: those of callers with no earlier part in flight. */

@@ -216,6 +216,26 @@ describe('BatchProcessor', () => {
     },
   );
 
+  test('while an export runs, a second slot waits for a batch from every producer, not for the first one', async () => {
+    const held = heldConsumer();
+    const batcher = new BatchProcessor(held.consumer, { timeoutMs: HOUR_MS, maxConcurrentExports: 2 });
+    const detach = [0, 1, 2].map(() => batcher.attachProducer());
+    const first = ['a', 'b', 'c'].map((p, i) => batcher.consume(makeBatch(2, `${p}1`, String(i))));
+    await settleCallbacks();
+    assert.equal(held.started.length, 1, 'every producer waits: the first export leaves');
+    // Each producer hands its next batch while the first export runs (max_batches_in_flight 2).
+    const second = [batcher.consume(makeBatch(2, 'a2', '0'))];
+    await settleCallbacks();
+    assert.equal(held.started.length, 1, 'one batch of three producers: the free slot keeps batching');
+    second.push(batcher.consume(makeBatch(2, 'b2', '1')), batcher.consume(makeBatch(2, 'c2', '2')));
+    await settleCallbacks();
+    assert.equal(held.started.length, 2, 'a batch from every producer: the second slot leaves at once');
+    assert.deepEqual(held.bodies(1), ['a2-0', 'a2-1', 'b2-0', 'b2-1', 'c2-0', 'c2-1']);
+    for (const s of held.started) s.release();
+    await within(Promise.all([...first, ...second]), 5_000);
+    for (const d of detach) d();
+  });
+
   test('a producer detaching makes the callers still waiting enough: they are exported at once', async () => {
     const next = new InMemorySignalConsumer();
     const batcher = new BatchProcessor(next, { timeoutMs: HOUR_MS });
