@@ -59,7 +59,12 @@ function importsOf(text) {
 // 1b. Which folders may import which SDK and AMQP packages (a package's subpaths count as the package).
 const PACKAGE_OWNERS = [
   { packages: ['@azure/event-hubs'], owner: 'src/backends/polling' },
-  { packages: ['rhea-promise', 'rhea', '@azure/core-amqp'], owner: 'src/backends/streaming' },
+  {
+    packages: ['rhea-promise', 'rhea', '@azure/core-amqp'],
+    owner: 'src/backends/streaming',
+    // The polling backend's one repair of the AMQP stack under the SDK (a crash on cancelling a request).
+    alsoFiles: ['src/backends/polling/internal/event-hubs-internals.ts'],
+  },
 ];
 const PACKAGE_EXEMPT = ['src/emulator'];
 const inFolder = (file, folder) => file === folder || file.startsWith(`${folder}/`);
@@ -76,9 +81,9 @@ for (const file of walk(src, [])) {
   for (const { spec, line } of importsOf(readFileSync(file, 'utf8'))) {
     if (!spec.startsWith('.')) {
       if (PACKAGE_EXEMPT.some((folder) => inFolder(name, folder))) continue;
-      for (const { packages, owner } of PACKAGE_OWNERS) {
+      for (const { packages, owner, alsoFiles = [] } of PACKAGE_OWNERS) {
         const pkg = packages.find((p) => isPackage(spec, p));
-        if (pkg === undefined || inFolder(name, owner)) continue;
+        if (pkg === undefined || inFolder(name, owner) || alsoFiles.includes(name)) continue;
         problems.push(
           `${name}:${line}: imports '${spec}', which only ${owner}/ may import: use the backends' interface ` +
             `(src/backends/consumer.ts) or move this code into ${owner}/`,

@@ -23,7 +23,12 @@ import type { ResolvedRetry } from '../internal/defaults.ts';
 import { DEFAULT_CONSUMER_GROUP, resolveRetry } from '../internal/defaults.ts';
 import { webSocketSettings } from '../internal/websocket-options.ts';
 import { DEFAULT_SAS_TOKEN_LIFETIME_MS, resolveSasTokenLifetimeMs } from '../internal/token-lifetime.ts';
-import { replaceSdkCredential, sdkConnectionId, settledByDisconnect } from './internal/event-hubs-internals.ts';
+import {
+  repairUnattachedLinkAddress,
+  replaceSdkCredential,
+  sdkConnectionId,
+  settledByDisconnect,
+} from './internal/event-hubs-internals.ts';
 import { sasKeyCredential, withTimelyRenewal } from './internal/sdk-token-timing.ts';
 import { PollingPartitionReader } from './polling-partition-reader.ts';
 
@@ -63,6 +68,7 @@ export class PollingHubClient implements HubClient {
   ) {
     this.#options = options;
     this.#tuning = tuning;
+    repairUnattachedLinkAddress();
     this.#retry = resolveRetry(options.retry);
     this.#keys = configKeysOf(options);
     this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;

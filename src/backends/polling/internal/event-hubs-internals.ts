@@ -5,6 +5,7 @@
  */
 import type { TokenCredential } from '@azure/core-auth';
 import type { EventHubConsumerClient, Subscription } from '@azure/event-hubs';
+import { Receiver } from 'rhea-promise';
 import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
 
 /** The version of @azure/event-hubs this file was written for. */
@@ -76,4 +77,30 @@ export function replaceSdkCredential(client: EventHubConsumerClient, credential:
     return false;
   context.tokenCredential = credential;
   return true;
+}
+
+let linkAddressRepaired = false;
+
+/**
+ * Lets the SDK cancel a request on a link that is not attached yet. When a subscription closes while its
+ * link's token is still being negotiated (a receiver shutting down, or a subscription replaced, right
+ * after it started), @azure/core-amqp 4.x cancels the pending `$cbs` request by reading its response
+ * link's `address`; rhea-promise 3.0.3 reads that from the peer's source, which a link still attaching
+ * has not got, so the getter throws from inside the abort listener: an uncaught TypeError that ends the
+ * process. Repaired once per process by answering `undefined` there (core-amqp then names the request's
+ * address "address" in its log line and rejects the request as cancelled, as it means to). Other links
+ * are unaffected: an attached link has a source. Skipped when the getter is not where 3.0.3 has it.
+ */
+export function repairUnattachedLinkAddress(): void {
+  if (linkAddressRepaired) return;
+  linkAddressRepaired = true;
+  const link = Object.getPrototypeOf(Receiver.prototype) as object;
+  const descriptor = Object.getOwnPropertyDescriptor(link, 'address');
+  if (!descriptor?.get) return;
+  Object.defineProperty(link, 'address', {
+    ...descriptor,
+    get(this: { source?: { address?: string } }) {
+      return this.source?.address;
+    },
+  });
 }

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { EventHubConsumerClient } from '@azure/event-hubs';
 import {
   EVENT_HUBS_VERSION_WRITTEN_FOR,
+  repairUnattachedLinkAddress,
   sdkConnectionId,
   settledByDisconnect,
 } from '../../../../src/backends/polling/internal/event-hubs-internals.ts';
@@ -62,3 +63,20 @@ test(
     }
   },
 );
+
+test("a link not attached yet has an address of undefined instead of a getter that throws (core-amqp's cancel)", () => {
+  const { Receiver } = require('rhea-promise') as { Receiver: { prototype: object } };
+  const link = Object.getPrototypeOf(Receiver.prototype) as object;
+  const address = () => Object.getOwnPropertyDescriptor(link, 'address')!.get!;
+  const attaching = { source: undefined };
+  repairUnattachedLinkAddress();
+  assert.equal(address().call(attaching), undefined);
+  assert.equal(address().call({ source: { address: 'hub/$cbs' } }), 'hub/$cbs', 'an attached link keeps its address');
+  repairUnattachedLinkAddress();
+  assert.equal(address().call({ source: { address: 'x' } }), 'x', 'repairing twice changes nothing');
+});
+
+test('the installed rhea-promise reads a link address from a source it may not have yet (hence the repair)', () => {
+  const source = require('node:fs').readFileSync(require.resolve('rhea-promise/dist/lib/link.js'), 'utf8') as string;
+  assert.match(source, /get address\(\) \{\s*return this\.source\.address;/, 'the getter 3.0.3 has');
+});
