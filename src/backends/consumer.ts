@@ -43,6 +43,14 @@ export type StartPosition =
  */
 export const DEFAULT_PREFETCH_COUNT = 300;
 
+/**
+ * Events all partitions of one receiver buffer ahead of their pipelines together when `prefetch_count` is
+ * left at 0: 2,400, the SDK's 300 for each of 8 partitions. Each partition gets an equal share, at most
+ * `DEFAULT_PREFETCH_COUNT` and at least one batch (`max_poll_events`), so a receiver of 32 partitions holds
+ * 100 per partition instead of 300 (receiver/internal/prefetch-share.ts).
+ */
+export const PREFETCH_BUDGET_EVENTS = 2_400;
+
 export interface OpenOptions {
   readonly startPosition: StartPosition;
   /**
@@ -161,6 +169,13 @@ export interface PartitionReader {
   lastEnqueued(): LastEnqueuedInfo | undefined;
   /** Stops reading and releases the link. Idempotent. Events buffered but not returned are dropped. */
   close(): Promise<void>;
+  /**
+   * Changes how many events the reader may buffer ahead of `receive()` from now on (at least 1). `streaming`
+   * grants credit against the new window at once (credit already granted is not taken back: a smaller
+   * window takes effect as the buffer drains); `polling` uses it from its next subscription, since the SDK
+   * fixes a subscription's prefetch. Optional: a reader without it keeps the window it was opened with.
+   */
+  setPrefetch?(prefetchCount: number): void;
 }
 
 export interface HubClient {

@@ -47,6 +47,7 @@ import type { TokenCredential } from '@azure/core-auth';
 import { BackfillProgress } from './capture/backfill-progress.ts';
 import { withCaptureBackfill } from './capture/capture-backfill-reader.ts';
 import { captureLocation, capturePartitions } from './capture/capture-source.ts';
+import { inFlightBudgetFor } from './internal/in-flight-budget.ts';
 
 /** What the connections phase of a start made, for the pipeline and ownership phases. */
 interface Connections {
@@ -240,6 +241,7 @@ export class AzureEventHubReceiverImpl implements AzureEventHubReceiver {
       emit: (st) => this.#emit(st),
       isClosing: () => this.#shutdown !== undefined,
       readGate: memory ? (signal) => memory.whenReadable(signal) : undefined,
+      inFlightBudget: inFlightBudgetFor(c.memory.limit_mib),
     });
     return this.#starter;
   }

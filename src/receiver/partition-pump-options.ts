@@ -8,6 +8,7 @@ import type { Logger } from '../component/logger.ts';
 import type { ReceiverStatus } from './receiver-status.ts';
 import type { PumpCounters } from './internal/pump-counters.ts';
 import type { EncodedDecode } from './internal/decode-pool.ts';
+import type { InFlightBudget } from './internal/in-flight-budget.ts';
 
 /**
  * A reader that returns nothing for this long while the hub reports newer events is treated as stalled
@@ -38,6 +39,8 @@ export interface PartitionPumpOptions {
   readonly maxBatchesInFlight?: number;
   /** Most event body bytes in those batches (one batch always goes). Default DEFAULT_BYTES_IN_FLIGHT. */
   readonly maxBytesInFlight?: number;
+  /** The receiver's budget shared by all its partitions (internal/in-flight-budget.ts). Default none. */
+  readonly inFlightBudget?: InFlightBudget;
   /** Longest wait for a batch, ms. */
   readonly maxWaitMs: number;
   readonly decode: Decoder;

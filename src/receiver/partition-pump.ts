@@ -48,15 +48,19 @@ export class PartitionPump {
   #backlog = false;
   /** The last receive ended a backlog: the batches it leaves in flight keep (or regain) their producers. */
   #tail = false;
+  /** Events the reader may buffer ahead (`setPrefetch`); a reader opened later gets it too. */
+  #prefetch: number;
   /** The decode step; also knows the last sequence number received (see BatchPreparer.lastReceived). */
   readonly #preparer: BatchPreparer;
   readonly #exporter: BatchExporter;
 
   constructor(options: PartitionPumpOptions) {
     this.#o = options;
+    this.#prefetch = options.prefetchCount;
     this.#window = new DeliveryWindow({
       batches: Math.max(1, options.maxBatchesInFlight ?? DEFAULT_MAX_BATCHES_IN_FLIGHT),
       bytes: options.maxBytesInFlight ?? DEFAULT_BYTES_IN_FLIGHT,
+      ...(options.inFlightBudget ? { shared: options.inFlightBudget } : {}),
     });
     this.#preparer = new BatchPreparer(options, this.#kill.signal);
     this.#exporter = new BatchExporter({
@@ -102,6 +106,18 @@ export class PartitionPump {
   /** Reading, or retrying (a failing reader, or a batch the pipeline refused), and since when. */
   get state(): PartitionState {
     return this.#state;
+  }
+
+  /** Events the reader may buffer ahead of the pipeline. */
+  get prefetch(): number {
+    return this.#prefetch;
+  }
+
+  /** Events buffered ahead of the pipeline from now on (and by a reader opened later); see PartitionReader. */
+  setPrefetch(prefetchCount: number): void {
+    if (prefetchCount === this.#prefetch) return;
+    this.#prefetch = prefetchCount;
+    this.#reader?.setPrefetch?.(prefetchCount);
   }
 
   /** Starts the loop; the returned promise resolves when it ends (never rejects). */
@@ -153,7 +169,9 @@ export class PartitionPump {
     const opening = this.#o.hub.openPartition(this.#o.partitionId, {
       startPosition: position,
       ownerLevel: this.#o.ownerLevel,
-      prefetchCount: this.#o.prefetchCount,
+      prefetchCount: this.#prefetch,
+      // The backend moves a whole batch at once (the SDK's batch in `polling`), whatever the prefetch.
+      maxBatchSize: this.#o.maxBatchSize,
       trackLastEnqueuedEventProperties: true,
       ...(this.#o.startSource
         ? { startPositionKey: position === this.#o.start ? this.#o.startSource : 'checkpoint' }

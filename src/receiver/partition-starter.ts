@@ -1,5 +1,6 @@
 import type { HubClient, PartitionProperties, StartPosition } from '../backends/consumer.ts';
-import { DEFAULT_PREFETCH_COUNT } from '../backends/consumer.ts';
+import { prefetchShare } from './internal/prefetch-share.ts';
+import type { InFlightBudget } from './internal/in-flight-budget.ts';
 import type { ReceiverConfig } from '../config/receiver-config.ts';
 import type { Logger } from '../component/logger.ts';
 import { redactError } from '../component/redact.ts';
@@ -44,6 +45,8 @@ export interface PartitionStarterDeps {
   readonly emit: (status: ReceiverStatus) => void;
   /** True once the receiver shuts down: no new partition starts. */
   readonly isClosing: () => boolean;
+  /** Shared by every pump's delivery window (PartitionPumpOptions.inFlightBudget). Default none. */
+  readonly inFlightBudget?: InFlightBudget;
   /** Passed to every pump (PartitionPumpOptions.readGate): the memory guard's pause. Default none. */
   readonly readGate?: (signal: AbortSignal) => Promise<void> | undefined;
   /**
@@ -88,6 +91,23 @@ export class PartitionStarter implements PartitionLifecycle {
   /** Stops every pump still running (graceful); for a coordinator that failed to stop them. */
   async stopAll(): Promise<void> {
     await Promise.all([...this.#owned.values()].map((o) => o.pump.stop(this.#d.config.shutdown_timeout)));
+  }
+
+  /**
+   * Events a partition buffers ahead when `partitions` are read: `prefetch_count` when set (at least one
+   * batch; negative: one batch), else a share of one budget for the receiver (internal/prefetch-share.ts).
+   */
+  #prefetchFor(partitions: number): number {
+    const c = this.#d.config;
+    if (c.prefetch_count !== 0) return Math.max(0, c.prefetch_count, c.max_poll_events);
+    return prefetchShare(partitions, c.max_poll_events);
+  }
+
+  /** With `prefetch_count` 0: every running partition takes its share of the budget for what is read now. */
+  #sharePrefetch(): void {
+    if (this.#d.config.prefetch_count !== 0) return;
+    const share = this.#prefetchFor(this.#owned.size);
+    for (const { pump } of this.#owned.values()) pump.setPrefetch(share);
   }
 
   async startPartition(claim: PartitionClaim, signal: AbortSignal): Promise<PartitionHandle> {
@@ -141,7 +161,7 @@ export class PartitionStarter implements PartitionLifecycle {
       initial,
       resumeFrom: resumed,
     });
-    const prefetch = c.prefetch_count === 0 ? DEFAULT_PREFETCH_COUNT : Math.max(0, c.prefetch_count);
+    const prefetch = this.#prefetchFor(this.#owned.size + 1);
     const pump = new PartitionPump({
       hub: this.#d.backfill?.hub ?? hub,
       gapsAccounted: this.#d.backfill !== undefined,
@@ -149,7 +169,7 @@ export class PartitionStarter implements PartitionLifecycle {
       start: position,
       startSource: source,
       ownerLevel: claim.ownerLevel,
-      prefetchCount: Math.max(prefetch, c.max_poll_events),
+      prefetchCount: prefetch,
       maxBatchSize: c.max_poll_events,
       maxBatchesInFlight: c.max_batches_in_flight,
       maxWaitMs: Math.max(1, c.poll_rate * 1000),
@@ -174,8 +194,10 @@ export class PartitionStarter implements PartitionLifecycle {
       logger: this.#d.logger.child({ partitionId }),
       emit: this.#d.emit,
       readGate: this.#d.readGate,
+      ...(this.#d.inFlightBudget ? { inFlightBudget: this.#d.inFlightBudget } : {}),
     });
     this.#owned.set(partitionId, { pump, checkpointer, startProps: props, startedFrom: initial?.sequenceNumber ?? -1 });
+    this.#sharePrefetch();
     this.#released.delete(partitionId);
     this.#d.emit({
       type: 'partitionOpened',
@@ -191,7 +213,10 @@ export class PartitionStarter implements PartitionLifecycle {
     });
     let stopReason: StopReason | undefined;
     const ended = pump.run().then((end) => {
-      if (this.#owned.get(partitionId)?.pump === pump) this.#owned.delete(partitionId);
+      if (this.#owned.get(partitionId)?.pump === pump) {
+        this.#owned.delete(partitionId);
+        this.#sharePrefetch();
+      }
       const reason = end.reason === 'stopped' ? (stopReason ?? 'shutdown') : end.reason;
       if (end.reason !== 'stopped') this.#d.counters.restarts[end.reason]++;
       this.#released.set(partitionId, { reason, at: Date.now() });
@@ -363,6 +388,7 @@ export class PartitionStarter implements PartitionLifecycle {
         state: pump.state.state,
         stateSeconds: Math.max(0, (now - pump.state.since) / 1000),
         idleSeconds: Math.max(0, (now - pump.progressAt) / 1000),
+        prefetch: pump.prefetch,
         ...backfillOf(backfills.get(partitionId)),
       });
     }

@@ -126,6 +126,11 @@ export interface PartitionStats {
   readonly stateSeconds: number;
   /** Seconds since the pump last made progress (a receive completed, a batch delivered, a state change). */
   readonly idleSeconds?: number;
+  /**
+   * Events this partition may buffer ahead of the pipeline: `prefetch_count` (at least `max_poll_events`),
+   * or with `prefetch_count: 0` its share of the receiver's budget (docs/configuration.md#prefetch).
+   */
+  readonly prefetch?: number;
 }
 
 /** Monotonic counters since start, read at scrape time. */

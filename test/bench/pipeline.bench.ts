@@ -30,7 +30,7 @@
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,12 @@ const PARTITIONS = Number(process.env.BENCH_PIPELINE_PARTITIONS ?? 8);
 const EXTRA_SETS = (process.env.BENCH_PIPELINE_SET ?? '').split(' ').filter(Boolean);
 /** BENCH_PIPELINE_TRACE=1 prints every request the sink receives (time into the window, records, bytes). */
 const TRACE = process.env.BENCH_PIPELINE_TRACE === '1';
+/** BENCH_PIPELINE_NODE_FLAGS: Node or V8 flags for the CLI runs, separated by spaces (for experiments). */
+const NODE_FLAGS = (process.env.BENCH_PIPELINE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** BENCH_PIPELINE_STDOUT: a path; each CLI side's stdout goes to `<path>.<side>` (with `--trace-gc`, say). */
+const STDOUT_FILE = process.env.BENCH_PIPELINE_STDOUT;
+/** BENCH_PIPELINE_THREADS=1 prints the CPU per event of every busy thread of a CLI run (by start order). */
+const THREADS = process.env.BENCH_PIPELINE_THREADS === '1';
 /** The receiver's defaults (prefetch_count 0 → 300, max_poll_events 100), given to the SDK baseline too. */
 const PREFETCH = 300;
 const BATCH = 100;
@@ -83,7 +89,16 @@ interface RoundResult {
   eventsPerSec: number;
   recordsPerSec: number;
   /** CPU per event in the window, µs: the client's threads, then the other processes. */
-  cpuUsPerEvent: { main: number; worker: number; otherThreads: number; client: number; emulator: number; sink: number };
+  cpuUsPerEvent: {
+    main: number;
+    worker: number;
+    otherThreads: number;
+    /** The busiest of the other threads (a decode thread when there is one), µs per event. */
+    busiestOther?: number;
+    client: number;
+    emulator: number;
+    sink: number;
+  };
   peakRssMiB: number;
   /**
    * CLI only: records/s between the requests that brought the total past 10 % and past 90 % of the
@@ -168,7 +183,7 @@ async function runCli(
   storage: string,
   profileDir?: string,
 ): Promise<RoundResult> {
-  const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const nodeFlags = [...NODE_FLAGS, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const args = [
     ...nodeFlags,
     join(ROOT, 'bin', 'otelcol-azure-eventhub.js'),
@@ -196,10 +211,12 @@ async function runCli(
   };
   collectGarbage();
   const spawnedAt = performance.timeOrigin + performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const stdout = STDOUT_FILE ? openSync(`${STDOUT_FILE}.${kind}`, 'w') : undefined;
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', stdout ?? 'ignore', 'pipe'] });
+  if (stdout !== undefined) closeSync(stdout);
   const pid = child.pid!;
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let first: SinkRequest | undefined;
   let last: SinkRequest | undefined;
@@ -259,6 +276,14 @@ async function runCli(
     const main = delta.get(pid) ?? 0;
     const workerUs = worker === undefined ? 0 : (delta.get(worker) ?? 0);
     const all = sum(delta.values());
+    const others = [...delta].filter(([tid]) => tid !== pid && tid !== worker).map(([, us]) => us);
+    if (THREADS) {
+      const order = new Map([...threadsAtEnd].sort((a, b) => a.startTicks - b.startTicks).map((t, i) => [t.tid, i]));
+      const busy = [...delta].filter(([, us]) => us / windowEvents >= 0.5).sort((a, b) => b[1] - a[1]);
+      const label = (tid: number) => (tid === pid ? 'main' : tid === worker ? 'worker' : `#${order.get(tid)}`);
+      const listed = busy.map(([t, us]) => `${label(t)} ${round1(us / windowEvents)}`);
+      console.log(`  threads (µs/event): ${listed.join(', ')}`);
+    }
     if (malformed > 0) console.log(`note: ${malformed} requests the sink could not read`);
     return {
       side: kind,
@@ -268,6 +293,7 @@ async function runCli(
         main: round1(main / windowEvents),
         worker: round1(workerUs / windowEvents),
         otherThreads: round1((all - main - workerUs) / windowEvents),
+        busiestOther: round1(Math.max(0, ...others) / windowEvents),
         client: round1(all / windowEvents),
         emulator: round1(emulatorCpu / windowEvents),
         sink: round1(sinkCpu / windowEvents),
@@ -294,7 +320,7 @@ function describe(r: RoundResult): string {
   const threads =
     r.side === 'sdk'
       ? `main ${c.main}, other threads ${c.otherThreads}`
-      : `main ${c.main}, worker ${c.worker}, other threads ${c.otherThreads}`;
+      : `main ${c.main}, worker ${c.worker}, other threads ${c.otherThreads} (busiest ${c.busiestOther})`;
   const extra =
     r.side === 'sdk'
       ? ''

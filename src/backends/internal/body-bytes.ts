@@ -23,3 +23,14 @@ export function toBodyBytes(body: unknown): Uint8Array {
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   return encoder.encode(JSON.stringify(body, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
 }
+
+/**
+ * The body's bytes in memory of their own when they are a view into a larger buffer. rhea hands a data
+ * section over as a slice of the socket read it arrived in (up to 64 KiB, holding events of every partition
+ * on the connection): one event kept alive kept that whole read alive, so a receiver of many partitions held
+ * several times its events' bytes until the slowest partition caught up. A copy costs a small memcpy (Node
+ * allocates bodies under 4 KiB from its 8 KiB pool) and lets each read go as soon as it is decoded.
+ */
+export function ownBodyBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteLength < bytes.buffer.byteLength ? Buffer.from(bytes) : bytes;
+}

@@ -54,7 +54,7 @@ export class PollingPartitionReader implements PartitionReader {
   readonly #client: EventHubConsumerClient;
   readonly #options: OpenOptions;
   readonly #settings: PollingReaderSettings;
-  readonly #window: { prefetch: number; batch: number };
+  #window: { prefetch: number; batch: number };
   readonly #keys: ConfigKeys;
   readonly #buffer = new EventBuffer();
   #subscription: Subscription | undefined;
@@ -66,6 +66,10 @@ export class PollingPartitionReader implements PartitionReader {
   #disconnected = false;
   #restartAttempt = 0;
   #idleRounds = 0;
+  /** The prefetch the current subscription was made with. */
+  #subscribedPrefetch = 0;
+  /** The current subscription's SDK receive has completed at least once (its link is up). */
+  #delivered = false;
   #replacing = false;
   #restartTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
@@ -95,6 +99,30 @@ export class PollingPartitionReader implements PartitionReader {
 
   lastEnqueued(): LastEnqueuedInfo | undefined {
     return this.#lastEnqueued;
+  }
+
+  /**
+   * The SDK fixes a subscription's prefetch, so a larger window waits for the next subscription (an idle
+   * link replaced, a connection lost). A window shrunk to two thirds or less of the subscription's replaces
+   * the subscription now, after the last event buffered: what the SDK prefetched beyond it is read again.
+   * From 300, that is at most three replacements while a receiver's partitions grow to any number.
+   */
+  setPrefetch(prefetchCount: number): void {
+    this.#window = resolveWindow(prefetchCount, this.#options.maxBatchSize);
+    this.#shrinkIfDue();
+  }
+
+  /**
+   * Replaces the subscription when its prefetch is too large for the window (see setPrefetch), once it
+   * has delivered: a subscription closed while the SDK still negotiates its link's token makes
+   * @azure/core-amqp 4.x throw from an abort listener (reading the address of a closed link), an
+   * uncaught exception. Until then the replacement waits for the subscription's first delivery.
+   */
+  #shrinkIfDue(): void {
+    if (this.#window.prefetch * 3 > this.#subscribedPrefetch * 2) return;
+    const resumable = this.#lastSequenceNumber !== undefined || this.#options.startPosition.kind !== 'latest';
+    const live = this.#subscription && !this.#closing && !this.#buffer.isClosed && !this.#buffer.failure;
+    if (live && resumable && this.#delivered) this.#resubscribe(0);
   }
 
   close(): Promise<void> {
@@ -129,6 +157,8 @@ export class PollingPartitionReader implements PartitionReader {
 
   #subscribe(position: StartPosition): void {
     const generation = ++this.#generation;
+    this.#subscribedPrefetch = this.#window.prefetch;
+    this.#delivered = false;
     const current = (): boolean => generation === this.#generation && !this.#buffer.isClosed && !this.#buffer.failure;
     this.#subscription = this.#client.subscribe(
       this.partitionId,
@@ -164,6 +194,10 @@ export class PollingPartitionReader implements PartitionReader {
       };
     }
     // A call at all (even with no events) means the SDK's receive succeeded: the link is up.
+    if (!this.#delivered) {
+      this.#delivered = true;
+      this.#shrinkIfDue();
+    }
     if (this.#disconnected) {
       this.#disconnected = false;
       this.#restartAttempt = 0;

@@ -1,6 +1,6 @@
 import type { ReceivedEventData } from '@azure/event-hubs';
 import type { ReceivedEvent } from '../consumer.ts';
-import { toBodyBytes } from '../internal/body-bytes.ts';
+import { ownBodyBytes, toBodyBytes } from '../internal/body-bytes.ts';
 import { pollingProperties } from '../internal/property-values.ts';
 
 /** The SDK's event (subscribed with `skipParsingBodyAsJson`, so the body is the data section's Buffer) as ours. */
@@ -8,7 +8,7 @@ export function toReceivedEvent(data: ReceivedEventData): ReceivedEvent {
   const event: {
     -readonly [K in keyof ReceivedEvent]: ReceivedEvent[K];
   } = {
-    body: toBodyBytes(data.body),
+    body: ownBodyBytes(toBodyBytes(data.body)),
     sequenceNumber: data.sequenceNumber,
     offset: String(data.offset),
     enqueuedTime: data.enqueuedTimeUtc,

@@ -7,7 +7,7 @@
  */
 import type { Message } from 'rhea-promise';
 import type { LastEnqueuedInfo, ReceivedEvent } from '../consumer.ts';
-import { toBodyBytes } from '../internal/body-bytes.ts';
+import { ownBodyBytes, toBodyBytes } from '../internal/body-bytes.ts';
 import { datesToNumbers } from '../internal/property-values.ts';
 
 const SEQUENCE_NUMBER = 'x-opt-sequence-number';
@@ -48,7 +48,7 @@ export function messageToEvent(message: Message): ReceivedEvent {
     if (value != null) systemProperties[name] = datesToNumbers(value);
   }
   const event: { -readonly [K in keyof ReceivedEvent]: ReceivedEvent[K] } = {
-    body: toBodyBytes(message.body),
+    body: ownBodyBytes(toBodyBytes(message.body)),
     sequenceNumber: Number(annotations[SEQUENCE_NUMBER]),
     offset: String(annotations[OFFSET]),
     enqueuedTime: toDate(annotations[ENQUEUED_TIME]),

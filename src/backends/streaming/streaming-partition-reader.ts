@@ -70,7 +70,7 @@ export class StreamingPartitionReader implements PartitionReader {
   readonly partitionId: string;
   readonly #s: StreamingReaderSettings;
   readonly #options: OpenOptions;
-  readonly #window: { prefetch: number; batch: number };
+  #window: { prefetch: number; batch: number };
   readonly #keys: ConfigKeys;
   readonly #buffer = new EventBuffer();
   readonly #name = generate_uuid();
@@ -209,6 +209,11 @@ export class StreamingPartitionReader implements PartitionReader {
     deliverUndecoded(link);
     this.#renewal?.stop();
     this.#renewal = this.#s.authorizer.keepRenewed(this.#s.connection, this.#audience, timing);
+    this.#grantCredit();
+  }
+
+  setPrefetch(prefetchCount: number): void {
+    this.#window = resolveWindow(prefetchCount, this.#options.maxBatchSize);
     this.#grantCredit();
   }
 

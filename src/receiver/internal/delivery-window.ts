@@ -1,3 +1,5 @@
+import type { InFlightBudget } from './in-flight-budget.ts';
+
 /** A batch in the window: its export, and whether it and every batch before it were delivered. */
 interface Entry {
   readonly bytes: number;
@@ -10,6 +12,11 @@ export interface DeliveryWindowLimits {
   readonly batches: number;
   /** Most event body bytes in those batches; one batch is always let in, whatever its size. */
   readonly bytes: number;
+  /**
+   * The receiver's budget, shared by every partition's window: a batch beyond a window's first goes only
+   * while it fits there too (in-flight-budget.ts). Default none.
+   */
+  readonly shared?: InFlightBudget;
 }
 
 /**
@@ -91,6 +98,7 @@ export class DeliveryWindow {
     this.#last = done;
     this.#entries.push(entry);
     this.#bytes += bytes;
+    this.#limits.shared?.add(bytes);
     void done.then(
       () => this.#remove(entry),
       () => this.#remove(entry),
@@ -115,7 +123,7 @@ export class DeliveryWindow {
 
   #fits(bytes: number): boolean {
     const l = this.#limits;
-    return this.#entries.length < l.batches && this.#bytes + bytes <= l.bytes;
+    return this.#entries.length < l.batches && this.#bytes + bytes <= l.bytes && (l.shared?.fits(bytes) ?? true);
   }
 
   #remove(entry: Entry): void {
@@ -123,5 +131,6 @@ export class DeliveryWindow {
     if (i < 0) return;
     this.#entries.splice(i, 1);
     this.#bytes -= entry.bytes;
+    this.#limits.shared?.remove(entry.bytes);
   }
 }

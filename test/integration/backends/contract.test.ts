@@ -19,6 +19,7 @@ import type { HubClientOptions } from '../../../src/backends/hub-client-options.
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import type { TestEmulator } from '../../helpers/emulator.ts';
 import { startByteCounter } from './tcp-byte-counter.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 const SHORT_RETRY = { maxRetries: 3, retryDelayMs: 50, maxRetryDelayMs: 250, timeoutMs: 5_000 } as const;
 const KINDS: readonly BackendKind[] = ['polling', 'streaming'];
@@ -281,6 +282,46 @@ for (const kind of KINDS) {
       assert.ok(
         afterBytes <= (50 + 2 * PREFETCH) * EVENT_BYTES + OVERHEAD_BYTES,
         `${(afterBytes / EVENT_BYTES).toFixed(1)} events delivered after 50 taken`,
+      );
+      await reader.close();
+    });
+
+    test('a prefetch made smaller on an open reader bounds how far the service runs ahead; none lost', async (t) => {
+      const make = clientsFor(t);
+      const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { partitions: 1 });
+      const EVENT_BYTES = 8 * 1024;
+      const TOTAL = 600;
+      const [BEFORE, AFTER, BATCH] = [200, 20, 10];
+      emulator.append(
+        hubName,
+        '0',
+        Array.from({ length: TOTAL }, (_, i) => ({ body: `${i}`.padEnd(EVENT_BYTES, 'z') })),
+      );
+      const relay = await startByteCounter(emulator.port);
+      t.after(() => relay.close());
+      const client = make(kind, {
+        connectionString: connectionString.replace(`:${emulator.port}`, `:${relay.port}`),
+        consumerGroup,
+      });
+      const open = { startPosition: { kind: 'earliest' as const }, prefetchCount: BEFORE, maxBatchSize: BATCH };
+      const reader = await client.openPartition('0', open);
+      const events = await collect(reader, 1);
+      await waitUntil(() => relay.downstreamBytes >= (BEFORE / 2) * EVENT_BYTES, 10_000, 'the first window');
+      assert.ok(reader.setPrefetch, `${kind} readers take a new prefetch`);
+      reader.setPrefetch(AFTER);
+      events.push(...(await collect(reader, 299, 20_000, BATCH)));
+      assert.equal(events.length, 300);
+      const taken = relay.downstreamBytes;
+      await new Promise((r) => setTimeout(r, 800)); // nobody reads: how far does the service run ahead?
+      const ahead = (relay.downstreamBytes - taken) / EVENT_BYTES;
+      t.diagnostic(`${ahead.toFixed(1)} events arrived while idle after the prefetch went from ${BEFORE} to ${AFTER}`);
+      // Polling: the SDK's queue and the batch being handed over; streaming: the window alone.
+      assert.ok(ahead <= 2 * AFTER + BATCH, `${ahead.toFixed(1)} events ran ahead with a prefetch of ${AFTER}`);
+      events.push(...(await collect(reader, TOTAL - 300, 20_000, BATCH)));
+      assert.deepEqual(
+        events.map((e) => e.sequenceNumber),
+        Array.from({ length: TOTAL }, (_, i) => i),
+        'every event once, in order, across the change',
       );
       await reader.close();
     });

@@ -43,6 +43,37 @@ for (const backend of BACKENDS) {
       assert.equal(receiver.stats().counters.recordsAccepted, 100_000);
     });
 
+    test('prefetch_count 0 shares one budget: 16 partitions buffer 150 each, a set prefetch_count holds', {
+      timeout: 60_000,
+    }, async (t) => {
+      const { emulator, hubName, connectionString } = await startTestEmulator(t, { partitions: 16 });
+      preload(emulator, hubName, 16, 50);
+      const prefetchOf = (r: ReturnType<typeof startReceiver>) => r.stats().partitions.map((p) => p.prefetch);
+      const consumer = new InMemorySignalConsumer();
+      const shared = startReceiver(
+        t,
+        { connection: connectionString, backend, format: 'raw', start_position: 'earliest' },
+        consumer,
+      );
+      await shared.start();
+      await consumer.waitFor(800, 30_000);
+      await until(() => shared.stats().partitions.length === 16, 10_000, 'all 16 partitions read');
+      // 2,400 events for the receiver: 150 for each of 16 (the harness's max_poll_events, 200, floors it at 100).
+      assert.deepEqual(prefetchOf(shared), Array(16).fill(150));
+      await shared.shutdown();
+
+      const fixed = startReceiver(t, {
+        connection: connectionString,
+        backend,
+        format: 'raw',
+        start_position: 'earliest',
+        prefetch_count: 40,
+      });
+      await fixed.start();
+      await until(() => fixed.stats().partitions.length === 16, 10_000, 'all 16 partitions read');
+      assert.deepEqual(prefetchOf(fixed), Array(16).fill(200), 'a prefetch_count below one batch is one batch');
+    });
+
     for (const inFlight of [1, 2]) {
       test(`an exporter failing transiently: nothing lost, recovery on its own; max_batches_in_flight ${inFlight}`, {
         timeout: 60_000,

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DeliveryWindow } from '../../../src/receiver/internal/delivery-window.ts';
+import { InFlightBudget } from '../../../src/receiver/internal/in-flight-budget.ts';
 
 /** A promise and its settle functions. */
 function deferred<T>() {
@@ -128,4 +129,66 @@ test('an export that throws rejects room and drain', async () => {
   );
   await assert.rejects(w.room(10), /dead-letter store failed/);
   await assert.rejects(w.drain(), /dead-letter store failed/);
+});
+
+test("a receiver's budget lets a partition's first batch go always and a second only while it has room", async () => {
+  const budget = new InFlightBudget({ batches: 3, bytes: 1_000 });
+  const a = new DeliveryWindow({ batches: 2, bytes: 1_000, shared: budget });
+  const b = new DeliveryWindow({ batches: 2, bytes: 1_000, shared: budget });
+  const c = new DeliveryWindow({ batches: 2, bytes: 1_000, shared: budget });
+  const held = [deferred<boolean>(), deferred<boolean>(), deferred<boolean>(), deferred<boolean>()];
+  a.add(
+    0,
+    10,
+    () => held[0]!.promise,
+    () => {},
+  );
+  assert.equal(a.isFull(10), false, 'a second batch of a fits: the receiver holds 1 of 3');
+  a.add(
+    1,
+    10,
+    () => held[1]!.promise,
+    () => {},
+  );
+  b.add(
+    2,
+    10,
+    () => held[2]!.promise,
+    () => {},
+  );
+  assert.equal(budget.batches, 3);
+  assert.equal(b.isFull(10), true, 'the budget is spent: no second batch for b');
+  assert.equal(c.isFull(10), false, "c's first batch goes regardless");
+  c.add(
+    3,
+    10,
+    () => held[3]!.promise,
+    () => {},
+  );
+  assert.equal(budget.batches, 4);
+  let roomForB = false;
+  void b.room(10).then(() => (roomForB = true));
+  held[0]!.resolve(true);
+  await tick();
+  assert.equal(roomForB, false, "another partition's batch done: b still waits for its own oldest");
+  held[2]!.resolve(true);
+  await b.room(10);
+  assert.equal(b.size, 0);
+  for (const h of [held[1]!, held[3]!]) h.resolve(true);
+  await Promise.all([a.drain(), c.drain()]);
+  assert.equal(budget.batches, 0);
+  assert.equal(budget.bytes, 0);
+});
+
+test("the receiver's byte budget bounds a second batch too", () => {
+  const budget = new InFlightBudget({ batches: 16, bytes: 100 });
+  const w = new DeliveryWindow({ batches: 4, bytes: 1_000, shared: budget });
+  w.add(
+    0,
+    60,
+    () => new Promise<boolean>(() => {}),
+    () => {},
+  );
+  assert.equal(w.isFull(40), false);
+  assert.equal(w.isFull(41), true);
 });

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveRetry, resolveWindow } from '../../../../src/backends/internal/defaults.ts';
-import { toBodyBytes } from '../../../../src/backends/internal/body-bytes.ts';
+import { ownBodyBytes, toBodyBytes } from '../../../../src/backends/internal/body-bytes.ts';
 
 describe('resolveWindow', () => {
   test('defaults to 300 with a third per batch, caps the batch at the prefetch', () => {
@@ -32,5 +32,22 @@ describe('toBodyBytes', () => {
     assert.equal(Buffer.from(toBodyBytes('hé')).toString('utf8'), 'hé');
     assert.equal(Buffer.from(toBodyBytes({ a: 1 })).toString('utf8'), '{"a":1}');
     assert.equal(toBodyBytes(undefined).length, 0);
+  });
+});
+
+describe('ownBodyBytes', () => {
+  test('a body that is a view into a larger read gets memory of its own; a whole buffer is kept', () => {
+    const read = Buffer.alloc(64 * 1024, 7);
+    read.write('{"records":[]}', 1000);
+    const view = read.subarray(1000, 1014);
+    const own = ownBodyBytes(view);
+    assert.notEqual(own.buffer, read.buffer, 'no longer keeps the 64 KiB read alive');
+    assert.ok(own.buffer.byteLength < read.buffer.byteLength);
+    assert.equal(Buffer.from(own).toString('utf8'), '{"records":[]}');
+    read.fill(0);
+    assert.equal(Buffer.from(own).toString('utf8'), '{"records":[]}', 'a copy, not a view');
+
+    const whole = new Uint8Array(new ArrayBuffer(16));
+    assert.equal(ownBodyBytes(whole), whole);
   });
 });

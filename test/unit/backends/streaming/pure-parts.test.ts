@@ -117,7 +117,7 @@ describe('messageToEvent', () => {
       message_id: 'm1',
       content_type: 'application/json',
     });
-    assert.equal(e.body, body);
+    assert.deepEqual(Buffer.from(e.body), body);
     assert.equal(e.sequenceNumber, 7);
     assert.equal(e.offset, '4096');
     assert.equal(e.enqueuedTime.getTime(), enqueued.getTime());
