@@ -116,7 +116,8 @@ export class PollingPartitionReader implements PartitionReader {
    * Replaces the subscription when its prefetch is too large for the window (see setPrefetch), once it
    * has delivered: a subscription closed while the SDK still negotiates its link's token makes
    * @azure/core-amqp 4.x throw from an abort listener (reading the address of a closed link), an
-   * uncaught exception. Until then the replacement waits for the subscription's first delivery.
+   * uncaught exception. Until then the replacement waits for the subscription's first delivery (checked
+   * again at each delivery).
    */
   #shrinkIfDue(): void {
     if (this.#window.prefetch * 3 > this.#subscribedPrefetch * 2) return;
@@ -194,10 +195,7 @@ export class PollingPartitionReader implements PartitionReader {
       };
     }
     // A call at all (even with no events) means the SDK's receive succeeded: the link is up.
-    if (!this.#delivered) {
-      this.#delivered = true;
-      this.#shrinkIfDue();
-    }
+    this.#delivered = true;
     if (this.#disconnected) {
       this.#disconnected = false;
       this.#restartAttempt = 0;
@@ -211,12 +209,15 @@ export class PollingPartitionReader implements PartitionReader {
         this.#idleRounds = 0;
         this.#resubscribe(0);
       }
+      this.#shrinkIfDue();
       return Promise.resolve();
     }
     this.#idleRounds = 0;
     const converted = events.map(toReceivedEvent);
     this.#lastSequenceNumber = converted[converted.length - 1]!.sequenceNumber;
     this.#buffer.pushAll(converted);
+    // After the push: the replacement resumes after these events (a `latest` start now has a position).
+    this.#shrinkIfDue();
     // The backpressure: the SDK awaits this before it receives (and grants credit) again.
     return this.#buffer.whenEmpty();
   }
