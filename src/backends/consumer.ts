@@ -43,14 +43,6 @@ export type StartPosition =
  */
 export const DEFAULT_PREFETCH_COUNT = 300;
 
-/**
- * Events all partitions of one receiver buffer ahead of their pipelines together when `prefetch_count` is
- * left at 0: 2,400, the SDK's 300 for each of 8 partitions. Each partition gets an equal share, at most
- * `DEFAULT_PREFETCH_COUNT` and at least one batch (`max_poll_events`), so a receiver of 32 partitions holds
- * 100 per partition instead of 300 (receiver/internal/prefetch-share.ts).
- */
-export const PREFETCH_BUDGET_EVENTS = 2_400;
-
 export interface OpenOptions {
   readonly startPosition: StartPosition;
   /**

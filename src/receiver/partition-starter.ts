@@ -99,7 +99,7 @@ export class PartitionStarter implements PartitionLifecycle {
    */
   #prefetchFor(partitions: number): number {
     const c = this.#d.config;
-    if (c.prefetch_count !== 0) return Math.max(0, c.prefetch_count, c.max_poll_events);
+    if (c.prefetch_count !== 0) return Math.max(c.prefetch_count, c.max_poll_events);
     return prefetchShare(partitions, c.max_poll_events);
   }
 

@@ -114,16 +114,26 @@ export class PollingPartitionReader implements PartitionReader {
 
   /**
    * Replaces the subscription when its prefetch is too large for the window (see setPrefetch), once it
-   * has delivered: a subscription closed while the SDK still negotiates its link's token makes
-   * @azure/core-amqp 4.x throw from an abort listener (reading the address of a closed link), an
-   * uncaught exception. Until then the replacement waits for the subscription's first delivery (checked
-   * again at each delivery).
+   * has delivered (checked again at each delivery): a subscription still attaching is not thrown away for
+   * another attach, and its SDK need not cancel a token request half-way (see repairUnattachedLinkAddress).
    */
   #shrinkIfDue(): void {
     if (this.#window.prefetch * 3 > this.#subscribedPrefetch * 2) return;
-    const resumable = this.#lastSequenceNumber !== undefined || this.#options.startPosition.kind !== 'latest';
-    const live = this.#subscription && !this.#closing && !this.#buffer.isClosed && !this.#buffer.failure;
-    if (live && resumable && this.#delivered) this.#resubscribe(0);
+    if (this.#subscription && !this.#closing && !this.#stopped && this.#resumable && this.#delivered)
+      this.#resubscribe(0);
+  }
+
+  /** The buffer was closed or failed: nothing more is read. */
+  get #stopped(): boolean {
+    return this.#buffer.isClosed || this.#buffer.failure !== undefined;
+  }
+
+  /**
+   * A new subscription can resume without a gap: after the last event buffered, or at the start position
+   * when that is not `latest` (a `latest` start with nothing seen yet would skip what arrived in between).
+   */
+  get #resumable(): boolean {
+    return this.#lastSequenceNumber !== undefined || this.#options.startPosition.kind !== 'latest';
   }
 
   close(): Promise<void> {
@@ -141,7 +151,7 @@ export class PollingPartitionReader implements PartitionReader {
    * after the last event handed over. Reported as disconnected, then recovered once events flow.
    */
   connectionReplaced(): void {
-    if (this.#buffer.isClosed || this.#buffer.failure || this.#closing) return;
+    if (this.#stopped || this.#closing) return;
     if (!this.#disconnected) {
       this.#disconnected = true;
       this.#settings.onStatus?.({
@@ -160,7 +170,7 @@ export class PollingPartitionReader implements PartitionReader {
     const generation = ++this.#generation;
     this.#subscribedPrefetch = this.#window.prefetch;
     this.#delivered = false;
-    const current = (): boolean => generation === this.#generation && !this.#buffer.isClosed && !this.#buffer.failure;
+    const current = (): boolean => generation === this.#generation && !this.#stopped;
     this.#subscription = this.#client.subscribe(
       this.partitionId,
       {
@@ -202,10 +212,8 @@ export class PollingPartitionReader implements PartitionReader {
       this.#settings.onStatus?.({ type: 'recovered', partitionId: this.partitionId });
     }
     if (events.length === 0) {
-      // A reader that started at `latest` and has seen nothing has no position to resume from that
-      // would not skip events arriving in between; it keeps its link.
-      const resumable = this.#lastSequenceNumber !== undefined || this.#options.startPosition.kind !== 'latest';
-      if (resumable && ++this.#idleRounds >= (this.#settings.idleRecycleRounds ?? DEFAULT_IDLE_RECYCLE_ROUNDS)) {
+      // A reader that cannot resume without a gap keeps its link (see #resumable).
+      if (this.#resumable && ++this.#idleRounds >= (this.#settings.idleRecycleRounds ?? DEFAULT_IDLE_RECYCLE_ROUNDS)) {
         this.#idleRounds = 0;
         this.#resubscribe(0);
       }
@@ -285,7 +293,7 @@ export class PollingPartitionReader implements PartitionReader {
       void (async () => {
         await old?.close().catch(() => undefined);
         this.#replacing = false;
-        if (this.#buffer.isClosed || this.#buffer.failure) return;
+        if (this.#stopped) return;
         const resume: StartPosition =
           this.#lastSequenceNumber !== undefined
             ? { kind: 'sequenceNumber', sequenceNumber: this.#lastSequenceNumber, inclusive: false }

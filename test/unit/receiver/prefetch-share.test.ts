@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { prefetchShare } from '../../../src/receiver/internal/prefetch-share.ts';
-import { DEFAULT_PREFETCH_COUNT, PREFETCH_BUDGET_EVENTS } from '../../../src/backends/consumer.ts';
+import { PREFETCH_BUDGET_EVENTS, prefetchShare } from '../../../src/receiver/internal/prefetch-share.ts';
+import { DEFAULT_PREFETCH_COUNT } from '../../../src/backends/consumer.ts';
 
 describe('prefetchShare', () => {
   test('up to 8 partitions each keeps the SDK default of 300; beyond, the budget is shared', () => {
