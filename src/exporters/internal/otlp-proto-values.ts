@@ -150,8 +150,17 @@ export function writeAttributes(
   }
 }
 
+/**
+ * Longest key plus string value written by writeShortStringKeyValue: the KeyValue (key 2 + k bytes, value
+ * 2 + AnyValue 2 + v bytes) then fits a one-byte length, as do the nested lengths.
+ */
+const SHORT_KEY_VALUE_CHARS = 120;
+
 /** A KeyValue message with its length prefix (the tag is the caller's). */
 function writeKeyValue(w: ProtoWriter, key: string, value: AnyValue, doubles: boolean): void {
+  if (typeof value === 'string' && key.length + value.length <= SHORT_KEY_VALUE_CHARS) {
+    if (writeShortStringKeyValue(w, key, value)) return;
+  }
   const reserve = varintSize(key.length + guessAnyValueBytes(value) + 4);
   const start = w.begin(reserve);
   w.byte(LEN_1);
@@ -159,6 +168,39 @@ function writeKeyValue(w: ProtoWriter, key: string, value: AnyValue, doubles: bo
   w.byte(LEN_2);
   writeAnyValueMessage(w, value, doubles);
   w.end(start, reserve);
+}
+
+/**
+ * The commonest attribute, a short string under a short key, when both are ASCII: every length is known before
+ * the bytes are written (one byte each), so no length is reserved, guessed or moved. False, with nothing
+ * written, when a character is not ASCII (the general path then writes it).
+ */
+function writeShortStringKeyValue(w: ProtoWriter, key: string, value: string): boolean {
+  const k = key.length;
+  const v = value.length;
+  w.ensure(k + v + 7);
+  const buf = w.buf;
+  const start = w.pos;
+  buf[start] = k + v + 6;
+  buf[start + 1] = LEN_1;
+  buf[start + 2] = k;
+  let p = start + 3;
+  for (let i = 0; i < k; i++) {
+    const c = key.charCodeAt(i);
+    if (c > 0x7f) return false;
+    buf[p++] = c;
+  }
+  buf[p++] = LEN_2;
+  buf[p++] = v + 2;
+  buf[p++] = LEN_1;
+  buf[p++] = v;
+  for (let i = 0; i < v; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0x7f) return false;
+    buf[p++] = c;
+  }
+  w.pos = p;
+  return true;
 }
 
 /**

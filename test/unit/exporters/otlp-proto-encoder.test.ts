@@ -4,6 +4,8 @@ import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { encodeLogsRequest, OtlpProtoLogsSerializer } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
+import { writeAttributes } from '../../../src/exporters/internal/otlp-proto-values.ts';
+import { ProtoWriter } from '../../../src/exporters/internal/proto-writer.ts';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../../scripts/local/samples.ts';
 import type { ReceivedEvent } from '../../../src/backends/consumer.ts';
@@ -101,6 +103,35 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
     assert.equal(logs[7].body.stringValue, '😀\ufffd');
     assert.equal(logs[16].body.stringValue.length, 16_400);
     assert.equal(logs[3].eventName, '😀');
+  });
+
+  test('string attributes around the short key-value path: lengths 119-122, non-ASCII last in key or value', () => {
+    const attributes: Record<string, string> = {};
+    for (const total of [0, 1, 119, 120, 121, 122, 200]) {
+      const key = `k${total}`;
+      attributes[key] = 'v'.repeat(Math.max(0, total - key.length));
+      // The character that sends the pair to the general path comes after the rest was copied.
+      attributes[`${key}-value-é`] = `${'w'.repeat(Math.max(0, total - key.length - 10))}é`;
+      attributes[`${'q'.repeat(Math.max(1, total - 10))}é`] = 'x';
+    }
+    const decoded = assertSameAsUpstream([record({ attributes }), record({ attributes: { '': '' } })]);
+    const a = attrsOf(decoded);
+    for (const [key, value] of Object.entries(attributes)) assert.equal(a[key].stringValue, value, key);
+    assert.equal(attrsOf(decoded, 1)[''].stringValue, '');
+  });
+
+  test('a short string attribute written at every position up to the end of the buffer: the same bytes', () => {
+    const attributes = { 'http.request.method': 'GET', 'client.address': '10.0.0.1' };
+    const wide = new ProtoWriter(4096);
+    writeAttributes(wide, attributes, 6);
+    const expected = Buffer.from(wide.finish());
+    for (let room = 0; room <= expected.length + 8; room++) {
+      const w = new ProtoWriter(64);
+      w.pos = Math.max(0, 64 - room);
+      const from = w.pos;
+      writeAttributes(w, attributes, 6);
+      assert.deepEqual(Buffer.from(w.buf.subarray(from, w.pos)), expected, `${room} bytes left`);
+    }
   });
 
   test('numbers: int64 beyond 2^53 and at the bounds, negatives, doubles, NaN, infinities, -0', () => {
