@@ -10,7 +10,7 @@
 import type { ReceivedEvent } from '../consumer.ts';
 import { BackendError } from '../consumer.ts';
 
-/** Above this many consumed slots at the head, the array is compacted (amortised O(1) takes). */
+/** Above this many consumed slots at the head, the rest moves to the front (amortised O(1) takes). */
 const COMPACT_THRESHOLD = 1024;
 
 interface Waiter {
@@ -20,8 +20,15 @@ interface Waiter {
 }
 
 export class EventBuffer {
-  #items: ReceivedEvent[] = [];
+  /**
+   * Events at `[#head, #tail)`; the slots around them are empty (undefined) and reused: the array grows
+   * to the most the buffer held and stays, instead of being built again after every take.
+   */
+  #items: (ReceivedEvent | undefined)[] = [];
   #head = 0;
+  #tail = 0;
+  /** A wake-up is queued (one per burst of pushes, not one per event). */
+  #waking = false;
   #waiter: Waiter | undefined;
   #failure: Error | undefined;
   #closed = false;
@@ -31,7 +38,7 @@ export class EventBuffer {
 
   /** Events buffered and not yet returned. */
   get length(): number {
-    return this.#items.length - this.#head;
+    return this.#tail - this.#head;
   }
 
   get failure(): Error | undefined {
@@ -44,14 +51,20 @@ export class EventBuffer {
 
   push(event: ReceivedEvent): void {
     if (this.#closed || this.#failure) return;
-    this.#items.push(event);
+    this.#add(event);
     this.#wake();
   }
 
   pushAll(events: readonly ReceivedEvent[]): void {
     if (this.#closed || this.#failure || events.length === 0) return;
-    for (const e of events) this.#items.push(e);
+    for (const e of events) this.#add(e);
     this.#wake();
+  }
+
+  #add(event: ReceivedEvent): void {
+    if (this.#tail < this.#items.length) this.#items[this.#tail] = event;
+    else this.#items.push(event);
+    this.#tail++;
   }
 
   /** Resolves when every buffered event was taken, or the buffer failed or closed. */
@@ -110,24 +123,33 @@ export class EventBuffer {
   }
 
   #wake(): void {
-    const w = this.#waiter;
-    if (!w) return;
+    if (!this.#waiter || this.#waking) return;
     // Resolving on a microtask lets the rest of the socket read (more transfers in the same chunk) land
     // in the buffer first, so one receive() returns a batch instead of a single event.
-    queueMicrotask(() => {
-      if (this.#waiter === w && this.length > 0) w.resolve(this.#take(w.max));
-    });
+    this.#waking = true;
+    queueMicrotask(this.#woken);
   }
 
+  readonly #woken = (): void => {
+    this.#waking = false;
+    const w = this.#waiter;
+    if (w && this.length > 0) w.resolve(this.#take(w.max));
+  };
+
   #take(max: number): ReceivedEvent[] {
-    const end = Math.min(this.#items.length, this.#head + max);
-    const out = this.#items.slice(this.#head, end);
+    const items = this.#items;
+    const head = this.#head;
+    const end = Math.min(this.#tail, head + max);
+    const out = items.slice(head, end) as ReceivedEvent[];
+    items.fill(undefined, head, end);
     this.#head = end;
-    if (this.#head === this.#items.length) {
-      this.#items = [];
+    if (end === this.#tail) {
       this.#head = 0;
-    } else if (this.#head > COMPACT_THRESHOLD && this.#head * 2 > this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
+      this.#tail = 0;
+    } else if (end > COMPACT_THRESHOLD && end * 2 > this.#tail) {
+      items.copyWithin(0, end, this.#tail);
+      items.fill(undefined, this.#tail - end, this.#tail);
+      this.#tail -= end;
       this.#head = 0;
     }
     if (this.length === 0) this.#notifyEmpty();
@@ -138,6 +160,7 @@ export class EventBuffer {
   #drop(): void {
     this.#items = [];
     this.#head = 0;
+    this.#tail = 0;
     this.#notifyEmpty();
   }
 

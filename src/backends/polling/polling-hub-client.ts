@@ -31,6 +31,7 @@ import {
 } from './internal/event-hubs-internals.ts';
 import { sasKeyCredential, withTimelyRenewal } from './internal/sdk-token-timing.ts';
 import { PollingPartitionReader } from './polling-partition-reader.ts';
+import { guardRheaLogs } from '../internal/rhea-log-guard.ts';
 
 /** How often the client looks whether the SDK replaced its AMQP connection. 1000 ms. */
 export const CONNECTION_WATCH_INTERVAL_MS = 1_000;
@@ -69,6 +70,7 @@ export class PollingHubClient implements HubClient {
     this.#options = options;
     this.#tuning = tuning;
     repairUnattachedLinkAddress();
+    guardRheaLogs();
     this.#retry = resolveRetry(options.retry);
     this.#keys = configKeysOf(options);
     this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;

@@ -46,10 +46,39 @@ const SAFE_HIGH_WORD = 2_097_153;
 class Unsupported extends Error {}
 const UNSUPPORTED = new Unsupported('outside the fast decoder subset');
 
-/** A cursor over one message's bytes. */
+/** A cursor over one message's bytes; `end` is where the last variable-width value or compound ends. */
 interface Cursor {
   readonly buf: Buffer;
   pos: number;
+  end: number;
+}
+
+/**
+ * The map keys every Event Hubs delivery carries, as the bytes of their symbol (0xa3, length, ASCII): a key
+ * with these bytes is answered with the same string each time instead of a new one per message.
+ */
+const KNOWN_KEYS = [
+  'x-opt-sequence-number',
+  'x-opt-offset',
+  'x-opt-enqueued-time',
+  'x-opt-partition-key',
+  'last_enqueued_sequence_number',
+  'last_enqueued_offset',
+  'last_enqueued_time_utc',
+  'runtime_info_retrieval_time_utc',
+].map((key) => ({ key, bytes: Buffer.from(key, 'ascii') }));
+
+/** The known key whose bytes are `buf[start, end)`, or undefined. */
+function knownKey(buf: Buffer, start: number, end: number): string | undefined {
+  const length = end - start;
+  for (const known of KNOWN_KEYS) {
+    const bytes = known.bytes;
+    if (bytes.length !== length || bytes[length - 1] !== buf[end - 1]) continue;
+    let i = 0;
+    while (i < length && bytes[i] === buf[start + i]) i++;
+    if (i === length) return known.key;
+  }
+  return undefined;
 }
 
 function need(c: Cursor, bytes: number): void {
@@ -74,8 +103,11 @@ function readUlong(c: Cursor): number {
   return hi * TWO_POW_32 + lo;
 }
 
-/** A variable-width value's bytes: a 1-byte (0xa_) or 4-byte (0xb_) length, then the bytes. */
-function readVariable(c: Cursor, code: number): [start: number, end: number] {
+/**
+ * A variable-width value's bytes: a 1-byte (0xa_) or 4-byte (0xb_) length, then the bytes. Returns where
+ * they start and sets `c.end` (and `c.pos`) to where they end.
+ */
+function readVariable(c: Cursor, code: number): number {
   let length: number;
   if (code < 0xb0) {
     need(c, 1);
@@ -88,7 +120,8 @@ function readVariable(c: Cursor, code: number): [start: number, end: number] {
   need(c, length);
   const start = c.pos;
   c.pos += length;
-  return [start, c.pos];
+  c.end = c.pos;
+  return start;
 }
 
 /** One scalar value, as rhea's decoder and `types.unwrap` return it. */
@@ -148,29 +181,35 @@ function readScalar(c: Cursor): unknown {
       return new Date(readLong(c));
     case 0xa0:
     case 0xb0: {
-      const [s, e] = readVariable(c, code);
-      return b.subarray(s, e);
+      const s = readVariable(c, code);
+      return b.subarray(s, c.end);
     }
     case 0xa1:
     case 0xb1: {
-      const [s, e] = readVariable(c, code);
-      return b.toString('utf8', s, e);
+      const s = readVariable(c, code);
+      return b.toString('utf8', s, c.end);
     }
     case 0xa3:
     case 0xb3: {
-      const [s, e] = readVariable(c, code);
-      return b.toString('ascii', s, e);
+      const s = readVariable(c, code);
+      return knownKey(b, s, c.end) ?? b.toString('ascii', s, c.end);
     }
     default:
       throw UNSUPPORTED;
   }
 }
 
-/** A compound's header (list or map): advances past it and returns [element count, end offset]. */
-function readCompoundHeader(c: Cursor, listOrMap: 'list' | 'map'): [count: number, end: number] {
+/**
+ * A compound's header (list or map): advances past it, returns its element count and sets `c.end` to where
+ * the compound ends.
+ */
+function readCompoundHeader(c: Cursor, listOrMap: 'list' | 'map'): number {
   need(c, 1);
   const code = c.buf[c.pos++]!;
-  if (listOrMap === 'list' && code === 0x45) return [0, c.pos];
+  if (listOrMap === 'list' && code === 0x45) {
+    c.end = c.pos;
+    return 0;
+  }
   const small = listOrMap === 'list' ? 0xc0 : 0xc1;
   const large = listOrMap === 'list' ? 0xd0 : 0xd1;
   let size: number;
@@ -191,12 +230,14 @@ function readCompoundHeader(c: Cursor, listOrMap: 'list' | 'map'): [count: numbe
   }
   if (size < 0) throw UNSUPPORTED;
   need(c, size);
-  return [count, c.pos + size];
+  c.end = c.pos + size;
+  return count;
 }
 
 /** A map section's entries as rhea's `mapify` builds them: string keys, scalar values. */
 function readMap(c: Cursor): Record<string, unknown> {
-  const [count, end] = readCompoundHeader(c, 'map');
+  const count = readCompoundHeader(c, 'map');
+  const end = c.end;
   if (count % 2 !== 0) throw UNSUPPORTED;
   const out: Record<string, unknown> = {};
   for (let i = 0; i < count; i += 2) {
@@ -227,7 +268,7 @@ export function tryDecodeFast(bytes: Buffer): Message | undefined {
 }
 
 function decodeFast(bytes: Buffer): Message {
-  const c: Cursor = { buf: bytes, pos: 0 };
+  const c: Cursor = { buf: bytes, pos: 0, end: 0 };
   const msg: Record<string, unknown> = {};
   let body: Buffer | undefined;
   while (c.pos < bytes.length) {
@@ -238,7 +279,8 @@ function decodeFast(bytes: Buffer): Message {
     c.pos += 3;
     switch (section) {
       case SECTION_HEADER:
-        c.pos = readCompoundHeader(c, 'list')[1];
+        readCompoundHeader(c, 'list');
+        c.pos = c.end;
         break;
       case SECTION_DELIVERY_ANNOTATIONS:
         msg.delivery_annotations = readMap(c);
@@ -250,7 +292,8 @@ function decodeFast(bytes: Buffer): Message {
         msg.application_properties = readMap(c);
         break;
       case SECTION_PROPERTIES: {
-        const [count, end] = readCompoundHeader(c, 'list');
+        const count = readCompoundHeader(c, 'list');
+        const end = c.end;
         if (count > PROPERTY_FIELDS.length) throw UNSUPPORTED;
         for (let i = 0; i < count; i++) {
           const value = readScalar(c);
@@ -264,8 +307,8 @@ function decodeFast(bytes: Buffer): Message {
         need(c, 1);
         const code = bytes[c.pos++]!;
         if (code !== 0xa0 && code !== 0xb0) throw UNSUPPORTED;
-        const [s, e] = readVariable(c, code);
-        body = bytes.subarray(s, e);
+        const start = readVariable(c, code);
+        body = bytes.subarray(start, c.end);
         break;
       }
       default:

@@ -39,9 +39,9 @@ function toDate(value: unknown): Date {
 export function messageToEvent(message: Message): ReceivedEvent {
   const annotations = (message.message_annotations ?? {}) as Record<string, unknown>;
   const systemProperties: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(annotations)) {
+  for (const key in annotations) {
     if (key !== SEQUENCE_NUMBER && key !== OFFSET && key !== ENQUEUED_TIME && key !== PARTITION_KEY)
-      systemProperties[key] = datesToNumbers(value);
+      systemProperties[key] = datesToNumbers(annotations[key]);
   }
   for (const [amqpName, name] of MESSAGE_PROPERTIES) {
     const value = message[amqpName];
@@ -65,7 +65,7 @@ export function messageToEvent(message: Message): ReceivedEvent {
 }
 
 /** The runtime metrics a delivery carries when the link asked for `com.microsoft:enable-receiver-runtime-metric`. */
-export function lastEnqueuedFromMessage(message: Message): LastEnqueuedInfo | undefined {
+export function lastEnqueuedFromMessage(message: Pick<Message, 'delivery_annotations'>): LastEnqueuedInfo | undefined {
   const d = message.delivery_annotations as Record<string, unknown> | undefined;
   if (!d || d.last_enqueued_sequence_number === undefined) return undefined;
   return {

@@ -32,6 +32,7 @@ import { CbsAuthorizer } from './cbs-authorizer.ts';
 import { DEFAULT_SAS_TOKEN_LIFETIME_MS, resolveSasTokenLifetimeMs, signSasToken } from '../internal/token-lifetime.ts';
 import { ManagementClient } from './management-client.ts';
 import { StreamingPartitionReader } from './streaming-partition-reader.ts';
+import { guardRheaLogs } from '../internal/rhea-log-guard.ts';
 
 /** A SasTokenProvider like core-amqp's, whose tokens live `lifetimeMs` instead of its fixed hour. */
 function sasProviderWithLifetime(keyName: string, key: string, lifetimeMs: number): SasTokenProvider {
@@ -101,6 +102,7 @@ export class StreamingHubClient implements HubClient {
 
   constructor(options: HubClientOptions) {
     this.#options = options;
+    guardRheaLogs();
     this.#retry = resolveRetry(options.retry);
     this.#keys = configKeysOf(options);
     this.consumerGroup = options.consumerGroup ?? DEFAULT_CONSUMER_GROUP;

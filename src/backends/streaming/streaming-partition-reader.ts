@@ -6,7 +6,7 @@
  * after the last event it received, so nothing is lost or repeated; `amqp:link:stolen` and refused
  * credentials fail it for good.
  */
-import type { Receiver, ReceiverOptions } from 'rhea-promise';
+import type { Message, Receiver, ReceiverOptions } from 'rhea-promise';
 import { generate_uuid, types } from 'rhea-promise';
 import { Constants, RetryOperationType, retry } from '@azure/core-amqp';
 import type {
@@ -80,6 +80,11 @@ export class StreamingPartitionReader implements PartitionReader {
   /** Sequence number of the last event received: a re-attach starts after it. */
   #lastSequenceNumber: number | undefined;
   #lastEnqueued: LastEnqueuedInfo | undefined;
+  /**
+   * The newest delivery's annotations, when they may carry newer runtime metrics than `#lastEnqueued`: read
+   * only when asked (once per batch), not made into an object with two Dates for every delivery.
+   */
+  #lastEnqueuedFrom: Message['delivery_annotations'];
   #reconnecting = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
@@ -127,6 +132,12 @@ export class StreamingPartitionReader implements PartitionReader {
   }
 
   lastEnqueued(): LastEnqueuedInfo | undefined {
+    const annotations = this.#lastEnqueuedFrom;
+    if (annotations !== undefined) {
+      this.#lastEnqueuedFrom = undefined;
+      const info = lastEnqueuedFromMessage({ delivery_annotations: annotations });
+      if (info) this.#lastEnqueued = info;
+    }
     return this.#lastEnqueued;
   }
 
@@ -180,8 +191,8 @@ export class StreamingPartitionReader implements PartitionReader {
             : context.message!;
         const event = messageToEvent(message);
         this.#lastSequenceNumber = event.sequenceNumber;
-        const info = lastEnqueuedFromMessage(message);
-        if (info) this.#lastEnqueued = info;
+        // Only deliveries with runtime metrics replace what lastEnqueued() will read.
+        if (message.delivery_annotations !== undefined) this.#lastEnqueuedFrom = message.delivery_annotations;
         this.#buffer.push(event);
       },
       onError: (context) => ended(context.receiver?.error ?? ref.link?.error),

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { EventBuffer } from '../../../../src/backends/internal/event-buffer.ts';
 import { BackendError, OwnershipLostError } from '../../../../src/backends/consumer.ts';
 import type { ReceivedEvent } from '../../../../src/backends/consumer.ts';
+import { exposedGc } from '../../../../src/component/exposed-gc.ts';
 
 function ev(n: number): ReceivedEvent {
   return { body: new Uint8Array([n]), sequenceNumber: n, offset: String(n * 10), enqueuedTime: new Date(0) };
@@ -116,6 +117,48 @@ describe('EventBuffer', () => {
     await assert.rejects(b.receive(1, 10, live()), /already pending/);
     ac.abort();
     await assert.rejects(p);
+  });
+
+  test('holds no event it handed out: its slots are reused, not kept (nor the array rebuilt)', async () => {
+    const gc = exposedGc();
+    assert.ok(gc, 'a full collection is needed to see what the buffer still holds');
+    const b = new EventBuffer();
+    const refs: WeakRef<ReceivedEvent>[] = [];
+    // A first fill, taken partly, then entirely; a second, smaller fill reuses the first's slots.
+    const fill = (from: number, count: number) => {
+      for (let i = from; i < from + count; i++) {
+        const e = ev(i);
+        refs.push(new WeakRef(e));
+        b.push(e);
+      }
+    };
+    fill(0, 300);
+    assert.deepEqual(
+      seqs(await b.receive(100, 10, live())),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
+    assert.equal((await b.receive(1000, 10, live())).length, 200);
+    fill(300, 50);
+    const kept = await b.receive(20, 10, live());
+    assert.deepEqual(
+      seqs(kept),
+      Array.from({ length: 20 }, (_, i) => 300 + i),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    const alive = refs.flatMap((r) => {
+      const e = r.deref();
+      return e === undefined ? [] : [e.sequenceNumber];
+    });
+    // Alive: the 20 this test still holds and the 30 still buffered; nothing the buffer handed out before.
+    assert.deepEqual(
+      alive,
+      Array.from({ length: 50 }, (_, i) => 300 + i),
+    );
+    assert.deepEqual(
+      seqs(await b.receive(1000, 10, live())),
+      Array.from({ length: 30 }, (_, i) => 320 + i),
+    );
   });
 
   test('keeps order across many pushes and takes (compaction)', async () => {
