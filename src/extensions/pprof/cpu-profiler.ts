@@ -1,4 +1,4 @@
-import { Session } from 'node:inspector';
+import { startInspectorProfile } from './inspector-profile.ts';
 
 /** Sampling interval of CPU profiles, in µs: 1000 µs (1 kHz, V8's own default; Go's pprof samples at 100 Hz). */
 export const CPU_SAMPLING_INTERVAL_US = 1_000;
@@ -11,28 +11,13 @@ export type CpuProfile = Record<string, unknown>;
  * a port). `stop()` ends it and returns the profile. Each call has its own session, so profiles may overlap
  * (the pprof endpoint still serves one at a time, to bound the overhead).
  */
-export async function startCpuProfile(): Promise<{ stop(): Promise<CpuProfile> }> {
-  const session = new Session();
-  session.connect();
-  const post = <T = unknown>(method: string, params?: object) =>
-    new Promise<T>((resolve, reject) =>
-      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as T))),
-    );
-  try {
-    await post('Profiler.enable');
-    await post('Profiler.setSamplingInterval', { interval: CPU_SAMPLING_INTERVAL_US });
-    await post('Profiler.start');
-  } catch (error) {
-    session.disconnect();
-    throw error;
-  }
-  let stopped: Promise<CpuProfile> | undefined;
-  return {
-    stop() {
-      stopped ??= post<{ profile: CpuProfile }>('Profiler.stop')
-        .then((r) => r.profile)
-        .finally(() => session.disconnect());
-      return stopped;
+export function startCpuProfile(): Promise<{ stop(): Promise<CpuProfile> }> {
+  return startInspectorProfile(
+    async (post) => {
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: CPU_SAMPLING_INTERVAL_US });
+      await post('Profiler.start');
     },
-  };
+    async (post) => (await post<{ profile: CpuProfile }>('Profiler.stop')).profile,
+  );
 }

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { redactError } from '../../component/redact.ts';
 import type { Logger } from '../../component/logger.ts';
 import { listenHttp, type HttpListener } from '../../telemetry/http-listener.ts';
+import { startAllocationProfile } from './allocation-profiler.ts';
 import { startCpuProfile } from './cpu-profiler.ts';
 
 /** Where pprof listens by default: the collector's pprof port, on loopback. */
@@ -13,6 +14,26 @@ export const DEFAULT_PROFILE_SECONDS = 30;
 /** Longest CPU profile served. 300 s. */
 export const MAX_PROFILE_SECONDS = 300;
 
+/** A profile taken over `seconds`: what it is called in messages, how it starts, and its file name. */
+interface ProfileKind {
+  readonly what: string;
+  /** The article before `what`. */
+  readonly a: string;
+  readonly start: () => Promise<{ stop(): Promise<unknown> }>;
+  readonly file: string;
+  readonly extension: string;
+}
+
+const PROFILES = new Map<string, ProfileKind>([
+  [
+    '/debug/pprof/profile',
+    { what: 'CPU profile', a: 'a', start: startCpuProfile, file: 'cpu', extension: 'cpuprofile' },
+  ],
+  [
+    '/debug/pprof/allocs',
+    { what: 'allocation profile', a: 'an', start: startAllocationProfile, file: 'allocs', extension: 'heapprofile' },
+  ],
+]);
 const PROFILE_LIMITS = `default ${DEFAULT_PROFILE_SECONDS}, at most ${MAX_PROFILE_SECONDS}`;
 const INDEX = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>pprof · otelcol-azure-eventhub</title></head>
@@ -21,6 +42,9 @@ const INDEX = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <ul>
 <li><a href="/debug/pprof/profile?seconds=10">/debug/pprof/profile?seconds=N</a>: a V8 CPU profile of the next N seconds
 (${PROFILE_LIMITS}), a <code>.cpuprofile</code> for Chrome DevTools or VS Code.</li>
+<li><a href="/debug/pprof/allocs?seconds=10">/debug/pprof/allocs?seconds=N</a>: where the next N seconds allocate
+(${PROFILE_LIMITS}), objects already freed included, sampled every 32 KiB: a <code>.heapprofile</code> for the
+DevTools Memory tab. What a busy collector allocates per event is what its garbage collector pays for.</li>
 <li><a href="/debug/pprof/heap">/debug/pprof/heap</a>: a V8 heap snapshot (<code>.heapsnapshot</code>, for the DevTools
 Memory tab). It pauses the process while it is taken, needs about as much memory again as the heap, and holds
 everything in memory, secrets included: keep this endpoint on loopback.</li>
@@ -28,13 +52,15 @@ everything in memory, secrets included: keep this endpoint on loopback.</li>
 `;
 
 /**
- * The pprof equivalent for Node: a V8 CPU profile (`/debug/pprof/profile?seconds=N`) and a heap snapshot
- * (`/debug/pprof/heap`), on demand. These are not Go's pprof protobuf format; Chrome DevTools, VS Code and
- * speedscope open them. One CPU profile at a time (a second request gets 409). `abort` ends a running profile
- * early (at shutdown), which then returns what it sampled.
+ * The pprof equivalent for Node: a V8 CPU profile (`/debug/pprof/profile?seconds=N`), an allocation profile
+ * (`/debug/pprof/allocs?seconds=N`) and a heap snapshot (`/debug/pprof/heap`), on demand. These are not Go's
+ * pprof protobuf format; Chrome DevTools, VS Code and speedscope open them. One CPU profile and one allocation
+ * profile at a time (a second request gets 409). `abort` ends a running profile early (at shutdown), which
+ * then returns what it sampled.
  */
 export async function startPprofServer(endpoint: string, logger: Logger, abort: AbortSignal): Promise<HttpListener> {
-  let profiling = false;
+  /** The kinds of profile being taken (one of each at a time). */
+  const running = new Set<string>();
   return listenHttp(endpoint, (req, res) => {
     const url = new URL(req.url ?? '/', 'http://pprof');
     if (req.method !== 'GET') return text(res, 405, 'only GET\n');
@@ -44,30 +70,45 @@ export async function startPprofServer(endpoint: string, logger: Logger, abort: 
       res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
       return res.end(INDEX);
     }
-    if (path === '/debug/pprof/profile') {
+    const kind = PROFILES.get(path);
+    if (kind !== undefined) {
       const raw = url.searchParams.get('seconds');
       const seconds = raw === null ? DEFAULT_PROFILE_SECONDS : Number(raw);
       if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_PROFILE_SECONDS)
         return text(res, 400, `seconds must be a number above 0 and at most ${MAX_PROFILE_SECONDS}\n`);
-      if (profiling) return text(res, 409, 'a CPU profile is already being taken; try again when it is done\n');
-      profiling = true;
-      void cpuProfile(res, seconds, abort)
-        .catch((error: unknown) => fail(res, logger, 'CPU profile', error))
-        .finally(() => (profiling = false));
+      if (running.has(path))
+        return text(res, 409, `${kind.a} ${kind.what} is already being taken; try again when it is done\n`);
+      running.add(path);
+      void sendProfile(res, seconds, abort, kind)
+        .catch((error: unknown) => fail(res, logger, kind.what, error))
+        .finally(() => running.delete(path));
       return;
     }
     if (path === '/debug/pprof/heap') {
       void heapSnapshot(res).catch((error: unknown) => fail(res, logger, 'heap snapshot', error));
       return;
     }
-    text(res, 404, 'not found; see /debug/pprof/ (profile?seconds=N, heap)\n');
+    text(res, 404, 'not found; see /debug/pprof/ (profile?seconds=N, allocs?seconds=N, heap)\n');
   });
 }
 
-async function cpuProfile(res: ServerResponse, seconds: number, abort: AbortSignal): Promise<void> {
-  const profiler = await startCpuProfile();
+/** Takes a profile of `kind` for `seconds` and sends it as `<file>-<time>.<extension>`. */
+async function sendProfile(res: ServerResponse, seconds: number, abort: AbortSignal, kind: ProfileKind): Promise<void> {
+  const profiler = await kind.start();
+  const hungUp = await waitOut(res, seconds, abort);
+  const profile = await profiler.stop();
+  if (hungUp) return;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-disposition', `attachment; filename="${kind.file}-${stamp()}.${kind.extension}"`);
+  res.end(JSON.stringify(profile));
+}
+
+/**
+ * Waits out a profile: until the deadline, shutdown, or the client hanging up (then nobody wants the
+ * profile). True when the client hung up.
+ */
+async function waitOut(res: ServerResponse, seconds: number, abort: AbortSignal): Promise<boolean> {
   let hungUp = false;
-  // Ends at the deadline, at shutdown, or when the client hangs up (then nobody wants the profile).
   await new Promise<void>((resolve) => {
     const timer = setTimeout(done, seconds * 1000);
     const onClose = () => {
@@ -83,11 +124,7 @@ async function cpuProfile(res: ServerResponse, seconds: number, abort: AbortSign
       resolve();
     }
   });
-  const profile = await profiler.stop();
-  if (hungUp) return;
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('content-disposition', `attachment; filename="cpu-${stamp()}.cpuprofile"`);
-  res.end(JSON.stringify(profile));
+  return hungUp;
 }
 
 async function heapSnapshot(res: ServerResponse): Promise<void> {

@@ -181,7 +181,7 @@ test(
   },
 );
 
-test('pprof serves a V8 CPU profile and a heap snapshot on demand, one CPU profile at a time', async (t) => {
+test('pprof serves CPU and allocation profiles and heap snapshots on demand, one CPU profile at a time', async (t) => {
   const { pprof } = await startService(t);
   const index = await get(`${pprof}/debug/pprof/`);
   assert.equal(index.status, 200);
@@ -202,6 +202,24 @@ test('pprof serves a V8 CPU profile and a heap snapshot on demand, one CPU profi
   assert.ok(profile.endTime > profile.startTime);
   assert.equal(busy?.status, 409, 'a second profile while one runs is refused');
   assert.equal((await get(`${pprof}/debug/pprof/profile?seconds=abc`)).status, 400);
+
+  // Allocations of the next half second, freed objects included: the service's own timers and requests, and
+  // the garbage made here while it samples.
+  const sampled = get(`${pprof}/debug/pprof/allocs?seconds=0.5`);
+  let garbage = 0;
+  for (let i = 0; i < 200; i++) {
+    garbage += JSON.stringify(Array.from({ length: 1000 }, (_, n) => ({ n }))).length;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const allocs = await sampled;
+  assert.equal(allocs.status, 200);
+  assert.match(allocs.headers.get('content-disposition')!, /\.heapprofile"/);
+  type Node = { callFrame: { functionName: string }; selfSize: number; children: Node[] };
+  const sampling = (await allocs.json()) as { head: Node; samples: { size: number }[] };
+  const total = (n: Node): number => n.selfSize + n.children.reduce((sum, c) => sum + total(c), 0);
+  assert.ok(garbage > 0 && sampling.samples.length > 0, 'a V8 sampling heap profile with samples');
+  assert.ok(total(sampling.head) >= 1_000_000, `freed objects are counted: ${total(sampling.head)} bytes sampled`);
+  assert.equal((await get(`${pprof}/debug/pprof/allocs?seconds=0`)).status, 400);
 
   const heap = await get(`${pprof}/debug/pprof/heap`);
   assert.equal(heap.status, 200);
