@@ -25,7 +25,7 @@ import { resolveWindow } from '../internal/defaults.ts';
 import { backoffDelayMs } from '../../component/backoff.ts';
 import { toEventPosition } from './to-event-position.ts';
 import { toReceivedEvent } from './to-received-event.ts';
-import { closeSubscriptionSettled } from './internal/event-hubs-internals.ts';
+import { closeSubscriptionSettled, decodeSdkDeliveries } from './internal/event-hubs-internals.ts';
 
 /** How long the SDK waits for events before it calls `processEvents([])`. Default 60 s (the SDK's). */
 export const DEFAULT_SDK_MAX_WAIT_S = 60;
@@ -171,6 +171,8 @@ export class PollingPartitionReader implements PartitionReader {
     this.#subscribedPrefetch = this.#window.prefetch;
     this.#delivered = false;
     const current = (): boolean => generation === this.#generation && !this.#stopped;
+    // Our one-pass AMQP decoder for the SDK's deliveries, on whatever connection the SDK holds now.
+    decodeSdkDeliveries(this.#client);
     this.#subscription = this.#client.subscribe(
       this.partitionId,
       {

@@ -9,21 +9,14 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { PollingHubClient } from '../../../src/backends/polling/polling-hub-client.ts';
-import type { PartitionReader, ReceivedEvent } from '../../../src/backends/consumer.ts';
+import type { PartitionReader } from '../../../src/backends/consumer.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
+import { collectEvents } from './collect-events.ts';
 import { startByteCounter } from './tcp-byte-counter.ts';
 
 const EVENT_BYTES = 8 * 1024;
 const PREFETCH = 20;
 const BURST = 300;
-
-async function collect(reader: PartitionReader, count: number, timeoutMs: number): Promise<ReceivedEvent[]> {
-  const out: ReceivedEvent[] = [];
-  const deadline = Date.now() + timeoutMs;
-  while (out.length < count && Date.now() < deadline)
-    out.push(...(await reader.receive(50, 300, AbortSignal.timeout(timeoutMs))));
-  return out;
-}
 
 /** Events' worth of bytes the service sends in a burst after `idleMs` of silence, while nobody reads. */
 async function burstAfterIdle(
@@ -42,7 +35,7 @@ async function burstAfterIdle(
   );
   clients.push(client);
   const reader = await client.openPartition('0', { startPosition: { kind: 'earliest' }, prefetchCount: PREFETCH });
-  assert.equal((await collect(reader, 1, 5_000)).length, 1);
+  assert.equal((await collectEvents(reader, 1, 5_000)).length, 1);
   await new Promise((r) => setTimeout(r, 1_500)); // about 15 empty SDK rounds
   const before = relay.downstreamBytes;
   const body = 'b'.repeat(EVENT_BYTES);
@@ -69,7 +62,7 @@ test('replacing idle links keeps a burst within a few prefetch windows, and lose
   const { burstEvents, reader } = await burstAfterIdle(t, 2);
   // Two rounds of credit plus the fresh link's, plus what the SDK over-grants while events are in flight.
   assert.ok(burstEvents <= 5 * PREFETCH, `${burstEvents.toFixed(1)} events arrived with prefetch ${PREFETCH}`);
-  const events = await collect(reader, BURST, 15_000);
+  const events = await collectEvents(reader, BURST, 15_000);
   assert.deepEqual(
     events.map((e) => e.sequenceNumber),
     Array.from({ length: BURST }, (_, i) => i + 1),

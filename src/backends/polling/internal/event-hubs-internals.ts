@@ -5,7 +5,9 @@
  */
 import type { TokenCredential } from '@azure/core-auth';
 import type { EventHubConsumerClient, Subscription } from '@azure/event-hubs';
+import { createRequire } from 'node:module';
 import { Receiver } from 'rhea-promise';
+import { decodeMessage } from '../../streaming/message-decoder.ts';
 import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
 
 /** The version of @azure/event-hubs this file was written for. */
@@ -103,4 +105,92 @@ export function repairUnattachedLinkAddress(): void {
       return this.source?.address;
     },
   });
+}
+
+/** A message format no Event Hubs delivery carries: marks a format-0 transfer for our own decoder. */
+const UNDECODED_FORMAT = 0x00fe_0001;
+/** Set on a rhea receiver link whose deliveries our decoder has taken over (see decodeSdkDeliveries). */
+const DECODES_ITSELF = Symbol('otelcol-azure-eventhub.decodes-itself');
+
+interface RheaTransferFrame {
+  performative?: { message_format?: number };
+}
+interface RheaLink {
+  dispatch(name: string, context?: { message?: unknown; format?: number }): unknown;
+  [DECODES_ITSELF]?: true;
+}
+interface RheaSession {
+  on_transfer(frame: RheaTransferFrame): void;
+  _get_link(frame: RheaTransferFrame): RheaLink | undefined;
+  incoming?: { on_transfer?: unknown };
+}
+interface RheaConnection {
+  create_session(...args: unknown[]): RheaSession;
+  [DECODES_ITSELF]?: true;
+}
+
+const requireFromHere = createRequire(import.meta.url);
+const rheaSessionOnTransfer = (requireFromHere('rhea/lib/session.js') as { prototype: RheaSession }).prototype
+  .on_transfer;
+/** The part of rhea 3.0.5's Incoming.on_transfer that decodes format 0 only (and hands other formats over). */
+const DECODES_FORMAT_ZERO_ONLY = "current.format === 0 ? {'message':message.decode(data)";
+const rheaSessionShapeFits =
+  typeof rheaSessionOnTransfer === 'function' &&
+  String(rheaSessionOnTransfer).includes('this.incoming.on_transfer(frame');
+
+/**
+ * Has the SDK's deliveries decoded by the streaming backend's one-pass decoder (message-decoder.ts) instead of
+ * rhea's generic one, which builds a typed wrapper per value and unwraps it again: in the polling pipeline's
+ * allocation profile rhea's decoding was half of every byte the thread allocated. The SDK gets the same
+ * message object rhea would have given it (the decoder falls back to rhea's for anything outside what Event
+ * Hubs sends; test/unit/backends/streaming/message-decoder.test.ts compares the two).
+ *
+ * How: on the SDK's current rhea connection (`_context.connection._connection`, not public API), every session
+ * created from now on marks format-0 transfers with UNDECODED_FORMAT, so rhea assembles the bytes and hands them
+ * over undecoded; the transfer's receiver link decodes them before its listeners (rhea-promise, then the SDK)
+ * see the delivery, which then looks as rhea would have made it. Per connection, once; a connection the SDK
+ * opens later is hooked at the next subscribe. Returns false, changing nothing, when rhea or the SDK is not
+ * shaped as expected (rhea then decodes as before).
+ */
+export function decodeSdkDeliveries(client: EventHubConsumerClient): boolean {
+  const connection = (client as unknown as { _context?: { connection?: { _connection?: unknown } } })._context
+    ?.connection?._connection as RheaConnection | undefined;
+  if (!rheaSessionShapeFits || typeof connection?.create_session !== 'function') return false;
+  if (connection[DECODES_ITSELF]) return true;
+  connection[DECODES_ITSELF] = true;
+  const createSession = connection.create_session;
+  connection.create_session = function (this: RheaConnection, ...args: unknown[]): RheaSession {
+    const session = createSession.apply(this, args);
+    decodeTransfersOf(session);
+    return session;
+  };
+  return true;
+}
+
+function decodeTransfersOf(session: RheaSession): void {
+  if (session.on_transfer !== rheaSessionOnTransfer) return;
+  if (!String(session.incoming?.on_transfer).includes(DECODES_FORMAT_ZERO_ONLY)) return;
+  session.on_transfer = function onTransfer(this: RheaSession, frame: RheaTransferFrame): void {
+    const performative = frame.performative;
+    if (performative && performative.message_format === 0) {
+      const link = this._get_link(frame);
+      if (link && !link[DECODES_ITSELF]) decodeDeliveriesOf(link);
+      performative.message_format = UNDECODED_FORMAT;
+    }
+    rheaSessionOnTransfer.call(this, frame);
+  };
+}
+
+function decodeDeliveriesOf(link: RheaLink): void {
+  link[DECODES_ITSELF] = true;
+  const dispatch = link.dispatch;
+  link.dispatch = function (this: RheaLink, name: string, context?: { message?: unknown; format?: number }) {
+    if (name === 'message' && context?.format === UNDECODED_FORMAT && Buffer.isBuffer(context.message)) {
+      context.message = decodeMessage(context.message);
+      // A format-0 delivery has no `format` (nothing downstream reads it); not deleted, which would turn the
+      // context into a slow dictionary-mode object for everyone who copies or reads it next.
+      context.format = undefined;
+    }
+    return dispatch.call(this, name, context);
+  };
 }

@@ -1,0 +1,58 @@
+/**
+ * The polling backend has the SDK's deliveries decoded by our one-pass AMQP decoder instead of rhea's generic
+ * one (event-hubs-internals.ts, decodeSdkDeliveries). Counted here at rhea's `message.decode`, which the fast
+ * decoder calls only for what it does not handle: with the hook, the events of a drain reach the SDK without
+ * it, and arrive as they would have (bodies, positions, properties, partition keys).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { PollingHubClient } from '../../../src/backends/polling/polling-hub-client.ts';
+import { startTestEmulator } from '../../helpers/emulator.ts';
+import { collectEvents } from './collect-events.ts';
+
+const require = createRequire(import.meta.url);
+const rheaMessage = require('rhea/lib/message.js') as { decode: (buffer: Buffer) => unknown };
+const EVENTS = 200;
+
+test('the SDK gets its deliveries from our decoder, not rhea`s, and the events are the same', async (t) => {
+  const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { partitions: 1 });
+  emulator.append(
+    hubName,
+    '0',
+    Array.from({ length: EVENTS }, (_, i) => ({
+      body: JSON.stringify({ records: [{ i, é: 'ü' }] }),
+      properties: { n: i, kind: i % 2 === 0 ? 'even' : 'odd' },
+      partitionKey: i % 3 === 0 ? `key-${i}` : undefined,
+    })),
+  );
+  const client = new PollingHubClient({ connectionString, consumerGroup });
+  t.after(() => client.close());
+
+  const decode = rheaMessage.decode;
+  let rheaDecodes = 0;
+  rheaMessage.decode = (buffer: Buffer) => {
+    rheaDecodes++;
+    return decode(buffer);
+  };
+  t.after(() => {
+    rheaMessage.decode = decode;
+  });
+  const reader = await client.openPartition('0', { startPosition: { kind: 'earliest' }, prefetchCount: 300 });
+  const events = await collectEvents(reader, EVENTS, 20_000, 100);
+  await reader.close();
+
+  assert.deepEqual(
+    events.map((e) => e.sequenceNumber),
+    Array.from({ length: EVENTS }, (_, i) => i),
+  );
+  for (const [i, e] of events.entries()) {
+    assert.deepEqual(JSON.parse(Buffer.from(e.body).toString('utf8')), { records: [{ i, é: 'ü' }] });
+    assert.deepEqual(e.properties, { n: i, kind: i % 2 === 0 ? 'even' : 'odd' });
+    assert.equal(e.partitionKey, i % 3 === 0 ? `key-${i}` : undefined);
+    assert.ok(e.enqueuedTime instanceof Date && e.enqueuedTime.getTime() > 0);
+    assert.equal(typeof e.offset, 'string');
+  }
+  // Management and $cbs answers (a handful) may still go to rhea; no delivery of the drain does.
+  assert.ok(rheaDecodes < 20, `rhea decoded ${rheaDecodes} messages for ${EVENTS} events`);
+});
