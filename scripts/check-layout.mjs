@@ -62,7 +62,8 @@ const PACKAGE_OWNERS = [
   {
     packages: ['rhea-promise', 'rhea', '@azure/core-amqp'],
     owner: 'src/backends/streaming',
-    // The polling backend's one repair of the AMQP stack under the SDK (a crash on cancelling a request).
+    // The polling backend's workarounds in the AMQP stack under the SDK (a crash on cancelling a request; our
+    // one-pass decoder for its deliveries).
     alsoFiles: ['src/backends/polling/internal/event-hubs-internals.ts'],
   },
 ];

@@ -15,7 +15,8 @@
  * of that first request. CPU per thread comes from /proc (internal/thread-cpu.ts): the CLI's main thread,
  * its worker thread (where the pipelines run) and the rest (V8's GC helpers, libuv's pool where gzip runs).
  * Rounds interleave the sides; each side reports its best round, and its client CPU per event (all threads,
- * least-CPU round) as a ratio to the bare SDK's. After the rounds, one more CLI run per
+ * least-CPU round) as a ratio to the bare SDK's; and, since the machine's speed can drift within a run, each
+ * round's throughput and CPU against the same round's SDK drain. After the rounds, one more CLI run per
  * backend in BENCH_PIPELINE_PROFILE runs under `--cpu-prof`, and the profile is summarised by category.
  *
  * Sides: `sdk`; `polling` and `streaming` with `decode_workers: 0` (everything on the CLI's one pipeline
@@ -403,18 +404,30 @@ async function main(): Promise<void> {
       // ≤ 2.0× (streaming) and ≤ 2.4× (polling). Least-CPU rounds of each, the least disturbed by other jobs.
       const leastCpu = (s: Side): number => Math.min(...results[s].map((r) => r.cpuUsPerEvent.client));
       const cpuRatio = sdk && side !== 'sdk' ? Number((leastCpu(side) / leastCpu('sdk')).toFixed(2)) : undefined;
+      // The machine's speed drifts within a run (other tenants of its host): each round's CLI run against the
+      // SDK run of the same round, minutes apart at most, as well as best against best.
+      const paired = (of: (r: RoundResult) => number): number[] =>
+        results[side].flatMap((r, i) => {
+          const base = results.sdk?.[i];
+          return base ? [Number((of(r) / of(base)).toFixed(2))] : [];
+        });
+      const pairedCpuRatios = paired((r) => r.cpuUsPerEvent.client);
+      const pairedRatios = paired((r) => r.eventsPerSec);
       if (cpuRatio !== undefined)
         summary[side] = {
           ...(summary[side] as object),
           cpuRatio,
           cpuGoal: backendOf(side as CliSide) === 'streaming' ? 2.0 : 2.4,
+          pairedCpuRatios,
+          pairedRatios,
         };
       const ratios =
         ratio === undefined
           ? ''
           : `; ratio to the bare SDK ${ratio}, steady ${steadyRatio} (goal ≥ ${goal}); ` +
             `client CPU ${leastCpu(side)} µs/event against the SDK's ${leastCpu('sdk')}: ${cpuRatio}× (goal ≤ ` +
-            `${backendOf(side as CliSide) === 'streaming' ? 2.0 : 2.4})`;
+            `${backendOf(side as CliSide) === 'streaming' ? 2.0 : 2.4}); round by round against the same ` +
+            `round's SDK: throughput ${pairedRatios.join(', ')}, CPU ${pairedCpuRatios.join(', ')}×`;
       console.log(`best ${describe(b)}${ratios}`);
     }
     for (const kind of ['polling', 'streaming'] as const) {
