@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { EventEmitter } from 'node:events';
 import { EXIT_FORCED_SIGINT, EXIT_FORCED_SIGTERM, EXIT_RUNTIME_FAILURE } from './exit-codes.ts';
-import { HEAP_LIMIT_ENV } from './heap-limit.ts';
+import { HEAP_LIMIT_ENV, WORKER_YOUNG_GENERATION_MIB } from './heap-limit.ts';
 import { redactError } from '../component/redact.ts';
 
 /** What the main thread sends the worker: a signal the process received. */
@@ -59,7 +59,11 @@ export function runInWorker(
   // install tsx's loader itself before it imports TypeScript: Node 20 does not apply `--import` hooks
   // to a worker's entry, nor does the thread inherit the main thread's register().
   const fromSource = import.meta.url.endsWith('.ts');
-  const workerOptions = { workerData: { argv: [...argv] }, resourceLimits: { maxOldGenerationSizeMb: heapLimitMib } };
+  const resourceLimits = {
+    maxOldGenerationSizeMb: heapLimitMib,
+    maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MIB,
+  };
+  const workerOptions = { workerData: { argv: [...argv] }, resourceLimits };
   let worker: Worker;
   if (options.entry) {
     worker = new Worker(options.entry, workerOptions);
