@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { EventHubConsumerClient } from '@azure/event-hubs';
 import {
+  decodeSdkDeliveries,
   EVENT_HUBS_VERSION_WRITTEN_FOR,
   repairUnattachedLinkAddress,
   sdkConnectionId,
@@ -79,4 +80,19 @@ test("a link not attached yet has an address of undefined instead of a getter th
 test('the installed rhea-promise reads a link address from a source it may not have yet (hence the repair)', () => {
   const source = require('node:fs').readFileSync(require.resolve('rhea-promise/dist/lib/link.js'), 'utf8') as string;
   assert.match(source, /get address\(\) \{\s*return this\.source\.address;/, 'the getter 3.0.3 has');
+});
+
+test("a client's rhea connection is at _context.connection._connection, where our decoder can hook it", async () => {
+  // As above: a placeholder key on a closed port, so nothing connects. The deliveries themselves are checked
+  // in test/integration/backends/polling-fast-decode.test.ts.
+  const cs =
+    'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;' +
+    'UseDevelopmentEmulator=true';
+  const client = new EventHubConsumerClient('$Default', cs);
+  try {
+    assert.equal(decodeSdkDeliveries(client), true, 'the SDK and rhea have the shape the hook needs');
+    assert.equal(decodeSdkDeliveries(client), true, 'hooked once, and says so again');
+  } finally {
+    await client.close();
+  }
 });
