@@ -7,7 +7,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { EventHubConsumerClient } from '@azure/event-hubs';
 import {
   decodeSdkDeliveries,
   EVENT_HUBS_VERSION_WRITTEN_FOR,
@@ -15,6 +14,7 @@ import {
   sdkConnectionId,
   settledByDisconnect,
 } from '../../../../src/backends/polling/internal/event-hubs-internals.ts';
+import { unconnectedClient } from './unconnected-client.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -24,12 +24,8 @@ test('the installed @azure/event-hubs is the version the workarounds were writte
 });
 
 test('a client exposes its connection id at _context.connectionId, and it changes with a new client', async () => {
-  // A placeholder key on a closed port: the constructor does not connect.
-  const cs =
-    'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;' +
-    'UseDevelopmentEmulator=true';
-  const a = new EventHubConsumerClient('$Default', cs);
-  const b = new EventHubConsumerClient('$Default', cs);
+  const a = unconnectedClient();
+  const b = unconnectedClient();
   try {
     const idA = sdkConnectionId(a);
     assert.equal(typeof idA, 'string');
@@ -43,10 +39,7 @@ test('a client exposes its connection id at _context.connectionId, and it change
 test(
   "a client's connection is an EventEmitter at _context.connection, which settledByDisconnect listens " + 'on',
   async () => {
-    const cs =
-      'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;' +
-      'UseDevelopmentEmulator=true';
-    const client = new EventHubConsumerClient('$Default', cs);
+    const client = unconnectedClient();
     try {
       const connection = (client as unknown as { _context: { connection: { on: unknown; isOpen(): boolean } } })
         ._context.connection;
@@ -83,12 +76,8 @@ test('the installed rhea-promise reads a link address from a source it may not h
 });
 
 test("a client's rhea connection is at _context.connection._connection, where our decoder can hook it", async () => {
-  // As above: a placeholder key on a closed port, so nothing connects. The deliveries themselves are checked
-  // in test/integration/backends/polling-fast-decode.test.ts.
-  const cs =
-    'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;' +
-    'UseDevelopmentEmulator=true';
-  const client = new EventHubConsumerClient('$Default', cs);
+  // The deliveries themselves are checked in test/integration/backends/polling-fast-decode.test.ts.
+  const client = unconnectedClient();
   try {
     assert.equal(decodeSdkDeliveries(client), true, 'the SDK and rhea have the shape the hook needs');
     assert.equal(decodeSdkDeliveries(client), true, 'hooked once, and says so again');

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { EventHubConsumerClient } from '@azure/event-hubs';
 import {
   EVENT_HUBS_VERSION_WRITTEN_FOR,
   replaceSdkCredential,
@@ -20,6 +19,7 @@ import {
   sasKeyCredential,
   withTimelyRenewal,
 } from '../../../../src/backends/polling/internal/sdk-token-timing.ts';
+import { unconnectedClient } from './unconnected-client.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -61,10 +61,7 @@ test('sasKeyCredential signs hub-wide SAS tokens of the asked lifetime', async (
 });
 
 test("a client's claims credential is at _context.tokenCredential, which replaceSdkCredential swaps", async () => {
-  const cs =
-    'Endpoint=sb://127.0.0.1:1/;SharedAccessKeyName=k;SharedAccessKey=placeholder;EntityPath=h;' +
-    'UseDevelopmentEmulator=true';
-  const client = new EventHubConsumerClient('$Default', cs);
+  const client = unconnectedClient();
   try {
     const credential = { getToken: async () => ({ token: 't', expiresOnTimestamp: 0 }) };
     assert.equal(replaceSdkCredential(client, credential), true);
