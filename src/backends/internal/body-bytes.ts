@@ -29,8 +29,11 @@ export function toBodyBytes(body: unknown): Uint8Array {
  * section over as a slice of the socket read it arrived in (up to 64 KiB, holding events of every partition
  * on the connection): one event kept alive kept that whole read alive, so a receiver of many partitions held
  * several times its events' bytes until the slowest partition caught up. A copy costs a small memcpy (Node
- * allocates bodies under 4 KiB from its 8 KiB pool) and lets each read go as soon as it is decoded.
+ * allocates bodies under 4 KiB from its 8 KiB pool) and lets each read go as soon as it is decoded. A view
+ * into a buffer no larger than that pool's slab is kept as it is: it is such a copy already (the polling
+ * backend's bodies are copied when decoded), and keeping one slab alive is the price of the pool.
  */
 export function ownBodyBytes(bytes: Uint8Array): Uint8Array {
-  return bytes.byteLength < bytes.buffer.byteLength ? Buffer.from(bytes) : bytes;
+  const backing = bytes.buffer.byteLength;
+  return bytes.byteLength < backing && backing > Buffer.poolSize ? Buffer.from(bytes) : bytes;
 }

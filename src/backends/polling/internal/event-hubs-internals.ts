@@ -8,6 +8,7 @@ import type { EventHubConsumerClient, Subscription } from '@azure/event-hubs';
 import { createRequire } from 'node:module';
 import { Receiver } from 'rhea-promise';
 import { decodeMessage } from '../../streaming/message-decoder.ts';
+import { ownBodyBytes } from '../../internal/body-bytes.ts';
 import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
 
 /** The version of @azure/event-hubs this file was written for. */
@@ -107,6 +108,8 @@ export function repairUnattachedLinkAddress(): void {
   });
 }
 
+/** The typecode of an AMQP data section: a body of bytes. */
+const DATA_SECTION = 0x75;
 /** A message format no Event Hubs delivery carries: marks a format-0 transfer for our own decoder. */
 const UNDECODED_FORMAT = 0x00fe_0001;
 /** Set on a rhea receiver link whose deliveries our decoder has taken over (see decodeSdkDeliveries). */
@@ -186,7 +189,14 @@ function decodeDeliveriesOf(link: RheaLink): void {
   const dispatch = link.dispatch;
   link.dispatch = function (this: RheaLink, name: string, context?: { message?: unknown; format?: number }) {
     if (name === 'message' && context?.format === UNDECODED_FORMAT && Buffer.isBuffer(context.message)) {
-      context.message = decodeMessage(context.message);
+      const message = decodeMessage(context.message);
+      // The SDK queues its events (up to the prefetch) before our reader takes them: a body left a view into
+      // the socket read it arrived in would keep that whole read alive meanwhile (see ownBodyBytes).
+      const section = message.body as { typecode?: number; content?: unknown } | undefined;
+      if (section?.typecode === DATA_SECTION && section.content instanceof Uint8Array) {
+        section.content = ownBodyBytes(section.content);
+      }
+      context.message = message;
       // A format-0 delivery has no `format` (nothing downstream reads it); not deleted, which would turn the
       // context into a slow dictionary-mode object for everyone who copies or reads it next.
       context.format = undefined;

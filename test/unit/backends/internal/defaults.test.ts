@@ -50,4 +50,12 @@ describe('ownBodyBytes', () => {
     const whole = new Uint8Array(new ArrayBuffer(16));
     assert.equal(ownBodyBytes(whole), whole);
   });
+
+  test("a view into a buffer no larger than Node's pool slab is kept: it is a copy already", () => {
+    const copied = Buffer.from('{"records":[]}');
+    assert.ok(copied.buffer.byteLength <= Buffer.poolSize && copied.byteLength < copied.buffer.byteLength);
+    assert.equal(ownBodyBytes(copied), copied, 'not copied twice');
+    const read = Buffer.alloc(Buffer.poolSize + 1);
+    assert.notEqual(ownBodyBytes(read.subarray(0, 10)).buffer, read.buffer, 'a larger read is still copied out');
+  });
 });
