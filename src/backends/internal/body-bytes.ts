@@ -3,7 +3,7 @@
  * Buffer (or a `Section` with `typecode` 0x75 and `content`). A body sent as an AMQP value or sequence
  * (some non-SDK producers do) is not bytes: it becomes UTF-8 text (strings) or JSON, so nothing is lost.
  */
-const DATA_SECTION_TYPECODE = 0x75;
+export const DATA_SECTION_TYPECODE = 0x75;
 
 const encoder = new TextEncoder();
 

@@ -184,21 +184,14 @@ function writeShortStringKeyValue(w: ProtoWriter, key: string, value: string): b
   buf[start] = k + v + 6;
   buf[start + 1] = LEN_1;
   buf[start + 2] = k;
-  let p = start + 3;
-  for (let i = 0; i < k; i++) {
-    const c = key.charCodeAt(i);
-    if (c > 0x7f) return false;
-    buf[p++] = c;
-  }
+  let p = w.asciiAt(key, start + 3);
+  if (p < 0) return false;
   buf[p++] = LEN_2;
   buf[p++] = v + 2;
   buf[p++] = LEN_1;
   buf[p++] = v;
-  for (let i = 0; i < v; i++) {
-    const c = value.charCodeAt(i);
-    if (c > 0x7f) return false;
-    buf[p++] = c;
-  }
+  p = w.asciiAt(value, p);
+  if (p < 0) return false;
   w.pos = p;
   return true;
 }

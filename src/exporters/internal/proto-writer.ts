@@ -135,12 +135,8 @@ export class ProtoWriter {
     const buf = this.buf;
     const start = this.pos;
     // When ASCII, the byte length is n (≤ 256): a one- or two-byte length prefix.
-    let p = n < 0x80 ? start + 1 : start + 2;
-    for (let i = 0; i < n; i++) {
-      const c = value.charCodeAt(i);
-      if (c > 0x7f) return this.#nativeString(value);
-      buf[p++] = c;
-    }
+    const p = this.asciiAt(value, n < 0x80 ? start + 1 : start + 2);
+    if (p < 0) return this.#nativeString(value);
     if (n < 0x80) {
       buf[start] = n;
     } else {
@@ -148,6 +144,20 @@ export class ProtoWriter {
       buf[start + 1] = n >>> 7;
     }
     this.pos = p;
+  }
+
+  /**
+   * Copies `value` to the buffer at `p` (room already ensured, `pos` unchanged) when it is ASCII, and returns
+   * where it ends; -1, at the first other character, when it is not.
+   */
+  asciiAt(value: string, p: number): number {
+    const buf = this.buf;
+    for (let i = 0; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      if (c > 0x7f) return -1;
+      buf[p++] = c;
+    }
+    return p;
   }
 
   #nativeString(value: string): void {

@@ -24,12 +24,12 @@ export interface InFlightLimits {
  * oldest batch, as it does at its own limits, so a receiver always makes progress on every partition.
  */
 export class InFlightBudget {
-  readonly limits: InFlightLimits;
+  readonly #limits: InFlightLimits;
   #batches = 0;
   #bytes = 0;
 
   constructor(limits: InFlightLimits) {
-    this.limits = limits;
+    this.#limits = limits;
   }
 
   /** Batches in flight in all windows. */
@@ -44,7 +44,7 @@ export class InFlightBudget {
 
   /** Whether one more batch of `bytes` fits (a partition's first batch goes regardless). */
   fits(bytes: number): boolean {
-    return this.#batches < this.limits.batches && this.#bytes + bytes <= this.limits.bytes;
+    return this.#batches < this.#limits.batches && this.#bytes + bytes <= this.#limits.bytes;
   }
 
   add(bytes: number): void {

@@ -5,10 +5,16 @@
  */
 import type { TokenCredential } from '@azure/core-auth';
 import type { EventHubConsumerClient, Subscription } from '@azure/event-hubs';
-import { createRequire } from 'node:module';
 import { Receiver } from 'rhea-promise';
 import { decodeMessage } from '../../streaming/message-decoder.ts';
-import { ownBodyBytes } from '../../internal/body-bytes.ts';
+import { DATA_SECTION_TYPECODE, ownBodyBytes } from '../../internal/body-bytes.ts';
+import {
+  deliverSessionUndecoded,
+  UNDECODED_FORMAT,
+  undecodedDeliveryMismatch,
+  type RheaSession,
+  type RheaTransferFrame,
+} from '../../internal/rhea-undecoded.ts';
 import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
 
 /** The version of @azure/event-hubs this file was written for. */
@@ -108,38 +114,22 @@ export function repairUnattachedLinkAddress(): void {
   });
 }
 
-/** The typecode of an AMQP data section: a body of bytes. */
-const DATA_SECTION = 0x75;
-/** A message format no Event Hubs delivery carries: marks a format-0 transfer for our own decoder. */
-const UNDECODED_FORMAT = 0x00fe_0001;
 /** Set on a rhea receiver link whose deliveries our decoder has taken over (see decodeSdkDeliveries). */
 const DECODES_ITSELF = Symbol('otelcol-azure-eventhub.decodes-itself');
 
-interface RheaTransferFrame {
-  performative?: { message_format?: number };
-}
 interface RheaLink {
   dispatch(name: string, context?: { message?: unknown; format?: number }): unknown;
   [DECODES_ITSELF]?: true;
 }
-interface RheaSession {
-  on_transfer(frame: RheaTransferFrame): void;
+interface SdkSession extends RheaSession {
   _get_link(frame: RheaTransferFrame): RheaLink | undefined;
-  incoming?: { on_transfer?: unknown };
 }
 interface RheaConnection {
-  create_session(...args: unknown[]): RheaSession;
+  create_session(...args: unknown[]): SdkSession;
   [DECODES_ITSELF]?: true;
 }
 
-const requireFromHere = createRequire(import.meta.url);
-const rheaSessionOnTransfer = (requireFromHere('rhea/lib/session.js') as { prototype: RheaSession }).prototype
-  .on_transfer;
-/** The part of rhea 3.0.5's Incoming.on_transfer that decodes format 0 only (and hands other formats over). */
-const DECODES_FORMAT_ZERO_ONLY = "current.format === 0 ? {'message':message.decode(data)";
-const rheaSessionShapeFits =
-  typeof rheaSessionOnTransfer === 'function' &&
-  String(rheaSessionOnTransfer).includes('this.incoming.on_transfer(frame');
+const undecodedApplicable = undecodedDeliveryMismatch() === undefined;
 
 /**
  * Has the SDK's deliveries decoded by the streaming backend's one-pass decoder (message-decoder.ts) instead of
@@ -149,39 +139,31 @@ const rheaSessionShapeFits =
  * Hubs sends; test/unit/backends/streaming/message-decoder.test.ts compares the two).
  *
  * How: on the SDK's current rhea connection (`_context.connection._connection`, not public API), every session
- * created from now on marks format-0 transfers with UNDECODED_FORMAT, so rhea assembles the bytes and hands them
- * over undecoded; the transfer's receiver link decodes them before its listeners (rhea-promise, then the SDK)
- * see the delivery, which then looks as rhea would have made it. Per connection, once; a connection the SDK
- * opens later is hooked at the next subscribe. Returns false, changing nothing, when rhea or the SDK is not
- * shaped as expected (rhea then decodes as before).
+ * created from now on hands format-0 transfers over undecoded (backends/internal/rhea-undecoded.ts, as the
+ * streaming backend's sessions do); the transfer's receiver link decodes them before its listeners
+ * (rhea-promise, then the SDK) see the delivery, which then looks as rhea would have made it. Per
+ * connection, once; a connection the SDK opens later is hooked at the next subscribe. Returns false, changing
+ * nothing, when rhea or the SDK is not shaped as expected (rhea then decodes as before).
  */
 export function decodeSdkDeliveries(client: EventHubConsumerClient): boolean {
   const connection = (client as unknown as { _context?: { connection?: { _connection?: unknown } } })._context
     ?.connection?._connection as RheaConnection | undefined;
-  if (!rheaSessionShapeFits || typeof connection?.create_session !== 'function') return false;
+  if (!undecodedApplicable || typeof connection?.create_session !== 'function') return false;
   if (connection[DECODES_ITSELF]) return true;
   connection[DECODES_ITSELF] = true;
   const createSession = connection.create_session;
-  connection.create_session = function (this: RheaConnection, ...args: unknown[]): RheaSession {
+  connection.create_session = function (this: RheaConnection, ...args: unknown[]): SdkSession {
     const session = createSession.apply(this, args);
-    decodeTransfersOf(session);
+    deliverSessionUndecoded(session, wrapLinkOf);
     return session;
   };
   return true;
 }
 
-function decodeTransfersOf(session: RheaSession): void {
-  if (session.on_transfer !== rheaSessionOnTransfer) return;
-  if (!String(session.incoming?.on_transfer).includes(DECODES_FORMAT_ZERO_ONLY)) return;
-  session.on_transfer = function onTransfer(this: RheaSession, frame: RheaTransferFrame): void {
-    const performative = frame.performative;
-    if (performative && performative.message_format === 0) {
-      const link = this._get_link(frame);
-      if (link && !link[DECODES_ITSELF]) decodeDeliveriesOf(link);
-      performative.message_format = UNDECODED_FORMAT;
-    }
-    rheaSessionOnTransfer.call(this, frame);
-  };
+/** The transfer's receiver link decodes what the session hands over undecoded (once per link). */
+function wrapLinkOf(this: SdkSession, frame: RheaTransferFrame): void {
+  const link = this._get_link(frame);
+  if (link && !link[DECODES_ITSELF]) decodeDeliveriesOf(link);
 }
 
 function decodeDeliveriesOf(link: RheaLink): void {
@@ -193,7 +175,7 @@ function decodeDeliveriesOf(link: RheaLink): void {
       // The SDK queues its events (up to the prefetch) before our reader takes them: a body left a view into
       // the socket read it arrived in would keep that whole read alive meanwhile (see ownBodyBytes).
       const section = message.body as { typecode?: number; content?: unknown } | undefined;
-      if (section?.typecode === DATA_SECTION && section.content instanceof Uint8Array) {
+      if (section?.typecode === DATA_SECTION_TYPECODE && section.content instanceof Uint8Array) {
         section.content = ownBodyBytes(section.content);
       }
       context.message = message;

@@ -10,69 +10,34 @@
  * the caller, not yet knowing its link, cannot tell it from a later close: the reader would wait for
  * events on a dead link for ever. `createReceiverOrRefusal` looks at the attach instead.
  *
- * rhea decodes every format-0 transfer with its generic `message.decode` before any listener sees it
- * (session.js `Incoming.prototype.on_transfer`); transfers of another format it hands over as bytes.
- * `deliverUndecoded` marks one receiver's format-0 transfers with `UNDECODED_FORMAT` on their way into
- * its own session, so the backend decodes the bytes itself (message-decoder.ts). The mark is set on
- * that session object only: rhea's prototypes and module functions stay as they are for every other
- * link and client in the process.
+ * `deliverUndecoded` has rhea hand one receiver's format-0 transfers over as bytes, on that receiver's own
+ * session (backends/internal/rhea-undecoded.ts, shared with the polling backend), so the backend decodes
+ * them itself (message-decoder.ts).
  */
-import { createRequire } from 'node:module';
 import type { Connection, Receiver, ReceiverOptions } from 'rhea-promise';
 import { ReceiverEvents } from 'rhea-promise';
 import { settleOnDisconnect, type DisconnectEmitter } from '../../internal/disconnect-waiters.ts';
+import {
+  deliverSessionUndecoded,
+  RHEA_VERSION_WRITTEN_FOR,
+  UNDECODED_FORMAT,
+  undecodedDeliveryMismatch,
+  type RheaSession,
+} from '../../internal/rhea-undecoded.ts';
 
-/** The versions this file was written for. */
+/** The versions this file was written for (rhea's: backends/internal/rhea-undecoded.ts). */
 export const RHEA_PROMISE_VERSION_WRITTEN_FOR = '3.0.3';
-export const RHEA_VERSION_WRITTEN_FOR = '3.0.5';
 
-const require = createRequire(import.meta.url);
-
-/** A message format no Event Hubs delivery carries: marks a format-0 transfer to hand over undecoded. */
-export const UNDECODED_FORMAT = 0x00fe_0000;
-
-interface RheaTransferFrame {
-  performative?: { message_format?: number };
-}
-
-interface RheaSession {
-  on_transfer(frame: RheaTransferFrame): void;
-  incoming?: { on_transfer?: unknown };
-}
-
-const rheaSessionOnTransfer = (require('rhea/lib/session.js') as { prototype: RheaSession }).prototype.on_transfer;
-
-/** Why `deliverUndecoded` cannot be used with the installed rhea, or undefined when it can. */
-export function undecodedDeliveryMismatch(): string | undefined {
-  const version = String((require('rhea/package.json') as { version: unknown }).version);
-  if (version !== RHEA_VERSION_WRITTEN_FOR) return `rhea ${version} installed, written for ${RHEA_VERSION_WRITTEN_FOR}`;
-  const delegates = String(rheaSessionOnTransfer).includes('this.incoming.on_transfer(frame');
-  if (typeof rheaSessionOnTransfer !== 'function' || !delegates) {
-    return 'rhea Session.prototype.on_transfer no longer hands transfers to incoming.on_transfer';
-  }
-  return undefined;
-}
-
-const undecodedApplicable = undecodedDeliveryMismatch() === undefined;
-/** The part of rhea 3.0.5's Incoming.on_transfer that decodes format 0 only. */
-const DECODES_FORMAT_ZERO_ONLY = "current.format === 0 ? {'message':message.decode(data)";
+export { RHEA_VERSION_WRITTEN_FOR, UNDECODED_FORMAT, undecodedDeliveryMismatch };
 
 /**
- * Makes rhea hand this receiver's format-0 messages over as bytes: its `message` events then carry a
- * Buffer in `message` and `UNDECODED_FORMAT` in `format`. Call it before granting the link credit (no
- * transfer can arrive before). Returns false, changing nothing, when the installed rhea or the link's
- * session does not have the expected shape: rhea then decodes as usual.
+ * Makes rhea hand this receiver's format-0 messages over as bytes (backends/internal/rhea-undecoded.ts): its
+ * `message` events then carry a Buffer in `message` and `UNDECODED_FORMAT` in `format`. Call it before granting
+ * the link credit (no transfer can arrive before). Returns false, changing nothing, when the installed rhea or
+ * the link's session does not have the expected shape: rhea then decodes as usual.
  */
 export function deliverUndecoded(link: Receiver): boolean {
-  const session = (link.session as unknown as { _session?: RheaSession } | undefined)?._session;
-  if (!undecodedApplicable || !session || session.on_transfer !== rheaSessionOnTransfer) return false;
-  if (!String(session.incoming?.on_transfer).includes(DECODES_FORMAT_ZERO_ONLY)) return false;
-  session.on_transfer = function onTransfer(this: RheaSession, frame: RheaTransferFrame): void {
-    const performative = frame.performative;
-    if (performative && performative.message_format === 0) performative.message_format = UNDECODED_FORMAT;
-    rheaSessionOnTransfer.call(this, frame);
-  };
-  return true;
+  return deliverSessionUndecoded((link.session as unknown as { _session?: RheaSession } | undefined)?._session);
 }
 
 /** How long to wait for the detach that follows a refusing attach. 5000 ms. */
