@@ -9,7 +9,8 @@
  * `EventHubConsumerClient.subscribe(partitionId, ...)`, each backend through its `receive()` loop with a
  * no-op consumer. All use prefetch 300, batches of 100 and last-enqueued tracking (the backends'
  * default). Rounds alternate; each side reports its
- * fastest round (other jobs on the machine only ever add time) and the median.
+ * fastest round (other jobs on the machine only ever add time) and the median, and each measured side its
+ * ratio to the baseline round by round (the same round's drain of the baseline).
  *
  * Library sides (issue 24): a second hub holds BENCH_EVENTS realistic Azure resource-log events
  * (scripts/local/samples.ts, as the pipeline bench preloads them); `polling+azure` and `streaming+azure` drain it
@@ -239,11 +240,16 @@ async function main(): Promise<void> {
       const ratio = Number((best(base) / best(side)).toFixed(3));
       const ofMedians = Number((median(times[base]) / median(times[side])).toFixed(3));
       const cpuRatio = Number((Math.min(...cpu[side]) / Math.min(...cpu[base])).toFixed(2));
-      ratios[side] = { ratio, ratioOfMedians: ofMedians, cpuRatio };
+      // Each round against the same round's baseline: this machine's speed drifts within a run, and best
+      // against best then sets one side's fast round against the other's slow one.
+      const paired = times[side].map((ms, r) => Number((times[base][r]! / ms).toFixed(2)));
+      const pairedCpu = cpu[side].map((us, r) => Number((us / cpu[base][r]!).toFixed(2)));
+      ratios[side] = { ratio, ratioOfMedians: ofMedians, cpuRatio, pairedRatios: paired, pairedCpuRatios: pairedCpu };
       console.log(
         `${side.padEnd(15)} ${rate(best(side)).toLocaleString('en-US')} events/s, ratio ${ratio} to ${base} (goal ≥ ` +
           `${GOALS[side]}; ratio of medians ${ofMedians}); ` +
-          `client CPU ${Math.min(...cpu[side]).toFixed(2)} µs/event, ${cpuRatio}x ${base}'s`,
+          `client CPU ${Math.min(...cpu[side]).toFixed(2)} µs/event, ${cpuRatio}x ${base}'s; ` +
+          `round by round: ${paired.join(', ')} (CPU ${pairedCpu.map((c) => `${c}x`).join(', ')})`,
       );
     }
     const result = {

@@ -224,6 +224,11 @@ export class PollingPartitionReader implements PartitionReader {
     }
     this.#idleRounds = 0;
     const converted = events.map(toReceivedEvent);
+    // The SDK keeps this array (and each event's raw AMQP message) until the promise below settles, which
+    // is when receive() has taken the whole batch; it reads nothing of it afterwards (@azure/event-hubs
+    // 6.0.4, partitionPump.ts). Emptied, a waiting partition holds its events once: 10 MiB less peak RSS
+    // at 32 partitions in the pipeline bench (248 vs 257-259 MiB).
+    events.length = 0;
     this.#lastSequenceNumber = converted[converted.length - 1]!.sequenceNumber;
     this.#buffer.pushAll(converted);
     // After the push: the replacement resumes after these events (a `latest` start now has a position).
