@@ -42,6 +42,18 @@ function messageOf(error: unknown): string {
  * Integers beyond 2^53 inside int64 come back as strings of their exact digits (lossless-integers.ts).
  */
 export function parseJson(text: string, sanitizers: readonly Sanitizer[], maxSanitizeChars: number): ParseOutcome {
+  // A parse that fails builds a SyntaxError, and capturing its stack trace (never shown: only the message
+  // is kept) cost more than the parse itself: 11 µs against 5 for a Functions log of 800 characters.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return parseOrRepair(text, sanitizers, maxSanitizeChars);
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+function parseOrRepair(text: string, sanitizers: readonly Sanitizer[], maxSanitizeChars: number): ParseOutcome {
   let firstError: unknown;
   try {
     return { ok: true, value: parseJsonLossless(text), sanitized: false };

@@ -25,12 +25,18 @@ function escapeControl(c: number): string {
   }
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f]/;
+
 /**
  * `new_lines`: escapes raw newlines, tabs and other control characters inside double-quoted strings.
  * Producers that build JSON by string concatenation (stack traces in App Service console logs) emit them.
  * One pass; untouched text is copied as slices.
  */
 export function escapeControlCharsInStrings(text: string): string {
+  // Most texts that reach a repair have no control character at all (single-quoted JSON): one regular
+  // expression scan, several times faster than the walk below, answers for them.
+  if (!CONTROL_CHARACTER.test(text)) return text;
   let out = '';
   let copied = 0;
   let inString = false;

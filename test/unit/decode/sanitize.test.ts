@@ -19,7 +19,42 @@ describe('new_lines', () => {
   test('respects escaped quotes and returns the same string when nothing changes', () => {
     const text = '{"a":"say \\"hi\\"","b":"x"}';
     assert.equal(escapeControlCharsInStrings(text), text);
+    const pretty = '{\n\t"a": "x",\r\n  "b": 1\n}';
+    assert.equal(escapeControlCharsInStrings(pretty), pretty, 'control characters between tokens only');
   });
+
+  test('escapes every control character from U+0000 to U+001F inside a string, and nothing else', () => {
+    for (let code = 0; code < 0x20; code++) {
+      const raw = String.fromCharCode(code);
+      assert.deepEqual(JSON.parse(escapeControlCharsInStrings(`{"m":"a${raw}b"}`)), { m: `a${raw}b` }, `U+${code}`);
+    }
+    assert.equal(escapeControlCharsInStrings('{"m":"a\u007fb é"}'), '{"m":"a\u007fb é"}');
+  });
+});
+
+test('parsing leaves Error.stackTraceLimit as it was, whether the text parses, is repaired or fails', () => {
+  const chain = buildSanitizers(['new_lines', 'single_quotes'], []);
+  const before = Error.stackTraceLimit;
+  Error.stackTraceLimit = 17;
+  try {
+    for (const text of ['{"a":1}', `{'a':1}`, '{"a":', '{"a":"\n"}']) {
+      parseJson(text, chain, 1e6);
+      assert.equal(Error.stackTraceLimit, 17, text);
+    }
+    // A sanitizer that throws (a user regex gone wrong) is skipped; the limit is still restored.
+    parseJson(
+      '{',
+      [
+        () => {
+          throw new Error('boom');
+        },
+      ],
+      1e6,
+    );
+    assert.equal(Error.stackTraceLimit, 17);
+  } finally {
+    Error.stackTraceLimit = before;
+  }
 });
 
 describe('single_quotes', () => {
@@ -82,6 +117,7 @@ describe('sanitizer chain', () => {
     const chain = buildSanitizers(['new_lines', 'single_quotes'], []);
     const outcome = parseJson('{"a":', chain, 1e6);
     assert.equal(outcome.ok, false);
+    assert.match(outcome.ok ? '' : outcome.message, /JSON/, 'the parse error`s message, though no stack was taken');
     assert.equal(parseJson(`{'a':1}`, chain, 3).ok, false, 'longer than maxSanitizeChars');
   });
 
