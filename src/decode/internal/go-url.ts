@@ -61,20 +61,22 @@ export function parseGoUrlParts(raw: string): GoUrlParts {
   }
   const rawFragment = hash === -1 ? '' : raw.slice(hash + 1);
   const fragment = urlUnescape(rawFragment, raw);
-  const parts = { opaque: '', userinfo: undefined, forceQuery: false, rawFragment, omitHost: false };
-  if (beforeFragment === '*')
-    return { ...parts, scheme: '', host: '', path: '*', rawPath: '*', rawQuery: '', fragment };
+  // Every return below builds its object whole, fields in one order: spreading a shared object and
+  // overriding some of its fields made V8 build each result in dictionary mode, 20 times slower (16 µs).
+  if (beforeFragment === '*') return urlParts('', '', undefined, '', '*', '*', '', false, fragment, rawFragment, false);
 
   let scheme = '';
   let rest = beforeFragment;
   for (let i = 0; i < beforeFragment.length; i++) {
-    const c = beforeFragment[i]!;
-    if (/[A-Za-z]/.test(c)) continue;
-    if (/[0-9+.-]/.test(c)) {
+    const c = beforeFragment.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) continue; // A-Z a-z
+    if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) {
+      // 0-9 + - .
       if (i === 0) break;
       continue;
     }
-    if (c === ':') {
+    if (c === 58) {
+      // :
       if (i === 0) throw new GoUrlError(`parse "${raw}": missing protocol scheme`);
       scheme = beforeFragment.slice(0, i).toLowerCase();
       rest = beforeFragment.slice(i + 1);
@@ -97,7 +99,7 @@ export function parseGoUrlParts(raw: string): GoUrlParts {
 
   if (!rest.startsWith('/')) {
     if (scheme !== '') {
-      return { ...parts, scheme, host: '', path: '', rawPath: '', rawQuery, forceQuery, fragment, opaque: rest };
+      return urlParts(scheme, rest, undefined, '', '', '', rawQuery, forceQuery, fragment, rawFragment, false);
     }
     const segment = rest.split('/', 1)[0]!;
     if (segment.includes(':')) throw new GoUrlError(`parse "${raw}": first path segment in URL cannot contain colon`);
@@ -117,7 +119,23 @@ export function parseGoUrlParts(raw: string): GoUrlParts {
     omitHost = true;
   }
   const path = urlUnescape(rest, raw);
-  return { ...parts, scheme, userinfo, host, path, rawPath: rest, rawQuery, forceQuery, fragment, omitHost };
+  return urlParts(scheme, '', userinfo, host, path, rest, rawQuery, forceQuery, fragment, rawFragment, omitHost);
+}
+
+function urlParts(
+  scheme: string,
+  opaque: string,
+  userinfo: string | undefined,
+  host: string,
+  path: string,
+  rawPath: string,
+  rawQuery: string,
+  forceQuery: boolean,
+  fragment: string,
+  rawFragment: string,
+  omitHost: boolean,
+): GoUrlParts {
+  return { scheme, opaque, userinfo, host, path, rawPath, rawQuery, forceQuery, fragment, rawFragment, omitHost };
 }
 
 function checkHost(host: string, raw: string): string {
@@ -158,6 +176,8 @@ export function goUrlPort(host: string): string {
   return host.slice(colon + 1);
 }
 
+const UTF8_ENCODER = new TextEncoder();
+
 function urlUnescape(s: string, raw: string): string {
   if (!s.includes('%')) return s;
   const bytes: number[] = [];
@@ -171,7 +191,11 @@ function urlUnescape(s: string, raw: string): string {
     } else if (c < 0x80) {
       bytes.push(c);
     } else {
-      for (const b of new TextEncoder().encode(s[i]!)) bytes.push(b);
+      // A character beyond U+FFFF is two UTF-16 units: encoded whole, not as two lone surrogates (which
+      // would become U+FFFD twice); a lone surrogate becomes U+FFFD, as Go's JSON decoding makes it.
+      const codePoint = s.codePointAt(i)!;
+      for (const b of UTF8_ENCODER.encode(String.fromCodePoint(codePoint))) bytes.push(b);
+      if (codePoint > 0xffff) i++;
     }
   }
   return UTF8.decode(new Uint8Array(bytes));

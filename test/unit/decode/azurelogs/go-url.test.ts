@@ -25,6 +25,20 @@ describe('Go net/url and strconv rules', () => {
     });
   });
 
+  test('an escaped path keeps its other characters, those beyond U+FFFF too; a scheme is letters, digits, + - .', () => {
+    assert.equal(parseGoUrl('https://h/caf%C3%A9/é/😀%20x').path, '/café/é/😀 x');
+    assert.equal(parseGoUrl('/%41\ud800').path, '/A\ufffd', 'a lone surrogate is U+FFFD, as Go decodes it');
+    assert.deepEqual(parseGoUrl('svn+ssh.v2-x://h/p'), {
+      scheme: 'svn+ssh.v2-x',
+      host: 'h',
+      path: '/p',
+      rawQuery: '',
+      fragment: '',
+    });
+    // A scheme starts with a letter: this is a first path segment with a colon, which Go refuses.
+    assert.throws(() => parseGoUrl('2http://h/p'), /first path segment in URL cannot contain colon/);
+  });
+
   test('what Go refuses is refused: bad escapes, bad ports, control characters, a colon in the first segment', () => {
     for (const bad of ['http://h/%zz', 'http://h:80x/', 'http://h/\u0001', ':/x', '1a:b']) {
       assert.throws(() => parseGoUrl(bad), /parse/, bad);
