@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { CHILD_EXEC_ARGV } from './internal/child-loader.ts';
 import rhea from 'rhea';
 import { EventHubConsumerClient, earliestEventPosition } from '@azure/event-hubs';
 import { startEmulator } from '../../src/emulator/index.ts';
@@ -170,7 +171,7 @@ interface Child {
 }
 
 async function startChild(role: string): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+  const child = spawn(process.execPath, [...CHILD_EXEC_ARGV, fileURLToPath(import.meta.url)], {
     env: { ...process.env, BENCH_EMULATOR_ROLE: role },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

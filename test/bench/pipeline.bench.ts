@@ -40,6 +40,7 @@ import { startAzurite, randomName } from '../helpers/azurite.ts';
 import { readRss, mib } from './internal/child-rss.ts';
 import { summariseCpuProfile, type ProfileSummary } from './internal/cpu-profile-summary.ts';
 import { startOtlpSink, type OtlpSink, type SinkRequest } from './internal/otlp-sink.ts';
+import { CHILD_EXEC_ARGV } from './internal/child-loader.ts';
 import { drainWithSdk } from './internal/sdk-drain.ts';
 import { readThreadCpu, threadCpuDelta, type ThreadCpu } from './internal/thread-cpu.ts';
 
@@ -119,7 +120,7 @@ const cpuOf = (pid: number): number => sum(readThreadCpu(pid).map((t) => t.cpuUs
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 async function startBacklog(): Promise<Backlog> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--emulator-child'], {
+  const child = spawn(process.execPath, [...CHILD_EXEC_ARGV, fileURLToPath(import.meta.url), '--emulator-child'], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, BENCH_PIPELINE_EVENTS: String(EVENTS) },
   });

@@ -2,7 +2,10 @@
  * `npm run bench`: runs every test/bench/*.bench.ts in its own process, one after another (they compete
  * for the same two cores otherwise), and prints each one's report. A bench prints human-readable lines
  * and ends with one line `BENCH_RESULT <json>`; the results are collected into .tmp/bench-results.json.
- * Pass names to run a subset: `npm run bench -- decode emulator`. It builds dist/ first (`npm run build`).
+ * Pass names to run a subset: `npm run bench -- decode emulator`. It builds dist/ first (`npm run build`)
+ * and compiles the benches with the rest of the project into .test-build/ (scripts/build-tests.mjs), and
+ * runs that JavaScript, as the package ships it, not the sources under tsx (internal/child-loader.ts says
+ * why). `node --import tsx test/bench/<name>.bench.ts` runs one bench from its sources.
  */
 import { readdirSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -16,16 +19,21 @@ const files = readdirSync(here)
   .filter((f) => wanted.length === 0 || wanted.some((w) => f.startsWith(w)))
   .sort();
 
-// Benchmarks that run the receiver as it ships (receiver-memory) need the compiled dist/ up to date.
-const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: join(here, '..', '..'), stdio: 'inherit' });
+const root = join(here, '..', '..');
+// Benchmarks that run the CLI as it ships (pipeline, receiver-memory) need the compiled dist/ up to date; the
+// benches themselves run from the test build.
+const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) throw new Error('npm run build failed');
+const testBuild = spawnSync(process.execPath, ['scripts/build-tests.mjs'], { cwd: root, stdio: 'inherit' });
+if (testBuild.status !== 0) throw new Error('node scripts/build-tests.mjs failed');
+const compiled = join(root, '.test-build', 'test', 'bench');
 
 const results: Record<string, unknown> = {};
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);
   const code = await new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, file)], {
+    const child = spawn(process.execPath, ['--expose-gc', join(compiled, file.replace(/\.ts$/, '.js'))], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let tail = '';
@@ -44,7 +52,7 @@ for (const file of files) {
   });
   if (code !== 0) failed++;
 }
-mkdirSync(join(here, '..', '..', '.tmp'), { recursive: true });
-writeFileSync(join(here, '..', '..', '.tmp', 'bench-results.json'), JSON.stringify(results, null, 2));
+mkdirSync(join(root, '.tmp'), { recursive: true });
+writeFileSync(join(root, '.tmp', 'bench-results.json'), JSON.stringify(results, null, 2));
 console.log(`\n${files.length - failed} benchmarks ran, ${failed} failed; results in .tmp/bench-results.json`);
 process.exit(failed ? 1 : 0);

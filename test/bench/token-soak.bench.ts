@@ -11,15 +11,13 @@
  * detached for expiry.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../../src/emulator/index.ts';
 import type { BackendKind } from '../../src/backends/consumer.ts';
 import { randomName } from '../helpers/azurite.ts';
 import { PARTITION_AUDIENCE, SteadyLoad, claimsPerAudience } from '../helpers/token-soak.ts';
 import { mib, readRss } from './internal/child-rss.ts';
+import { CHILD_EXEC_ARGV, childModulePath } from './internal/child-loader.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const MINUTES = Number(process.env.BENCH_TOKEN_SOAK_MINUTES ?? 30);
 const LIFETIME_MS = Number(process.env.BENCH_TOKEN_SOAK_LIFETIME_MS ?? 120_000);
 const RATE = Number(process.env.BENCH_TOKEN_SOAK_RATE ?? 100);
@@ -71,8 +69,8 @@ try {
   for (const kind of KINDS) {
     const hub = randomName(`soak-${kind}`);
     emulator.addHub({ name: hub, partitions: PARTITIONS });
-    const child = fork(join(here, 'internal', 'token-soak-child.ts'), [], {
-      execArgv: ['--import', 'tsx'],
+    const child = fork(childModulePath('./internal/token-soak-child.ts', import.meta.url), [], {
+      execArgv: [...CHILD_EXEC_ARGV],
       env: {
         ...process.env,
         TOKEN_SOAK_KIND: kind,

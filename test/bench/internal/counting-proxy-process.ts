@@ -5,10 +5,10 @@
  * it saw; the parent asks for the count, or for the requests since a count, over IPC.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { CHILD_EXEC_ARGV, childModulePath } from './child-loader.ts';
 import type { SeenRequest } from './counting-proxy.ts';
 
-const CHILD = fileURLToPath(new URL('./counting-proxy-child.ts', import.meta.url));
+const CHILD = childModulePath('./counting-proxy-child.ts', import.meta.url);
 const START_TIMEOUT_MS = 30_000;
 
 /** Parent → child messages. */
@@ -28,7 +28,7 @@ export interface RemoteCountingProxy {
 
 export async function startCountingProxyProcess(targetPort: number): Promise<RemoteCountingProxy> {
   const child: ChildProcess = fork(CHILD, [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...CHILD_EXEC_ARGV],
     env: { ...process.env, COUNTING_PROXY_TARGET_PORT: String(targetPort) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { CHILD_EXEC_ARGV } from './child-loader.ts';
 import { gunzipSync } from 'node:zlib';
 
 /** One request as the sink saw it. */
@@ -39,7 +40,7 @@ export interface OtlpSink {
 
 /** Starts the sink in a child process (this file under tsx); resolves once it listens. */
 export async function startOtlpSink(): Promise<OtlpSink> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+  const child: ChildProcess = spawn(process.execPath, [...CHILD_EXEC_ARGV, fileURLToPath(import.meta.url)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const listeners = new Set<(request: SinkRequest) => void>();
