@@ -185,15 +185,11 @@ export class StreamingPartitionReader implements PartitionReader {
         const delivered: unknown = context.message;
         if (!delivered || !current()) return;
         // Marked by deliverUndecoded: the message's bytes, decoded here in one pass instead of by rhea.
-        const message =
+        this.#onMessage(
           Buffer.isBuffer(delivered) && (context as { format?: number }).format === UNDECODED_FORMAT
             ? decodeMessage(delivered)
-            : context.message!;
-        const event = messageToEvent(message);
-        this.#lastSequenceNumber = event.sequenceNumber;
-        // Only deliveries with runtime metrics replace what lastEnqueued() will read.
-        if (message.delivery_annotations !== undefined) this.#lastEnqueuedFrom = message.delivery_annotations;
-        this.#buffer.push(event);
+            : context.message!,
+        );
       },
       onError: (context) => ended(context.receiver?.error ?? ref.link?.error),
       onSessionError: (context) => ended(context.session?.error),
@@ -216,11 +212,21 @@ export class StreamingPartitionReader implements PartitionReader {
       return;
     }
     this.#link = link;
-    // Before any credit is granted, so no transfer arrives yet.
-    deliverUndecoded(link);
+    // Before any credit is granted, so no transfer arrives yet. Pre-settled messages come straight here.
+    deliverUndecoded(link, (bytes) => {
+      if (current()) this.#onMessage(decodeMessage(bytes));
+    });
     this.#renewal?.stop();
     this.#renewal = this.#s.authorizer.keepRenewed(this.#s.connection, this.#audience, timing);
     this.#grantCredit();
+  }
+
+  #onMessage(message: Message): void {
+    const event = messageToEvent(message);
+    this.#lastSequenceNumber = event.sequenceNumber;
+    // Only deliveries with runtime metrics replace what lastEnqueued() will read.
+    if (message.delivery_annotations !== undefined) this.#lastEnqueuedFrom = message.delivery_annotations;
+    this.#buffer.push(event);
   }
 
   setPrefetch(prefetchCount: number): void {

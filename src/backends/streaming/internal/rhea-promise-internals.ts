@@ -12,7 +12,7 @@
  *
  * `deliverUndecoded` has rhea hand one receiver's format-0 transfers over as bytes, on that receiver's own
  * session (backends/internal/rhea-undecoded.ts, shared with the polling backend), so the backend decodes
- * them itself (message-decoder.ts).
+ * them itself (message-decoder.ts); the pre-settled ones skip rhea's and rhea-promise's delivery handling.
  */
 import type { Connection, Receiver, ReceiverOptions } from 'rhea-promise';
 import { ReceiverEvents } from 'rhea-promise';
@@ -22,6 +22,7 @@ import {
   RHEA_VERSION_WRITTEN_FOR,
   UNDECODED_FORMAT,
   undecodedDeliveryMismatch,
+  type RheaReceiverLink,
   type RheaSession,
 } from '../../internal/rhea-undecoded.ts';
 
@@ -32,12 +33,17 @@ export { RHEA_VERSION_WRITTEN_FOR, UNDECODED_FORMAT, undecodedDeliveryMismatch }
 
 /**
  * Makes rhea hand this receiver's format-0 messages over as bytes (backends/internal/rhea-undecoded.ts): its
- * `message` events then carry a Buffer in `message` and `UNDECODED_FORMAT` in `format`. Call it before granting
- * the link credit (no transfer can arrive before). Returns false, changing nothing, when the installed rhea or
- * the link's session does not have the expected shape: rhea then decodes as usual.
+ * `message` events then carry a Buffer in `message` and `UNDECODED_FORMAT` in `format`. With `deliver`, the
+ * pre-settled single-frame ones (all that Event Hubs sends a receiver) go straight to it instead, without a
+ * `message` event. Call it before granting the link credit (no transfer can arrive before). Returns false,
+ * changing nothing, when the installed rhea or the link's session does not have the expected shape: rhea then
+ * decodes as usual.
  */
-export function deliverUndecoded(link: Receiver): boolean {
-  return deliverSessionUndecoded((link.session as unknown as { _session?: RheaSession } | undefined)?._session);
+export function deliverUndecoded(link: Receiver, deliver?: (bytes: Buffer) => void): boolean {
+  const session = (link.session as unknown as { _session?: RheaSession } | undefined)?._session;
+  const rheaLink = (link as unknown as { _link?: RheaReceiverLink })._link;
+  const direct = deliver && rheaLink ? { link: rheaLink, deliver } : undefined;
+  return deliverSessionUndecoded(session, undefined, direct);
 }
 
 /** How long to wait for the detach that follows a refusing attach. 5000 ms. */

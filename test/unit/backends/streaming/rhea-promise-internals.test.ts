@@ -141,3 +141,113 @@ test("deliverUndecoded makes rhea hand one session's format-0 messages over as b
   assert.ok(!Buffer.isBuffer(plain.message));
   assert.deepEqual((plain.message as { body: { content: Buffer } }).body.content, Buffer.from('event'));
 });
+
+interface TransferFields {
+  readonly deliveryId: number;
+  readonly settled?: boolean;
+  readonly more?: boolean;
+  readonly payload: Buffer;
+}
+
+/**
+ * Transfers through a real rhea Session (stub connection and link), with `deliverUndecoded` given a direct
+ * handler or not: what the handler got, what the link dispatched, and the counts rhea keeps.
+ */
+function transferThroughSession(direct: boolean, transfers: readonly TransferFields[]) {
+  const Session = require('rhea/lib/session.js') as new (
+    connection: unknown,
+    channel: number,
+  ) => Record<string, unknown> & {
+    incoming: { next_transfer_id: number; next_delivery_id?: number };
+    remote: { handles: Record<number, unknown> };
+  };
+  const frames = require('rhea/lib/frames.js') as { transfer(fields: object): unknown };
+  let registered = 0;
+  const session = new Session({ options: {}, _register: () => registered++ }, 0);
+  const dispatched: { message: unknown; format?: unknown }[] = [];
+  const link = {
+    credit: 10,
+    delivery_count: 0,
+    local: { attach: { rcv_settle_mode: 0 } },
+    is_remote_open: () => true,
+    _context: (c: object) => c,
+    dispatch: (_event: string, context: { message: unknown; format?: unknown }) => dispatched.push(context),
+  };
+  session.remote.handles = { 0: link };
+  session._get_link = () => link;
+  const delivered: Buffer[] = [];
+  const receiver = { session: { _session: session }, _link: link } as unknown as PromiseReceiver;
+  assert.equal(deliverUndecoded(receiver, direct ? (bytes) => delivered.push(bytes) : undefined), true);
+  for (const t of transfers) {
+    const performative = frames.transfer({
+      handle: 0,
+      delivery_id: t.deliveryId,
+      delivery_tag: Buffer.from(`t${t.deliveryId}`),
+      message_format: 0,
+      settled: t.settled ?? true,
+      more: t.more ?? false,
+    });
+    (session.on_transfer as (frame: unknown) => void)({ type: 0, channel: 0, performative, payload: t.payload });
+  }
+  return {
+    delivered,
+    dispatched,
+    registered,
+    counts: {
+      nextTransferId: session.incoming.next_transfer_id,
+      nextDeliveryId: session.incoming.next_delivery_id,
+      credit: link.credit,
+      deliveryCount: link.delivery_count,
+    },
+  };
+}
+
+const encoded = (text: string): Buffer =>
+  rheaMessage.encode({ body: rheaMessage.data_section(Buffer.from(text)) }) as Buffer;
+
+test("with a handler, pre-settled single-frame messages go straight to it; rhea's counts stay rhea's", () => {
+  const transfers = Array.from({ length: 5 }, (_, i) => ({ deliveryId: 7 + i, payload: encoded(`event ${i}`) }));
+  const viaRhea = transferThroughSession(false, transfers);
+  const direct = transferThroughSession(true, transfers);
+  assert.equal(viaRhea.dispatched.length, 5);
+  assert.deepEqual(direct.dispatched, [], 'no message event');
+  assert.deepEqual(
+    direct.delivered,
+    transfers.map((t) => t.payload),
+  );
+  assert.deepEqual(direct.counts, viaRhea.counts);
+  assert.deepEqual(direct.counts, { nextTransferId: 5, nextDeliveryId: 12, credit: 5, deliveryCount: 5 });
+  assert.ok(direct.registered >= 1, "rhea's processing of the session (its window and flow) is scheduled");
+});
+
+test("unsettled messages and messages in several frames take rhea's way, in order, undecoded", () => {
+  const whole = encoded('in two frames');
+  const transfers = [
+    { deliveryId: 0, payload: encoded('direct') },
+    { deliveryId: 1, settled: false, payload: encoded('unsettled') },
+    { deliveryId: 2, more: true, payload: whole.subarray(0, 5) },
+    { deliveryId: 2, payload: whole.subarray(5) },
+    { deliveryId: 3, payload: encoded('direct again') },
+  ];
+  const direct = transferThroughSession(true, transfers);
+  assert.deepEqual(direct.delivered, [transfers[0]!.payload, transfers[4]!.payload]);
+  assert.deepEqual(
+    direct.dispatched.map((c) => [c.format, rheaMessage.decode(c.message as Buffer).body.content.toString()]),
+    [
+      [UNDECODED_FORMAT, 'unsettled'],
+      [UNDECODED_FORMAT, 'in two frames'],
+    ],
+  );
+  assert.deepEqual(direct.counts, transferThroughSession(false, transfers).counts);
+});
+
+test('a delivery out of sequence still fails as rhea fails it', () => {
+  assert.throws(
+    () =>
+      transferThroughSession(true, [
+        { deliveryId: 0, payload: encoded('a') },
+        { deliveryId: 5, payload: encoded('b') },
+      ]),
+    /frame sequence error/,
+  );
+});

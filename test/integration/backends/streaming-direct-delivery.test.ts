@@ -1,0 +1,50 @@
+/**
+ * The streaming backend takes Event Hubs' pre-settled deliveries straight from the session, past rhea's and
+ * rhea-promise's delivery handling (backends/internal/rhea-undecoded.ts, `deliverSessionUndecoded` with a
+ * direct handler). Counted here at rhea-promise's `message` event, which the direct path does not raise: a
+ * drain of more events than rhea's session window (2,048 deliveries) arrives whole, in order and as sent,
+ * with no such event, so the counts rhea keeps for the session and the link (its window and flow, credit)
+ * stay right without rhea seeing the deliveries.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Receiver } from 'rhea-promise';
+import { StreamingHubClient } from '../../../src/backends/streaming/streaming-hub-client.ts';
+import { startTestEmulator } from '../../helpers/emulator.ts';
+import { bodyJson, drainInOrder } from './collect-events.ts';
+
+const EVENTS = 5_000;
+
+test('pre-settled deliveries reach the streaming reader without rhea`s message events, all of them', async (t) => {
+  const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { partitions: 1 });
+  emulator.append(
+    hubName,
+    '0',
+    Array.from({ length: EVENTS }, (_, i) => ({
+      body: JSON.stringify({ i }),
+      properties: { n: i },
+      partitionKey: i % 7 === 0 ? `key-${i}` : undefined,
+    })),
+  );
+  const emit = Receiver.prototype.emit;
+  let messageEvents = 0;
+  Receiver.prototype.emit = function (this: Receiver, name: string | symbol, ...args: unknown[]): boolean {
+    // The token exchange ($cbs) answers on a receiver of its own, unsettled, through rhea: not counted.
+    if (name === 'message' && String(this.address).includes('/Partitions/')) messageEvents++;
+    return emit.call(this, name, ...args);
+  };
+  t.after(() => {
+    Receiver.prototype.emit = emit;
+  });
+  const client = new StreamingHubClient({ connectionString, consumerGroup });
+  t.after(() => client.close());
+
+  const reader = await client.openPartition('0', { startPosition: { kind: 'earliest' }, prefetchCount: 300 });
+  const events = await drainInOrder(reader, EVENTS, 60_000, 100);
+  for (const [i, e] of events.entries()) {
+    assert.deepEqual(bodyJson(e), { i });
+    assert.deepEqual(e.properties, { n: i });
+    assert.equal(e.partitionKey, i % 7 === 0 ? `key-${i}` : undefined);
+  }
+  assert.equal(messageEvents, 0, `rhea-promise raised ${messageEvents} message events for ${EVENTS} deliveries`);
+});
