@@ -43,15 +43,11 @@ export interface RheaSession {
 }
 
 /**
- * One receiver link of a session whose pre-settled messages go straight to `deliver` (see
- * `deliverSessionUndecoded`).
+ * Which receiver links of a session take their pre-settled messages straight (see `deliverSessionUndecoded`):
+ * given a rhea receiver link (not rhea-promise's wrapper), the function to call with the bytes of each of its
+ * pre-settled, single-frame format-0 messages, in order; undefined for a link that takes rhea's way.
  */
-export interface DirectDelivery {
-  /** The rhea receiver link (not rhea-promise's wrapper). */
-  readonly link: RheaReceiverLink;
-  /** Called with the bytes of each pre-settled, single-frame format-0 message of that link, in order. */
-  readonly deliver: (bytes: Buffer) => void;
-}
+export type DirectDelivery = (link: RheaReceiverLink) => ((bytes: Buffer) => void) | undefined;
 
 const require = createRequire(import.meta.url);
 const rheaSessionOnTransfer = (require('rhea/lib/session.js') as { prototype: RheaSession }).prototype.on_transfer;
@@ -94,16 +90,18 @@ const EMPTY = Buffer.alloc(0);
 function deliverDirectly(session: RheaSession, frame: RheaTransferFrame, direct: DirectDelivery): boolean {
   const performative = frame.performative!;
   if (performative.settled !== true || performative.more === true) return false;
-  const link = session.remote?.handles?.[performative.handle!];
-  if (link !== direct.link || direct.link._incomplete || !direct.link.is_remote_open()) return false;
+  const link = session.remote?.handles?.[performative.handle!] as RheaReceiverLink | undefined;
+  if (link === undefined || link._incomplete || !link.is_remote_open()) return false;
+  const deliver = direct(link);
+  if (deliver === undefined) return false;
   const incoming = session.incoming!;
   if (incoming.next_delivery_id !== undefined && incoming.next_delivery_id !== performative.delivery_id) return false;
   incoming.next_transfer_id = incoming.next_transfer_id! + 1;
   incoming.next_delivery_id = performative.delivery_id! + 1;
-  if (direct.link.credit > 0) direct.link.credit--;
-  direct.link.delivery_count++;
+  if (link.credit > 0) link.credit--;
+  link.delivery_count++;
   session.connection!._register!();
-  direct.deliver(frame.payload ?? EMPTY);
+  deliver(frame.payload ?? EMPTY);
   return true;
 }
 
@@ -113,12 +111,12 @@ function deliverDirectly(session: RheaSession, frame: RheaTransferFrame, direct:
  * (with the session as `this`). Returns false, changing nothing, when the installed rhea or the session does
  * not have the expected shape: rhea then decodes as usual.
  *
- * With `direct`, the pre-settled single-frame messages of that one link (what Event Hubs sends a receiver)
- * skip rhea's delivery handling as well and go straight to `direct.deliver`: rhea builds a delivery object
+ * With `direct`, the pre-settled single-frame messages (what Event Hubs sends a receiver) of the links it
+ * names skip rhea's delivery handling as well and go straight to their function: rhea builds a delivery object
  * with six closures for each of them, then a context object, which rhea-promise translates into another
  * before its `message` event, and auto-accept builds a disposition state, all for a delivery that is already
  * settled: a third of what the streaming pipeline thread allocated per event. Anything else on the session
- * (a message in several frames, an unsettled one, another link's) takes rhea's way. Direct delivery is used
+ * (a message in several frames, an unsettled one, other links') takes rhea's way. Direct delivery is used
  * only while rhea's transfer handling still keeps the counts `deliverDirectly` keeps in its place.
  */
 export function deliverSessionUndecoded<S extends RheaSession>(

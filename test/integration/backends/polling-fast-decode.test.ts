@@ -2,11 +2,14 @@
  * The polling backend has the SDK's deliveries decoded by our one-pass AMQP decoder instead of rhea's generic
  * one (event-hubs-internals.ts, decodeSdkDeliveries). Counted here at rhea's `message.decode`, which the fast
  * decoder calls only for what it does not handle: with the hook, the events of a drain reach the SDK without
- * it, and arrive as they would have (bodies, positions, properties, partition keys).
+ * it, and arrive as they would have (bodies, positions, properties, partition keys). They also come straight
+ * from the session, past rhea's per-delivery handling (rhea-undecoded.ts): counted at rhea-promise's
+ * `message` event by the delivery it carries.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { Receiver } from 'rhea-promise';
 import { PollingHubClient } from '../../../src/backends/polling/polling-hub-client.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { bodyJson, drainInOrder } from './collect-events.ts';
@@ -38,6 +41,21 @@ test('the SDK gets its deliveries from our decoder, not rhea`s, and the events a
   t.after(() => {
     rheaMessage.decode = decode;
   });
+  // Deliveries that came straight from the session (past rhea's per-delivery handling) carry the one shared,
+  // frozen pre-settled delivery; rhea's own are objects of their own.
+  const emit = Receiver.prototype.emit;
+  let straight = 0;
+  let viaRhea = 0;
+  Receiver.prototype.emit = function (this: Receiver, name: string | symbol, ...args: unknown[]): boolean {
+    if (name === 'message' && String(this.address).includes('/Partitions/')) {
+      if (Object.isFrozen((args[0] as { delivery?: object }).delivery)) straight++;
+      else viaRhea++;
+    }
+    return emit.call(this, name, ...args);
+  };
+  t.after(() => {
+    Receiver.prototype.emit = emit;
+  });
   const reader = await client.openPartition('0', { startPosition: { kind: 'earliest' }, prefetchCount: 300 });
   const events = await drainInOrder(reader, EVENTS, 20_000, 100);
   for (const [i, e] of events.entries()) {
@@ -49,4 +67,5 @@ test('the SDK gets its deliveries from our decoder, not rhea`s, and the events a
   }
   // Management and $cbs answers (a handful) may still go to rhea; no delivery of the drain does.
   assert.ok(rheaDecodes < 20, `rhea decoded ${rheaDecodes} messages for ${EVENTS} events`);
+  assert.deepEqual({ straight, viaRhea }, { straight: EVENTS, viaRhea: 0 });
 });

@@ -12,6 +12,7 @@ import {
   deliverSessionUndecoded,
   UNDECODED_FORMAT,
   undecodedDeliveryMismatch,
+  type RheaReceiverLink,
   type RheaSession,
   type RheaTransferFrame,
 } from '../../internal/rhea-undecoded.ts';
@@ -117,10 +118,30 @@ export function repairUnattachedLinkAddress(): void {
 /** Set on a rhea receiver link whose deliveries our decoder has taken over (see decodeSdkDeliveries). */
 const DECODES_ITSELF = Symbol('otelcol-azure-eventhub.decodes-itself');
 
+/** On such a link: what its pre-settled messages are handed to straight from the session. */
+const DELIVER = Symbol('otelcol-azure-eventhub.deliver');
+
 interface RheaLink {
-  dispatch(name: string, context?: { message?: unknown; format?: number }): unknown;
+  dispatch(name: string, context?: { message?: unknown; format?: number; delivery?: unknown }): unknown;
+  _context(context: object): object;
   [DECODES_ITSELF]?: true;
+  [DELIVER]?: (bytes: Buffer) => void;
 }
+
+/**
+ * The delivery of a message the service sent settled, as its `message` event carries it when it came straight
+ * from the session: what rhea's auto-accept calls on a delivery (`update`, which has nothing to do for a
+ * settled one), and nothing the SDK reads. One for all.
+ */
+const PRE_SETTLED_DELIVERY = Object.freeze({
+  settled: true,
+  remote_settled: true,
+  update(): void {},
+  accept(): void {},
+  release(): void {},
+  reject(): void {},
+  modified(): void {},
+});
 interface SdkSession extends RheaSession {
   _get_link(frame: RheaTransferFrame): RheaLink | undefined;
 }
@@ -154,10 +175,24 @@ export function decodeSdkDeliveries(client: EventHubConsumerClient): boolean {
   const createSession = connection.create_session;
   connection.create_session = function (this: RheaConnection, ...args: unknown[]): SdkSession {
     const session = createSession.apply(this, args);
-    deliverSessionUndecoded(session, wrapLinkOf);
+    deliverSessionUndecoded(session, wrapLinkOf, deliverStraight);
     return session;
   };
   return true;
+}
+
+/**
+ * A receiver link's pre-settled messages come straight from the session (rhea-undecoded.ts), without the
+ * delivery object, its six closures and the context rhea builds for each: they are dispatched as rhea would
+ * dispatch them, undecoded, and the link decodes them (below) before rhea-promise and the SDK see them.
+ */
+function deliverStraight(link: RheaReceiverLink): (bytes: Buffer) => void {
+  const l = link as unknown as RheaLink;
+  if (!l[DECODES_ITSELF]) decodeDeliveriesOf(l);
+  l[DELIVER] ??= (bytes: Buffer) => {
+    l.dispatch('message', l._context({ message: bytes, format: UNDECODED_FORMAT, delivery: PRE_SETTLED_DELIVERY }));
+  };
+  return l[DELIVER];
 }
 
 /** The transfer's receiver link decodes what the session hands over undecoded (once per link). */

@@ -42,7 +42,8 @@ export { RHEA_VERSION_WRITTEN_FOR, UNDECODED_FORMAT, undecodedDeliveryMismatch }
 export function deliverUndecoded(link: Receiver, deliver?: (bytes: Buffer) => void): boolean {
   const session = (link.session as unknown as { _session?: RheaSession } | undefined)?._session;
   const rheaLink = (link as unknown as { _link?: RheaReceiverLink })._link;
-  const direct = deliver && rheaLink ? { link: rheaLink, deliver } : undefined;
+  const direct =
+    deliver && rheaLink ? (link: RheaReceiverLink) => (link === rheaLink ? deliver : undefined) : undefined;
   return deliverSessionUndecoded(session, undefined, direct);
 }
 
