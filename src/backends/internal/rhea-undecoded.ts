@@ -9,6 +9,7 @@
  * test/unit/backends/streaming/rhea-promise-internals.test.ts fails when it changes.
  */
 import { createRequire } from 'node:module';
+import { readTransfersInOnePass, type RheaTransport } from './rhea-transfer-frames.ts';
 
 /** The rhea version this file was written for. */
 export const RHEA_VERSION_WRITTEN_FOR = '3.0.5';
@@ -39,7 +40,7 @@ export interface RheaSession {
   on_transfer(frame: RheaTransferFrame): void;
   incoming?: { on_transfer?: unknown; next_transfer_id?: number; next_delivery_id?: number };
   remote?: { handles?: Record<number, unknown> };
-  connection?: { _register?: () => void };
+  connection?: { _register?: () => void; amqp_transport?: RheaTransport };
 }
 
 /**
@@ -133,6 +134,8 @@ export function deliverSessionUndecoded<S extends RheaSession>(
     TRANSFER_BOOKKEEPING.every((line) => incomingOnTransfer.includes(line))
       ? direct
       : undefined;
+  // The session's connection reads its transfer frames in one pass too (rhea-transfer-frames.ts).
+  readTransfersInOnePass(session.connection?.amqp_transport);
   session.on_transfer = function onTransfer(this: S, frame: RheaTransferFrame): void {
     const performative = frame.performative;
     if (performative && performative.message_format === 0) {

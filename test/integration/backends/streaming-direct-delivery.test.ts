@@ -4,15 +4,19 @@
  * direct handler). Counted here at rhea-promise's `message` event, which the direct path does not raise: a
  * drain of more events than rhea's session window (2,048 deliveries) arrives whole, in order and as sent,
  * with no such event, so the counts rhea keeps for the session and the link (its window and flow, credit)
- * stay right without rhea seeing the deliveries.
+ * stay right without rhea seeing the deliveries. Their transfer frames are read in one pass as well
+ * (rhea-transfer-frames.ts): counted at rhea's `read_frame`, which then reads only the other frames.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { Receiver } from 'rhea-promise';
 import { StreamingHubClient } from '../../../src/backends/streaming/streaming-hub-client.ts';
 import { startTestEmulator } from '../../helpers/emulator.ts';
 import { bodyJson, drainInOrder } from './collect-events.ts';
 
+const require = createRequire(import.meta.url);
+const rheaFrames = require('rhea/lib/frames.js') as { read_frame: (buffer: Buffer) => unknown };
 const EVENTS = 5_000;
 
 test('pre-settled deliveries reach the streaming reader without rhea`s message events, all of them', async (t) => {
@@ -36,6 +40,16 @@ test('pre-settled deliveries reach the streaming reader without rhea`s message e
   t.after(() => {
     Receiver.prototype.emit = emit;
   });
+  // Transfer frames are read in one pass (rhea-transfer-frames.ts): rhea's read_frame sees the others only.
+  const readFrame = rheaFrames.read_frame;
+  let rheaFrameReads = 0;
+  rheaFrames.read_frame = (buffer: Buffer) => {
+    rheaFrameReads++;
+    return readFrame(buffer);
+  };
+  t.after(() => {
+    rheaFrames.read_frame = readFrame;
+  });
   const client = new StreamingHubClient({ connectionString, consumerGroup });
   t.after(() => client.close());
 
@@ -47,4 +61,5 @@ test('pre-settled deliveries reach the streaming reader without rhea`s message e
     assert.equal(e.partitionKey, i % 7 === 0 ? `key-${i}` : undefined);
   }
   assert.equal(messageEvents, 0, `rhea-promise raised ${messageEvents} message events for ${EVENTS} deliveries`);
+  assert.ok(rheaFrameReads < 100, `rhea read ${rheaFrameReads} frames itself for ${EVENTS} deliveries`);
 });
