@@ -82,8 +82,8 @@ const TRANSFER_BOOKKEEPING = [
 const EMPTY = Buffer.alloc(0);
 
 /**
- * Hands one pre-settled, single-frame format-0 transfer of `direct.link` to `direct.deliver`, keeping the
- * counts rhea would keep (the session's next transfer and delivery ids, the link's credit and delivery count)
+ * Hands one pre-settled, single-frame format-0 transfer to the function `direct` gives for its link, keeping
+ * the counts rhea would keep (the session's next transfer and delivery ids, the link's credit and delivery count)
  * and scheduling rhea's processing of the session (its incoming window and flow), as settling a delivery
  * does. Returns false, changing nothing, for anything else (rhea then handles the transfer, and raises
  * what it raises for a transfer out of sequence or after a detach).
