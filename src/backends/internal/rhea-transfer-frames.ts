@@ -72,32 +72,20 @@ class Transfer {
   }
 }
 
-const FIELDS = [
-  'handle',
-  'delivery_id',
-  'delivery_tag',
-  'message_format',
-  'settled',
-  'more',
-  'rcv_settle_mode',
-  'state',
-  'resume',
-  'aborted',
-  'batchable',
-] as const;
-/** What each field may hold here: anything else is left to rhea. */
-const KIND: readonly ('uint' | 'binary' | 'boolean' | 'ubyte' | 'null')[] = [
-  'uint',
-  'uint',
-  'binary',
-  'uint',
-  'boolean',
-  'boolean',
-  'ubyte',
-  'null',
-  'boolean',
-  'boolean',
-  'boolean',
+type FieldKind = 'uint' | 'binary' | 'boolean' | 'ubyte' | 'null';
+/** The transfer's fields in wire order, each with what it may hold here: anything else is left to rhea. */
+const FIELDS: readonly (readonly [keyof Transfer, FieldKind])[] = [
+  ['handle', 'uint'],
+  ['delivery_id', 'uint'],
+  ['delivery_tag', 'binary'],
+  ['message_format', 'uint'],
+  ['settled', 'boolean'],
+  ['more', 'boolean'],
+  ['rcv_settle_mode', 'ubyte'],
+  ['state', 'null'],
+  ['resume', 'boolean'],
+  ['aborted', 'boolean'],
+  ['batchable', 'boolean'],
 ];
 
 /** Sentinel: a value this reader does not take. */
@@ -132,10 +120,8 @@ function readTransfer(frame: Buffer): RheaFrame | undefined {
   let count: number;
   let end: number;
   const list = frame[at];
-  if (list === 0x45) {
-    count = 0;
-    end = at + 1;
-  } else if (list === 0xc0) {
+  // A transfer's handle is mandatory: its list is never empty (list0), and one that were is left to rhea.
+  if (list === 0xc0) {
     end = at + 2 + frame[at + 1]!;
     count = frame[at + 2]!;
     at += 3;
@@ -147,11 +133,12 @@ function readTransfer(frame: Buffer): RheaFrame | undefined {
   if (count > FIELDS.length || end > frame.length) return undefined;
   const transfer = new Transfer();
   for (let i = 0; i < count; i++) {
+    const [name, kind] = FIELDS[i]!;
     const code = frame[at++];
     let value: number | boolean | Buffer | null | typeof UNREAD = UNREAD;
     if (code === 0x40) value = null;
     else
-      switch (KIND[i]) {
+      switch (kind) {
         case 'uint':
           if (code === 0x43) value = 0;
           else if (code === 0x52) value = frame[at++]!;
@@ -183,16 +170,13 @@ function readTransfer(frame: Buffer): RheaFrame | undefined {
           break;
       }
     if (value === UNREAD || at > end) return undefined;
-    (transfer as unknown as Record<string, unknown>)[FIELDS[i]!] = value;
+    (transfer as unknown as Record<string, unknown>)[name] = value;
   }
   if (at !== end) return undefined;
   const result: RheaFrame = { size, type: AMQP_FRAME, channel: frame.readUInt16BE(6), performative: transfer };
   if (end < frame.length) result.payload = frame.subarray(end);
   return result;
 }
-
-/** Set on a transport whose read this file has replaced. */
-const READS_TRANSFERS = Symbol('otelcol-azure-eventhub.reads-transfers');
 
 /** Whether rhea logs `name` (its logger may be wrapped by rhea-log-guard.ts, which keeps it as `guarded`). */
 function logs(name: string): boolean {
@@ -205,28 +189,27 @@ function rheaLogsFrames(): boolean {
   return logs('frames') || logs('raw') || logs('io');
 }
 
-/**
- * Gives `transport` (a rhea connection's `amqp_transport`) the one-pass read of transfer frames. Once per
- * transport; false, changing nothing, when the installed rhea's read loop is not the one this was written for.
- */
-export function readTransfersInOnePass(transport: RheaTransport | undefined): boolean {
-  if (!applicable || !transport || transport.read !== rheaRead) {
-    return transport !== undefined && (transport as { [READS_TRANSFERS]?: true })[READS_TRANSFERS] === true;
+/** rhea's Transport.read past the protocol header, transfer frames read in one pass (see above). */
+function onePassRead(this: RheaTransport, buffer: Buffer): number {
+  if (!this.header_received || rheaLogsFrames()) return rheaRead.call(this, buffer);
+  let offset = 0;
+  while (offset < buffer.length - 4 && !this.read_complete) {
+    const frameSize = buffer.readUInt32BE(offset);
+    if (buffer.length < offset + frameSize) break;
+    const slice = buffer.subarray(offset, offset + frameSize);
+    const frame = readTransferFrame(slice) ?? frames.read_frame(slice);
+    if (frame.type !== this.frame_type) throw new errors.ProtocolError(`Invalid frame type: ${frame.type}`);
+    offset += frameSize;
+    if (frame.performative) frame.performative.dispatch(this.handler, frame);
   }
-  (transport as { [READS_TRANSFERS]?: true })[READS_TRANSFERS] = true;
-  transport.read = function read(this: RheaTransport, buffer: Buffer): number {
-    if (!this.header_received || rheaLogsFrames()) return rheaRead.call(this, buffer);
-    let offset = 0;
-    while (offset < buffer.length - 4 && !this.read_complete) {
-      const frameSize = buffer.readUInt32BE(offset);
-      if (buffer.length < offset + frameSize) break;
-      const slice = buffer.subarray(offset, offset + frameSize);
-      const frame = readTransferFrame(slice) ?? frames.read_frame(slice);
-      if (frame.type !== this.frame_type) throw new errors.ProtocolError(`Invalid frame type: ${frame.type}`);
-      offset += frameSize;
-      if (frame.performative) frame.performative.dispatch(this.handler, frame);
-    }
-    return offset;
-  };
-  return true;
+  return offset;
+}
+
+/**
+ * Gives `transport` (a rhea connection's `amqp_transport`) the one-pass read of transfer frames, once; changes
+ * nothing when the installed rhea's read loop is not the one this was written for, or the transport's read is
+ * not rhea's.
+ */
+export function readTransfersInOnePass(transport: RheaTransport | undefined): void {
+  if (applicable && transport && transport.read === rheaRead) transport.read = onePassRead;
 }

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+import { Receiver } from 'rhea-promise';
 import type { PartitionReader, ReceivedEvent } from '../../../src/backends/consumer.ts';
 
 /** Receives from `reader` until `count` events came or `timeoutMs` passed, in receives of up to `batch`. */
@@ -33,3 +35,16 @@ export async function drainInOrder(
 
 /** An event body as the JSON it holds. */
 export const bodyJson = (event: ReceivedEvent): unknown => JSON.parse(Buffer.from(event.body).toString('utf8'));
+
+/**
+ * Watches rhea-promise receivers' `message` events for the rest of test `t`: returns what reads the contexts of
+ * those raised on partition links so far. The token exchange ($cbs) answers on a receiver of its own (unsettled,
+ * through rhea): not counted.
+ */
+export function partitionMessageEvents(t: TestContext): () => { delivery?: object }[] {
+  const emit = t.mock.method(Receiver.prototype, 'emit');
+  return () =>
+    emit.mock.calls
+      .filter((c) => c.arguments[0] === 'message' && String((c.this as Receiver).address).includes('/Partitions/'))
+      .map((c) => c.arguments[1] as { delivery?: object });
+}

@@ -95,53 +95,6 @@ test(
   },
 );
 
-/** A real rhea Session (stub connection and link) and what its link dispatched for one format-0 transfer. */
-function deliverThroughRheaSession(undecoded: boolean): {
-  marked: boolean;
-  context: { message: unknown; format?: unknown };
-} {
-  const Session = require('rhea/lib/session.js') as new (
-    connection: unknown,
-    channel: number,
-  ) => Record<string, unknown>;
-  const frames = require('rhea/lib/frames.js') as { transfer(fields: object): unknown };
-  const session = new Session({ options: {} }, 0);
-  const dispatched: { message: unknown; format?: unknown }[] = [];
-  const link = {
-    credit: 1,
-    delivery_count: 0,
-    is_remote_open: () => true,
-    _context: (c: object) => c,
-    dispatch: (_event: string, context: { message: unknown; format?: unknown }) => dispatched.push(context),
-  };
-  session._get_link = () => link;
-  const marked = undecoded && deliverUndecoded({ session: { _session: session } } as unknown as PromiseReceiver);
-  const payload = rheaMessage.encode({ body: rheaMessage.data_section(Buffer.from('event')) });
-  const performative = frames.transfer({
-    handle: 0,
-    delivery_id: 0,
-    delivery_tag: Buffer.from('t'),
-    message_format: 0,
-    settled: true,
-  });
-  (session.on_transfer as (frame: unknown) => void)({ type: 0, channel: 0, performative, payload });
-  assert.equal(dispatched.length, 1);
-  return { marked, context: dispatched[0]! };
-}
-
-test("deliverUndecoded makes rhea hand one session's format-0 messages over as bytes, marked", () => {
-  assert.equal(undecodedDeliveryMismatch(), undefined);
-  const { marked, context } = deliverThroughRheaSession(true);
-  assert.equal(marked, true);
-  assert.ok(Buffer.isBuffer(context.message));
-  assert.equal(context.format, UNDECODED_FORMAT);
-  assert.deepEqual(rheaMessage.decode(context.message as Buffer).body.content, Buffer.from('event'));
-  // Another session (another link or client in the process) still gets rhea's decoded message.
-  const plain = deliverThroughRheaSession(false).context;
-  assert.ok(!Buffer.isBuffer(plain.message));
-  assert.deepEqual((plain.message as { body: { content: Buffer } }).body.content, Buffer.from('event'));
-});
-
 interface TransferFields {
   readonly deliveryId: number;
   readonly settled?: boolean;
@@ -150,10 +103,11 @@ interface TransferFields {
 }
 
 /**
- * Transfers through a real rhea Session (stub connection and link), with `deliverUndecoded` given a direct
- * handler or not: what the handler got, what the link dispatched, and the counts rhea keeps.
+ * Transfers through a real rhea Session (stub connection and link): as rhea handles them (`rhea`), marked by
+ * `deliverUndecoded` (`undecoded`), or with a direct handler too (`direct`). What the handler got, what the link
+ * dispatched, and the counts rhea keeps.
  */
-function transferThroughSession(direct: boolean, transfers: readonly TransferFields[]) {
+function transferThroughSession(mode: 'rhea' | 'undecoded' | 'direct', transfers: readonly TransferFields[]) {
   const Session = require('rhea/lib/session.js') as new (
     connection: unknown,
     channel: number,
@@ -177,7 +131,9 @@ function transferThroughSession(direct: boolean, transfers: readonly TransferFie
   session._get_link = () => link;
   const delivered: Buffer[] = [];
   const receiver = { session: { _session: session }, _link: link } as unknown as PromiseReceiver;
-  assert.equal(deliverUndecoded(receiver, direct ? (bytes) => delivered.push(bytes) : undefined), true);
+  const marked =
+    mode !== 'rhea' && deliverUndecoded(receiver, mode === 'direct' ? (bytes) => delivered.push(bytes) : undefined);
+  if (mode !== 'rhea') assert.equal(marked, true);
   for (const t of transfers) {
     const performative = frames.transfer({
       handle: 0,
@@ -190,6 +146,7 @@ function transferThroughSession(direct: boolean, transfers: readonly TransferFie
     (session.on_transfer as (frame: unknown) => void)({ type: 0, channel: 0, performative, payload: t.payload });
   }
   return {
+    marked,
     delivered,
     dispatched,
     registered,
@@ -205,10 +162,27 @@ function transferThroughSession(direct: boolean, transfers: readonly TransferFie
 const encoded = (text: string): Buffer =>
   rheaMessage.encode({ body: rheaMessage.data_section(Buffer.from(text)) }) as Buffer;
 
+test("deliverUndecoded makes rhea hand one session's format-0 messages over as bytes, marked", () => {
+  assert.equal(undecodedDeliveryMismatch(), undefined);
+  const one = [{ deliveryId: 0, payload: encoded('event') }];
+  const { marked, dispatched } = transferThroughSession('undecoded', one);
+  assert.equal(marked, true);
+  assert.equal(dispatched.length, 1);
+  const context = dispatched[0]!;
+  assert.ok(Buffer.isBuffer(context.message));
+  assert.equal(context.format, UNDECODED_FORMAT);
+  assert.deepEqual(rheaMessage.decode(context.message as Buffer).body.content, Buffer.from('event'));
+  // Another session (another link or client in the process) still gets rhea's decoded message.
+  const plain = transferThroughSession('rhea', one).dispatched;
+  assert.equal(plain.length, 1);
+  assert.ok(!Buffer.isBuffer(plain[0]!.message));
+  assert.deepEqual((plain[0]!.message as { body: { content: Buffer } }).body.content, Buffer.from('event'));
+});
+
 test("with a handler, pre-settled single-frame messages go straight to it; rhea's counts stay rhea's", () => {
   const transfers = Array.from({ length: 5 }, (_, i) => ({ deliveryId: 7 + i, payload: encoded(`event ${i}`) }));
-  const viaRhea = transferThroughSession(false, transfers);
-  const direct = transferThroughSession(true, transfers);
+  const viaRhea = transferThroughSession('undecoded', transfers);
+  const direct = transferThroughSession('direct', transfers);
   assert.equal(viaRhea.dispatched.length, 5);
   assert.deepEqual(direct.dispatched, [], 'no message event');
   assert.deepEqual(
@@ -229,7 +203,7 @@ test("unsettled messages and messages in several frames take rhea's way, in orde
     { deliveryId: 2, payload: whole.subarray(5) },
     { deliveryId: 3, payload: encoded('direct again') },
   ];
-  const direct = transferThroughSession(true, transfers);
+  const direct = transferThroughSession('direct', transfers);
   assert.deepEqual(direct.delivered, [transfers[0]!.payload, transfers[4]!.payload]);
   assert.deepEqual(
     direct.dispatched.map((c) => [c.format, rheaMessage.decode(c.message as Buffer).body.content.toString()]),
@@ -238,13 +212,13 @@ test("unsettled messages and messages in several frames take rhea's way, in orde
       [UNDECODED_FORMAT, 'in two frames'],
     ],
   );
-  assert.deepEqual(direct.counts, transferThroughSession(false, transfers).counts);
+  assert.deepEqual(direct.counts, transferThroughSession('undecoded', transfers).counts);
 });
 
 test('a delivery out of sequence still fails as rhea fails it', () => {
   assert.throws(
     () =>
-      transferThroughSession(true, [
+      transferThroughSession('direct', [
         { deliveryId: 0, payload: encoded('a') },
         { deliveryId: 5, payload: encoded('b') },
       ]),
