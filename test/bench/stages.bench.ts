@@ -10,6 +10,10 @@
  *   decode thread does (its records fresh, as there: encoding records kept across rounds measured up to 2×
  *   slower, their objects scattered over the old generation); `encode` is the difference;
  * - `gzip level 1` and `gzip level 6`: the encoded requests, about 900 records each as in the pipeline bench.
+ * Then `decode thread`: the same events through a real decode thread (decode-pool.ts, its heap capped as
+ * shipped) in 250-event jobs, two out at a time as a partition sends them, the process's CPU (all threads:
+ * the hand-off, the thread, V8's collector threads) per event; `sliced` is the shipped thread (a job decoded
+ * and encoded DECODE_SLICE_EVENTS at a time), `whole job` one that decodes the whole job before encoding it.
  * Times are process CPU time (user + system) per event. The bare SDK's receive, the other half of the
  * pipeline's CPU, is what `npm run bench -- pipeline` and `-- backends` measure. BENCH_STAGES_EVENTS (9,000)
  * and BENCH_STAGES_ROUNDS (9) set the run.
@@ -20,6 +24,9 @@ import { createDecoder } from '../../src/decode/create-decoder.ts';
 import { eventText } from '../../src/decode/internal/parse-json.ts';
 import { encodeLogsRequest } from '../../src/exporters/internal/otlp-proto-encoder.ts';
 import { packDecodeJob, unpackDecodeJob } from '../../src/receiver/internal/decode-job.ts';
+import { DecodePool } from '../../src/receiver/internal/decode-pool.ts';
+import { noopLogger } from '../../src/component/logger.ts';
+import { siblingModule } from '../helpers/sibling-module.ts';
 import { SAMPLE_CATEGORIES, sampleResourceLogBody } from '../../scripts/local/samples.ts';
 
 const EVENTS = Number(process.env.BENCH_STAGES_EVENTS ?? 9_000);
@@ -132,7 +139,58 @@ const mapping = round2(dec - parse);
 console.log(
   `  mapping (decode − text + JSON.parse) ${mapping} µs, encode (decode + encode − decode) ${encode} µs per event`,
 );
-if (sink === 42) console.log('');
-console.log(
-  `BENCH_RESULT ${JSON.stringify({ events: EVENTS, records, stages: summary, mappingUs: mapping, encodeUs: encode })}`,
+
+/** Events per decode-thread job: a partition's receive at the defaults while a backlog drains. */
+const JOB_EVENTS = 250;
+const decoderOptions = { format: 'azure', applySemanticConventions: true } as const;
+const pools = {
+  sliced: new DecodePool({ size: 1, decoder: decoderOptions, logger: noopLogger }),
+  'whole job': new DecodePool({
+    size: 1,
+    decoder: decoderOptions,
+    logger: noopLogger,
+    entry: siblingModule(import.meta.url, 'internal/whole-batch-decode-worker').url,
+  }),
+};
+async function drainThrough(pool: DecodePool): Promise<void> {
+  const out: Promise<unknown>[] = [];
+  for (let at = 0; at < EVENTS; at += JOB_EVENTS) {
+    out.push(pool.run(events.slice(at, at + JOB_EVENTS), context));
+    if (out.length >= 2) await out.shift();
+  }
+  await Promise.all(out);
+}
+const threadRuns: Record<string, number[]> = { sliced: [], 'whole job': [] };
+for (let round = -2; round < ROUNDS; round++) {
+  for (const name of round % 2 ? (['sliced', 'whole job'] as const) : (['whole job', 'sliced'] as const)) {
+    collect();
+    const t = cpuMs();
+    await drainThrough(pools[name]);
+    if (round >= 0) threadRuns[name]!.push(((cpuMs() - t) * 1000) / EVENTS);
+  }
+}
+await Promise.all(Object.values(pools).map((pool) => pool.close()));
+const thread = Object.fromEntries(
+  Object.entries(threadRuns).map(([name, runs]) => [
+    name,
+    { usPerEvent: round2(Math.min(...runs)), medianUsPerEvent: round2(median(runs)) },
+  ]),
 );
+for (const [name, s] of Object.entries(thread)) {
+  const fastest = s.usPerEvent.toFixed(2).padStart(6);
+  const label = `decode thread, ${name.padEnd(9)}`;
+  console.log(`  ${label} ${fastest} µs CPU per event, all threads (median ${s.medianUsPerEvent.toFixed(2)})`);
+}
+const slicedOverWhole = round2(thread.sliced!.medianUsPerEvent / thread['whole job']!.medianUsPerEvent);
+console.log(`  decode thread: sliced / whole job ${slicedOverWhole} (medians)`);
+if (sink === 42) console.log('');
+const result = {
+  events: EVENTS,
+  records,
+  stages: summary,
+  mappingUs: mapping,
+  encodeUs: encode,
+  decodeThread: thread,
+  slicedOverWhole,
+};
+console.log(`BENCH_RESULT ${JSON.stringify(result)}`);

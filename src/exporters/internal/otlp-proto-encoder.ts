@@ -10,6 +10,7 @@
  * Field numbers are those of opentelemetry-proto v1 (collector/logs/v1/logs_service.proto,
  * logs/v1/logs.proto, common/v1/common.proto, resource/v1/resource.proto).
  */
+import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import {
   ProtobufLogsSerializer,
@@ -19,13 +20,13 @@ import {
 import {
   resourceField,
   scopeField,
+  type Scope,
   writeAnyValueMessage,
   writeAttributes,
   writeHexBytes,
   writeHrTime,
 } from './otlp-proto-values.ts';
 import { ProtoWriter, varintSize } from './proto-writer.ts';
-import { groupByResourceAndScope } from './group-items.ts';
 import { recordAttributeDoubles, recordBodyDoubles } from '../../pipeline/double-values.ts';
 
 // Tags: field number << 3 | wire type (0 varint, 1 fixed64, 2 length-delimited, 5 fixed32).
@@ -44,49 +45,145 @@ const LOG_SPAN_ID = 0x52;
 const LOG_OBSERVED_TIME = 0x59;
 const LOG_EVENT_NAME = 0x62;
 
-/** Initial buffer size is capped here; past it the buffer doubles as it fills. 16 MiB. */
-const MAX_INITIAL_BUFFER_BYTES = 16 * 1024 * 1024;
+/** A builder's record buffer starts at this size and doubles as it fills. 64 KiB. */
+const INITIAL_RECORD_BYTES = 64 * 1024;
+/** A record buffer grown past this is let go once its request is finished, not kept for the next. 4 MiB. */
+const KEPT_RECORD_BYTES = 4 * 1024 * 1024;
 
 /**
- * Bytes per record, averaged over recent requests: sizes the next request's buffer and guesses the size of
- * its outer length prefixes (a wrong guess costs one move of the content, never a wrong encoding).
+ * An ExportLogsServiceRequest built a few records at a time. Each record is encoded when it is added, into a
+ * buffer kept from one request to the next; `finish()` writes the request, grouped by resource then scope
+ * object in first-seen order (as upstream groups them), into a buffer of its exact size. A caller may drop
+ * records as soon as they are added: a decode thread adds each slice of a batch as it is decoded, so no
+ * record lives long enough to be copied by a young-generation collection or moved to the old one.
  */
-let bytesPerRecord = 1024;
+export class LogsRequestBuilder {
+  #w = new ProtoWriter(INITIAL_RECORD_BYTES);
+  /** Per resource, per scope, the [start, end) ranges of its records in the record buffer, merged when adjacent. */
+  readonly #groups = new Map<Resource, Map<Scope, number[]>>();
+  #records = 0;
+
+  /** Records added since the last finish(). */
+  get records(): number {
+    return this.#records;
+  }
+
+  add(records: readonly ReadableLogRecord[]): void {
+    const w = this.#w;
+    let resource: Resource | undefined;
+    let scope: Scope | undefined;
+    let ranges: number[] = [];
+    for (const record of records) {
+      if (record.resource !== resource || record.instrumentationScope !== scope) {
+        resource = record.resource;
+        scope = record.instrumentationScope;
+        ranges = this.#rangesOf(resource, scope);
+      }
+      const start = w.pos;
+      w.byte(LEN_2);
+      writeLogRecord(w, record);
+      const n = ranges.length;
+      if (n > 0 && ranges[n - 1] === start) ranges[n - 1] = w.pos;
+      else ranges.push(start, w.pos);
+    }
+    this.#records += records.length;
+  }
+
+  /** The request for every record added since the last finish(), in a buffer of its own; the builder starts over. */
+  finish(): Buffer {
+    let total = 0;
+    const lengths: number[] = [];
+    for (const [resource, scopes] of this.#groups) {
+      let resourceLength = resourceField(resource).length + schemaUrlSize(resource.schemaUrl);
+      for (const [scope, ranges] of scopes) {
+        let scopeLength = scopeField(scope).length + schemaUrlSize(scope.schemaUrl);
+        for (let i = 0; i < ranges.length; i += 2) scopeLength += ranges[i + 1]! - ranges[i]!;
+        lengths.push(scopeLength);
+        resourceLength += 1 + varintSize(scopeLength) + scopeLength;
+      }
+      lengths.push(resourceLength);
+      total += 1 + varintSize(resourceLength) + resourceLength;
+    }
+    // Sizes are exact: written straight into the request's buffer (ProtoWriter would ask for room to spare).
+    const out = Buffer.allocUnsafeSlow(total);
+    const records = this.#w.buf;
+    let p = 0;
+    let next = 0;
+    for (const [resource, scopes] of this.#groups) {
+      out[p++] = LEN_1;
+      p = putVarint(out, p, lengths[next + scopes.size]!);
+      p = putBytes(out, p, resourceField(resource));
+      for (const [scope, ranges] of scopes) {
+        out[p++] = LEN_2;
+        p = putVarint(out, p, lengths[next++]!);
+        p = putBytes(out, p, scopeField(scope));
+        for (let i = 0; i < ranges.length; i += 2) p += records.copy(out, p, ranges[i]!, ranges[i + 1]!);
+        p = putSchemaUrl(out, p, scope.schemaUrl);
+      }
+      next++;
+      p = putSchemaUrl(out, p, resource.schemaUrl);
+    }
+    this.reset();
+    return out;
+  }
+
+  /** Drops every record added since the last finish() (after an error while adding, say). */
+  reset(): void {
+    this.#groups.clear();
+    this.#records = 0;
+    if (this.#w.buf.length > KEPT_RECORD_BYTES) this.#w = new ProtoWriter(INITIAL_RECORD_BYTES);
+    else this.#w.pos = 0;
+  }
+
+  #rangesOf(resource: Resource, scope: Scope): number[] {
+    let scopes = this.#groups.get(resource);
+    if (scopes === undefined) this.#groups.set(resource, (scopes = new Map()));
+    let ranges = scopes.get(scope);
+    if (ranges === undefined) scopes.set(scope, (ranges = []));
+    return ranges;
+  }
+}
+
+/** encodeLogsRequest's builder: encoding is synchronous, so one serves every call. */
+const shared = new LogsRequestBuilder();
 
 /** The ExportLogsServiceRequest for `records`, grouped by resource then scope object, as upstream groups them. */
 export function encodeLogsRequest(records: readonly ReadableLogRecord[]): Buffer {
-  const groups = groupByResourceAndScope(records, (record) => record.instrumentationScope);
-  const estimate = records.length * bytesPerRecord;
-  const w = new ProtoWriter(Math.min(MAX_INITIAL_BUFFER_BYTES, estimate + (estimate >>> 3) + 1024));
-  for (const [resource, scopes] of groups) {
-    let count = 0;
-    for (const list of scopes.values()) count += list.length;
-    const reserve = varintSize(count * bytesPerRecord);
-    w.byte(LEN_1);
-    const resourceLogs = w.begin(reserve);
-    w.raw(resourceField(resource));
-    for (const [scope, list] of scopes) {
-      w.byte(LEN_2);
-      const scopeLogs = w.begin(reserve);
-      w.raw(scopeField(scope));
-      for (const record of list) {
-        w.byte(LEN_2);
-        writeLogRecord(w, record);
-      }
-      if (scope.schemaUrl) {
-        w.byte(LEN_3);
-        w.string(scope.schemaUrl);
-      }
-      w.end(scopeLogs, reserve);
-    }
-    if (resource.schemaUrl) {
-      w.byte(LEN_3);
-      w.string(resource.schemaUrl);
-    }
-    w.end(resourceLogs, reserve);
+  try {
+    shared.add(records);
+    return shared.finish();
+  } catch (error) {
+    shared.reset();
+    throw error;
   }
-  if (records.length > 0) bytesPerRecord = Math.max(64, Math.ceil((bytesPerRecord * 3 + w.pos / records.length) / 4));
-  return w.finish();
+}
+
+function schemaUrlSize(url: string | undefined): number {
+  if (!url) return 0;
+  const bytes = Buffer.byteLength(url, 'utf8');
+  return 1 + varintSize(bytes) + bytes;
+}
+
+function putSchemaUrl(out: Buffer, p: number, url: string | undefined): number {
+  if (!url) return p;
+  out[p++] = LEN_3;
+  p = putVarint(out, p, Buffer.byteLength(url, 'utf8'));
+  return p + out.write(url, p, 'utf8');
+}
+
+function putBytes(out: Buffer, p: number, bytes: Uint8Array): number {
+  out.set(bytes, p);
+  return p + bytes.length;
+}
+
+function putVarint(out: Buffer, p: number, value: number): number {
+  let v = value;
+  while (v > 0x7f) {
+    out[p++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  out[p++] = v;
+  return p;
 }
 
 /**

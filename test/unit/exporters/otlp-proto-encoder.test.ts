@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { encodeLogsRequest, OtlpProtoLogsSerializer } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
+import {
+  encodeLogsRequest,
+  LogsRequestBuilder,
+  OtlpProtoLogsSerializer,
+} from '../../../src/exporters/internal/otlp-proto-encoder.ts';
 import { writeAttributes } from '../../../src/exporters/internal/otlp-proto-values.ts';
 import { ProtoWriter } from '../../../src/exporters/internal/proto-writer.ts';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
@@ -303,6 +307,45 @@ describe('OTLP protobuf logs encoder, against @opentelemetry/otlp-transformer an
     const many = Array.from({ length: 3000 }, (_, i) => record({ body: `${i}:${'y'.repeat(900)}`, attributes: { i } }));
     assertSameAsUpstream(many);
     assertSameAsUpstream(many.slice(0, 3)); // after a batch of large records: the guesses are now too large
+  });
+
+  test("a request built slice by slice: upstream's bytes for all the records at once, in a buffer of its own", () => {
+    const other = resourceFromAttributes({ 'azure.resource.id': '/X' }, { schemaUrl: 'https://example.com/r' });
+    const otherScope = Object.freeze({ name: 's2', version: '', schemaUrl: 'https://example.com/s' });
+    const all = Array.from({ length: 40 }, (_, i) =>
+      record({
+        body: `${i}:${'z'.repeat(i * 37)}`,
+        resource: i % 3 === 1 ? other : resource,
+        instrumentationScope: i % 5 === 2 ? otherScope : scope,
+        attributes: { i },
+      }),
+    );
+    const builder = new LogsRequestBuilder();
+    for (const size of [1, 3, 7, 16]) {
+      for (let from = 0; from < all.length; from += size) builder.add(all.slice(from, from + size));
+      assert.equal(builder.records, all.length);
+      const bytes = builder.finish();
+      assert.equal(builder.records, 0);
+      assert.deepEqual(bytes, Buffer.from(ProtobufLogsSerializer.serializeRequest(all)!), `slices of ${size}`);
+      // Transferable as it is: the whole of its own memory.
+      assert.equal(bytes.byteOffset, 0);
+      assert.equal(bytes.buffer.byteLength, bytes.length);
+    }
+    builder.add(all.slice(0, 2));
+    builder.reset();
+    builder.add(all.slice(5, 6));
+    assert.deepEqual(builder.finish(), Buffer.from(ProtobufLogsSerializer.serializeRequest(all.slice(5, 6))!));
+  });
+
+  test('a record that fails to encode fails its request only: the next one holds none of it', () => {
+    const broken = record({ body: 'broken' });
+    Object.defineProperty(broken, 'attributes', {
+      get() {
+        throw new Error('attributes unreadable');
+      },
+    });
+    assert.throws(() => encodeLogsRequest([record({ body: 'before' }), broken]), /attributes unreadable/);
+    assertSameAsUpstream([record({ body: 'after' })]);
   });
 
   test('the serializer: requests through the encoder, responses through upstream', () => {

@@ -5,7 +5,12 @@ import { noopLogger } from '../../../src/component/logger.ts';
 import { createDecoder } from '../../../src/decode/create-decoder.ts';
 import type { DecoderOptions } from '../../../src/decode/decoder.ts';
 import { encodeLogsRequest } from '../../../src/exporters/internal/otlp-proto-encoder.ts';
-import { packDecodeJob, unpackDecodeJob } from '../../../src/receiver/internal/decode-job.ts';
+import {
+  DECODE_SLICE_EVENTS,
+  packDecodeJob,
+  unpackDecodeJob,
+  type JobEvent,
+} from '../../../src/receiver/internal/decode-job.ts';
 import { DecodePool } from '../../../src/receiver/internal/decode-pool.ts';
 import { decodeLogsRequest } from '../../helpers/otlp-logs-proto.ts';
 
@@ -60,6 +65,27 @@ test('a packed job gives back every field the decoders read, each body a view of
   assert.ok(Number.isNaN(back[2]!.enqueuedTime.getTime()), 'an invalid enqueued time stays invalid');
 });
 
+test('a job unpacked a slice at a time gives the same events as unpacked whole', () => {
+  const { job } = packDecodeJob(1, events(), context);
+  // Comparable: the bodies' bytes, the times as numbers (one event's is invalid: NaN).
+  const plain = (list: readonly JobEvent[]) =>
+    list.map((e) => ({
+      ...e,
+      body: Buffer.from(e.body).toString('hex'),
+      enqueuedTime: String(e.enqueuedTime.getTime()),
+    }));
+  const whole = plain(unpackDecodeJob(job));
+  assert.equal(whole.length, 5);
+  for (const size of [1, 2, 3, 5, 8]) {
+    const sliced = [];
+    for (let from = 0; from < whole.length; from += size)
+      sliced.push(...plain(unpackDecodeJob(job, from, from + size)));
+    assert.deepEqual(sliced, whole, `slices of ${size}`);
+  }
+  assert.deepEqual(plain(unpackDecodeJob(job, 4, 99)), whole.slice(4), 'a slice ends at the last event');
+  assert.deepEqual(unpackDecodeJob(job, 5), []);
+});
+
 test('a job without the optional fields carries no column for them', () => {
   const { job } = packDecodeJob(
     1,
@@ -93,4 +119,38 @@ test('a decode thread writes what the pipeline thread writes: raw format, metada
     );
   assert.equal(done.encodedLogs.records, here.length);
   assert.deepEqual(strip(done.encodedLogs.bytes), strip(encodeLogsRequest(here)));
+});
+
+test('a job of several slices is one request, grouped by resource as a decode of the whole batch is', async (t) => {
+  const options: DecoderOptions = { format: 'azure' };
+  const pool = new DecodePool({ size: 1, decoder: options, logger: noopLogger });
+  t.after(() => pool.close());
+  // Records of several Azure resources, interleaved across slices, and one malformed event.
+  const resources = ['/SUBSCRIPTIONS/A/RG/X', '/SUBSCRIPTIONS/B/RG/Y', '/SUBSCRIPTIONS/C/RG/Z'];
+  const given: ReceivedEvent[] = Array.from({ length: DECODE_SLICE_EVENTS * 3 + 5 }, (_, i) => ({
+    body: Buffer.from(
+      i === 20
+        ? '{"records": [ not json'
+        : JSON.stringify({
+            records: [{ time: '2026-05-14T09:12:44Z', category: 'C', resourceId: resources[i % 3], n: i }],
+          }),
+    ),
+    sequenceNumber: i,
+    offset: String(i),
+    enqueuedTime: new Date(time.getTime() + i),
+  }));
+  const done = await pool.run(given, context);
+  const here = createDecoder(options)(given, context);
+  const shape = (bytes: Uint8Array) =>
+    decodeLogsRequest(bytes).resourceLogs.map((rl: any) => ({
+      resource: rl.resource,
+      records: rl.scopeLogs.flatMap((sl: any) =>
+        sl.logRecords.map(({ observedTimeUnixNano: _o, ...rest }: any) => rest),
+      ),
+    }));
+  assert.equal(done.encodedLogs.records, here.records.length);
+  assert.equal(done.stats.failedEvents, 1);
+  const request = shape(done.encodedLogs.bytes);
+  assert.equal(request.length, 4, 'one ResourceLogs per resource (and one for the malformed event), not per slice');
+  assert.deepEqual(request, shape(encodeLogsRequest(here.records)));
 });
