@@ -12,15 +12,21 @@ import { UsageError } from './usage-error.ts';
 /** The old-generation ceiling of `run` when nothing says otherwise. 1024 MiB. */
 export const DEFAULT_HEAP_LIMIT_MIB = 1024;
 /**
- * The young generation of `run`'s worker: 24 MiB (8 MiB semi-spaces). V8 gives a worker with a 1 GiB old
- * generation 48 MiB, and commits all of it while a backlog drains; young objects there are garbage within a
- * batch or survive to be promoted either way (events live about half a second from receive to export). At 32
- * partitions the smaller one took 15-25 MiB off peak RSS (streaming 236 vs 249-265 MiB, polling 266 vs 273-283,
- * 2026-11-28) with no CPU difference the pipeline bench could see, and fewer full collections (40 vs 45-48 per
- * drain): the pipeline thread allocates a quarter to a third less per event than when 24 MiB was first tried
- * (then +5-10 % CPU).
+ * The young generation of `run`'s worker: 12 MiB (4 MiB semi-spaces). V8 gives a worker with a 1 GiB old
+ * generation 48 MiB and commits all of it while a backlog drains. Smaller also means fewer full collections:
+ * V8 starts marking the old generation once its slack falls below the young generation's capacity, and
+ * counts against that slack the external memory (event bodies, socket reads, encoded and compressed
+ * requests: several KB per event on the pipeline thread) allocated since the last full collection that no
+ * young collection has freed yet. The pipeline thread allocates few objects per event, so with a large young
+ * generation young collections were rare, dead buffers piled up between them, and a full collection of the
+ * 32 MB heap followed every 0.2-0.3 s. Pipeline bench, 2026-11-28, 8 partitions, round by round against the
+ * same round's SDK: 12 MiB, streaming CPU 1.55-2.08x (median 1.79, 6 rounds), polling 1.68-2.27x (median
+ * 2.02); 24 MiB, streaming 1.90-2.46x (median 2.27, 8 rounds), polling 1.77-2.42x (median 2.22); at 32
+ * partitions peak RSS 242 and 234 MiB against 249-258 and 237-244. 6 MiB cut further (39 full collections per
+ * drain instead of 63-66, 229 MiB at 32 partitions) but cost polling, whose pipeline thread allocates more
+ * objects per event, a young collection every few milliseconds (2.29-2.73x).
  */
-export const WORKER_YOUNG_GENERATION_MIB = 24;
+export const WORKER_YOUNG_GENERATION_MIB = 12;
 /** Environment variable that sets the ceiling in MiB; `0` runs on the main thread with Node's own sizing. */
 export const HEAP_LIMIT_ENV = 'OTELCOL_HEAP_LIMIT_MIB';
 /** The smallest ceiling accepted: below this the SDKs alone do not fit. 64 MiB. */
