@@ -20,8 +20,8 @@ export const DEFAULT_HEAP_LIMIT_MIB = 1024;
  * young collection has freed yet. The pipeline thread allocates few objects per event, so with a large young
  * generation young collections were rare, dead buffers piled up between them, and a full collection of the
  * 32 MB heap followed every 0.2-0.3 s. Pipeline bench, 2026-11-28, 8 partitions, round by round against the
- * same round's SDK: 12 MiB, streaming CPU 1.55-2.13x (median 1.95, 9 rounds), polling 1.68-2.50x (median
- * 2.23); 24 MiB, streaming 1.90-2.46x (median 2.27, 8 rounds), polling 1.77-2.42x (median 2.22); at 32
+ * same round's SDK: 12 MiB, streaming CPU 1.55-2.29x (median 1.96, 12 rounds), polling 1.68-2.67x (median
+ * 2.24); 24 MiB, streaming 1.90-2.46x (median 2.27, 8 rounds), polling 1.77-2.42x (median 2.22); at 32
  * partitions peak RSS 242-245 and 227-234 MiB against 249-258 and 237-244. 6 MiB cut further (39 full collections per
  * drain instead of 63-66, 229 MiB at 32 partitions) but cost polling, whose pipeline thread allocates more
  * objects per event, a young collection every few milliseconds (2.29-2.73x).
