@@ -26,7 +26,7 @@ import {
   writeHexBytes,
   writeHrTime,
 } from './otlp-proto-values.ts';
-import { ProtoWriter, varintSize } from './proto-writer.ts';
+import { ProtoWriter, putVarint, varintSize } from './proto-writer.ts';
 import { recordAttributeDoubles, recordBodyDoubles } from '../../pipeline/double-values.ts';
 
 // Tags: field number << 3 | wire type (0 varint, 1 fixed64, 2 length-delimited, 5 fixed32).
@@ -174,16 +174,6 @@ function putSchemaUrl(out: Buffer, p: number, url: string | undefined): number {
 function putBytes(out: Buffer, p: number, bytes: Uint8Array): number {
   out.set(bytes, p);
   return p + bytes.length;
-}
-
-function putVarint(out: Buffer, p: number, value: number): number {
-  let v = value;
-  while (v > 0x7f) {
-    out[p++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  out[p++] = v;
-  return p;
 }
 
 /**

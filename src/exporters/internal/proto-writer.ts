@@ -18,6 +18,20 @@ export function varintSize(value: number): number {
   return 5;
 }
 
+/**
+ * Writes the varint of a non-negative integer below 2^32 into `buf` at `p`, room already there; returns where
+ * it ends.
+ */
+export function putVarint(buf: Uint8Array, p: number, value: number): number {
+  let v = value >>> 0;
+  while (v > 0x7f) {
+    buf[p++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[p++] = v;
+  return p;
+}
+
 export class ProtoWriter {
   buf: Buffer;
   pos = 0;
@@ -48,13 +62,7 @@ export class ProtoWriter {
   /** A varint of a non-negative integer below 2^32 (tags, lengths, counts, enums). */
   uint32(value: number): void {
     this.ensure(5);
-    const buf = this.buf;
-    let v = value >>> 0;
-    while (v > 0x7f) {
-      buf[this.pos++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    buf[this.pos++] = v;
+    this.pos = putVarint(this.buf, this.pos, value);
   }
 
   /**
@@ -187,13 +195,6 @@ export class ProtoWriter {
       this.buf.copyWithin(start + size, start + reserve, this.pos);
       this.pos += size - reserve;
     }
-    const buf = this.buf;
-    let p = start;
-    let v = length;
-    while (v > 0x7f) {
-      buf[p++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    buf[p] = v;
+    putVarint(this.buf, start, length);
   }
 }

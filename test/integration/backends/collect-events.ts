@@ -2,6 +2,23 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { Receiver } from 'rhea-promise';
 import type { PartitionReader, ReceivedEvent } from '../../../src/backends/consumer.ts';
+import type { EmulatorEventInput } from '../../../src/emulator/index.ts';
+import { startTestEmulator } from '../../helpers/emulator.ts';
+
+/** An emulator for test `t` whose hub has one partition holding `count` events, event i made by `eventAt(i)`. */
+export async function onePartitionHub(
+  t: TestContext,
+  count: number,
+  eventAt: (i: number) => EmulatorEventInput,
+): Promise<{ connectionString: string; consumerGroup: string }> {
+  const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { partitions: 1 });
+  emulator.append(
+    hubName,
+    '0',
+    Array.from({ length: count }, (_, i) => eventAt(i)),
+  );
+  return { connectionString, consumerGroup };
+}
 
 /** Receives from `reader` until `count` events came or `timeoutMs` passed, in receives of up to `batch`. */
 export async function collectEvents(

@@ -10,8 +10,7 @@ import { EventHubConsumerClient } from '@azure/event-hubs';
 import type { ReceivedEventData, SubscriptionEventHandlers } from '@azure/event-hubs';
 import { PollingHubClient } from '../../../src/backends/polling/polling-hub-client.ts';
 import { exposedGc } from '../../../src/component/exposed-gc.ts';
-import { startTestEmulator } from '../../helpers/emulator.ts';
-import { bodyJson, drainInOrder } from './collect-events.ts';
+import { bodyJson, drainInOrder, onePartitionHub } from './collect-events.ts';
 
 const EVENTS = 120;
 const BATCH = 40;
@@ -19,12 +18,10 @@ const BATCH = 40;
 test('a batch waiting for receive() is held as our events only, not also as the SDK`s', async (t) => {
   const gc = exposedGc();
   assert.ok(gc, 'a full collection is needed to see what is still held');
-  const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { partitions: 1 });
-  emulator.append(
-    hubName,
-    '0',
-    Array.from({ length: EVENTS }, (_, i) => ({ body: JSON.stringify({ i }), properties: { i } })),
-  );
+  const { consumerGroup, connectionString } = await onePartitionHub(t, EVENTS, (i) => ({
+    body: JSON.stringify({ i }),
+    properties: { i },
+  }));
 
   // Every event the SDK hands to the reader, weakly; and when the first batch was handed over.
   const handed: WeakRef<ReceivedEventData>[] = [];

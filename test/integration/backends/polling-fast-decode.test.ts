@@ -10,24 +10,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { PollingHubClient } from '../../../src/backends/polling/polling-hub-client.ts';
-import { startTestEmulator } from '../../helpers/emulator.ts';
-import { bodyJson, drainInOrder, partitionMessageEvents } from './collect-events.ts';
+import { bodyJson, drainInOrder, onePartitionHub, partitionMessageEvents } from './collect-events.ts';
 
 const require = createRequire(import.meta.url);
 const rheaMessage = require('rhea/lib/message.js') as { decode: (buffer: Buffer) => unknown };
 const EVENTS = 200;
 
 test('the SDK gets its deliveries from our decoder, not rhea`s, and the events are the same', async (t) => {
-  const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { partitions: 1 });
-  emulator.append(
-    hubName,
-    '0',
-    Array.from({ length: EVENTS }, (_, i) => ({
-      body: JSON.stringify({ records: [{ i, é: 'ü' }] }),
-      properties: { n: i, kind: i % 2 === 0 ? 'even' : 'odd' },
-      partitionKey: i % 3 === 0 ? `key-${i}` : undefined,
-    })),
-  );
+  const { consumerGroup, connectionString } = await onePartitionHub(t, EVENTS, (i) => ({
+    body: JSON.stringify({ records: [{ i, é: 'ü' }] }),
+    properties: { n: i, kind: i % 2 === 0 ? 'even' : 'odd' },
+    partitionKey: i % 3 === 0 ? `key-${i}` : undefined,
+  }));
   const client = new PollingHubClient({ connectionString, consumerGroup });
   t.after(() => client.close());
 

@@ -11,24 +11,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { StreamingHubClient } from '../../../src/backends/streaming/streaming-hub-client.ts';
-import { startTestEmulator } from '../../helpers/emulator.ts';
-import { bodyJson, drainInOrder, partitionMessageEvents } from './collect-events.ts';
+import { bodyJson, drainInOrder, onePartitionHub, partitionMessageEvents } from './collect-events.ts';
 
 const require = createRequire(import.meta.url);
 const rheaFrames = require('rhea/lib/frames.js') as { read_frame: (buffer: Buffer) => unknown };
 const EVENTS = 5_000;
 
 test('pre-settled deliveries reach the streaming reader without rhea`s message events, all of them', async (t) => {
-  const { emulator, hubName, consumerGroup, connectionString } = await startTestEmulator(t, { partitions: 1 });
-  emulator.append(
-    hubName,
-    '0',
-    Array.from({ length: EVENTS }, (_, i) => ({
-      body: JSON.stringify({ i }),
-      properties: { n: i },
-      partitionKey: i % 7 === 0 ? `key-${i}` : undefined,
-    })),
-  );
+  const { consumerGroup, connectionString } = await onePartitionHub(t, EVENTS, (i) => ({
+    body: JSON.stringify({ i }),
+    properties: { n: i },
+    partitionKey: i % 7 === 0 ? `key-${i}` : undefined,
+  }));
   const messageEvents = partitionMessageEvents(t);
   // Transfer frames are read in one pass (rhea-transfer-frames.ts): rhea's read_frame sees the others only.
   const readFrame = t.mock.method(rheaFrames, 'read_frame');
